@@ -1,0 +1,40 @@
+// Identifies the credential (X-API-Key, or an OAuth bearer token) and counts the request against its
+// rate limit. 401 carries no rate-limit headers (no credential was identified); every response after
+// this point carries them, errors and 429 included.
+import type { NextFunction, Request, Response } from 'express';
+import { problem } from '@tlr/api';
+import type { Queryable } from '@tlr/db';
+import { authenticateApiKey, type Authenticated } from '@tlr/domain';
+import { sendProblem } from './problem-response.ts';
+
+const unauthorized = (res: Response, detail: string) =>
+  sendProblem(res, problem(401, 'unauthorized', 'Unauthorized', detail), { 'WWW-Authenticate': 'Bearer realm="tlr"' });
+
+export function authenticate(db: Queryable) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const apiKey = req.get('X-API-Key');
+    const authorization = req.get('Authorization');
+    let auth: Authenticated | null = null;
+    if (apiKey !== undefined) {
+      auth = await authenticateApiKey(db, apiKey.trim());
+      if (!auth) return unauthorized(res, 'The API key is invalid, expired or revoked.');
+    } else if (authorization !== undefined) {
+      return unauthorized(res, 'The bearer token is invalid or expired.');
+    } else {
+      return unauthorized(res, 'Send an API key in the X-API-Key header or an OAuth access token as Authorization: Bearer.');
+    }
+    const { credential, rateLimit } = auth;
+    res.locals.credential = credential;
+    res.setHeader('X-RateLimit-Limit', String(rateLimit.limit));
+    res.setHeader('X-RateLimit-Remaining', String(rateLimit.remaining));
+    res.setHeader('X-RateLimit-Reset', String(rateLimit.reset));
+    if (rateLimit.exceeded) {
+      return sendProblem(
+        res,
+        problem(429, 'rate_limited', `Rate limit of ${rateLimit.limit} requests per 60 seconds exceeded`, `Retry in ${rateLimit.reset} seconds.`),
+        { 'Retry-After': String(rateLimit.reset) },
+      );
+    }
+    next();
+  };
+}

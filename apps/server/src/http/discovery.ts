@@ -1,0 +1,41 @@
+// GET /api/v1/ : the service discovery document (name, status, version, authentication, endpoints,
+// features), public like the OpenAPI document.
+import type { Request, Response } from 'express';
+import { API_VERSION } from '@tlr/config';
+import { routes } from '@tlr/api';
+import { SCOPES } from '@tlr/domain';
+
+export function discovery(_req: Request, res: Response) {
+  res.json({
+    data: {
+      name: 'tlr bookkeeping API',
+      status: 'ok',
+      version: API_VERSION,
+      api_version: API_VERSION,
+      base_path: '/api/v1',
+      openapi_url: '/api/v1/openapi.json',
+      authentication: {
+        api_key: { header: 'X-API-Key', formats: ['tlr_live_ + 48 hex', 'tlr_test_ + 48 hex'] },
+        oauth2: {
+          type: 'authorization_code with PKCE (S256)',
+          authorization_url: '/oauth/authorize',
+          token_url: '/api/oauth/token',
+          revocation_url: '/api/oauth/revoke',
+          header: 'Authorization: Bearer tlr_at_...',
+        },
+        scopes: SCOPES,
+      },
+      endpoints: routes.map((r) => ({ method: r.method, path: r.path, summary: r.meta.openapi?.summary ?? '', scopes: r.meta.scopes ?? [] })),
+      features: [
+        'rfc9457_problem_details',
+        'idempotency_keys',
+        'rate_limits',
+        'pagination',
+        'sandbox_test_mode',
+        'cors',
+        'openapi_3_1',
+        'events_outbox',
+      ],
+    },
+  });
+}

@@ -1,0 +1,42 @@
+// First middleware of every request: a request id (the client's, when it sent a sane one), the
+// X-Request-ID and X-API-Version headers on every response whatever its outcome, and, once the
+// response is finished, one log line and one audit record.
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { API_VERSION } from '@tlr/config';
+import type { Credential } from '@tlr/domain';
+import type { AuditLog } from '../audit.ts';
+
+const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestContext(logger: Logger, audit: AuditLog) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    const given = req.get('X-Request-ID');
+    const requestId = given && SANE_ID.test(given) ? given : randomUUID();
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-ID', requestId);
+    res.setHeader('X-API-Version', API_VERSION);
+    res.on('finish', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const credential = res.locals.credential as Credential | undefined;
+      // The path without the query string: query values may carry personal data (lookup by e-mail).
+      const path = req.originalUrl.split('?')[0]!;
+      audit.record({
+        request_id: requestId,
+        credential_type: credential?.type ?? null,
+        credential_id: credential?.id ?? null,
+        company_id: credential?.companyId ?? null,
+        method: req.method,
+        path,
+        status: res.statusCode,
+        duration_ms: durationMs,
+        ip: req.ip ?? null,
+        created_at: new Date(),
+      });
+      logger.info({ request_id: requestId, method: req.method, path, status: res.statusCode, duration_ms: Math.round(durationMs * 10) / 10 }, 'request');
+    });
+    next();
+  };
+}

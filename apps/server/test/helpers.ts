@@ -1,0 +1,70 @@
+// Test helpers: a real service on a random port against the run's database, companies with keys
+// made through the internal procedures, and a small fetch wrapper.
+import { inject } from 'vitest';
+import { appRouter, internalContext } from '@tlr/api';
+import { loadConfig } from '@tlr/config';
+import { createDatabase, type Database } from '@tlr/db';
+import { SCOPES, type Scope } from '@tlr/domain';
+import { startService, type Service } from '../src/service.ts';
+
+export const databaseUrl = () => inject('databaseUrl');
+
+export async function startTestService(env: Record<string, string> = {}): Promise<Service> {
+  const config = loadConfig({ DATABASE_URL: databaseUrl(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RUN_WORKER: 'false', ...env });
+  return startService(config);
+}
+
+let sharedDb: Database | undefined;
+/** A database handle for setting up fixtures and inspecting rows. */
+export function testDb(): Database {
+  sharedDb ??= createDatabase(databaseUrl(), 4);
+  return sharedDb;
+}
+
+export const internal = (db: Database = testDb()) => appRouter.createCaller(internalContext(db));
+
+let counter = 0;
+export async function newCompany(name = 'Testfirma ApS') {
+  counter += 1;
+  const email = `owner-${Date.now()}-${process.pid}-${counter}@example.dk`;
+  const { company_id, user_id } = await internal().internal.createCompany({ name, ownerEmail: email, ownerPassword: 'correct horse battery' });
+  const key = async (scopes: readonly Scope[] = SCOPES, mode: 'live' | 'test' = 'live', expiresAt?: Date) =>
+    internal().internal.createApiKey({ companyId: company_id, name: `key ${mode}`, scopes: [...scopes], mode, ...(expiresAt ? { expiresAt } : {}) });
+  return { companyId: company_id, userId: user_id, email, key };
+}
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export function client(baseUrl: string, key?: string) {
+  const call = async <T = any>(method: string, path: string, opts: { body?: unknown; headers?: Record<string, string>; raw?: string } = {}): Promise<Reply<T>> => {
+    const headers: Record<string, string> = { ...(key ? { 'X-API-Key': key } : {}), ...opts.headers };
+    let payload: string | undefined = opts.raw;
+    if (opts.body !== undefined) {
+      payload = JSON.stringify(opts.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const res = await fetch(`${baseUrl}/api/v1${path}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
+    const text = await res.text();
+    let body: any = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON
+    }
+    return { status: res.status, headers: res.headers, body, text };
+  };
+  let n = 0;
+  const idem = () => `test-${Date.now()}-${process.pid}-${++n}`;
+  return {
+    call,
+    get: <T = any>(path: string, headers?: Record<string, string>) => call<T>('GET', path, { headers: headers ?? {} }),
+    post: <T = any>(path: string, body: unknown, headers: Record<string, string> = { 'Idempotency-Key': idem() }) => call<T>('POST', path, { body, headers }),
+    put: <T = any>(path: string, body: unknown) => call<T>('PUT', path, { body }),
+    del: <T = any>(path: string) => call<T>('DELETE', path),
+  };
+}

@@ -1,0 +1,92 @@
+// Field schemas shared by every resource. The REST adapter switches top-level number and boolean
+// schemas of an input into coercing mode (so "false" would become true and null would become 0);
+// every number and boolean here is therefore wrapped in a pipe, which the adapter leaves alone.
+import { z } from 'zod';
+import { parseAmount, type Decimal } from '@tlr/domain';
+
+/** Shields a schema from the adapter's coercion; validation and the documented type are unchanged. */
+export const exact = <T extends z.ZodType>(schema: T) => schema.pipe(z.custom<z.output<T>>(() => true));
+
+export const integer = (min: number, max: number) => exact(z.int().min(min).max(max));
+export const boolean = () => exact(z.boolean());
+
+/** An amount in DKK: a JSON number (or decimal string) with at most 2 decimals, parsed to a Decimal. */
+export const money = (opts: { min?: number } = {}) =>
+  z
+    .union([z.number(), z.string()])
+    .transform((v, ctx): Decimal => {
+      const d = parseAmount(v);
+      if (typeof d === 'string') {
+        ctx.addIssue({ code: 'custom', message: d });
+        return z.NEVER;
+      }
+      if (opts.min !== undefined && d.lessThan(opts.min)) {
+        ctx.addIssue({ code: 'custom', message: `must be at least ${opts.min}` });
+        return z.NEVER;
+      }
+      return d;
+    })
+    .meta({ description: 'Amount in DKK with at most 2 decimals', example: 1250.5 });
+
+/** A percentage such as a VAT rate, 0 to 100 with at most 2 decimals. */
+export const percent = () =>
+  z
+    .union([z.number(), z.string()])
+    .transform((v, ctx): Decimal => {
+      const d = parseAmount(v);
+      if (typeof d === 'string' || d.lessThan(0) || d.greaterThan(100)) {
+        ctx.addIssue({ code: 'custom', message: typeof d === 'string' ? d : 'must be from 0 to 100' });
+        return z.NEVER;
+      }
+      return d;
+    })
+    .meta({ description: 'Percent, 0 to 100', example: 25 });
+
+/** Optional free text: null is accepted and means empty. */
+export const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullable()
+    .transform((v) => v ?? '');
+
+export const requiredText = (max: number) => z.string().trim().min(1, 'must not be empty').max(max);
+
+const withEmpty = <T extends z.ZodType>(schema: T) =>
+  z
+    .union([z.literal(''), schema])
+    .nullable()
+    .transform((v) => (v ?? '') as string);
+
+export const email = () => withEmpty(z.string().trim().pipe(z.email('must be an e-mail address').max(254)));
+export const phone = () => withEmpty(z.string().trim().max(40).regex(/^\+?[0-9 ()-]+$/, 'must be a telephone number'));
+export const cvr = () =>
+  withEmpty(z.string().trim().regex(/^\d{8}$/, 'must be a Danish CVR number of exactly 8 digits')).meta({ example: '12345678' });
+export const ean = () =>
+  withEmpty(z.string().trim().regex(/^\d{13}$/, 'must be an EAN/GLN location number of exactly 13 digits')).meta({
+    example: '5790000123456',
+    description: 'EAN/GLN location number, for invoicing public customers (OIOUBL/NemHandel)',
+  });
+export const country = () =>
+  z
+    .string()
+    .trim()
+    .transform((v) => v.toUpperCase())
+    .pipe(z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code such as DK'))
+    .meta({ example: 'DK' });
+
+export const uuid = () => z.guid('must be a UUID');
+
+/** A calendar date YYYY-MM-DD that exists. */
+export const date = () =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+    .refine((s) => {
+      const d = new Date(`${s}T00:00:00Z`);
+      return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+    }, 'must be a valid calendar date')
+    .meta({ example: '2026-04-10' });
+
+export const timestamp = () => z.string().meta({ description: 'ISO 8601 timestamp in UTC', example: '2026-04-10T09:30:00.000Z' });

@@ -1,0 +1,59 @@
+// The only reader of process.env: parses and validates the configuration once, at start, with one clear
+// message per bad value. Everything else receives a Config object.
+import { z } from 'zod';
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const port = (fallback: number) =>
+  z
+    .string()
+    .default(String(fallback))
+    .transform((v, ctx) => {
+      const n = Number(v);
+      if (!/^\d+$/.test(v) || n > 65535) {
+        ctx.addIssue({ code: 'custom', message: `must be a port number from 0 to 65535, got "${v}"` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const schema = z.object({
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'must be a postgresql:// URL'),
+  PORT: port(3000),
+  HOST: z.string().default('0.0.0.0'),
+  LOG_LEVEL: z.enum(logLevels).default('info'),
+  DATA_DIR: z.string().default('.data'),
+  EMBEDDED_PG_PORT: port(54329),
+  DB_POOL_SIZE: z
+    .string()
+    .default('10')
+    .transform((v, ctx) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1 || n > 200) {
+        ctx.addIssue({ code: 'custom', message: `must be an integer from 1 to 200, got "${v}"` });
+        return z.NEVER;
+      }
+      return n;
+    }),
+  RUN_WORKER: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(15000),
+});
+
+export type Config = z.infer<typeof schema>;
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+}
+
+/** The contract version, reported in X-API-Version, in the OpenAPI document and in every event. */
+export const API_VERSION = '2026-04-10';

@@ -1,0 +1,63 @@
+// Companies and their owners. Every live company may have one sandbox: a separate company, owned by
+// the same user, with the live company's settings and none of its data, created with the first test key.
+import type { Company, Db } from '@tlr/db';
+import { DomainError, invalidRequest, notFound } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { hashPassword, verifyPassword } from './secrets.ts';
+
+export interface CreateCompanyInput {
+  name: string;
+  ownerEmail: string;
+  ownerPassword: string;
+  cvr?: string | undefined;
+}
+
+export async function createCompany(db: Db, input: CreateCompanyInput): Promise<{ company_id: string; user_id: string }> {
+  const name = input.name.trim();
+  if (!name) throw invalidRequest('The company name is empty.', 'name');
+  const email = input.ownerEmail.trim().toLowerCase();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw invalidRequest('The owner e-mail is not an e-mail address.', 'owner_email');
+  if (input.ownerPassword.length < 8) throw invalidRequest('The owner password must have at least 8 characters.', 'owner_password');
+  if (input.cvr !== undefined && !/^\d{8}$/.test(input.cvr)) throw invalidRequest('A CVR number has exactly 8 digits.', 'cvr');
+
+  let user = await db.user.findUnique({ where: { email } });
+  if (user) {
+    // An owner may have several companies; adding one needs that owner's password.
+    if (!(await verifyPassword(user.password_hash, input.ownerPassword))) {
+      throw new DomainError({ status: 409, code: 'owner_exists', title: 'Conflict', detail: `A user ${email} exists and the password does not match.` });
+    }
+  } else {
+    user = await db.user.create({ data: { id: newId(), email, password_hash: await hashPassword(input.ownerPassword) } });
+  }
+  const company = await db.company.create({
+    data: { id: newId(), name, owner_user_id: user.id, ...(input.cvr ? { cvr: input.cvr } : {}) },
+  });
+  return { company_id: company.id, user_id: user.id };
+}
+
+export async function getLiveCompany(db: Db, companyId: string): Promise<Company> {
+  const company = await db.company.findUnique({ where: { id: companyId } });
+  if (!company) throw notFound('company', companyId);
+  if (company.sandbox_of_id) throw invalidRequest(`Company ${companyId} is a sandbox; use its live company ${company.sandbox_of_id}.`, 'company');
+  return company;
+}
+
+/** The sandbox of a live company, created on first use (concurrent callers get the same one). */
+export async function ensureSandbox(db: Db, live: Company): Promise<Company> {
+  const existing = await db.company.findUnique({ where: { sandbox_of_id: live.id } });
+  if (existing) return existing;
+  return db.company.upsert({
+    where: { sandbox_of_id: live.id },
+    update: {},
+    create: {
+      id: newId(),
+      name: `${live.name} (sandbox)`,
+      cvr: live.cvr,
+      currency: live.currency,
+      vat_registered: live.vat_registered,
+      fiscal_year_start_month: live.fiscal_year_start_month,
+      owner_user_id: live.owner_user_id,
+      sandbox_of_id: live.id,
+    },
+  });
+}

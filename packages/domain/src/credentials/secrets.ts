@@ -1,0 +1,20 @@
+// Secret material: API keys are high-entropy random strings, so a SHA-256 digest is a safe lookup hash
+// (no salt or slow hash needed, and the lookup stays an index probe on every request). Passwords are
+// low-entropy and get argon2id.
+import { createHash, randomBytes } from 'node:crypto';
+import argon2 from 'argon2';
+
+export type KeyMode = 'live' | 'test';
+export const KEY_PATTERN = /^tlr_(live|test)_[0-9a-f]{48}$/;
+
+export function generateApiKey(mode: KeyMode): string {
+  return `tlr_${mode}_${randomBytes(24).toString('hex')}`;
+}
+
+export const keyDigest = (key: string): Uint8Array<ArrayBuffer> => new Uint8Array(createHash('sha256').update(key).digest());
+
+/** What listings show of a key: its prefix and first 4 hex characters. */
+export const keyPrefix = (key: string) => key.slice(0, 13);
+
+export const hashPassword = (password: string) => argon2.hash(password, { type: argon2.argon2id });
+export const verifyPassword = (hash: string, password: string) => argon2.verify(hash, password).catch(() => false);

@@ -1,0 +1,92 @@
+// Customers (debitorer): master data for invoicing, with lookup by CVR, e-mail or telephone number.
+import type { Db, Customer } from '@tlr/db';
+import type { CompanyScope } from '../context.ts';
+import { invalidRequest, notFound } from '../errors.ts';
+import { definedOnly, masterData } from '../master-data.ts';
+import { normaliseEmail, normalisePhone } from './rules.ts';
+
+export interface CustomerInput {
+  name: string;
+  email?: string | undefined;
+  phone?: string | undefined;
+  cvr?: string | undefined;
+  ean?: string | undefined;
+  contact_person?: string | undefined;
+  address_line1?: string | undefined;
+  address_line2?: string | undefined;
+  postal_code?: string | undefined;
+  city?: string | undefined;
+  country?: string | undefined;
+  payment_terms_days?: number | undefined;
+  notes?: string | undefined;
+}
+
+export function customerView(c: Customer) {
+  return {
+    id: c.id,
+    name: c.name,
+    email: c.email,
+    phone: c.phone,
+    cvr: c.cvr,
+    ean: c.ean,
+    contact_person: c.contact_person,
+    address_line1: c.address_line1,
+    address_line2: c.address_line2,
+    postal_code: c.postal_code,
+    city: c.city,
+    country: c.country,
+    payment_terms_days: c.payment_terms_days,
+    notes: c.notes,
+    created_at: c.created_at.toISOString(),
+    updated_at: c.updated_at.toISOString(),
+  };
+}
+export type CustomerView = ReturnType<typeof customerView>;
+
+function withLookupKeys(input: Partial<CustomerInput>) {
+  return definedOnly({
+    ...input,
+    lookup_email: input.email === undefined ? undefined : normaliseEmail(input.email),
+    lookup_phone: input.phone === undefined ? undefined : normalisePhone(input.phone),
+  });
+}
+
+export const customers = masterData<Customer, CustomerView, CustomerInput, Partial<CustomerInput>>({
+  noun: 'customer',
+  delegate: (db) => db.customer,
+  toRow: withLookupKeys,
+  toPatch: withLookupKeys,
+  view: customerView,
+  list: {
+    sort: { name: 'name', created_at: 'created_at', email: 'email' },
+    defaultSort: 'name',
+    search: ['name', 'email'],
+    dateColumn: 'created_at',
+  },
+});
+
+export interface CustomerLookup {
+  cvr?: string | undefined;
+  email?: string | undefined;
+  phone?: string | undefined;
+}
+
+/** The oldest live customer matching exactly one of cvr, email or phone. */
+export async function lookupCustomer(db: Db, scope: CompanyScope, q: CustomerLookup): Promise<CustomerView> {
+  const given = (['cvr', 'email', 'phone'] as const).filter((k) => q[k] !== undefined && q[k] !== '');
+  if (given.length !== 1) throw invalidRequest('Give exactly one of the query parameters cvr, email or phone.', given[1] ?? 'cvr');
+  const key = given[0]!;
+  const where =
+    key === 'cvr'
+      ? { cvr: q.cvr!.trim() }
+      : key === 'email'
+        ? { lookup_email: normaliseEmail(q.email!) }
+        : { lookup_phone: normalisePhone(q.phone!) };
+  if (Object.values(where)[0] === '') throw invalidRequest(`The ${key} parameter is empty.`, key);
+  const row = await db.customer.findFirst({
+    where: { company_id: scope.companyId, deleted_at: null, ...where },
+    orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+  });
+  if (!row) throw notFound(`customer with that ${key}`);
+  return customerView(row);
+}

@@ -1,0 +1,83 @@
+// The one list engine behind every list endpoint: page, per_page, sort, order, since, until, search
+// and status, with a stable order (id as the tie-breaker) and the contract's meta block.
+
+export interface ListParams {
+  page: number;
+  per_page: number;
+  sort?: string | undefined;
+  order: 'asc' | 'desc';
+  status?: string | undefined;
+  /** Inclusive calendar dates (YYYY-MM-DD), read as UTC days. */
+  since?: string | undefined;
+  until?: string | undefined;
+  search?: string | undefined;
+}
+
+export interface ListSpec {
+  /** API sort field -> column. */
+  sort: Record<string, string>;
+  defaultSort: string;
+  /** Columns searched case-insensitively by `search`. */
+  search: readonly string[];
+  /** The timestamp column since/until filter on. */
+  dateColumn: string;
+  /** Allowed status values, only for resources that have a status filter. */
+  statuses?: readonly string[];
+}
+
+export interface ListMeta {
+  page: number;
+  per_page: number;
+  total: number;
+  total_pages: number;
+}
+
+export interface Page<T> {
+  data: T[];
+  meta: ListMeta;
+}
+
+type Where = Record<string, unknown>;
+export interface ListDelegate<Row> {
+  findMany(args: { where: Where; orderBy: Where[]; skip: number; take: number }): Promise<Row[]>;
+  count(args: { where: Where }): Promise<number>;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The Prisma `where` for since/until/search/status, added to the caller's company-scoped base. */
+export function listWhere(base: Where, params: ListParams, spec: ListSpec): Where {
+  const and: Where[] = [base];
+  if (params.since || params.until) {
+    const range: Where = {};
+    if (params.since) range.gte = new Date(`${params.since}T00:00:00.000Z`);
+    if (params.until) range.lt = new Date(new Date(`${params.until}T00:00:00.000Z`).getTime() + DAY_MS);
+    and.push({ [spec.dateColumn]: range });
+  }
+  const term = params.search?.trim();
+  if (term) and.push({ OR: spec.search.map((c) => ({ [c]: { contains: term, mode: 'insensitive' } })) });
+  if (params.status) and.push({ status: params.status });
+  return { AND: and };
+}
+
+export function listMeta(params: ListParams, total: number): ListMeta {
+  // An empty list still has one (empty) page, so "iterate until page equals total_pages" ends.
+  return { page: params.page, per_page: params.per_page, total, total_pages: Math.max(1, Math.ceil(total / params.per_page)) };
+}
+
+export async function listPage<Row, Out>(
+  delegate: ListDelegate<Row>,
+  base: Where,
+  params: ListParams,
+  spec: ListSpec,
+  view: (row: Row) => Out,
+): Promise<Page<Out>> {
+  const where = listWhere(base, params, spec);
+  const column = spec.sort[params.sort ?? spec.defaultSort] ?? spec.sort[spec.defaultSort]!;
+  const orderBy = [{ [column]: params.order }, { id: params.order }];
+  const [rows, total] = await Promise.all([
+    delegate.findMany({ where, orderBy, skip: (params.page - 1) * params.per_page, take: params.per_page }),
+    delegate.count({ where }),
+  ]);
+  return { data: rows.map(view), meta: listMeta(params, total) };
+}

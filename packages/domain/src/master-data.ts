@@ -1,0 +1,77 @@
+// Customers, products and suppliers share one life cycle: create, get, update, soft delete and list,
+// each scoped to the caller's company and each recording its catalog event in the same transaction.
+// Rows are soft-deleted (deleted_at) so that documents referring to them keep their history;
+// a deleted row is "not found" to the API.
+import { Prisma, type Db } from '@tlr/db';
+import type { CompanyScope } from './context.ts';
+import { notFound } from './errors.ts';
+import { recordEvent, type EventType } from './events/outbox.ts';
+import { newId } from './ids.ts';
+import { listPage, type ListDelegate, type ListParams, type ListSpec, type Page } from './lists/list.ts';
+
+type Where = Record<string, unknown>;
+interface Delegate<Row> extends ListDelegate<Row> {
+  create(args: { data: Where }): Promise<Row>;
+  findFirst(args: { where: Where }): Promise<Row | null>;
+  update(args: { where: Where; data: Where }): Promise<Row>;
+}
+
+export interface MasterData<View, Create, Update> {
+  create(db: Db, scope: CompanyScope, input: Create): Promise<View>;
+  get(db: Db, scope: CompanyScope, id: string): Promise<View>;
+  update(db: Db, scope: CompanyScope, id: string, input: Update): Promise<View>;
+  remove(db: Db, scope: CompanyScope, id: string): Promise<{ id: string; deleted: true }>;
+  list(db: Db, scope: CompanyScope, params: ListParams): Promise<Page<View>>;
+}
+
+export function masterData<Row extends { id: string }, View extends Record<string, unknown>, Create, Update>(opts: {
+  noun: 'customer' | 'product' | 'supplier';
+  delegate: (db: Db) => unknown;
+  toRow: (input: Create) => Where;
+  toPatch: (input: Update) => Where;
+  view: (row: Row) => View;
+  list: ListSpec;
+}): MasterData<View, Create, Update> {
+  const table = (db: Db) => opts.delegate(db) as Delegate<Row>;
+  const live = (scope: CompanyScope, id: string) => ({ id, company_id: scope.companyId, deleted_at: null });
+  const event = (suffix: 'created' | 'updated' | 'deleted') => `${opts.noun}.${suffix}` as EventType;
+  const missing = (e: unknown, id: string) =>
+    e instanceof Prisma.PrismaClientKnownRequestError && e.code === 'P2025' ? notFound(opts.noun, id) : e;
+
+  return {
+    async create(db, scope, input) {
+      const row = await table(db).create({ data: { ...opts.toRow(input), id: newId(), company_id: scope.companyId } });
+      const view = opts.view(row);
+      await recordEvent(db, scope, event('created'), view);
+      return view;
+    },
+    async get(db, scope, id) {
+      const row = await table(db).findFirst({ where: live(scope, id) });
+      if (!row) throw notFound(opts.noun, id);
+      return opts.view(row);
+    },
+    async update(db, scope, id, input) {
+      const row = await table(db)
+        .update({ where: live(scope, id), data: opts.toPatch(input) })
+        .catch((e) => Promise.reject(missing(e, id)));
+      const view = opts.view(row);
+      await recordEvent(db, scope, event('updated'), view);
+      return view;
+    },
+    async remove(db, scope, id) {
+      await table(db)
+        .update({ where: live(scope, id), data: { deleted_at: new Date() } })
+        .catch((e) => Promise.reject(missing(e, id)));
+      await recordEvent(db, scope, event('deleted'), { id });
+      return { id, deleted: true as const };
+    },
+    list(db, scope, params) {
+      return listPage(table(db), { company_id: scope.companyId, deleted_at: null }, params, opts.list, opts.view);
+    },
+  };
+}
+
+/** Drops undefined values so that an update only touches the fields the client sent. */
+export function definedOnly(input: Where): Where {
+  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+}

