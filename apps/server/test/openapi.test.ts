@@ -1,0 +1,284 @@
+// The OpenAPI 3.1 document: served without authentication, valid for a real OpenAPI 3.1 validator,
+// carrying the contract's rules, and usable by a generated client (openapi-typescript types are
+// generated from the served document at run time, type-checked, and driven through openapi-fetch).
+import { execFile } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import createClient from 'openapi-fetch';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '@tlr/api';
+import { client, newCompany, startTestService } from './helpers.ts';
+import type { Service } from '../src/service.ts';
+
+type Json = Record<string, any>;
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** Written by this test on every run; never edit or commit it. */
+const generatedDir = join(here, 'generated');
+const typesFile = join(generatedDir, 'openapi.ts');
+const checkFile = join(generatedDir, 'client-check.ts');
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
+const META_PATHS = new Set(['/', '/openapi.json']);
+
+let svc: Service;
+let key: string;
+let doc: Json;
+
+beforeAll(async () => {
+  svc = await startTestService({ LOG_LEVEL: 'error' });
+  const company = await newCompany('OpenAPI Klient ApS');
+  key = (await company.key()).key;
+  const res = await fetch(`${svc.url}/api/v1/openapi.json`);
+  expect(res.status).toBe(200);
+  doc = (await res.json()) as Json;
+});
+afterAll(() => svc?.stop());
+
+/** Every operation of the document as [path, method, operation]. */
+function operations(): [string, string, Json][] {
+  return Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((m): [string, string, Json] => [path, m, item[m]]),
+  );
+}
+const apiOperations = () => operations().filter(([path]) => !META_PATHS.has(path));
+const routeFor = (path: string, method: string) => routes.find((r) => r.path.replace(/\/$/, '') === path && r.method.toLowerCase() === method);
+
+describe('the served document', () => {
+  it('is served without authentication as OpenAPI 3.1.0 of contract version 2026-04-10', async () => {
+    const res = await fetch(`${svc.url}/api/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('x-api-version')).toBe('2026-04-10');
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('2026-04-10');
+    expect(doc.paths['/openapi.json'].get.security).toEqual([]);
+  });
+
+  it('is valid for an OpenAPI 3.1 validator', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    if (!result.valid) console.error('OpenAPI validation errors:\n' + JSON.stringify(result.errors, null, 2));
+    expect(validator.version).toBe('3.1');
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('documents every public route and nothing else', () => {
+    const documented = apiOperations().map(([path, method]) => `${method.toUpperCase()} ${path}`).sort();
+    const served = routes.map((r) => `${r.method} ${r.path.replace(/\/$/, '')}`).sort();
+    expect(documented).toEqual(served);
+    expect(doc.paths['/customers/lookup']?.get).toBeTruthy();
+    expect(doc.paths['/customers/lookup'].get.parameters.map((p: Json) => p.name).sort()).toEqual(['cvr', 'email', 'phone']);
+  });
+});
+
+describe('contract rules in the document', () => {
+  it('create POSTs answer 201 (never 200) and require an Idempotency-Key of at most 255 characters', () => {
+    const creates = apiOperations().filter(([path, method]) => routeFor(path, method)?.meta.create);
+    // Today's creates: one per collection.
+    expect(creates.map(([path]) => path).sort()).toEqual(['/customers', '/products', '/suppliers']);
+    for (const [path, method, op] of apiOperations()) {
+      const where = `${method.toUpperCase()} ${path}`;
+      const idem = (op.parameters ?? []).filter((p: Json) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
+      if (routeFor(path, method)?.meta.create) {
+        expect(method, where).toBe('post');
+        expect(Object.keys(op.responses), where).toContain('201');
+        expect(Object.keys(op.responses), where).not.toContain('200');
+        expect(op.responses['201'].content['application/json'].schema.properties.data, where).toBeTruthy();
+        expect(op.responses['201'].headers['X-Idempotency-Replayed'], where).toBeTruthy();
+        expect(idem, where).toHaveLength(1);
+        expect(idem[0], where).toMatchObject({ required: true, schema: { type: 'string', maxLength: 255 } });
+      } else {
+        expect(Object.keys(op.responses), where).toContain('200');
+        expect(Object.keys(op.responses), where).not.toContain('201');
+        expect(idem, where).toHaveLength(0);
+      }
+    }
+    // Every POST on a collection is a create (no other POSTs exist yet).
+    for (const [path, method] of apiOperations()) if (method === 'post' && !path.includes('{')) expect(routeFor(path, method)?.meta.create, path).toBe(true);
+  });
+
+  it('declares both security schemes and every API operation accepts both', () => {
+    const schemes = doc.components.securitySchemes;
+    expect(schemes.ApiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+    expect(schemes.OAuth2.type).toBe('oauth2');
+    const flow = schemes.OAuth2.flows.authorizationCode;
+    expect(flow).toBeTruthy();
+    expect(typeof flow.authorizationUrl).toBe('string');
+    expect(typeof flow.tokenUrl).toBe('string');
+    expect(Object.keys(flow.scopes)).toEqual(expect.arrayContaining(['customers:read', 'customers:write', 'products:read', 'products:write']));
+    for (const [path, method, op] of apiOperations()) {
+      const where = `${method.toUpperCase()} ${path}`;
+      const names = (op.security ?? []).flatMap((req: Json) => Object.keys(req));
+      expect(names, where).toEqual(expect.arrayContaining(['ApiKeyAuth', 'OAuth2']));
+      const oauth = op.security.find((req: Json) => req.OAuth2).OAuth2 as string[];
+      expect(oauth, where).toEqual(routeFor(path, method)?.meta.scopes ?? []);
+      for (const scope of oauth) expect(Object.keys(flow.scopes), where).toContain(scope);
+    }
+  });
+
+  it('errors are application/problem+json with the Problem schema; the legacy Error schema is declared', () => {
+    const problem = doc.components.schemas.Problem;
+    expect(problem.type).toBe('object');
+    expect([...problem.required].sort()).toEqual(['code', 'detail', 'status', 'title', 'type']);
+    expect(problem.properties.type).toMatchObject({ type: 'string', format: 'uri' });
+    expect(problem.properties.status.type).toBe('integer');
+    // "The OpenAPI description also declares an error object of { error: { code, message } }".
+    const legacy = doc.components.schemas.Error;
+    expect(legacy.properties.error.properties).toHaveProperty('code');
+    expect(legacy.properties.error.properties).toHaveProperty('message');
+    for (const [path, method, op] of apiOperations()) {
+      const where = `${method.toUpperCase()} ${path}`;
+      const statuses = Object.keys(op.responses);
+      expect(statuses, where).toEqual(expect.arrayContaining(['400', '401', '403', '429', '500']));
+      if (method !== 'get') expect(statuses, where).toEqual(expect.arrayContaining(['413', '415']));
+      if (path.includes('{') || path.endsWith('/lookup')) expect(statuses, where).toContain('404');
+      for (const status of statuses.filter((s) => Number(s) >= 400)) {
+        const r = op.responses[status];
+        expect(Object.keys(r.content), `${where} ${status}`).toEqual(['application/problem+json']);
+        expect(r.content['application/problem+json'].schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Problem' });
+        // 401: no credential identified, so no rate limit headers; 429 carries Retry-After.
+        expect(Boolean(r.headers?.['X-RateLimit-Limit']), `${where} ${status}`).toBe(status !== '401');
+        if (status === '429') expect(r.headers['Retry-After'], where).toBeTruthy();
+      }
+      const success = op.responses['200'] ?? op.responses['201'];
+      for (const h of ['X-Request-ID', 'X-API-Version', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) expect(success.headers[h], `${where} ${h}`).toBeTruthy();
+    }
+  });
+
+  it('list endpoints document page, per_page (1 to 200), sort, order, since, until and search', () => {
+    const lists = apiOperations().filter(([path, method]) => method === 'get' && !path.includes('{') && !path.endsWith('/lookup'));
+    expect(lists.map(([path]) => path).sort()).toEqual(['/customers', '/products', '/suppliers']);
+    for (const [path, , op] of lists) {
+      const params = Object.fromEntries((op.parameters as Json[]).filter((p) => p.in === 'query').map((p) => [p.name, p.schema]));
+      expect(Object.keys(params), path).toEqual(expect.arrayContaining(['page', 'per_page', 'sort', 'order', 'since', 'until', 'search']));
+      expect(params.page, path).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
+      expect(params.per_page, path).toMatchObject({ type: 'integer', minimum: 1, maximum: 200, default: 50 });
+      expect(params.order, path).toMatchObject({ enum: ['asc', 'desc'] });
+      expect(params.sort.enum?.length, path).toBeGreaterThan(0);
+      const ok = op.responses['200'].content['application/json'].schema;
+      expect(ok.required, path).toEqual(['data', 'meta']);
+      expect(ok.properties.meta.required, path).toEqual(['page', 'per_page', 'total', 'total_pages']);
+    }
+  });
+});
+
+describe('a client generated from the document', () => {
+  it('generates TypeScript types that compile and type the calls made below', async () => {
+    // openapi-typescript on the served document, fetched over HTTP.
+    const ast = await openapiTS(new URL(`${svc.url}/api/v1/openapi.json`));
+    const source = `// GENERATED by apps/server/test/openapi.test.ts from GET /api/v1/openapi.json. Do not edit.\n${astToString(ast)}`;
+    await mkdir(generatedDir, { recursive: true });
+    await writeFile(typesFile, source);
+    expect(source).toMatch(/export interface paths \{/);
+    for (const p of ['"/customers"', '"/customers/{id}"', '"/customers/lookup"']) expect(source).toContain(`${p}: {`);
+
+    // The same calls as the test below, fully typed; the @ts-expect-error lines prove that the
+    // generated types refuse a create without Idempotency-Key, an unknown path and a mistyped field.
+    await writeFile(
+      checkFile,
+      `// GENERATED by apps/server/test/openapi.test.ts. Do not edit.
+import createClient from 'openapi-fetch';
+import type { components, paths } from './openapi.ts';
+
+export async function drive(baseUrl: string, key: string): Promise<string> {
+  const api = createClient<paths>({ baseUrl, headers: { 'X-API-Key': key } });
+  const created = await api.POST('/customers', {
+    params: { header: { 'Idempotency-Key': 'k-1' } },
+    body: { name: 'Typed ApS', email: 'typed@example.dk', cvr: '12345678', payment_terms_days: 30 },
+  });
+  if (!created.data) throw new Error(created.error.detail);
+  const customer: components['schemas']['Customer'] = created.data.data;
+  const got = await api.GET('/customers/{id}', { params: { path: { id: customer.id } } });
+  const terms: number | undefined = got.data?.data.payment_terms_days;
+  const listed = await api.GET('/customers', { params: { query: { per_page: 200, search: 'Typed', sort: 'name', order: 'asc' } } });
+  const total: number | undefined = listed.data?.meta.total;
+  const removed = await api.DELETE('/customers/{id}', { params: { path: { id: customer.id } } });
+  const deleted: true | undefined = removed.data?.data.deleted;
+  // @ts-expect-error the Idempotency-Key header is required on a create
+  await api.POST('/customers', { body: { name: 'No key' } });
+  // @ts-expect-error no such path
+  await api.GET('/customerz');
+  // @ts-expect-error a customer's name is a string
+  await api.POST('/customers', { params: { header: { 'Idempotency-Key': 'k-2' } }, body: { name: 42 } });
+  return [terms, total, deleted].join();
+}
+`,
+    );
+    const require = createRequire(import.meta.url);
+    const tsc = require.resolve('typescript/bin/tsc');
+    const args = [
+      tsc, '--noEmit', '--strict', '--skipLibCheck', '--noUncheckedIndexedAccess',
+      '--target', 'ES2023', '--lib', 'ES2023,DOM', '--module', 'ESNext', '--moduleResolution', 'Bundler',
+      '--allowImportingTsExtensions', '--verbatimModuleSyntax', '--types', 'node',
+      typesFile, checkFile,
+    ];
+    const result = await promisify(execFile)(process.execPath, args, { cwd: here }).then(
+      () => ({ ok: true, out: '' }),
+      (e: { stdout?: string; stderr?: string }) => ({ ok: false, out: `${e.stdout ?? ''}${e.stderr ?? ''}` }),
+    );
+    if (!result.ok) console.error(`tsc on the generated client failed:\n${result.out}`);
+    expect(result.out).toBe('');
+    expect(result.ok).toBe(true);
+  });
+
+  it('creates, gets, lists and deletes a customer through openapi-fetch', async () => {
+    // The generated types are only known at run time, so the runtime client is untyped; the typed
+    // version of these calls is compiled above.
+    const api = createClient<any>({ baseUrl: `${svc.url}/api/v1`, headers: { 'X-API-Key': key } });
+    const idempotencyKey = `openapi-fetch-${Date.now()}`;
+    const body = { name: 'Generer Klient ApS', email: 'klient@example.dk', cvr: '87654321', city: 'Odense C', payment_terms_days: 30 };
+
+    const created = await api.POST('/customers', { params: { header: { 'Idempotency-Key': idempotencyKey } }, body });
+    expect(created.error).toBeUndefined();
+    expect(created.response.status).toBe(201);
+    const customer = (created.data as Json).data;
+    expect(customer).toMatchObject({ ...body, country: 'DK', phone: '', notes: '' });
+    expect(customer.id).toMatch(/^[0-9a-f-]{36}$/);
+    // The body has exactly the fields the document declares for Customer.
+    expect(Object.keys(customer).sort()).toEqual(Object.keys(doc.components.schemas.Customer.properties).sort());
+
+    const replay = await api.POST('/customers', { params: { header: { 'Idempotency-Key': idempotencyKey } }, body });
+    expect(replay.response.status).toBe(201);
+    expect(replay.response.headers.get('x-idempotency-replayed')).toBe('true');
+    expect(replay.data).toEqual(created.data);
+
+    const got = await api.GET('/customers/{id}', { params: { path: { id: customer.id } } });
+    expect(got.response.status).toBe(200);
+    expect(got.data).toEqual({ data: customer });
+
+    const listed = await api.GET('/customers', { params: { query: { search: 'Generer Klient', per_page: 200 } } });
+    expect(listed.response.status).toBe(200);
+    expect((listed.data as Json).data).toEqual([customer]);
+    expect((listed.data as Json).meta).toEqual({ page: 1, per_page: 200, total: 1, total_pages: 1 });
+
+    const removed = await api.DELETE('/customers/{id}', { params: { path: { id: customer.id } } });
+    expect(removed.response.status).toBe(200);
+    expect(removed.data).toEqual({ data: { id: customer.id, deleted: true } });
+
+    const gone = await api.GET('/customers/{id}', { params: { path: { id: customer.id } } });
+    expect(gone.response.status).toBe(404);
+    expect(gone.response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(gone.error).toMatchObject({ status: 404, code: 'not_found' });
+    for (const f of doc.components.schemas.Problem.required as string[]) expect(gone.error, f).toHaveProperty(f);
+
+    // A create without the header is refused as the document says (400 problem naming the header).
+    const missing = await api.POST('/customers', { body: { name: 'Uden nøgle' } });
+    expect(missing.response.status).toBe(400);
+    expect(missing.error).toMatchObject({ status: 400, code: 'invalid_request' });
+    expect(JSON.stringify(missing.error)).toMatch(/Idempotency-Key/i);
+  });
+
+  it('the helper client and the generated client agree on the document', async () => {
+    const r = await client(svc.url).get('/openapi.json');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual(doc);
+  });
+});

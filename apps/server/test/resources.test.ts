@@ -1,0 +1,173 @@
+// Customers, products and suppliers end to end: CRUD, lookup, validation, company scoping, sandbox
+// isolation and the events outbox.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, newCompany, startTestService, testDb } from './helpers.ts';
+import type { Service } from '../src/service.ts';
+
+let svc: Service;
+let company: Awaited<ReturnType<typeof newCompany>>;
+let c: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  company = await newCompany();
+  c = client(svc.url, (await company.key()).key);
+});
+afterAll(() => svc.stop());
+
+const events = (companyId: string, type: string) =>
+  testDb().prisma.outboxEvent.findMany({ where: { company_id: companyId, type }, orderBy: { sequence: 'asc' } });
+
+describe('customers', () => {
+  it('creates with Danish fields and defaults, updates partially, deletes', async () => {
+    const created = await c.post('/customers', {
+      name: 'Region Midtjylland',
+      email: 'Faktura@RM.dk',
+      phone: '+45 78 41 00 00',
+      cvr: '29190925',
+      ean: '5798000020000',
+      address_line1: 'Skottenborg 26',
+      postal_code: '8800',
+      city: 'Viborg',
+      country: 'dk',
+    });
+    expect(created.status).toBe(201);
+    const customer = created.body.data;
+    expect(customer).toMatchObject({ name: 'Region Midtjylland', cvr: '29190925', ean: '5798000020000', country: 'DK', payment_terms_days: 14 });
+    expect(customer.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Date(customer.created_at).toISOString()).toBe(customer.created_at);
+
+    const updated = await c.put(`/customers/${customer.id}`, { city: 'Viborg C', payment_terms_days: 30 });
+    expect(updated.status).toBe(200);
+    expect(updated.body.data).toMatchObject({ name: 'Region Midtjylland', city: 'Viborg C', payment_terms_days: 30, ean: '5798000020000' });
+    expect(updated.body.data.updated_at >= customer.updated_at).toBe(true);
+
+    const kinds = (await testDb().prisma.outboxEvent.findMany({ where: { company_id: company.companyId, data: { path: ['id'], equals: customer.id } }, orderBy: { sequence: 'asc' } })).map((e) => e.type);
+    expect(kinds).toEqual(['customer.created', 'customer.updated']);
+
+    expect((await c.del(`/customers/${customer.id}`)).body).toEqual({ data: { id: customer.id, deleted: true } });
+    expect((await c.get(`/customers/${customer.id}`)).status).toBe(404);
+    expect((await c.put(`/customers/${customer.id}`, { city: 'x' })).status).toBe(404);
+    expect((await c.del(`/customers/${customer.id}`)).status).toBe(404);
+    const deletedEvents = await events(company.companyId, 'customer.deleted');
+    expect(deletedEvents.at(-1)).toMatchObject({ livemode: true, api_version: '2026-04-10', data: { id: customer.id } });
+  });
+
+  it('records customer.created with the API shape of the customer', async () => {
+    const r = await c.post('/customers', { name: 'Event ApS', email: 'e@example.dk' });
+    const evt = (await events(company.companyId, 'customer.created')).find((e) => (e.data as any).id === r.body.data.id);
+    expect(evt?.data).toEqual(r.body.data);
+  });
+
+  it('looks up by CVR, e-mail (any case) and telephone (any spacing, with or without +45)', async () => {
+    const r = await c.post('/customers', { name: 'Lookup ApS', email: 'Hej@Lookup.dk', phone: '12 34 56 78', cvr: '87654321' });
+    const id = r.body.data.id;
+    for (const q of ['cvr=87654321', 'email=hej%40lookup.dk', 'email=HEJ%40LOOKUP.DK', 'phone=%2B4512345678', 'phone=12345678']) {
+      const found = await c.get(`/customers/lookup?${q}`);
+      expect(found.status, q).toBe(200);
+      expect(found.body.data.id).toBe(id);
+    }
+    expect((await c.get('/customers/lookup?cvr=11112222')).body.code).toBe('not_found');
+    expect((await c.get('/customers/lookup')).status).toBe(400);
+    expect((await c.get('/customers/lookup?cvr=87654321&email=a%40b.dk')).status).toBe(400);
+    const badCvr = await c.get('/customers/lookup?cvr=123');
+    expect(badCvr.status).toBe(400);
+    expect(badCvr.body.field).toBe('cvr');
+  });
+
+  it.each([
+    [{ name: '' }, 'name'],
+    [{ name: '   ' }, 'name'],
+    [{}, 'name'],
+    [{ name: 'A', email: 'not-an-email' }, 'email'],
+    [{ name: 'A', cvr: '1234567a' }, 'cvr'],
+    [{ name: 'A', ean: '579800002000' }, 'ean'],
+    [{ name: 'A', country: 'Denmark' }, 'country'],
+    [{ name: 'A', payment_terms_days: -1 }, 'payment_terms_days'],
+    [{ name: 'A', payment_terms_days: 1.5 }, 'payment_terms_days'],
+  ])('refuses %j naming %s', async (body, field) => {
+    const r = await c.post('/customers', body);
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ code: 'invalid_request', field });
+  });
+
+  it('treats another company\'s customer as not found, for every verb', async () => {
+    const other = await newCompany('Fremmed ApS');
+    const oc = client(svc.url, (await other.key()).key);
+    const theirs = (await oc.post('/customers', { name: 'Theirs', cvr: '44445555' })).body.data.id;
+    expect((await c.get(`/customers/${theirs}`)).status).toBe(404);
+    expect((await c.put(`/customers/${theirs}`, { name: 'Mine now' })).status).toBe(404);
+    expect((await c.del(`/customers/${theirs}`)).status).toBe(404);
+    expect((await c.get('/customers/lookup?cvr=44445555')).status).toBe(404);
+    expect((await c.get('/customers?search=Theirs')).body.meta.total).toBe(0);
+    expect((await oc.get(`/customers/${theirs}`)).body.data.name).toBe('Theirs');
+  });
+});
+
+describe('products', () => {
+  it('keeps money exact and refuses more than 2 decimals', async () => {
+    const r = await c.post('/products', { name: 'Konsulenttime', unit: 'timer', unit_price: 1234.56, product_number: 'K-1' });
+    expect(r.status).toBe(201);
+    expect(r.body.data).toMatchObject({ unit_price: 1234.56, vat_rate: 25, unit: 'timer', currency: 'DKK' });
+    const tenth = await c.post('/products', { name: 'Tiøre', unit_price: '0.10', vat_rate: 0 });
+    expect(tenth.body.data).toMatchObject({ unit_price: 0.1, vat_rate: 0 });
+    const row = await testDb().prisma.product.findUniqueOrThrow({ where: { id: r.body.data.id } });
+    expect(row.unit_price.toFixed(2)).toBe('1234.56');
+    for (const [body, field] of [
+      [{ name: 'x', unit_price: 1.005 }, 'unit_price'],
+      [{ name: 'x', unit_price: 'abc' }, 'unit_price'],
+      [{ name: 'x', unit_price: -1 }, 'unit_price'],
+      [{ name: 'x', unit_price: true }, 'unit_price'],
+      [{ name: 'x', unit_price: 10, vat_rate: 101 }, 'vat_rate'],
+      [{ name: 'x' }, 'unit_price'],
+    ] as const) {
+      const bad = await c.post('/products', body);
+      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expect(bad.body.field).toBe(field);
+    }
+  });
+
+  it('updates, lists by price and deletes', async () => {
+    const p = (await c.post('/products', { name: 'Skrue', unit_price: 2.5 })).body.data;
+    const u = await c.put(`/products/${p.id}`, { unit_price: 3 });
+    expect(u.body.data).toMatchObject({ name: 'Skrue', unit_price: 3 });
+    expect((await c.del(`/products/${p.id}`)).body.data).toEqual({ id: p.id, deleted: true });
+    expect((await events(company.companyId, 'product.deleted')).some((e) => (e.data as any).id === p.id)).toBe(true);
+  });
+});
+
+describe('suppliers', () => {
+  it('creates, updates, lists and deletes with events', async () => {
+    const s = await c.post('/suppliers', { name: 'Kontorartikler A/S', cvr: '11223344', bank_reg_number: '1234', bank_account_number: '0001234567', iban: 'dk50 0040 0440 1162 43' });
+    expect(s.status).toBe(201);
+    expect(s.body.data).toMatchObject({ payment_terms_days: 30, iban: 'DK5000400440116243' });
+    const id = s.body.data.id;
+    expect((await c.put(`/suppliers/${id}`, { email: 'ordre@kontor.dk' })).body.data.email).toBe('ordre@kontor.dk');
+    expect((await c.get('/suppliers?search=kontor')).body.data.map((x: any) => x.id)).toContain(id);
+    expect((await c.post('/suppliers', { name: 'x', bank_reg_number: '12' })).body.field).toBe('bank_reg_number');
+    expect((await c.del(`/suppliers/${id}`)).status).toBe(200);
+    const kinds = (await testDb().prisma.outboxEvent.findMany({ where: { data: { path: ['id'], equals: id } }, orderBy: { sequence: 'asc' } })).map((e) => e.type);
+    expect(kinds).toEqual(['supplier.created', 'supplier.updated', 'supplier.deleted']);
+  });
+});
+
+describe('sandbox', () => {
+  it('a test key works on an isolated sandbox company owned by the same user', async () => {
+    const test = await company.key(undefined, 'test');
+    expect(test.key).toMatch(/^tlr_test_[0-9a-f]{48}$/);
+    expect(test.company_id).not.toBe(company.companyId);
+    const sandbox = await testDb().prisma.company.findUniqueOrThrow({ where: { id: test.company_id } });
+    const live = await testDb().prisma.company.findUniqueOrThrow({ where: { id: company.companyId } });
+    expect(sandbox).toMatchObject({ sandbox_of_id: live.id, owner_user_id: live.owner_user_id, currency: live.currency, vat_registered: live.vat_registered, fiscal_year_start_month: live.fiscal_year_start_month });
+    // a second test key shares the same sandbox
+    expect((await company.key(['customers:read'], 'test')).company_id).toBe(test.company_id);
+
+    const tc = client(svc.url, test.key);
+    const made = await tc.post('/customers', { name: 'Sandkasse ApS' });
+    expect(made.status).toBe(201);
+    expect((await c.get(`/customers/${made.body.data.id}`)).status).toBe(404);
+    expect((await tc.get('/customers')).body.data.map((x: any) => x.name)).toEqual(['Sandkasse ApS']);
+    const evt = (await events(test.company_id, 'customer.created'))[0];
+    expect(evt?.livemode).toBe(false);
+  });
+});
