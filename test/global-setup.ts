@@ -1,6 +1,8 @@
 // One fresh database per test run: on DATABASE_URL's server when it is set, otherwise on an embedded
 // PostgreSQL kept under .data/test-pg. Migrations are applied once here; each test file then works in
 // companies of its own, so files can run in parallel on the same database.
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import type { TestProject } from 'vitest/node';
 import { applyMigrations, dropDatabase, ensureDatabase, resolveDatabaseServer, withDatabase } from '@tlr/db';
 
@@ -12,7 +14,10 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject) {
   const given = process.env.DATABASE_URL || undefined;
-  const server = await resolveDatabaseServer({ databaseUrl: given, dataDir: '.data', embeddedPort: 54330, embeddedFolder: 'test-pg' });
+  // Without DATABASE_URL: a throwaway cluster per run (own folder, free port), so that two runs at
+  // once (a developer's and a helper's) never share, or stop, each other's server.
+  const folder = `test-pg/${process.pid}`;
+  const server = await resolveDatabaseServer({ databaseUrl: given, dataDir: '.data', embeddedPort: await freePort(), embeddedFolder: folder });
   // resolveDatabaseServer hands back a database URL; the test database sits beside it on the same server.
   const serverUrl = withDatabase(server.url, 'postgres');
   const name = `tlr_test_${Date.now()}_${process.pid}`;
@@ -22,5 +27,17 @@ export default async function setup(project: TestProject) {
   return async () => {
     await dropDatabase(serverUrl, name).catch(() => {});
     await server.stop();
+    if (server.embedded) rmSync(`.data/${folder}`, { recursive: true, force: true });
   };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.once('error', reject);
+  });
 }

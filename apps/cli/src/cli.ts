@@ -160,7 +160,9 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
     if (missing.length) return fail(2, `${name} needs ${missing.map((f) => `--${f}`).join(', ')}`);
     call = found.prepare(values);
   } catch (e) {
-    return fail(2, (e as Error).message);
+    // parseArgs goes on about positionals after '--', which only confuses a typo'd flag.
+    const unknown = (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+    return fail(2, unknown ? (e as Error).message.replace(/\. To specify .*$/s, '') : (e as Error).message);
   }
 
   let config;

@@ -31,7 +31,7 @@ let key: string;
 let doc: Json;
 
 beforeAll(async () => {
-  svc = await startTestService({ LOG_LEVEL: 'error' });
+  svc = await startTestService();
   const company = await newCompany('OpenAPI Klient ApS');
   key = (await company.key()).key;
   const res = await fetch(`${svc.url}/api/v1/openapi.json`);
