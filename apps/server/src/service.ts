@@ -67,9 +67,12 @@ export async function startService(config: Config, logger = createLogger(config)
       ready = false;
       logger.info('shutting down: finishing in-flight requests and jobs');
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections turn idle as their last response ends: close them as they do.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
       const forced = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
       await closed;
+      clearInterval(sweep);
       clearTimeout(forced);
       await boss?.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS });
       await audit.close();

@@ -68,6 +68,10 @@ describe('the served document', () => {
     expect(validator.version).toBe('3.1');
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
+    // The validator is not vacuous: the same document with an OpenAPI 2 style parameter is refused.
+    const broken = structuredClone(doc);
+    broken.paths['/customers'].get.parameters.push({ name: 'x', in: 'body', schema: { type: 'string' } });
+    expect((await new Validator().validate(broken)).valid).toBe(false);
   });
 
   it('documents every public route and nothing else', () => {

