@@ -127,8 +127,15 @@ export async function checkMigrations(databaseServerUrl: string): Promise<{ inSy
   return { inSync, diff: sql };
 }
 
-const executedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
-if (executedDirectly) {
+// The command-line part, only when run as a script (not when a test imports checkMigrations).
+function executedDirectly(): boolean {
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(process.argv[1] ?? '')).href;
+  } catch {
+    return false;
+  }
+}
+if (executedDirectly()) {
   try {
     const { inSync, diff } = await checkMigrations(databaseServerFromEnv());
     if (inSync) {
