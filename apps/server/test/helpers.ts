@@ -1,6 +1,7 @@
 // Test helpers: a real service on a random port against the run's database, companies with keys
 // made through the internal procedures, and a small fetch wrapper.
 import { inject } from 'vitest';
+import type {} from '../../../test/global-setup.ts';
 import { appRouter, internalContext } from '@tlr/api';
 import { loadConfig } from '@tlr/config';
 import { createDatabase, type Database } from '@tlr/db';

