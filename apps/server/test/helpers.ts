@@ -11,7 +11,7 @@ import { startService, type Service } from '../src/service.ts';
 export const databaseUrl = () => inject('databaseUrl');
 
 export async function startTestService(env: Record<string, string> = {}): Promise<Service> {
-  const config = loadConfig({ DATABASE_URL: databaseUrl(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RUN_WORKER: 'false', ...env });
+  const config = loadConfig({ DATABASE_URL: databaseUrl(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', RUN_WORKER: 'false', ...env });
   return startService(config);
 }
 

@@ -1,15 +1,19 @@
 // The application router: the public REST resources (mounted at /api/v1 by the server) and the
 // internal procedures for the operator CLI and the admin app.
+import { accountsRouter } from './routers/accounts.ts';
 import { customersRouter } from './routers/customers.ts';
 import { internalRouter } from './routers/internal.ts';
 import { productsRouter } from './routers/products.ts';
 import { suppliersRouter } from './routers/suppliers.ts';
+import { transactionsRouter } from './routers/transactions.ts';
 import { router } from './trpc.ts';
 
 export const appRouter = router({
   customers: customersRouter,
   products: productsRouter,
   suppliers: suppliersRouter,
+  accounts: accountsRouter,
+  transactions: transactionsRouter,
   internal: internalRouter,
 });
 

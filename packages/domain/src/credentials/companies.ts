@@ -3,6 +3,7 @@
 import type { Company, Db } from '@tlr/db';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { provisionBooks } from '../ledger/books.ts';
 import { hashPassword, verifyPassword } from './secrets.ts';
 
 export interface CreateCompanyInput {
@@ -32,6 +33,7 @@ export async function createCompany(db: Db, input: CreateCompanyInput): Promise<
   const company = await db.company.create({
     data: { id: newId(), name, owner_user_id: user.id, ...(input.cvr ? { cvr: input.cvr } : {}) },
   });
+  await provisionBooks(db, company);
   return { company_id: company.id, user_id: user.id };
 }
 
@@ -42,22 +44,26 @@ export async function getLiveCompany(db: Db, companyId: string): Promise<Company
   return company;
 }
 
-/** The sandbox of a live company, created on first use (concurrent callers get the same one). */
+/**
+ * The sandbox of a live company, created on first use with its own seeded books (the standard chart,
+ * a fiscal year and VAT periods for the current year with the live company's frequency).
+ */
 export async function ensureSandbox(db: Db, live: Company): Promise<Company> {
   const existing = await db.company.findUnique({ where: { sandbox_of_id: live.id } });
   if (existing) return existing;
-  return db.company.upsert({
-    where: { sandbox_of_id: live.id },
-    update: {},
-    create: {
+  const sandbox = await db.company.create({
+    data: {
       id: newId(),
       name: `${live.name} (sandbox)`,
       cvr: live.cvr,
       currency: live.currency,
       vat_registered: live.vat_registered,
       fiscal_year_start_month: live.fiscal_year_start_month,
+      vat_period_frequency: live.vat_period_frequency,
       owner_user_id: live.owner_user_id,
       sandbox_of_id: live.id,
     },
   });
+  await provisionBooks(db, sandbox);
+  return sandbox;
 }

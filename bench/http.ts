@@ -1,0 +1,88 @@
+// The servers under test, each in a child process of its own, so that the load generator (autocannon,
+// in the parent) never shares an event loop with the server it measures.
+//
+//   parent: const s = await spawnServer({ kind: 'tlr', databaseUrl }); ... await s.stop();
+//   child:  this file run with tsx; it receives its options over IPC, answers { url }, and on 'stop'
+//           shuts the server down and exits (which is also when --cpu-prof writes its profile).
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export type ServerSpec =
+  | { kind: 'baseline'; databaseUrl: string; companyId: string; poolSize?: number }
+  | { kind: 'tlr'; databaseUrl: string; poolSize?: number };
+
+export interface RunningServer {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+type FromChild = { url: string } | { error: string };
+
+export async function spawnServer(spec: ServerSpec, opts: { cpuProfDir?: string } = {}): Promise<RunningServer> {
+  const execArgv = ['--import', 'tsx', ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])];
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const reply = await new Promise<FromChild>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as FromChild));
+    child.once('exit', (code) => reject(new Error(`${spec.kind} server exited with code ${code} before it was ready`)));
+    child.send(spec);
+  });
+  if ('error' in reply) {
+    child.kill();
+    await exited;
+    throw new Error(`${spec.kind} server failed to start: ${reply.error}`);
+  }
+  return {
+    url: reply.url,
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.send('stop');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function serve(spec: ServerSpec): Promise<{ url: string; stop(): Promise<void> }> {
+  if (spec.kind === 'baseline') {
+    const { startBaseline } = await import('./baseline.ts');
+    return startBaseline({ databaseUrl: spec.databaseUrl, companyId: spec.companyId, poolSize: spec.poolSize ?? 10 });
+  }
+  const { loadConfig } = await import('@tlr/config');
+  const { startService } = await import('../apps/server/src/service.ts');
+  const config = loadConfig({
+    DATABASE_URL: spec.databaseUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    RUN_WORKER: 'false',
+    DB_POOL_SIZE: String(spec.poolSize ?? 10),
+  });
+  return startService(config);
+}
+
+if (process.argv.includes('--serve') && process.send) {
+  process.once('message', async (spec: ServerSpec) => {
+    let server: { url: string; stop(): Promise<void> };
+    try {
+      server = await serve(spec);
+    } catch (e) {
+      process.send!({ error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+      return;
+    }
+    let stopping = false;
+    const stop = async () => {
+      if (stopping) return;
+      stopping = true;
+      await server.stop().catch((e) => console.error(`${spec.kind} server: stop failed`, e));
+      process.exit(0);
+    };
+    process.on('message', (m) => m === 'stop' && void stop());
+    // The parent died without telling us: do not linger.
+    process.once('disconnect', () => void stop());
+    process.send!({ url: server.url });
+  });
+}

@@ -1,0 +1,105 @@
+// /accounts: the chart of accounts (list, get, create, update; deactivate instead of delete), and
+// /settings/accounting: fiscal years, VAT periods and the lock date (read-only; the operator CLI sets them).
+import { z } from 'zod';
+import { ACCOUNT_TYPES, accountingSettings, createAccount, getAccount, listAccounts, updateAccount } from '@tlr/domain';
+import { companyScope } from '../context.ts';
+import { createEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
+import { single } from '../schemas/envelopes.ts';
+import { boolean, date, requiredText, timestamp } from '../schemas/fields.ts';
+import { listQuery } from '../schemas/list-query.ts';
+import { authedProcedure, router } from '../trpc.ts';
+
+const accountNumber = z.string().trim().regex(/^\d{1,10}$/, 'must be an account number of 1 to 10 digits').meta({ example: '1010' });
+const fields = {
+  account_number: accountNumber,
+  name: requiredText(200).meta({ example: 'Salg af varer og ydelser' }),
+  type: z.enum(ACCOUNT_TYPES as [string, ...string[]], { error: `must be one of ${ACCOUNT_TYPES.join(', ')}` }),
+  standard_account_id: z.string().trim().max(10).optional().meta({ description: 'Account number in the Danish standard chart (SAF-T StandardAccountID)' }),
+  default_vat_code: z.string().trim().max(9).optional().meta({ description: 'VAT code suggested for postings to the account, e.g. S25 or K25' }),
+  active: boolean().optional(),
+};
+
+export const accountResource = z
+  .object({
+    id: z.guid(),
+    account_number: z.string(),
+    name: z.string(),
+    type: z.string(),
+    group_code: z.string().meta({ description: 'The standard-chart group the account reports under, e.g. 1010-1389' }),
+    group_name: z.string(),
+    standard_account_id: z.string(),
+    default_vat_code: z.string(),
+    active: z.boolean(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
+  })
+  .meta({ id: 'Account' });
+
+const settingsResource = z
+  .object({
+    company_id: z.guid(),
+    currency: z.string(),
+    vat_registered: z.boolean(),
+    vat_period_frequency: z.string(),
+    fiscal_year_start_month: z.int(),
+    lock_date: date().nullable(),
+    fiscal_years: z.array(
+      z.object({
+        id: z.guid(),
+        start_date: date(),
+        end_date: date(),
+        closed: z.boolean(),
+        vat_periods: z.array(z.object({ start_date: date(), end_date: date() })),
+      }),
+    ),
+  })
+  .meta({ id: 'AccountingSettings' });
+
+const tag = 'Accounts';
+export const accountsRouter = router({
+  list: listEndpoint({
+    path: '/accounts',
+    tag,
+    summary: 'List the chart of accounts',
+    scope: 'accounts:read',
+    query: listQuery({ sort: ['account_number', 'name', 'created_at'], defaultSort: 'account_number', searchDescription: 'Case-insensitive search in account number and name' }).extend({
+      active: z.stringbool({ error: 'must be true or false' }).optional().meta({ description: 'Only active (true) or deactivated (false) accounts' }),
+      type: z.enum(ACCOUNT_TYPES as [string, ...string[]], { error: `must be one of ${ACCOUNT_TYPES.join(', ')}` }).optional(),
+    }),
+    resource: accountResource,
+    run: listAccounts,
+  }),
+  get: getEndpoint({ path: '/accounts/{id}', tag, summary: 'Get an account', scope: 'accounts:read', resource: accountResource, run: getAccount }),
+  create: createEndpoint({
+    path: '/accounts',
+    tag,
+    summary: 'Create an account',
+    scope: 'accounts:write',
+    body: z.strictObject(fields),
+    resource: accountResource,
+    run: createAccount as never,
+  }),
+  update: updateEndpoint({
+    path: '/accounts/{id}',
+    tag,
+    summary: 'Update an account',
+    description: 'Fields left out keep their value. Number and type cannot change once the account has postings (409 account_has_postings); deactivate with active=false instead of deleting.',
+    scope: 'accounts:write',
+    body: z.strictObject({ ...fields, account_number: accountNumber.optional(), name: fields.name.optional(), type: fields.type.optional() }),
+    resource: accountResource,
+    run: updateAccount as never,
+  }),
+  settings: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/settings/accounting',
+        tags: [tag],
+        summary: 'Accounting settings: fiscal years, VAT periods, VAT registration and lock date',
+      },
+      scopes: ['accounts:read'],
+    })
+    .input(z.object({}).strict())
+    .output(single(settingsResource))
+    .query(async ({ ctx }) => ({ data: await accountingSettings(ctx.db.prisma, companyScope(ctx).companyId) })),
+});

@@ -1,0 +1,101 @@
+// /transactions: the general ledger. Posted transactions are immutable (no PUT, no DELETE); a
+// correction is POST /transactions/{id}/reverse.
+import { z } from 'zod';
+import { createTransaction, getTransaction, listTransactions, reverseTransaction } from '@tlr/domain';
+import { companyScope } from '../context.ts';
+import { createEndpoint, getEndpoint, listEndpoint } from '../crud.ts';
+import { idempotentCreate } from '../idempotent.ts';
+import { single } from '../schemas/envelopes.ts';
+import { date, money, text, timestamp, uuid } from '../schemas/fields.ts';
+import { listQuery } from '../schemas/list-query.ts';
+import { authedProcedure, router } from '../trpc.ts';
+
+const lineInput = z.strictObject({
+  account_id: uuid().optional().meta({ description: 'The account; or give account_number' }),
+  account_number: z.string().trim().regex(/^\d{1,10}$/, 'must be an account number').optional().meta({ example: '1010' }),
+  debit: money({ min: 0 }).optional().meta({ description: 'Debit in DKK; a line has a debit or a credit, not both' }),
+  credit: money({ min: 0 }).optional().meta({ description: 'Credit in DKK' }),
+  description: text(500).optional(),
+  vat_code: z.string().trim().max(9).optional().meta({ description: 'VAT code the line belongs to (e.g. S25); VAT lines are posted explicitly', example: 'S25' }),
+});
+
+const transactionBody = z.strictObject({
+  date: date().meta({ description: 'Posting date; must lie in an open fiscal year and after the lock date' }),
+  description: text(500).optional().meta({ example: 'Husleje november' }),
+  lines: z.array(lineInput).min(2, 'needs at least two lines').max(1000, 'has more than 1000 lines'),
+});
+
+export const transactionResource = z
+  .object({
+    id: z.guid(),
+    document_number: z.int().meta({ description: 'Number in the company\'s unified document number sequence (gapless)' }),
+    system_id: z.int().meta({ description: 'Gapless posting-order number (SAF-T SystemID)' }),
+    date: date(),
+    description: z.string(),
+    source: z.string().meta({ description: 'manual, reversal, invoice or expense' }),
+    reverses_transaction_id: z.string().nullable(),
+    reversed_by_transaction_id: z.string().nullable(),
+    voucher_id: z.string(),
+    total_debit: z.number(),
+    total_credit: z.number(),
+    currency: z.string(),
+    lines: z.array(
+      z.object({
+        line_number: z.int(),
+        account_id: z.guid(),
+        account_number: z.string(),
+        account_name: z.string(),
+        debit: z.number(),
+        credit: z.number(),
+        description: z.string(),
+        vat_code: z.string(),
+      }),
+    ),
+    created_at: timestamp(),
+  })
+  .meta({ id: 'Transaction' });
+
+const tag = 'Transactions';
+export const transactionsRouter = router({
+  list: listEndpoint({
+    path: '/transactions',
+    tag,
+    summary: 'List ledger transactions',
+    description: 'since/until filter on the posting date.',
+    scope: 'transactions:read',
+    query: listQuery({ sort: ['date', 'created_at'], defaultSort: 'date', searchDescription: 'Case-insensitive search in the description' }),
+    resource: transactionResource,
+    run: listTransactions,
+  }),
+  get: getEndpoint({ path: '/transactions/{id}', tag, summary: 'Get a ledger transaction', scope: 'transactions:read', resource: transactionResource, run: getTransaction }),
+  create: createEndpoint({
+    path: '/transactions',
+    tag,
+    summary: 'Post a ledger transaction',
+    description:
+      'Total debit must equal total credit exactly (422 unbalanced_transaction); the date must be after the lock date (422 period_locked) and inside an open fiscal year (422 fiscal_year_not_open). Accounts must be active accounts of the company.',
+    scope: 'transactions:write',
+    body: transactionBody,
+    resource: transactionResource,
+    run: createTransaction as never,
+  }),
+  reverse: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/transactions/{id}/reverse',
+        tags: [tag],
+        summary: 'Reverse a transaction',
+        description: 'Posts a new transaction with debit and credit swapped (at most once per transaction; 409 already_reversed). Default date today.',
+      },
+      scopes: ['transactions:write'],
+      create: true,
+    })
+    .input(z.strictObject({ id: uuid(), date: date().optional(), description: text(500).optional() }))
+    .output(single(transactionResource))
+    .mutation(({ ctx, input }) =>
+      idempotentCreate(ctx, 'POST /transactions/{id}/reverse', async (tx) => ({
+        data: await reverseTransaction(tx, companyScope(ctx), input.id, { date: input.date, description: input.description }),
+      })),
+    ),
+});

@@ -1,0 +1,155 @@
+// A company's books: provisioning (the standard chart, VAT codes, the number sequence, the first
+// fiscal year and its VAT periods), the accounting settings, and finding the open fiscal year of a
+// posting date (opening the next year automatically).
+import type { Db } from '@tlr/db';
+import { DomainError, invalidRequest } from '../errors.ts';
+import { newId } from '../ids.ts';
+import {
+  dayAfter,
+  fiscalYearContaining,
+  fiscalYearStarting,
+  fromDate,
+  toDate,
+  today,
+  vatPeriods,
+  VAT_FREQUENCIES,
+  type DateRange,
+  type VatFrequency,
+} from './fiscal-years.ts';
+import { seedAccounts, VAT_CODES } from './standard-chart.ts';
+
+interface CompanySettings {
+  id: string;
+  fiscal_year_start_month: number;
+  vat_period_frequency: string;
+}
+
+async function createFiscalYear(db: Db, company: CompanySettings, year: DateRange) {
+  const fy = await db.fiscalYear.create({
+    data: { id: newId(), company_id: company.id, start_date: toDate(year.start), end_date: toDate(year.end) },
+  });
+  await db.vatPeriod.createMany({
+    data: vatPeriods(year, company.vat_period_frequency as VatFrequency).map((p) => ({
+      id: newId(),
+      company_id: company.id,
+      fiscal_year_id: fy.id,
+      start_date: toDate(p.start),
+      end_date: toDate(p.end),
+    })),
+  });
+  return fy;
+}
+
+/** Seeds a new (or reset) company: chart of accounts, VAT codes, number sequence, current fiscal year. */
+export async function provisionBooks(db: Db, company: CompanySettings, asOf = today()): Promise<void> {
+  await db.account.createMany({ data: seedAccounts().map((a) => ({ ...a, id: newId(), company_id: company.id })) });
+  await db.vatCode.createMany({ data: VAT_CODES.map((v) => ({ ...v, id: newId(), company_id: company.id })) });
+  await db.numberSequence.create({ data: { company_id: company.id } });
+  await createFiscalYear(db, company, fiscalYearContaining(asOf, company.fiscal_year_start_month));
+}
+
+const notOpen = (date: string, detail: string) =>
+  new DomainError({ status: 422, code: 'fiscal_year_not_open', title: 'No open fiscal year', detail: `${date}: ${detail}`, field: 'date' });
+
+/**
+ * The open fiscal year containing `date`. A date in the year right after the last one opens that year
+ * (with its VAT periods). Callers hold the company's number-sequence lock, so this never races.
+ */
+export async function openFiscalYearFor(db: Db, company: CompanySettings, date: string) {
+  const d = toDate(date);
+  const fy = await db.fiscalYear.findFirst({ where: { company_id: company.id, start_date: { lte: d }, end_date: { gte: d } } });
+  if (fy) {
+    if (fy.closed) throw notOpen(date, `the fiscal year ${fromDate(fy.start_date)} to ${fromDate(fy.end_date)} is closed.`);
+    return fy;
+  }
+  const last = await db.fiscalYear.findFirst({ where: { company_id: company.id }, orderBy: { start_date: 'desc' } });
+  if (last && d > last.end_date) {
+    const next = fiscalYearStarting(dayAfter(fromDate(last.end_date)));
+    if (date <= next.end) return createFiscalYear(db, company, next);
+  }
+  const first = await db.fiscalYear.findFirst({ where: { company_id: company.id }, orderBy: { start_date: 'asc' } });
+  throw notOpen(
+    date,
+    first && last
+      ? `outside the fiscal years of the company (${fromDate(first.start_date)} to ${fromDate(last.end_date)}; the year after the last opens automatically).`
+      : 'the company has no fiscal year.',
+  );
+}
+
+export interface AccountingSettingsInput {
+  fiscal_year_start_month?: number | undefined;
+  vat_registered?: boolean | undefined;
+  vat_period_frequency?: string | undefined;
+  /** YYYY-MM-DD, or null to remove the lock. */
+  lock_date?: string | null | undefined;
+}
+
+/** Changes the accounting settings; VAT periods of open fiscal years follow a new frequency. */
+export async function updateAccountingSettings(db: Db, companyId: string, input: AccountingSettingsInput) {
+  const company = await db.company.findUnique({ where: { id: companyId } });
+  if (!company) throw new DomainError({ status: 404, code: 'not_found', title: 'Not found', detail: `No company with id ${companyId}.` });
+  const { fiscal_year_start_month: month, vat_period_frequency: freq, lock_date: lock, vat_registered } = input;
+  if (month !== undefined && (!Number.isInteger(month) || month < 1 || month > 12)) throw invalidRequest('The fiscal year start month is 1 to 12.', 'fiscal_year_start_month');
+  if (freq !== undefined && !VAT_FREQUENCIES.includes(freq as VatFrequency)) throw invalidRequest(`The VAT period frequency is one of ${VAT_FREQUENCIES.join(', ')}.`, 'vat_period_frequency');
+  if (lock != null && !/^\d{4}-\d{2}-\d{2}$/.test(lock)) throw invalidRequest('The lock date is a date YYYY-MM-DD.', 'lock_date');
+  if (month !== undefined && month !== company.fiscal_year_start_month) {
+    // Moving the fiscal year is only safe before anything was posted.
+    if (await db.ledgerTransaction.findFirst({ where: { company_id: companyId }, select: { id: true } })) {
+      throw new DomainError({ status: 409, code: 'books_not_empty', title: 'Conflict', detail: 'The fiscal year start cannot change once transactions are posted.', field: 'fiscal_year_start_month' });
+    }
+  }
+  const updated = await db.company.update({
+    where: { id: companyId },
+    data: {
+      ...(month !== undefined ? { fiscal_year_start_month: month } : {}),
+      ...(freq !== undefined ? { vat_period_frequency: freq } : {}),
+      ...(vat_registered !== undefined ? { vat_registered } : {}),
+      ...(lock !== undefined ? { lock_date: lock === null ? null : toDate(lock) } : {}),
+    },
+  });
+  if (month !== undefined && month !== company.fiscal_year_start_month) {
+    const years = await db.fiscalYear.findMany({ where: { company_id: companyId }, select: { id: true } });
+    await db.vatPeriod.deleteMany({ where: { company_id: companyId } });
+    await db.fiscalYear.deleteMany({ where: { id: { in: years.map((y) => y.id) } } });
+    await createFiscalYear(db, updated, fiscalYearContaining(today(), month));
+  } else if (freq !== undefined && freq !== company.vat_period_frequency) {
+    const open = await db.fiscalYear.findMany({ where: { company_id: companyId, closed: false } });
+    for (const fy of open) {
+      await db.vatPeriod.deleteMany({ where: { fiscal_year_id: fy.id } });
+      await db.vatPeriod.createMany({
+        data: vatPeriods({ start: fromDate(fy.start_date), end: fromDate(fy.end_date) }, freq as VatFrequency).map((p) => ({
+          id: newId(),
+          company_id: companyId,
+          fiscal_year_id: fy.id,
+          start_date: toDate(p.start),
+          end_date: toDate(p.end),
+        })),
+      });
+    }
+  }
+  return accountingSettings(db, companyId);
+}
+
+export async function accountingSettings(db: Db, companyId: string) {
+  const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
+  const years = await db.fiscalYear.findMany({
+    where: { company_id: companyId },
+    orderBy: { start_date: 'asc' },
+    include: { vat_periods: { orderBy: { start_date: 'asc' } } },
+  });
+  return {
+    company_id: company.id,
+    currency: company.currency,
+    vat_registered: company.vat_registered,
+    vat_period_frequency: company.vat_period_frequency,
+    fiscal_year_start_month: company.fiscal_year_start_month,
+    lock_date: company.lock_date ? fromDate(company.lock_date) : null,
+    fiscal_years: years.map((y) => ({
+      id: y.id,
+      start_date: fromDate(y.start_date),
+      end_date: fromDate(y.end_date),
+      closed: y.closed,
+      vat_periods: y.vat_periods.map((p) => ({ start_date: fromDate(p.start_date), end_date: fromDate(p.end_date) })),
+    })),
+  };
+}

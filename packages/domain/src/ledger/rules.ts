@@ -1,0 +1,54 @@
+// Pure posting rules: the shape of a valid set of lines, the balance check (exact decimal
+// arithmetic) and the lines of a reversal. The posting function and every producer rely on these.
+import Decimal from 'decimal.js';
+import { DomainError, invalidRequest } from '../errors.ts';
+
+export interface PostingLine {
+  accountId: string;
+  debit: Decimal;
+  credit: Decimal;
+  description: string;
+  vatCode: string;
+}
+
+export const unbalanced = (debit: Decimal, credit: Decimal) =>
+  new DomainError({
+    status: 422,
+    code: 'unbalanced_transaction',
+    title: 'Unbalanced transaction',
+    detail: `Total debit ${debit.toFixed(2)} does not equal total credit ${credit.toFixed(2)}.`,
+    field: 'lines',
+  });
+
+/** Throws unless every line has either a positive debit or a positive credit, and the totals are equal. */
+export function assertPostable(lines: readonly PostingLine[]): { debit: Decimal; credit: Decimal } {
+  if (lines.length < 2) throw invalidRequest('A transaction needs at least two lines.', 'lines');
+  let debit = new Decimal(0);
+  let credit = new Decimal(0);
+  lines.forEach((l, i) => {
+    const field = `lines[${i}]`;
+    if (l.debit.isNegative() || l.credit.isNegative()) throw invalidRequest('Debit and credit are never negative.', `${field}.${l.debit.isNegative() ? 'debit' : 'credit'}`);
+    if (l.debit.greaterThan(0) && l.credit.greaterThan(0)) throw invalidRequest('A line has a debit or a credit, never both.', field);
+    if (l.debit.isZero() && l.credit.isZero()) throw invalidRequest('A line needs a debit or a credit greater than zero.', field);
+    if (l.debit.decimalPlaces() > 2 || l.credit.decimalPlaces() > 2) throw invalidRequest('Amounts have at most 2 decimals.', field);
+    debit = debit.plus(l.debit);
+    credit = credit.plus(l.credit);
+  });
+  if (!debit.equals(credit)) throw unbalanced(debit, credit);
+  return { debit, credit };
+}
+
+/** The lines that undo `lines`: the same accounts with debit and credit swapped. */
+export function reversingLines(lines: readonly PostingLine[]): PostingLine[] {
+  return lines.map((l) => ({ ...l, debit: l.credit, credit: l.debit }));
+}
+
+/** Per account: the summed debit and credit of the lines (what the daily balances add). */
+export function totalsByAccount(lines: readonly PostingLine[]): Map<string, { debit: Decimal; credit: Decimal }> {
+  const out = new Map<string, { debit: Decimal; credit: Decimal }>();
+  for (const l of lines) {
+    const t = out.get(l.accountId) ?? { debit: new Decimal(0), credit: new Decimal(0) };
+    out.set(l.accountId, { debit: t.debit.plus(l.debit), credit: t.credit.plus(l.credit) });
+  }
+  return out;
+}

@@ -1,0 +1,67 @@
+// The API shapes of ledger rows: what responses return and events carry.
+import type { Prisma } from '@tlr/db';
+import { amountToJson } from '../money.ts';
+import { fromDate } from './fiscal-years.ts';
+
+type TransactionRow = Prisma.LedgerTransactionGetPayload<{
+  include: {
+    lines: { include: { account: { select: { account_number: true; name: true } } } };
+    reversed_by: { select: { id: true } };
+  };
+}>;
+
+export function transactionView(t: TransactionRow) {
+  let debit = 0n;
+  let credit = 0n;
+  const lines = t.lines.map((l) => {
+    // Totals in integer øre: exact without a float in the sum.
+    debit += BigInt(l.debit.mul(100).toFixed(0));
+    credit += BigInt(l.credit.mul(100).toFixed(0));
+    return {
+      line_number: l.line_number,
+      account_id: l.account_id,
+      account_number: l.account.account_number,
+      account_name: l.account.name,
+      debit: amountToJson(l.debit),
+      credit: amountToJson(l.credit),
+      description: l.description,
+      vat_code: l.vat_code,
+    };
+  });
+  return {
+    id: t.id,
+    document_number: Number(t.document_number),
+    system_id: Number(t.system_id),
+    date: fromDate(t.date),
+    description: t.description,
+    source: t.source,
+    reverses_transaction_id: t.reverses_id,
+    reversed_by_transaction_id: t.reversed_by?.id ?? null,
+    voucher_id: t.voucher_id ?? '',
+    total_debit: Number(debit) / 100,
+    total_credit: Number(credit) / 100,
+    currency: 'DKK',
+    lines,
+    created_at: t.created_at.toISOString(),
+  };
+}
+export type TransactionView = ReturnType<typeof transactionView>;
+
+type AccountRow = Prisma.AccountGetPayload<object>;
+
+export function accountView(a: AccountRow, groupName: string) {
+  return {
+    id: a.id,
+    account_number: a.account_number,
+    name: a.name,
+    type: a.type,
+    group_code: a.group_code,
+    group_name: groupName,
+    standard_account_id: a.standard_account_id,
+    default_vat_code: a.default_vat_code,
+    active: a.active,
+    created_at: a.created_at.toISOString(),
+    updated_at: a.updated_at.toISOString(),
+  };
+}
+export type AccountView = ReturnType<typeof accountView>;

@@ -1,0 +1,81 @@
+// VAT (moms) rules, pure. Rates are percents (25, 12.5, 0), 0..100 with at most 2 decimals.
+import { Decimal, parseAmount, roundOere, sumAmounts } from './money.ts';
+
+export interface VatLine {
+  net: Decimal;
+  rate: Decimal;
+}
+
+export interface VatGroup {
+  rate: Decimal;
+  net: Decimal;
+  vat: Decimal;
+}
+
+export interface VatTotals {
+  subtotal: Decimal;
+  vat: Decimal;
+  total: Decimal;
+  /** One entry per distinct rate, highest rate first. */
+  byRate: VatGroup[];
+}
+
+/** Parses a VAT rate percent from the API (JSON number or decimal string). Returns a message when invalid. */
+export function parseVatRate(value: unknown): Decimal | string {
+  const d = parseAmount(value, 2);
+  if (typeof d === 'string') return d;
+  if (d.isNegative() || d.greaterThan(100)) return 'must be between 0 and 100';
+  return d;
+}
+
+function assertRate(rate: Decimal): void {
+  // The API validates rates; reaching here with a bad one is a programming error, not a 400.
+  if (rate.isNegative() || rate.greaterThan(100) || rate.decimalPlaces() > 2) {
+    throw new RangeError(`invalid VAT rate ${rate.toString()}`);
+  }
+}
+
+/**
+ * Invoice totals. VAT is computed once per rate group on the exact sum of that group's net line
+ * amounts, then rounded half up (away from zero) to øre — not per line. Per-line rounding drifts
+ * (100 lines of 0.01 at 25% give 100 × round(0.0025) = 0.00 instead of 0.25), and the per-group
+ * figure is the "Moms 25% af X" a Danish invoice shows. Negative nets (credit lines) are allowed and
+ * a group sum may be negative; rounding is symmetric, so a credit note mirrors its invoice exactly.
+ * subtotal = Σ net; vat = Σ group VAT; total = subtotal + vat.
+ */
+export function computeVat(lines: readonly VatLine[]): VatTotals {
+  const groups = new Map<string, { rate: Decimal; nets: Decimal[] }>();
+  for (const line of lines) {
+    const rate = new Decimal(line.rate);
+    assertRate(rate);
+    // Key by the normalised value so 25, "25.0" and 25.00 share one group.
+    const key = rate.toFixed(2);
+    const group = groups.get(key) ?? { rate, nets: [] };
+    group.nets.push(line.net);
+    groups.set(key, group);
+  }
+  const byRate: VatGroup[] = [...groups.values()]
+    .map(({ rate, nets }) => {
+      const net = sumAmounts(nets);
+      // rate / 100 is exact (rate has ≤ 2 decimals), so the only rounding is the one to øre.
+      return { rate, net, vat: roundOere(net.times(rate).dividedBy(100)) };
+    })
+    .sort((a, b) => b.rate.comparedTo(a.rate));
+  const subtotal = sumAmounts(byRate.map((g) => g.net));
+  const vat = sumAmounts(byRate.map((g) => g.vat));
+  return { subtotal, vat, total: subtotal.plus(vat), byRate };
+}
+
+/**
+ * Splits an amount entered including VAT (an expense receipt): vat = round_half_up(gross × rate /
+ * (100 + rate)), net = gross − vat, so net + vat == gross exactly (the receipt total is never
+ * changed by rounding). The quotient is computed to 40 significant digits before the øre rounding;
+ * with ≤ 2-decimal operands a non-exact quotient can't sit that close to a half-øre boundary.
+ */
+export function vatFromGross(gross: Decimal, rate: Decimal): { net: Decimal; vat: Decimal } {
+  const r = new Decimal(rate);
+  assertRate(r);
+  const g = new Decimal(gross);
+  const vat = roundOere(g.times(r).dividedBy(r.plus(100)));
+  return { net: g.minus(vat), vat };
+}
