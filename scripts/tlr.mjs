@@ -18,7 +18,8 @@ function say(message) {
 }
 
 function runOrDie(cmd, args, env) {
-  const result = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env, shell: false });
+  // Set-up output goes to stderr: stdout belongs to the command (`tlr ... --json` prints one JSON object).
+  const result = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', 2, 2], env, shell: false });
   if (result.status !== 0) {
     process.stderr.write(`[tlr] failed: ${cmd} ${args.join(' ')}\n`);
     process.exit(result.status ?? 1);

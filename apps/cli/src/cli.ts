@@ -17,6 +17,8 @@ type Values = Record<string, string | boolean | undefined>;
 export const USAGE = `usage: tlr <command> [flags] [--json]
 
   company create --name N --owner-email E --owner-password P [--cvr 12345678]
+  company set    --company ID [--fiscal-year-start-month 1-12] [--vat-registered true|false]
+                 [--vat-period monthly|quarterly|half_yearly] [--lock-date YYYY-MM-DD|none]
   key create     --company ID --name N --scopes a,b|all --mode live|test [--expires-at 2027-01-01T00:00:00Z]
   key revoke     --id ID
   key list       --company ID
@@ -50,6 +52,34 @@ const commands: Record<string, Command> = {
       const cvr = v.cvr as string | undefined;
       const r = await api.createCompany({ name: s(v, 'name'), ownerEmail: s(v, 'owner-email'), ownerPassword: s(v, 'owner-password'), ...(cvr !== undefined ? { cvr } : {}) });
       return { json: r, text: `created company ${r.company_id} (owner user ${r.user_id})` };
+    },
+  },
+  'company set': {
+    options: { company: str, 'fiscal-year-start-month': str, 'vat-registered': str, 'vat-period': str, 'lock-date': str },
+    required: ['company'],
+    prepare(v) {
+      const month = v['fiscal-year-start-month'] === undefined ? undefined : Number(s(v, 'fiscal-year-start-month'));
+      if (month !== undefined && !(Number.isInteger(month) && month >= 1 && month <= 12)) throw new UsageError('--fiscal-year-start-month must be a month number from 1 to 12');
+      const registered = v['vat-registered'];
+      if (registered !== undefined && registered !== 'true' && registered !== 'false') throw new UsageError('--vat-registered must be true or false');
+      const lock = v['lock-date'] === undefined ? undefined : s(v, 'lock-date') === 'none' ? null : s(v, 'lock-date');
+      if (month === undefined && registered === undefined && v['vat-period'] === undefined && lock === undefined) {
+        throw new UsageError('company set needs at least one of --fiscal-year-start-month, --vat-registered, --vat-period, --lock-date');
+      }
+      return async (api) => {
+        const settings = await api.updateAccountingSettings({
+          companyId: s(v, 'company'),
+          ...(month !== undefined ? { fiscal_year_start_month: month } : {}),
+          ...(registered !== undefined ? { vat_registered: registered === 'true' } : {}),
+          ...(v['vat-period'] !== undefined ? { vat_period_frequency: s(v, 'vat-period') } : {}),
+          ...(lock !== undefined ? { lock_date: lock } : {}),
+        });
+        const years = settings.fiscal_years.map((y) => `${y.start_date}..${y.end_date} (${y.vat_periods.length} VAT periods)`).join(', ');
+        return {
+          json: settings,
+          text: `company ${settings.company_id}: VAT ${settings.vat_registered ? 'registered' : 'not registered'}, ${settings.vat_period_frequency} VAT periods, lock date ${settings.lock_date ?? 'none'}; fiscal years ${years}`,
+        };
+      };
     },
   },
   'key create': {

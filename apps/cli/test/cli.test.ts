@@ -63,6 +63,23 @@ describe('tlr', () => {
     expect(after.keys[0]).toMatchObject({ id: key.id, revoked_at: revoked.revoked_at });
   });
 
+  it('company set changes the VAT period frequency, VAT registration and lock date', async () => {
+    const company = await newCompany();
+    const year = new Date().getUTCFullYear();
+    const settings = await json('company', 'set', '--company', company.company_id, '--vat-period', 'monthly', '--vat-registered', 'false', '--lock-date', `${year}-01-31`);
+    expect(settings).toMatchObject({ company_id: company.company_id, vat_period_frequency: 'monthly', vat_registered: false, lock_date: `${year}-01-31` });
+    expect(settings.fiscal_years).toHaveLength(1);
+    expect(settings.fiscal_years[0].vat_periods).toHaveLength(12);
+    const split = await json('company', 'set', '--company', company.company_id, '--fiscal-year-start-month', '7', '--lock-date', 'none');
+    expect(split.lock_date).toBeNull();
+    expect(split.fiscal_years[0].start_date).toMatch(/-07-01$/);
+    const bad = await tlr('company', 'set', '--company', company.company_id, '--vat-period', 'weekly');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^tlr: .*vat_period_frequency|VAT period/);
+    expect((await tlr('company', 'set', '--company', company.company_id)).code).toBe(2);
+    expect((await tlr('company', 'set', '--company', company.company_id, '--fiscal-year-start-month', '13')).code).toBe(2);
+  });
+
   it('a test key works on the sandbox: its company_id differs from the live one and stays the same for the next test key', async () => {
     const { company_id } = await newCompany();
     const first = await json('key', 'create', '--company', company_id, '--name', 'sandbox one', '--scopes', 'customers:read,customers:write', '--mode', 'test');

@@ -1,7 +1,7 @@
 // Internal procedures for the operator CLI and the admin app: called directly (createCaller), never
 // exposed over REST (they have no OpenAPI meta).
 import { z } from 'zod';
-import { createApiKey, createCompany, listApiKeys, revokeApiKey, SCOPES } from '@tlr/domain';
+import { createApiKey, createCompany, listApiKeys, revokeApiKey, SCOPES, updateAccountingSettings } from '@tlr/domain';
 import { publicProcedure, router } from '../trpc.ts';
 
 export const internalRouter = router({
@@ -22,6 +22,19 @@ export const internalRouter = router({
   revokeApiKey: publicProcedure
     .input(z.object({ id: z.guid('id must be a UUID') }))
     .mutation(({ ctx, input }) => revokeApiKey(ctx.db.prisma, input.id)),
+  updateAccountingSettings: publicProcedure
+    .input(
+      z.object({
+        companyId: z.guid('company must be a UUID'),
+        fiscal_year_start_month: z.int().optional(),
+        vat_registered: z.boolean().optional(),
+        vat_period_frequency: z.string().optional(),
+        lock_date: z.string().nullable().optional(),
+      }),
+    )
+    .mutation(({ ctx, input: { companyId, ...settings } }) =>
+      ctx.db.prisma.$transaction((tx) => updateAccountingSettings(tx, companyId, settings)),
+    ),
   listApiKeys: publicProcedure
     .input(z.object({ companyId: z.guid('company must be a UUID') }))
     .query(({ ctx, input }) => listApiKeys(ctx.db.prisma, input.companyId)),
