@@ -6,17 +6,20 @@
 //   3. starts the baseline server and the real service (startService, RUN_WORKER=false,
 //      LOG_LEVEL=silent) in child processes, with the same pool size
 //   4. autocannon (programmatic), per scenario a short warm-up then the measurement
-//   5. prints a table (req/s, p50, p99, non-2xx, errors) and the tlr/baseline ratio for GET by id
+//   5. prints a table (req/s, p50, p99, non-2xx, errors), CPU time per request of the server, of
+//      PostgreSQL and of autocannon (Linux /proc), and the tlr/baseline ratio for GET by id
 //
 // The rate limit (100 requests per 60 s per key, counted in PostgreSQL) stays on. Every request takes
-// the next key from a pool and no key is ever used more than BENCH_REQUESTS_PER_KEY (90) times, so no
-// request is refused with 429 while every request still pays for authentication and counting.
+// a key from a round-robin set of keys and no key is ever used more than BENCH_REQUESTS_PER_KEY (90)
+// times, so no request is refused with 429 while every request still pays for authentication and
+// counting. Results and their reading: docs/perf.md.
 //
 // Environment (all optional):
 //   BENCH_DURATION      seconds per main scenario (10)       BENCH_WARMUP   warm-up seconds (2)
 //   BENCH_CONNECTIONS   concurrent connections (32)           BENCH_CUSTOMERS seeded customers (10000)
 //   BENCH_ONLY          comma-separated scenario ids (default: all), e.g. baseline-get,tlr-get
-//   BENCH_DIAG          0 to skip the diagnostic scenarios (tlr-discovery, tlr-401, tlr-429)
+//   BENCH_DIAG          0 to skip the diagnostic scenarios (tlr-discovery, tlr-401, tlr-400, tlr-429)
+//   BENCH_REQUESTS_PER_KEY  requests per API key before it is retired (90; the limit is 100 a minute)
 //   BENCH_CPU_PROF      1: run both servers with --cpu-prof and print where their CPU time went
 //   BENCH_SQL           0 to skip the closing SQL micro-benchmark (the product's authentication statement
 //                       as sent today, unnamed, against the same text as a prepared statement)
@@ -151,20 +154,25 @@ interface CpuSnapshot {
 }
 const TICK_US = 1e6 / 100; // USER_HZ
 
-function procTicks(pid: number): number | undefined {
+function procTicks(pid: number, withReapedChildren = false): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(f[11]) + Number(f[12]); // utime + stime (fields 14, 15)
+    // utime + stime (fields 14, 15); cutime + cstime (16, 17): children that exited and were reaped
+    return Number(f[11]) + Number(f[12]) + (withReapedChildren ? Number(f[13]) + Number(f[14]) : 0);
   } catch {
     return undefined;
   }
 }
 
-/** The postmaster and its children (backends, walwriter, checkpointer ...). */
+/**
+ * The postmaster, its live children (backends, walwriter, checkpointer ...) and the children that have
+ * exited (an idle pool connection closes after 30 s; its CPU time moves to the postmaster's cutime).
+ */
 function postgresTicks(postmaster: number | undefined): number | undefined {
-  if (!postmaster || procTicks(postmaster) === undefined) return undefined;
-  let ticks = procTicks(postmaster)!;
+  const own = postmaster ? procTicks(postmaster, true) : undefined;
+  if (own === undefined) return undefined;
+  let ticks = own;
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
@@ -336,6 +344,9 @@ async function main() {
       for (const c of cleanups.reverse()) await c().catch((e) => log(`cleanup: ${e}`));
     })());
   process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  // A reader that goes away (| head) must not kill the run before it has stopped what it started.
+  process.stdout.on('error', () => {});
+  process.stderr.on('error', () => {});
   process.once('SIGTERM', () => void cleanup().then(() => process.exit(143)));
 
   try {

@@ -25,6 +25,19 @@ const checkFile = join(generatedDir, 'client-check.ts');
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
 const META_PATHS = new Set(['/', '/openapi.json']);
+/** The contract's collections: each has a list (GET) and a create (POST, Idempotency-Key). */
+const CONTRACT_COLLECTIONS = ['/invoices', '/customers', '/products', '/expenses', '/suppliers', '/accounts', '/transactions', '/vouchers'];
+/** The contract's allowed sort fields per list. */
+const CONTRACT_SORT: Record<string, string[]> = {
+  '/invoices': ['created_at', 'issue_date', 'due_date', 'total', 'invoice_number'],
+  '/customers': ['name', 'created_at', 'email'],
+  '/products': ['name', 'created_at', 'unit_price'],
+  '/expenses': ['created_at', 'date', 'amount'],
+  '/suppliers': ['name', 'created_at'],
+  '/accounts': ['account_number', 'name', 'created_at'],
+  '/transactions': ['date', 'created_at'],
+  '/vouchers': ['upload_date', 'original_filename', 'file_size'],
+};
 
 let svc: Service;
 let key: string;
@@ -85,9 +98,11 @@ describe('the served document', () => {
 
 describe('contract rules in the document', () => {
   it('create POSTs answer 201 (never 200) and require an Idempotency-Key of at most 255 characters', () => {
-    const creates = apiOperations().filter(([path, method]) => routeFor(path, method)?.meta.create);
-    // Today's creates: one per collection.
-    expect(creates.map(([path]) => path).sort()).toEqual(['/customers', '/products', '/suppliers']);
+    // "Create POSTs for invoices, customers, products, expenses, suppliers, accounts, transactions and
+    // vouchers require the header Idempotency-Key" — each of those the document has must be a create.
+    const contractCreates = CONTRACT_COLLECTIONS.filter((path) => doc.paths[path]?.post);
+    expect(contractCreates).toEqual(expect.arrayContaining(['/customers', '/products', '/suppliers']));
+    for (const path of contractCreates) expect(routeFor(path, 'post')?.meta.create, `POST ${path}`).toBe(true);
     for (const [path, method, op] of apiOperations()) {
       const where = `${method.toUpperCase()} ${path}`;
       const idem = (op.parameters ?? []).filter((p: Json) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
@@ -100,13 +115,12 @@ describe('contract rules in the document', () => {
         expect(idem, where).toHaveLength(1);
         expect(idem[0], where).toMatchObject({ required: true, schema: { type: 'string', maxLength: 255 } });
       } else {
+        // Everything else (sandbox reset and webhook endpoints included) answers 200 and takes no key.
         expect(Object.keys(op.responses), where).toContain('200');
         expect(Object.keys(op.responses), where).not.toContain('201');
         expect(idem, where).toHaveLength(0);
       }
     }
-    // Every POST on a collection is a create (no other POSTs exist yet).
-    for (const [path, method] of apiOperations()) if (method === 'post' && !path.includes('{')) expect(routeFor(path, method)?.meta.create, path).toBe(true);
   });
 
   it('declares both security schemes and every API operation accepts both', () => {
@@ -157,16 +171,25 @@ describe('contract rules in the document', () => {
     }
   });
 
-  it('list endpoints document page, per_page (1 to 200), sort, order, since, until and search', () => {
-    const lists = apiOperations().filter(([path, method]) => method === 'get' && !path.includes('{') && !path.endsWith('/lookup'));
-    expect(lists.map(([path]) => path).sort()).toEqual(['/customers', '/products', '/suppliers']);
+  it('list endpoints document page, per_page (1 to 200), sort (the contract\'s fields), order, since, until and search', () => {
+    const isListResponse = (op: Json) => Boolean(op.responses['200']?.content?.['application/json']?.schema?.properties?.meta?.properties?.per_page);
+    // Lists are the contract's collections; no other endpoint may answer with the list envelope.
+    const lists = apiOperations().filter(([path, method]) => method === 'get' && CONTRACT_COLLECTIONS.includes(path));
+    expect(lists.map(([path]) => path)).toEqual(expect.arrayContaining(['/customers', '/products', '/suppliers']));
+    for (const [path, method, op] of apiOperations()) {
+      if (method === 'get' && isListResponse(op)) expect(CONTRACT_COLLECTIONS, `GET ${path} answers a list`).toContain(path);
+    }
     for (const [path, , op] of lists) {
+      expect(isListResponse(op), path).toBe(true);
       const params = Object.fromEntries((op.parameters as Json[]).filter((p) => p.in === 'query').map((p) => [p.name, p.schema]));
       expect(Object.keys(params), path).toEqual(expect.arrayContaining(['page', 'per_page', 'sort', 'order', 'since', 'until', 'search']));
       expect(params.page, path).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
       expect(params.per_page, path).toMatchObject({ type: 'integer', minimum: 1, maximum: 200, default: 50 });
-      expect(params.order, path).toMatchObject({ enum: ['asc', 'desc'] });
-      expect(params.sort.enum?.length, path).toBeGreaterThan(0);
+      expect(params.order, path).toMatchObject({ enum: ['asc', 'desc'], default: 'desc' });
+      expect([...params.sort.enum].sort(), `${path} sort`).toEqual([...CONTRACT_SORT[path]!].sort());
+      // "status: only on invoices, expenses and vouchers"
+      if (['/invoices', '/expenses', '/vouchers'].includes(path)) expect(params.status?.enum?.length, path).toBeGreaterThan(0);
+      else expect(params, path).not.toHaveProperty('status');
       const ok = op.responses['200'].content['application/json'].schema;
       expect(ok.required, path).toEqual(['data', 'meta']);
       expect(ok.properties.meta.required, path).toEqual(['page', 'per_page', 'total', 'total_pages']);

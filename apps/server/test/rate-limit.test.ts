@@ -1,9 +1,7 @@
 // Contract, Limits: "100 per 60 seconds, enforced across all servers"; rate limit headers "on every
 // authenticated response, errors and 429 included"; "A 429 carries Retry-After in seconds."
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, databaseUrl, newCompany, startTestService } from './helpers.ts';
+import { client, newCompany, startServerProcess, startTestService } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 let svc: Service;
@@ -12,36 +10,11 @@ beforeAll(async () => {
 });
 afterAll(() => svc.stop());
 
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-
-/** A real second and third server: separate processes on the same database. */
-function startServerProcess(): Promise<{ url: string; proc: ChildProcess }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl(), PORT: '0', HOST: '127.0.0.1', RUN_WORKER: 'false', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = out.match(/tlr API: (http:\/\/[^\s]+)\/api\/v1/);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1]!.replace('localhost', '127.0.0.1'), proc });
-      }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
-}
-
 describe('rate limits', () => {
   it('allows 100 requests per 60 s per credential, then 429 with Retry-After and the headers', async () => {
     const company = await newCompany();
-    const c = client(svc.url, (await company.key()).key);
+    const key = (await company.key()).key;
+    const c = client(svc.url, key);
     const first = await c.get('/customers');
     expect(first.headers.get('x-ratelimit-limit')).toBe('100');
     expect(first.headers.get('x-ratelimit-remaining')).toBe('99');
@@ -63,6 +36,17 @@ describe('rate limits', () => {
     expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(Number(limited.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0);
     expect(limited.headers.get('x-request-id')).toBeTruthy();
+    // a client that ignores Retry-After is refused by the server's memory, without a database write
+    const { testDb } = await import('./helpers.ts');
+    const counted = async () => (await testDb().pool.query('SELECT count FROM rate_limit_windows w JOIN api_keys k ON k.id = w.credential_id WHERE k.key_prefix = $1 ORDER BY k.created_at DESC LIMIT 1', [key.slice(0, 13)])).rows[0].count;
+    const before = await counted();
+    for (let i = 0; i < 5; i++) {
+      const again = await c.get('/customers');
+      expect(again.status).toBe(429);
+      expect(again.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    expect(await counted()).toBe(before);
     // another credential of the same company has its own budget
     expect((await client(svc.url, (await company.key()).key).get('/customers')).status).toBe(200);
   });

@@ -4,19 +4,41 @@
 import type { NextFunction, Request, Response } from 'express';
 import { problem } from '@tlr/api';
 import type { Queryable } from '@tlr/db';
-import { authenticateApiKey, type Authenticated } from '@tlr/domain';
+import { authenticateApiKey, RATE_LIMIT, SpentCredentials, type Authenticated, type Credential, type RateLimitState } from '@tlr/domain';
 import { sendProblem } from './problem-response.ts';
 
 const unauthorized = (res: Response, detail: string) =>
   sendProblem(res, problem(401, 'unauthorized', 'Unauthorized', detail), { 'WWW-Authenticate': 'Bearer realm="tlr"' });
 
+function tooMany(res: Response, rateLimit: RateLimitState) {
+  sendProblem(
+    res,
+    problem(429, 'rate_limited', `Rate limit of ${rateLimit.limit} requests per 60 seconds exceeded`, `Retry in ${rateLimit.reset} seconds.`),
+    { 'Retry-After': String(rateLimit.reset) },
+  );
+}
+
+function setRateHeaders(res: Response, rateLimit: RateLimitState) {
+  res.setHeader('X-RateLimit-Limit', String(rateLimit.limit));
+  res.setHeader('X-RateLimit-Remaining', String(rateLimit.remaining));
+  res.setHeader('X-RateLimit-Reset', String(rateLimit.reset));
+}
+
 export function authenticate(db: Queryable) {
+  const spent = new SpentCredentials<Credential>();
   return async (req: Request, res: Response, next: NextFunction) => {
-    const apiKey = req.get('X-API-Key');
+    const apiKey = req.get('X-API-Key')?.trim();
     const authorization = req.get('Authorization');
     let auth: Authenticated | null = null;
     if (apiKey !== undefined) {
-      auth = await authenticateApiKey(db, apiKey.trim());
+      const known = spent.check(apiKey);
+      if (known) {
+        res.locals.credential = known.value;
+        const state = { limit: RATE_LIMIT, remaining: 0, reset: known.reset, exceeded: true };
+        setRateHeaders(res, state);
+        return tooMany(res, state);
+      }
+      auth = await authenticateApiKey(db, apiKey);
       if (!auth) return unauthorized(res, 'The API key is invalid, expired or revoked.');
     } else if (authorization !== undefined) {
       return unauthorized(res, 'The bearer token is invalid or expired.');
@@ -25,15 +47,10 @@ export function authenticate(db: Queryable) {
     }
     const { credential, rateLimit } = auth;
     res.locals.credential = credential;
-    res.setHeader('X-RateLimit-Limit', String(rateLimit.limit));
-    res.setHeader('X-RateLimit-Remaining', String(rateLimit.remaining));
-    res.setHeader('X-RateLimit-Reset', String(rateLimit.reset));
+    setRateHeaders(res, rateLimit);
     if (rateLimit.exceeded) {
-      return sendProblem(
-        res,
-        problem(429, 'rate_limited', `Rate limit of ${rateLimit.limit} requests per 60 seconds exceeded`, `Retry in ${rateLimit.reset} seconds.`),
-        { 'Retry-After': String(rateLimit.reset) },
-      );
+      spent.remember(apiKey, rateLimit.reset, credential);
+      return tooMany(res, rateLimit);
     }
     next();
   };

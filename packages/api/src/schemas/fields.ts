@@ -89,4 +89,4 @@ export const date = () =>
     }, 'must be a valid calendar date')
     .meta({ example: '2026-04-10' });
 
-export const timestamp = () => z.string().meta({ description: 'ISO 8601 timestamp in UTC', example: '2026-04-10T09:30:00.000Z' });
+export const timestamp = () => z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601 timestamp in UTC', example: '2026-04-10T09:30:00.000Z' });

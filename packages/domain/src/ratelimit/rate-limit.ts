@@ -35,3 +35,33 @@ export interface RateLimitState {
 export function rateLimitState(count: number, resetSeconds: number): RateLimitState {
   return { limit: RATE_LIMIT, remaining: Math.max(0, RATE_LIMIT - count), reset: resetSeconds, exceeded: count > RATE_LIMIT };
 }
+
+/**
+ * Per process: the credentials that have used up their window, until it resets. A client that ignores
+ * Retry-After then gets its 429 without a database write (the count in PostgreSQL is already past the
+ * limit, so no other server would let it through either). A key revoked meanwhile keeps answering 429,
+ * not 401, until the window ends: refused either way.
+ */
+export class SpentCredentials<T> {
+  private readonly spent = new Map<string, { until: number; value: T }>();
+
+  remember(id: string, resetSeconds: number, value: T, now = Date.now()): void {
+    if (this.spent.size > 10_000) this.prune(now);
+    this.spent.set(id, { until: now + resetSeconds * 1000, value });
+  }
+
+  /** The remembered value and the seconds left, while the window lasts. */
+  check(id: string, now = Date.now()): { value: T; reset: number } | undefined {
+    const entry = this.spent.get(id);
+    if (!entry) return undefined;
+    if (entry.until <= now) {
+      this.spent.delete(id);
+      return undefined;
+    }
+    return { value: entry.value, reset: Math.max(1, Math.ceil((entry.until - now) / 1000)) };
+  }
+
+  private prune(now: number): void {
+    for (const [id, e] of this.spent) if (e.until <= now) this.spent.delete(id);
+  }
+}

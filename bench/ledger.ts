@@ -1,0 +1,573 @@
+// Ledger benchmark: posting throughput at a million journal lines, report latency and the SAF-T export.
+//
+//   tsx bench/ledger.ts            (or: node scripts/tlr.mjs exec tsx bench/ledger.ts)
+//
+//   a. a fresh database: on DATABASE_URL's server when set, otherwise on an embedded PostgreSQL under
+//      .data/bench-ledger-pg on a free loopback port (stopped and removed at the end); one company made
+//      by the domain (createCompany inside prisma.$transaction) and API keys (createApiKey)
+//   b. 1,000,000 journal lines in bulk SQL: 250,000 transactions x 4 balanced lines over the days of the
+//      current fiscal year, document_number = system_id = 1..N, the number_sequences row set to N, and
+//      account_daily_balances computed from the lines by INSERT ... SELECT ... GROUP BY
+//   c. POST /api/v1/transactions against the real service (startService in this process, RUN_WORKER=false,
+//      LOG_LEVEL=silent) with C connections for D seconds, then the bare SQL of the same posting (lock the
+//      number_sequences row, insert transaction + lines, upsert daily balances, insert the outbox row) with
+//      pg at the same concurrency for the same time; every request uses a new Idempotency-Key and the
+//      next of many API keys, none more than 90 times, so the rate limit (100/60 s per key) never refuses
+//   d. if GET /reports/profit-loss and /reports/balance answer (not 404): 50 sequential calls each
+//   e. if GET /exports/saft answers: the full-year export read to the end (discarded), its time, journal
+//      lines per second and this process's RSS (sampled every 50 ms; the service runs in this process)
+//
+// Everything listens on 127.0.0.1 only. The whole run is bounded (BENCH_LEDGER_TIMEOUT, default 20 min)
+// and cleans up after itself on success, failure, SIGINT and SIGTERM.
+//
+// Environment (all optional):
+//   DATABASE_URL                 use this PostgreSQL server (a database tlr_bench_ledger_* is created and dropped)
+//   BENCH_LEDGER_TRANSACTIONS    bulk-loaded transactions (250000; 4 lines each)
+//   BENCH_DURATION               seconds per posting measurement (10)      BENCH_WARMUP  warm-up seconds (2)
+//   BENCH_CONNECTIONS            concurrent connections for the posting measurements (16)
+//   BENCH_LEDGER_KEYS            API keys to create (200)
+//   BENCH_REPORT_CALLS           sequential calls per report (50)
+import { execSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import { API_VERSION, loadConfig } from '@tlr/config';
+import { applyMigrations, createDatabase, dropDatabase, ensureDatabase, resolveDatabaseServer, withDatabase, type Database } from '@tlr/db';
+import { createApiKey, createCompany, newId, SCOPES } from '@tlr/domain';
+import { startService, type Service } from '../apps/server/src/service.ts';
+
+const env = process.env;
+const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
+const TRANSACTIONS = num('BENCH_LEDGER_TRANSACTIONS', 250_000);
+const LINES_PER_TRANSACTION = 4;
+const DURATION = num('BENCH_DURATION', 10);
+const WARMUP = num('BENCH_WARMUP', 2);
+const CONNECTIONS = num('BENCH_CONNECTIONS', 16);
+const KEYS = num('BENCH_LEDGER_KEYS', 200);
+const REPORT_CALLS = num('BENCH_REPORT_CALLS', 50);
+const REQUESTS_PER_KEY = 90;
+const TIMEOUT_MS = num('BENCH_LEDGER_TIMEOUT', 20 * 60) * 1000;
+const RUN_ID = `${Date.now().toString(36)}${process.pid.toString(36)}`;
+const FOLDER = 'bench-ledger-pg';
+
+const log = (m: string) => process.stderr.write(`[bench-ledger] ${m}\n`);
+const out: string[] = [];
+const print = (line = '') => {
+  out.push(line);
+  process.stdout.write(`${line}\n`);
+};
+
+// ---------------------------------------------------------------------------------------------------
+// small tools
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.once('error', reject);
+  });
+}
+
+const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : NaN);
+const ms = (n: number) => n.toFixed(n < 10 ? 2 : 1);
+const seconds = (startNs: bigint) => Number(process.hrtime.bigint() - startNs) / 1e9;
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+
+/** API keys in rotation, none used more than REQUESTS_PER_KEY times (the limit is 100 per 60 s). */
+class Keys {
+  private uses: number[];
+  private cursor = 0;
+  overused = 0;
+  constructor(private readonly keys: string[]) {
+    this.uses = keys.map(() => 0);
+  }
+  next(): string {
+    for (let tried = 0; tried < this.keys.length; tried++) {
+      const i = this.cursor;
+      this.cursor = (this.cursor + 1) % this.keys.length;
+      if (this.uses[i]! < REQUESTS_PER_KEY) {
+        this.uses[i]! += 1;
+        return this.keys[i]!;
+      }
+    }
+    this.overused += 1;
+    return this.keys[0]!;
+  }
+  get used() {
+    return this.uses.reduce((a, b) => a + b, 0);
+  }
+}
+
+interface HttpReply {
+  status: number;
+  body: string;
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+function request(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number }): Promise<HttpReply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: opts.method ?? 'GET', headers: opts.headers, agent, timeout: opts.timeoutMs ?? 30_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`timeout: ${opts.method ?? 'GET'} ${url}`)));
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+interface LoadResult {
+  requests: number;
+  seconds: number;
+  latencies: number[];
+  statuses: Map<string, number>;
+}
+
+/** A closed loop: `connections` workers, each starting its next operation when the last one ends. */
+async function closedLoop(connections: number, durationS: number, op: () => Promise<string>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const statuses = new Map<string, number>();
+  const start = process.hrtime.bigint();
+  const end = start + BigInt(Math.round(durationS * 1e9));
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (process.hrtime.bigint() < end) {
+        const t = process.hrtime.bigint();
+        let status: string;
+        try {
+          status = await op();
+        } catch (e) {
+          status = `error ${(e as Error).message.slice(0, 60)}`;
+        }
+        latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+    }),
+  );
+  return { requests: latencies.length, seconds: seconds(start), latencies: latencies.sort((a, b) => a - b), statuses };
+}
+
+const statusText = (s: Map<string, number>) => [...s.entries()].map(([k, n]) => `${k}×${n}`).join(' ');
+
+// ---------------------------------------------------------------------------------------------------
+// b. the bulk load
+
+async function bulkLoad(db: Database, companyId: string, uuidFn: string): Promise<{ seconds: number; lines: number; from: string; to: string; accounts: number; steps: string; balanceRows: number }> {
+  const fy = (
+    await db.pool.query<{ start: string; end: string }>(
+      `SELECT to_char(start_date, 'YYYY-MM-DD') AS start, to_char(end_date, 'YYYY-MM-DD') AS end
+       FROM fiscal_years WHERE company_id = $1 AND start_date <= current_date AND end_date >= current_date`,
+      [companyId],
+    )
+  ).rows[0]!;
+  // The accounts the generated lines use: every account of the chart, in number order.
+  const accounts = (await db.pool.query<{ id: string }>(`SELECT id FROM accounts WHERE company_id = $1 AND active ORDER BY account_number`, [companyId])).rows.map((r) => r.id);
+  const t0 = process.hrtime.bigint();
+  const steps: string[] = [];
+  let mark = t0;
+  const step = (label: string) => {
+    steps.push(`${label} ${seconds(mark).toFixed(1)} s`);
+    mark = process.hrtime.bigint();
+  };
+  const client = await db.pool.connect();
+  try {
+    await client.query('BEGIN');
+    // Transactions 1..N spread evenly over the fiscal year's days, so date order = posting order, and
+    // created_at non-decreasing in system_id order (about 100 µs apart, ending an hour ago).
+    await client.query(
+      `INSERT INTO ledger_transactions (id, company_id, document_number, system_id, date, description, source, created_at)
+       SELECT ${uuidFn}, $1, n, n,
+              $2::date + (((n - 1) * ($3::date - $2::date + 1)) / $4)::int,
+              'Bilag ' || n, 'manual',
+              now() - interval '1 hour' - ($4 - n) * interval '100 microseconds'
+       FROM generate_series(1, $4::bigint) AS n`,
+      [companyId, fy.start, fy.end, TRANSACTIONS],
+    );
+    step('transactions');
+    // Four lines each: debit A a / credit B a / debit C b / credit D b (balanced by construction), the
+    // accounts and amounts scattered deterministically over the chart.
+    await client.query(
+      `INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code)
+       SELECT ${uuidFn}, $1, t.id, k,
+              ($2::uuid[])[1 + ((t.system_id * (7 + 2 * k) + k * 37) % cardinality($2::uuid[]))],
+              CASE k WHEN 1 THEN a WHEN 3 THEN b ELSE 0 END,
+              CASE k WHEN 2 THEN a WHEN 4 THEN b ELSE 0 END,
+              '', ''
+       FROM ledger_transactions t
+       CROSS JOIN LATERAL (SELECT ((t.system_id * 7919) % 1000000 + 100) / 100.0 AS a, ((t.system_id * 104729) % 50000 + 100) / 100.0 AS b) amounts
+       CROSS JOIN generate_series(1, 4) AS k
+       WHERE t.company_id = $1
+       ORDER BY t.system_id, k`,
+      [companyId, accounts],
+    );
+    step('lines');
+    await client.query(
+      `INSERT INTO account_daily_balances (company_id, account_id, date, debit, credit)
+       SELECT l.company_id, l.account_id, t.date, SUM(l.debit), SUM(l.credit)
+       FROM transaction_lines l JOIN ledger_transactions t ON t.id = l.transaction_id
+       WHERE l.company_id = $1
+       GROUP BY l.company_id, l.account_id, t.date`,
+      [companyId],
+    );
+    step('daily balances');
+    await client.query(`UPDATE number_sequences SET last_document_number = $2, last_system_id = $2 WHERE company_id = $1`, [companyId, TRANSACTIONS]);
+    await client.query('COMMIT');
+    step('sequence + commit');
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw e;
+  } finally {
+    client.release();
+  }
+  const loadSeconds = seconds(t0);
+  await db.pool.query('ANALYZE ledger_transactions, transaction_lines, account_daily_balances');
+  // Sanity: what was loaded is balanced and the balances match the lines.
+  const check = (
+    await db.pool.query(
+      `SELECT (SELECT count(*) FROM transaction_lines WHERE company_id = $1) AS lines,
+              (SELECT SUM(debit) - SUM(credit) FROM transaction_lines WHERE company_id = $1) AS diff,
+              (SELECT count(*) FROM account_daily_balances WHERE company_id = $1) AS balance_rows,
+              (SELECT SUM(debit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(debit) FROM account_daily_balances WHERE company_id = $1) AS balances_match`,
+      [companyId],
+    )
+  ).rows[0];
+  if (Number(check.lines) !== TRANSACTIONS * LINES_PER_TRANSACTION || Number(check.diff) !== 0 || !check.balances_match) {
+    throw new Error(`bulk load check failed: ${JSON.stringify(check)}`);
+  }
+  return { seconds: loadSeconds, lines: Number(check.lines), from: fy.start, to: fy.end, accounts: accounts.length, steps: steps.join(', '), balanceRows: Number(check.balance_rows) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// c. posting: the API, then the bare SQL of the same posting
+
+const POST_ACCOUNTS = ['6470', '1010', '7680', '2200'] as const; // bank, revenue, output VAT, an expense account
+
+function postingBody(i: number, date: string) {
+  const a = ((i * 7919) % 100_000) / 100 + 1;
+  const b = ((i * 104_729) % 50_000) / 100 + 1;
+  return JSON.stringify({
+    date,
+    description: `Bench ${i}`,
+    lines: [
+      { account_number: POST_ACCOUNTS[0], debit: a.toFixed(2) },
+      { account_number: POST_ACCOUNTS[1], credit: a.toFixed(2) },
+      { account_number: POST_ACCOUNTS[3], debit: b.toFixed(2) },
+      { account_number: POST_ACCOUNTS[2], credit: b.toFixed(2) },
+    ],
+  });
+}
+
+async function postViaApi(svc: Service, keys: Keys, date: string, durationS: number, connections = CONNECTIONS): Promise<LoadResult> {
+  let i = 0;
+  return closedLoop(connections, durationS, async () => {
+    const n = ++i;
+    const r = await request(`${svc.url}/api/v1/transactions`, {
+      method: 'POST',
+      headers: { 'X-API-Key': keys.next(), 'Idempotency-Key': `bench-${RUN_ID}-${connections}-${durationS}-${n}`, 'Content-Type': 'application/json' },
+      body: postingBody(n, date),
+    });
+    return String(r.status);
+  });
+}
+
+/** What postTransaction does, as plain SQL on pg: one transaction per posting. */
+async function postViaSql(db: Database, companyId: string, accountIds: string[], date: string, durationS: number, connections = CONNECTIONS): Promise<LoadResult> {
+  let i = 0;
+  return closedLoop(connections, durationS, async () => {
+    const n = ++i;
+    const a = (((n * 7919) % 100_000) / 100 + 1).toFixed(2);
+    const b = (((n * 104_729) % 50_000) / 100 + 1).toFixed(2);
+    const lines = [
+      { account: accountIds[0]!, debit: a, credit: '0' },
+      { account: accountIds[1]!, debit: '0', credit: a },
+      { account: accountIds[3]!, debit: b, credit: '0' },
+      { account: accountIds[2]!, debit: '0', credit: b },
+    ];
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const seq = (
+        await client.query<{ d: number; s: number }>(
+          `UPDATE number_sequences SET last_document_number = last_document_number + 1, last_system_id = last_system_id + 1
+           WHERE company_id = $1 RETURNING last_document_number AS d, last_system_id AS s`,
+          [companyId],
+        )
+      ).rows[0]!;
+      const id = newId();
+      await client.query(
+        `INSERT INTO ledger_transactions (id, company_id, document_number, system_id, date, description, source) VALUES ($1, $2, $3, $4, $5, $6, 'manual')`,
+        [id, companyId, seq.d, seq.s, date, `Bench SQL ${n}`],
+      );
+      await client.query(
+        `INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit)
+         SELECT t.id, $1, $2, t.n, t.account, t.debit, t.credit
+         FROM unnest($3::uuid[], $4::uuid[], $5::numeric[], $6::numeric[]) WITH ORDINALITY AS t(id, account, debit, credit, n)`,
+        [companyId, id, lines.map(() => newId()), lines.map((l) => l.account), lines.map((l) => l.debit), lines.map((l) => l.credit)],
+      );
+      await client.query(
+        `INSERT INTO account_daily_balances (company_id, account_id, date, debit, credit)
+         SELECT $1, t.account, $2::date, SUM(t.debit), SUM(t.credit) FROM unnest($3::uuid[], $4::numeric[], $5::numeric[]) AS t(account, debit, credit) GROUP BY t.account
+         ON CONFLICT (company_id, account_id, date) DO UPDATE
+           SET debit = account_daily_balances.debit + EXCLUDED.debit, credit = account_daily_balances.credit + EXCLUDED.credit`,
+        [companyId, date, lines.map((l) => l.account), lines.map((l) => l.debit), lines.map((l) => l.credit)],
+      );
+      await client.query(
+        `INSERT INTO outbox_events (id, company_id, type, livemode, api_version, data) VALUES ($1, $2, 'transaction.created', true, $3, $4)`,
+        [newId(), companyId, API_VERSION, JSON.stringify({ id, document_number: seq.d, system_id: seq.s, date, total_debit: Number(a) + Number(b) })],
+      );
+      await client.query('COMMIT');
+      return 'ok';
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      client.release();
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// d. and e.
+
+async function timeCalls(url: string, keys: Keys, calls: number): Promise<{ sorted: number[]; statuses: Map<string, number>; bytes: number }> {
+  const statuses = new Map<string, number>();
+  const times: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < 3; i++) await request(url, { headers: { 'X-API-Key': keys.next() } }); // warm-up
+  for (let i = 0; i < calls; i++) {
+    const t = process.hrtime.bigint();
+    const r = await request(url, { headers: { 'X-API-Key': keys.next() } });
+    times.push(Number(process.hrtime.bigint() - t) / 1e6);
+    bytes = r.body.length;
+    statuses.set(String(r.status), (statuses.get(String(r.status)) ?? 0) + 1);
+  }
+  return { sorted: times.sort((a, b) => a - b), statuses, bytes };
+}
+
+async function saftExport(url: string, key: string): Promise<{ status: number; contentType: string; seconds: number; bytes: number; rssBefore: number; rssPeak: number; heapPeak: number; head: string; lineElements: number; complete: boolean }> {
+  global.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  let rssPeak = rssBefore;
+  let heapPeak = process.memoryUsage().heapUsed;
+  const sampler = setInterval(() => {
+    const m = process.memoryUsage();
+    rssPeak = Math.max(rssPeak, m.rss);
+    heapPeak = Math.max(heapPeak, m.heapUsed);
+  }, 50);
+  const t0 = process.hrtime.bigint();
+  try {
+    return await new Promise((resolve, reject) => {
+      const req = http.request(url, { headers: { 'X-API-Key': key }, agent, timeout: 600_000 }, (res) => {
+        let bytes = 0;
+        let head = '';
+        let tail = '';
+        let end = '';
+        let lineElements = 0;
+        res.on('data', (c: Buffer) => {
+          bytes += c.length; // read and dropped: the body goes to /dev/null (only <Line> elements are counted)
+          if (head.length < 300) head += c.toString('utf8', 0, Math.min(c.length, 300));
+          const text = tail + c.toString('latin1');
+          for (let at = text.indexOf('</Line>'); at !== -1; at = text.indexOf('</Line>', at + 7)) lineElements += 1;
+          tail = text.slice(-6); // a '</Line>' cut by a chunk boundary is found in the next round, never twice
+          end = (end + c.toString('latin1')).slice(-40);
+        });
+        res.on('end', () => {
+          const m = process.memoryUsage();
+          rssPeak = Math.max(rssPeak, m.rss);
+          resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), seconds: seconds(t0), bytes, rssBefore, rssPeak, heapPeak, head: head.slice(0, 300), lineElements, complete: end.trimEnd().endsWith('</AuditFile>') });
+        });
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error('SAF-T export timed out after 600 s')));
+      req.on('error', reject);
+      req.end();
+    });
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+async function main() {
+  const cleanups: (() => Promise<void>)[] = [];
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      for (const c of cleanups.reverse()) await c().catch((e) => log(`cleanup: ${e}`));
+    })());
+  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  process.once('SIGTERM', () => void cleanup().then(() => process.exit(143)));
+  process.stdout.on('error', () => {});
+  process.stderr.on('error', () => {});
+  const deadline = setTimeout(() => {
+    log(`time limit of ${TIMEOUT_MS / 1000} s reached: stopping`);
+    void cleanup().then(() => process.exit(124));
+  }, TIMEOUT_MS);
+  deadline.unref();
+
+  try {
+    // a. database, company, keys
+    const given = env.DATABASE_URL || undefined;
+    const port = await freePort();
+    log(given ? 'database: DATABASE_URL' : `database: embedded PostgreSQL in .data/${FOLDER} on 127.0.0.1:${port}`);
+    if (!given) rmSync(`.data/${FOLDER}`, { recursive: true, force: true }); // a fresh cluster (a crashed earlier run's leftovers)
+    const dbServer = await resolveDatabaseServer({ databaseUrl: given, dataDir: '.data', embeddedPort: port, embeddedFolder: FOLDER });
+    cleanups.push(async () => {
+      await dbServer.stop();
+      if (dbServer.embedded) rmSync(`.data/${FOLDER}`, { recursive: true, force: true });
+    });
+    const serverUrl = withDatabase(dbServer.url, 'postgres');
+    const dbName = `tlr_bench_ledger_${RUN_ID}`;
+    const databaseUrl = await ensureDatabase(serverUrl, dbName);
+    cleanups.push(() => dropDatabase(serverUrl, dbName));
+    await applyMigrations(databaseUrl);
+    const db = createDatabase(databaseUrl, CONNECTIONS);
+    cleanups.push(() => db.close());
+    const pgVersion = (await db.pool.query('SHOW server_version')).rows[0].server_version as string;
+    const settings = (await db.pool.query(`SELECT current_setting('synchronous_commit') AS sc, current_setting('fsync') AS fsync, current_setting('shared_buffers') AS sb`)).rows[0];
+    // Time-ordered ids like the product's (uuidv7() is PostgreSQL 18+; random ones before).
+    const uuidFn = Number((await db.pool.query('SHOW server_version_num')).rows[0].server_version_num) >= 180000 ? 'uuidv7()' : 'gen_random_uuid()';
+
+    const { company_id: companyId } = await db.prisma.$transaction(
+      (tx) => createCompany(tx, { name: 'Bench Ledger ApS', ownerEmail: `bench-ledger-${RUN_ID}@example.dk`, ownerPassword: 'benchmark password' }),
+      { timeout: 60_000 },
+    );
+    const t0 = process.hrtime.bigint();
+    const created: string[] = [];
+    for (let i = 0; i < KEYS; i += 10) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(10, KEYS - i) }, (_, j) => createApiKey(db.prisma, { companyId, name: `bench ${i + j}`, scopes: [...SCOPES], mode: 'live' })),
+      );
+      created.push(...batch.map((k) => k.key));
+    }
+    const keys = new Keys(created);
+    log(`company ${companyId}, ${KEYS} API keys in ${seconds(t0).toFixed(1)} s`);
+
+    // b. a million lines
+    log(`loading ${TRANSACTIONS} transactions x ${LINES_PER_TRANSACTION} lines ...`);
+    const load = await bulkLoad(db, companyId, uuidFn);
+    const size = (await db.pool.query(`SELECT pg_size_pretty(pg_database_size(current_database())) AS s`)).rows[0].s as string;
+
+    print('## Ledger benchmark');
+    print();
+    print(`PostgreSQL ${pgVersion} (${given ? 'DATABASE_URL' : 'embedded'}; synchronous_commit ${settings.sc}, fsync ${settings.fsync}, shared_buffers ${settings.sb}), run ${RUN_ID}`);
+    print();
+    print(`b. bulk load: ${load.lines.toLocaleString('en')} journal lines (${TRANSACTIONS.toLocaleString('en')} transactions x ${LINES_PER_TRANSACTION}, ${load.accounts} accounts, ${load.from} to ${load.to}) in ${load.seconds.toFixed(1)} s (${Math.round(load.lines / load.seconds).toLocaleString('en')} lines/s; ${load.steps}); ${load.balanceRows.toLocaleString('en')} account_daily_balances rows; database ${size} after ANALYZE`);
+    print();
+
+    // c. posting throughput
+    const svc = await startService(loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', RUN_WORKER: 'false', LOG_LEVEL: 'silent' }));
+    cleanups.push(() => svc.stop());
+    const today = new Date().toISOString().slice(0, 10);
+    const before = (await db.pool.query(`SELECT last_system_id FROM number_sequences WHERE company_id = $1`, [companyId])).rows[0].last_system_id as number;
+
+    log(`POST /transactions: ${WARMUP} s warm-up, ${DURATION} s at ${CONNECTIONS} connections`);
+    await postViaApi(svc, keys, today, WARMUP);
+    const api = await postViaApi(svc, keys, today, DURATION);
+    const ids = (await db.pool.query<{ id: string }>(`SELECT id FROM accounts WHERE company_id = $1 AND account_number = ANY($2) ORDER BY array_position($2, account_number)`, [companyId, [...POST_ACCOUNTS]])).rows.map((r) => r.id);
+    log(`bare SQL posting: ${WARMUP} s warm-up, ${DURATION} s at ${CONNECTIONS} connections`);
+    await postViaSql(db, companyId, ids, today, WARMUP);
+    const sql = await postViaSql(db, companyId, ids, today, DURATION);
+    // One connection: what a single posting costs when nothing queues for the lock or the CPU.
+    const SERIAL = Math.max(3, Math.round(DURATION / 2));
+    log(`one connection: ${SERIAL} s API, ${SERIAL} s bare SQL`);
+    const apiSerial = await postViaApi(svc, keys, today, SERIAL, 1);
+    const sqlSerial = await postViaSql(db, companyId, ids, today, SERIAL, 1);
+
+    // Still gapless and balanced after the load and the postings.
+    const after = (
+      await db.pool.query(
+        `SELECT s.last_system_id AS last, s.last_document_number AS last_doc,
+                (SELECT count(*) FROM ledger_transactions WHERE company_id = $1) AS n,
+                (SELECT max(system_id) FROM ledger_transactions WHERE company_id = $1) AS max_sys,
+                (SELECT count(DISTINCT document_number) FROM ledger_transactions WHERE company_id = $1) AS docs,
+                (SELECT count(*) FROM transaction_lines WHERE company_id = $1) AS lines,
+                (SELECT SUM(debit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(debit) FROM account_daily_balances WHERE company_id = $1)
+                  AND (SELECT SUM(credit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(credit) FROM account_daily_balances WHERE company_id = $1) AS balanced
+         FROM number_sequences s WHERE s.company_id = $1`,
+        [companyId],
+      )
+    ).rows[0];
+    const gapless = after.n === after.last && after.max_sys === after.last && after.docs === after.last && after.last_doc === after.last;
+
+    const row = (label: string, r: LoadResult, note: string) =>
+      `| ${label} | ${(r.requests / r.seconds).toFixed(0)} | ${ms(percentile(r.latencies, 50))} | ${ms(percentile(r.latencies, 99))} | ${r.requests} | ${statusText(r.statuses)} | ${note} |`;
+    print(`c. posting to one company (every posting holds the company's number_sequences row lock), ${CONNECTIONS} connections, ${DURATION} s each (after ${WARMUP} s warm-up):`);
+    print();
+    print('| what | req/s | p50 ms | p99 ms | requests | outcomes | |');
+    print('| --- | --- | --- | --- | --- | --- | --- |');
+    print(row('POST /api/v1/transactions (4 lines)', api, `service in this process, pool ${loadConfig({ DATABASE_URL: databaseUrl }).DB_POOL_SIZE}; auth + rate limit + idempotency + audit included`));
+    print(row('bare SQL of the same posting (pg)', sql, `pool ${CONNECTIONS}; lock, insert transaction + 4 lines, upsert balances, outbox row`));
+    print(row('POST /api/v1/transactions, 1 connection', apiSerial, `${SERIAL} s, no queue: the time one posting takes`));
+    print(row('bare SQL, 1 connection', sqlSerial, `${SERIAL} s`));
+    print();
+    print(`API / bare SQL throughput: ${((api.requests / api.seconds) / (sql.requests / sql.seconds)).toFixed(2)}. Keys used: ${keys.used} requests over ${KEYS} keys, ${keys.overused} over ${REQUESTS_PER_KEY}/key. ` +
+      `After posting: ${after.n} transactions (${after.n - before} new), ${Number(after.lines).toLocaleString('en')} lines; numbers gapless: ${gapless ? 'yes' : 'NO'}; daily balances = lines: ${after.balanced ? 'yes' : 'NO'}`);
+    print();
+
+    // d. reports
+    const from = load.from;
+    const to = load.to;
+    const probe = async (path: string) => (await request(`${svc.url}/api/v1${path}`, { headers: { 'X-API-Key': keys.next() } })).status;
+    const reportPaths = [`/reports/profit-loss?from=${from}&to=${to}`, `/reports/balance?as_of=${to}`];
+    const reportStatus = await Promise.all(reportPaths.map(probe));
+    if (reportStatus.some((s) => s === 404)) {
+      print(`d. reports: skipped (GET ${reportPaths.map((p, i) => `${p.split('?')[0]} -> ${reportStatus[i]}`).join(', ')})`);
+    } else {
+      print(`d. reports at ${Number(after.lines).toLocaleString('en')} lines, ${REPORT_CALLS} sequential calls each (after 3 warm-up calls):`);
+      print();
+      print('| report | p50 ms | p99 ms | max ms | statuses | body bytes |');
+      print('| --- | --- | --- | --- | --- | --- |');
+      for (const path of reportPaths) {
+        const r = await timeCalls(`${svc.url}/api/v1${path}`, keys, REPORT_CALLS);
+        print(`| GET ${path} | ${ms(percentile(r.sorted, 50))} | ${ms(percentile(r.sorted, 99))} | ${ms(r.sorted.at(-1)!)} | ${statusText(r.statuses)} | ${r.bytes} |`);
+      }
+    }
+    print();
+
+    // e. SAF-T
+    const saftPath = `/exports/saft?from=${from}&to=${to}`;
+    const saftProbe = await request(`${svc.url}/api/v1/exports/saft?from=${to}&to=${to}`, { headers: { 'X-API-Key': keys.next() }, timeoutMs: 120_000 });
+    if (saftProbe.status === 404) {
+      print(`e. SAF-T: skipped (GET /exports/saft -> 404)`);
+    } else {
+      log('SAF-T export of the full year ...');
+      const s = await saftExport(`${svc.url}/api/v1${saftPath}`, keys.next());
+      print(`e. SAF-T: GET ${saftPath} -> ${s.status} ${s.contentType}, ${(s.bytes / 2 ** 20).toFixed(1)} MiB read to the end in ${s.seconds.toFixed(2)} s: ` +
+        `${Math.round(s.lineElements / s.seconds).toLocaleString('en')} journal lines/s (${s.lineElements.toLocaleString('en')} <Line> elements of ${Number(after.lines).toLocaleString('en')} lines in the books; ends with </AuditFile>: ${s.complete ? 'yes' : 'NO'}); ` +
+        `RSS of this process (service + client) before ${mib(s.rssBefore)}, peak ${mib(s.rssPeak)} (+${mib(s.rssPeak - s.rssBefore)}), peak JS heap ${mib(s.heapPeak)}`);
+      if (s.status !== 200) print(`   body starts: ${JSON.stringify(s.head)}`);
+    }
+    print();
+  } finally {
+    agent.destroy();
+    await cleanup();
+    clearTimeout(deadline);
+  }
+  const mem = (() => {
+    try {
+      return execSync('free -h', { encoding: 'utf8' }).trim();
+    } catch {
+      return `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`;
+    }
+  })();
+  print(`machine: ${os.availableParallelism()} CPUs (nproc) ${os.cpus()[0]?.model ?? ''}, node ${process.version}`);
+  print('```');
+  print(mem);
+  print('```');
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    log(`failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    process.exit(1);
+  },
+);
