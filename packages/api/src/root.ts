@@ -4,6 +4,7 @@ import { accountsRouter } from './routers/accounts.ts';
 import { customersRouter } from './routers/customers.ts';
 import { internalRouter } from './routers/internal.ts';
 import { productsRouter } from './routers/products.ts';
+import { reportsRouter } from './routers/reports.ts';
 import { suppliersRouter } from './routers/suppliers.ts';
 import { transactionsRouter } from './routers/transactions.ts';
 import { router } from './trpc.ts';
@@ -14,6 +15,7 @@ export const appRouter = router({
   suppliers: suppliersRouter,
   accounts: accountsRouter,
   transactions: transactionsRouter,
+  reports: reportsRouter,
   internal: internalRouter,
 });
 

@@ -9,7 +9,12 @@ import pg from 'pg';
 
 describe('migrations', () => {
   it('match the Prisma schema (no drift)', async () => {
-    const result = await checkMigrations(inject('databaseUrl'));
+    // The WebAssembly engine has failed to start twice in hundreds of runs ("Error in Schema engine",
+    // not a diff); one retry keeps that from failing CI while a real drift still fails both attempts.
+    const result = await checkMigrations(inject('databaseUrl')).catch((e: Error) => {
+      console.warn(`schema engine failed once, retrying: ${e.message}`);
+      return checkMigrations(inject('databaseUrl'));
+    });
     expect(result.diff).toBe('');
     expect(result.inSync).toBe(true);
   });

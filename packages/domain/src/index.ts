@@ -22,4 +22,7 @@ export * from './ledger/post.ts';
 export * from './ledger/views.ts';
 export * from './ledger/transactions.ts';
 export * from './ledger/accounts.ts';
+export * from './reports/reports.ts';
 export * from './vat.ts';
+export * from './saft/rules.ts';
+export * from './saft/export-saft.ts';

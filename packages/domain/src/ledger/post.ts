@@ -83,15 +83,21 @@ export async function postTransaction(db: Db, scope: CompanyScope, posting: Post
     },
   });
 
-  // Running balances per account and day, in the same transaction: reports read these.
+  // Running balances per account, per day and per month, in the same transaction: reports read these.
   const totals = [...totalsByAccount(posting.lines)];
+  const accounts = totals.map(([a]) => a);
+  const debits = totals.map(([, t]) => t.debit.toFixed(2));
+  const credits = totals.map(([, t]) => t.credit.toFixed(2));
   await db.$executeRaw`
-    INSERT INTO account_daily_balances (company_id, account_id, date, debit, credit)
-    SELECT ${scope.companyId}::uuid, t.account_id, ${toDate(posting.date)}::date, t.debit, t.credit
-    FROM unnest(${totals.map(([a]) => a)}::uuid[], ${totals.map(([, t]) => t.debit.toFixed(2))}::numeric[], ${totals.map(([, t]) => t.credit.toFixed(2))}::numeric[])
-      AS t(account_id, debit, credit)
-    ON CONFLICT (company_id, account_id, date) DO UPDATE
-      SET debit = account_daily_balances.debit + EXCLUDED.debit, credit = account_daily_balances.credit + EXCLUDED.credit`;
+    WITH t AS (SELECT * FROM unnest(${accounts}::uuid[], ${debits}::numeric[], ${credits}::numeric[]) AS t(account_id, debit, credit)),
+    daily AS (
+      INSERT INTO account_daily_balances AS b (company_id, account_id, date, debit, credit)
+      SELECT ${scope.companyId}::uuid, account_id, ${posting.date}::date, debit, credit FROM t
+      ON CONFLICT (company_id, account_id, date) DO UPDATE SET debit = b.debit + EXCLUDED.debit, credit = b.credit + EXCLUDED.credit
+    )
+    INSERT INTO account_monthly_balances AS m (company_id, account_id, month, debit, credit)
+    SELECT ${scope.companyId}::uuid, account_id, date_trunc('month', ${posting.date}::date)::date, debit, credit FROM t
+    ON CONFLICT (company_id, account_id, month) DO UPDATE SET debit = m.debit + EXCLUDED.debit, credit = m.credit + EXCLUDED.credit`;
 
   const row = await db.ledgerTransaction.findUniqueOrThrow({ where: { id }, include: transactionInclude });
   const view = transactionView(row);

@@ -1,0 +1,281 @@
+// The reports through HTTP: a hand-checked set of postings over two fiscal years, the profit and loss
+// statement and the balance sheet with every number asserted, filters, isolation and refusals.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, newCompany, startTestService } from './helpers.ts';
+import type { Service } from '../src/service.ts';
+
+let svc: Service;
+let c: ReturnType<typeof client>;
+let company: Awaited<ReturnType<typeof newCompany>>;
+const Y = new Date().getUTCFullYear(); // the company's first fiscal year (calendar year)
+const N = Y + 1; // the next one, opened by posting into it
+const today = new Date().toISOString().slice(0, 10);
+
+/** account_number -> { id, name }, from the posted lines. */
+const accounts = new Map<string, { id: string; name: string }>();
+const dr = (account_number: string, debit: number) => ({ account_number, debit });
+const cr = (account_number: string, credit: number) => ({ account_number, credit });
+
+async function post(cl: ReturnType<typeof client>, date: string, description: string, lines: object[]) {
+  const r = await cl.post('/transactions', { date, description, lines });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  if (cl === c) for (const l of r.body.data.lines) accounts.set(l.account_number, { id: l.account_id, name: l.account_name });
+  return r.body.data;
+}
+
+beforeAll(async () => {
+  svc = await startTestService();
+  company = await newCompany('Rapport ApS');
+  c = client(svc.url, (await company.key()).key);
+
+  // Fiscal year Y. Hand-checked totals are in the tests below.
+  await post(c, `${Y}-01-01`, 'Indskud af kapital', [dr('6470', 50000), cr('6520', 50000)]);
+  await post(c, `${Y}-02-10`, 'Salg', [dr('6470', 25000), cr('1010', 20000), cr('7680', 5000)]);
+  await post(c, `${Y}-03-05`, 'Varekøb', [dr('1610', 4000), dr('7740', 1000), cr('6470', 5000)]);
+  await post(c, `${Y}-03-31`, 'Husleje', [dr('2030', 1500), cr('6470', 1500)]);
+  await post(c, `${Y}-04-30`, 'Løn', [dr('2850', 3000), cr('6470', 3000)]);
+  await post(c, `${Y}-05-01`, 'Køb af inventar', [dr('5580', 8000), cr('6470', 8000)]);
+  await post(c, `${Y}-06-30`, 'Renteindtægt', [dr('6470', 45.55), cr('3470', 45.55)]);
+  await post(c, `${Y}-06-30`, 'Renteudgift', [dr('3670', 10.1), cr('6470', 10.1)]);
+  const wrong = await post(c, `${Y}-07-01`, 'Fejlpostering', [dr('2200', 300), cr('6470', 300)]);
+  expect((await c.post(`/transactions/${wrong.id}/reverse`, { date: `${Y}-07-01` })).status).toBe(201);
+  await post(c, `${Y}-12-31`, 'Afskrivning', [dr('3050', 1600), cr('5610', 1600)]);
+  await post(c, `${Y}-12-31`, 'Selskabsskat', [dr('3740', 2185.8), cr('7250', 2185.8)]);
+  // Fiscal year N.
+  await post(c, `${N}-01-15`, 'Salg', [dr('6470', 2500), cr('1010', 2000), cr('7680', 500)]);
+
+  // Another company's sale on the same day: never in this company's reports.
+  const other = await newCompany('Anden Rapport ApS');
+  await post(client(svc.url, (await other.key()).key), `${Y}-02-10`, 'Andet firmas salg', [dr('6470', 999), cr('1010', 999)]);
+});
+afterAll(() => svc.stop());
+
+const line = (n: string, amount: number) => ({ account_id: accounts.get(n)!.id, account_number: n, name: accounts.get(n)!.name, amount });
+
+const PL_SECTIONS: [string, string][] = [
+  ['revenue', 'Nettoomsætning'],
+  ['other_operating_income', 'Andre driftsindtægter'],
+  ['cost_of_sales', 'Omkostninger til råvarer og hjælpematerialer'],
+  ['other_external_expenses', 'Andre eksterne omkostninger'],
+  ['staff', 'Personaleomkostninger'],
+  ['depreciation', 'Af- og nedskrivninger'],
+  ['other_operating_expenses', 'Andre driftsomkostninger'],
+  ['other_income', 'Øvrige indtægter'],
+  ['other_expenses', 'Øvrige omkostninger'],
+  ['financial_income', 'Finansielle indtægter'],
+  ['financial_expenses', 'Finansielle omkostninger'],
+  ['tax', 'Skat af årets resultat'],
+];
+/** Every section, in order; the given ones with [total, ...[account, amount]], the rest empty. */
+const plSections = (given: Record<string, [number, ...[string, number][]]>) =>
+  PL_SECTIONS.map(([key, name]) => {
+    const [total, ...lines] = given[key] ?? [0];
+    return { key, name, accounts: lines.map(([n, a]) => line(n, a)), total };
+  });
+
+const BS_GROUPS: Record<string, [string, string][]> = {
+  fixed_assets: [['intangible_fixed_assets', 'Immaterielle anlægsaktiver'], ['tangible_fixed_assets', 'Materielle anlægsaktiver'], ['financial_fixed_assets', 'Finansielle anlægsaktiver'], ['other_fixed_assets', 'Øvrige anlægsaktiver']],
+  current_assets: [['inventories', 'Varebeholdninger'], ['receivables', 'Tilgodehavender'], ['securities', 'Værdipapirer og kapitalandele'], ['cash', 'Likvide beholdninger'], ['other_current_assets', 'Øvrige omsætningsaktiver']],
+  equity: [['posted_equity', 'Bogført egenkapital'], ['result_for_the_year', 'Årets resultat'], ['prior_years_result', 'Overført resultat fra tidligere år']],
+  provisions: [['provisions', 'Hensatte forpligtelser']],
+  long_term_liabilities: [['long_term_liabilities', 'Langfristede gældsforpligtelser']],
+  short_term_liabilities: [['short_term_liabilities', 'Kortfristede gældsforpligtelser']],
+};
+const BS_NAMES: Record<string, string> = {
+  fixed_assets: 'Anlægsaktiver',
+  current_assets: 'Omsætningsaktiver',
+  equity: 'Egenkapital',
+  provisions: 'Hensatte forpligtelser',
+  long_term_liabilities: 'Langfristede gældsforpligtelser',
+  short_term_liabilities: 'Kortfristede gældsforpligtelser',
+};
+/** Sections with every group; the given groups with [total, ...[account, amount]], the rest empty. */
+const bsSections = (keys: string[], totals: number[], given: Record<string, [number, ...[string, number][]]>) =>
+  keys.map((key, i) => ({
+    key,
+    name: BS_NAMES[key],
+    groups: BS_GROUPS[key]!.map(([g, name]) => {
+      const [total, ...lines] = given[g] ?? [0];
+      return { key: g, name, accounts: lines.map(([n, a]) => line(n, a)), total };
+    }),
+    total: totals[i],
+  }));
+const ASSETS = ['fixed_assets', 'current_assets'];
+const LIABILITIES = ['equity', 'provisions', 'long_term_liabilities', 'short_term_liabilities'];
+
+describe('GET /reports/profit-loss', () => {
+  it('the fiscal year Y, every number by hand; the reversed posting nets to zero and is not listed', async () => {
+    const r = await c.get(`/reports/profit-loss?from=${Y}-01-01&to=${Y}-12-31`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(r.headers.get('x-request-id')).toBeTruthy();
+    expect(r.headers.get('x-api-version')).toBe('2026-04-10');
+    expect(Object.keys(r.body)).toEqual(['data']);
+    expect(r.body.data).toEqual({
+      from: `${Y}-01-01`,
+      to: `${Y}-12-31`,
+      currency: 'DKK',
+      sections: plSections({
+        revenue: [20000, ['1010', 20000]],
+        cost_of_sales: [4000, ['1610', 4000]],
+        other_external_expenses: [1500, ['2030', 1500]],
+        staff: [3000, ['2850', 3000]],
+        depreciation: [1600, ['3050', 1600]],
+        financial_income: [45.55, ['3470', 45.55]],
+        financial_expenses: [10.1, ['3670', 10.1]],
+        tax: [2185.8, ['3740', 2185.8]],
+      }),
+      // gross 20000 − 4000 − 1500 = 14500; operating 14500 − 3000 − 1600 = 9900;
+      // before tax 9900 + 45.55 − 10.10 = 9935.45; result 9935.45 − 2185.80 = 7749.65
+      // = revenues (20000 + 45.55) − costs (4000 + 1500 + 3000 + 1600 + 10.10 + 2185.80)
+      totals: { gross_profit: 14500, operating_profit: 9900, profit_before_tax: 9935.45, result: 7749.65 },
+    });
+  });
+
+  it('a period filter excludes postings outside it (dates inclusive)', async () => {
+    const march = (await c.get(`/reports/profit-loss?from=${Y}-03-01&to=${Y}-03-31`)).body.data;
+    expect(march.sections).toEqual(plSections({ cost_of_sales: [4000, ['1610', 4000]], other_external_expenses: [1500, ['2030', 1500]] }));
+    expect(march.totals).toEqual({ gross_profit: -5500, operating_profit: -5500, profit_before_tax: -5500, result: -5500 });
+    // the day of the wrong posting and its reversal: nothing
+    const reversed = (await c.get(`/reports/profit-loss?from=${Y}-07-01&to=${Y}-07-01`)).body.data;
+    expect(reversed.sections).toEqual(plSections({}));
+    expect(reversed.totals.result).toBe(0);
+    const next = (await c.get(`/reports/profit-loss?from=${N}-01-01&to=${N}-12-31`)).body.data;
+    expect(next.sections).toEqual(plSections({ revenue: [2000, ['1010', 2000]] }));
+    expect(next.totals.result).toBe(2000);
+    const both = (await c.get(`/reports/profit-loss?from=${Y}-01-01&to=${N}-12-31`)).body.data;
+    expect(both.sections[0]).toEqual({ key: 'revenue', name: 'Nettoomsætning', accounts: [line('1010', 22000)], total: 22000 });
+    expect(both.totals.result).toBe(9749.65);
+  });
+
+  it('defaults: to = today, from = the start of the fiscal year containing to', async () => {
+    const r = await c.get('/reports/profit-loss');
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ from: `${Y}-01-01`, to: today });
+    expect(r.body).toEqual((await c.get(`/reports/profit-loss?from=${Y}-01-01&to=${today}`)).body);
+    expect((await c.get(`/reports/profit-loss?to=${N}-06-30`)).body.data).toMatchObject({ from: `${N}-01-01`, to: `${N}-06-30`, totals: { result: 2000 } });
+  });
+
+  it('never shows another company\'s postings', async () => {
+    const revenue = (await c.get(`/reports/profit-loss?from=${Y}-02-10&to=${Y}-02-10`)).body.data.sections[0];
+    expect(revenue).toEqual({ key: 'revenue', name: 'Nettoomsætning', accounts: [line('1010', 20000)], total: 20000 });
+  });
+
+  it.each([
+    ['from=2026-02-30', 'from'],
+    ['from=10-04-2026', 'from'],
+    ['to=2026-4-1', 'to'],
+    [`from=${Y}-05-01&to=${Y}-04-30`, 'from'],
+    ['period=2026', 'period'],
+  ])('refuses %s with 400 invalid_request naming %s', async (query, field) => {
+    const r = await c.get(`/reports/profit-loss?${query}`);
+    expect(r.status).toBe(400);
+    expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(r.body).toMatchObject({ status: 400, code: 'invalid_request', field });
+  });
+});
+
+describe('GET /reports/balance', () => {
+  it('at the end of fiscal year Y, every number by hand: balanced, the year\'s result in equity', async () => {
+    const r = await c.get(`/reports/balance?as_of=${Y}-12-31`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-request-id')).toBeTruthy();
+    expect(r.headers.get('x-api-version')).toBe('2026-04-10');
+    expect(Object.keys(r.body)).toEqual(['data']);
+    // cash 50000 + 25000 − 5000 − 1500 − 3000 − 8000 + 45.55 − 10.10 − 300 + 300 = 57535.45
+    // tangible 8000 − 1600 = 6400; assets 63935.45
+    // equity 50000 + result 7749.65 = 57749.65; long-term 2185.80; short-term 5000 − 1000 = 4000; total 63935.45
+    expect(r.body.data).toEqual({
+      as_of: `${Y}-12-31`,
+      currency: 'DKK',
+      fiscal_year: { start_date: `${Y}-01-01`, end_date: `${Y}-12-31` },
+      assets: bsSections(ASSETS, [6400, 57535.45], { tangible_fixed_assets: [6400, ['5580', 8000], ['5610', -1600]], cash: [57535.45, ['6470', 57535.45]] }),
+      total_assets: 63935.45,
+      liabilities_and_equity: bsSections(LIABILITIES, [57749.65, 0, 2185.8, 4000], {
+        posted_equity: [50000, ['6520', 50000]],
+        result_for_the_year: [7749.65],
+        long_term_liabilities: [2185.8, ['7250', 2185.8]],
+        short_term_liabilities: [4000, ['7680', 5000], ['7740', -1000]],
+      }),
+      total_liabilities_and_equity: 63935.45,
+      balanced: true,
+    });
+  });
+
+  it('as_of before a posting excludes it', async () => {
+    // up to Y-03-31: capital, sale, purchase, rent. Cash 50000 + 25000 − 5000 − 1500 = 68500;
+    // result 20000 − 4000 − 1500 = 14500; equity 64500 + short-term 4000 = 68500
+    const march = (await c.get(`/reports/balance?as_of=${Y}-03-31`)).body.data;
+    expect(march.assets).toEqual(bsSections(ASSETS, [0, 68500], { cash: [68500, ['6470', 68500]] }));
+    expect(march.liabilities_and_equity).toEqual(
+      bsSections(LIABILITIES, [64500, 0, 0, 4000], {
+        posted_equity: [50000, ['6520', 50000]],
+        result_for_the_year: [14500],
+        short_term_liabilities: [4000, ['7680', 5000], ['7740', -1000]],
+      }),
+    );
+    expect(march).toMatchObject({ total_assets: 68500, total_liabilities_and_equity: 68500, balanced: true });
+    // the day before the sale: only the capital (and never the other company's sale that day)
+    const before = (await c.get(`/reports/balance?as_of=${Y}-02-09`)).body.data;
+    expect(before.assets).toEqual(bsSections(ASSETS, [0, 50000], { cash: [50000, ['6470', 50000]] }));
+    expect(before).toMatchObject({ total_assets: 50000, total_liabilities_and_equity: 50000, balanced: true });
+    const sale = (await c.get(`/reports/balance?as_of=${Y}-02-10`)).body.data;
+    expect(sale).toMatchObject({ total_assets: 75000, total_liabilities_and_equity: 75000, balanced: true });
+  });
+
+  it('in the next fiscal year, year Y\'s unclosed result is carried as the result of earlier years', async () => {
+    // cash 57535.45 + 2500 = 60035.45; assets 66435.45
+    // equity 50000 + 2000 (year N) + 7749.65 (year Y) = 59749.65; long-term 2185.80; short-term 4000 + 500 = 4500
+    const r = (await c.get(`/reports/balance?as_of=${N}-01-31`)).body.data;
+    expect(r.fiscal_year).toEqual({ start_date: `${N}-01-01`, end_date: `${N}-12-31` });
+    expect(r.assets).toEqual(bsSections(ASSETS, [6400, 60035.45], { tangible_fixed_assets: [6400, ['5580', 8000], ['5610', -1600]], cash: [60035.45, ['6470', 60035.45]] }));
+    expect(r.liabilities_and_equity).toEqual(
+      bsSections(LIABILITIES, [59749.65, 0, 2185.8, 4500], {
+        posted_equity: [50000, ['6520', 50000]],
+        result_for_the_year: [2000],
+        prior_years_result: [7749.65],
+        long_term_liabilities: [2185.8, ['7250', 2185.8]],
+        short_term_liabilities: [4500, ['7680', 5500], ['7740', -1000]],
+      }),
+    );
+    expect(r).toMatchObject({ total_assets: 66435.45, total_liabilities_and_equity: 66435.45, balanced: true });
+    // the year's result equals the profit and loss of the fiscal year up to as_of
+    expect((await c.get(`/reports/profit-loss?from=${N}-01-01&to=${N}-01-31`)).body.data.totals.result).toBe(2000);
+  });
+
+  it('defaults as_of to today; a company without postings is empty and balanced', async () => {
+    const r = await c.get('/reports/balance');
+    expect(r.status).toBe(200);
+    expect(r.body.data.as_of).toBe(today);
+    expect(r.body).toEqual((await c.get(`/reports/balance?as_of=${today}`)).body);
+    const empty = await newCompany('Tom ApS');
+    const e = (await client(svc.url, (await empty.key()).key).get('/reports/balance')).body.data;
+    expect(e).toMatchObject({ total_assets: 0, total_liabilities_and_equity: 0, balanced: true });
+    expect(e.assets.flatMap((s: any) => s.groups.flatMap((g: any) => g.accounts))).toEqual([]);
+  });
+
+  it.each([
+    ['as_of=2026-13-01', 'as_of'],
+    ['as_of=today', 'as_of'],
+    ['date=2026-01-01', 'date'],
+  ])('refuses %s with 400 invalid_request naming %s', async (query, field) => {
+    const r = await c.get(`/reports/balance?${query}`);
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ status: 400, code: 'invalid_request', field });
+  });
+});
+
+describe('access', () => {
+  it('requires reports:read (403 forbidden) and a credential (401)', async () => {
+    const limited = client(svc.url, (await company.key(['accounts:read', 'transactions:read'])).key);
+    for (const path of ['/reports/profit-loss', '/reports/balance']) {
+      const r = await limited.get(path);
+      expect(r.status).toBe(403);
+      expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(r.body).toMatchObject({ status: 403, code: 'forbidden' });
+      expect((await client(svc.url).get(path)).status).toBe(401);
+    }
+    const reader = client(svc.url, (await company.key(['reports:read'])).key);
+    expect((await reader.get(`/reports/balance?as_of=${Y}-12-31`)).body.data.total_assets).toBe(63935.45);
+  });
+});
