@@ -75,6 +75,7 @@ function freePort(): Promise<number> {
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : NaN);
 const ms = (n: number) => n.toFixed(n < 10 ? 2 : 1);
 const seconds = (startNs: bigint) => Number(process.hrtime.bigint() - startNs) / 1e9;
+const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
 /** API keys in rotation, none used more than REQUESTS_PER_KEY times (the limit is 100 per 60 s). */
@@ -158,7 +159,7 @@ const statusText = (s: Map<string, number>) => [...s.entries()].map(([k, n]) => 
 // ---------------------------------------------------------------------------------------------------
 // b. the bulk load
 
-async function bulkLoad(db: Database, companyId: string, uuidFn: string): Promise<{ seconds: number; lines: number; from: string; to: string; accounts: number; steps: string; balanceRows: number }> {
+async function bulkLoad(db: Database, companyId: string, uuidFn: string, monthly: boolean): Promise<{ seconds: number; lines: number; from: string; to: string; accounts: number; steps: string; balanceRows: number }> {
   const fy = (
     await db.pool.query<{ start: string; end: string }>(
       `SELECT to_char(start_date, 'YYYY-MM-DD') AS start, to_char(end_date, 'YYYY-MM-DD') AS end
@@ -178,6 +179,7 @@ async function bulkLoad(db: Database, companyId: string, uuidFn: string): Promis
   const client = await db.pool.connect();
   try {
     await client.query('BEGIN');
+    await client.query(`SET LOCAL work_mem = '256MB'`); // the GROUP BY of the daily balances in memory
     // Transactions 1..N spread evenly over the fiscal year's days, so date order = posting order, and
     // created_at non-decreasing in system_id order (about 100 µs apart, ending an hour ago).
     await client.query(
@@ -190,7 +192,7 @@ async function bulkLoad(db: Database, companyId: string, uuidFn: string): Promis
       [companyId, fy.start, fy.end, TRANSACTIONS],
     );
     step('transactions');
-    // Four lines each: debit A a / credit B a / debit C b / credit D b (balanced by construction), the
+    // Four lines each (in the order of the transactions' sequential scan, i.e. posting order): debit A a / credit B a / debit C b / credit D b (balanced by construction), the
     // accounts and amounts scattered deterministically over the chart.
     await client.query(
       `INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code)
@@ -202,8 +204,7 @@ async function bulkLoad(db: Database, companyId: string, uuidFn: string): Promis
        FROM ledger_transactions t
        CROSS JOIN LATERAL (SELECT ((t.system_id * 7919) % 1000000 + 100) / 100.0 AS a, ((t.system_id * 104729) % 50000 + 100) / 100.0 AS b) amounts
        CROSS JOIN generate_series(1, 4) AS k
-       WHERE t.company_id = $1
-       ORDER BY t.system_id, k`,
+       WHERE t.company_id = $1`,
       [companyId, accounts],
     );
     step('lines');
@@ -216,6 +217,16 @@ async function bulkLoad(db: Database, companyId: string, uuidFn: string): Promis
       [companyId],
     );
     step('daily balances');
+    if (monthly) {
+      await client.query(
+        `INSERT INTO account_monthly_balances (company_id, account_id, month, debit, credit)
+         SELECT company_id, account_id, date_trunc('month', date)::date, SUM(debit), SUM(credit)
+         FROM account_daily_balances WHERE company_id = $1
+         GROUP BY company_id, account_id, date_trunc('month', date)`,
+        [companyId],
+      );
+      step('monthly balances');
+    }
     await client.query(`UPDATE number_sequences SET last_document_number = $2, last_system_id = $2 WHERE company_id = $1`, [companyId, TRANSACTIONS]);
     await client.query('COMMIT');
     step('sequence + commit');
@@ -233,7 +244,8 @@ async function bulkLoad(db: Database, companyId: string, uuidFn: string): Promis
       `SELECT (SELECT count(*) FROM transaction_lines WHERE company_id = $1) AS lines,
               (SELECT SUM(debit) - SUM(credit) FROM transaction_lines WHERE company_id = $1) AS diff,
               (SELECT count(*) FROM account_daily_balances WHERE company_id = $1) AS balance_rows,
-              (SELECT SUM(debit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(debit) FROM account_daily_balances WHERE company_id = $1) AS balances_match`,
+              (SELECT SUM(debit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(debit) FROM account_daily_balances WHERE company_id = $1)
+                ${monthly ? 'AND (SELECT SUM(debit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(debit) FROM account_monthly_balances WHERE company_id = $1)' : ''} AS balances_match`,
       [companyId],
     )
   ).rows[0];
@@ -277,7 +289,7 @@ async function postViaApi(svc: Service, keys: Keys, date: string, durationS: num
 }
 
 /** What postTransaction does, as plain SQL on pg: one transaction per posting. */
-async function postViaSql(db: Database, companyId: string, accountIds: string[], date: string, durationS: number, connections = CONNECTIONS): Promise<LoadResult> {
+async function postViaSql(db: Database, companyId: string, accountIds: string[], date: string, monthly: boolean, durationS: number, connections = CONNECTIONS): Promise<LoadResult> {
   let i = 0;
   return closedLoop(connections, durationS, async () => {
     const n = ++i;
@@ -310,11 +322,18 @@ async function postViaSql(db: Database, companyId: string, accountIds: string[],
          FROM unnest($3::uuid[], $4::uuid[], $5::numeric[], $6::numeric[]) WITH ORDINALITY AS t(id, account, debit, credit, n)`,
         [companyId, id, lines.map(() => newId()), lines.map((l) => l.account), lines.map((l) => l.debit), lines.map((l) => l.credit)],
       );
+      // Per account: the daily (and, where the table exists, the monthly) running balances.
+      const daily = `INSERT INTO account_daily_balances AS b (company_id, account_id, date, debit, credit)
+         SELECT $1::uuid, account, $2::date, debit, credit FROM t
+         ON CONFLICT (company_id, account_id, date) DO UPDATE SET debit = b.debit + EXCLUDED.debit, credit = b.credit + EXCLUDED.credit`;
+      const totals = `SELECT account, SUM(debit) AS debit, SUM(credit) AS credit FROM unnest($3::uuid[], $4::numeric[], $5::numeric[]) AS u(account, debit, credit) GROUP BY account`;
       await client.query(
-        `INSERT INTO account_daily_balances (company_id, account_id, date, debit, credit)
-         SELECT $1, t.account, $2::date, SUM(t.debit), SUM(t.credit) FROM unnest($3::uuid[], $4::numeric[], $5::numeric[]) AS t(account, debit, credit) GROUP BY t.account
-         ON CONFLICT (company_id, account_id, date) DO UPDATE
-           SET debit = account_daily_balances.debit + EXCLUDED.debit, credit = account_daily_balances.credit + EXCLUDED.credit`,
+        monthly
+          ? `WITH t AS (${totals}), daily AS (${daily})
+             INSERT INTO account_monthly_balances AS m (company_id, account_id, month, debit, credit)
+             SELECT $1::uuid, account, date_trunc('month', $2::date)::date, debit, credit FROM t
+             ON CONFLICT (company_id, account_id, month) DO UPDATE SET debit = m.debit + EXCLUDED.debit, credit = m.credit + EXCLUDED.credit`
+          : `WITH t AS (${totals}) ${daily}`,
         [companyId, date, lines.map((l) => l.account), lines.map((l) => l.debit), lines.map((l) => l.credit)],
       );
       await client.query(
@@ -330,6 +349,27 @@ async function postViaSql(db: Database, companyId: string, accountIds: string[],
       client.release();
     }
   });
+}
+
+/**
+ * Runs `work` while counting the statements sent by every pg client of this process (the service's
+ * pool and the bench's share the pg module of @tlr/db, so patching the client prototype sees both).
+ */
+async function countingStatements<T>(db: Database, work: () => Promise<T>): Promise<{ result: T; statements: number }> {
+  const probe = await db.pool.connect();
+  const proto = Object.getPrototypeOf(probe) as { query: (...args: unknown[]) => unknown };
+  probe.release();
+  const original = proto.query;
+  let statements = 0;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    statements += 1;
+    return original.apply(this, args);
+  };
+  try {
+    return { result: await work(), statements };
+  } finally {
+    proto.query = original;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -412,6 +452,7 @@ async function main() {
   }, TIMEOUT_MS);
   deadline.unref();
 
+  const startLoad = loadavg();
   try {
     // a. database, company, keys
     const given = env.DATABASE_URL || undefined;
@@ -431,6 +472,8 @@ async function main() {
     const db = createDatabase(databaseUrl, CONNECTIONS);
     cleanups.push(() => db.close());
     const pgVersion = (await db.pool.query('SHOW server_version')).rows[0].server_version as string;
+    // Monthly running balances (reports read them) where this schema has them.
+    const monthly = (await db.pool.query(`SELECT to_regclass('account_monthly_balances') IS NOT NULL AS ok`)).rows[0].ok as boolean;
     const settings = (await db.pool.query(`SELECT current_setting('synchronous_commit') AS sc, current_setting('fsync') AS fsync, current_setting('shared_buffers') AS sb`)).rows[0];
     // Time-ordered ids like the product's (uuidv7() is PostgreSQL 18+; random ones before).
     const uuidFn = Number((await db.pool.query('SHOW server_version_num')).rows[0].server_version_num) >= 180000 ? 'uuidv7()' : 'gen_random_uuid()';
@@ -452,14 +495,16 @@ async function main() {
 
     // b. a million lines
     log(`loading ${TRANSACTIONS} transactions x ${LINES_PER_TRANSACTION} lines ...`);
-    const load = await bulkLoad(db, companyId, uuidFn);
+    const load = await bulkLoad(db, companyId, uuidFn, monthly);
     const size = (await db.pool.query(`SELECT pg_size_pretty(pg_database_size(current_database())) AS s`)).rows[0].s as string;
 
     print('## Ledger benchmark');
     print();
+    print(`load average at start (1/5/15 min): ${startLoad}, after the bulk load: ${loadavg()}`);
+    print();
     print(`PostgreSQL ${pgVersion} (${given ? 'DATABASE_URL' : 'embedded'}; synchronous_commit ${settings.sc}, fsync ${settings.fsync}, shared_buffers ${settings.sb}), run ${RUN_ID}`);
     print();
-    print(`b. bulk load: ${load.lines.toLocaleString('en')} journal lines (${TRANSACTIONS.toLocaleString('en')} transactions x ${LINES_PER_TRANSACTION}, ${load.accounts} accounts, ${load.from} to ${load.to}) in ${load.seconds.toFixed(1)} s (${Math.round(load.lines / load.seconds).toLocaleString('en')} lines/s; ${load.steps}); ${load.balanceRows.toLocaleString('en')} account_daily_balances rows; database ${size} after ANALYZE`);
+    print(`b. bulk load: ${load.lines.toLocaleString('en')} journal lines (${TRANSACTIONS.toLocaleString('en')} transactions x ${LINES_PER_TRANSACTION}, ${load.accounts} accounts, ${load.from} to ${load.to}) in ${load.seconds.toFixed(1)} s (${Math.round(load.lines / load.seconds).toLocaleString('en')} lines/s; ${load.steps}); ${load.balanceRows.toLocaleString('en')} account_daily_balances rows${monthly ? ', monthly balances from them' : ''}; database ${size} after ANALYZE`);
     print();
 
     // c. posting throughput
@@ -473,13 +518,13 @@ async function main() {
     const api = await postViaApi(svc, keys, today, DURATION);
     const ids = (await db.pool.query<{ id: string }>(`SELECT id FROM accounts WHERE company_id = $1 AND account_number = ANY($2) ORDER BY array_position($2, account_number)`, [companyId, [...POST_ACCOUNTS]])).rows.map((r) => r.id);
     log(`bare SQL posting: ${WARMUP} s warm-up, ${DURATION} s at ${CONNECTIONS} connections`);
-    await postViaSql(db, companyId, ids, today, WARMUP);
-    const sql = await postViaSql(db, companyId, ids, today, DURATION);
+    await postViaSql(db, companyId, ids, today, monthly, WARMUP);
+    const sql = await postViaSql(db, companyId, ids, today, monthly, DURATION);
     // One connection: what a single posting costs when nothing queues for the lock or the CPU.
     const SERIAL = Math.max(3, Math.round(DURATION / 2));
     log(`one connection: ${SERIAL} s API, ${SERIAL} s bare SQL`);
-    const apiSerial = await postViaApi(svc, keys, today, SERIAL, 1);
-    const sqlSerial = await postViaSql(db, companyId, ids, today, SERIAL, 1);
+    const { result: apiSerial, statements: apiStatements } = await countingStatements(db, () => postViaApi(svc, keys, today, SERIAL, 1));
+    const { result: sqlSerial, statements: sqlStatements } = await countingStatements(db, () => postViaSql(db, companyId, ids, today, monthly, SERIAL, 1));
 
     // Still gapless and balanced after the load and the postings.
     const after = (
@@ -490,7 +535,9 @@ async function main() {
                 (SELECT count(DISTINCT document_number) FROM ledger_transactions WHERE company_id = $1) AS docs,
                 (SELECT count(*) FROM transaction_lines WHERE company_id = $1) AS lines,
                 (SELECT SUM(debit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(debit) FROM account_daily_balances WHERE company_id = $1)
-                  AND (SELECT SUM(credit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(credit) FROM account_daily_balances WHERE company_id = $1) AS balanced
+                  AND (SELECT SUM(credit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(credit) FROM account_daily_balances WHERE company_id = $1)
+                  ${monthly ? `AND (SELECT SUM(debit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(debit) FROM account_monthly_balances WHERE company_id = $1)
+                  AND (SELECT SUM(credit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(credit) FROM account_monthly_balances WHERE company_id = $1)` : ''} AS balanced
          FROM number_sequences s WHERE s.company_id = $1`,
         [companyId],
       )
@@ -504,12 +551,14 @@ async function main() {
     print('| what | req/s | p50 ms | p99 ms | requests | outcomes | |');
     print('| --- | --- | --- | --- | --- | --- | --- |');
     print(row('POST /api/v1/transactions (4 lines)', api, `service in this process, pool ${loadConfig({ DATABASE_URL: databaseUrl }).DB_POOL_SIZE}; auth + rate limit + idempotency + audit included`));
-    print(row('bare SQL of the same posting (pg)', sql, `pool ${CONNECTIONS}; lock, insert transaction + 4 lines, upsert balances, outbox row`));
-    print(row('POST /api/v1/transactions, 1 connection', apiSerial, `${SERIAL} s, no queue: the time one posting takes`));
-    print(row('bare SQL, 1 connection', sqlSerial, `${SERIAL} s`));
+    print(row('bare SQL of the same posting (pg)', sql, `pool ${CONNECTIONS}; lock, insert transaction + 4 lines, upsert ${monthly ? 'daily + monthly' : 'daily'} balances, outbox row`));
+    print(row('POST /api/v1/transactions, 1 connection', apiSerial, `${SERIAL} s, no queue: the time one posting takes; ${(apiStatements / apiSerial.requests).toFixed(1)} SQL statements per request (incl. BEGIN/COMMIT, auth, rate limit, audit)`));
+    print(row('bare SQL, 1 connection', sqlSerial, `${SERIAL} s; ${(sqlStatements / sqlSerial.requests).toFixed(1)} statements per posting`));
+    print();
+    print(`load average after c: ${loadavg()}`);
     print();
     print(`API / bare SQL throughput: ${((api.requests / api.seconds) / (sql.requests / sql.seconds)).toFixed(2)}. Keys used: ${keys.used} requests over ${KEYS} keys, ${keys.overused} over ${REQUESTS_PER_KEY}/key. ` +
-      `After posting: ${after.n} transactions (${after.n - before} new), ${Number(after.lines).toLocaleString('en')} lines; numbers gapless: ${gapless ? 'yes' : 'NO'}; daily balances = lines: ${after.balanced ? 'yes' : 'NO'}`);
+      `After posting: ${after.n} transactions (${after.n - before} new), ${Number(after.lines).toLocaleString('en')} lines; numbers gapless: ${gapless ? 'yes' : 'NO'}; ${monthly ? 'daily and monthly' : 'daily'} balances = lines: ${after.balanced ? 'yes' : 'NO'}`);
     print();
 
     // d. reports
@@ -558,6 +607,7 @@ async function main() {
       return `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`;
     }
   })();
+  print(`load average at end: ${loadavg()}`);
   print(`machine: ${os.availableParallelism()} CPUs (nproc) ${os.cpus()[0]?.model ?? ''}, node ${process.version}`);
   print('```');
   print(mem);

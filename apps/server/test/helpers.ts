@@ -1,5 +1,7 @@
 // Test helpers: a real service on a random port against the run's database, companies with keys
 // made through the internal procedures, and a small fetch wrapper.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { inject } from 'vitest';
 import type {} from '../../../test/global-setup.ts';
 import { appRouter, internalContext } from '@tlr/api';
@@ -13,6 +15,32 @@ export const databaseUrl = () => inject('databaseUrl');
 export async function startTestService(env: Record<string, string> = {}): Promise<Service> {
   const config = loadConfig({ DATABASE_URL: databaseUrl(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', RUN_WORKER: 'false', ...env });
   return startService(config);
+}
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+
+/** A real second (third, ...) server: a separate process of apps/server/src/main.ts on the run's database. */
+export function startServerProcess(env: Record<string, string> = {}): Promise<{ url: string; proc: ChildProcess }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl(), PORT: '0', HOST: '127.0.0.1', RUN_WORKER: 'false', LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = out.match(/tlr API: (http:\/\/[^\s]+)\/api\/v1/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1]!.replace('localhost', '127.0.0.1'), proc });
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+  });
 }
 
 let sharedDb: Database | undefined;
