@@ -1,6 +1,6 @@
 // @tlr/db: the Prisma client factory, the connection pool, migrations and where the server comes from.
 import type pg from 'pg';
-import type { PrismaClient } from './generated/prisma/client.ts';
+import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
 
 export { createDatabase, type Database } from './client.ts';
 export { applyMigrations } from './migrate.ts';
@@ -12,3 +12,12 @@ export type { User, Company, ApiKey, Customer, Product, Supplier, OutboxEvent, I
 export type Db = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
 /** Plain SQL on the pool, for the per-request hot paths. */
 export type Queryable = Pick<pg.Pool, 'query'>;
+/** A pool to take one connection from, for a long read inside one snapshot (the SAF-T export). */
+export type Connectable = Pick<pg.Pool, 'connect'>;
+export type PoolClient = pg.PoolClient;
+
+/** A unique-constraint violation, whether raised by a Prisma model call (P2002) or raw SQL (P2010/23505). */
+export function isUniqueViolation(e: unknown): boolean {
+  if (!(e instanceof Prisma.PrismaClientKnownRequestError)) return false;
+  return e.code === 'P2002' || (e.code === 'P2010' && ((e.meta as { code?: string } | undefined)?.code === '23505' || e.message.includes('23505')));
+}

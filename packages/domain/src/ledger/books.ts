@@ -24,10 +24,13 @@ interface CompanySettings {
   vat_period_frequency: string;
 }
 
+/** Creates a fiscal year and its VAT periods; a concurrent creation of the same year is joined. */
 async function createFiscalYear(db: Db, company: CompanySettings, year: DateRange) {
-  const fy = await db.fiscalYear.create({
-    data: { id: newId(), company_id: company.id, start_date: toDate(year.start), end_date: toDate(year.end) },
+  await db.fiscalYear.createMany({
+    data: [{ id: newId(), company_id: company.id, start_date: toDate(year.start), end_date: toDate(year.end) }],
+    skipDuplicates: true,
   });
+  const fy = await db.fiscalYear.findUniqueOrThrow({ where: { company_id_start_date: { company_id: company.id, start_date: toDate(year.start) } } });
   await db.vatPeriod.createMany({
     data: vatPeriods(year, company.vat_period_frequency as VatFrequency).map((p) => ({
       id: newId(),
@@ -36,6 +39,7 @@ async function createFiscalYear(db: Db, company: CompanySettings, year: DateRang
       start_date: toDate(p.start),
       end_date: toDate(p.end),
     })),
+    skipDuplicates: true,
   });
   return fy;
 }
@@ -53,7 +57,7 @@ const notOpen = (date: string, detail: string) =>
 
 /**
  * The open fiscal year containing `date`. A date in the year right after the last one opens that year
- * (with its VAT periods). Callers hold the company's number-sequence lock, so this never races.
+ * (with its VAT periods); two postings opening it at once share the one year.
  */
 export async function openFiscalYearFor(db: Db, company: CompanySettings, date: string) {
   const d = toDate(date);

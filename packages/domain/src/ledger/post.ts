@@ -6,8 +6,12 @@
 //     number instead of drawing a new one;
 //   - system_id: the next number in posting order (SAF-T SystemID), one per posted transaction.
 // Both are gapless: a failed posting rolls back with its transaction, and its numbers with it.
+// The lock is held from the first statement that takes it until commit, so everything that can be
+// done before (checks, lookups, opening a fiscal year) is done before; under the lock there are two
+// statements: one that draws the numbers, checks the lock date and writes the transaction, its lines
+// and the balances, and one that records the event.
 import Decimal from 'decimal.js';
-import type { Db } from '@tlr/db';
+import { Prisma, type Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
@@ -38,70 +42,111 @@ export const periodLocked = (date: string, lock: string) =>
     field: 'date',
   });
 
+interface Drawn {
+  document_number: bigint;
+  system_id: bigint;
+  created_at: Date;
+  lock_date: Date | null;
+  posted: boolean;
+}
+
 export async function postTransaction(db: Db, scope: CompanyScope, posting: Posting): Promise<TransactionView> {
   assertPostable(posting.lines);
-  const drawsNumber = posting.documentNumber === undefined;
-  // The row lock that orders every posting of the company; the increments roll back on failure.
-  const [seq] = await db.$queryRaw<{ last_document_number: bigint; last_system_id: bigint }[]>`
-    UPDATE number_sequences
-    SET last_document_number = last_document_number + ${drawsNumber ? 1 : 0}, last_system_id = last_system_id + 1
-    WHERE company_id = ${scope.companyId}::uuid
-    RETURNING last_document_number, last_system_id`;
-  if (!seq) throw new Error(`company ${scope.companyId} has no number sequence`);
-
   const company = await db.company.findUniqueOrThrow({ where: { id: scope.companyId } });
+  // Early answer for the common case; the binding check is repeated under the lock below.
   if (company.lock_date && toDate(posting.date) <= company.lock_date) throw periodLocked(posting.date, fromDate(company.lock_date));
   await openFiscalYearFor(db, company, posting.date);
+  const accounts = new Map(
+    (
+      await db.account.findMany({
+        where: { company_id: scope.companyId, id: { in: posting.lines.map((l) => l.accountId) } },
+        select: { id: true, account_number: true, name: true },
+      })
+    ).map((a) => [a.id, a]),
+  );
 
   const id = newId();
-  await db.ledgerTransaction.create({
-    data: {
-      id,
-      company_id: scope.companyId,
-      document_number: drawsNumber ? seq.last_document_number : posting.documentNumber!,
-      system_id: seq.last_system_id,
-      date: toDate(posting.date),
-      description: posting.description,
-      source: posting.source,
-      source_id: posting.sourceId ?? null,
-      reverses_id: posting.reversesId ?? null,
-      voucher_id: posting.voucherId ?? null,
-      lines: {
-        createMany: {
-          data: posting.lines.map((l, i) => ({
-            id: newId(),
-            company_id: scope.companyId,
-            line_number: i + 1,
-            account_id: l.accountId,
-            debit: l.debit.toFixed(2),
-            credit: l.credit.toFixed(2),
-            description: l.description,
-            vat_code: l.vatCode,
-          })),
-        },
-      },
-    },
-  });
-
-  // Running balances per account, per day and per month, in the same transaction: reports read these.
+  const c = scope.companyId;
+  const lines = posting.lines.map((l, i) => ({ ...l, id: newId(), line_number: i + 1 }));
   const totals = [...totalsByAccount(posting.lines)];
-  const accounts = totals.map(([a]) => a);
-  const debits = totals.map(([, t]) => t.debit.toFixed(2));
-  const credits = totals.map(([, t]) => t.credit.toFixed(2));
-  await db.$executeRaw`
-    WITH t AS (SELECT * FROM unnest(${accounts}::uuid[], ${debits}::numeric[], ${credits}::numeric[]) AS t(account_id, debit, credit)),
+  const col = <T>(f: (l: (typeof lines)[number]) => T) => lines.map(f);
+
+  // Takes the company's row lock (held until commit). The lock date is read under it, so a lock set by
+  // the operator can never be slipped past; a locked date inserts nothing and rolls back below.
+  const [drawn] = await db.$queryRaw<Drawn[]>`
+    WITH seq AS (
+      UPDATE number_sequences
+      SET last_document_number = last_document_number + ${posting.documentNumber === undefined ? 1 : 0},
+          last_system_id = last_system_id + 1
+      WHERE company_id = ${c}::uuid
+      RETURNING last_document_number, last_system_id, date_trunc('milliseconds', clock_timestamp()) AS at
+    ),
+    co AS (SELECT lock_date FROM companies WHERE id = ${c}::uuid),
+    ok AS (SELECT seq.* FROM seq, co WHERE co.lock_date IS NULL OR ${posting.date}::date > co.lock_date),
+    tx AS (
+      INSERT INTO ledger_transactions (id, company_id, document_number, system_id, date, description, source, source_id, reverses_id, voucher_id, created_at)
+      SELECT ${id}::uuid, ${c}::uuid, COALESCE(${posting.documentNumber ?? null}::bigint, ok.last_document_number), ok.last_system_id,
+             ${posting.date}::date, ${posting.description}, ${posting.source}, ${posting.sourceId ?? null}::uuid,
+             ${posting.reversesId ?? null}::uuid, ${posting.voucherId ?? null}::uuid, ok.at
+      FROM ok
+      RETURNING id
+    ),
+    lines AS (
+      INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code)
+      SELECT l.id, ${c}::uuid, tx.id, l.n, l.account_id, l.debit, l.credit, l.description, l.vat_code
+      FROM tx, unnest(${col((l) => l.id)}::uuid[], ${col((l) => l.line_number)}::int2[], ${col((l) => l.accountId)}::uuid[],
+                      ${col((l) => l.debit.toFixed(2))}::numeric[], ${col((l) => l.credit.toFixed(2))}::numeric[],
+                      ${col((l) => l.description)}::text[], ${col((l) => l.vatCode)}::text[])
+        AS l(id, n, account_id, debit, credit, description, vat_code)
+    ),
+    t AS (
+      SELECT * FROM ok, unnest(${totals.map(([a]) => a)}::uuid[], ${totals.map(([, t]) => t.debit.toFixed(2))}::numeric[],
+                               ${totals.map(([, t]) => t.credit.toFixed(2))}::numeric[]) AS t(account_id, debit, credit)
+    ),
     daily AS (
       INSERT INTO account_daily_balances AS b (company_id, account_id, date, debit, credit)
-      SELECT ${scope.companyId}::uuid, account_id, ${posting.date}::date, debit, credit FROM t
+      SELECT ${c}::uuid, account_id, ${posting.date}::date, debit, credit FROM t
       ON CONFLICT (company_id, account_id, date) DO UPDATE SET debit = b.debit + EXCLUDED.debit, credit = b.credit + EXCLUDED.credit
+    ),
+    monthly AS (
+      INSERT INTO account_monthly_balances AS m (company_id, account_id, month, debit, credit)
+      SELECT ${c}::uuid, account_id, date_trunc('month', ${posting.date}::date)::date, debit, credit FROM t
+      ON CONFLICT (company_id, account_id, month) DO UPDATE SET debit = m.debit + EXCLUDED.debit, credit = m.credit + EXCLUDED.credit
     )
-    INSERT INTO account_monthly_balances AS m (company_id, account_id, month, debit, credit)
-    SELECT ${scope.companyId}::uuid, account_id, date_trunc('month', ${posting.date}::date)::date, debit, credit FROM t
-    ON CONFLICT (company_id, account_id, month) DO UPDATE SET debit = m.debit + EXCLUDED.debit, credit = m.credit + EXCLUDED.credit`;
+    SELECT COALESCE(${posting.documentNumber ?? null}::bigint, seq.last_document_number) AS document_number,
+           seq.last_system_id AS system_id, seq.at AS created_at, co.lock_date, EXISTS (SELECT 1 FROM ok) AS posted
+    FROM seq, co`;
+  if (!drawn) throw new Error(`company ${c} has no number sequence`);
+  if (!drawn.posted) throw periodLocked(posting.date, fromDate(drawn.lock_date!));
 
-  const row = await db.ledgerTransaction.findUniqueOrThrow({ where: { id }, include: transactionInclude });
-  const view = transactionView(row);
-  await recordEvent(db, scope, 'transaction.created', compactTransaction(view));
+  const view = transactionView({
+    id,
+    company_id: c,
+    document_number: drawn.document_number,
+    system_id: drawn.system_id,
+    date: toDate(posting.date),
+    description: posting.description,
+    source: posting.source,
+    source_id: posting.sourceId ?? null,
+    reverses_id: posting.reversesId ?? null,
+    voucher_id: posting.voucherId ?? null,
+    created_at: drawn.created_at,
+    reversed_by: null,
+    lines: lines.map((l) => ({
+      id: l.id,
+      company_id: c,
+      transaction_id: id,
+      line_number: l.line_number,
+      account_id: l.accountId,
+      debit: l.debit as unknown as Prisma.Decimal,
+      credit: l.credit as unknown as Prisma.Decimal,
+      description: l.description,
+      vat_code: l.vatCode,
+      account: accounts.get(l.accountId) ?? { account_number: '', name: '' },
+    })),
+  });
+  const { lines: _lines, ...compact } = view;
+  await recordEvent(db, scope, 'transaction.created', compact);
   return view;
 }
 
@@ -109,11 +154,5 @@ export const transactionInclude = {
   lines: { orderBy: { line_number: 'asc' as const }, include: { account: { select: { account_number: true, name: true } } } },
   reversed_by: { select: { id: true } },
 };
-
-/** The event payload: the transaction without its lines (compact, API-shaped). */
-function compactTransaction(v: TransactionView) {
-  const { lines: _lines, ...rest } = v;
-  return rest;
-}
 
 export const zero = () => new Decimal(0);

@@ -2,7 +2,7 @@
 // company, then post through the one posting function. Posted transactions are never changed; a
 // correction is a reversing transaction.
 import Decimal from 'decimal.js';
-import { Prisma, type Db } from '@tlr/db';
+import { isUniqueViolation, type Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { listPage, type ListParams, type Page } from '../lists/list.ts';
@@ -114,7 +114,7 @@ export async function reverseTransaction(db: Db, scope: CompanyScope, id: string
     });
   } catch (e) {
     // A concurrent reversal of the same transaction won the unique reverses_id.
-    if (e instanceof Prisma.PrismaClientKnownRequestError && e.code === 'P2002') {
+    if (isUniqueViolation(e)) {
       throw new DomainError({ status: 409, code: 'already_reversed', title: 'Conflict', detail: `Transaction ${id} was already reversed.` });
     }
     throw e;

@@ -49,15 +49,16 @@ export async function profitAndLoss(db: Db, companyId: string, query: ProfitLoss
   const from = query.from ?? (await fiscalYearOf(db, companyId, to)).start;
   if (from > to) throw invalidRequest(`from (${from}) must be on or before to (${to}).`, 'from');
   // Aggregate the daily balances per account first, then join the few resulting rows to their accounts.
+  // Sum per account first (the same plan as the balance sheet), then keep the revenue and expense ones.
   const rows = await db.$queryRaw<Row[]>`
     SELECT a.id AS account_id, a.account_number, a.name, a.type, a.group_code, t.debit, t.credit
     FROM (
       SELECT account_id, SUM(debit) AS debit, SUM(credit) AS credit
       FROM (${movements(companyId, from, to)}) m
-      WHERE account_id IN (SELECT id FROM accounts WHERE company_id = ${companyId}::uuid AND type IN ('revenue', 'expense'))
       GROUP BY account_id
     ) t
-    JOIN accounts a ON a.id = t.account_id AND a.company_id = ${companyId}::uuid`;
+    JOIN accounts a ON a.id = t.account_id AND a.company_id = ${companyId}::uuid
+    WHERE a.type IN ('revenue', 'expense')`;
   const report = buildProfitAndLoss(rows.map(accountRow));
   return {
     from,
