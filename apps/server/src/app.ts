@@ -13,6 +13,7 @@ import { problemBodies } from './http/problem-bodies.ts';
 import { sendProblem } from './http/problem-response.ts';
 import { requestContext } from './http/request-context.ts';
 import { routeGuard } from './http/route-guard.ts';
+import { saftExport } from './http/saft.ts';
 
 /** Request bodies other than voucher uploads (those get their own, larger, limit). */
 export const JSON_BODY_LIMIT = '1mb';
@@ -51,6 +52,8 @@ export function createApp({ db, logger, audit, isReady }: AppDeps) {
   api.get('/', discovery);
   api.use(routeGuard);
   api.use(authenticate(db.pool));
+  // Plain Express routes (rawRoutes in @tlr/api), before the adapter: it answers every path itself.
+  api.get('/exports/saft', saftExport(db, logger));
   api.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   api.use(problemBodies);
   api.use(

@@ -1,6 +1,8 @@
 export { appRouter, type AppRouter } from './root.ts';
 export { type ApiContext, internalContext } from './context.ts';
 export { openApiDocument } from './openapi.ts';
-export { routes, allowedMethods, type Route } from './routes.ts';
+export { routes, rawRoutes, rawRoute, allowedMethods, type Route, type RawRoute } from './routes.ts';
+export { requireScopes } from './scopes.ts';
+export { saftQuery } from './schemas/saft-query.ts';
 export { toProblem, problem, internalProblem, validationProblem, PROBLEM_CONTENT_TYPE, type Problem } from './problem.ts';
 export type { ApiMeta } from './trpc.ts';

@@ -6,7 +6,7 @@ import { API_VERSION } from '@tlr/config';
 import { SCOPES } from '@tlr/domain';
 import { appRouter } from './root.ts';
 import { PROBLEM_TYPE_BASE } from './problem.ts';
-import { routes } from './routes.ts';
+import { rawRoutes, routes } from './routes.ts';
 
 type Json = Record<string, any>;
 
@@ -63,6 +63,38 @@ function problemResponse(status: number, withRateHeaders: boolean) {
   };
 }
 
+const dateParameter = (name: string, description: string, example: string) => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema: { type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+  example,
+});
+
+/** OpenAPI operations of the raw routes (routes.ts), by "METHOD path". */
+const rawOperations: Record<string, Json> = {
+  'GET /exports/saft': {
+    operationId: 'exports-saft',
+    parameters: [
+      dateParameter('from', 'First day of the period, inclusive. Default: the first day of the fiscal year containing `to` (or today).', '2026-01-01'),
+      dateParameter('to', 'Last day of the period, inclusive; not before `from`. Default: the last day of the fiscal year containing `from` (or today).', '2026-12-31'),
+    ],
+    responses: {
+      '200': {
+        description:
+          'The SAF-T Financial file: Header, MasterFiles (general ledger accounts with opening and closing balances, customers, suppliers, tax table) and GeneralLedgerEntries (every transaction of the period in SystemID order). Streamed (chunked).',
+        headers: { 'Content-Disposition': header('attachment; filename="saft-<CVR or company id>-<from>-<to>.xml"') },
+        content: {
+          'application/xml': {
+            schema: { type: 'string', description: 'XML valid against the Danish SAF-T Financial schema (namespace urn:StandardAuditFile-Taxation-Financial:DK, root AuditFile)' },
+          },
+        },
+      },
+    },
+  },
+};
+
 function build(): OpenAPIObject {
   const doc = generateOpenApiDocument(appRouter, {
     title: 'tlr bookkeeping API',
@@ -101,6 +133,13 @@ function build(): OpenAPIObject {
     },
   };
 
+  // The plain Express routes: declared here by hand; the loop below adds what every operation gets.
+  for (const raw of rawRoutes) {
+    const operation = rawOperations[`${raw.method} ${raw.path}`];
+    if (!operation) throw new Error(`no OpenAPI operation for ${raw.method} ${raw.path}`);
+    doc.paths[raw.path] = { ...doc.paths[raw.path], [raw.method.toLowerCase()]: { tags: raw.tags, summary: raw.summary, description: raw.description, ...operation } };
+  }
+
   for (const route of routes) {
     const op = doc.paths[route.path.replace(/\/$/, '')]?.[route.method.toLowerCase()];
     if (!op) continue;
@@ -109,7 +148,7 @@ function build(): OpenAPIObject {
     op['x-required-scopes'] = scopes;
     if (scopes.length) op.description = [op.description, `Requires scope ${scopes.join(' and ')}.`].filter(Boolean).join('\n\n');
     const success = op.responses['200'];
-    success.headers = { ...commonHeaders, ...rateHeaders };
+    success.headers = { ...commonHeaders, ...rateHeaders, ...success.headers };
     const responses: Json = {};
     if (route.meta.create) {
       success.description = 'Created';

@@ -2,9 +2,10 @@
 // procedure bases (public, authenticated with scope checks).
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { DomainError, forbidden, type Scope } from '@tlr/domain';
+import type { Scope } from '@tlr/domain';
 import type { ApiContext } from './context.ts';
 import { toProblem, type Problem } from './problem.ts';
+import { requireScopes } from './scopes.ts';
 
 export interface ApiMeta extends OpenApiMeta {
   /** Every scope listed is required (the voucher endpoints need both voucher scopes). */
@@ -27,13 +28,6 @@ export const middleware = t.middleware;
 export const publicProcedure = t.procedure;
 
 export const authedProcedure = t.procedure.use(({ ctx, meta, next }) => {
-  const credential = ctx.credential;
-  if (!credential) {
-    throw new DomainError({ status: 401, code: 'unauthorized', title: 'Unauthorized', detail: 'Missing or invalid credentials.' });
-  }
-  const missing = (meta?.scopes ?? []).filter((s) => !credential.scopes.has(s));
-  if (missing.length && credential.type !== 'internal') {
-    throw forbidden(`This endpoint requires the scope ${missing.join(' and ')}, which the credential was not granted.`);
-  }
+  const credential = requireScopes(ctx.credential, meta?.scopes ?? []);
   return next({ ctx: { ...ctx, credential } });
 });

@@ -1,0 +1,419 @@
+// GET /exports/saft through HTTP: a small ledger posted through the API is exported, validated against
+// the Danish SAF-T XSD (libxml2 as WebAssembly) and read back; period filtering and opening balances,
+// refusals, headers, a client that disconnects mid-stream, and an export of thousands of transactions.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { memoryPages, validateXML } from 'xmllint-wasm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportSaft, SCOPES, SinkClosedError, type Scope } from '@tlr/domain';
+import { client, internal, startTestService, testDb } from './helpers.ts';
+import type { Service } from '../src/service.ts';
+
+const XSD = readFileSync(join(import.meta.dirname, '..', '..', '..', 'prisma', 'seed', 'saft', 'Danish_SAF-T_Financial_Schema.xsd'), 'utf8');
+const CVR = '31415926';
+const year = Number(new Date().toISOString().slice(0, 4));
+const d = (mmdd: string, y = year) => `${y}-${mmdd}`;
+
+let svc: Service;
+let companyId: string;
+let c: ReturnType<typeof client>;
+let mainKey: string;
+let keyFor: (scopes: readonly Scope[]) => Promise<string>;
+
+async function companyWithKey(name: string, cvr?: string) {
+  const email = `saft-${Date.now()}-${Math.random().toString(36).slice(2)}@example.dk`;
+  const { company_id } = await internal().internal.createCompany({ name, ownerEmail: email, ownerPassword: 'correct horse battery', ...(cvr ? { cvr } : {}) });
+  const key = async (scopes: readonly Scope[] = SCOPES) =>
+    (await internal().internal.createApiKey({ companyId: company_id, name: 'saft', scopes: [...scopes], mode: 'live' })).key;
+  return { companyId: company_id, key };
+}
+
+beforeAll(async () => {
+  svc = await startTestService();
+  const company = await companyWithKey('Nordisk Tømrer & Søn ApS', CVR);
+  companyId = company.companyId;
+  keyFor = company.key;
+  mainKey = await company.key();
+  c = client(svc.url, mainKey);
+});
+afterAll(() => svc?.stop());
+
+async function validate(xml: string) {
+  const result = await validateXML({
+    xml: [{ fileName: 'export.xml', contents: xml }],
+    schema: [{ fileName: 'saft.xsd', contents: XSD }],
+    initialMemoryPages: 16 * memoryPages.MiB,
+    maxMemoryPages: 2 * memoryPages.GiB,
+  });
+  return { valid: result.valid, errors: result.errors.slice(0, 10).map((e) => e.rawMessage) };
+}
+
+/** The inner XML of every <name> element (not nested in itself). */
+const blocks = (xml: string, name: string) => [...xml.matchAll(new RegExp(`<${name}>([\\s\\S]*?)</${name}>`, 'g'))].map((m) => m[1]!);
+const value = (xml: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1];
+const account = (xml: string, number: string) => blocks(xml, 'Account').find((a) => value(a, 'AccountID') === number)!;
+
+const dr = (account_number: string, debit: number | string, extra: object = {}) => ({ account_number, debit, ...extra });
+const cr = (account_number: string, credit: number | string, extra: object = {}) => ({ account_number, credit, ...extra });
+
+describe('a small ledger', () => {
+  const posted: any[] = [];
+  let reversal: any;
+  let xml: string;
+
+  beforeAll(async () => {
+    const long = 'Aarhus Bageri & Konditori <Østergade> ' + 'x'.repeat(100);
+    expect((await c.post('/customers', { name: long, cvr: '12345678', email: 'info@bageri.dk', phone: '+45 86 12 34 56', contact_person: 'Åse Ørum', address_line1: 'Østergade 1', postal_code: '8000', city: 'Aarhus C' })).status).toBe(201);
+    expect((await c.post('/customers', { name: 'Privatkunde' })).status).toBe(201);
+    const gone = await c.post('/customers', { name: 'Slettet kunde' });
+    expect((await c.del(`/customers/${gone.body.data.id}`)).status).toBe(200);
+    expect((await c.post('/suppliers', { name: 'Byggemarked A/S', cvr: '87654321', iban: 'DK5000400440116243', city: 'Odense' })).status).toBe(201);
+    expect((await c.post('/suppliers', { name: 'Tømmerhandel', bank_reg_number: '1234', bank_account_number: '0012345678' })).status).toBe(201);
+
+    const post = async (date: string, description: string, lines: object[]) => {
+      const r = await c.post('/transactions', { date, description, lines });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      posted.push(r.body.data);
+      return r.body.data;
+    };
+    await post(d('01-15'), 'Kontantsalg januar', [dr('6470', '1250.00'), cr('1010', 1000), cr('7680', 250, { vat_code: 'S25', description: 'Salgsmoms' })]);
+    await post(d('02-10'), 'Husleje februar', [dr('2030', '8000.00'), dr('7740', 2000, { vat_code: 'K25' }), cr('6470', '10000.00')]);
+    const wrong = await post(d('03-05'), 'Fejlpostering <rettes> & "tilbageføres"\u0001', [dr('2030', '99.99'), cr('6470', '99.99')]);
+    await post(d('03-20'), 'Indskud', [dr('6470', '50000.50'), cr('6510', '50000.50')]);
+    const rev = await c.post(`/transactions/${wrong.id}/reverse`, { date: d('03-21') });
+    expect(rev.status).toBe(201);
+    reversal = rev.body.data;
+    posted.push(reversal);
+    const r = await c.get('/exports/saft');
+    expect(r.status, r.text.slice(0, 500)).toBe(200);
+    xml = r.text;
+  });
+
+  it('is valid against the Danish SAF-T schema (and the validator is not vacuous)', async () => {
+    expect(await validate(xml)).toEqual({ valid: true, errors: [] });
+    // Customer ID after Name is refused, as the schema orders it first.
+    const broken = xml.replace(/<Customer><CustomerID>([^<]*)<\/CustomerID>(<CVR>[^<]*<\/CVR>)?<Name>([^<]*)<\/Name>/, '<Customer><Name>$3</Name><CustomerID>$1</CustomerID>');
+    expect(broken).not.toBe(xml);
+    expect((await validate(broken)).valid).toBe(false);
+  });
+
+  it('has the header, the standard chart and every account with its type', () => {
+    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<AuditFile xmlns="urn:StandardAuditFile-Taxation-Financial:DK">')).toBe(true);
+    const header = blocks(xml, 'Header')[0]!;
+    expect(value(header, 'AuditFileCountry')).toBe('DK');
+    expect(value(header, 'SoftwareCompanyName')).toBe('tlr');
+    expect(value(header, 'CVR')).toBe(CVR);
+    expect(value(header, 'Name')).toBe('Nordisk Tømrer &amp; Søn ApS');
+    expect(value(header, 'DefaultCurrencyCode')).toBe('DKK');
+    expect(value(header, 'SelectionStartDate')).toBe(d('01-01'));
+    expect(value(header, 'SelectionEndDate')).toBe(d('12-31'));
+    expect(xml).toContain('<GeneralLedgerAccounts><NameOfStandardAccount>Standardkontoplanen</NameOfStandardAccount><VersionOfStandardAccount>20230131</VersionOfStandardAccount><Account>');
+    expect(blocks(xml, 'Account')).toHaveLength(305);
+    expect(account(xml, '1010')).toContain('<StandardAccountID>1010</StandardAccountID><AccountType>Sale</AccountType>');
+    expect(value(account(xml, '2030'), 'AccountType')).toBe('Expense');
+    expect(value(account(xml, '6470'), 'AccountType')).toBe('Asset');
+    expect(value(account(xml, '6510'), 'AccountType')).toBe('Liability');
+    expect(value(account(xml, '7680'), 'AccountType')).toBe('Liability');
+    expect(account(xml, '6470')).not.toContain('StandardAccountID');
+  });
+
+  it('carries customers and suppliers, ID first, cut to the schema lengths', () => {
+    const customers = blocks(xml, 'Customer');
+    expect(customers).toHaveLength(3); // the deleted one existed in the period
+    const bakery = customers.find((x) => x.includes('12345678'))!;
+    expect(bakery).toMatch(/^<CustomerID>[0-9a-f]{32}<\/CustomerID><CVR>12345678<\/CVR><Name>/);
+    const name = value(bakery, 'Name')!.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+    expect([...name]).toHaveLength(70);
+    expect(name.startsWith('Aarhus Bageri & Konditori <Østergade> xxx')).toBe(true);
+    expect(bakery).toContain('<Address><StreetName>Østergade 1</StreetName><City>Aarhus C</City><PostalCode>8000</PostalCode><Country>DK</Country></Address>');
+    expect(bakery).toContain('<Contact><ContactPerson><FirstName>NotUsed</FirstName><LastName>Åse Ørum</LastName></ContactPerson><Telephone>+4586123456</Telephone><Email>info@bageri.dk</Email></Contact>');
+    const suppliers = blocks(xml, 'Supplier');
+    expect(suppliers).toHaveLength(2);
+    expect(suppliers.join()).toContain('<BankAccount><IBANNumber>DK5000400440116243</IBANNumber></BankAccount>');
+    expect(suppliers.join()).toContain('<BankAccount><BankAccountNumber>0012345678</BankAccountNumber><SortCode>1234</SortCode></BankAccount>');
+    const tax = blocks(xml, 'TaxTableEntry')[0]!;
+    expect(tax.startsWith('<TaxType>VAT</TaxType><Description>VAT</Description><TaxCodeDetails><TaxCode>')).toBe(true);
+    expect(blocks(tax, 'TaxCodeDetails').map((t) => value(t, 'TaxCode')).sort()).toEqual(['EUV', 'EUY', 'K0', 'K25', 'S0', 'S25', 'SEUV', 'SEUY']);
+    expect(tax).toContain('<TaxCode>S25</TaxCode><EffectiveDate>');
+  });
+
+  it('has every transaction of the period in SystemID order with totals that match the postings', () => {
+    const entries = blocks(xml, 'GeneralLedgerEntries')[0]!;
+    expect(value(entries, 'NumberOfEntries')).toBe(String(posted.length));
+    const total = posted.reduce((s, t) => s + Math.round(t.total_debit * 100), 0);
+    expect(value(entries, 'TotalDebit')).toBe((total / 100).toFixed(2));
+    expect(value(entries, 'TotalCredit')).toBe((total / 100).toFixed(2));
+    const transactions = blocks(xml, 'Transaction');
+    expect(transactions.map((t) => Number(value(t, 'SystemID')))).toEqual(posted.map((t) => t.system_id).sort((a, b) => a - b));
+    for (const t of posted) {
+      const x = transactions.find((b) => value(b, 'SystemID') === String(t.system_id))!;
+      expect(value(x, 'TransactionID')).toBe(String(t.document_number));
+      expect(value(x, 'TransactionDate')).toBe(t.date);
+      expect(value(x, 'Period')).toBe(String(Number(t.date.slice(5, 7))));
+      expect(value(x, 'PeriodYear')).toBe(String(year));
+      const lines = blocks(x, 'Line');
+      expect(lines).toHaveLength(t.lines.length);
+      t.lines.forEach((l: any, i: number) => {
+        expect(value(lines[i]!, 'RecordID')).toBe(String(l.line_number));
+        expect(value(lines[i]!, 'AccountID')).toBe(l.account_number);
+        const side = l.debit > 0 ? 'DebitAmount' : 'CreditAmount';
+        expect(lines[i]).toContain(`<${side}><Amount>${(l.debit || l.credit).toFixed(2)}</Amount><CurrencyCode>DKK</CurrencyCode><CurrencyAmount>${(l.debit || l.credit).toFixed(2)}</CurrencyAmount><ExchangeRate>1</ExchangeRate></${side}>`);
+      });
+    }
+    // The reversal mirrors the wrong posting; the control character is gone, markup is escaped.
+    const rev = transactions.find((b) => value(b, 'SystemID') === String(reversal.system_id))!;
+    expect(value(rev, 'TransactionType')).toBe('reversal');
+    expect(blocks(rev, 'Line')[0]).toContain('<CreditAmount><Amount>99.99</Amount>');
+    expect(xml).toContain('<Description>Fejlpostering &lt;rettes&gt; &amp; "tilbageføres"</Description>');
+    expect(value(blocks(transactions.find((b) => b.includes('Kontantsalg'))!, 'Line')[2]!, 'Description')).toBe('Salgsmoms');
+    expect(value(blocks(transactions.find((b) => b.includes('Kontantsalg'))!, 'Line')[0]!, 'Description')).toBe('Kontantsalg januar');
+  });
+
+  it('computes opening and closing balances for a period inside the year', async () => {
+    const r = await c.get(`/exports/saft?from=${d('02-01')}&to=${d('03-20')}`);
+    expect(r.status).toBe(200);
+    expect((await validate(r.text)).valid).toBe(true);
+    // January (the sale) is before the period; the reversal of 03-21 is after it.
+    const ids = blocks(r.text, 'Transaction').map((t) => value(t, 'TransactionDate'));
+    expect(ids).toEqual([d('02-10'), d('03-05'), d('03-20')]);
+    expect(value(r.text, 'NumberOfEntries')).toBe('3');
+    expect(value(r.text, 'TotalDebit')).toBe('60100.49');
+    // Bank: 1250.00 in, then -10000.00 - 99.99 + 50000.50 in the period.
+    expect(account(r.text, '6470')).toContain('<OpeningDebitBalance>1250.00</OpeningDebitBalance><ClosingDebitBalance>41150.51</ClosingDebitBalance>');
+    // Revenue carries its January balance (same fiscal year) into the opening; equity is a credit.
+    expect(account(r.text, '1010')).toContain('<OpeningCreditBalance>1000.00</OpeningCreditBalance><ClosingCreditBalance>1000.00</ClosingCreditBalance>');
+    expect(account(r.text, '6510')).toContain('<OpeningDebitBalance>0.00</OpeningDebitBalance><ClosingCreditBalance>50000.50</ClosingCreditBalance>');
+    expect(account(r.text, '2030')).toContain('<OpeningDebitBalance>0.00</OpeningDebitBalance><ClosingDebitBalance>8099.99</ClosingDebitBalance>');
+    expect(r.headers.get('content-disposition')).toBe(`attachment; filename="saft-${CVR}-${d('02-01')}-${d('03-20')}.xml"`);
+  });
+
+  it('starts revenue and expense accounts at zero in the next fiscal year, balance sheet accounts carry over', async () => {
+    const next = await c.post('/transactions', { date: d('01-10', year + 1), description: 'Salg næste år', lines: [dr('6470', 500), cr('1010', 500)] });
+    expect(next.status, JSON.stringify(next.body)).toBe(201);
+    const r = await c.get(`/exports/saft?from=${d('01-01', year + 1)}`);
+    expect(r.status).toBe(200);
+    expect(value(r.text, 'SelectionEndDate')).toBe(d('12-31', year + 1));
+    expect((await validate(r.text)).valid).toBe(true);
+    expect(value(r.text, 'NumberOfEntries')).toBe('1');
+    expect(account(r.text, '1010')).toContain('<OpeningDebitBalance>0.00</OpeningDebitBalance><ClosingCreditBalance>500.00</ClosingCreditBalance>');
+    // Bank: this year's 41250.50 (the reversal included), then 500.00.
+    expect(account(r.text, '6470')).toContain('<OpeningDebitBalance>41250.50</OpeningDebitBalance><ClosingDebitBalance>41750.50</ClosingDebitBalance>');
+  });
+
+  it('answers an empty period with a valid file without transactions', async () => {
+    const r = await c.get('/exports/saft?from=2001-01-01&to=2001-12-31');
+    expect(r.status).toBe(200);
+    expect((await validate(r.text)).valid).toBe(true);
+    expect(r.text).toContain('<NumberOfEntries>0</NumberOfEntries><TotalDebit>0.00</TotalDebit><TotalCredit>0.00</TotalCredit>');
+    expect(blocks(r.text, 'Transaction')).toHaveLength(0);
+    expect(blocks(r.text, 'Customer')).toHaveLength(0); // none existed in 2001
+  });
+});
+
+describe('the HTTP surface', () => {
+  it('streams application/xml as a named attachment with the usual headers', async () => {
+    const res = await fetch(`${svc.url}/api/v1/exports/saft`, { headers: { 'X-API-Key': mainKey, 'X-Request-ID': 'saft-headers-1' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/xml; charset=utf-8');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="saft-${CVR}-${d('01-01')}-${d('12-31')}.xml"`);
+    expect(res.headers.get('transfer-encoding')).toBe('chunked');
+    expect(res.headers.get('content-length')).toBeNull();
+    expect(res.headers.get('x-request-id')).toBe('saft-headers-1');
+    expect(res.headers.get('x-api-version')).toBe('2026-04-10');
+    for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(res.headers.get(h), h).toMatch(/^\d+$/);
+    expect((await res.text()).endsWith('</AuditFile>\n')).toBe(true);
+  });
+
+  it('names the company id when the company has no CVR, and still validates', async () => {
+    const other = await companyWithKey('Uden CVR ApS');
+    const r = await client(svc.url, await other.key(['exports:read'])).get('/exports/saft');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-disposition')).toBe(`attachment; filename="saft-${other.companyId}-${d('01-01')}-${d('12-31')}.xml"`);
+    expect(r.text).toContain('<Company><RegistrationNumber/><Name>Uden CVR ApS</Name>');
+    expect(await validate(r.text)).toEqual({ valid: true, errors: [] });
+  });
+
+  it('needs exports:read (403 problem), a credential (401), and GET (405)', async () => {
+    const noScope = await client(svc.url, await keyFor(['transactions:read', 'reports:read'])).get('/exports/saft');
+    expect(noScope.status).toBe(403);
+    expect(noScope.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(noScope.body).toMatchObject({ status: 403, code: 'forbidden', type: 'https://tlr.dk/problems/forbidden' });
+    expect(noScope.body.detail).toContain('exports:read');
+    expect(noScope.headers.get('x-ratelimit-limit')).toBeTruthy();
+    expect((await client(svc.url).get('/exports/saft')).status).toBe(401);
+    const post = await c.call('POST', '/exports/saft');
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, OPTIONS');
+  });
+
+  it.each([
+    ['from after to', `?from=${d('05-01')}&to=${d('04-30')}`, 'from'],
+    ['a malformed from', '?from=2026-13-01', 'from'],
+    ['a malformed to', '?to=yesterday', 'to'],
+    ['an unknown parameter', '?from=2026-01-01&format=json', 'format'],
+    ['a repeated parameter', '?to=2026-01-01&to=2026-02-01', 'to'],
+    ['a year SAF-T cannot express', '?from=1900-01-01', 'from'],
+  ])('refuses %s with 400 naming the parameter', async (_what, query, field) => {
+    const r = await c.get(`/exports/saft${query}`);
+    expect(r.status).toBe(400);
+    expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(r.body).toMatchObject({ status: 400, code: 'invalid_request', field });
+  });
+
+  it('is listed in the discovery document and the OpenAPI document', async () => {
+    const discovery = await client(svc.url).get('/');
+    expect(discovery.body.data.endpoints).toContainEqual({ method: 'GET', path: '/exports/saft', summary: expect.any(String), scopes: ['exports:read'] });
+    const doc = (await client(svc.url).get('/openapi.json')).body;
+    const op = doc.paths['/exports/saft'].get;
+    expect(op.parameters.map((p: any) => p.name)).toEqual(['from', 'to']);
+    expect(op.responses['200'].content['application/xml'].schema.type).toBe('string');
+    expect(op.security).toEqual([{ ApiKeyAuth: [] }, { OAuth2: ['exports:read'] }]);
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '429', '500']));
+  });
+});
+
+/**
+ * Adds `count` transactions of 2 or 3 lines straight in SQL, with what postTransaction keeps beside
+ * them (the number sequence, the daily and monthly balances). Posting them one by one through postTransaction in
+ * an interactive Prisma transaction took about 19 ms each here, too slow for a test of this size.
+ */
+async function seedLedger(companyId: string, count: number) {
+  const conn = await testDb().pool.connect();
+  try {
+    await conn.query('BEGIN');
+    const { rows } = await conn.query(
+      `UPDATE number_sequences SET last_document_number = last_document_number + $2, last_system_id = last_system_id + $2
+       WHERE company_id = $1 RETURNING last_document_number - $2 AS doc0, last_system_id - $2 AS sys0`,
+      [companyId, count],
+    );
+    const { doc0, sys0 } = rows[0];
+    await conn.query(
+      `INSERT INTO ledger_transactions (id, company_id, document_number, system_id, date, description, source)
+       SELECT gen_random_uuid(), $1, $2::bigint + i, $3::bigint + i, make_date($5, 1 + i % 12, 1 + i % 28), 'Bilag ' || i, 'manual'
+       FROM generate_series(1, $4::int) i`,
+      [companyId, doc0, sys0, count, year],
+    );
+    // i % 3 = 0: a sale (bank / revenue); otherwise rent with input VAT paid from the bank.
+    await conn.query(
+      `INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code)
+       SELECT gen_random_uuid(), t.company_id, t.id, l.n, a.id, l.debit, l.credit, l.description, l.vat_code
+       FROM (SELECT *, system_id - $2 AS i, (100 + (system_id - $2) % 900 + ((system_id - $2) % 100) / 100.0)::numeric(18,2) AS amount
+             FROM ledger_transactions WHERE company_id = $1 AND system_id > $2) t
+       CROSS JOIN LATERAL (VALUES
+         (1, CASE WHEN t.i % 3 = 0 THEN '6470' ELSE '2030' END, t.amount, 0::numeric, '', ''),
+         (2, CASE WHEN t.i % 3 = 0 THEN '1010' ELSE '7740' END, CASE WHEN t.i % 3 = 0 THEN 0 ELSE 1.25 END, CASE WHEN t.i % 3 = 0 THEN t.amount ELSE 0 END,
+             CASE WHEN t.i % 3 = 0 THEN 'Salg & <moms>' ELSE 'Købsmoms' END, CASE WHEN t.i % 3 = 0 THEN '' ELSE 'K25' END),
+         (3, '6470', 0, t.amount + 1.25, '', '')
+       ) AS l(n, account_number, debit, credit, description, vat_code)
+       JOIN accounts a ON a.company_id = t.company_id AND a.account_number = l.account_number
+       WHERE l.n < 3 OR t.i % 3 <> 0`,
+      [companyId, sys0],
+    );
+    for (const [table, day] of [['account_daily_balances', 'date'], ['account_monthly_balances', 'month']] as const) {
+      await conn.query(
+        `INSERT INTO ${table} AS b (company_id, account_id, ${day}, debit, credit)
+         SELECT l.company_id, l.account_id, ${day === 'month' ? "date_trunc('month', t.date)::date" : 't.date'}, sum(l.debit), sum(l.credit)
+         FROM transaction_lines l JOIN ledger_transactions t ON t.id = l.transaction_id
+         WHERE t.company_id = $1 AND t.system_id > $2
+         GROUP BY 1, 2, 3
+         ON CONFLICT (company_id, account_id, ${day}) DO UPDATE SET debit = b.debit + EXCLUDED.debit, credit = b.credit + EXCLUDED.credit`,
+        [companyId, sys0],
+      );
+    }
+    await conn.query('COMMIT');
+  } catch (err) {
+    await conn.query('ROLLBACK');
+    throw err;
+  } finally {
+    conn.release();
+  }
+}
+
+describe('a ledger of thousands of transactions', () => {
+  const count = 10_000;
+  let big: Awaited<ReturnType<typeof companyWithKey>>;
+  let seeded = 0;
+  beforeAll(async () => {
+    big = await companyWithKey('Stor Ledger ApS', '16180339');
+    const t0 = Date.now();
+    await seedLedger(big.companyId, count);
+    seeded = Date.now() - t0;
+  });
+
+  it('streams with flat memory and validates', async () => {
+
+    const baseline = process.memoryUsage().rss;
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+    const t1 = Date.now();
+    const res = await fetch(`${svc.url}/api/v1/exports/saft`, { headers: { 'X-API-Key': await big.key(['exports:read']) } });
+    expect(res.status).toBe(200);
+    // Read the body chunk by chunk, as a client saving the file would.
+    const chunks: Buffer[] = [];
+    let n = 0;
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      chunks.push(Buffer.from(chunk));
+      n++;
+    }
+    const elapsed = Date.now() - t1;
+    clearInterval(sampler);
+    const xml = Buffer.concat(chunks).toString('utf8');
+    const lines = (xml.match(/<Line>/g) ?? []).length;
+    console.info(
+      `SAF-T export: ${count} transactions, ${lines} lines, ${(xml.length / 1e6).toFixed(1)} MB in ${n} chunks, ${elapsed} ms ` +
+        `(${Math.round(lines / (elapsed / 1000))} lines/s); seeding ${seeded} ms; RSS ${Math.round(baseline / 2 ** 20)} -> peak ${Math.round(peak / 2 ** 20)} MiB`,
+    );
+    expect(n).toBeGreaterThan(1);
+    expect(value(xml, 'NumberOfEntries')).toBe(String(count));
+    expect(lines).toBe(Math.floor(count / 3) * 2 + (count - Math.floor(count / 3)) * 3);
+    const ids = blocks(xml, 'SystemID').map(Number);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(count);
+    const t2 = Date.now();
+    expect(await validate(xml)).toEqual({ valid: true, errors: [] });
+    console.info(`XSD validation of ${(xml.length / 1e6).toFixed(1)} MB: ${Date.now() - t2} ms`);
+  });
+
+  it('stops reading and gives its connection back when the output closes mid-stream', async () => {
+    const pool = testDb().pool;
+    let received = 0;
+    const sink = new Writable({
+      highWaterMark: 16 * 1024,
+      write(chunk: Buffer, _enc, done) {
+        received += chunk.length;
+        if (received > 100_000) this.destroy();
+        else setImmediate(done);
+      },
+    });
+    await expect(exportSaft(pool, { companyId: big.companyId }, sink, { lineBatch: 200 })).rejects.toBeInstanceOf(SinkClosedError);
+    expect(received).toBeLessThan(1_000_000);
+    expect(pool.totalCount - pool.idleCount).toBe(0);
+  });
+
+  it('gives up on an output that stops draining', async () => {
+    const stalled = new Writable({ highWaterMark: 1024, write: () => {} });
+    const started = Date.now();
+    await expect(exportSaft(testDb().pool, { companyId: big.companyId }, stalled, { drainTimeoutMs: 200 })).rejects.toThrow(/did not drain within 200 ms/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(testDb().pool.totalCount - testDb().pool.idleCount).toBe(0);
+    stalled.destroy();
+  });
+
+  it('survives a client that disconnects mid-stream: the next export works', async () => {
+    const key = await big.key(['exports:read']);
+    const controller = new AbortController();
+    const res = await fetch(`${svc.url}/api/v1/exports/saft`, { headers: { 'X-API-Key': key }, signal: controller.signal });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await reader.read().catch(() => undefined);
+    const pool = svc.db.pool;
+    for (let i = 0; i < 250 && pool.totalCount !== pool.idleCount; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(pool.totalCount - pool.idleCount).toBe(0);
+    const again = await client(svc.url, key).get(`/exports/saft?to=${d('01-31')}`);
+    expect(again.status).toBe(200);
+    expect(again.text.endsWith('</AuditFile>\n')).toBe(true);
+  });
+});
