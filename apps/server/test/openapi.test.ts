@@ -152,6 +152,8 @@ describe('contract rules in the document', () => {
     const legacy = doc.components.schemas.Error;
     expect(legacy.properties.error.properties).toHaveProperty('code');
     expect(legacy.properties.error.properties).toHaveProperty('message');
+    // the adapter's own { message, code } error schemas are gone: nothing contradicts Problem
+    expect(Object.keys(doc.components.schemas).filter((n) => n.startsWith('error.'))).toEqual([]);
     for (const [path, method, op] of apiOperations()) {
       const where = `${method.toUpperCase()} ${path}`;
       const statuses = Object.keys(op.responses);
@@ -166,6 +168,9 @@ describe('contract rules in the document', () => {
         expect(Boolean(r.headers?.['X-RateLimit-Limit']), `${where} ${status}`).toBe(status !== '401');
         if (status === '429') expect(r.headers['Retry-After'], where).toBeTruthy();
       }
+      // business-rule refusals are documented where they can happen
+      if (where === 'POST /transactions') expect(statuses, where).toContain('422');
+      if (where === 'POST /accounts') expect(statuses, where).toContain('409');
       const success = op.responses['200'] ?? op.responses['201'];
       for (const h of ['X-Request-ID', 'X-API-Version', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) expect(success.headers[h], `${where} ${h}`).toBeTruthy();
     }

@@ -7,7 +7,7 @@ import { companyScope } from './context.ts';
 import { idempotentCreate, inTransaction } from './idempotent.ts';
 import { deleted, list, single } from './schemas/envelopes.ts';
 import { uuid } from './schemas/fields.ts';
-import { authedProcedure } from './trpc.ts';
+import { authedProcedure, type ApiMeta } from './trpc.ts';
 
 type Path = `/${string}`;
 interface Common {
@@ -16,7 +16,16 @@ interface Common {
   summary: string;
   description?: string;
   scope: Scope;
+  /** Problem statuses beyond the common ones, for the OpenAPI document (e.g. 409, 422). */
+  problems?: number[];
 }
+
+const metaOf = (o: Common, method: 'GET' | 'POST' | 'PUT' | 'DELETE', extra: Partial<ApiMeta> = {}): ApiMeta => ({
+  openapi: { method, path: o.path, tags: [o.tag], summary: o.summary, description: o.description },
+  scopes: [o.scope],
+  ...(o.problems ? { problems: o.problems } : {}),
+  ...extra,
+});
 
 // Typed as the resource's input side: what the domain returns is what the output schema validates.
 const envelope = <R extends z.ZodType>(r: R) => single(r) as unknown as z.ZodType<{ data: z.input<R> }>;
@@ -27,7 +36,7 @@ export function listEndpoint<Q extends z.ZodObject, R extends z.ZodType>(
   o: Common & { query: Q; resource: R; run: (db: Db, scope: CompanyScope, q: ListParams & z.output<Q>) => Promise<Page<z.input<R>>> },
 ) {
   return authedProcedure
-    .meta({ openapi: { method: 'GET', path: o.path, tags: [o.tag], summary: o.summary, description: o.description }, scopes: [o.scope] })
+    .meta(metaOf(o, 'GET'))
     .input(o.query)
     .output(list(o.resource))
     .query(({ ctx, input }) => o.run(ctx.db.prisma, companyScope(ctx), input as ListParams & z.output<Q>));
@@ -37,7 +46,7 @@ export function getEndpoint<R extends z.ZodType>(
   o: Common & { resource: R; run: (db: Db, scope: CompanyScope, id: string) => Promise<z.input<R>> },
 ) {
   return authedProcedure
-    .meta({ openapi: { method: 'GET', path: o.path, tags: [o.tag], summary: o.summary, description: o.description }, scopes: [o.scope] })
+    .meta(metaOf(o, 'GET'))
     .input(idParam)
     .output(envelope(o.resource))
     .query(async ({ ctx, input }) => ({ data: await o.run(ctx.db.prisma, companyScope(ctx), input.id) }));
@@ -47,11 +56,7 @@ export function createEndpoint<B extends z.ZodObject, R extends z.ZodType>(
   o: Common & { body: B; resource: R; run: (tx: Db, scope: CompanyScope, input: z.output<B>) => Promise<z.input<R>> },
 ) {
   return authedProcedure
-    .meta({
-      openapi: { method: 'POST', path: o.path, tags: [o.tag], summary: o.summary, description: o.description },
-      scopes: [o.scope],
-      create: true,
-    })
+    .meta(metaOf(o, 'POST', { create: true }))
     .input(o.body)
     .output(envelope(o.resource))
     .mutation(({ ctx, input }) =>
@@ -63,7 +68,7 @@ export function updateEndpoint<B extends z.ZodObject, R extends z.ZodType>(
   o: Common & { body: B; resource: R; run: (tx: Db, scope: CompanyScope, id: string, input: z.output<B>) => Promise<z.input<R>> },
 ) {
   return authedProcedure
-    .meta({ openapi: { method: 'PUT', path: o.path, tags: [o.tag], summary: o.summary, description: o.description }, scopes: [o.scope] })
+    .meta(metaOf(o, 'PUT'))
     .input(o.body.extend(idParam.shape))
     .output(envelope(o.resource))
     .mutation(({ ctx, input }) => {
@@ -74,7 +79,7 @@ export function updateEndpoint<B extends z.ZodObject, R extends z.ZodType>(
 
 export function deleteEndpoint(o: Common & { run: (tx: Db, scope: CompanyScope, id: string) => Promise<{ id: string; deleted: true }> }) {
   return authedProcedure
-    .meta({ openapi: { method: 'DELETE', path: o.path, tags: [o.tag], summary: o.summary, description: o.description }, scopes: [o.scope] })
+    .meta(metaOf(o, 'DELETE'))
     .input(idParam)
     .output(deleted)
     .mutation(({ ctx, input }) => inTransaction(ctx, async (tx) => ({ data: await o.run(tx, companyScope(ctx), input.id) })));

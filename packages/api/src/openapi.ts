@@ -44,7 +44,8 @@ const errorDescriptions: Record<number, string> = {
   401: 'unauthorized: missing, invalid, expired or revoked credential (no rate limit headers)',
   403: 'forbidden: the credential lacks the scope',
   404: 'not_found: no such resource in the caller\'s company',
-  409: 'conflict: the resource\'s state does not allow the change',
+  409: 'conflict: the resource\'s state does not allow the change (account_number_taken, account_has_postings, already_reversed, ...)',
+  422: 'a business rule refuses it: unbalanced_transaction, period_locked, fiscal_year_not_open, account_inactive',
   413: 'payload_too_large: request body over the limit',
   415: 'unsupported_media_type: the body is not application/json',
   429: 'rate_limited: more than 100 requests in 60 seconds; see Retry-After',
@@ -169,9 +170,9 @@ function build(): OpenAPIObject {
     } else {
       responses['200'] = success;
     }
-    const errors = [400, 401, 403, ...(route.path.includes('{') || route.path.endsWith('/lookup') ? [404] : []), 429, 500];
-    if (route.method !== 'GET') errors.push(413, 415);
-    for (const status of errors.sort()) responses[String(status)] = problemResponse(status, true);
+    const errors = new Set([400, 401, 403, ...(route.path.includes('{') || route.path.endsWith('/lookup') ? [404] : []), 429, 500, ...(route.meta.problems ?? [])]);
+    if (route.method !== 'GET') [413, 415].forEach((s) => errors.add(s));
+    for (const status of [...errors].sort()) responses[String(status)] = problemResponse(status, true);
     op.responses = responses;
   }
 
@@ -193,6 +194,9 @@ function build(): OpenAPIObject {
       responses: { '200': { description: 'Discovery document', headers: commonHeaders, content: { 'application/json': { schema: { type: 'object' } } } } },
     },
   };
+  // The adapter's own error schemas ({ message, code: tRPC code }) are no longer referenced and would
+  // contradict the Problem shape in generated clients.
+  for (const name of Object.keys(doc.components.schemas)) if (name.startsWith('error.')) delete doc.components.schemas[name];
   return doc as OpenAPIObject;
 }
 

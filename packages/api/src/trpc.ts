@@ -12,6 +12,8 @@ export interface ApiMeta extends OpenApiMeta {
   scopes?: Scope[];
   /** A create POST: answers 201 and requires an Idempotency-Key. */
   create?: boolean;
+  /** Problem statuses beyond the common ones that the endpoint can answer (OpenAPI only). */
+  problems?: number[];
 }
 
 const t = initTRPC

@@ -75,6 +75,7 @@ export const transactionsRouter = router({
     description:
       'Total debit must equal total credit exactly (422 unbalanced_transaction); the date must be after the lock date (422 period_locked) and inside an open fiscal year (422 fiscal_year_not_open). Accounts must be active accounts of the company.',
     scope: 'transactions:write',
+    problems: [422],
     body: transactionBody,
     resource: transactionResource,
     run: createTransaction as never,
@@ -90,6 +91,7 @@ export const transactionsRouter = router({
       },
       scopes: ['transactions:write'],
       create: true,
+      problems: [409, 422],
     })
     .input(z.strictObject({ id: uuid(), date: date().optional(), description: text(500).optional() }))
     .output(single(transactionResource))
