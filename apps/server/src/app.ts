@@ -74,9 +74,10 @@ export function createApp({ db, logger, audit, isReady }: AppDeps) {
         const response = (ctx as ApiContext | undefined)?.response;
         return { status: response?.status ?? 200, headers: response?.headers ?? {} };
       },
-      onError: ({ error, path }) => {
+      onError: ({ error, path, req }) => {
         if (toProblem(error).status >= 500) {
-          logger.error({ err: error.cause ?? error, procedure: path }, 'procedure failed');
+          const requestId = (req as Request).res?.locals.requestId;
+          logger.error({ err: error.cause ?? error, procedure: path, request_id: requestId }, 'procedure failed');
         }
       },
     }),
@@ -99,7 +100,7 @@ export function createApp({ db, logger, audit, isReady }: AppDeps) {
     if (err.status && err.status >= 400 && err.status < 500) {
       return sendProblem(res, problem(err.status, 'invalid_request', 'Invalid request', err.message));
     }
-    logger.error({ err }, 'unhandled error');
+    logger.error({ err, request_id: res.locals.requestId }, 'unhandled error');
     sendProblem(res, internalProblem());
   });
   return app;
