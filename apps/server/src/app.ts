@@ -9,6 +9,7 @@ import type { AuditLog } from './audit.ts';
 import { authenticate } from './http/authenticate.ts';
 import { cors } from './http/cors.ts';
 import { discovery } from './http/discovery.ts';
+import { emptyBody } from './http/empty-body.ts';
 import { problemBodies } from './http/problem-bodies.ts';
 import { sendProblem } from './http/problem-response.ts';
 import { requestContext } from './http/request-context.ts';
@@ -55,6 +56,7 @@ export function createApp({ db, logger, audit, isReady }: AppDeps) {
   // Plain Express routes (rawRoutes in @tlr/api), before the adapter: it answers every path itself.
   api.get('/exports/saft', saftExport(db, logger));
   api.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  api.use(emptyBody);
   api.use(problemBodies);
   api.use(
     createOpenApiExpressMiddleware({

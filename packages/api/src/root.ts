@@ -5,6 +5,7 @@ import { customersRouter } from './routers/customers.ts';
 import { internalRouter } from './routers/internal.ts';
 import { productsRouter } from './routers/products.ts';
 import { reportsRouter } from './routers/reports.ts';
+import { sandboxRouter } from './routers/sandbox.ts';
 import { suppliersRouter } from './routers/suppliers.ts';
 import { transactionsRouter } from './routers/transactions.ts';
 import { router } from './trpc.ts';
@@ -16,6 +17,7 @@ export const appRouter = router({
   accounts: accountsRouter,
   transactions: transactionsRouter,
   reports: reportsRouter,
+  sandbox: sandboxRouter,
   internal: internalRouter,
 });
 

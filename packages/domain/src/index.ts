@@ -26,3 +26,4 @@ export * from './reports/reports.ts';
 export * from './vat.ts';
 export * from './saft/rules.ts';
 export * from './saft/export-saft.ts';
+export * from './credentials/sandbox.ts';

@@ -1,0 +1,54 @@
+// Resetting a sandbox to a freshly provisioned state (contract, Test mode 4): bookkeeping data, master
+// data, stored idempotency keys and events go; API keys, webhook subscriptions and the request audit
+// log stay; the chart of accounts, fiscal year and VAT periods are seeded again.
+import type { Db } from '@tlr/db';
+import { DomainError, forbidden } from '../errors.ts';
+import { provisionBooks } from '../ledger/books.ts';
+import type { Credential } from './authenticate.ts';
+import { accountingSettings } from '../ledger/books.ts';
+
+export function assertMayResetSandbox(credential: Credential): void {
+  if (credential.type !== 'api_key' || credential.mode !== 'test') {
+    throw forbidden('Only test API keys (tlr_test_...) may reset the sandbox; live keys and OAuth tokens address real books.');
+  }
+}
+
+export async function resetSandbox(db: Db, companyId: string) {
+  const company = await db.company.findUnique({ where: { id: companyId } });
+  if (!company?.sandbox_of_id) {
+    throw new DomainError({ status: 403, code: 'forbidden', title: 'Forbidden', detail: 'Only a sandbox company can be reset.' });
+  }
+  // Wait for postings in flight: they hold this row until they commit.
+  await db.$queryRaw`SELECT 1 FROM number_sequences WHERE company_id = ${companyId}::uuid FOR UPDATE`;
+  // The ledger refuses deletes except during a reset, which says so for this transaction only.
+  await db.$executeRaw`SELECT set_config('tlr.ledger_reset', 'on', true)`;
+  const where = { company_id: companyId };
+  await db.transactionLine.deleteMany({ where });
+  await db.ledgerTransaction.deleteMany({ where });
+  await db.accountDailyBalance.deleteMany({ where });
+  await db.accountMonthlyBalance.deleteMany({ where });
+  await db.numberSequence.deleteMany({ where });
+  await db.account.deleteMany({ where });
+  await db.vatCode.deleteMany({ where });
+  await db.vatPeriod.deleteMany({ where });
+  await db.fiscalYear.deleteMany({ where });
+  await db.customer.deleteMany({ where });
+  await db.product.deleteMany({ where });
+  await db.supplier.deleteMany({ where });
+  await db.idempotencyKey.deleteMany({ where });
+  await db.outboxEvent.deleteMany({ where });
+  // Mirror the live company's settings again, as a new sandbox would.
+  const live = await db.company.findUniqueOrThrow({ where: { id: company.sandbox_of_id } });
+  const mirrored = await db.company.update({
+    where: { id: companyId },
+    data: {
+      currency: live.currency,
+      vat_registered: live.vat_registered,
+      fiscal_year_start_month: live.fiscal_year_start_month,
+      vat_period_frequency: live.vat_period_frequency,
+      lock_date: null,
+    },
+  });
+  await provisionBooks(db, mirrored);
+  return { company_id: companyId, reset: true as const, settings: await accountingSettings(db, companyId) };
+}
