@@ -30,10 +30,9 @@
 import { execSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import { API_VERSION, loadConfig } from '@tlr/config';
-import { applyMigrations, createDatabase, dropDatabase, ensureDatabase, resolveDatabaseServer, withDatabase, type Database } from '@tlr/db';
+import { applyMigrations, createDatabase, dropDatabase, ensureDatabase, freePort, resolveDatabaseServer, withDatabase, type Database } from '@tlr/db';
 import { createApiKey, createCompany, newId, SCOPES } from '@tlr/domain';
 import { startService, type Service } from '../apps/server/src/service.ts';
 
@@ -61,16 +60,6 @@ const print = (line = '') => {
 // ---------------------------------------------------------------------------------------------------
 // small tools
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.once('error', reject);
-  });
-}
 
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : NaN);
 const ms = (n: number) => n.toFixed(n < 10 ? 2 : 1);

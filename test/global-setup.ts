@@ -2,9 +2,8 @@
 // PostgreSQL kept under .data/test-pg. Migrations are applied once here; each test file then works in
 // companies of its own, so files can run in parallel on the same database.
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import type { TestProject } from 'vitest/node';
-import { applyMigrations, dropDatabase, ensureDatabase, resolveDatabaseServer, withDatabase } from '@tlr/db';
+import { applyMigrations, dropDatabase, ensureDatabase, freePort, resolveDatabaseServer, withDatabase } from '@tlr/db';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -31,13 +30,3 @@ export default async function setup(project: TestProject) {
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.once('error', reject);
-  });
-}

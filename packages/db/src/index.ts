@@ -4,7 +4,7 @@ import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
 
 export { createDatabase, type Database } from './client.ts';
 export { applyMigrations } from './migrate.ts';
-export { resolveDatabaseServer, ensureDatabase, dropDatabase, withDatabase, type DatabaseServer } from './server.ts';
+export { resolveDatabaseServer, ensureDatabase, dropDatabase, withDatabase, freePort, type DatabaseServer } from './server.ts';
 export { Prisma, PrismaClient } from './generated/prisma/client.ts';
 export type { User, Company, ApiKey, Customer, Product, Supplier, OutboxEvent, IdempotencyKey } from './generated/prisma/client.ts';
 

@@ -1,5 +1,6 @@
 // Where the database comes from: DATABASE_URL when set, otherwise the embedded server under DATA_DIR.
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import pg from 'pg';
 import { startEmbeddedPostgres } from './embedded.ts';
 
@@ -55,4 +56,16 @@ export function withDatabase(url: string, name: string): string {
   const u = new URL(url);
   u.pathname = `/${name}`;
   return u.toString();
+}
+
+/** A TCP port free on 127.0.0.1 right now: for throwaway embedded servers (tests, benchmarks). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.once('error', reject);
+  });
 }
