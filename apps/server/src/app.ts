@@ -3,7 +3,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
-import { appRouter, internalProblem, openApiDocument, problem, PROBLEM_CONTENT_TYPE, toProblem, type ApiContext } from '@tlr/api';
+import { appRouter, BUSY_RETRY_AFTER, internalProblem, openApiDocument, problem, PROBLEM_CONTENT_TYPE, toProblem, type ApiContext } from '@tlr/api';
 import type { Database } from '@tlr/db';
 import type { AuditLog } from './audit.ts';
 import { authenticate } from './http/authenticate.ts';
@@ -71,7 +71,8 @@ export function createApp({ db, logger, audit, isReady }: AppDeps) {
       responseMeta: ({ ctx, errors }) => {
         if (errors.length) {
           const p = toProblem(errors[0]);
-          return { status: p.status, headers: { 'Content-Type': PROBLEM_CONTENT_TYPE } };
+          const retry = p.status === 503 ? { 'Retry-After': String(BUSY_RETRY_AFTER) } : {};
+          return { status: p.status, headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...retry } };
         }
         const response = (ctx as ApiContext | undefined)?.response;
         return { status: response?.status ?? 200, headers: response?.headers ?? {} };

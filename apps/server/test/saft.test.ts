@@ -400,6 +400,34 @@ describe('a ledger of thousands of transactions', () => {
     stalled.destroy();
   });
 
+  it('answers 503 with Retry-After beyond two exports in progress, and accepts again once one ends', async () => {
+    const key = await big.key(['exports:read']);
+    const opened = await Promise.all(
+      [0, 1].map(async () => {
+        const controller = new AbortController();
+        const res = await fetch(`${svc.url}/api/v1/exports/saft`, { headers: { 'X-API-Key': key }, signal: controller.signal });
+        expect(res.status).toBe(200);
+        const reader = res.body!.getReader();
+        await reader.read(); // started, then left unread: the export waits on backpressure
+        return { controller, reader };
+      }),
+    );
+    const third = await client(svc.url, key).get('/exports/saft');
+    expect(third.status).toBe(503);
+    expect(third.body).toMatchObject({ code: 'service_unavailable' });
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+    for (const o of opened) {
+      o.controller.abort();
+      await o.reader.read().catch(() => undefined);
+    }
+    let next = await client(svc.url, key).get(`/exports/saft?to=${d('01-31')}`);
+    for (let i = 0; i < 50 && next.status === 503; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      next = await client(svc.url, key).get(`/exports/saft?to=${d('01-31')}`);
+    }
+    expect(next.status).toBe(200);
+  });
+
   it('survives a client that disconnects mid-stream: the next export works', async () => {
     const key = await big.key(['exports:read']);
     const controller = new AbortController();

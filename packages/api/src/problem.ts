@@ -55,6 +55,14 @@ const byTrpcCode: Partial<Record<TRPCError['code'], [number, string, string, str
   TOO_MANY_REQUESTS: [429, 'rate_limited', 'Rate limit exceeded', 'Too many requests.'],
 };
 
+/** Retry-After (seconds) sent with a 503: the condition is momentary load, not an outage. */
+export const BUSY_RETRY_AFTER = 2;
+
+export const busyProblem = (detail: string) => problem(503, 'service_unavailable', 'Service unavailable', detail);
+
+// Prisma: no pooled connection within maxWait (P2024), or a transaction could not start in time (P2028).
+const BUSY_PRISMA_CODES = new Set(['P2024', 'P2028']);
+
 export const internalProblem = () =>
   problem(500, 'internal_error', 'Internal server error', 'An unexpected error occurred. Quote the X-Request-ID when contacting support.');
 
@@ -62,6 +70,9 @@ export function toProblem(error: unknown): Problem {
   const cause = error instanceof TRPCError ? error.cause : error;
   if (cause instanceof DomainError) {
     return problem(cause.status, cause.code, cause.title, cause.message, cause.field ? { field: cause.field } : {});
+  }
+  if (cause && typeof cause === 'object' && BUSY_PRISMA_CODES.has((cause as { code?: string }).code ?? '')) {
+    return busyProblem('The service is busy; retry in a moment (with the same Idempotency-Key, for a create).');
   }
   // Input validation only: a failed *output* validation is our bug (500), not the client's.
   const isInput = !(error instanceof TRPCError) || error.code === 'BAD_REQUEST';

@@ -1,0 +1,38 @@
+import { TRPCError } from '@trpc/server';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { DomainError } from '@tlr/domain';
+import { fieldName, toProblem } from './problem.ts';
+
+const wrapped = (cause: unknown, code: TRPCError['code'] = 'INTERNAL_SERVER_ERROR') => new TRPCError({ code, cause: cause as Error });
+
+describe('toProblem', () => {
+  it('keeps a domain error\'s status, code and field', () => {
+    const p = toProblem(wrapped(new DomainError({ status: 422, code: 'period_locked', title: 'Period locked', detail: 'x', field: 'date' })));
+    expect(p).toMatchObject({ status: 422, code: 'period_locked', field: 'date', type: 'https://tlr.dk/problems/period_locked' });
+  });
+
+  it('names every invalid input field, nested ones with their index', () => {
+    const result = z.object({ lines: z.array(z.object({ debit: z.number() })) }).safeParse({ lines: [{ debit: 'x' }] });
+    const p = toProblem(wrapped(result.error, 'BAD_REQUEST'));
+    expect(p).toMatchObject({ status: 400, code: 'invalid_request', field: 'lines[0].debit' });
+    expect(fieldName(['a', 2, 'b'])).toBe('a[2].b');
+  });
+
+  it('treats a failed output validation as our fault (500), not the client\'s', () => {
+    const result = z.object({ id: z.string() }).safeParse({});
+    expect(toProblem(wrapped(result.error)).status).toBe(500);
+  });
+
+  it('answers a pool or transaction timeout with 503 service_unavailable', () => {
+    for (const code of ['P2024', 'P2028']) {
+      expect(toProblem(wrapped(Object.assign(new Error('timeout'), { code })))).toMatchObject({ status: 503, code: 'service_unavailable' });
+    }
+  });
+
+  it('never leaks an unexpected error', () => {
+    const p = toProblem(new Error('connection string postgresql://secret@db'));
+    expect(p).toMatchObject({ status: 500, code: 'internal_error' });
+    expect(JSON.stringify(p)).not.toContain('secret');
+  });
+});
