@@ -92,7 +92,7 @@ describe('the served document', () => {
     const served = routes.map((r) => `${r.method} ${r.path.replace(/\/$/, '')}`).sort();
     expect(documented).toEqual(served);
     expect(doc.paths['/customers/lookup']?.get).toBeTruthy();
-    expect(doc.paths['/customers/lookup'].get.parameters.map((p: Json) => p.name).sort()).toEqual(['cvr', 'email', 'phone']);
+    expect(doc.paths['/customers/lookup'].get.parameters.map((p: Json) => p.name).sort()).toEqual(['cvr', 'email', 'phone', 'q', 'telephone']);
   });
 });
 

@@ -62,7 +62,7 @@ describe('customers', () => {
   it('looks up by CVR, e-mail (any case) and telephone (any spacing, with or without +45)', async () => {
     const r = await c.post('/customers', { name: 'Lookup ApS', email: 'Hej@Lookup.dk', phone: '12 34 56 78', cvr: '87654321' });
     const id = r.body.data.id;
-    for (const q of ['cvr=87654321', 'email=hej%40lookup.dk', 'email=HEJ%40LOOKUP.DK', 'phone=%2B4512345678', 'phone=12345678']) {
+    for (const q of ['cvr=87654321', 'email=hej%40lookup.dk', 'email=HEJ%40LOOKUP.DK', 'phone=%2B4512345678', 'phone=12345678', 'telephone=12%2034%2056%2078', 'q=87654321', 'q=Hej%40lookup.dk', 'q=%2B45%2012345678']) {
       const found = await c.get(`/customers/lookup?${q}`);
       expect(found.status, q).toBe(200);
       expect(found.body.data.id).toBe(id);

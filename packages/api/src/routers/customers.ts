@@ -1,6 +1,6 @@
 // /customers: CRUD and lookup by CVR, e-mail or telephone number.
 import { z } from 'zod';
-import { customers, lookupCustomer } from '@tlr/domain';
+import { customers, invalidRequest, lookupCustomer } from '@tlr/domain';
 import { companyScope } from '../context.ts';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
@@ -68,7 +68,7 @@ export const customersRouter = router({
         tags: [tag],
         summary: 'Find a customer by CVR, e-mail or telephone number',
         description:
-          'Give exactly one of cvr, email (case-insensitive) or phone (digits compared, +45 ignored). Answers the oldest matching customer, or 404 not_found.',
+          'Give exactly one of cvr, email (case-insensitive), phone (alias telephone; digits compared, +45 ignored) or q (any of the three). Answers the oldest matching customer, or 404 not_found.',
       },
       scopes: ['customers:read'],
     })
@@ -77,10 +77,15 @@ export const customersRouter = router({
         cvr: z.string().regex(/^\d{8}$/, 'must be a Danish CVR number of exactly 8 digits').optional(),
         email: z.string().max(254).optional(),
         phone: z.string().max(40).optional(),
+        telephone: z.string().max(40).optional().meta({ description: 'Same as phone' }),
+        q: z.string().max(254).optional().meta({ description: 'Matches a CVR number, an e-mail address or a telephone number' }),
       }),
     )
     .output(single(customerResource))
-    .query(async ({ ctx, input }) => ({ data: await lookupCustomer(ctx.db.prisma, companyScope(ctx), input) })),
+    .query(async ({ ctx, input: { telephone, ...input } }) => {
+      if (telephone !== undefined && input.phone !== undefined) throw invalidRequest('Give phone or telephone, not both.', 'telephone');
+      return { data: await lookupCustomer(ctx.db.prisma, companyScope(ctx), { ...input, phone: input.phone ?? telephone }) };
+    }),
   get: getEndpoint({ path: '/customers/{id}', tag, summary: 'Get a customer', scope: 'customers:read', resource: customerResource, run: customers.get }),
   create: createEndpoint({
     path: '/customers',

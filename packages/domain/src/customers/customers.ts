@@ -69,24 +69,26 @@ export interface CustomerLookup {
   cvr?: string | undefined;
   email?: string | undefined;
   phone?: string | undefined;
+  /** Any of the three: matches a CVR number, an e-mail address or a telephone number. */
+  q?: string | undefined;
 }
 
-/** The oldest live customer matching exactly one of cvr, email or phone. */
-export async function lookupCustomer(db: Db, scope: CompanyScope, q: CustomerLookup): Promise<CustomerView> {
-  const given = (['cvr', 'email', 'phone'] as const).filter((k) => q[k] !== undefined && q[k] !== '');
-  if (given.length !== 1) throw invalidRequest('Give exactly one of the query parameters cvr, email or phone.', given[1] ?? 'cvr');
+/** The oldest live customer matching exactly one given criterion (cvr, email, phone or q). */
+export async function lookupCustomer(db: Db, scope: CompanyScope, query: CustomerLookup): Promise<CustomerView> {
+  const given = (['cvr', 'email', 'phone', 'q'] as const).filter((k) => query[k] !== undefined && query[k] !== '');
+  if (given.length !== 1) throw invalidRequest('Give exactly one of the query parameters cvr, email, phone or q.', given[1] ?? 'cvr');
   const key = given[0]!;
+  const value = query[key]!.trim();
+  const byCvr = { cvr: value };
+  const byEmail = { lookup_email: normaliseEmail(value) };
+  const byPhone = { lookup_phone: normalisePhone(value) };
   const where =
-    key === 'cvr'
-      ? { cvr: q.cvr!.trim() }
-      : key === 'email'
-        ? { lookup_email: normaliseEmail(q.email!) }
-        : { lookup_phone: normalisePhone(q.phone!) };
-  if (Object.values(where)[0] === '') throw invalidRequest(`The ${key} parameter is empty.`, key);
+    key === 'cvr' ? byCvr : key === 'email' ? byEmail : key === 'phone' ? byPhone : { OR: [byCvr, byEmail, ...(byPhone.lookup_phone ? [byPhone] : [])] };
+  if (key === 'phone' && !byPhone.lookup_phone) throw invalidRequest('The phone parameter has no digits.', 'phone');
   const row = await db.customer.findFirst({
     where: { company_id: scope.companyId, deleted_at: null, ...where },
     orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
   });
-  if (!row) throw notFound(`customer with that ${key}`);
+  if (!row) throw notFound(`customer with that ${key === 'q' ? 'CVR, e-mail or telephone number' : key}`);
   return customerView(row);
 }
