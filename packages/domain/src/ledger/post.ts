@@ -154,5 +154,3 @@ export const transactionInclude = {
   lines: { orderBy: { line_number: 'asc' as const }, include: { account: { select: { account_number: true, name: true } } } },
   reversed_by: { select: { id: true } },
 };
-
-export const zero = () => new Decimal(0);
