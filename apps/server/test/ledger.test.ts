@@ -41,6 +41,9 @@ describe('chart of accounts', () => {
     expect(dup.status).toBe(409);
     expect(dup.body.code).toBe('account_number_taken');
     expect((await c.post('/accounts', { account_number: '1016', name: 'X', type: 'income' })).body.field).toBe('type');
+    // without a type, the number's standard-chart group decides; outside every group it must be given
+    expect((await c.post('/accounts', { account_number: '2035', name: 'Husleje lager' })).body.data).toMatchObject({ type: 'expense', group_code: '2030-2209' });
+    expect((await c.post('/accounts', { account_number: '9100', name: 'Uden gruppe' })).body).toMatchObject({ code: 'invalid_request', field: 'type' });
     expect((await c.post('/accounts', { account_number: '1017', name: 'X', type: 'revenue', default_vat_code: 'NOPE' })).body.field).toBe('default_vat_code');
     expect((await c.post('/accounts', { account_number: '1018', name: 'X', type: 'revenue' }, {})).status).toBe(400);
   });

@@ -76,7 +76,7 @@ export const accountsRouter = router({
     summary: 'Create an account',
     scope: 'accounts:write',
     problems: [409],
-    body: z.strictObject(fields),
+    body: z.strictObject({ ...fields, type: fields.type.optional().meta({ description: 'Default: the type implied by the standard-chart group of the number' }) }),
     resource: accountResource,
     run: createAccount as never,
   }),

@@ -11,7 +11,7 @@ const fields = {
   product_number: text(50).optional().meta({ example: 'K-100' }),
   description: text(2000).optional(),
   unit: text(20).optional().meta({ description: 'Unit of sale; default stk', example: 'timer' }),
-  unit_price: money({ min: 0 }).meta({ description: 'Price per unit in DKK, excluding VAT', example: 950 }),
+  unit_price: money({ min: 0 }).optional().meta({ description: 'Price per unit in DKK, excluding VAT; default 0', example: 950 }),
   vat_rate: percent().optional().meta({ description: 'VAT percent; default 25', example: 25 }),
   revenue_account: z
     .string()
@@ -65,7 +65,7 @@ export const productsRouter = router({
     summary: 'Update a product',
     description: 'Fields left out keep their value.',
     scope: 'products:write',
-    body: z.strictObject({ ...fields, name: fields.name.optional(), unit_price: fields.unit_price.optional() }),
+    body: z.strictObject({ ...fields, name: fields.name.optional() }),
     resource: productResource,
     run: products.update,
   }),

@@ -5,13 +5,14 @@ import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { listPage, type ListParams, type Page } from '../lists/list.ts';
-import { groupFor, standardChart, type AccountType } from './standard-chart.ts';
+import { groupFor, standardChart, typeForNumber, type AccountType } from './standard-chart.ts';
 import { accountView, type AccountView } from './views.ts';
 
 export interface AccountInput {
   account_number: string;
   name: string;
-  type: AccountType;
+  /** Default: the type the number's standard-chart group implies. */
+  type?: AccountType | undefined;
   standard_account_id?: string | undefined;
   default_vat_code?: string | undefined;
   active?: boolean | undefined;
@@ -38,6 +39,8 @@ const numberTaken = (n: string) =>
   new DomainError({ status: 409, code: 'account_number_taken', title: 'Conflict', detail: `Account number ${n} is already in the chart of accounts.`, field: 'account_number' });
 
 export async function createAccount(db: Db, scope: CompanyScope, input: AccountInput): Promise<AccountView> {
+  const type = input.type ?? typeForNumber(input.account_number);
+  if (!type) throw invalidRequest(`Account number ${input.account_number} lies outside the standard chart's groups; give its type.`, 'type');
   await checkVatCode(db, scope, input.default_vat_code);
   checkStandardAccount(input.standard_account_id);
   if (await db.account.findUnique({ where: { company_id_account_number: { company_id: scope.companyId, account_number: input.account_number } } })) {
@@ -49,7 +52,7 @@ export async function createAccount(db: Db, scope: CompanyScope, input: AccountI
       company_id: scope.companyId,
       account_number: input.account_number,
       name: input.name,
-      type: input.type,
+      type,
       group_code: groupFor(input.account_number, standardChart().groups)?.code ?? '',
       standard_account_id: input.standard_account_id ?? '',
       default_vat_code: input.default_vat_code ?? '',

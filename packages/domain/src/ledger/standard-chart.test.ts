@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupFor, parseCsv, seedAccounts, standardChart, VAT_CODES } from './standard-chart.ts';
+import { groupFor, parseCsv, seedAccounts, standardChart, typeForNumber, VAT_CODES } from './standard-chart.ts';
 
 describe('the Danish standard chart of accounts', () => {
   const { accounts, groups } = standardChart();
@@ -23,6 +23,15 @@ describe('the Danish standard chart of accounts', () => {
     const seeded = seedAccounts();
     expect(seeded).toHaveLength(305);
     expect(seeded.find((a) => a.account_number === '6470')).toMatchObject({ type: 'asset', group_code: '6470-6489', name: 'Bankkonto' });
+  });
+
+  it('infers the type of a new account number from its group', () => {
+    expect(typeForNumber('1020')).toBe('revenue');
+    expect(typeForNumber('2035')).toBe('expense');
+    expect(typeForNumber('6195')).toBe('asset');
+    expect(typeForNumber('6945')).toBe('equity');
+    expect(typeForNumber('7450')).toBe('liability');
+    expect(typeForNumber('9999')).toBeUndefined();
   });
 
   it('puts an account in its most specific group (Odoo prefix rule)', () => {

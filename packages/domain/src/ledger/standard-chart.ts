@@ -132,6 +132,19 @@ export function seedAccounts(): ChartAccount[] {
   return [...accounts, ...extra].sort((a, b) => a.account_number.localeCompare(b.account_number));
 }
 
+/**
+ * The type an account number implies: the most common type among the standard chart's accounts of
+ * the group the number falls in (undefined outside every group).
+ */
+export function typeForNumber(accountNumber: string): AccountType | undefined {
+  const { accounts, groups } = standardChart();
+  const group = groupFor(accountNumber, groups);
+  if (!group) return undefined;
+  const counts = new Map<AccountType, number>();
+  for (const a of accounts) if (a.group_code === group.code) counts.set(a.type, (counts.get(a.type) ?? 0) + 1);
+  return [...counts].sort((x, y) => y[1] - x[1])[0]?.[0];
+}
+
 export interface VatCodeSeed {
   code: string;
   name: string;

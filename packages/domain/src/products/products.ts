@@ -10,7 +10,7 @@ export interface ProductInput {
   product_number?: string | undefined;
   description?: string | undefined;
   unit?: string | undefined;
-  unit_price: Decimal;
+  unit_price?: Decimal | undefined;
   vat_rate?: Decimal | undefined;
   revenue_account?: string | undefined;
 }
