@@ -60,7 +60,7 @@ describe('lists', () => {
   it('searches name and email case-insensitively', async () => {
     expect((await c.get('/customers?search=BRYG')).body.data.map((x: any) => x.name)).toEqual(['Bornholm Bryghus']);
     expect((await c.get('/customers?search=kontakt4')).body.data.map((x: any) => x.name)).toEqual(['Dansk Design']);
-    expect((await c.get('/customers?search=nothing-like-this')).body.meta).toMatchObject({ total: 0, total_pages: 1 });
+    expect((await c.get('/customers?search=nothing-like-this')).body.meta).toEqual({ page: 1, per_page: 50, total: 0, total_pages: 0 });
   });
 
   it('filters on creation date, since and until inclusive', async () => {

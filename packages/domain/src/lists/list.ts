@@ -61,8 +61,8 @@ export function listWhere(base: Where, params: ListParams, spec: ListSpec): Wher
 }
 
 export function listMeta(params: ListParams, total: number): ListMeta {
-  // An empty list still has one (empty) page, so "iterate until page equals total_pages" ends.
-  return { page: params.page, per_page: params.per_page, total, total_pages: Math.max(1, Math.ceil(total / params.per_page)) };
+  // total_pages = ceil(total / per_page): 0 for an empty list (iterate while page <= total_pages).
+  return { page: params.page, per_page: params.per_page, total, total_pages: Math.ceil(total / params.per_page) };
 }
 
 export async function listPage<Row, Out>(
