@@ -33,6 +33,7 @@ export function masterData<Row extends { id: string }, View extends Record<strin
   list: ListSpec;
 }): MasterData<View, Create, Update> {
   const table = (db: Db) => opts.delegate(db) as Delegate<Row>;
+  const GET_SQL = `SELECT * FROM ${opts.noun}s WHERE id = $1::uuid AND company_id = $2::uuid AND deleted_at IS NULL`;
   const live = (scope: CompanyScope, id: string) => ({ id, company_id: scope.companyId, deleted_at: null });
   const event = (suffix: 'created' | 'updated' | 'deleted') => `${opts.noun}.${suffix}` as EventType;
   const missing = (e: unknown, id: string) =>
@@ -46,7 +47,8 @@ export function masterData<Row extends { id: string }, View extends Record<strin
       return view;
     },
     async get(db, scope, id) {
-      const row = await table(db).findFirst({ where: live(scope, id) });
+      // The hottest read of the API: plain SQL through Prisma skips its query compiler.
+      const [row] = await db.$queryRawUnsafe<Row[]>(GET_SQL, id, scope.companyId);
       if (!row) throw notFound(opts.noun, id);
       return opts.view(row);
     },
