@@ -35,6 +35,7 @@ import { API_VERSION, loadConfig } from '@tlr/config';
 import { applyMigrations, createDatabase, dropDatabase, ensureDatabase, freePort, resolveDatabaseServer, withDatabase, type Database } from '@tlr/db';
 import { createApiKey, createCompany, newId, SCOPES } from '@tlr/domain';
 import { startService, type Service } from '../apps/server/src/service.ts';
+import { cleanupStack } from './cleanup.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -425,16 +426,8 @@ async function saftExport(url: string, key: string): Promise<{ status: number; c
 // ---------------------------------------------------------------------------------------------------
 
 async function main() {
-  const cleanups: (() => Promise<void>)[] = [];
-  let cleaning: Promise<void> | undefined;
-  const cleanup = () =>
-    (cleaning ??= (async () => {
-      for (const c of cleanups.reverse()) await c().catch((e) => log(`cleanup: ${e}`));
-    })());
-  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
-  process.once('SIGTERM', () => void cleanup().then(() => process.exit(143)));
-  process.stdout.on('error', () => {});
-  process.stderr.on('error', () => {});
+  const cleanups = cleanupStack(log);
+  const cleanup = cleanups.run;
   const deadline = setTimeout(() => {
     log(`time limit of ${TIMEOUT_MS / 1000} s reached: stopping`);
     void cleanup().then(() => process.exit(124));

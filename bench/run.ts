@@ -34,6 +34,7 @@ import autocannon from 'autocannon';
 import { applyMigrations, createDatabase, dropDatabase, ensureDatabase, resolveDatabaseServer, withDatabase, type Database, type DatabaseServer } from '@tlr/db';
 import { authenticateApiKey, createApiKey, createCompany, generateApiKey, keyDigest, keyPrefix, newId, SCOPES } from '@tlr/domain';
 import { spawnServer, type RunningServer } from './http.ts';
+import { cleanupStack } from './cleanup.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -337,17 +338,8 @@ async function sqlMicroBench(db: Database, companyId: string, customerId: string
 // ---------------------------------------------------------------------------------------------------
 
 async function main() {
-  const cleanups: (() => Promise<void>)[] = [];
-  let cleaning: Promise<void> | undefined;
-  const cleanup = () =>
-    (cleaning ??= (async () => {
-      for (const c of cleanups.reverse()) await c().catch((e) => log(`cleanup: ${e}`));
-    })());
-  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
-  // A reader that goes away (| head) must not kill the run before it has stopped what it started.
-  process.stdout.on('error', () => {});
-  process.stderr.on('error', () => {});
-  process.once('SIGTERM', () => void cleanup().then(() => process.exit(143)));
+  const cleanups = cleanupStack(log);
+  const cleanup = cleanups.run;
 
   try {
     // 1. database
