@@ -13,7 +13,7 @@ import { emptyBody } from './http/empty-body.ts';
 import { problemBodies } from './http/problem-bodies.ts';
 import { sendProblem } from './http/problem-response.ts';
 import { requestContext } from './http/request-context.ts';
-import { routeGuard } from './http/route-guard.ts';
+import { routeGuard, routeGuardAnonymous } from './http/route-guard.ts';
 import { saftExport } from './http/saft.ts';
 
 /** Request bodies other than voucher uploads (those get their own, larger, limit). */
@@ -51,8 +51,9 @@ export function createApp({ db, logger, audit, isReady }: AppDeps) {
     res.json(openApiDocument());
   });
   api.get('/', discovery);
-  api.use(routeGuard);
+  api.use(routeGuardAnonymous);
   api.use(authenticate(db.pool));
+  api.use(routeGuard);
   // Plain Express routes (rawRoutes in @tlr/api), before the adapter: it answers every path itself.
   api.get('/exports/saft', saftExport(db, logger));
   api.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));

@@ -144,6 +144,22 @@ describe('client mistakes are problems, never 500', () => {
     expect(r.headers.get('allow')).toContain('POST');
   });
 
+  it('404 and 405 carry the rate limit headers when a credential was identified, and none without one', async () => {
+    // "every authenticated response, errors and 429 included, carries X-RateLimit-*"
+    for (const r of [await c().get('/nope'), await c().call('PATCH', '/customers')]) {
+      expect(r.headers.get('x-ratelimit-limit')).toBe('100');
+      expect(r.headers.get('x-ratelimit-remaining')).not.toBeNull();
+      expect(r.headers.get('x-ratelimit-reset')).not.toBeNull();
+    }
+    const anonymous = await client(svc.url).get('/nope');
+    expectProblem(anonymous, 404, 'not_found');
+    noRateHeaders(anonymous.headers);
+    // an invalid key on an unknown path: no credential identified, so 401 without rate limit headers
+    const invalid = await client(svc.url, 'tlr_live_nope').get('/nope');
+    expectProblem(invalid, 401, 'unauthorized');
+    noRateHeaders(invalid.headers);
+  });
+
   it('malformed JSON: 400 invalid_request', async () => {
     const r = await c().call('POST', '/customers', { raw: '{"name": ', headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'malformed-1' } });
     expectProblem(r, 400, 'invalid_request');

@@ -1,19 +1,33 @@
-// Unknown paths answer 404 and known paths with another method 405 (with Allow), before any
-// authentication: the tRPC adapter would answer both with a 404.
+// Unknown paths answer 404 and known paths with another method 405 (with Allow): the tRPC adapter
+// would answer both with a 404. A request that carries credentials is authenticated (and counted)
+// first, so its 404/405 carries the rate-limit headers like every authenticated response; one without
+// credentials learns of the missing endpoint rather than of missing credentials.
 import type { NextFunction, Request, Response } from 'express';
 import { allowedMethods, problem } from '@tlr/api';
 import { sendProblem } from './problem-response.ts';
 
-export function routeGuard(req: Request, res: Response, next: NextFunction) {
+const hasCredentials = (req: Request) => req.get('X-API-Key') !== undefined || req.get('Authorization') !== undefined;
+
+function refuseUnknown(req: Request, res: Response): boolean {
   const allowed = allowedMethods(req.path);
   if (allowed.length === 0) {
     sendProblem(res, problem(404, 'not_found', 'Not found', `No endpoint ${req.path} exists under /api/v1.`));
-    return;
+    return true;
   }
   if (!allowed.includes(req.method)) {
     const allow = [...allowed, 'OPTIONS'].join(', ');
     sendProblem(res, problem(405, 'method_not_allowed', 'Method not allowed', `${req.path} accepts ${allow}, not ${req.method}.`), { Allow: allow });
-    return;
+    return true;
   }
-  next();
+  return false;
+}
+
+/** Before authentication: answers requests without credentials. */
+export function routeGuardAnonymous(req: Request, res: Response, next: NextFunction) {
+  if (hasCredentials(req) || !refuseUnknown(req, res)) next();
+}
+
+/** After authentication: answers authenticated requests. */
+export function routeGuard(req: Request, res: Response, next: NextFunction) {
+  if (!refuseUnknown(req, res)) next();
 }
