@@ -154,6 +154,18 @@ describe('transactions', () => {
     const again = await c.post(`/transactions/${t.id}/reverse`, {});
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('already_reversed');
+    // an Idempotency-Key replays only the reversal it was used for
+    const other = (await post([dr('2030', 50), cr('6470', 50)])).body.data;
+    const keyed = await c.post(`/transactions/${t.id}/reverse`, {}, { 'Idempotency-Key': 'rev-1' });
+    expect(keyed.status).toBe(409);
+    const first = await c.post(`/transactions/${other.id}/reverse`, {}, { 'Idempotency-Key': 'rev-2' });
+    expect(first.status).toBe(201);
+    const replay = await c.post(`/transactions/${other.id}/reverse`, {}, { 'Idempotency-Key': 'rev-2' });
+    expect(replay.headers.get('x-idempotency-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    const elsewhere = await c.post(`/transactions/${t.id}/reverse`, {}, { 'Idempotency-Key': 'rev-2' });
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body.field).toBe('Idempotency-Key');
   });
 
   it('lists by date with filters and validates parameters', async () => {

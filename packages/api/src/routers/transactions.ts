@@ -96,7 +96,8 @@ export const transactionsRouter = router({
     .input(z.strictObject({ id: uuid(), date: date().optional(), description: text(500).optional() }))
     .output(single(transactionResource))
     .mutation(({ ctx, input }) =>
-      idempotentCreate(ctx, 'POST /transactions/{id}/reverse', async (tx) => ({
+      // The concrete path: the same key on the reversal of another transaction is another endpoint.
+      idempotentCreate(ctx, `POST /transactions/${input.id}/reverse`, async (tx) => ({
         data: await reverseTransaction(tx, companyScope(ctx), input.id, { date: input.date, description: input.description }),
       })),
     ),
