@@ -46,6 +46,9 @@ describe('chart of accounts', () => {
     expect((await c.post('/accounts', { account_number: '9100', name: 'Uden gruppe' })).body).toMatchObject({ code: 'invalid_request', field: 'type' });
     expect((await c.post('/accounts', { account_number: '1017', name: 'X', type: 'revenue', default_vat_code: 'NOPE' })).body.field).toBe('default_vat_code');
     expect((await c.post('/accounts', { account_number: '1018', name: 'X', type: 'revenue' }, {})).status).toBe(400);
+    // the same new number from many requests at once: exactly one account, the rest 409
+    const racing = await Promise.all(Array.from({ length: 8 }, () => c.post('/accounts', { account_number: '1019', name: 'Kapløb', type: 'revenue' })));
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
   });
 
   it('keeps number and type once an account has postings, and deactivates instead of deleting', async () => {

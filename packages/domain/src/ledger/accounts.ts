@@ -1,6 +1,6 @@
 // The chart of accounts through the API. An account with postings keeps its number and type (the
 // ledger refers to them); accounts are deactivated, never deleted.
-import type { Db } from '@tlr/db';
+import { isUniqueViolation, type Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -46,19 +46,22 @@ export async function createAccount(db: Db, scope: CompanyScope, input: AccountI
   if (await db.account.findUnique({ where: { company_id_account_number: { company_id: scope.companyId, account_number: input.account_number } } })) {
     throw numberTaken(input.account_number);
   }
-  const row = await db.account.create({
-    data: {
-      id: newId(),
-      company_id: scope.companyId,
-      account_number: input.account_number,
-      name: input.name,
-      type,
-      group_code: groupFor(input.account_number, standardChart().groups)?.code ?? '',
-      standard_account_id: input.standard_account_id ?? '',
-      default_vat_code: input.default_vat_code ?? '',
-      active: input.active ?? true,
-    },
-  });
+  const row = await db.account
+    .create({
+      data: {
+        id: newId(),
+        company_id: scope.companyId,
+        account_number: input.account_number,
+        name: input.name,
+        type,
+        group_code: groupFor(input.account_number, standardChart().groups)?.code ?? '',
+        standard_account_id: input.standard_account_id ?? '',
+        default_vat_code: input.default_vat_code ?? '',
+        active: input.active ?? true,
+      },
+    })
+    // A concurrent create of the same number passed the check above too; the unique index decides.
+    .catch((e) => Promise.reject(isUniqueViolation(e) ? numberTaken(input.account_number) : e));
   return view(row);
 }
 
@@ -90,17 +93,19 @@ export async function updateAccount(db: Db, scope: CompanyScope, id: string, inp
   }
   await checkVatCode(db, scope, input.default_vat_code);
   checkStandardAccount(input.standard_account_id);
-  const row = await db.account.update({
-    where: { id },
-    data: {
-      ...(input.name !== undefined ? { name: input.name } : {}),
-      ...(input.type !== undefined ? { type: input.type } : {}),
-      ...(input.active !== undefined ? { active: input.active } : {}),
-      ...(input.default_vat_code !== undefined ? { default_vat_code: input.default_vat_code } : {}),
-      ...(input.standard_account_id !== undefined ? { standard_account_id: input.standard_account_id } : {}),
-      ...(renumber ? { account_number: input.account_number!, group_code: groupFor(input.account_number!, standardChart().groups)?.code ?? '' } : {}),
-    },
-  });
+  const row = await db.account
+    .update({
+      where: { id },
+      data: {
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.type !== undefined ? { type: input.type } : {}),
+        ...(input.active !== undefined ? { active: input.active } : {}),
+        ...(input.default_vat_code !== undefined ? { default_vat_code: input.default_vat_code } : {}),
+        ...(input.standard_account_id !== undefined ? { standard_account_id: input.standard_account_id } : {}),
+        ...(renumber ? { account_number: input.account_number!, group_code: groupFor(input.account_number!, standardChart().groups)?.code ?? '' } : {}),
+      },
+    })
+    .catch((e) => Promise.reject(isUniqueViolation(e) ? numberTaken(input.account_number!) : e));
   return view(row);
 }
 
