@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { Prisma } from '@tlr/db';
 import { DomainError } from '@tlr/domain';
 import { fieldName, toProblem } from './problem.ts';
 
@@ -28,6 +29,11 @@ describe('toProblem', () => {
     for (const code of ['P2024', 'P2028']) {
       expect(toProblem(wrapped(Object.assign(new Error('timeout'), { code })))).toMatchObject({ status: 503, code: 'service_unavailable' });
     }
+  });
+
+  it('answers an unforeseen unique violation with 409 conflict', () => {
+    const e = new Prisma.PrismaClientKnownRequestError('Unique constraint failed', { code: 'P2002', clientVersion: '7.10.0' });
+    expect(toProblem(wrapped(e))).toMatchObject({ status: 409, code: 'conflict' });
   });
 
   it('never leaks an unexpected error', () => {

@@ -1,6 +1,7 @@
 // The one mapper from any error to an RFC 9457 problem: { type, title, status, detail, code }.
 // Stable codes are listed in docs/errors.md. A client mistake is never a 500.
 import { TRPCError } from '@trpc/server';
+import { isUniqueViolation } from '@tlr/db';
 import { DomainError } from '@tlr/domain';
 
 export const PROBLEM_TYPE_BASE = 'https://tlr.dk/problems/';
@@ -73,6 +74,11 @@ export function toProblem(error: unknown): Problem {
   }
   if (cause && typeof cause === 'object' && BUSY_PRISMA_CODES.has((cause as { code?: string }).code ?? '')) {
     return busyProblem('The service is busy; retry in a moment (with the same Idempotency-Key, for a create).');
+  }
+  // A unique index refused a write the domain did not foresee (a race it does not check for itself): the
+  // request conflicts with the current state; it is never a server fault.
+  if (isUniqueViolation(cause)) {
+    return problem(409, 'conflict', 'Conflict', 'The request conflicts with a concurrent change; fetch the current state and retry.');
   }
   // Input validation only: a failed *output* validation is our bug (500), not the client's.
   const isInput = !(error instanceof TRPCError) || error.code === 'BAD_REQUEST';
