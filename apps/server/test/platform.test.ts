@@ -91,6 +91,9 @@ describe('envelopes and headers', () => {
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({ name: 'Envelope A/S', email: 'a@example.dk' });
     expectCommonHeaders(created.headers);
+    expect(created.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    expect(created.headers.get('strict-transport-security')).toMatch(/max-age=/);
     const got = await c.get(`/customers/${created.body.data.id}`);
     expect(got.body).toEqual({ data: created.body.data });
     expect(got.headers.get('x-ratelimit-limit')).toBe('100');

@@ -18,6 +18,10 @@ export function requestContext(logger: Logger, audit: AuditLog) {
     res.locals.requestId = requestId;
     res.setHeader('X-Request-ID', requestId);
     res.setHeader('X-API-Version', API_VERSION);
+    // Security defaults: no MIME sniffing, no caching of books by intermediaries, HTTPS only (contract).
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const credential = res.locals.credential as Credential | undefined;
