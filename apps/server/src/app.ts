@@ -3,7 +3,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
-import { appRouter, BUSY_RETRY_AFTER, internalProblem, openApiDocument, problem, PROBLEM_CONTENT_TYPE, toProblem, type ApiContext } from '@tlr/api';
+import { appRouter, BUSY_RETRY_AFTER, busyProblem, internalProblem, openApiDocument, problem, PROBLEM_CONTENT_TYPE, toProblem, type ApiContext } from '@tlr/api';
 import type { Database } from '@tlr/db';
 import type { AuditLog } from './audit.ts';
 import { authenticate } from './http/authenticate.ts';
@@ -105,7 +105,17 @@ export function createApp({ db, logger, audit, isReady }: AppDeps) {
       return sendProblem(res, problem(err.status, 'invalid_request', 'Invalid request', err.message));
     }
     logger.error({ err, request_id: res.locals.requestId }, 'unhandled error');
+    if (databaseUnavailable(err)) {
+      return sendProblem(res, busyProblem('The database is unreachable for the moment; retry shortly.'), { 'Retry-After': String(BUSY_RETRY_AFTER) });
+    }
     sendProblem(res, internalProblem());
   });
   return app;
+}
+
+// Connection-level failures of PostgreSQL (refused, reset, shutting down, too many connections, pool
+// timeout): the request can be retried, so 503 rather than 500.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+function databaseUnavailable(err: Error & { code?: string }): boolean {
+  return UNAVAILABLE_CODES.has(err.code ?? '') || /timeout exceeded when trying to connect|Connection terminated/i.test(err.message);
 }

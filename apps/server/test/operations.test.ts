@@ -92,3 +92,33 @@ describe('start-up', () => {
     expect(r.stderr).toContain('LOG_LEVEL');
   });
 });
+
+describe('database outage', () => {
+  it('answers 503 service_unavailable with Retry-After, not 500, when PostgreSQL cannot be reached', async () => {
+    // A service whose pool points at a port where nothing listens (migrations already applied elsewhere).
+    const { createDatabase } = await import('@tlr/db');
+    const { createApp } = await import('../src/app.ts');
+    const { AuditLog } = await import('../src/audit.ts');
+    const pino = (await import('pino')).default;
+    const db = createDatabase('postgresql://postgres:postgres@127.0.0.1:1/none', 2);
+    const logger = pino({ level: 'silent' });
+    const audit = new AuditLog(db.pool, logger);
+    const app = createApp({ db, logger, audit, isReady: () => true });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const { port } = server.address() as { port: number };
+      const r = await client(`http://127.0.0.1:${port}`, `tlr_live_${'a'.repeat(48)}`).get('/customers');
+      expect(r.status).toBe(503);
+      expect(r.body).toMatchObject({ code: 'service_unavailable' });
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(r.headers.get('x-request-id')).toBeTruthy();
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(ready.status).toBe(503);
+    } finally {
+      server.close();
+      await audit.close();
+      await db.close();
+    }
+  });
+});
