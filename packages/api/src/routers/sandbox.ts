@@ -22,9 +22,6 @@ export const sandboxRouter = router({
     .output(single(z.object({ company_id: z.guid(), reset: z.literal(true) })))
     .mutation(({ ctx }) => {
       assertMayResetSandbox(ctx.credential);
-      return inTransaction(ctx, async (tx) => {
-        const { company_id, reset } = await resetSandbox(tx, ctx.credential.companyId);
-        return { data: { company_id, reset } };
-      });
+      return inTransaction(ctx, async (tx) => ({ data: await resetSandbox(tx, ctx.credential.companyId) }));
     }),
 });

@@ -48,6 +48,16 @@ export async function getLiveCompany(db: Db, companyId: string): Promise<Company
  * The sandbox of a live company, created on first use with its own seeded books (the standard chart,
  * a fiscal year and VAT periods for the current year with the live company's frequency).
  */
+/** What a sandbox mirrors of its live company (contract: currency, VAT registration, fiscal year bounds). */
+export function mirroredSettings(live: Company) {
+  return {
+    currency: live.currency,
+    vat_registered: live.vat_registered,
+    fiscal_year_start_month: live.fiscal_year_start_month,
+    vat_period_frequency: live.vat_period_frequency,
+  };
+}
+
 export async function ensureSandbox(db: Db, live: Company): Promise<Company> {
   const existing = await db.company.findUnique({ where: { sandbox_of_id: live.id } });
   if (existing) return existing;
@@ -56,10 +66,7 @@ export async function ensureSandbox(db: Db, live: Company): Promise<Company> {
       id: newId(),
       name: `${live.name} (sandbox)`,
       cvr: live.cvr,
-      currency: live.currency,
-      vat_registered: live.vat_registered,
-      fiscal_year_start_month: live.fiscal_year_start_month,
-      vat_period_frequency: live.vat_period_frequency,
+      ...mirroredSettings(live),
       owner_user_id: live.owner_user_id,
       sandbox_of_id: live.id,
     },

@@ -5,7 +5,7 @@ import type { Db } from '@tlr/db';
 import { DomainError, forbidden } from '../errors.ts';
 import { provisionBooks } from '../ledger/books.ts';
 import type { Credential } from './authenticate.ts';
-import { accountingSettings } from '../ledger/books.ts';
+import { mirroredSettings } from './companies.ts';
 
 export function assertMayResetSandbox(credential: Credential): void {
   if (credential.type !== 'api_key' || credential.mode !== 'test') {
@@ -41,14 +41,8 @@ export async function resetSandbox(db: Db, companyId: string) {
   const live = await db.company.findUniqueOrThrow({ where: { id: company.sandbox_of_id } });
   const mirrored = await db.company.update({
     where: { id: companyId },
-    data: {
-      currency: live.currency,
-      vat_registered: live.vat_registered,
-      fiscal_year_start_month: live.fiscal_year_start_month,
-      vat_period_frequency: live.vat_period_frequency,
-      lock_date: null,
-    },
+    data: { ...mirroredSettings(live), lock_date: null },
   });
   await provisionBooks(db, mirrored);
-  return { company_id: companyId, reset: true as const, settings: await accountingSettings(db, companyId) };
+  return { company_id: companyId, reset: true as const };
 }
