@@ -1,17 +1,17 @@
 // The operator CLI `tlr`: parses the command line, opens the database like the server does and calls
 // the internal tRPC procedures; owns the usage text, the output formats and the exit codes.
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { appRouter, internalContext, toProblem } from '@tlr/api';
+import { createCaller, toProblem, type Caller } from '@tlr/api';
 import { ConfigError, loadConfig } from '@tlr/config';
 import { applyMigrations, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
-import { parseScopes } from '@tlr/domain';
+import { parseScopes, type VatFrequency } from '@tlr/domain';
 
 export interface Io {
   stdout(s: string): void;
   stderr(s: string): void;
 }
 
-type Internal = ReturnType<typeof appRouter.createCaller>['internal'];
+type Internal = Caller['internal'];
 type Values = Record<string, string | boolean | undefined>;
 
 export const USAGE = `usage: tlr <command> [flags] [--json]
@@ -71,7 +71,8 @@ const commands: Record<string, Command> = {
           companyId: s(v, 'company'),
           ...(month !== undefined ? { fiscal_year_start_month: month } : {}),
           ...(registered !== undefined ? { vat_registered: registered === 'true' } : {}),
-          ...(v['vat-period'] !== undefined ? { vat_period_frequency: s(v, 'vat-period') } : {}),
+          // Checked by the procedure (a 400 naming the allowed values), like every other flag.
+          ...(v['vat-period'] !== undefined ? { vat_period_frequency: s(v, 'vat-period') as VatFrequency } : {}),
           ...(lock !== undefined ? { lock_date: lock } : {}),
         });
         const years = settings.fiscal_years.map((y) => `${y.start_date}..${y.end_date} (${y.vat_periods.length} VAT periods)`).join(', ');
@@ -215,7 +216,7 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
     });
     await applyMigrations(server.url);
     db = createDatabase(server.url, config.DB_POOL_SIZE);
-    const { json, text } = await call(appRouter.createCaller(internalContext(db)).internal);
+    const { json, text } = await call(createCaller(db, { type: 'operator' }).internal);
     io.stdout(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
     return 0;
   } catch (e) {

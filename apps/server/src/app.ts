@@ -3,17 +3,17 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
-import { appRouter, BUSY_RETRY_AFTER, busyProblem, internalProblem, openApiDocument, problem, PROBLEM_CONTENT_TYPE, toProblem, type ApiContext } from '@tlr/api';
+import { appRouter, BUSY_RETRY_AFTER, busyProblem, databaseUnavailable, internalProblem, openApiDocument, problem, PROBLEM_CONTENT_TYPE, routes, toProblem, type ApiContext, type AuditSink } from '@tlr/api';
 import type { Database } from '@tlr/db';
-import type { AuditLog } from './audit.ts';
 import { authenticate } from './http/authenticate.ts';
 import { cors } from './http/cors.ts';
 import { discovery } from './http/discovery.ts';
-import { emptyBody } from './http/empty-body.ts';
+import { requireJsonContent, requireJsonObject } from './http/json-body.ts';
 import { problemBodies } from './http/problem-bodies.ts';
 import { sendProblem } from './http/problem-response.ts';
 import { requestContext } from './http/request-context.ts';
 import { routeGuard, routeGuardAnonymous } from './http/route-guard.ts';
+import { mountRawRoutes } from './http/raw-routes.ts';
 import { saftExport } from './http/saft.ts';
 
 /** Request bodies other than voucher uploads (those get their own, larger, limit). */
@@ -22,12 +22,14 @@ export const JSON_BODY_LIMIT = '1mb';
 export interface AppDeps {
   db: Database;
   logger: Logger;
-  audit: AuditLog;
+  audit: AuditSink;
   /** Answers /readyz: false while starting or shutting down. */
   isReady: () => boolean;
+  /** The absolute URL clients reach the service at (PUBLIC_BASE_URL); default: the request's origin. */
+  publicBaseUrl?: string | undefined;
 }
 
-export function createApp({ db, logger, audit, isReady }: AppDeps) {
+export function createApp({ db, logger, audit, isReady, publicBaseUrl }: AppDeps) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -47,27 +49,31 @@ export function createApp({ db, logger, audit, isReady }: AppDeps) {
   });
 
   const api = express.Router();
-  api.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument());
+  api.get('/openapi.json', (req, res) => {
+    res.json(openApiDocument(publicBaseUrl ?? `${req.protocol}://${req.get('host')}`));
   });
   api.get('/', discovery);
   api.use(routeGuardAnonymous);
   api.use(authenticate(db.pool));
   api.use(routeGuard);
-  // Plain Express routes (rawRoutes in @tlr/api), before the adapter: it answers every path itself.
-  api.get('/exports/saft', saftExport(db, logger));
-  api.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
-  api.use(emptyBody);
+  // The streamed routes, before the adapter: it answers every path itself.
+  mountRawRoutes(api, routes, { 'exports.saft': saftExport(db, logger) }, db, logger);
+  api.use(requireJsonContent);
+  // Not strict: a top-level string or number parses, so requireJsonObject can say what is wrong with it.
+  api.use(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));
+  api.use(requireJsonObject);
   api.use(problemBodies);
   api.use(
     createOpenApiExpressMiddleware({
       router: appRouter,
       createContext: ({ req, res }): ApiContext => ({
         db,
-        credential: res.locals.credential ?? null,
+        actor: { type: 'credential', credential: res.locals.credential },
         requestId: res.locals.requestId,
-        headers: req.headers,
+        idempotencyKey: req.get('Idempotency-Key'),
         response: { headers: {} },
+        // The request is audited by the HTTP layer (request-context), with what never reaches a procedure.
+        audit: null,
       }),
       responseMeta: ({ ctx, errors }) => {
         if (errors.length) {
@@ -89,33 +95,27 @@ export function createApp({ db, logger, audit, isReady }: AppDeps) {
   app.use('/api/v1', api);
 
   app.use((req: Request, res: Response) => {
-    sendProblem(res, problem(404, 'not_found', 'Not found', `No endpoint ${req.path} exists. The API lives under /api/v1.`));
+    sendProblem(res, problem('not_found', `No endpoint ${req.path} exists. The API lives under /api/v1.`));
   });
 
   // Errors raised by Express middleware (body parsing, authentication's database call).
   app.use((err: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) return;
     if (err.type === 'entity.too.large') {
-      return sendProblem(res, problem(413, 'payload_too_large', 'Payload too large', `The request body exceeds ${JSON_BODY_LIMIT}.`));
+      return sendProblem(res, problem('payload_too_large', `The request body exceeds ${JSON_BODY_LIMIT}.`, { field: 'body' }));
     }
     if (err.type === 'entity.parse.failed') {
-      return sendProblem(res, problem(400, 'invalid_request', 'Invalid request', `The request body is not valid JSON: ${err.message}`, { field: 'body' }));
+      return sendProblem(res, problem('invalid_request', `The request body is not valid JSON: ${err.message}`, { field: 'body' }));
     }
     if (err.status && err.status >= 400 && err.status < 500) {
-      return sendProblem(res, problem(err.status, 'invalid_request', 'Invalid request', err.message));
+      return sendProblem(res, problem('invalid_request', err.message));
     }
-    logger.error({ err, request_id: res.locals.requestId }, 'unhandled error');
     if (databaseUnavailable(err)) {
+      logger.warn({ err: err.message, request_id: res.locals.requestId }, 'database unavailable');
       return sendProblem(res, busyProblem('The database is unreachable for the moment; retry shortly.'), { 'Retry-After': String(BUSY_RETRY_AFTER) });
     }
+    logger.error({ err, request_id: res.locals.requestId }, 'unhandled error');
     sendProblem(res, internalProblem());
   });
   return app;
-}
-
-// Connection-level failures of PostgreSQL (refused, reset, shutting down, too many connections, pool
-// timeout): the request can be retried, so 503 rather than 500.
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
-function databaseUnavailable(err: Error & { code?: string }): boolean {
-  return UNAVAILABLE_CODES.has(err.code ?? '') || /timeout exceeded when trying to connect|Connection terminated/i.test(err.message);
 }

@@ -3,11 +3,11 @@
 // flushes the audit log and closes the pool.
 import type { Server } from 'node:http';
 import pino, { type Logger } from 'pino';
+import { AuditLog } from '@tlr/api';
 import type { Config } from '@tlr/config';
 import { applyMigrations, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
 import { startBoss, type Boss } from '@tlr/jobs';
 import { createApp } from './app.ts';
-import { AuditLog } from './audit.ts';
 import { registerWorkers } from './worker.ts';
 
 export interface Service {
@@ -42,7 +42,7 @@ export async function startService(config: Config, logger = createLogger(config)
   const db = createDatabase(dbServer.url, config.DB_POOL_SIZE);
   const audit = new AuditLog(db.pool, logger);
   let ready = false;
-  const app = createApp({ db, logger, audit, isReady: () => ready });
+  const app = createApp({ db, logger, audit, isReady: () => ready, publicBaseUrl: config.PUBLIC_BASE_URL });
 
   let boss: Boss | undefined;
   if (config.RUN_WORKER) {

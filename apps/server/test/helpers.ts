@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import type {} from '../../../test/global-setup.ts';
-import { appRouter, internalContext } from '@tlr/api';
+import { createCaller } from '@tlr/api';
 import { loadConfig } from '@tlr/config';
 import { createDatabase, type Database } from '@tlr/db';
 import { SCOPES, type Scope } from '@tlr/domain';
@@ -50,7 +50,8 @@ export function testDb(): Database {
   return sharedDb;
 }
 
-export const internal = (db: Database = testDb()) => appRouter.createCaller(internalContext(db));
+/** The operator's in-process caller (what the CLI uses). */
+export const internal = (db: Database = testDb()) => createCaller(db, { type: 'operator' });
 
 let counter = 0;
 export async function newCompany(name = 'Testfirma ApS') {

@@ -2,7 +2,9 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, newCompany, startTestService, testDb } from './helpers.ts';
+import { randomUUID } from 'node:crypto';
+import { QUEUES, startBoss } from '@tlr/jobs';
+import { client, databaseUrl, newCompany, startTestService, testDb } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 let svc: Service;
@@ -27,13 +29,13 @@ describe('request audit log', () => {
     const k = await company.key();
     const ok = await client(svc.url, k.key).get('/customers?search=secret%40example.dk');
     const denied = await client(svc.url).get('/customers');
-    const row = await waitFor(() => testDb().prisma.$queryRaw<any[]>`SELECT request_id, credential_type, credential_id::text, company_id::text, method, path, status, duration_ms FROM request_audit_log WHERE request_id = ${ok.headers.get('x-request-id')}`.then((r) => r[0]));
-    expect(row).toMatchObject({ method: 'GET', path: '/api/v1/customers', status: 200, credential_type: 'api_key', credential_id: k.id, company_id: company.companyId });
+    const row = await waitFor(() => testDb().prisma.$queryRaw<any[]>`SELECT request_id, actor_type, actor_id, company_id::text, method, path, status, problem_code, duration_ms FROM request_audit_log WHERE request_id = ${ok.headers.get('x-request-id')}`.then((r) => r[0]));
+    expect(row).toMatchObject({ method: 'GET', path: '/api/v1/customers', status: 200, actor_type: 'api_key', actor_id: k.id, company_id: company.companyId, problem_code: null });
     expect(row.duration_ms).toBeGreaterThan(0);
     // the query string may hold personal data and is not kept
     expect(JSON.stringify(row)).not.toContain('secret');
-    const anon = await waitFor(() => testDb().prisma.$queryRaw<any[]>`SELECT status, credential_id, company_id FROM request_audit_log WHERE request_id = ${denied.headers.get('x-request-id')}`.then((r) => r[0]));
-    expect(anon).toMatchObject({ status: 401, credential_id: null, company_id: null });
+    const anon = await waitFor(() => testDb().prisma.$queryRaw<any[]>`SELECT status, actor_id, company_id, problem_code FROM request_audit_log WHERE request_id = ${denied.headers.get('x-request-id')}`.then((r) => r[0]));
+    expect(anon).toMatchObject({ status: 401, actor_id: null, company_id: null, problem_code: 'unauthorized' });
   });
 });
 
@@ -67,12 +69,35 @@ describe('graceful shutdown', () => {
 });
 
 describe('background jobs', () => {
-  it('schedules the idempotency-key purge and the rate-limit clean-up in pg-boss', async () => {
+  it('the scheduled purges run in the worker: idempotency keys older than 24 h and idle rate-limit windows go, fresh ones stay', async () => {
+    const company = await newCompany();
+    const db = testDb().pool;
+    const ids = { oldWindow: randomUUID(), freshWindow: randomUUID() };
+    await db.query(
+      `INSERT INTO idempotency_keys (company_id, key, endpoint, created_at) VALUES ($1, 'old', 'POST /customers', now() - interval '25 hours'), ($1, 'fresh', 'POST /customers', now())`,
+      [company.companyId],
+    );
+    await db.query(`INSERT INTO rate_limit_windows (credential_id, window_start, count) VALUES ($1, now() - interval '2 hours', 5), ($2, now(), 5)`, [ids.oldWindow, ids.freshWindow]);
     const worker = await startTestService({ RUN_WORKER: 'true' });
+    const boss = await startBoss(databaseUrl(), () => {});
     try {
-      const rows = await testDb().pool.query('SELECT name, cron FROM pgboss.schedule ORDER BY name');
-      expect(rows.rows.map((r) => r.name)).toEqual(expect.arrayContaining(['purge-idempotency-keys', 'purge-rate-limit-windows']));
+      const schedules = await db.query('SELECT name FROM pgboss.schedule');
+      expect(schedules.rows.map((r) => r.name)).toEqual(expect.arrayContaining([QUEUES.purgeIdempotencyKeys.name, QUEUES.purgeRateLimitWindows.name]));
+      // Run them now rather than at their next cron minute: the worker of the service handles them.
+      await boss.send(QUEUES.purgeIdempotencyKeys.name, {});
+      await boss.send(QUEUES.purgeRateLimitWindows.name, {});
+      const keys = await waitFor(async () => {
+        const { rows } = await db.query('SELECT key FROM idempotency_keys WHERE company_id = $1', [company.companyId]);
+        return rows.length === 1 ? rows : undefined;
+      }, 20_000);
+      expect(keys.map((r) => r.key)).toEqual(['fresh']);
+      const windows = await waitFor(async () => {
+        const { rows } = await db.query('SELECT credential_id FROM rate_limit_windows WHERE credential_id = ANY($1::uuid[])', [[ids.oldWindow, ids.freshWindow]]);
+        return rows.length === 1 ? rows : undefined;
+      }, 20_000);
+      expect(windows.map((r) => r.credential_id)).toEqual([ids.freshWindow]);
     } finally {
+      await boss.stop({ graceful: false });
       await worker.stop();
     }
   });
@@ -98,7 +123,7 @@ describe('database outage', () => {
     // A service whose pool points at a port where nothing listens (migrations already applied elsewhere).
     const { createDatabase } = await import('@tlr/db');
     const { createApp } = await import('../src/app.ts');
-    const { AuditLog } = await import('../src/audit.ts');
+    const { AuditLog } = await import('@tlr/api');
     const pino = (await import('pino')).default;
     const db = createDatabase('postgresql://postgres:postgres@127.0.0.1:1/none', 2);
     const logger = pino({ level: 'silent' });

@@ -1,23 +1,62 @@
-// What every procedure sees: the database, the caller's credential, and a place to put the HTTP
-// status and headers of a success response (the REST adapter reads them in responseMeta).
+// What every procedure sees, whoever calls it: the database, the actor (an API credential through
+// REST, the operator CLI, a staff user of the admin app), the request id, the Idempotency-Key, and a
+// place for the HTTP status and headers of a success (the REST adapter reads them in responseMeta).
+import { randomUUID } from 'node:crypto';
 import type { Database } from '@tlr/db';
-import type { CompanyScope, Credential } from '@tlr/domain';
+import type { Credential } from '@tlr/domain';
+import { writeAuditRecords, type AuditSink } from './audit.ts';
+
+export type StaffRole = 'support' | 'admin';
+
+export type Actor =
+  /** An API key or OAuth access token: acts on its company (the sandbox for a test key) within its scopes. */
+  | { type: 'credential'; credential: Credential }
+  /** The operator CLI, run by whoever operates the service: every internal procedure. */
+  | { type: 'operator' }
+  /** A support staff user of the admin app: the internal procedures its role allows. */
+  | { type: 'staff'; userId: string; role: StaffRole };
 
 export interface ApiContext {
   db: Database;
-  credential: Credential | null;
+  /** null: nobody identified (a bare caller); only public documents are open to it. */
+  actor: Actor | null;
   requestId: string;
-  /** Request headers the procedures read (Idempotency-Key). */
-  headers: Record<string, string | string[] | undefined>;
+  /** The Idempotency-Key of the call (the REST header, or given by an in-process caller). */
+  idempotencyKey: string | undefined;
   response: { status?: number; headers: Record<string, string> };
+  /** Where an in-process call's audit record goes; null when the HTTP layer records the request. */
+  audit: AuditSink | null;
 }
 
-export function companyScope(ctx: ApiContext): CompanyScope {
-  const c = ctx.credential!;
-  return { companyId: c.companyId, livemode: c.livemode };
+/** Writes each record at once: for one-shot callers (the CLI) that have no batch to wait for. */
+export const directAudit = (db: Database): AuditSink => {
+  const pending = new Set<Promise<unknown>>();
+  return {
+    record(r) {
+      const p = writeAuditRecords(db.pool, [r]).catch(() => {}).finally(() => pending.delete(p));
+      pending.add(p);
+    },
+    async flush() {
+      await Promise.all(pending);
+    },
+  };
+};
+
+export interface CallerOptions {
+  requestId?: string;
+  idempotencyKey?: string;
+  /** Default: each record written at once to the database of `db`; null when the caller records the call itself (the HTTP layer). */
+  audit?: AuditSink | null;
 }
 
-/** A context for internal callers (operator CLI, admin app): every scope, no HTTP. */
-export function internalContext(db: Database, credential: Credential | null = null): ApiContext {
-  return { db, credential, requestId: 'internal', headers: {}, response: { headers: {} } };
+/** The context of an in-process caller (operator CLI, admin app, tests): the same rules as REST. */
+export function callerContext(db: Database, actor: Actor, opts: CallerOptions = {}): ApiContext {
+  return {
+    db,
+    actor,
+    requestId: opts.requestId ?? randomUUID(),
+    idempotencyKey: opts.idempotencyKey,
+    response: { headers: {} },
+    audit: opts.audit === undefined ? directAudit(db) : opts.audit,
+  };
 }

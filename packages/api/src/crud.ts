@@ -1,12 +1,13 @@
 // Procedure factories for the REST shape every resource shares: list, get, create, update, delete.
-// Each builds one typed tRPC procedure with its OpenAPI meta and scope; resources only add domain calls.
+// Each builds one typed tRPC procedure with its OpenAPI meta and scope; the pipeline (trpc.ts) gives
+// it the caller's company, a transaction for writes and the Idempotency-Key for creates, so resources
+// only add domain calls.
 import { z } from 'zod';
-import type { CompanyScope, ListParams, Page, Scope } from '@tlr/domain';
 import type { Db } from '@tlr/db';
-import { companyScope } from './context.ts';
-import { idempotentCreate, inTransaction } from './idempotent.ts';
+import type { CompanyScope, ListParams, ListSpec, Page, Scope } from '@tlr/domain';
 import { deleted, list, single } from './schemas/envelopes.ts';
 import { uuid } from './schemas/fields.ts';
+import { listQuery } from './schemas/list-query.ts';
 import { authedProcedure, type ApiMeta } from './trpc.ts';
 
 type Path = `/${string}`;
@@ -20,48 +21,57 @@ interface Common {
   problems?: number[];
 }
 
-const metaOf = (o: Common, method: 'GET' | 'POST' | 'PUT' | 'DELETE', extra: Partial<ApiMeta> = {}): ApiMeta => ({
-  openapi: { method, path: o.path, tags: [o.tag], summary: o.summary, description: o.description },
+export const metaOf = (o: Common, method: 'GET' | 'POST' | 'PUT' | 'DELETE', extra: Partial<ApiMeta> = {}): ApiMeta => ({
+  openapi: { method, path: o.path, tags: [o.tag], summary: o.summary, ...(o.description ? { description: o.description } : {}) },
   scopes: [o.scope],
   ...(o.problems ? { problems: o.problems } : {}),
   ...extra,
 });
 
-// Typed as the resource's input side: what the domain returns is what the output schema validates.
-const envelope = <R extends z.ZodType>(r: R) => single(r) as unknown as z.ZodType<{ data: z.input<R> }>;
+/**
+ * { data: resource } typed by the resource's input side: what the domain returns is what the output
+ * schema validates. (tRPC types a resolver's result by its output schema's input type, which TypeScript
+ * cannot compute for the generic R; the schema itself is single(r).)
+ */
+const envelope = <R extends z.ZodType>(r: R) => single(r) as unknown as z.ZodType<{ data: z.output<R> }, { data: z.input<R> }>;
 
 const idParam = z.object({ id: uuid().meta({ description: 'The resource id (UUID)' }) });
 
 export function listEndpoint<Q extends z.ZodObject, R extends z.ZodType>(
-  o: Common & { query: Q; resource: R; run: (db: Db, scope: CompanyScope, q: ListParams & z.output<Q>) => Promise<Page<z.input<R>>> },
+  o: Common & {
+    spec: ListSpec;
+    searchDescription: string;
+    /** Filters beyond the contract's list parameters. */
+    filters?: Q;
+    resource: R;
+    run: (db: Db, scope: CompanyScope, q: ListParams & z.output<Q>) => Promise<Page<z.input<R>>>;
+  },
 ) {
+  const base = listQuery(o.spec, o.searchDescription);
+  const query = o.filters ? base.extend(o.filters.shape) : base;
   return authedProcedure
     .meta(metaOf(o, 'GET'))
-    .input(o.query)
+    .input(query)
     .output(list(o.resource))
-    .query(({ ctx, input }) => o.run(ctx.db.prisma, companyScope(ctx), input as ListParams & z.output<Q>));
+    .query(({ ctx, input }) => o.run(ctx.tx, ctx.scope, input as ListParams & z.output<Q>));
 }
 
-export function getEndpoint<R extends z.ZodType>(
-  o: Common & { resource: R; run: (db: Db, scope: CompanyScope, id: string) => Promise<z.input<R>> },
-) {
+export function getEndpoint<R extends z.ZodType>(o: Common & { resource: R; run: (db: Db, scope: CompanyScope, id: string) => Promise<z.input<R>> }) {
   return authedProcedure
     .meta(metaOf(o, 'GET'))
     .input(idParam)
     .output(envelope(o.resource))
-    .query(async ({ ctx, input }) => ({ data: await o.run(ctx.db.prisma, companyScope(ctx), input.id) }));
+    .query(async ({ ctx, input }) => ({ data: await o.run(ctx.tx, ctx.scope, input.id) }));
 }
 
 export function createEndpoint<B extends z.ZodObject, R extends z.ZodType>(
   o: Common & { body: B; resource: R; run: (tx: Db, scope: CompanyScope, input: z.output<B>) => Promise<z.input<R>> },
 ) {
   return authedProcedure
-    .meta(metaOf(o, 'POST', { create: true }))
+    .meta(metaOf(o, 'POST', { idempotent: { status: 201 } }))
     .input(o.body)
     .output(envelope(o.resource))
-    .mutation(({ ctx, input }) =>
-      idempotentCreate(ctx, `POST ${o.path}`, async (tx) => ({ data: await o.run(tx, companyScope(ctx), input as z.output<B>) })),
-    );
+    .mutation(async ({ ctx, input }) => ({ data: await o.run(ctx.tx, ctx.scope, input as z.output<B>) }));
 }
 
 export function updateEndpoint<B extends z.ZodObject, R extends z.ZodType>(
@@ -71,9 +81,10 @@ export function updateEndpoint<B extends z.ZodObject, R extends z.ZodType>(
     .meta(metaOf(o, 'PUT'))
     .input(o.body.extend(idParam.shape))
     .output(envelope(o.resource))
-    .mutation(({ ctx, input }) => {
+    .mutation(async ({ ctx, input }) => {
+      // The body schema extended with the path's id: the rest is the body's output.
       const { id, ...fields } = input as { id: string } & z.output<B>;
-      return inTransaction(ctx, async (tx) => ({ data: await o.run(tx, companyScope(ctx), id, fields as z.output<B>) }));
+      return { data: await o.run(ctx.tx, ctx.scope, id, fields as z.output<B>) };
     });
 }
 
@@ -82,5 +93,5 @@ export function deleteEndpoint(o: Common & { run: (tx: Db, scope: CompanyScope, 
     .meta(metaOf(o, 'DELETE'))
     .input(idParam)
     .output(deleted)
-    .mutation(({ ctx, input }) => inTransaction(ctx, async (tx) => ({ data: await o.run(tx, companyScope(ctx), input.id) })));
+    .mutation(async ({ ctx, input }) => ({ data: await o.run(ctx.tx, ctx.scope, input.id) }));
 }

@@ -1,8 +1,8 @@
 export { appRouter, type AppRouter } from './root.ts';
-export { type ApiContext, internalContext } from './context.ts';
+export { createCaller, type Caller } from './caller.ts';
+export { type ApiContext, type Actor, type StaffRole, type CallerOptions, callerContext, directAudit } from './context.ts';
+export { AuditLog, writeAuditRecords, type AuditRecord, type AuditSink } from './audit.ts';
 export { openApiDocument } from './openapi.ts';
-export { routes, rawRoutes, rawRoute, allowedMethods, type Route, type RawRoute } from './routes.ts';
-export { requireScopes } from './scopes.ts';
-export { saftQuery } from './schemas/saft-query.ts';
-export { toProblem, problem, internalProblem, busyProblem, BUSY_RETRY_AFTER, validationProblem, PROBLEM_CONTENT_TYPE, type Problem } from './problem.ts';
+export { routes, matchRoute, type Route } from './routes.ts';
+export { toProblem, toTrpcError, problem, internalProblem, busyProblem, databaseUnavailable, BUSY_RETRY_AFTER, validationProblem, PROBLEM_CONTENT_TYPE, type Problem } from './problem.ts';
 export type { ApiMeta } from './trpc.ts';

@@ -3,14 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Prisma } from '@tlr/db';
 import { DomainError } from '@tlr/domain';
-import { fieldName, toProblem } from './problem.ts';
+import { fieldName, toProblem, toTrpcError } from './problem.ts';
 
 const wrapped = (cause: unknown, code: TRPCError['code'] = 'INTERNAL_SERVER_ERROR') => new TRPCError({ code, cause: cause as Error });
 
 describe('toProblem', () => {
-  it('keeps a domain error\'s status, code and field', () => {
-    const p = toProblem(wrapped(new DomainError({ status: 422, code: 'period_locked', title: 'Period locked', detail: 'x', field: 'date' })));
-    expect(p).toMatchObject({ status: 422, code: 'period_locked', field: 'date', type: 'https://tlr.dk/problems/period_locked' });
+  it("keeps a domain error's status (from the code table), code and field", () => {
+    const p = toProblem(wrapped(new DomainError('period_locked', 'x', 'date')));
+    expect(p).toMatchObject({ status: 422, code: 'period_locked', title: 'Period locked', field: 'date', type: 'https://tlr.dk/problems/period_locked' });
   });
 
   it('names every invalid input field, nested ones with their index', () => {
@@ -20,13 +20,13 @@ describe('toProblem', () => {
     expect(fieldName(['a', 2, 'b'])).toBe('a[2].b');
   });
 
-  it('treats a failed output validation as our fault (500), not the client\'s', () => {
+  it("treats a failed output validation as our fault (500), not the client's", () => {
     const result = z.object({ id: z.string() }).safeParse({});
     expect(toProblem(wrapped(result.error)).status).toBe(500);
   });
 
-  it('answers a pool or transaction timeout with 503 service_unavailable', () => {
-    for (const code of ['P2024', 'P2028']) {
+  it('answers a pool or transaction timeout and a refused connection with 503 service_unavailable', () => {
+    for (const code of ['P2024', 'P2028', 'ECONNREFUSED', '57P01']) {
       expect(toProblem(wrapped(Object.assign(new Error('timeout'), { code })))).toMatchObject({ status: 503, code: 'service_unavailable' });
     }
   });
@@ -40,5 +40,26 @@ describe('toProblem', () => {
     const p = toProblem(new Error('connection string postgresql://secret@db'));
     expect(p).toMatchObject({ status: 500, code: 'internal_error' });
     expect(JSON.stringify(p)).not.toContain('secret');
+  });
+});
+
+describe('toTrpcError', () => {
+  it('gives an in-process caller the tRPC code of the problem, the detail as message, and keeps the cause', () => {
+    const cases: [DomainError, TRPCError['code']][] = [
+      [new DomainError('forbidden', 'no'), 'FORBIDDEN'],
+      [new DomainError('not_found', 'no'), 'NOT_FOUND'],
+      [new DomainError('invalid_request', 'no'), 'BAD_REQUEST'],
+      [new DomainError('already_reversed', 'no'), 'CONFLICT'],
+      [new DomainError('period_locked', 'no'), 'UNPROCESSABLE_CONTENT'],
+      [new DomainError('unauthorized', 'no'), 'UNAUTHORIZED'],
+    ];
+    for (const [domain, code] of cases) {
+      const e = toTrpcError(wrapped(domain));
+      expect(e.code).toBe(code);
+      expect(e.message).toBe('no');
+      expect(e.cause).toBe(domain);
+      // mapping twice changes nothing
+      expect(toProblem(toTrpcError(e))).toEqual(toProblem(e));
+    }
   });
 });

@@ -2,13 +2,14 @@
 // internal procedures for the operator CLI and the admin app.
 import { accountsRouter } from './routers/accounts.ts';
 import { customersRouter } from './routers/customers.ts';
+import { exportsRouter } from './routers/exports.ts';
 import { internalRouter } from './routers/internal.ts';
 import { productsRouter } from './routers/products.ts';
 import { reportsRouter } from './routers/reports.ts';
 import { sandboxRouter } from './routers/sandbox.ts';
 import { suppliersRouter } from './routers/suppliers.ts';
 import { transactionsRouter } from './routers/transactions.ts';
-import { router } from './trpc.ts';
+import { createCallerFactory, router } from './trpc.ts';
 
 export const appRouter = router({
   customers: customersRouter,
@@ -17,8 +18,10 @@ export const appRouter = router({
   accounts: accountsRouter,
   transactions: transactionsRouter,
   reports: reportsRouter,
+  exports: exportsRouter,
   sandbox: sandboxRouter,
   internal: internalRouter,
 });
 
 export type AppRouter = typeof appRouter;
+export const createAppCaller = createCallerFactory(appRouter);

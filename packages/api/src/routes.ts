@@ -1,7 +1,8 @@
-// The table of public endpoints, read from the procedures' OpenAPI meta plus the few plain Express
-// routes (rawRoutes): one source for the 404/405 decision, the discovery document and the OpenAPI
+// The table of public endpoints, read from the procedures' OpenAPI meta: one source for the 404/405
+// decision, the raw (streamed) routes of the HTTP shell, the discovery document and the OpenAPI
 // post-processing.
-import type { Scope } from '@tlr/domain';
+import type { AnyProcedure } from '@trpc/server';
+import type { z } from 'zod';
 import type { ApiMeta } from './trpc.ts';
 import { appRouter } from './root.ts';
 
@@ -10,41 +11,13 @@ export interface Route {
   /** OpenAPI path template, e.g. /customers/{id} */
   path: string;
   pattern: RegExp;
-  meta: ApiMeta;
-  /** Served by a plain Express handler, not by the tRPC adapter. */
-  raw?: boolean;
-}
-
-export interface RawRoute {
-  method: Route['method'];
-  path: `/${string}`;
-  scopes: Scope[];
-  tags: string[];
-  summary: string;
-  description: string;
-}
-
-/**
- * Endpoints the REST adapter cannot serve (it always JSON-encodes): plain Express handlers in
- * apps/server, registered before the adapter. Their OpenAPI operations are in openapi.ts.
- */
-export const rawRoutes: readonly RawRoute[] = [
-  {
-    method: 'GET',
-    path: '/exports/saft',
-    scopes: ['exports:read'],
-    tags: ['Exports'],
-    summary: 'SAF-T Financial export (XML)',
-    description:
-      'The Danish SAF-T Financial file (urn:StandardAuditFile-Taxation-Financial:DK) of the period from..to (inclusive; default the fiscal year containing today), streamed as an attachment.',
-  },
-];
-
-/** The raw route with this method and path (it must exist). */
-export function rawRoute(method: Route['method'], path: string): RawRoute {
-  const r = rawRoutes.find((x) => x.method === method && x.path === path);
-  if (!r) throw new Error(`no raw route ${method} ${path}`);
-  return r;
+  /** The procedure's path in the router, e.g. exports.saft */
+  procedure: string;
+  meta: ApiMeta & { openapi: NonNullable<ApiMeta['openapi']> };
+  /** Answered by an HTTP shell that streams (meta.raw), not by the REST adapter. */
+  raw: boolean;
+  /** An empty request body is acceptable (no body, or a body whose every field is optional). */
+  acceptsEmptyBody: boolean;
 }
 
 function compile(path: string): RegExp {
@@ -52,23 +25,27 @@ function compile(path: string): RegExp {
   return new RegExp(`^${re}/?$`);
 }
 
-const procedureRoutes: Route[] = Object.values(appRouter._def.procedures as unknown as Record<string, { _def: { meta?: ApiMeta } }>)
-  .map((p) => p._def.meta)
-  .filter((m): m is ApiMeta & { openapi: NonNullable<ApiMeta['openapi']> } => Boolean(m?.openapi))
-  .map((meta) => ({ method: meta.openapi.method, path: meta.openapi.path, pattern: compile(meta.openapi.path), meta }));
+const SAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 
-export const routes: Route[] = [
-  ...procedureRoutes,
-  ...rawRoutes.map((r) => ({
-    method: r.method,
-    path: r.path,
-    pattern: compile(r.path),
-    meta: { openapi: { method: r.method, path: r.path, tags: r.tags, summary: r.summary, description: r.description }, scopes: r.scopes },
-    raw: true,
-  })),
-];
+/** Does the input accept an empty body, given only its path parameters? */
+function acceptsEmptyBody(procedure: AnyProcedure, path: string): boolean {
+  const parser = procedure._def.inputs[0] as z.ZodType | undefined;
+  if (!parser) return true;
+  const params = Object.fromEntries([...path.matchAll(/\{(\w+)\}/g)].map((m) => [m[1]!, SAMPLE_ID]));
+  return parser.safeParse(undefined).success || parser.safeParse(params).success;
+}
 
-/** The methods a path accepts; an empty list means no such path. */
-export function allowedMethods(path: string): string[] {
-  return [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+// _def.procedures is flat at run time (path -> procedure), though typed as the nested router.
+const procedures = appRouter._def.procedures as unknown as Record<string, AnyProcedure>;
+export const routes: Route[] = Object.entries(procedures).flatMap(([procedure, p]) => {
+  const meta = p._def.meta as ApiMeta | undefined;
+  if (!meta?.openapi) return [];
+  const { path, method } = meta.openapi;
+  return [{ method, path, pattern: compile(path), procedure, meta: { ...meta, openapi: meta.openapi }, raw: Boolean(meta.raw), acceptsEmptyBody: acceptsEmptyBody(p, path) }];
+});
+
+/** The route a request matches, and the methods its path accepts (empty: no such path). */
+export function matchRoute(method: string, path: string): { route: Route | undefined; allowed: string[] } {
+  const matching = routes.filter((r) => r.pattern.test(path));
+  return { route: matching.find((r) => r.method === method), allowed: [...new Set(matching.map((r) => r.method))] };
 }

@@ -1,14 +1,28 @@
-// The scope rule of every endpoint, whether a tRPC procedure or a plain Express route (XML, raw
-// bytes): every listed scope is required; internal callers (CLI, admin) hold them all.
-import { DomainError, forbidden, type Credential, type Scope } from '@tlr/domain';
+// Who may call what: API credentials by their scopes (every listed scope is required; the voucher
+// endpoints need both voucher scopes), internal procedures only by the operator or by staff with the
+// role the procedure names.
+import { forbidden, unauthorized, type Credential, type Scope } from '@tlr/domain';
+import type { Actor, StaffRole } from './context.ts';
 
-export function requireScopes(credential: Credential | null | undefined, scopes: readonly Scope[]): Credential {
-  if (!credential) {
-    throw new DomainError({ status: 401, code: 'unauthorized', title: 'Unauthorized', detail: 'Missing or invalid credentials.' });
+export function requireScopes(actor: Actor | null, scopes: readonly Scope[]): Credential {
+  if (!actor) throw unauthorized();
+  if (actor.type !== 'credential') {
+    throw forbidden('This procedure acts for an API credential (a company within its scopes); internal callers use the internal procedures.');
   }
-  const missing = scopes.filter((s) => !credential.scopes.has(s));
-  if (missing.length && credential.type !== 'internal') {
-    throw forbidden(`This endpoint requires the scope ${missing.join(' and ')}, which the credential was not granted.`);
+  const missing = scopes.filter((s) => !actor.credential.scopes.has(s));
+  if (missing.length) throw forbidden(`This endpoint requires the scope ${missing.join(' and ')}, which the credential was not granted.`);
+  return actor.credential;
+}
+
+const RANK: Record<StaffRole, number> = { support: 1, admin: 2 };
+
+/** `staffRole`: the least role a staff user needs; undefined means the operator only. */
+export function requireInternal(actor: Actor | null, staffRole: StaffRole | undefined): void {
+  if (!actor) throw unauthorized('Internal procedures need an operator or staff actor.');
+  if (actor.type === 'operator') return;
+  if (actor.type === 'staff') {
+    if (staffRole && RANK[actor.role] >= RANK[staffRole]) return;
+    throw forbidden(staffRole ? `This needs the staff role ${staffRole}; you have ${actor.role}.` : 'Only the operator may do this.');
   }
-  return credential;
+  throw forbidden('Internal procedures are not available to API credentials.');
 }

@@ -1,35 +1,113 @@
-// tRPC initialisation: the context and meta types, the problem-shaped error formatter, and the
-// procedure bases (public, authenticated with scope checks).
-import { initTRPC } from '@trpc/server';
+// tRPC initialisation and the one procedure pipeline every caller goes through (REST through the
+// adapter, the operator CLI and the admin app through createCaller). Each rule is a middleware driven
+// by the procedure's meta, in this order:
+//   audit (in-process calls) -> error mapping -> actor (scopes or staff role) -> transaction and
+//   idempotency (mutations) -> input -> output -> the procedure.
+import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { Scope } from '@tlr/domain';
-import type { ApiContext } from './context.ts';
-import { toProblem, type Problem } from './problem.ts';
-import { requireScopes } from './scopes.ts';
+import type { Db } from '@tlr/db';
+import { isUuid, type CompanyScope, type Credential, type Scope } from '@tlr/domain';
+import type { ApiContext, StaffRole } from './context.ts';
+import { runMutation } from './idempotency.ts';
+import { toProblem, toTrpcError, type Problem } from './problem.ts';
+import { requireInternal, requireScopes } from './scopes.ts';
 
 export interface ApiMeta extends OpenApiMeta {
   /** Every scope listed is required (the voucher endpoints need both voucher scopes). */
   scopes?: Scope[];
-  /** A create POST: answers 201 and requires an Idempotency-Key. */
-  create?: boolean;
+  /**
+   * Runs under an Idempotency-Key (contract: Conventions 2): the key is claimed, the work done and the
+   * response stored in one transaction; a repeat replays it. `status` is the success status (201 for
+   * creates, 200 for state transitions); `optional` lets a call without a key through (not for creates).
+   */
+  idempotent?: { status: 200 | 201; optional?: boolean };
   /** Problem statuses beyond the common ones that the endpoint can answer (OpenAPI only). */
   problems?: number[];
+  /**
+   * The procedure validates and authorises; its HTTP shell streams the answer (XML, raw bytes) instead
+   * of JSON. What the OpenAPI document says the 200 response is.
+   */
+  raw?: { contentType: string; description: string; schema: Record<string, unknown>; headers?: Record<string, string> };
+  /** Internal procedures: the least staff role that may call it; without it, the operator only. */
+  staffRole?: StaffRole;
 }
 
 const t = initTRPC
   .context<ApiContext>()
   .meta<ApiMeta>()
   .create({
-    // The REST adapter spreads this shape into its error body; the server rewrites the body to the
-    // problem alone (see apps/server problem-bodies), so the problem is computed here, once.
-    errorFormatter: ({ error }): { problem: Problem } & Record<string, unknown> => ({ problem: toProblem(error) }),
+    // Never put stack traces into error shapes, whoever the caller is.
+    isDev: false,
+    // @trpc/client reads message and code; the REST layer sends data.problem alone (problem-bodies).
+    errorFormatter: ({ shape, error }): typeof shape & { data: { problem: Problem } } => {
+      const problem = toProblem(error);
+      return { ...shape, message: problem.detail, data: { ...shape.data, httpStatus: problem.status, problem } };
+    },
   });
 
 export const router = t.router;
-export const middleware = t.middleware;
-export const publicProcedure = t.procedure;
+export const createCallerFactory = t.createCallerFactory;
 
-export const authedProcedure = t.procedure.use(({ ctx, meta, next }) => {
-  const credential = requireScopes(ctx.credential, meta?.scopes ?? []);
-  return next({ ctx: { ...ctx, credential } });
+/** An in-process call's audit record (REST requests are recorded by the HTTP layer). */
+const audited = t.middleware(async ({ ctx, path, next, getRawInput }) => {
+  if (!ctx.audit) return next();
+  const started = performance.now();
+  const result = await next();
+  const problem = result.ok ? undefined : toProblem(result.error);
+  const actor = ctx.actor;
+  const input = await getRawInput().catch(() => undefined);
+  const inputCompany = (input as { companyId?: unknown } | undefined)?.companyId;
+  ctx.audit.record({
+    request_id: ctx.requestId,
+    actor_type: actor ? (actor.type === 'credential' ? actor.credential.type : actor.type) : null,
+    actor_id: actor?.type === 'credential' ? actor.credential.id : actor?.type === 'staff' ? actor.userId : null,
+    company_id: actor?.type === 'credential' ? actor.credential.companyId : typeof inputCompany === 'string' && isUuid(inputCompany) ? inputCompany : null,
+    method: 'CALL',
+    path,
+    status: problem?.status ?? ctx.response.status ?? 200,
+    problem_code: problem?.code ?? null,
+    duration_ms: performance.now() - started,
+    ip: null,
+    created_at: new Date(),
+  });
+  return result;
 });
+
+/** Every error leaves as the tRPC error of its problem (FORBIDDEN, NOT_FOUND, CONFLICT, ...). */
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  return result.ok ? result : { ...result, error: toTrpcError(result.error) };
+});
+
+const base = t.procedure.use(audited).use(mapErrors);
+
+/** Public documents only. */
+export const publicProcedure = base;
+
+/**
+ * Mutations run in one transaction (with the Idempotency-Key when the meta says so) and get it as
+ * ctx.tx; queries get the client.
+ */
+const transactional = t.middleware(({ ctx, meta, type, path, next, getRawInput }) => {
+  if (type !== 'mutation') return next({ ctx: { tx: ctx.db.prisma as Db } });
+  return runMutation({ ctx, meta, path, getRawInput, next: (tx: Db) => next({ ctx: { tx } }) });
+});
+
+/** The public API: an API credential within the procedure's scopes, acting on its company. */
+export const authedProcedure = base
+  .use(({ ctx, meta, next }) => {
+    const credential: Credential = requireScopes(ctx.actor, meta?.scopes ?? []);
+    const scope: CompanyScope = { companyId: credential.companyId, livemode: credential.livemode };
+    return next({ ctx: { credential, scope } });
+  })
+  .use(transactional);
+
+/** The operator CLI and the admin app: an operator, or staff with the role the meta names. */
+export const internalProcedure = base
+  .use(({ ctx, meta, next }) => {
+    requireInternal(ctx.actor, meta?.staffRole);
+    return next();
+  })
+  .use(transactional);
+
+export { TRPCError };

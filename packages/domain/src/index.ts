@@ -1,4 +1,6 @@
 export * from './errors.ts';
+export * from './error-codes.ts';
+export * from './calendar.ts';
 export * from './ids.ts';
 export * from './money.ts';
 export * from './context.ts';

@@ -22,6 +22,8 @@ export interface MasterData<View, Create, Update> {
   update(db: Db, scope: CompanyScope, id: string, input: Update): Promise<View>;
   remove(db: Db, scope: CompanyScope, id: string): Promise<{ id: string; deleted: true }>;
   list(db: Db, scope: CompanyScope, params: ListParams): Promise<Page<View>>;
+  /** The list's sort fields, search columns and date filter (the API's list parameters read it too). */
+  listSpec: ListSpec;
 }
 
 export function masterData<Row extends { id: string }, View extends Record<string, unknown>, Create, Update>(opts: {
@@ -70,6 +72,7 @@ export function masterData<Row extends { id: string }, View extends Record<strin
     list(db, scope, params) {
       return listPage(table(db), { company_id: scope.companyId, deleted_at: null }, params, opts.list, opts.view);
     },
+    listSpec: opts.list,
   };
 }
 

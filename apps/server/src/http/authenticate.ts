@@ -8,12 +8,12 @@ import { authenticateApiKey, RATE_LIMIT, SpentCredentials, type Authenticated, t
 import { sendProblem } from './problem-response.ts';
 
 const unauthorized = (res: Response, detail: string) =>
-  sendProblem(res, problem(401, 'unauthorized', 'Unauthorized', detail), { 'WWW-Authenticate': 'Bearer realm="tlr"' });
+  sendProblem(res, problem('unauthorized', detail), { 'WWW-Authenticate': 'Bearer realm="tlr"' });
 
 function tooMany(res: Response, rateLimit: RateLimitState) {
   sendProblem(
     res,
-    problem(429, 'rate_limited', `Rate limit of ${rateLimit.limit} requests per 60 seconds exceeded`, `Retry in ${rateLimit.reset} seconds.`),
+    problem('rate_limited', `Retry in ${rateLimit.reset} seconds.`, { title: `Rate limit of ${rateLimit.limit} requests per 60 seconds exceeded` }),
     { 'Retry-After': String(rateLimit.reset) },
   );
 }

@@ -16,16 +16,9 @@ export function discovery(_req: Request, res: Response) {
       openapi_url: '/api/v1/openapi.json',
       authentication: {
         api_key: { header: 'X-API-Key', formats: ['tlr_live_ + 48 hex', 'tlr_test_ + 48 hex'] },
-        oauth2: {
-          type: 'authorization_code with PKCE (S256)',
-          authorization_url: '/oauth/authorize',
-          token_url: '/api/oauth/token',
-          revocation_url: '/api/oauth/revoke',
-          header: 'Authorization: Bearer tlr_at_...',
-        },
         scopes: SCOPES,
       },
-      endpoints: routes.map((r) => ({ method: r.method, path: r.path, summary: r.meta.openapi?.summary ?? '', scopes: r.meta.scopes ?? [] })),
+      endpoints: routes.map((r) => ({ method: r.method, path: r.path, summary: r.meta.openapi.summary ?? '', scopes: r.meta.scopes ?? [] })),
       features: [
         'rfc9457_problem_details',
         'idempotency_keys',

@@ -1,9 +1,15 @@
-// Writes problem+json responses from Express middleware (the tRPC adapter's errors are rewritten
-// to the same shape by problem-bodies.ts).
+// Writes problem+json responses from Express middleware (the tRPC adapter's errors are rewritten to
+// the same shape by problem-bodies.ts). Both note the problem for the request log and the audit.
 import type { Response } from 'express';
 import { PROBLEM_CONTENT_TYPE, type Problem } from '@tlr/api';
 
+/** What the request log and the audit record say about a refused request. */
+export function noteProblem(res: Response, p: Pick<Problem, 'code' | 'field'>): void {
+  res.locals.problem = { code: p.code, field: p.field };
+}
+
 export function sendProblem(res: Response, p: Problem, headers: Record<string, string> = {}): void {
+  noteProblem(res, p);
   res.status(p.status);
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);

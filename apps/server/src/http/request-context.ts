@@ -5,12 +5,12 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { API_VERSION } from '@tlr/config';
+import type { AuditSink } from '@tlr/api';
 import type { Credential } from '@tlr/domain';
-import type { AuditLog } from '../audit.ts';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export function requestContext(logger: Logger, audit: AuditLog) {
+export function requestContext(logger: Logger, audit: AuditSink) {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     const given = req.get('X-Request-ID');
@@ -25,21 +25,26 @@ export function requestContext(logger: Logger, audit: AuditLog) {
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const credential = res.locals.credential as Credential | undefined;
+      const problem = res.locals.problem as { code: string; field?: string } | undefined;
       // The path without the query string: query values may carry personal data (lookup by e-mail).
       const path = req.originalUrl.split('?')[0]!;
       audit.record({
         request_id: requestId,
-        credential_type: credential?.type ?? null,
-        credential_id: credential?.id ?? null,
+        actor_type: credential?.type ?? null,
+        actor_id: credential?.id ?? null,
         company_id: credential?.companyId ?? null,
         method: req.method,
         path,
         status: res.statusCode,
+        problem_code: problem?.code ?? null,
         duration_ms: durationMs,
         ip: req.ip ?? null,
         created_at: new Date(),
       });
-      logger.info({ request_id: requestId, method: req.method, path, status: res.statusCode, duration_ms: Math.round(durationMs * 10) / 10 }, 'request');
+      logger.info(
+        { request_id: requestId, method: req.method, path, status: res.statusCode, duration_ms: Math.round(durationMs * 10) / 10, ...(problem ? { code: problem.code, field: problem.field } : {}) },
+        'request',
+      );
     });
     next();
   };

@@ -3,23 +3,21 @@
 // first, so its 404/405 carries the rate-limit headers like every authenticated response; one without
 // credentials learns of the missing endpoint rather than of missing credentials.
 import type { NextFunction, Request, Response } from 'express';
-import { allowedMethods, problem } from '@tlr/api';
+import { matchRoute, problem } from '@tlr/api';
 import { sendProblem } from './problem-response.ts';
 
 const hasCredentials = (req: Request) => req.get('X-API-Key') !== undefined || req.get('Authorization') !== undefined;
 
 function refuseUnknown(req: Request, res: Response): boolean {
-  const allowed = allowedMethods(req.path);
+  const { route, allowed } = matchRoute(req.method, req.path);
+  if (route) return false;
   if (allowed.length === 0) {
-    sendProblem(res, problem(404, 'not_found', 'Not found', `No endpoint ${req.path} exists under /api/v1.`));
+    sendProblem(res, problem('not_found', `No endpoint ${req.path} exists under /api/v1.`));
     return true;
   }
-  if (!allowed.includes(req.method)) {
-    const allow = [...allowed, 'OPTIONS'].join(', ');
-    sendProblem(res, problem(405, 'method_not_allowed', 'Method not allowed', `${req.path} accepts ${allow}, not ${req.method}.`), { Allow: allow });
-    return true;
-  }
-  return false;
+  const allow = [...allowed, 'OPTIONS'].join(', ');
+  sendProblem(res, problem('method_not_allowed', `${req.path} accepts ${allow}, not ${req.method}.`), { Allow: allow });
+  return true;
 }
 
 /** Before authentication: answers requests without credentials. */

@@ -1,19 +1,17 @@
 // /accounts: the chart of accounts (list, get, create, update; deactivate instead of delete), and
 // /settings/accounting: fiscal years, VAT periods and the lock date (read-only; the operator CLI sets them).
 import { z } from 'zod';
-import { ACCOUNT_TYPES, accountingSettings, createAccount, getAccount, listAccounts, updateAccount } from '@tlr/domain';
-import { companyScope } from '../context.ts';
+import { ACCOUNT_LIST, ACCOUNT_TYPES, accountingSettings, createAccount, getAccount, listAccounts, updateAccount } from '@tlr/domain';
 import { createEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
 import { boolean, date, requiredText, timestamp } from '../schemas/fields.ts';
-import { listQuery } from '../schemas/list-query.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
 const accountNumber = z.string().trim().regex(/^\d{1,10}$/, 'must be an account number of 1 to 10 digits').meta({ example: '1010' });
 const fields = {
   account_number: accountNumber,
   name: requiredText(200).meta({ example: 'Salg af varer og ydelser' }),
-  type: z.enum(ACCOUNT_TYPES as [string, ...string[]], { error: `must be one of ${ACCOUNT_TYPES.join(', ')}` }),
+  type: z.enum(ACCOUNT_TYPES, { error: `must be one of ${ACCOUNT_TYPES.join(', ')}` }),
   standard_account_id: z.string().trim().max(10).optional().meta({ description: 'Account number in the Danish standard chart (SAF-T StandardAccountID)' }),
   default_vat_code: z.string().trim().max(9).optional().meta({ description: 'VAT code suggested for postings to the account, e.g. S25 or K25' }),
   active: boolean().optional(),
@@ -62,9 +60,11 @@ export const accountsRouter = router({
     tag,
     summary: 'List the chart of accounts',
     scope: 'accounts:read',
-    query: listQuery({ sort: ['account_number', 'name', 'created_at'], defaultSort: 'account_number', searchDescription: 'Case-insensitive search in account number and name' }).extend({
+    spec: ACCOUNT_LIST,
+    searchDescription: 'Case-insensitive search in account number and name',
+    filters: z.object({
       active: z.stringbool({ error: 'must be true or false' }).optional().meta({ description: 'Only active (true) or deactivated (false) accounts' }),
-      type: z.enum(ACCOUNT_TYPES as [string, ...string[]], { error: `must be one of ${ACCOUNT_TYPES.join(', ')}` }).optional(),
+      type: fields.type.optional(),
     }),
     resource: accountResource,
     run: listAccounts,
@@ -78,7 +78,7 @@ export const accountsRouter = router({
     problems: [409],
     body: z.strictObject({ ...fields, type: fields.type.optional().meta({ description: 'Default: the type implied by the standard-chart group of the number' }) }),
     resource: accountResource,
-    run: createAccount as never,
+    run: createAccount,
   }),
   update: updateEndpoint({
     path: '/accounts/{id}',
@@ -89,7 +89,7 @@ export const accountsRouter = router({
     problems: [409],
     body: z.strictObject({ ...fields, account_number: accountNumber.optional(), name: fields.name.optional(), type: fields.type.optional() }),
     resource: accountResource,
-    run: updateAccount as never,
+    run: updateAccount,
   }),
   settings: authedProcedure
     .meta({
@@ -103,5 +103,5 @@ export const accountsRouter = router({
     })
     .input(z.object({}).strict())
     .output(single(settingsResource))
-    .query(async ({ ctx }) => ({ data: await accountingSettings(ctx.db.prisma, companyScope(ctx).companyId) })),
+    .query(async ({ ctx }) => ({ data: await accountingSettings(ctx.tx, ctx.scope.companyId) })),
 });

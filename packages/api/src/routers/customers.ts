@@ -1,11 +1,9 @@
 // /customers: CRUD and lookup by CVR, e-mail or telephone number.
 import { z } from 'zod';
 import { customers, invalidRequest, lookupCustomer } from '@tlr/domain';
-import { companyScope } from '../context.ts';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
 import { country, cvr, ean, email, integer, phone, requiredText, text, timestamp } from '../schemas/fields.ts';
-import { listQuery } from '../schemas/list-query.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
 const fields = {
@@ -55,7 +53,8 @@ export const customersRouter = router({
     tag,
     summary: 'List customers',
     scope: 'customers:read',
-    query: listQuery({ sort: ['name', 'created_at', 'email'], defaultSort: 'name', searchDescription: 'Case-insensitive search in name and email' }),
+    spec: customers.listSpec,
+    searchDescription: 'Case-insensitive search in name and email',
     resource: customerResource,
     run: customers.list,
   }),
@@ -84,7 +83,7 @@ export const customersRouter = router({
     .output(single(customerResource))
     .query(async ({ ctx, input: { telephone, ...input } }) => {
       if (telephone !== undefined && input.phone !== undefined) throw invalidRequest('Give phone or telephone, not both.', 'telephone');
-      return { data: await lookupCustomer(ctx.db.prisma, companyScope(ctx), { ...input, phone: input.phone ?? telephone }) };
+      return { data: await lookupCustomer(ctx.tx, ctx.scope, { ...input, phone: input.phone ?? telephone }) };
     }),
   get: getEndpoint({ path: '/customers/{id}', tag, summary: 'Get a customer', scope: 'customers:read', resource: customerResource, run: customers.get }),
   create: createEndpoint({

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { products } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
 import { money, percent, requiredText, text, timestamp } from '../schemas/fields.ts';
-import { listQuery } from '../schemas/list-query.ts';
 import { router } from '../trpc.ts';
 
 const fields = {
@@ -45,7 +44,8 @@ export const productsRouter = router({
     tag,
     summary: 'List products',
     scope: 'products:read',
-    query: listQuery({ sort: ['name', 'created_at', 'unit_price'], defaultSort: 'name', searchDescription: 'Case-insensitive search in name, product number and description' }),
+    spec: products.listSpec,
+    searchDescription: 'Case-insensitive search in name, product number and description',
     resource: productResource,
     run: products.list,
   }),

@@ -2,7 +2,6 @@
 // the Danish standard chart (see docs/decisions.md, Reports).
 import { z } from 'zod';
 import { BALANCE_GROUP_KEYS, BALANCE_SECTION_KEYS, balanceSheet, PROFIT_LOSS_SECTION_KEYS, profitAndLoss } from '@tlr/domain';
-import { companyScope } from '../context.ts';
 import { single } from '../schemas/envelopes.ts';
 import { date } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
@@ -89,7 +88,7 @@ export const reportsRouter = router({
       }),
     )
     .output(single(profitAndLossResource))
-    .query(async ({ ctx, input }) => ({ data: await profitAndLoss(ctx.db.prisma, companyScope(ctx).companyId, input) })),
+    .query(async ({ ctx, input }) => ({ data: await profitAndLoss(ctx.tx, ctx.scope.companyId, input) })),
   balance: authedProcedure
     .meta({
       openapi: {
@@ -104,5 +103,5 @@ export const reportsRouter = router({
     })
     .input(z.strictObject({ as_of: date().optional().meta({ description: 'Balance date (inclusive); default today' }) }))
     .output(single(balanceSheetResource))
-    .query(async ({ ctx, input }) => ({ data: await balanceSheet(ctx.db.prisma, companyScope(ctx).companyId, input) })),
+    .query(async ({ ctx, input }) => ({ data: await balanceSheet(ctx.tx, ctx.scope.companyId, input) })),
 });

@@ -1,7 +1,6 @@
 // POST /sandbox/reset: test keys only, any scope, no body and no idempotency key.
 import { z } from 'zod';
 import { assertMayResetSandbox, resetSandbox } from '@tlr/domain';
-import { inTransaction } from '../idempotent.ts';
 import { single } from '../schemas/envelopes.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
@@ -18,10 +17,11 @@ export const sandboxRouter = router({
       },
       problems: [403],
     })
-    .input(z.strictObject({}))
+    // No body (contract): void, so the document declares no request body and clients send none.
+    .input(z.void())
     .output(single(z.object({ company_id: z.guid(), reset: z.literal(true) })))
-    .mutation(({ ctx }) => {
+    .mutation(async ({ ctx }) => {
       assertMayResetSandbox(ctx.credential);
-      return inTransaction(ctx, async (tx) => ({ data: await resetSandbox(tx, ctx.credential.companyId) }));
+      return { data: await resetSandbox(ctx.tx, ctx.credential.companyId) };
     }),
 });

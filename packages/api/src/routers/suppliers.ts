@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { suppliers } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
 import { country, cvr, email, integer, phone, requiredText, text, timestamp } from '../schemas/fields.ts';
-import { listQuery } from '../schemas/list-query.ts';
 import { router } from '../trpc.ts';
 
 const fields = {
@@ -59,7 +58,8 @@ export const suppliersRouter = router({
     tag,
     summary: 'List suppliers',
     scope: 'suppliers:read',
-    query: listQuery({ sort: ['name', 'created_at'], defaultSort: 'name', searchDescription: 'Case-insensitive search in name, email and CVR' }),
+    spec: suppliers.listSpec,
+    searchDescription: 'Case-insensitive search in name, email and CVR',
     resource: supplierResource,
     run: suppliers.list,
   }),

@@ -1,13 +1,10 @@
 // /transactions: the general ledger. Posted transactions are immutable (no PUT, no DELETE); a
 // correction is POST /transactions/{id}/reverse.
 import { z } from 'zod';
-import { createTransaction, getTransaction, listTransactions, reverseTransaction } from '@tlr/domain';
-import { companyScope } from '../context.ts';
+import { createTransaction, getTransaction, listTransactions, reverseTransaction, TRANSACTION_LIST } from '@tlr/domain';
 import { createEndpoint, getEndpoint, listEndpoint } from '../crud.ts';
-import { idempotentCreate } from '../idempotent.ts';
 import { single } from '../schemas/envelopes.ts';
 import { date, money, text, timestamp, uuid } from '../schemas/fields.ts';
-import { listQuery } from '../schemas/list-query.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
 const lineInput = z.strictObject({
@@ -63,7 +60,8 @@ export const transactionsRouter = router({
     summary: 'List ledger transactions',
     description: 'since/until filter on the posting date.',
     scope: 'transactions:read',
-    query: listQuery({ sort: ['date', 'created_at'], defaultSort: 'date', searchDescription: 'Case-insensitive search in the description' }),
+    spec: TRANSACTION_LIST,
+    searchDescription: 'Case-insensitive search in the description',
     resource: transactionResource,
     run: listTransactions,
   }),
@@ -78,7 +76,7 @@ export const transactionsRouter = router({
     problems: [422],
     body: transactionBody,
     resource: transactionResource,
-    run: createTransaction as never,
+    run: createTransaction,
   }),
   reverse: authedProcedure
     .meta({
@@ -90,15 +88,10 @@ export const transactionsRouter = router({
         description: 'Posts a new transaction with debit and credit swapped (at most once per transaction; 409 already_reversed). Default date today.',
       },
       scopes: ['transactions:write'],
-      create: true,
+      idempotent: { status: 201 },
       problems: [409, 422],
     })
     .input(z.strictObject({ id: uuid(), date: date().optional(), description: text(500).optional() }))
     .output(single(transactionResource))
-    .mutation(({ ctx, input }) =>
-      // The concrete path: the same key on the reversal of another transaction is another endpoint.
-      idempotentCreate(ctx, `POST /transactions/${input.id}/reverse`, async (tx) => ({
-        data: await reverseTransaction(tx, companyScope(ctx), input.id, { date: input.date, description: input.description }),
-      })),
-    ),
+    .mutation(async ({ ctx, input: { id, ...options } }) => ({ data: await reverseTransaction(ctx.tx, ctx.scope, id, options) })),
 });

@@ -2,7 +2,19 @@
 // schemas of an input into coercing mode (so "false" would become true and null would become 0);
 // every number and boolean here is therefore wrapped in a pipe, which the adapter leaves alone.
 import { z } from 'zod';
-import { parseAmount, type Decimal } from '@tlr/domain';
+import { checkDate, parseAmount, type Decimal } from '@tlr/domain';
+
+// Messages a client can act on, for every schema of the API: a missing field "is required", a wrong
+// type says what it must be (zod's default is "Invalid input: expected string, received undefined").
+const TYPE_NAMES: Record<string, string> = { object: 'a JSON object', array: 'an array', boolean: 'true or false', int: 'an integer' };
+z.config({
+  customError: (issue) => {
+    if (issue.code !== 'invalid_type') return undefined;
+    if (issue.input === undefined) return 'is required';
+    if (issue.input === null) return 'must not be null';
+    return `must be ${TYPE_NAMES[issue.expected] ?? `a ${issue.expected}`}`;
+  },
+});
 
 /** Shields a schema from the adapter's coercion; validation and the documented type are unchanged. */
 export const exact = <T extends z.ZodType>(schema: T) => schema.pipe(z.custom<z.output<T>>(() => true));
@@ -78,15 +90,14 @@ export const country = () =>
 
 export const uuid = () => z.guid('must be a UUID');
 
-/** A calendar date YYYY-MM-DD that exists. */
+/** A calendar date YYYY-MM-DD that exists, within the accepted range (calendar.ts). */
 export const date = () =>
   z
     .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-    .refine((s) => {
-      const d = new Date(`${s}T00:00:00Z`);
-      return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-    }, 'must be a valid calendar date')
-    .meta({ example: '2026-04-10' });
+    .superRefine((s, ctx) => {
+      const problem = checkDate(s);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .meta({ format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', example: '2026-04-10' });
 
 export const timestamp = () => z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601 timestamp in UTC', example: '2026-04-10T09:30:00.000Z' });

@@ -2,7 +2,7 @@
 // the same user, with the live company's settings and none of its data, created with the first test key.
 import type { Company, Db } from '@tlr/db';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
-import { newId } from '../ids.ts';
+import { isUuid, newId } from '../ids.ts';
 import { provisionBooks } from '../ledger/books.ts';
 import { hashPassword, verifyPassword } from './secrets.ts';
 
@@ -25,7 +25,7 @@ export async function createCompany(db: Db, input: CreateCompanyInput): Promise<
   if (user) {
     // An owner may have several companies; adding one needs that owner's password.
     if (!(await verifyPassword(user.password_hash, input.ownerPassword))) {
-      throw new DomainError({ status: 409, code: 'owner_exists', title: 'Conflict', detail: `A user ${email} exists and the password does not match.` });
+      throw new DomainError('owner_exists', `A user ${email} exists and the password does not match.`);
     }
   } else {
     user = await db.user.create({ data: { id: newId(), email, password_hash: await hashPassword(input.ownerPassword) } });
@@ -44,10 +44,6 @@ export async function getLiveCompany(db: Db, companyId: string): Promise<Company
   return company;
 }
 
-/**
- * The sandbox of a live company, created on first use with its own seeded books (the standard chart,
- * a fiscal year and VAT periods for the current year with the live company's frequency).
- */
 /** What a sandbox mirrors of its live company (contract: currency, VAT registration, fiscal year bounds). */
 export function mirroredSettings(live: Company) {
   return {
@@ -58,7 +54,14 @@ export function mirroredSettings(live: Company) {
   };
 }
 
+/**
+ * The sandbox of a live company, created on first use with its own seeded books (the standard chart,
+ * a fiscal year and VAT periods for the current year with the live company's frequency). Callers that
+ * arrive at once (three test keys created together, on any servers) queue on the live company's row
+ * lock, so the first creates the sandbox and the others find it; `db` must be a transaction.
+ */
 export async function ensureSandbox(db: Db, live: Company): Promise<Company> {
+  await db.$queryRaw`SELECT 1 FROM companies WHERE id = ${live.id}::uuid FOR UPDATE`;
   const existing = await db.company.findUnique({ where: { sandbox_of_id: live.id } });
   if (existing) return existing;
   const sandbox = await db.company.create({
@@ -73,4 +76,44 @@ export async function ensureSandbox(db: Db, live: Company): Promise<Company> {
   });
   await provisionBooks(db, sandbox);
   return sandbox;
+}
+
+export interface CompanySummary {
+  id: string;
+  name: string;
+  cvr: string | null;
+  owner_email: string;
+  sandbox_id: string | null;
+  created_at: string;
+}
+
+/** Live companies, newest first, optionally matching a name, CVR, owner e-mail or company id. */
+export async function listCompanies(db: Db, input: { search?: string | undefined } = {}): Promise<CompanySummary[]> {
+  const term = input.search?.trim();
+  const rows = await db.company.findMany({
+    where: {
+      sandbox_of_id: null,
+      ...(term
+        ? {
+            OR: [
+              { name: { contains: term, mode: 'insensitive' as const } },
+              { cvr: term },
+              { owner: { email: { contains: term.toLowerCase() } } },
+              ...(isUuid(term) ? [{ id: term }, { sandbox: { id: term } }] : []),
+            ],
+          }
+        : {}),
+    },
+    include: { owner: { select: { email: true } }, sandbox: { select: { id: true } } },
+    orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
+    take: 200,
+  });
+  return rows.map((c) => ({
+    id: c.id,
+    name: c.name,
+    cvr: c.cvr,
+    owner_email: c.owner.email,
+    sandbox_id: c.sandbox?.id ?? null,
+    created_at: c.created_at.toISOString(),
+  }));
 }

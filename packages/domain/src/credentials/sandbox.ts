@@ -2,7 +2,7 @@
 // data, stored idempotency keys and events go; API keys, webhook subscriptions and the request audit
 // log stay; the chart of accounts, fiscal year and VAT periods are seeded again.
 import type { Db } from '@tlr/db';
-import { DomainError, forbidden } from '../errors.ts';
+import { forbidden } from '../errors.ts';
 import { provisionBooks } from '../ledger/books.ts';
 import type { Credential } from './authenticate.ts';
 import { mirroredSettings } from './companies.ts';
@@ -16,7 +16,7 @@ export function assertMayResetSandbox(credential: Credential): void {
 export async function resetSandbox(db: Db, companyId: string) {
   const company = await db.company.findUnique({ where: { id: companyId } });
   if (!company?.sandbox_of_id) {
-    throw new DomainError({ status: 403, code: 'forbidden', title: 'Forbidden', detail: 'Only a sandbox company can be reset.' });
+    throw forbidden('Only a sandbox company can be reset.');
   }
   // Wait for postings in flight: they hold this row until they commit.
   await db.$queryRaw`SELECT 1 FROM number_sequences WHERE company_id = ${companyId}::uuid FOR UPDATE`;

@@ -62,6 +62,7 @@ export const customers = masterData<Customer, CustomerView, CustomerInput, Parti
     defaultSort: 'name',
     search: ['name', 'email'],
     dateColumn: 'created_at',
+    dateDescription: 'creation date',
   },
 });
 

@@ -4,7 +4,7 @@ import { isUniqueViolation, type Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { listPage, type ListParams, type Page } from '../lists/list.ts';
+import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { groupFor, standardChart, typeForNumber, type AccountType } from './standard-chart.ts';
 import { accountView, type AccountView } from './views.ts';
 
@@ -36,7 +36,7 @@ function checkStandardAccount(id: string | undefined) {
 }
 
 const numberTaken = (n: string) =>
-  new DomainError({ status: 409, code: 'account_number_taken', title: 'Conflict', detail: `Account number ${n} is already in the chart of accounts.`, field: 'account_number' });
+  new DomainError('account_number_taken', `Account number ${n} is already in the chart of accounts.`, 'account_number');
 
 export async function createAccount(db: Db, scope: CompanyScope, input: AccountInput): Promise<AccountView> {
   const type = input.type ?? typeForNumber(input.account_number);
@@ -79,13 +79,11 @@ export async function updateAccount(db: Db, scope: CompanyScope, id: string, inp
   if (renumber || retype) {
     const posted = await db.transactionLine.findFirst({ where: { company_id: scope.companyId, account_id: id }, select: { id: true } });
     if (posted) {
-      throw new DomainError({
-        status: 409,
-        code: 'account_has_postings',
-        title: 'Conflict',
-        detail: `Account ${current.account_number} has postings; its ${renumber ? 'number' : 'type'} cannot change. Deactivate it and create a new account instead.`,
-        field: renumber ? 'account_number' : 'type',
-      });
+      throw new DomainError(
+        'account_has_postings',
+        `Account ${current.account_number} has postings; its ${renumber ? 'number' : 'type'} cannot change. Deactivate it and create a new account instead.`,
+        renumber ? 'account_number' : 'type',
+      );
     }
   }
   if (renumber && (await db.account.findUnique({ where: { company_id_account_number: { company_id: scope.companyId, account_number: input.account_number! } } }))) {
@@ -123,4 +121,5 @@ export const ACCOUNT_LIST = {
   defaultSort: 'account_number',
   search: ['account_number', 'name'],
   dateColumn: 'created_at',
-};
+    dateDescription: 'creation date',
+} satisfies ListSpec;

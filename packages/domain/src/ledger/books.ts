@@ -2,15 +2,12 @@
 // fiscal year and its VAT periods), the accounting settings, and finding the open fiscal year of a
 // posting date (opening the next year automatically).
 import type { Db } from '@tlr/db';
-import { DomainError, invalidRequest } from '../errors.ts';
+import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { checkDate, dayAfter, fromDate, toDate, today } from '../calendar.ts';
 import {
-  dayAfter,
   fiscalYearContaining,
   fiscalYearStarting,
-  fromDate,
-  toDate,
-  today,
   vatPeriods,
   VAT_FREQUENCIES,
   type DateRange,
@@ -53,7 +50,7 @@ export async function provisionBooks(db: Db, company: CompanySettings, asOf = to
 }
 
 const notOpen = (date: string, detail: string) =>
-  new DomainError({ status: 422, code: 'fiscal_year_not_open', title: 'No open fiscal year', detail: `${date}: ${detail}`, field: 'date' });
+  new DomainError('fiscal_year_not_open', `${date}: ${detail}`, 'date');
 
 /**
  * The open fiscal year containing `date`. A date in the year right after the last one opens that year
@@ -91,15 +88,16 @@ export interface AccountingSettingsInput {
 /** Changes the accounting settings; VAT periods of open fiscal years follow a new frequency. */
 export async function updateAccountingSettings(db: Db, companyId: string, input: AccountingSettingsInput) {
   const company = await db.company.findUnique({ where: { id: companyId } });
-  if (!company) throw new DomainError({ status: 404, code: 'not_found', title: 'Not found', detail: `No company with id ${companyId}.` });
+  if (!company) throw notFound('company', companyId);
   const { fiscal_year_start_month: month, vat_period_frequency: freq, lock_date: lock, vat_registered } = input;
   if (month !== undefined && (!Number.isInteger(month) || month < 1 || month > 12)) throw invalidRequest('The fiscal year start month is 1 to 12.', 'fiscal_year_start_month');
   if (freq !== undefined && !VAT_FREQUENCIES.includes(freq as VatFrequency)) throw invalidRequest(`The VAT period frequency is one of ${VAT_FREQUENCIES.join(', ')}.`, 'vat_period_frequency');
-  if (lock != null && !/^\d{4}-\d{2}-\d{2}$/.test(lock)) throw invalidRequest('The lock date is a date YYYY-MM-DD.', 'lock_date');
+  const badLock = lock == null ? undefined : checkDate(lock);
+  if (badLock) throw invalidRequest(`The lock date ${badLock}.`, 'lock_date');
   if (month !== undefined && month !== company.fiscal_year_start_month) {
     // Moving the fiscal year is only safe before anything was posted.
     if (await db.ledgerTransaction.findFirst({ where: { company_id: companyId }, select: { id: true } })) {
-      throw new DomainError({ status: 409, code: 'books_not_empty', title: 'Conflict', detail: 'The fiscal year start cannot change once transactions are posted.', field: 'fiscal_year_start_month' });
+      throw new DomainError('books_not_empty', 'The fiscal year start cannot change once transactions are posted.', 'fiscal_year_start_month');
     }
   }
   const updated = await db.company.update({

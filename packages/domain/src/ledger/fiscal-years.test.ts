@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dayAfter, fiscalYearContaining, vatPeriods } from './fiscal-years.ts';
+import { dayAfter } from '../calendar.ts';
+import { fiscalYearContaining, vatPeriods } from './fiscal-years.ts';
 
 describe('fiscal years', () => {
   it('finds the calendar year for start month 1 and a split year otherwise', () => {

@@ -1,17 +1,14 @@
-// Fiscal years and VAT periods as pure date arithmetic on calendar dates (YYYY-MM-DD strings, so no
-// time zone ever shifts a day).
+// Fiscal years and VAT periods as pure date arithmetic on calendar dates (calendar.ts).
+import { daysInMonth as daysIn, ymd } from '../calendar.ts';
 
-export type VatFrequency = 'monthly' | 'quarterly' | 'half_yearly';
-export const VAT_FREQUENCIES: readonly VatFrequency[] = ['monthly', 'quarterly', 'half_yearly'];
+export const VAT_FREQUENCIES = ['monthly', 'quarterly', 'half_yearly'] as const;
+export type VatFrequency = (typeof VAT_FREQUENCIES)[number];
 
 export interface DateRange {
   start: string;
   end: string;
 }
 
-const pad = (n: number) => String(n).padStart(2, '0');
-const ymd = (y: number, m: number, d: number) => `${y}-${pad(m)}-${pad(d)}`;
-const daysIn = (y: number, m: number) => new Date(Date.UTC(y, m, 0)).getUTCDate();
 
 /** Adds months to the first day of a month. */
 function addMonths(y: number, m: number, k: number): [number, number] {
@@ -32,12 +29,6 @@ export function fiscalYearStarting(start: string): DateRange {
   return { start, end: ymd(ey, em, daysIn(ey, em)) };
 }
 
-export function dayAfter(date: string): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + 1);
-  return d.toISOString().slice(0, 10);
-}
-
 /** VAT periods of a fiscal year: 12, 4 or 2 consecutive periods from its first day. */
 export function vatPeriods(year: DateRange, frequency: VatFrequency): DateRange[] {
   const months = frequency === 'monthly' ? 1 : frequency === 'quarterly' ? 3 : 6;
@@ -50,7 +41,3 @@ export function vatPeriods(year: DateRange, frequency: VatFrequency): DateRange[
   }
   return out;
 }
-
-export const toDate = (ymdText: string) => new Date(`${ymdText}T00:00:00.000Z`);
-export const fromDate = (d: Date) => d.toISOString().slice(0, 10);
-export const today = () => new Date().toISOString().slice(0, 10);

@@ -10,14 +10,13 @@
 // done before (checks, lookups, opening a fiscal year) is done before; under the lock there are two
 // statements: one that draws the numbers, checks the lock date and writes the transaction, its lines
 // and the balances, and one that records the event.
-import Decimal from 'decimal.js';
 import { Prisma, type Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { openFiscalYearFor } from './books.ts';
-import { fromDate, toDate } from './fiscal-years.ts';
+import { fromDate, toDate } from '../calendar.ts';
 import { assertPostable, totalsByAccount, type PostingLine } from './rules.ts';
 import { transactionView, type TransactionView } from './views.ts';
 
@@ -34,13 +33,7 @@ export interface Posting {
 }
 
 export const periodLocked = (date: string, lock: string) =>
-  new DomainError({
-    status: 422,
-    code: 'period_locked',
-    title: 'Period locked',
-    detail: `The books are locked up to and including ${lock}; ${date} cannot be posted.`,
-    field: 'date',
-  });
+  new DomainError('period_locked', `The books are locked up to and including ${lock}; ${date} cannot be posted.`, 'date');
 
 interface Drawn {
   document_number: bigint;

@@ -1,4 +1,4 @@
-import Decimal from 'decimal.js';
+import { Decimal } from '../money.ts';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../errors.ts';
 import { assertPostable, reversingLines, totalsByAccount, type PostingLine } from './rules.ts';

@@ -1,6 +1,6 @@
 // Pure posting rules: the shape of a valid set of lines, the balance check (exact decimal
 // arithmetic) and the lines of a reversal. The posting function and every producer rely on these.
-import Decimal from 'decimal.js';
+import { Decimal } from '../money.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 
 export interface PostingLine {
@@ -12,13 +12,7 @@ export interface PostingLine {
 }
 
 export const unbalanced = (debit: Decimal, credit: Decimal) =>
-  new DomainError({
-    status: 422,
-    code: 'unbalanced_transaction',
-    title: 'Unbalanced transaction',
-    detail: `Total debit ${debit.toFixed(2)} does not equal total credit ${credit.toFixed(2)}.`,
-    field: 'lines',
-  });
+  new DomainError('unbalanced_transaction', `Total debit ${debit.toFixed(2)} does not equal total credit ${credit.toFixed(2)}.`, 'lines');
 
 /** Throws unless every line has either a positive debit or a positive credit, and the totals are equal. */
 export function assertPostable(lines: readonly PostingLine[]): { debit: Decimal; credit: Decimal } {

@@ -1,12 +1,12 @@
 // Manual ledger transactions through the API: resolve and check the accounts and VAT codes of the
 // company, then post through the one posting function. Posted transactions are never changed; a
 // correction is a reversing transaction.
-import Decimal from 'decimal.js';
 import { isUniqueViolation, type Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
-import { listPage, type ListParams, type Page } from '../lists/list.ts';
-import { today } from './fiscal-years.ts';
+import { Decimal } from '../money.ts';
+import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
+import { today } from '../calendar.ts';
 import { postTransaction, transactionInclude } from './post.ts';
 import { reversingLines, type PostingLine } from './rules.ts';
 import { transactionView, type TransactionView } from './views.ts';
@@ -45,7 +45,7 @@ async function resolveLines(db: Db, scope: CompanyScope, lines: TransactionLineI
     // Another company's account is indistinguishable from one that does not exist.
     if (!account) throw invalidRequest(`No account ${l.account_id ?? l.account_number} in the company's chart of accounts.`, field);
     if (!account.active) {
-      throw new DomainError({ status: 422, code: 'account_inactive', title: 'Account inactive', detail: `Account ${account.account_number} is deactivated.`, field });
+      throw new DomainError('account_inactive', `Account ${account.account_number} is deactivated.`, field);
     }
     const vatCode = l.vat_code ?? '';
     if (vatCode && !codes.has(vatCode)) throw invalidRequest(`Unknown VAT code ${vatCode}.`, `lines[${i}].vat_code`);
@@ -84,7 +84,8 @@ export const TRANSACTION_LIST = {
   search: ['description'],
   // The posting date: what a bookkeeper filters on.
   dateColumn: 'date',
-};
+  dateDescription: 'posting date',
+} satisfies ListSpec;
 
 export interface ReverseInput {
   date?: string | undefined;
@@ -96,10 +97,10 @@ export async function reverseTransaction(db: Db, scope: CompanyScope, id: string
   const original = await db.ledgerTransaction.findFirst({ where: { id, company_id: scope.companyId }, include: { lines: { orderBy: { line_number: 'asc' } }, reversed_by: true } });
   if (!original) throw notFound('transaction', id);
   if (original.reversed_by) {
-    throw new DomainError({ status: 409, code: 'already_reversed', title: 'Conflict', detail: `Transaction ${id} was already reversed by ${original.reversed_by.id}.` });
+    throw new DomainError('already_reversed', `Transaction ${id} was already reversed by ${original.reversed_by.id}.`);
   }
   if (original.source === 'reversal') {
-    throw new DomainError({ status: 409, code: 'reversal_of_reversal', title: 'Conflict', detail: 'A reversing transaction cannot itself be reversed; post a new transaction instead.' });
+    throw new DomainError('reversal_of_reversal', 'A reversing transaction cannot itself be reversed; post a new transaction instead.');
   }
   const lines = reversingLines(
     original.lines.map((l) => ({ accountId: l.account_id, debit: new Decimal(l.debit.toString()), credit: new Decimal(l.credit.toString()), description: l.description, vatCode: l.vat_code })),
@@ -115,7 +116,7 @@ export async function reverseTransaction(db: Db, scope: CompanyScope, id: string
   } catch (e) {
     // A concurrent reversal of the same transaction won the unique reverses_id.
     if (isUniqueViolation(e)) {
-      throw new DomainError({ status: 409, code: 'already_reversed', title: 'Conflict', detail: `Transaction ${id} was already reversed.` });
+      throw new DomainError('already_reversed', `Transaction ${id} was already reversed.`);
     }
     throw e;
   }

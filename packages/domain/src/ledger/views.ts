@@ -1,7 +1,7 @@
 // The API shapes of ledger rows: what responses return and events carry.
 import type { Prisma } from '@tlr/db';
 import { amountToJson } from '../money.ts';
-import { fromDate } from './fiscal-years.ts';
+import { fromDate } from '../calendar.ts';
 
 type TransactionRow = Prisma.LedgerTransactionGetPayload<{
   include: {

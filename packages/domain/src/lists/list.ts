@@ -1,5 +1,6 @@
 // The one list engine behind every list endpoint: page, per_page, sort, order, since, until, search
 // and status, with a stable order (id as the tie-breaker) and the contract's meta block.
+import { dayAfter, toDate } from '../calendar.ts';
 
 export interface ListParams {
   page: number;
@@ -19,8 +20,9 @@ export interface ListSpec {
   defaultSort: string;
   /** Columns searched case-insensitively by `search`. */
   search: readonly string[];
-  /** The timestamp column since/until filter on. */
+  /** The timestamp or date column since/until filter on, and how the API describes it. */
   dateColumn: string;
+  dateDescription: string;
   /** Allowed status values, only for resources that have a status filter. */
   statuses?: readonly string[];
 }
@@ -43,15 +45,13 @@ export interface ListDelegate<Row> {
   count(args: { where: Where }): Promise<number>;
 }
 
-const DAY_MS = 86_400_000;
-
 /** The Prisma `where` for since/until/search/status, added to the caller's company-scoped base. */
 export function listWhere(base: Where, params: ListParams, spec: ListSpec): Where {
   const and: Where[] = [base];
   if (params.since || params.until) {
     const range: Where = {};
-    if (params.since) range.gte = new Date(`${params.since}T00:00:00.000Z`);
-    if (params.until) range.lt = new Date(new Date(`${params.until}T00:00:00.000Z`).getTime() + DAY_MS);
+    if (params.since) range.gte = toDate(params.since);
+    if (params.until) range.lt = toDate(dayAfter(params.until));
     and.push({ [spec.dateColumn]: range });
   }
   const term = params.search?.trim();

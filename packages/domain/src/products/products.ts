@@ -1,7 +1,7 @@
 // Products (varer): what a company sells, with the unit price, unit, VAT rate and revenue account
 // an invoice line defaults to.
 import type { Product } from '@tlr/db';
-import type Decimal from 'decimal.js';
+import type { Decimal } from '../money.ts';
 import { definedOnly, masterData } from '../master-data.ts';
 import { amountToJson, rateToJson } from '../money.ts';
 
@@ -50,5 +50,6 @@ export const products = masterData<Product, ProductView, ProductInput, Partial<P
     defaultSort: 'name',
     search: ['name', 'product_number', 'description'],
     dateColumn: 'created_at',
+    dateDescription: 'creation date',
   },
 });

@@ -2,7 +2,7 @@
 // calendar month inside the range and from the daily balances for the partial months at its edges.
 // So a year costs about 12 rows per account, not 365, however many journal lines it holds.
 import { Prisma } from '@tlr/db';
-import { dayAfter } from '../ledger/fiscal-years.ts';
+import { dayAfter } from '../calendar.ts';
 
 const firstOfMonth = (d: string) => `${d.slice(0, 7)}-01`;
 const firstOfNextMonth = (d: string) => {

@@ -3,7 +3,8 @@
 import type { Db } from '@tlr/db';
 import { BEGINNING, movements } from './balances.ts';
 import { invalidRequest } from '../errors.ts';
-import { fiscalYearContaining, fromDate, today, toDate, type DateRange } from '../ledger/fiscal-years.ts';
+import { fromDate, today, toDate } from '../calendar.ts';
+import { fiscalYearContaining, type DateRange } from '../ledger/fiscal-years.ts';
 import { amountToJson, Decimal } from '../money.ts';
 import { buildBalanceSheet, buildProfitAndLoss, type BalanceSection, type ReportSection } from './statements.ts';
 

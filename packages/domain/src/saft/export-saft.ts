@@ -3,7 +3,8 @@
 // flat whatever the size of the ledger. Knows nothing of HTTP: the caller supplies the sink.
 import { Prisma, type Connectable, type PoolClient } from '@tlr/db';
 import { notFound } from '../errors.ts';
-import { dayAfter, fiscalYearContaining, today as utcToday } from '../ledger/fiscal-years.ts';
+import { dayAfter, today as utcToday } from '../calendar.ts';
+import { fiscalYearContaining } from '../ledger/fiscal-years.ts';
 import { BEGINNING, movements } from '../reports/balances.ts';
 import { lineElement, transactionStart, TRANSACTION_END, type JournalRow } from './journal.ts';
 import {

@@ -55,5 +55,6 @@ export const suppliers = masterData<Supplier, SupplierView, SupplierInput, Parti
     defaultSort: 'name',
     search: ['name', 'email', 'cvr'],
     dateColumn: 'created_at',
+    dateDescription: 'creation date',
   },
 });

@@ -1,0 +1,52 @@
+// Calendar dates (YYYY-MM-DD), in one place: what a valid date is, the accepted range, formatting and
+// day arithmetic. Dates stay strings or UTC midnights, so no time zone ever shifts a day. The zod
+// schema of every date field, the domain's own checks and the CLI all call checkDate.
+
+const DATE_FORMAT = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** The accepted range: a bookkeeping date before 1900 or after 9999 is a typo, not a posting. */
+export const MIN_DATE = '1900-01-01';
+export const MAX_DATE = '9999-12-31';
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** Formats year, month (1-12) and day; the year always has at least 4 digits ("0099", never "99"). */
+export function ymd(year: number, month: number, day: number): string {
+  return `${String(year).padStart(4, '0')}-${pad2(month)}-${pad2(day)}`;
+}
+
+export function daysInMonth(year: number, month: number): number {
+  return month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/** Why `text` is not an accepted date, or undefined when it is one. */
+export function checkDate(text: string): string | undefined {
+  const m = DATE_FORMAT.exec(text);
+  if (!m) return 'must be a date YYYY-MM-DD';
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return 'must be a valid calendar date';
+  if (text < MIN_DATE || text > MAX_DATE) return `must be between ${MIN_DATE} and ${MAX_DATE}`;
+  return undefined;
+}
+
+export const isDate = (text: string) => checkDate(text) === undefined;
+
+/** UTC midnight of a date, for date columns. */
+export const toDate = (date: string) => new Date(`${date}T00:00:00.000Z`);
+/** The date of a date column (a UTC midnight). */
+export function fromDate(d: Date): string {
+  return ymd(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate());
+}
+
+export function addDays(date: string, days: number): string {
+  const d = toDate(date);
+  d.setUTCDate(d.getUTCDate() + days);
+  return fromDate(d);
+}
+export const dayAfter = (date: string) => addDays(date, 1);
+
+/** Today's date in a time zone (default UTC); Danish business days use Europe/Copenhagen. */
+export function today(timeZone = 'UTC', now = new Date()): string {
+  // en-CA formats as YYYY-MM-DD.
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+}

@@ -1,0 +1,66 @@
+// Every stable error code the API answers with, in one typed table: its HTTP status, the problem's
+// title and when it happens. DomainError, the problem mapper, the OpenAPI Problem schema and
+// docs/errors.md (generated: `npm run docs:errors`) all read it, so a code cannot exist in one and not
+// the others.
+
+export interface ErrorCodeSpec {
+  status: number;
+  title: string;
+  /** For docs/errors.md: when the code is answered. "(contract)" marks the contract's own codes. */
+  when: string;
+}
+
+export const ERROR_CODES = {
+  invalid_request: {
+    status: 400,
+    title: 'Invalid request',
+    when: '(contract) missing Idempotency-Key on a create POST, key reused on another endpoint or longer than 255 characters; malformed page, per_page, sort, order, status, since, until, UUID or date; invalid body (wrong type, unknown or missing field, more than 2 decimals on an amount, impossible date, bad CVR/EAN/country...); a body that is not a JSON object; malformed JSON; cross-company references',
+  },
+  unauthorized: {
+    status: 401,
+    title: 'Unauthorized',
+    when: 'no credential, or an unknown, malformed, expired or revoked API key or token. Carries `WWW-Authenticate: Bearer realm="tlr"` and no rate-limit headers',
+  },
+  forbidden: {
+    status: 403,
+    title: 'Forbidden',
+    when: '(contract) the endpoint needs a scope the credential lacks (`detail` names the scope); sandbox reset with a live key or an OAuth token; an internal procedure called without an operator or staff actor, or by staff without the role',
+  },
+  not_found: {
+    status: 404,
+    title: 'Not found',
+    when: "no such endpoint, or no such resource in the caller's company (another company's ids are indistinguishable from ids that do not exist)",
+  },
+  method_not_allowed: { status: 405, title: 'Method not allowed', when: 'the path exists but not with this method; `Allow` lists the methods' },
+  owner_exists: {
+    status: 409,
+    title: 'Conflict',
+    when: '(operator CLI) creating a company for an existing owner e-mail with a different password',
+  },
+  account_number_taken: { status: 409, title: 'Conflict', when: 'creating or renumbering an account to a number the chart already has' },
+  account_has_postings: { status: 409, title: 'Conflict', when: 'changing the number or type of an account that has postings' },
+  already_reversed: { status: 409, title: 'Conflict', when: 'reversing a transaction a second time' },
+  reversal_of_reversal: { status: 409, title: 'Conflict', when: 'reversing a reversing transaction' },
+  books_not_empty: { status: 409, title: 'Conflict', when: '(operator CLI) moving the fiscal year start after transactions were posted' },
+  conflict: { status: 409, title: 'Conflict', when: 'a concurrent change won a race the request lost (a unique constraint); fetch and retry' },
+  payload_too_large: { status: 413, title: 'Payload too large', when: 'request body over 1 MB' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type', when: 'a request body that is not `application/json`' },
+  unbalanced_transaction: { status: 422, title: 'Unbalanced transaction', when: 'total debit does not equal total credit (`field: lines`)' },
+  period_locked: { status: 422, title: 'Period locked', when: "a posting dated on or before the company's lock date (`field: date`)" },
+  fiscal_year_not_open: { status: 422, title: 'No open fiscal year', when: 'a posting dated outside the open fiscal years (`field: date`)' },
+  account_inactive: { status: 422, title: 'Account inactive', when: 'a posting to a deactivated account (`field: lines[i].account_id`)' },
+  rate_limited: {
+    status: 429,
+    title: 'Rate limit exceeded',
+    when: "(contract) more than 100 requests in the credential's 60-second window; carries `Retry-After` (seconds) and the rate-limit headers; `title` states the limit",
+  },
+  internal_error: { status: 500, title: 'Internal server error', when: 'a fault of ours; quote the `X-Request-ID`' },
+  service_unavailable: {
+    status: 503,
+    title: 'Service unavailable',
+    when: '(contract) voucher storage unavailable; also: the database is unreachable or the server is momentarily out of database connections, or 2 SAF-T exports are already running (always with `Retry-After`)',
+  },
+} as const satisfies Record<string, ErrorCodeSpec>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export const errorCodes = Object.keys(ERROR_CODES) as ErrorCode[];
