@@ -113,7 +113,7 @@ export function listAccounts(db: Db, scope: CompanyScope, params: ListParams & {
     ...(params.active !== undefined ? { active: params.active } : {}),
     ...(params.type ? { type: params.type } : {}),
   };
-  return listPage(db.account as never, base, params, ACCOUNT_LIST, view);
+  return listPage(db.account, base, params, ACCOUNT_LIST, view);
 }
 
 export const ACCOUNT_LIST = {

@@ -75,7 +75,7 @@ export function listTransactions(db: Db, scope: CompanyScope, params: ListParams
     findMany: (args: object) => db.ledgerTransaction.findMany({ ...args, include: transactionInclude }),
     count: (args: { where: object }) => db.ledgerTransaction.count(args),
   };
-  return listPage(delegate as never, { company_id: scope.companyId }, params, TRANSACTION_LIST, transactionView);
+  return listPage(delegate, { company_id: scope.companyId }, params, TRANSACTION_LIST, transactionView);
 }
 
 export const TRANSACTION_LIST = {

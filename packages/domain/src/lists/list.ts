@@ -40,9 +40,14 @@ export interface Page<T> {
 }
 
 type Where = Record<string, unknown>;
+/**
+ * What the engine needs of a Prisma model (db.customer, db.account, ...). Its where and orderBy are
+ * built from the spec's column names, which Prisma's types cannot check; typed `object`, every model
+ * delegate fits as it is.
+ */
 export interface ListDelegate<Row> {
-  findMany(args: { where: Where; orderBy: Where[]; skip: number; take: number }): Promise<Row[]>;
-  count(args: { where: Where }): Promise<number>;
+  findMany(args: { where: object; orderBy: object[]; skip: number; take: number }): Promise<Row[]>;
+  count(args: { where: object }): Promise<number>;
 }
 
 /** The Prisma `where` for since/until/search/status, added to the caller's company-scoped base. */
