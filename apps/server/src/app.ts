@@ -3,12 +3,13 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
-import { appRouter, BUSY_RETRY_AFTER, busyProblem, databaseUnavailable, internalProblem, openApiDocument, problem, PROBLEM_CONTENT_TYPE, routes, toProblem, type ApiContext, type AuditSink } from '@tlr/api';
+import { appRouter, jsonTextDepth, MAX_JSON_DEPTH, BUSY_RETRY_AFTER, busyProblem, databaseUnavailable, internalProblem, openApiDocument, problem, PROBLEM_CONTENT_TYPE, routes, toProblem, type ApiContext, type AuditSink } from '@tlr/api';
 import type { Database } from '@tlr/db';
+import { exactJsonNumber } from '@tlr/domain';
 import { authenticate } from './http/authenticate.ts';
 import { cors } from './http/cors.ts';
 import { discovery } from './http/discovery.ts';
-import { requireJsonContent, requireJsonObject } from './http/json-body.ts';
+import { inspectQuery, requireJsonContent, requireJsonObject } from './http/json-body.ts';
 import { problemBodies } from './http/problem-bodies.ts';
 import { sendProblem } from './http/problem-response.ts';
 import { requestContext } from './http/request-context.ts';
@@ -56,11 +57,24 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl }: AppDeps
   api.use(routeGuardAnonymous);
   api.use(authenticate(db.pool));
   api.use(routeGuard);
+  api.use(inspectQuery);
   // The streamed routes, before the adapter: it answers every path itself.
   mountRawRoutes(api, routes, { 'exports.saft': saftExport(db, logger) }, db, logger);
   api.use(requireJsonContent);
   // Not strict: a top-level string or number parses, so requireJsonObject can say what is wrong with it.
-  api.use(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));
+  api.use(
+    express.json({
+      limit: JSON_BODY_LIMIT,
+      strict: false,
+      type: ['application/json', 'application/*+json'],
+      // Refused before parsing: parsing with a reviver recurses, and deep enough JSON overflows it.
+      verify: (_req, _res, buf) => {
+        if (jsonTextDepth(buf) > MAX_JSON_DEPTH) throw Object.assign(new Error(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`), { status: 400, type: 'entity.too.deep' });
+      },
+      // A number a double cannot hold exactly reaches the schema as its exact text (money.ts).
+      reviver: (_key: string, value: unknown, context?: { source?: string }) => (typeof value === 'number' ? exactJsonNumber(value, context?.source) : value),
+    }),
+  );
   api.use(requireJsonObject);
   api.use(problemBodies);
   api.use(
@@ -104,6 +118,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl }: AppDeps
     if (err.type === 'entity.too.large') {
       return sendProblem(res, problem('payload_too_large', `The request body exceeds ${JSON_BODY_LIMIT}.`, { field: 'body' }));
     }
+    if (err.type === 'entity.too.deep') return sendProblem(res, problem('invalid_request', err.message, { field: 'body' }));
     if (err.type === 'entity.parse.failed') {
       return sendProblem(res, problem('invalid_request', `The request body is not valid JSON: ${err.message}`, { field: 'body' }));
     }

@@ -314,10 +314,10 @@ export async function drive(baseUrl: string, key: string): Promise<string> {
     // A generated client (orval, openapi-fetch) resolves a relative servers URL against nothing.
     expect(doc.servers).toEqual([{ url: `${svc.url}/api/v1` }]);
     const api = createClient<any>({ baseUrl: doc.servers[0].url, headers: { 'X-API-Key': key } });
-    expect((await api.GET('/customers')).response.status).toBe(200);
+    expect((await api.GET('/customers', {})).response.status).toBe(200);
     const behindProxy = await startTestService({ PUBLIC_BASE_URL: 'https://api.tlr.example' });
     try {
-      const served = await (await fetch(`http://127.0.0.1:${behindProxy.port}/api/v1/openapi.json`)).json();
+      const served = (await (await fetch(`http://127.0.0.1:${behindProxy.port}/api/v1/openapi.json`)).json()) as Json;
       expect(served.servers).toEqual([{ url: 'https://api.tlr.example/api/v1' }]);
     } finally {
       await behindProxy.stop();

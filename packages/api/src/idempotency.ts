@@ -8,6 +8,7 @@
 import type { Database, Db } from '@tlr/db';
 import { claimIdempotencyKey, IDEMPOTENCY_KEY_MAX, invalidRequest, storeIdempotentResponse, type Claim } from '@tlr/domain';
 import type { ApiContext } from './context.ts';
+import { inspectInput } from './inspect.ts';
 import type { ApiMeta } from './trpc.ts';
 
 interface Result {
@@ -44,6 +45,8 @@ export function idempotencyKeyOf(key: string | undefined, required: boolean): st
     if (required) throw invalidRequest('The Idempotency-Key header is required on this endpoint.', 'Idempotency-Key');
     return undefined;
   }
+  const fault = inspectInput(key, 'Idempotency-Key');
+  if (fault) throw invalidRequest(`The Idempotency-Key header ${fault.message}.`, 'Idempotency-Key');
   if (key.length > IDEMPOTENCY_KEY_MAX) {
     throw invalidRequest(`The Idempotency-Key header has more than ${IDEMPOTENCY_KEY_MAX} characters.`, 'Idempotency-Key');
   }

@@ -2,7 +2,7 @@
 // a problem to the tRPC error code an in-process caller sees. Codes, statuses and titles come from
 // the domain's table (error-codes.ts). A client mistake is never a 500.
 import { TRPCError } from '@trpc/server';
-import { isUniqueViolation } from '@tlr/db';
+import { isForeignKeyViolation, isUniqueViolation } from '@tlr/db';
 import { DomainError, ERROR_CODES, type ErrorCode } from '@tlr/domain';
 
 export const PROBLEM_TYPE_BASE = 'https://tlr.dk/problems/';
@@ -89,6 +89,9 @@ export function toProblem(error: unknown): Problem {
   // A unique index refused a write the domain did not foresee (a race it does not check for itself): the
   // request conflicts with the current state; it is never a server fault.
   if (isUniqueViolation(cause)) return problem('conflict', 'The request conflicts with a concurrent change; fetch the current state and retry.');
+  // The domain checks every reference before writing; a foreign key refusing the write means what it
+  // refers to was deleted meanwhile (a sandbox reset racing a posting, say).
+  if (isForeignKeyViolation(cause)) return problem('conflict', 'Something the request refers to was deleted while it ran; fetch the current state and retry.');
   // Input validation only: a failed *output* validation is our bug (500), not the client's.
   const isInput = !(error instanceof TRPCError) || error.code === 'BAD_REQUEST';
   if (isInput && cause instanceof Error && cause.name === 'ZodError' && 'issues' in cause) return validationProblem(cause.issues as Issue[]);

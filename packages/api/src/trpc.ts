@@ -1,14 +1,15 @@
 // tRPC initialisation and the one procedure pipeline every caller goes through (REST through the
 // adapter, the operator CLI and the admin app through createCaller). Each rule is a middleware driven
 // by the procedure's meta, in this order:
-//   audit (in-process calls) -> error mapping -> actor (scopes or staff role) -> transaction and
-//   idempotency (mutations) -> input -> output -> the procedure.
+//   audit (in-process calls) -> error mapping -> hostile input -> actor (scopes or staff role) ->
+//   transaction and idempotency (mutations) -> input -> output -> the procedure.
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Db } from '@tlr/db';
-import { isUuid, type CompanyScope, type Credential, type Scope } from '@tlr/domain';
+import { invalidRequest, isUuid, type CompanyScope, type Credential, type Scope } from '@tlr/domain';
 import type { ApiContext, StaffRole } from './context.ts';
 import { runMutation } from './idempotency.ts';
+import { inspectInput } from './inspect.ts';
 import { toProblem, toTrpcError, type Problem } from './problem.ts';
 import { requireInternal, requireScopes } from './scopes.ts';
 
@@ -79,7 +80,14 @@ const mapErrors = t.middleware(async ({ next }) => {
   return result.ok ? result : { ...result, error: toTrpcError(result.error) };
 });
 
-const base = t.procedure.use(audited).use(mapErrors);
+/** Hostile input (NUL, lone surrogates, absurd nesting) is refused before any schema sees it. */
+const inspected = t.middleware(async ({ next, getRawInput }) => {
+  const fault = inspectInput(await getRawInput(), 'input');
+  if (fault) throw invalidRequest(`${fault.field}: ${fault.message}`, fault.field);
+  return next();
+});
+
+const base = t.procedure.use(audited).use(mapErrors).use(inspected);
 
 /** Public documents only. */
 export const publicProcedure = base;

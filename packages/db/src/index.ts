@@ -16,8 +16,13 @@ export type Queryable = Pick<pg.Pool, 'query'>;
 export type Connectable = Pick<pg.Pool, 'connect'>;
 export type PoolClient = pg.PoolClient;
 
-/** A unique-constraint violation, whether raised by a Prisma model call (P2002) or raw SQL (P2010/23505). */
-export function isUniqueViolation(e: unknown): boolean {
+function violates(e: unknown, prismaCode: string, sqlState: string): boolean {
   if (!(e instanceof Prisma.PrismaClientKnownRequestError)) return false;
-  return e.code === 'P2002' || (e.code === 'P2010' && ((e.meta as { code?: string } | undefined)?.code === '23505' || e.message.includes('23505')));
+  return e.code === prismaCode || (e.code === 'P2010' && ((e.meta as { code?: string } | undefined)?.code === sqlState || e.message.includes(sqlState)));
 }
+
+/** A unique-constraint violation, whether raised by a Prisma model call (P2002) or raw SQL (P2010/23505). */
+export const isUniqueViolation = (e: unknown) => violates(e, 'P2002', '23505');
+
+/** A foreign-key violation (P2003, or 23503 from raw SQL): a row referred to was deleted meanwhile. */
+export const isForeignKeyViolation = (e: unknown) => violates(e, 'P2003', '23503');

@@ -4,9 +4,13 @@
 
 const DATE_FORMAT = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** The accepted range: a bookkeeping date before 1900 or after 9999 is a typo, not a posting. */
+/**
+ * The accepted range. A bookkeeping date before 1900 is a typo, not a posting; the end leaves a year of
+ * room, so every date derived from an accepted one (the end of its fiscal year, the day after) still has
+ * four digits, which JavaScript dates and YYYY-MM-DD need.
+ */
 export const MIN_DATE = '1900-01-01';
-export const MAX_DATE = '9999-12-31';
+export const MAX_DATE = '9998-12-31';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 

@@ -1,6 +1,6 @@
 import DecimalJs from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import { Decimal, amountToJson, lineNet, parseAmount, rateToJson, roundOere, sumAmounts } from './money.ts';
+import { Decimal, amountToJson, exactJsonNumber, isJsonAmount, lineNet, parseAmount, parseJsonExact, rateToJson, roundOere, sumAmounts } from './money.ts';
 
 const d = (v: string | number) => new Decimal(v);
 const parsed = (v: unknown, max?: number) => {
@@ -21,7 +21,8 @@ describe('parseAmount (unchanged behaviour)', () => {
     expect(parseAmount(1e-7)).toBe('must have at most 2 decimals');
     expect(parseAmount('1e3')).toBe('must be a decimal number');
     expect(parseAmount(Number.NaN)).toBe('must be a finite number');
-    expect(parseAmount('1000000000000000')).toBe('is too large');
+    expect(parseAmount('1000000000000000')).toBe('must be at most 999999999999999.99 in absolute value');
+    expect(parseAmount('-999999999999999.99')?.toString()).toBe('-999999999999999.99');
     expect(parsed('999999999999999.99').toFixed(2)).toBe('999999999999999.99');
   });
   it('takes a larger maxDecimals for quantities (4)', () => {
@@ -102,5 +103,24 @@ describe('lineNet: quantity × unit price exactly, then rounded half up to øre 
     const p = d('999999999999999.99');
     // 36 significant digits, all kept (checked against Python's decimal at 60 digits)
     expect(q.times(p).toFixed()).toBe('999999999999999989900000000000.000001');
+  });
+});
+
+describe('amounts beyond double precision', () => {
+  it('amountToJson is a plain number while a double holds it, and the exact digits beyond', () => {
+    expect(amountToJson('1234567890123.45')).toBe(1234567890123.45);
+    expect(JSON.stringify({ a: amountToJson('999999999999999.99') })).toBe('{"a":999999999999999.99}');
+    expect(JSON.stringify({ a: amountToJson('-12345678901234567.5') })).toBe('{"a":-12345678901234567.50}');
+    expect(isJsonAmount(amountToJson('999999999999999.99'))).toBe(true);
+  });
+
+  it('exactJsonNumber hands a request number a double cannot hold to the schema as its text', () => {
+    expect(exactJsonNumber(12.5, '12.5')).toBe(12.5);
+    expect(exactJsonNumber(999999999999999.9, '999999999999999.99')).toBe('999999999999999.99');
+    expect(exactJsonNumber(1e21, '1e21')).toBe(1e21);
+  });
+
+  it('parseJsonExact keeps stored digits', () => {
+    expect(JSON.stringify(parseJsonExact('{"a":999999999999999.99,"b":[1.5]}'))).toBe('{"a":999999999999999.99,"b":[1.5]}');
   });
 });

@@ -10,11 +10,41 @@ import DecimalJs from 'decimal.js';
  * quantity with 4 decimals (also below 10^15) has at most 36 digits, so multiplication is exact and
  * the only rounding is the explicit one to øre. rounding HALF_UP: half away from zero, both signs.
  */
+// JSON.rawJSON and JSON.isRawJSON (Node 21+, V8 11.4): not yet in TypeScript's lib.
+declare global {
+  interface JSON {
+    rawJSON(text: string): object;
+    isRawJSON(value: unknown): boolean;
+  }
+}
+
 export const Decimal = DecimalJs.clone({ precision: 40, rounding: DecimalJs.ROUND_HALF_UP });
 export type Decimal = DecimalJs;
 export type Amount = Decimal;
 
 const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
+
+/**
+ * The largest amount, in absolute value, of anything a client sends (a line, a price, a payment) and of
+ * any document total: 15 integer digits and 2 decimals. It fits the 18-digit amounts of SAF-T and the
+ * numeric(18,2) columns of documents; running balances are numeric(38,2), which no sum of accepted
+ * postings can overflow.
+ */
+export const MAX_AMOUNT = new Decimal('999999999999999.99');
+
+/** At most 15 significant digits: a double holds such a decimal exactly (DBL_DIG). */
+function fitsDouble(text: string): boolean {
+  return text.replace(/^-|e.*$/gi, '').replace('.', '').replace(/^0+/, '').length <= 15;
+}
+
+/**
+ * JSON.parse reviver step for request bodies: a number whose text a double cannot hold exactly (more
+ * than 15 significant digits) reaches the schema as its exact source text, which the amount fields
+ * accept and every other number field refuses; anything else stays the number it is.
+ */
+export function exactJsonNumber(value: number, source: string | undefined): number | string {
+  return source === undefined || fitsDouble(source) ? value : source;
+}
 
 /** Parses an API amount (a JSON number or a decimal string). Returns a message instead when invalid. */
 export function parseAmount(value: unknown, maxDecimals = 2): Decimal | string {
@@ -31,7 +61,7 @@ export function parseAmount(value: unknown, maxDecimals = 2): Decimal | string {
   }
   const d = new Decimal(text);
   if (d.decimalPlaces() > maxDecimals) return `must have at most ${maxDecimals} decimals`;
-  if (d.abs().greaterThanOrEqualTo('1e15')) return 'is too large';
+  if (d.abs().greaterThan(MAX_AMOUNT)) return `must be at most ${MAX_AMOUNT.toFixed(2)} in absolute value`;
   return d;
 }
 
@@ -60,9 +90,30 @@ export function lineNet(quantity: Decimal, unitPrice: Decimal): Decimal {
   return roundOere(new Decimal(quantity).times(unitPrice));
 }
 
-/** The JSON number of an amount, for responses only (no arithmetic happens on it afterwards). */
+/**
+ * The JSON number of an amount, for responses only (no arithmetic happens on it afterwards): a plain
+ * number while a double holds it exactly (below 10^13 with øre), beyond that a raw JSON number carrying
+ * the exact digits (JSON.rawJSON), so a balance of 999999999999999.99 is written as that and never as
+ * 1000000000000000. Output schemas accept both (fields.ts: amountOut).
+ */
 export function amountToJson(value: { toString(): string } | null | undefined): number {
-  return value == null ? 0 : Number(new Decimal(value.toString()).toFixed(2));
+  if (value == null) return 0;
+  const text = new Decimal(value.toString()).toFixed(2);
+  if (fitsDouble(text)) return Number(text);
+  // Typed as the number it serialises as; only JSON.stringify ever reads it.
+  return JSON.rawJSON(text) as unknown as number;
+}
+
+/** Parses stored JSON (a response kept for an idempotent replay) keeping every number's exact digits. */
+export function parseJsonExact(text: string): unknown {
+  return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
+    typeof value === 'number' && context?.source !== undefined && !fitsDouble(context.source) ? JSON.rawJSON(context.source) : value,
+  );
+}
+
+/** An amount as amountToJson writes it: a number, or a raw JSON number beyond double precision. */
+export function isJsonAmount(v: unknown): v is number {
+  return typeof v === 'number' ? Number.isFinite(v) : JSON.isRawJSON(v);
 }
 
 /** A rate such as a VAT percentage (up to 2 decimals too). */

@@ -4,7 +4,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { problem } from '@tlr/api';
 import type { Queryable } from '@tlr/db';
-import { authenticateApiKey, RATE_LIMIT, SpentCredentials, type Authenticated, type Credential, type RateLimitState } from '@tlr/domain';
+import { apiKeyStillValid, authenticateApiKey, RATE_LIMIT, SpentCredentials, type Authenticated, type Credential, type RateLimitState } from '@tlr/domain';
 import { sendProblem } from './problem-response.ts';
 
 const unauthorized = (res: Response, detail: string) =>
@@ -27,12 +27,18 @@ function setRateHeaders(res: Response, rateLimit: RateLimitState) {
 export function authenticate(db: Queryable) {
   const spent = new SpentCredentials<Credential>();
   return async (req: Request, res: Response, next: NextFunction) => {
-    const apiKey = req.get('X-API-Key')?.trim();
+    // Not trimmed: HTTP already drops the spaces around a header value, and a key with anything else
+    // around it (a non-breaking space pasted along) is not the key.
+    const apiKey = req.get('X-API-Key');
     const authorization = req.get('Authorization');
     let auth: Authenticated | null = null;
     if (apiKey !== undefined) {
       const known = spent.check(apiKey);
       if (known) {
+        if (!(await apiKeyStillValid(db, apiKey))) {
+          spent.forget(apiKey);
+          return unauthorized(res, 'The API key is invalid, expired or revoked.');
+        }
         res.locals.credential = known.value;
         const state = { limit: RATE_LIMIT, remaining: 0, reset: known.reset, exceeded: true };
         setRateHeaders(res, state);

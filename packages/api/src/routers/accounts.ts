@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ACCOUNT_LIST, ACCOUNT_TYPES, accountingSettings, createAccount, getAccount, listAccounts, updateAccount } from '@tlr/domain';
 import { createEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
-import { boolean, date, requiredText, timestamp } from '../schemas/fields.ts';
+import { boolean, date, dateOut, requiredText, timestamp } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
 const accountNumber = z.string().trim().regex(/^\d{1,10}$/, 'must be an account number of 1 to 10 digits').meta({ example: '1010' });
@@ -40,14 +40,14 @@ const settingsResource = z
     vat_registered: z.boolean(),
     vat_period_frequency: z.string(),
     fiscal_year_start_month: z.int(),
-    lock_date: date().nullable(),
+    lock_date: dateOut().nullable(),
     fiscal_years: z.array(
       z.object({
         id: z.guid(),
-        start_date: date(),
-        end_date: date(),
+        start_date: dateOut(),
+        end_date: dateOut(),
         closed: z.boolean(),
-        vat_periods: z.array(z.object({ start_date: date(), end_date: date() })),
+        vat_periods: z.array(z.object({ start_date: dateOut(), end_date: dateOut() })),
       }),
     ),
   })

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { products } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
-import { money, percent, requiredText, text, timestamp } from '../schemas/fields.ts';
+import { amountOut, money, percent, requiredText, text, timestamp } from '../schemas/fields.ts';
 import { router } from '../trpc.ts';
 
 const fields = {
@@ -28,7 +28,7 @@ const productResource = z
     name: z.string(),
     description: z.string(),
     unit: z.string(),
-    unit_price: z.number(),
+    unit_price: amountOut('Price per unit in DKK, excluding VAT'),
     vat_rate: z.number(),
     revenue_account: z.string(),
     currency: z.string(),

@@ -3,10 +3,10 @@
 import { z } from 'zod';
 import { BALANCE_GROUP_KEYS, BALANCE_SECTION_KEYS, balanceSheet, PROFIT_LOSS_SECTION_KEYS, profitAndLoss } from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
-import { date } from '../schemas/fields.ts';
+import { amountOut, date, dateOut } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
-const amount = (description: string) => z.number().meta({ description: `${description} (DKK)` });
+const amount = (description: string) => amountOut(`${description} (DKK)`);
 
 const reportAccount = z
   .object({
@@ -28,8 +28,8 @@ const profitLossSection = z
 
 const profitAndLossResource = z
   .object({
-    from: date(),
-    to: date(),
+    from: dateOut(),
+    to: dateOut(),
     currency: z.literal('DKK'),
     sections: z.array(profitLossSection).meta({ description: 'Every section, always in the same order (ÅRL skema 1, artsopdelt)' }),
     totals: z.object({
@@ -56,9 +56,9 @@ const balanceSection = z
 
 const balanceSheetResource = z
   .object({
-    as_of: date(),
+    as_of: dateOut(),
     currency: z.literal('DKK'),
-    fiscal_year: z.object({ start_date: date(), end_date: date() }).meta({ description: 'The fiscal year containing as_of: the period of result_for_the_year' }),
+    fiscal_year: z.object({ start_date: dateOut(), end_date: dateOut() }).meta({ description: 'The fiscal year containing as_of: the period of result_for_the_year' }),
     assets: z.array(balanceSection),
     total_assets: amount('Total assets'),
     liabilities_and_equity: z.array(balanceSection),

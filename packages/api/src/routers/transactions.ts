@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { createTransaction, getTransaction, listTransactions, reverseTransaction, TRANSACTION_LIST } from '@tlr/domain';
 import { createEndpoint, getEndpoint, listEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
-import { date, money, text, timestamp, uuid } from '../schemas/fields.ts';
+import { amountOut, date, dateOut, money, text, timestamp, uuid } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
 const lineInput = z.strictObject({
@@ -27,14 +27,14 @@ export const transactionResource = z
     id: z.guid(),
     document_number: z.int().meta({ description: 'Number in the company\'s unified document number sequence (gapless)' }),
     system_id: z.int().meta({ description: 'Gapless posting-order number (SAF-T SystemID)' }),
-    date: date(),
+    date: dateOut(),
     description: z.string(),
     source: z.string().meta({ description: 'manual, reversal, invoice or expense' }),
     reverses_transaction_id: z.string().nullable(),
     reversed_by_transaction_id: z.string().nullable(),
     voucher_id: z.string(),
-    total_debit: z.number(),
-    total_credit: z.number(),
+    total_debit: amountOut(),
+    total_credit: amountOut(),
     currency: z.string(),
     lines: z.array(
       z.object({
@@ -42,8 +42,8 @@ export const transactionResource = z
         account_id: z.guid(),
         account_number: z.string(),
         account_name: z.string(),
-        debit: z.number(),
-        credit: z.number(),
+        debit: amountOut(),
+        credit: amountOut(),
         description: z.string(),
         vat_code: z.string(),
       }),

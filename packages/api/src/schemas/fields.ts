@@ -2,7 +2,7 @@
 // schemas of an input into coercing mode (so "false" would become true and null would become 0);
 // every number and boolean here is therefore wrapped in a pipe, which the adapter leaves alone.
 import { z } from 'zod';
-import { checkDate, parseAmount, type Decimal } from '@tlr/domain';
+import { checkDate, isJsonAmount, parseAmount, type Decimal } from '@tlr/domain';
 
 // Messages a client can act on, for every schema of the API: a missing field "is required", a wrong
 // type says what it must be (zod's default is "Invalid input: expected string, received undefined").
@@ -39,6 +39,12 @@ export const money = (opts: { min?: number } = {}) =>
       return d;
     })
     .meta({ description: 'Amount in DKK with at most 2 decimals', example: 1250.5 });
+
+/**
+ * An amount in a response: a JSON number written with its exact digits (money.ts amountToJson; beyond
+ * double precision a raw JSON number, which z.number() would refuse).
+ */
+export const amountOut = (description = 'Amount in DKK') => z.custom<number>(isJsonAmount).meta({ type: 'number', description });
 
 /** A percentage such as a VAT rate, 0 to 100 with at most 2 decimals. */
 export const percent = () =>
@@ -99,5 +105,8 @@ export const date = () =>
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     })
     .meta({ format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', example: '2026-04-10' });
+
+/** A date in a response: YYYY-MM-DD as calendar.ts writes it (derived dates such as a fiscal year's first day may lie outside the accepted input range). */
+export const dateOut = () => z.string().meta({ format: 'date', example: '2026-04-10' });
 
 export const timestamp = () => z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601 timestamp in UTC', example: '2026-04-10T09:30:00.000Z' });

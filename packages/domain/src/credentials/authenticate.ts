@@ -1,6 +1,6 @@
 // Turns an X-API-Key header into a credential, and counts the request against its rate limit, in one
 // round trip. Runs on every request, so it is plain SQL on the pool rather than Prisma.
-import type { Queryable } from "@tlr/db";
+import type { Queryable } from '@tlr/db';
 import { rateLimitHitCte, rateLimitState, type RateLimitState } from '../ratelimit/rate-limit.ts';
 import { KEY_PATTERN, keyDigest, type KeyMode } from './secrets.ts';
 
@@ -18,8 +18,6 @@ export interface Authenticated {
   credential: Credential;
   rateLimit: RateLimitState;
 }
-
-
 
 const SQL = `
 WITH k AS (
@@ -52,4 +50,17 @@ export async function authenticateApiKey(db: Queryable, key: string): Promise<Au
     },
     rateLimit: rateLimitState(row.count, row.reset_seconds),
   };
+}
+
+/**
+ * Is a key still valid (not revoked, not expired)? A read without the rate-limit write: for a key that
+ * already spent its window, so that revoking it answers 401 at once rather than 429 until the window ends.
+ */
+export async function apiKeyStillValid(db: Queryable, key: string): Promise<boolean> {
+  const { rowCount } = await db.query({
+    name: 'tlr_api_key_valid',
+    text: 'SELECT 1 FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())',
+    values: [keyDigest(key)],
+  });
+  return rowCount === 1;
 }

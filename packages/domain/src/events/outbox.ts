@@ -19,8 +19,9 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 export async function recordEvent(db: Db, scope: CompanyScope, type: EventType, data: Record<string, unknown>): Promise<string> {
   const id = newId();
-  await db.outboxEvent.create({
-    data: { id, company_id: scope.companyId, type, livemode: scope.livemode, api_version: API_VERSION, data: data as object },
-  });
+  // JSON.stringify, not Prisma's Json mapping: amounts beyond double precision are raw JSON numbers
+  // (money.ts), which jsonb keeps exact as numeric.
+  await db.$executeRaw`INSERT INTO outbox_events (id, company_id, type, livemode, api_version, data)
+    VALUES (${id}::uuid, ${scope.companyId}::uuid, ${type}, ${scope.livemode}, ${API_VERSION}, ${JSON.stringify(data)}::jsonb)`;
   return id;
 }

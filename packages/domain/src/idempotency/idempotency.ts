@@ -3,6 +3,7 @@
 // together or not at all. Two identical requests at the same moment (on any servers) race for the
 // same primary-key row: the second waits for the first to commit and then replays its response.
 import type { Db } from '@tlr/db';
+import { parseJsonExact } from '../money.ts';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
 export const IDEMPOTENCY_KEY_MAX = 255;
@@ -22,17 +23,17 @@ export async function claimIdempotencyKey(tx: Db, companyId: string, key: string
       WHERE idempotency_keys.created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
     RETURNING 1`;
   if (claimed.length) return { claimed: true };
-  const rows = await tx.$queryRaw<{ endpoint: string; status_code: number; response_body: unknown }[]>`
-    SELECT endpoint, status_code, response_body FROM idempotency_keys WHERE company_id = ${companyId}::uuid AND key = ${key}`;
+  const rows = await tx.$queryRaw<{ endpoint: string; status_code: number; body: string }[]>`
+    SELECT endpoint, status_code, response_body::text AS body FROM idempotency_keys WHERE company_id = ${companyId}::uuid AND key = ${key}`;
   const row = rows[0]!;
-  return { claimed: false, endpoint: row.endpoint, status: row.status_code, body: row.response_body };
+  // The stored text, with amounts beyond double precision kept exact: the replay is the original body.
+  return { claimed: false, endpoint: row.endpoint, status: row.status_code, body: parseJsonExact(row.body) };
 }
 
 export async function storeIdempotentResponse(tx: Db, companyId: string, key: string, status: number, body: unknown): Promise<void> {
-  await tx.idempotencyKey.update({
-    where: { company_id_key: { company_id: companyId, key } },
-    data: { status_code: status, response_body: body as object },
-  });
+  // JSON.stringify here, not Prisma's Json mapping: it writes raw JSON amounts (money.ts) as their digits.
+  await tx.$executeRaw`UPDATE idempotency_keys SET status_code = ${status}, response_body = ${JSON.stringify(body)}::json
+    WHERE company_id = ${companyId}::uuid AND key = ${key}`;
 }
 
 /** Forgets keys older than 24 hours (run by a periodic job). */

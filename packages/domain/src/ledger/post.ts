@@ -109,7 +109,8 @@ export async function postTransaction(db: Db, scope: CompanyScope, posting: Post
     SELECT COALESCE(${posting.documentNumber ?? null}::bigint, seq.last_document_number) AS document_number,
            seq.last_system_id AS system_id, seq.at AS created_at, co.lock_date, EXISTS (SELECT 1 FROM ok) AS posted
     FROM seq, co`;
-  if (!drawn) throw new Error(`company ${c} has no number sequence`);
+  // The number row is gone only when a sandbox reset deleted the books while this posting waited for it.
+  if (!drawn) throw new DomainError('conflict', 'The books were reset while this posting waited; retry it.');
   if (!drawn.posted) throw periodLocked(posting.date, fromDate(drawn.lock_date!));
 
   const view = transactionView({

@@ -1,6 +1,6 @@
 // Pure posting rules: the shape of a valid set of lines, the balance check (exact decimal
 // arithmetic) and the lines of a reversal. The posting function and every producer rely on these.
-import { Decimal } from '../money.ts';
+import { Decimal, MAX_AMOUNT } from '../money.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 
 export interface PostingLine {
@@ -29,6 +29,7 @@ export function assertPostable(lines: readonly PostingLine[]): { debit: Decimal;
     credit = credit.plus(l.credit);
   });
   if (!debit.equals(credit)) throw unbalanced(debit, credit);
+  if (debit.greaterThan(MAX_AMOUNT)) throw invalidRequest(`The total of ${debit.toFixed(2)} exceeds the largest amount of a document, ${MAX_AMOUNT.toFixed(2)}.`, 'lines');
   return { debit, credit };
 }
 

@@ -1,6 +1,6 @@
 // The API shapes of ledger rows: what responses return and events carry.
 import type { Prisma } from '@tlr/db';
-import { amountToJson } from '../money.ts';
+import { amountToJson, Decimal } from '../money.ts';
 import { fromDate } from '../calendar.ts';
 
 type TransactionRow = Prisma.LedgerTransactionGetPayload<{
@@ -11,12 +11,11 @@ type TransactionRow = Prisma.LedgerTransactionGetPayload<{
 }>;
 
 export function transactionView(t: TransactionRow) {
-  let debit = 0n;
-  let credit = 0n;
+  let debit = new Decimal(0);
+  let credit = new Decimal(0);
   const lines = t.lines.map((l) => {
-    // Totals in integer øre: exact without a float in the sum.
-    debit += BigInt(l.debit.mul(100).toFixed(0));
-    credit += BigInt(l.credit.mul(100).toFixed(0));
+    debit = debit.plus(l.debit.toString());
+    credit = credit.plus(l.credit.toString());
     return {
       line_number: l.line_number,
       account_id: l.account_id,
@@ -38,8 +37,8 @@ export function transactionView(t: TransactionRow) {
     reverses_transaction_id: t.reverses_id,
     reversed_by_transaction_id: t.reversed_by?.id ?? null,
     voucher_id: t.voucher_id ?? '',
-    total_debit: Number(debit) / 100,
-    total_credit: Number(credit) / 100,
+    total_debit: amountToJson(debit),
+    total_credit: amountToJson(credit),
     currency: 'DKK',
     lines,
     created_at: t.created_at.toISOString(),

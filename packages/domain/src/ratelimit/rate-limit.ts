@@ -39,8 +39,8 @@ export function rateLimitState(count: number, resetSeconds: number): RateLimitSt
 /**
  * Per process: the credentials that have used up their window, until it resets. A client that ignores
  * Retry-After then gets its 429 without a database write (the count in PostgreSQL is already past the
- * limit, so no other server would let it through either). A key revoked meanwhile keeps answering 429,
- * not 401, until the window ends: refused either way.
+ * limit, so no other server would let it through either); only a read checks that the key is still
+ * valid, so a key revoked meanwhile answers 401 at once.
  */
 export class SpentCredentials<T> {
   private readonly spent = new Map<string, { until: number; value: T }>();
@@ -59,6 +59,10 @@ export class SpentCredentials<T> {
       return undefined;
     }
     return { value: entry.value, reset: Math.max(1, Math.ceil((entry.until - now) / 1000)) };
+  }
+
+  forget(id: string): void {
+    this.spent.delete(id);
   }
 
   private prune(now: number): void {
