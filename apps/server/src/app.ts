@@ -8,6 +8,7 @@ import type { Database } from '@tlr/db';
 import { exactJsonNumber } from '@tlr/domain';
 import { authenticate } from './http/authenticate.ts';
 import { cors } from './http/cors.ts';
+import { deadline } from './http/deadline.ts';
 import { discovery } from './http/discovery.ts';
 import { inspectQuery, requireJsonContent, requireJsonObject } from './http/json-body.ts';
 import { problemBodies } from './http/problem-bodies.ts';
@@ -28,9 +29,14 @@ export interface AppDeps {
   isReady: () => boolean;
   /** The absolute URL clients reach the service at (PUBLIC_BASE_URL); default: the request's origin. */
   publicBaseUrl?: string | undefined;
+  /** Past this, a request without an answer yet gets 503 with Retry-After (REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs?: number;
 }
 
-export function createApp({ db, logger, audit, isReady, publicBaseUrl }: AppDeps) {
+/** How long /readyz waits for the database before it says not ready. */
+const READY_PROBE_MS = 1_000;
+
+export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTimeoutMs = 20_000 }: AppDeps) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -38,13 +44,16 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl }: AppDeps
   app.set('query parser', 'simple');
 
   app.use(requestContext(logger, audit));
+  app.use(deadline(requestTimeoutMs));
   app.use(cors);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
-    const dbOk = await db.pool.query('SELECT 1').then(() => true, () => false);
+    // Bounded: a frozen database must not hang the probe that tells the load balancer about it.
+    const probe = db.pool.query('SELECT 1').then(() => true, () => false);
+    const dbOk = await Promise.race([probe, new Promise<boolean>((r) => setTimeout(() => r(false), READY_PROBE_MS).unref())]);
     const ready = isReady() && dbOk;
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', database: dbOk ? 'ok' : 'unreachable' });
   });

@@ -5,9 +5,10 @@ import type { Server } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { AuditLog } from '@tlr/api';
 import type { Config } from '@tlr/config';
-import { applyMigrations, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
+import { applyMigrations, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
 import { startBoss, type Boss } from '@tlr/jobs';
 import { createApp } from './app.ts';
+import { answerClientError } from './http/client-error.ts';
 import { registerWorkers } from './worker.ts';
 
 export interface Service {
@@ -28,6 +29,13 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
   });
 }
 
+/** The database timeouts of the configuration (docs/operations.md). */
+export const timeoutsOf = (config: Config): DbTimeouts => ({
+  statementMs: config.DB_STATEMENT_TIMEOUT_MS,
+  connectMs: config.DB_CONNECT_TIMEOUT_MS,
+  transactionMs: config.DB_TRANSACTION_TIMEOUT_MS,
+});
+
 export async function startService(config: Config, logger = createLogger(config)): Promise<Service> {
   const dbServer: DatabaseServer = await resolveDatabaseServer({
     databaseUrl: config.DATABASE_URL,
@@ -39,10 +47,10 @@ export async function startService(config: Config, logger = createLogger(config)
   const applied = await applyMigrations(dbServer.url);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
 
-  const db = createDatabase(dbServer.url, config.DB_POOL_SIZE);
+  const db = createDatabase(dbServer.url, config.DB_POOL_SIZE, timeoutsOf(config));
   const audit = new AuditLog(db.pool, logger);
   let ready = false;
-  const app = createApp({ db, logger, audit, isReady: () => ready, publicBaseUrl: config.PUBLIC_BASE_URL });
+  const app = createApp({ db, logger, audit, isReady: () => ready, publicBaseUrl: config.PUBLIC_BASE_URL, requestTimeoutMs: config.REQUEST_TIMEOUT_MS });
 
   let boss: Boss | undefined;
   if (config.RUN_WORKER) {
@@ -55,6 +63,7 @@ export async function startService(config: Config, logger = createLogger(config)
     s.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerClientError);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;

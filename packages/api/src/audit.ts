@@ -45,6 +45,7 @@ export class AuditLog implements AuditSink {
   private buffer: AuditRecord[] = [];
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> = Promise.resolve();
+  private failures = 0;
 
   constructor(
     private readonly db: Queryable,
@@ -53,31 +54,62 @@ export class AuditLog implements AuditSink {
   ) {}
 
   record(r: AuditRecord): void {
-    if (this.buffer.length >= this.opts.maxBuffered) {
-      this.buffer.shift(); // the database is unreachable: keep memory bounded
-    }
     this.buffer.push(r);
-    if (this.buffer.length >= this.opts.maxBatch) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), this.opts.flushMs);
+    this.trim();
+    if (this.buffer.length >= this.opts.maxBatch && this.failures === 0) void this.flush();
+    else this.schedule(this.opts.flushMs);
   }
 
+  private schedule(ms: number): void {
+    this.timer ??= setTimeout(() => void this.flush(), ms);
+    this.timer.unref();
+  }
+
+  /** The database has been away for long: keep memory bounded, dropping the oldest (and saying so). */
+  private trim(): void {
+    const excess = this.buffer.length - this.opts.maxBuffered;
+    if (excess > 0) {
+      this.buffer.splice(0, excess);
+      this.logger.error({ dropped: excess }, 'audit records dropped: the buffer is full while the database is unreachable');
+    }
+  }
+
+  /** Writes one batch, after the batches already on their way (one write at a time keeps the order). */
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const batch = this.buffer;
-    this.buffer = [];
-    if (batch.length === 0) return this.inFlight;
     this.inFlight = this.inFlight.then(async () => {
+      const batch = this.buffer.splice(0, this.opts.maxBatch);
+      if (batch.length === 0) return;
       try {
         await writeAuditRecords(this.db, batch);
+        this.failures = 0;
+        if (this.buffer.length) this.schedule(0);
       } catch (e) {
-        this.logger.error({ err: e, records: batch.length }, 'audit batch not written');
+        // Not dropped: back in front of the queue, retried with backoff (up to 10 s) until it is written.
+        this.buffer.unshift(...batch);
+        this.trim();
+        this.failures += 1;
+        if (this.failures === 1) this.logger.error({ err: e, records: batch.length }, 'audit batch not written; retrying');
+        this.schedule(Math.min(10_000, 250 * 2 ** this.failures));
       }
     });
     return this.inFlight;
   }
 
-  async close(): Promise<void> {
-    await this.flush();
+  /** Writes what is buffered; gives up (logging what is lost) after `timeoutMs` of failures. */
+  async close(timeoutMs = 5_000): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      await this.flush();
+      if (this.buffer.length === 0) return;
+      if (Date.now() > until) {
+        this.logger.error({ lost: this.buffer.length }, 'audit records not written at shutdown: the database is unreachable');
+        this.buffer = [];
+        clearTimeout(this.timer);
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
   }
 }

@@ -24,16 +24,13 @@ class Replay {
   constructor(readonly claim: Extract<Claim, { claimed: false }>) {}
 }
 
-// A concurrent twin waits on the key's row lock until the first commits: allow for it.
-const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
-
 async function inTransaction<R extends Result>(db: Database, work: (tx: Db) => Promise<R>): Promise<R> {
   try {
     return await db.prisma.$transaction(async (tx) => {
       const result = await work(tx);
       if (!result.ok) throw new Rollback(result);
       return result;
-    }, TRANSACTION_OPTIONS);
+    }, db.transactionOptions);
   } catch (e) {
     if (e instanceof Rollback) return e.result as R;
     throw e;

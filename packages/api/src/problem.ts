@@ -54,18 +54,33 @@ export const busyProblem = (detail: string) => problem('service_unavailable', de
 
 export const internalProblem = () => problem('internal_error', 'An unexpected error occurred. Quote the X-Request-ID when contacting support.');
 
-// Prisma: no pooled connection within maxWait (P2024), or a transaction could not start in time (P2028).
-const BUSY_PRISMA_CODES = new Set(['P2024', 'P2028']);
-// Connection-level failures of PostgreSQL (refused, reset, shutting down, too many connections, pool
-// timeout): the request can be retried, so 503 rather than 500.
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+// "The database cannot serve this right now", however it is raised: pg's own errors (refused, reset,
+// terminated by a shutdown or restart, too many connections, statement or connect timeout, a frozen
+// server's read timeout), and Prisma's wrappers of them (P1001 can't reach, P1017 closed, P2024 no
+// pooled connection in time, P2028 transaction could not start in time, P2010/P2039 wrapping a
+// PostgreSQL code). The request can be retried, so 503 with Retry-After rather than 500.
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  '57P01', '57P02', '57P03', '53300', '57014', '08000', '08001', '08003', '08004', '08006', '25P03', '55P03',
+  'P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028',
+]);
+const UNAVAILABLE_MESSAGES =
+  /timeout exceeded when trying to connect|Connection terminated|Query read timeout|terminating connection|the database system is (shutting down|starting up|in recovery)|Can't reach database server|Server has closed the connection|Client has encountered a connection error|connection (is|was) closed|Unable to start a transaction in the given time|Transaction already closed|ECONNREFUSED|ECONNRESET|57P0[123]/i;
 
-/** The database could not serve the request for the moment (busy or unreachable). */
+/** The database could not serve the request for the moment (busy, restarting, unreachable or frozen). */
 export function databaseUnavailable(e: unknown): boolean {
-  if (!e || typeof e !== 'object') return false;
-  const { code, message } = e as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (BUSY_PRISMA_CODES.has(code) || UNAVAILABLE_CODES.has(code))) return true;
-  return typeof message === 'string' && /timeout exceeded when trying to connect|Connection terminated/i.test(message);
+  const seen = new Set<unknown>();
+  const queue = [e];
+  while (queue.length) {
+    const x = queue.shift();
+    if (!x || typeof x !== 'object' || seen.has(x)) continue;
+    seen.add(x);
+    const { code, originalCode, message, meta, cause } = x as Record<string, unknown>;
+    for (const c of [code, originalCode]) if (typeof c === 'string' && UNAVAILABLE_CODES.has(c)) return true;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
+    queue.push(cause, meta, (meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError);
+  }
+  return false;
 }
 
 // The tRPC adapter's own refusals (before any procedure runs).

@@ -17,6 +17,19 @@ const port = (fallback: number) =>
       return n;
     });
 
+const milliseconds = (fallback: number) =>
+  z
+    .string()
+    .default(String(fallback))
+    .transform((v, ctx) => {
+      const n = Number(v);
+      if (!/^\d+$/.test(v) || n < 100 || n > 600_000) {
+        ctx.addIssue({ code: 'custom', message: `must be milliseconds from 100 to 600000, got "${v}"` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
 const schema = z.object({
   DATABASE_URL: z
     .string()
@@ -42,6 +55,12 @@ const schema = z.object({
   RUN_WORKER: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   PUBLIC_BASE_URL: z.string().url().optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(15000),
+  // Bounds on every wait for the database (docs/operations.md): a statement, getting a connection, a
+  // whole transaction, and a whole request (past it the client gets 503 with Retry-After).
+  DB_STATEMENT_TIMEOUT_MS: milliseconds(10000),
+  DB_CONNECT_TIMEOUT_MS: milliseconds(5000),
+  DB_TRANSACTION_TIMEOUT_MS: milliseconds(15000),
+  REQUEST_TIMEOUT_MS: milliseconds(20000),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -2,7 +2,7 @@
 import type pg from 'pg';
 import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
 
-export { createDatabase, type Database } from './client.ts';
+export { createDatabase, DEFAULT_TIMEOUTS, type Database, type DbTimeouts } from './client.ts';
 export { applyMigrations } from './migrate.ts';
 export { resolveDatabaseServer, ensureDatabase, dropDatabase, withDatabase, freePort, type DatabaseServer } from './server.ts';
 export { Prisma, PrismaClient } from './generated/prisma/client.ts';

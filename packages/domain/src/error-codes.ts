@@ -44,6 +44,11 @@ export const ERROR_CODES = {
   books_not_empty: { status: 409, title: 'Conflict', when: '(operator CLI) moving the fiscal year start after transactions were posted' },
   conflict: { status: 409, title: 'Conflict', when: 'a concurrent change won a race the request lost (a unique constraint); fetch and retry' },
   payload_too_large: { status: 413, title: 'Payload too large', when: 'request body over 1 MB' },
+  headers_too_large: {
+    status: 431,
+    title: 'Request header fields too large',
+    when: 'the request line and headers exceed 16 KB (a very long URL, say); answered before the request reaches the API, so without rate-limit headers',
+  },
   unsupported_media_type: { status: 415, title: 'Unsupported media type', when: 'a request body that is not `application/json`' },
   unbalanced_transaction: { status: 422, title: 'Unbalanced transaction', when: 'total debit does not equal total credit (`field: lines`)' },
   period_locked: { status: 422, title: 'Period locked', when: "a posting dated on or before the company's lock date (`field: date`)" },

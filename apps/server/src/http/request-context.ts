@@ -10,18 +10,25 @@ import type { Credential } from '@tlr/domain';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** What every response carries, whatever its outcome (also those written before Express, client-error.ts). */
+export function responseHeaders(requestId: string): Record<string, string> {
+  return {
+    'X-Request-ID': requestId,
+    'X-API-Version': API_VERSION,
+    // Security defaults: no MIME sniffing, no caching of books by intermediaries, HTTPS only (contract).
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+    'Strict-Transport-Security': 'max-age=31536000; includeSubDomains',
+  };
+}
+
 export function requestContext(logger: Logger, audit: AuditSink) {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     const given = req.get('X-Request-ID');
     const requestId = given && SANE_ID.test(given) ? given : randomUUID();
     res.locals.requestId = requestId;
-    res.setHeader('X-Request-ID', requestId);
-    res.setHeader('X-API-Version', API_VERSION);
-    // Security defaults: no MIME sniffing, no caching of books by intermediaries, HTTPS only (contract).
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    for (const [name, value] of Object.entries(responseHeaders(requestId))) res.setHeader(name, value);
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const credential = res.locals.credential as Credential | undefined;

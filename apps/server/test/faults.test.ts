@@ -1,0 +1,193 @@
+// A database that stops, restarts or freezes under load: the server process survives, every answer is
+// 2xx, 4xx or 503 with Retry-After (never 500), nothing acknowledged is lost, and the service recovers
+// by itself. The test runs its own PostgreSQL (the run's shared one must not be stopped) and a real
+// server process (with its pg-boss workers) on it.
+import { chmodSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCaller } from '@tlr/api';
+import { applyMigrations, createDatabase, ensureDatabase, freePort, type Database } from '@tlr/db';
+import { startEmbeddedPostgres } from '@tlr/db/embedded';
+import { client, startServerProcess } from './helpers.ts';
+
+let dir: string;
+let port: number;
+let stopPg: () => Promise<void>;
+let url: string;
+let db: Database;
+let server: Awaited<ReturnType<typeof startServerProcess>>;
+let key: string;
+
+const startPg = async () => {
+  const pg = await startEmbeddedPostgres(join(dir, 'pg'), port);
+  stopPg = pg.stop;
+  return pg.url;
+};
+
+/** The postmaster and its backends, from postmaster.pid and /proc. */
+function postgresPids(): number[] {
+  const postmaster = Number(readFileSync(join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === postmaster;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+  return [postmaster, ...children];
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tlr-faults-'));
+  chmodSync(dir, 0o755); // PostgreSQL runs as its own user when we are root
+  port = await freePort();
+  const serverUrl = await startPg();
+  url = await ensureDatabase(serverUrl, 'tlr');
+  await applyMigrations(url);
+  db = createDatabase(url, 2);
+  const operator = createCaller(db, { type: 'operator' });
+  const { company_id } = await operator.internal.createCompany({ name: 'Fejl ApS', ownerEmail: 'fejl@example.dk', ownerPassword: 'long enough' });
+  key = (await operator.internal.createApiKey({ companyId: company_id, name: 'k', scopes: ['customers:read', 'customers:write'], mode: 'live' })).key;
+  server = await startServerProcess({
+    DATABASE_URL: url,
+    RUN_WORKER: 'true',
+    DB_POOL_SIZE: '8',
+    DB_STATEMENT_TIMEOUT_MS: '2000',
+    DB_CONNECT_TIMEOUT_MS: '1000',
+    REQUEST_TIMEOUT_MS: '4000',
+  });
+}, 120_000);
+
+afterAll(async () => {
+  server?.proc.kill('SIGKILL');
+  try {
+    for (const pid of postgresPids()) process.kill(pid, 'SIGCONT');
+  } catch {
+    // not running
+  }
+  await db?.close();
+  await stopPg?.().catch(() => {});
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const alive = () => server.proc.exitCode === null && server.proc.signalCode === null;
+
+describe('PostgreSQL stops and restarts under 16 concurrent writers', () => {
+  it('the process survives, answers 201 or 503 with Retry-After, and loses nothing it acknowledged', async () => {
+    // Many credentials' worth of requests: raise nothing but the count (the key's limit is 100 a minute).
+    await db.pool.query(`UPDATE rate_limit_windows SET count = -1000000`);
+    const c = client(server.url, key);
+    const acknowledged = new Map<string, string>();
+    const refused: string[] = [];
+    let running = true;
+    let n = 0;
+    const writer = async () => {
+      while (running) {
+        const idem = `w-${++n}`;
+        const r = await c.post('/customers', { name: `Kunde ${idem}` }, { 'Idempotency-Key': idem }).catch(() => null);
+        if (!r) continue; // the connection itself was cut: the client knows nothing was acknowledged
+        if (r.status === 201) acknowledged.set(idem, r.body.data.id);
+        else {
+          expect(r.status, JSON.stringify(r.body)).toBe(503);
+          expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+          expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+          refused.push(idem);
+        }
+        // keep the window open whatever the count says
+        if (n % 50 === 0) await db.pool.query(`UPDATE rate_limit_windows SET count = -1000000`).catch(() => {});
+      }
+    };
+    const writers = Array.from({ length: 16 }, writer);
+    for (let cycle = 0; cycle < 3; cycle++) {
+      await new Promise((r) => setTimeout(r, 700));
+      await stopPg(); // a fast shutdown: every connection is terminated (57P01)
+      await new Promise((r) => setTimeout(r, 800));
+      expect(alive(), `server alive after stop ${cycle + 1}`).toBe(true);
+      await startPg();
+      await db.pool.query(`UPDATE rate_limit_windows SET count = -1000000`).catch(() => {});
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    running = false;
+    await Promise.all(writers);
+    expect(alive()).toBe(true);
+    expect(refused.length).toBeGreaterThan(0);
+    // recovered by itself
+    const after = await c.post('/customers', { name: 'Efter' }, { 'Idempotency-Key': 'after' });
+    expect(after.status).toBe(201);
+    // every acknowledged create is there, with the id it was acknowledged with
+    const { rows } = await db.pool.query('SELECT id::text FROM customers WHERE id = ANY($1::uuid[])', [[...acknowledged.values()]]);
+    expect(rows.length).toBe(acknowledged.size);
+    // a refused one is safe to retry with its key: created once
+    for (const idem of refused.slice(0, 5)) {
+      const retry = await c.post('/customers', { name: `Kunde ${idem}` }, { 'Idempotency-Key': idem });
+      expect(retry.status).toBe(201);
+      const again = await c.post('/customers', { name: `Kunde ${idem}` }, { 'Idempotency-Key': idem });
+      expect(again.body.data.id).toBe(retry.body.data.id);
+    }
+  }, 120_000);
+});
+
+describe('PostgreSQL freezes (SIGSTOP)', () => {
+  it('requests and /readyz answer 503 within their bounds instead of hanging, and the service recovers when it thaws', async () => {
+    const c = client(server.url, key);
+    expect((await c.get('/customers?per_page=1')).status).toBe(200);
+    const pids = postgresPids();
+    for (const pid of pids) process.kill(pid, 'SIGSTOP');
+    try {
+      let t = Date.now();
+      const ready = await fetch(`${server.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(Date.now() - t).toBeLessThan(2500);
+      t = Date.now();
+      const r = await c.get('/customers?per_page=1');
+      const took = Date.now() - t;
+      expect(r.status).toBe(503);
+      expect(r.body.code).toBe('service_unavailable');
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(took).toBeLessThan(6000);
+      expect(alive()).toBe(true);
+    } finally {
+      for (const pid of pids) process.kill(pid, 'SIGCONT');
+    }
+    // thawed: back by itself within a few seconds
+    let status = 0;
+    for (let i = 0; i < 40 && status !== 200; i++) {
+      status = (await c.get('/customers?per_page=1')).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(status).toBe(200);
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+  }, 60_000);
+});
+
+describe('the server never answers without its headers', () => {
+  it('a 20 KB URL gets 431 as problem+json with the usual headers', async () => {
+    const r = await fetch(`${server.url}/api/v1/customers?search=${'x'.repeat(20_000)}`);
+    expect(r.status).toBe(431);
+    expect(r.headers.get('content-type')).toBe('application/problem+json');
+    expect(r.headers.get('x-request-id')).toBeTruthy();
+    expect(r.headers.get('x-api-version')).toBe('2026-04-10');
+    expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await r.json()).toMatchObject({ status: 431, code: 'headers_too_large' });
+  });
+
+  it('a NUL byte in a header value gets a 400 problem, not a bare status line', async () => {
+    const { connect } = await import('node:net');
+    const { port: p } = new URL(server.url);
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(p), '127.0.0.1', () => socket.write(`GET /api/v1/customers HTTP/1.1\r\nHost: x\r\nX-API-Key: tlr_live_\u0000x\r\n\r\n`));
+      let out = '';
+      socket.on('data', (d) => (out += d.toString()));
+      socket.on('end', () => resolve(out));
+      socket.on('error', reject);
+    });
+    expect(text).toMatch(/^HTTP\/1.1 400 /);
+    expect(text).toMatch(/content-type: application\/problem\+json/i);
+    expect(text).toMatch(/"code":"invalid_request"/);
+  });
+});
