@@ -1,0 +1,157 @@
+// Property-based fuzzing driven by the served OpenAPI document: for every operation, requests with
+// path, query and body values drawn from the documented shapes and from hostile ones (wrong types,
+// boundaries, huge and tiny numbers, NUL and odd Unicode, impossible dates, deep nesting, broken JSON).
+// Whatever is sent, the answer is never a 5xx, and every error is an RFC 9457 problem.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, newCompany, startTestService, testDb } from './helpers.ts';
+import type { Service } from '../src/service.ts';
+
+type Json = Record<string, any>;
+let svc: Service;
+let doc: Json;
+let live: string;
+let test: string;
+let ids: string[] = [];
+
+beforeAll(async () => {
+  svc = await startTestService();
+  const company = await newCompany('Fuzz ApS');
+  live = (await company.key()).key;
+  test = (await company.key(undefined, 'test')).key;
+  doc = (await (await fetch(`${svc.url}/api/v1/openapi.json`)).json()) as Json;
+  // Real ids, so that some generated requests reach past the "not found" of an unknown id.
+  const c = client(svc.url, live);
+  const customer = (await c.post('/customers', { name: 'Fuzz kunde' })).body.data;
+  const product = (await c.post('/products', { name: 'Fuzz vare', unit_price: 10 })).body.data;
+  const posted = (await c.post('/transactions', { date: '2026-03-02', lines: [{ account_number: '6470', debit: 5 }, { account_number: '1010', credit: 5 }] })).body.data;
+  const account = (await c.get('/accounts?per_page=1')).body.data[0];
+  ids = [customer.id, product.id, posted.id, account.id];
+});
+afterAll(() => svc.stop());
+
+const HOSTILE_STRINGS = [
+  '', ' ', '\u0000', 'a\u0000b', '\ud800', 'a\udc00b', '\uffff', '🍞'.repeat(50), 'x'.repeat(5000), 'ÆØÅ æøå', '<script>', "'; DROP TABLE customers; --",
+  '%00', '0', '-1', '1e309', '-0', 'NaN', 'Infinity', 'null', 'true', 'false', '[]', '{}',
+  '0000-01-01', '0000-00-00', '2026-02-30', '2026-13-01', '0099-12-31', '0999-12-31', '1899-12-31', '1900-01-01', '9998-12-31', '9999-12-31', '10000-01-01', '2026-1-1',
+  '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '999999999999999.99', '1000000000000000', '0.001', '12345678', '1'.repeat(400),
+];
+const HOSTILE_NUMBERS = [0, -0, 1, -1, 0.5, 0.001, 0.005, 1e-320, 99.999, 2 ** 31, 2 ** 53 + 2, 1e15, 999999999999999.9, 1e308, -1e308, 123456789.123];
+
+const hostileString = fc.oneof(fc.constantFrom(...HOSTILE_STRINGS), fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 20 }));
+const hostileNumber = fc.oneof(fc.constantFrom(...HOSTILE_NUMBERS), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer());
+const hostileScalar = fc.oneof(hostileString, hostileNumber, fc.boolean(), fc.constant(null));
+const hostileValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small' }, hostileScalar, fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(hostileString, tie('value'), { maxKeys: 3 })),
+})).value;
+
+const resolve = (schema: Json | undefined): Json => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema) ?? {};
+
+/** A value of the schema's shape, or (one time in three, at every level) something hostile. */
+function valueFor(schema: Json, depth = 0): fc.Arbitrary<unknown> {
+  const s = resolve(schema);
+  const variants = s.anyOf ?? s.oneOf;
+  let shaped: fc.Arbitrary<unknown>;
+  if (variants) shaped = fc.oneof(...variants.map((v: Json) => valueFor(v, depth + 1)));
+  else if (s.enum) shaped = fc.constantFrom(...s.enum);
+  else if (s.type === 'object' || s.properties) shaped = objectFor(s, depth);
+  else if (s.type === 'array') shaped = fc.array(valueFor(s.items ?? {}, depth + 1), { maxLength: depth > 2 ? 1 : 4 });
+  else if (s.type === 'number' || s.type === 'integer') shaped = hostileNumber;
+  else if (s.type === 'boolean') shaped = fc.boolean();
+  else if (s.format === 'date') shaped = fc.oneof(fc.constantFrom('2026-03-02', '2026-02-30', '0000-01-01', '9998-12-31', '1900-01-01'), fc.date({ noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)));
+  else if (s.format === 'uuid' || /uuid/i.test(s.pattern ?? '')) shaped = fc.oneof(fc.constantFrom(...ids), fc.uuid());
+  else shaped = hostileString;
+  return depth > 4 ? shaped : fc.oneof({ weight: 2, arbitrary: shaped }, { weight: 1, arbitrary: hostileValue });
+}
+
+function objectFor(s: Json, depth: number): fc.Arbitrary<unknown> {
+  const props = Object.fromEntries(Object.entries((s.properties ?? {}) as Json).map(([k, v]) => [k, valueFor(v as Json, depth + 1)]));
+  const required = (s.required ?? []) as string[];
+  return fc
+    .tuple(fc.record(props, { requiredKeys: required.filter((k) => k in props) }), fc.dictionary(hostileString, hostileScalar, { maxKeys: 1 }))
+    .map(([known, extra]) => ({ ...extra, ...known }));
+}
+
+/** Request bodies as text: JSON of the shape, or text no JSON encoder would write. */
+function bodyText(schema: Json | undefined): fc.Arbitrary<string | undefined> {
+  const json = (schema ? valueFor(schema) : hostileValue).map((v) => JSON.stringify(v) ?? 'null');
+  const weird = fc.constantFrom(
+    `{"name":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+    '{"name":"\\ud800"}',
+    '{"name":"a\\u0000b"}',
+    `{"amount":1${'0'.repeat(400)}}`,
+    '{"unit_price":999999999999999.99,"name":"x"}',
+    '{"date":"2026-02-30","lines":[]}',
+    '{',
+    '',
+    '[]',
+    '"text"',
+    'null',
+  );
+  return fc.oneof({ weight: 5, arbitrary: json }, { weight: 2, arbitrary: weird }, { weight: 1, arbitrary: fc.constant(undefined) });
+}
+
+function requestFor(path: string, method: string, op: Json) {
+  const params = (op.parameters ?? []) as Json[];
+  const pathValue = fc.oneof(fc.constantFrom(...ids), fc.uuid(), hostileString);
+  const query = fc.array(
+    fc.oneof(
+      ...params.filter((p) => p.in === 'query').map((p) => fc.tuple(fc.constant(p.name as string), fc.oneof(valueFor(p.schema ?? {}).map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))), hostileString))),
+      fc.tuple(hostileString, hostileString),
+    ),
+    { maxLength: 4 },
+  );
+  const content = op.requestBody?.content?.['application/json']?.schema as Json | undefined;
+  return fc.record({
+    segments: fc.array(pathValue, { minLength: 3, maxLength: 3 }),
+    query,
+    body: ['post', 'put', 'patch', 'delete'].includes(method) ? bodyText(content) : fc.constant(undefined),
+    idempotencyKey: fc.oneof(fc.uuid(), hostileString, fc.constant(undefined)),
+    contentType: fc.constantFrom('application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded'),
+  });
+}
+
+/** A path segment; a lone surrogate goes as the bytes of one (invalid UTF-8), which no encoder writes. */
+const encodeSegment = (v: string) => (v.isWellFormed() ? encodeURIComponent(v) : `%ED%A0%80${encodeURIComponent(v.toWellFormed())}`);
+const safeHeader = (v: string) => v.replace(/[^\x20-\x7e]/g, '');
+
+describe('fuzzing every operation of the OpenAPI document', () => {
+  it('never answers 5xx, and every error is problem+json', async () => {
+    const operations = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+      ['get', 'post', 'put', 'delete', 'patch'].filter((m) => (item as Json)[m]).map((m) => ({ path, method: m, op: (item as Json)[m] as Json })),
+    );
+    expect(operations.length).toBeGreaterThan(15);
+    const failures: string[] = [];
+    let sent = 0;
+    for (const { path, method, op } of operations) {
+      const key = path === '/sandbox/reset' ? test : live;
+      await fc.assert(
+        fc.asyncProperty(requestFor(path, method, op), async (r) => {
+          // Fuzzing sends thousands of requests; the rate limit is tested elsewhere.
+          if (++sent % 80 === 0) await testDb().pool.query('UPDATE rate_limit_windows SET count = 0');
+          let i = 0;
+          const concrete = path.replace(/\{[^}]+\}/g, () => encodeSegment(r.segments[i++]!));
+          const qs = new URLSearchParams(r.query as [string, string][]).toString();
+          const headers: Record<string, string> = { 'X-API-Key': key };
+          if (r.body !== undefined) headers['Content-Type'] = r.contentType;
+          if (r.idempotencyKey !== undefined) headers['Idempotency-Key'] = safeHeader(r.idempotencyKey);
+          const res = await fetch(`${svc.url}/api/v1${concrete}${qs ? `?${qs}` : ''}`, { method: method.toUpperCase(), headers, ...(r.body !== undefined ? { body: r.body } : {}) });
+          const text = await res.text();
+          const where = `${method.toUpperCase()} ${concrete}?${qs} ${r.body?.slice(0, 200) ?? ''} -> ${res.status} ${text.slice(0, 300)}`;
+          if (res.status >= 500) failures.push(where);
+          if (res.status >= 400) {
+            if (!/^application\/problem\+json/.test(res.headers.get('content-type') ?? '')) failures.push(`not problem+json: ${where}`);
+            else {
+              const p = JSON.parse(text);
+              if (typeof p.code !== 'string' || p.status !== res.status || typeof p.detail !== 'string' || typeof p.title !== 'string' || typeof p.type !== 'string') failures.push(`bad problem: ${where}`);
+            }
+          }
+          return true;
+        }),
+        { numRuns: path === '/exports/saft' ? 40 : 200 },
+      );
+    }
+    expect(failures.slice(0, 20)).toEqual([]);
+    expect(sent).toBeGreaterThan(3000);
+  }, 240_000);
+});
