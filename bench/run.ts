@@ -91,7 +91,9 @@ class KeyPool {
   next(): string {
     if (this.fresh.length < this.batch / 2 && !this.refilling) {
       this.refilling = this.add(this.batch)
-        .catch((e) => log(`key refill failed: ${e}`))
+        .catch((e: unknown) => {
+          log(`key refill failed: ${String(e)}`);
+        })
         .finally(() => (this.refilling = undefined));
     }
     this.cursor = (this.cursor + 1) % this.activeSize;

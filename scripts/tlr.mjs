@@ -74,6 +74,7 @@ const manifests = [
   'package.json',
   ...['config', 'db', 'domain', 'api', 'jobs'].map((p) => `packages/${p}/package.json`),
   ...['server', 'cli'].map((p) => `apps/${p}/package.json`),
+  'bench/package.json',
 ];
 whenChanged('node_modules/.tlr-stamp', manifests, () => {
   say('installing dependencies with pnpm ...');
