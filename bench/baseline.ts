@@ -1,15 +1,11 @@
 // The baseline of the benchmark: the least an Express 5 + pg server can do for GET /customers/:id —
 // one parameterised SELECT on a pool, the row as JSON. No auth, no rate limit, no audit, no
-// validation, no envelope. tlr's GET /api/v1/customers/{id} is compared against this.
-//
-// express and pg are not root dependencies; they are taken from the workspace packages that own them
-// (apps/server depends on express, packages/db on pg), so the baseline runs the very same versions.
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
+// validation, no envelope. tlr's GET /api/v1/customers/{id} is compared against this. express and pg
+// come from the same catalogue versions as the service's.
 import type { Server } from 'node:http';
-
-const fromServer = createRequire(new URL('../apps/server/package.json', import.meta.url));
-const fromDb = createRequire(new URL('../packages/db/package.json', import.meta.url));
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import pg from 'pg';
 
 export interface Baseline {
   url: string;
@@ -26,8 +22,6 @@ export interface BaselineOptions {
 }
 
 export async function startBaseline(opts: BaselineOptions): Promise<Baseline> {
-  const express = fromServer('express') as typeof import('express');
-  const pg = fromDb('pg') as typeof import('pg');
   const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
   pool.on('error', () => {});
 

@@ -34,7 +34,7 @@ describe('lists', () => {
   it('pages through with correct meta, each row exactly once', async () => {
     const seen: string[] = [];
     let page = 1;
-    let totalPages = 0;
+    let totalPages: number;
     do {
       const r = await c.get(`/customers?per_page=4&page=${page}&sort=created_at&order=asc`);
       expect(r.body.meta).toMatchObject({ page, per_page: 4, total: 6, total_pages: 2 });

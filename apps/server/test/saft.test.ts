@@ -16,7 +16,6 @@ const year = Number(new Date().toISOString().slice(0, 4));
 const d = (mmdd: string, y = year) => `${y}-${mmdd}`;
 
 let svc: Service;
-let companyId: string;
 let c: ReturnType<typeof client>;
 let mainKey: string;
 let keyFor: (scopes: readonly Scope[]) => Promise<string>;
@@ -32,7 +31,6 @@ async function companyWithKey(name: string, cvr?: string) {
 beforeAll(async () => {
   svc = await startTestService();
   const company = await companyWithKey('Nordisk Tømrer & Søn ApS', CVR);
-  companyId = company.companyId;
   keyFor = company.key;
   mainKey = await company.key();
   c = client(svc.url, mainKey);

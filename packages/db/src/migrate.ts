@@ -44,7 +44,7 @@ export async function applyMigrations(url: string, dir = MIGRATIONS_DIR): Promis
         await client.query('COMMIT');
       } catch (e) {
         await client.query('ROLLBACK');
-        throw new Error(`migration ${name} failed: ${(e as Error).message}`);
+        throw new Error(`migration ${name} failed: ${(e as Error).message}`, { cause: e });
       }
       applied.push(name);
     }

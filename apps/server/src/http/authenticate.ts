@@ -31,7 +31,7 @@ export function authenticate(db: Queryable) {
     // around it (a non-breaking space pasted along) is not the key.
     const apiKey = req.get('X-API-Key');
     const authorization = req.get('Authorization');
-    let auth: Authenticated | null = null;
+    let auth: Authenticated | null;
     if (apiKey !== undefined) {
       const known = spent.check(apiKey);
       if (known) {

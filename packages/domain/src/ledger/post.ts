@@ -10,7 +10,7 @@
 // done before (checks, lookups, opening a fiscal year) is done before; under the lock there are two
 // statements: one that draws the numbers, checks the lock date and writes the transaction, its lines
 // and the balances, and one that records the event.
-import { Prisma, type Db } from '@tlr/db';
+import { type Prisma, type Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';

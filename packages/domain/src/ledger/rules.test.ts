@@ -1,6 +1,6 @@
 import { Decimal } from '../money.ts';
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../errors.ts';
+import { type DomainError } from '../errors.ts';
 import { assertPostable, reversingLines, totalsByAccount, type PostingLine } from './rules.ts';
 
 const line = (accountId: string, debit: string, credit: string): PostingLine => ({

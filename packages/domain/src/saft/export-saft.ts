@@ -25,8 +25,10 @@ export const SAFT_NAMESPACE = 'urn:StandardAuditFile-Taxation-Financial:DK';
 export interface XmlSink {
   write(chunk: string): boolean;
   readonly destroyed: boolean;
-  on(event: 'drain' | 'close' | 'error', listener: (...args: any[]) => void): unknown;
-  off(event: 'drain' | 'close' | 'error', listener: (...args: any[]) => void): unknown;
+  on(event: 'drain' | 'close', listener: () => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
+  off(event: 'error', listener: (err: Error) => void): unknown;
 }
 
 /** The sink went away (the client disconnected, or stopped reading) before the export finished. */
