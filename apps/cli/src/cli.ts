@@ -17,6 +17,7 @@ type Values = Record<string, string | boolean | undefined>;
 export const USAGE = `usage: tlr <command> [flags] [--json]
 
   company create --name N --owner-email E --owner-password P [--cvr 12345678]
+  company list   [--search TEXT]   (name, CVR, owner e-mail or company id)
   company set    --company ID [--fiscal-year-start-month 1-12] [--vat-registered true|false]
                  [--vat-period monthly|quarterly|half_yearly] [--lock-date YYYY-MM-DD|none]
   key create     --company ID --name N --scopes a,b|all --mode live|test [--expires-at 2027-01-01T00:00:00Z]
@@ -52,6 +53,15 @@ const commands: Record<string, Command> = {
       const cvr = v.cvr as string | undefined;
       const r = await api.createCompany({ name: s(v, 'name'), ownerEmail: s(v, 'owner-email'), ownerPassword: s(v, 'owner-password'), ...(cvr !== undefined ? { cvr } : {}) });
       return { json: r, text: `created company ${r.company_id} (owner user ${r.user_id})` };
+    },
+  },
+  'company list': {
+    options: { search: str },
+    required: [],
+    prepare: (v) => async (api) => {
+      const companies = await api.listCompanies(v.search === undefined ? {} : { search: s(v, 'search') });
+      const lines = companies.map((c) => `${c.id}  ${(c.cvr ?? '').padEnd(8)}  ${c.owner_email}  ${c.name}${c.sandbox_id ? `  (sandbox ${c.sandbox_id})` : ''}`);
+      return { json: { companies }, text: lines.length ? lines.join('\n') : 'no companies' };
     },
   },
   'company set': {

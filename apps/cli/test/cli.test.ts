@@ -80,6 +80,28 @@ describe('tlr', () => {
     expect((await tlr('company', 'set', '--company', company.company_id, '--fiscal-year-start-month', '13')).code).toBe(2);
   });
 
+  it('company set refuses an impossible lock date instead of rolling it over (2026-02-30 is not 2026-03-02)', async () => {
+    const company = await newCompany();
+    const r = await tlr('company', 'set', '--company', company.company_id, '--lock-date', '2026-02-30');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('tlr: lock_date: must be a valid calendar date\n');
+    const settings = await json('company', 'set', '--company', company.company_id, '--lock-date', '2026-02-28');
+    expect(settings.lock_date).toBe('2026-02-28');
+  });
+
+  it('company list finds live companies by name, CVR, owner e-mail or id, and shows their sandbox', async () => {
+    const email = ownerEmail();
+    const company = await json('company', 'create', '--name', 'Listefirmaet Ærø ApS', '--owner-email', email, '--owner-password', 'a long secret', '--cvr', '87654321');
+    const sandbox = (await json('key', 'create', '--company', company.company_id, '--name', 't', '--scopes', 'all', '--mode', 'test')).company_id;
+    for (const search of ['listefirmaet ærø', '87654321', email, company.company_id]) {
+      const { companies } = await json('company', 'list', '--search', search);
+      expect(companies, search).toEqual([expect.objectContaining({ id: company.company_id, name: 'Listefirmaet Ærø ApS', cvr: '87654321', owner_email: email, sandbox_id: sandbox })]);
+    }
+    const human = await tlr('company', 'list', '--search', company.company_id);
+    expect(human.stdout).toContain(company.company_id);
+    expect(human.stdout).toContain('Listefirmaet Ærø ApS');
+  });
+
   it('a test key works on the sandbox: its company_id differs from the live one and stays the same for the next test key', async () => {
     const { company_id } = await newCompany();
     const first = await json('key', 'create', '--company', company_id, '--name', 'sandbox one', '--scopes', 'customers:read,customers:write', '--mode', 'test');

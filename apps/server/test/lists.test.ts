@@ -63,6 +63,14 @@ describe('lists', () => {
     expect((await c.get('/customers?search=nothing-like-this')).body.meta).toEqual({ page: 1, per_page: 50, total: 0, total_pages: 0 });
   });
 
+  it('folds Danish letters too: "ærø" finds "ÆRØ Købmand" and "ÆRØ" finds "ærø bageri"', async () => {
+    const other = client(svc.url, (await (await newCompany()).key()).key);
+    await other.post('/customers', { name: 'ÆRØ Købmand' });
+    await other.post('/customers', { name: 'ærø bageri' });
+    expect((await other.get('/customers?search=ærø&sort=name&order=asc')).body.data.map((x: any) => x.name)).toEqual(['ÆRØ Købmand', 'ærø bageri']);
+    expect((await other.get('/customers?search=%C3%86R%C3%98')).body.meta.total).toBe(2);
+  });
+
   it('filters on creation date, since and until inclusive', async () => {
     const today = new Date().toISOString().slice(0, 10);
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);

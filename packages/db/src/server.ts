@@ -32,7 +32,11 @@ export async function ensureDatabase(serverUrl: string, name: string): Promise<s
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (!rowCount) {
-      await client.query(`CREATE DATABASE "${name.replace(/"/g, '')}"`).catch((e: { code?: string }) => {
+      // Unicode case mapping whatever the cluster's locale (the embedded one is initialised with C):
+      // case-insensitive search must fold Æ to æ. PostgreSQL 17+ has it built in.
+      const { rows } = await client.query<{ v: number }>(`SELECT current_setting('server_version_num')::int AS v`);
+      const locale = rows[0]!.v >= 170000 ? ` TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER builtin BUILTIN_LOCALE 'C.UTF-8'` : '';
+      await client.query(`CREATE DATABASE "${name.replace(/"/g, '')}"${locale}`).catch((e: { code?: string }) => {
         if (e.code !== '42P04') throw e; // created by a concurrent start
       });
     }
