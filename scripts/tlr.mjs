@@ -98,6 +98,8 @@ if (!commands[command]) {
   process.stderr.write(`usage: node scripts/tlr.mjs ${Object.keys(commands).join('|')} [args]\n`);
   process.exit(2);
 }
+// The browser tests drive Debian's Chromium: install it first, or stop saying how (never skip them).
+if (command === 'test') runOrDie(process.execPath, [join(root, 'scripts', 'ensure-chromium.mjs')], process.env);
 const [cmd, cmdArgs] = commands[command];
 const child = spawn(cmd, cmdArgs, { cwd: root, stdio: 'inherit', env });
 // Forward termination so the server can finish in-flight work (graceful shutdown) before we exit.

@@ -10,6 +10,7 @@ import { authenticate } from './http/authenticate.ts';
 import { cors } from './http/cors.ts';
 import { deadline } from './http/deadline.ts';
 import { discovery } from './http/discovery.ts';
+import { docsPage, redirectToDocs } from './http/docs-page.ts';
 import { inspectQuery, requireJsonContent, requireJsonObject } from './http/json-body.ts';
 import { problemBodies } from './http/problem-bodies.ts';
 import { sendProblem } from './http/problem-response.ts';
@@ -62,6 +63,8 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
   api.get('/openapi.json', (req, res) => {
     res.json(openApiDocument(publicBaseUrl ?? `${req.protocol}://${req.get('host')}`));
   });
+  api.use('/docs', docsPage());
+  app.get('/docs', redirectToDocs);
   api.get('/', discovery);
   api.use(routeGuardAnonymous);
   api.use(authenticate(db.pool));
