@@ -52,6 +52,7 @@ describe('GET /api/v1/docs over HTTP', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(res.headers.get('content-encoding')).toBe('gzip');
     const body = await res.text();
     expect(body.length).toBeGreaterThan(500_000);
     expect(body).not.toContain('cdn.redoc.ly');

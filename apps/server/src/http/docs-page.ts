@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { gzipSync } from 'node:zlib';
 import express, { type NextFunction, type Request, type Response } from 'express';
 
 export const DOCS_PATH = '/api/v1/docs';
@@ -41,11 +42,13 @@ const INIT_SCRIPT = `// tlr API reference: Redoc over the OpenAPI document (apps
 interface Asset {
   path: string;
   body: Buffer;
+  /** Compressed once (the bundle: 1.1 MB, 0.33 MB gzipped); there is no compression middleware. */
+  gzipped: Buffer;
 }
 
 function asset(name: string, ext: string, body: Buffer): Asset {
   const hash = createHash('sha256').update(body).digest('hex').slice(0, 16);
-  return { path: `${ASSETS_PATH}/${name}.${hash}.${ext}`, body };
+  return { path: `${ASSETS_PATH}/${name}.${hash}.${ext}`, body, gzipped: gzipSync(body) };
 }
 
 let loaded: { bundle: Asset; init: Asset } | undefined;
@@ -114,7 +117,11 @@ function serveAsset(req: Request, res: Response, next: NextFunction) {
   if (!found) return next();
   // The name carries the content's hash, so the file never changes under it.
   res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
-  res.type('text/javascript').send(found.body);
+  res.setHeader('Vary', 'Accept-Encoding');
+  res.type('text/javascript');
+  if (!req.acceptsEncodings('gzip')) return res.send(found.body);
+  res.setHeader('Content-Encoding', 'gzip');
+  res.send(found.gzipped);
 }
 
 /** Mounted at /api/v1/docs, before the route guard (which answers unknown /api/v1 paths with 404). */
