@@ -14,6 +14,7 @@ export function discovery(_req: Request, res: Response) {
       api_version: API_VERSION,
       base_path: '/api/v1',
       openapi_url: '/api/v1/openapi.json',
+      docs_url: '/api/v1/docs',
       authentication: {
         api_key: { header: 'X-API-Key', formats: ['tlr_live_ + 48 hex', 'tlr_test_ + 48 hex'] },
         scopes: SCOPES,

@@ -4,10 +4,10 @@ import { z } from 'zod';
 export const single = <T extends z.ZodType>(resource: T) => z.object({ data: resource });
 
 export const listMeta = z.object({
-  page: z.int(),
-  per_page: z.int(),
-  total: z.int(),
-  total_pages: z.int(),
+  page: z.int().min(1).meta({ example: 1 }),
+  per_page: z.int().min(1).max(200).meta({ example: 50 }),
+  total: z.int().min(0).meta({ example: 123 }),
+  total_pages: z.int().min(0).meta({ description: 'ceil(total / per_page); 0 for an empty list', example: 3 }),
 });
 
 export const list = <T extends z.ZodType>(resource: T) => z.object({ data: z.array(resource), meta: listMeta });
