@@ -92,16 +92,20 @@ const commands = {
   start: ['tsx', ['apps/server/src/main.ts', ...args]],
   test: ['pnpm', ['run', '--silent', 'test:all', ...args]],
   cli: ['tsx', ['apps/cli/src/main.ts', ...args]],
-  exec: [args[0], args.slice(1)],
+  exec: args.length ? [args[0], args.slice(1)] : undefined,
 };
 if (!commands[command]) {
-  process.stderr.write(`usage: node scripts/tlr.mjs ${Object.keys(commands).join('|')} [args]\n`);
+  process.stderr.write(`usage: node scripts/tlr.mjs ${Object.keys(commands).join('|')} [args]   (exec: a command and its arguments)\n`);
   process.exit(2);
 }
 // The browser tests drive Debian's Chromium: install it first, or stop saying how (never skip them).
 if (command === 'test') runOrDie(process.execPath, [join(root, 'scripts', 'ensure-chromium.mjs')], process.env);
 const [cmd, cmdArgs] = commands[command];
 const child = spawn(cmd, cmdArgs, { cwd: root, stdio: 'inherit', env });
+child.on('error', (e) => {
+  process.stderr.write(`[tlr] cannot run ${cmd}: ${e.message}\n`);
+  process.exit(127);
+});
 // Forward termination so the server can finish in-flight work (graceful shutdown) before we exit.
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

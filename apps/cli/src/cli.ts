@@ -4,6 +4,7 @@ import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { createCaller, toProblem, type Caller } from '@tlr/api';
 import { ConfigError, loadConfig } from '@tlr/config';
 import { applyMigrations, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
+import { StartupError } from '@tlr/db/server';
 import { parseScopes, type VatFrequency } from '@tlr/domain';
 
 export interface Io {
@@ -157,11 +158,12 @@ const flagOf: Record<string, string> = {
 const flag = (field: string) => flagOf[field] ?? field;
 
 function failureMessage(e: unknown): string {
+  if (e instanceof StartupError) return e.message; // says what to change already
   const p = toProblem(e);
   if (p.errors?.length) return p.errors.map((x) => `${flag(x.field)}: ${x.message}`).join('; ');
   if (p.code !== 'internal_error') return p.field ? `${flag(p.field)}: ${p.detail}` : p.detail;
   // Not the operator's mistake (database down, a bug): the original message is what helps.
-  const cause = (e as { cause?: unknown }).cause ?? e;
+  const cause = e instanceof Error && e.cause !== undefined ? e.cause : e;
   return cause instanceof Error ? cause.message : String(cause);
 }
 
@@ -170,9 +172,9 @@ function oneLine(s: string): string {
 }
 
 export async function runCli(argv: string[], io: Io, env: Record<string, string | undefined> = process.env): Promise<number> {
-  const fail = (code: 1 | 2, message: string) => {
+  const fail = (code: 1 | 2, message: string, hint = code === 2) => {
     io.stderr(`tlr: ${oneLine(message)}\n`);
-    if (code === 2) io.stderr(`run "tlr --help" for usage\n`);
+    if (hint) io.stderr(`run "tlr --help" for usage\n`);
     return code;
   };
 
@@ -210,7 +212,7 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
   try {
     config = loadConfig(env);
   } catch (e) {
-    if (e instanceof ConfigError) return fail(2, e.message);
+    if (e instanceof ConfigError) return fail(2, e.message, false); // a setting, not the command line
     throw e;
   }
 

@@ -1,12 +1,13 @@
 // Starting and stopping the whole service: database (embedded or DATABASE_URL), migrations, the HTTP
 // server and the background workers. Shutdown stops accepting, finishes in-flight requests and jobs,
 // flushes the audit log and closes the pool.
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { AuditLog } from '@tlr/api';
 import type { Config } from '@tlr/config';
 import { applyMigrations, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
-import { startBoss, type Boss } from '@tlr/jobs';
+import { StartupError } from '@tlr/db/server';
+import { startBoss } from '@tlr/jobs';
 import { createApp } from './app.ts';
 import { answerClientError } from './http/client-error.ts';
 import { registerWorkers } from './worker.ts';
@@ -36,32 +37,62 @@ export const timeoutsOf = (config: Config): DbTimeouts => ({
   transactionMs: config.DB_TRANSACTION_TIMEOUT_MS,
 });
 
+/** The HTTP server on PORT and HOST, or a StartupError naming the setting to change. */
+function listen(app: RequestListener, port: number, host: string): Promise<Server> {
+  // Not Express 5's app.listen: it calls its callback on 'error' too, as if it were listening.
+  const server = createServer(app);
+  return new Promise((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) => {
+      const why: Record<string, string> = {
+        EADDRINUSE: 'the port is in use; set PORT to a free port',
+        EACCES: 'not allowed to use this port; set PORT to one above 1023',
+        EADDRNOTAVAIL: 'this machine has no such address; set HOST to one of its addresses (0.0.0.0: all of them)',
+      };
+      reject(new StartupError(`cannot listen on ${host}:${port}: ${why[e.code ?? ''] ?? `${e.message}; check PORT and HOST`}`));
+    });
+    server.listen(port, host, () => resolve(server));
+  });
+}
+
 export async function startService(config: Config, logger = createLogger(config)): Promise<Service> {
   const dbServer: DatabaseServer = await resolveDatabaseServer({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
     embeddedPort: config.EMBEDDED_PG_PORT,
     log: (m) => logger.debug({ component: 'embedded-postgres' }, m),
+    // Ctrl-C is for us: we finish in-flight work on the database and stop it last.
+    embedded: { ownProcessGroup: true },
   });
-  if (dbServer.embedded) logger.info({ data_dir: config.DATA_DIR }, 'using embedded PostgreSQL (DATABASE_URL is unset)');
-  const applied = await applyMigrations(dbServer.url);
+  // What is open so far: stop() closes it in reverse order, and so does a start that fails half-way,
+  // so that the process can end with the one line about the cause.
+  const opened: (() => Promise<unknown>)[] = [() => dbServer.stop()];
+  const closeAll = async (quietly = false) => {
+    for (const close of [...opened].reverse()) await (quietly ? close().catch(() => {}) : close());
+  };
+  const giveUp = async (e: unknown): Promise<never> => {
+    await closeAll(true);
+    throw e;
+  };
+  if (dbServer.embedded) logger.info({ data_dir: dbServer.dataDir }, 'using embedded PostgreSQL (DATABASE_URL is unset)');
+  const applied = await applyMigrations(dbServer.url).catch(giveUp);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
 
   const db = createDatabase(dbServer.url, config.DB_POOL_SIZE, timeoutsOf(config));
+  opened.push(() => db.close());
   const audit = new AuditLog(db.pool, logger);
+  opened.push(() => audit.close());
   let ready = false;
   const app = createApp({ db, logger, audit, isReady: () => ready, publicBaseUrl: config.PUBLIC_BASE_URL, requestTimeoutMs: config.REQUEST_TIMEOUT_MS });
 
-  let boss: Boss | undefined;
   if (config.RUN_WORKER) {
-    boss = await startBoss(dbServer.url, (e) => logger.error({ err: e }, 'pg-boss error'));
-    await registerWorkers(boss, db, logger);
+    // Message and code only: its errors are connection-level, and the whole error carries the pg client.
+    const onError = (e: Error) => logger.error({ err: { message: e.message, code: (e as { code?: string }).code } }, 'pg-boss error');
+    const boss = await startBoss(dbServer.url, onError).catch(giveUp);
+    opened.push(() => boss.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS }));
+    await registerWorkers(boss, db, logger).catch(giveUp);
   }
 
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.PORT, config.HOST, () => resolve(s));
-    s.once('error', reject);
-  });
+  const server = await listen(app, config.PORT, config.HOST).catch(giveUp);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
   const address = server.address();
@@ -83,10 +114,7 @@ export async function startService(config: Config, logger = createLogger(config)
       await closed;
       clearInterval(sweep);
       clearTimeout(forced);
-      await boss?.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS });
-      await audit.close();
-      await db.close();
-      await dbServer.stop();
+      await closeAll();
       logger.info('stopped');
     })());
 

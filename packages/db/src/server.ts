@@ -1,12 +1,17 @@
 // Where the database comes from: DATABASE_URL when set, otherwise the embedded server under DATA_DIR.
-import { join } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, realpathSync, renameSync, rmdirSync, symlinkSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import pg from 'pg';
-import { startEmbeddedPostgres } from './embedded.ts';
+import { blockedAt, postgresUser, SHARED_DIR, sharedFolder, startEmbeddedPostgres, StartupError, type EmbeddedOptions } from './embedded.ts';
+
+export { StartupError } from './embedded.ts';
 
 export interface DatabaseServer {
   url: string;
   embedded: boolean;
+  /** The embedded server's data folder, links resolved (it may be under /var/lib/tlr, see dataDirFor). */
+  dataDir?: string;
   stop(): Promise<void>;
 }
 
@@ -16,13 +21,68 @@ export async function resolveDatabaseServer(opts: {
   embeddedPort: number;
   embeddedFolder?: string;
   log?: (m: string) => void;
+  embedded?: EmbeddedOptions;
 }): Promise<DatabaseServer> {
-  if (opts.databaseUrl) return { url: opts.databaseUrl, embedded: false, stop: async () => {} };
-  const folder = join(opts.dataDir, opts.embeddedFolder ?? 'pg');
-  const server = await startEmbeddedPostgres(folder, opts.embeddedPort, opts.log);
+  if (opts.databaseUrl) {
+    await probe(opts.databaseUrl);
+    return { url: opts.databaseUrl, embedded: false, stop: async () => {} };
+  }
+  const folder = join(dataDirFor(opts.dataDir, opts.log), opts.embeddedFolder ?? 'pg');
+  const server = await startEmbeddedPostgres(folder, opts.embeddedPort, opts.log, opts.embedded);
   // The embedded server's own database for the service is `tlr`.
   const url = await ensureDatabase(server.url, 'tlr');
-  return { url, embedded: true, stop: server.stop };
+  return { url, embedded: true, dataDir: realpathSync(folder), stop: server.stop };
+}
+
+/** Connects once, so that a wrong DATABASE_URL is one line at start and not a failure of whatever runs first. */
+async function probe(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => {}); // a connection lost after the probe is not its business
+  try {
+    await client.connect();
+  } catch (e) {
+    const { hostname, port } = new URL(url);
+    throw new StartupError(`cannot connect to the database of DATABASE_URL (${hostname}:${port || 5432}): ${(e as Error).message}`);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Removes `dir` only while it is empty: never data that was moved into it. */
+function rmdirSafely(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not empty, or gone
+  }
+}
+
+/**
+ * DATA_DIR, made reachable for the embedded PostgreSQL. As root it runs as the postgres user (see
+ * embedded.ts); when that user cannot enter the folder DATA_DIR is in (a checkout under /root, mode
+ * 700), the data goes to a folder of its own under /var/lib/tlr, named after DATA_DIR, and DATA_DIR
+ * becomes a link to it: every path under DATA_DIR keeps working (the test run's clean-up too), and
+ * deleting DATA_DIR starts afresh as it always did (the next start links a new folder).
+ */
+function dataDirFor(dataDir: string, log: (m: string) => void = () => {}): string {
+  const dir = resolve(dataDir);
+  const who = postgresUser();
+  const blocked = who && blockedAt(dir, who);
+  if (!blocked) return dir;
+  if (lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) return dir; // linked already; its target is checked at start
+  const target = sharedFolder(SHARED_DIR, `${dir.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-/, '')}-`);
+  try {
+    // A folder left by a start that could not run there moves along (rename may replace an empty folder).
+    if (existsSync(dir)) renameSync(dir, target);
+    else mkdirSync(dirname(dir), { recursive: true });
+    symlinkSync(target, dir);
+  } catch (e) {
+    rmdirSafely(target);
+    if (lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) return dir; // a concurrent start linked it first
+    throw new StartupError(`cannot start the embedded PostgreSQL: it runs as the user postgres (PostgreSQL refuses to run as root), who cannot enter ${blocked}, and ${dir} could not be moved to ${SHARED_DIR} (${(e as Error).message}); set DATA_DIR to a folder that user can reach, or DATABASE_URL`);
+  }
+  log(`the postgres user cannot enter ${blocked}: the data is kept in ${target}, linked from ${dir}`);
+  return dir;
 }
 
 /** Creates `name` on the server of `serverUrl` when missing; returns its URL. */

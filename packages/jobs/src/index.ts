@@ -20,10 +20,16 @@ export type Boss = PgBoss;
 export async function startBoss(connectionString: string, onError: (e: Error) => void): Promise<PgBoss> {
   const boss = new PgBoss({ connectionString, schema: 'pgboss', max: 4 });
   boss.on('error', onError);
-  await boss.start();
-  for (const q of Object.values(QUEUES)) {
-    await boss.createQueue(q.name);
-    if ('cron' in q) await boss.schedule(q.name, q.cron);
+  try {
+    await boss.start();
+    for (const q of Object.values(QUEUES)) {
+      await boss.createQueue(q.name);
+      if ('cron' in q) await boss.schedule(q.name, q.cron);
+    }
+  } catch (e) {
+    // Its pool and timers would keep a process that gives up alive.
+    await boss.stop({ graceful: false }).catch(() => {});
+    throw e;
   }
   return boss;
 }

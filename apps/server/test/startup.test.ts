@@ -1,0 +1,171 @@
+// What a newcomer meets at start-up and shutdown of `npm start`, with the real processes: a taken port
+// (the embedded PostgreSQL's or the HTTP one) fails fast with one line naming the setting to change;
+// Ctrl-C shuts down quietly; as root, a data folder the PostgreSQL user cannot enter still works.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '@tlr/config';
+import { createDatabase, freePort, resolveDatabaseServer } from '@tlr/db';
+import { blockedAt, reachableCopy } from '@tlr/db/embedded';
+import { startService } from '../src/service.ts';
+import { databaseUrl } from './helpers.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const isRoot = process.getuid?.() === 0;
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** Something else listening on a port (what a newcomer's other PostgreSQL or dev server does). */
+async function occupiedPort(): Promise<number> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+  return (server.address() as { port: number }).port;
+}
+
+/** A fresh folder the PostgreSQL user can reach (mkdtemp makes it 0700). */
+async function freshDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'tlr-startup-'));
+  chmodSync(dir, 0o755);
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+interface Run {
+  proc: ChildProcess;
+  stdout: string;
+  stderr: string;
+  exited: Promise<number | null>;
+}
+
+/** `npm start` as it is run: node scripts/tlr.mjs start, in a process group of its own (like a terminal's). */
+function npmStart(env: Record<string, string>): Run {
+  const base = { ...process.env };
+  delete base.DATABASE_URL;
+  const proc = spawn(process.execPath, ['scripts/tlr.mjs', 'start'], {
+    cwd: ROOT,
+    env: { ...base, TLR_QUIET: '1', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const run: Run = { proc, stdout: '', stderr: '', exited: new Promise((resolve) => proc.on('close', resolve)) };
+  proc.stdout!.on('data', (d) => (run.stdout += d));
+  proc.stderr!.on('data', (d) => (run.stderr += d));
+  cleanups.push(() => proc.exitCode === null && proc.signalCode === null && process.kill(-proc.pid!, 'SIGKILL'));
+  return run;
+}
+
+async function listening(run: Run): Promise<string> {
+  for (let i = 0; i < 600; i++) {
+    const m = run.stdout.match(/tlr API: (http:\/\/\S+)\/api\/v1/);
+    if (m) return m[1]!;
+    if (run.proc.exitCode !== null) throw new Error(`exited: ${run.stdout}${run.stderr}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`did not start: ${run.stdout}${run.stderr}`);
+}
+
+const lines = (s: string) => s.split('\n').filter((l) => l.trim() !== '');
+const STACK = /\n\s+at |Error:|"stack"/;
+
+describe('npm start fails fast with one line naming the cause and the setting to change', () => {
+  it('EMBEDDED_PG_PORT taken by something else', async () => {
+    const port = await occupiedPort();
+    const run = npmStart({ DATA_DIR: join(await freshDir(), 'data'), EMBEDDED_PG_PORT: String(port) });
+    expect(await run.exited).toBe(1);
+    expect(lines(run.stderr)).toEqual([
+      `tlr: cannot start the embedded PostgreSQL: port ${port} on 127.0.0.1 is in use; set EMBEDDED_PG_PORT to a free port (or DATABASE_URL to a server of your own)`,
+    ]);
+    expect(run.stdout).toBe('');
+  }, 60_000);
+
+  it('PORT taken by something else: nothing claims to listen', async () => {
+    const port = await occupiedPort();
+    const run = npmStart({ DATABASE_URL: databaseUrl(), PORT: String(port), RUN_WORKER: 'true' });
+    expect(await run.exited).toBe(1);
+    expect(lines(run.stderr)).toEqual([`tlr: cannot listen on 127.0.0.1:${port}: the port is in use; set PORT to a free port`]);
+    expect(run.stdout).not.toMatch(/listening|tlr API/);
+  }, 60_000);
+
+  it('PORT taken: startService closes the database pool and pg-boss it opened before it gives up', async () => {
+    const port = await occupiedPort();
+    const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+    const before = sockets();
+    const config = loadConfig({ DATABASE_URL: databaseUrl(), HOST: '127.0.0.1', PORT: String(port), RUN_WORKER: 'true', LOG_LEVEL: 'silent' });
+    await expect(startService(config)).rejects.toThrow(`cannot listen on 127.0.0.1:${port}`);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(sockets()).toBe(before);
+  }, 60_000);
+});
+
+describe('Ctrl-C on npm start', () => {
+  it('shuts down quietly: "shutting down", "stopped", exit 0, no stack, the embedded PostgreSQL stopped', async () => {
+    const dataDir = join(await freshDir(), 'data');
+    const run = npmStart({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), RUN_WORKER: 'true' });
+    const url = await listening(run);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    const before = run.stdout.length + run.stderr.length;
+    // A terminal's Ctrl-C signals the whole foreground process group: tlr.mjs, tsx, the server, PostgreSQL.
+    process.kill(-run.proc.pid!, 'SIGINT');
+    expect(await run.exited).toBe(0);
+    const after = (run.stdout + run.stderr).slice(before);
+    expect(run.stderr).not.toMatch(STACK);
+    expect(run.stdout).not.toMatch(STACK);
+    expect(run.stdout + run.stderr).not.toMatch(/pg-boss error|terminating connection/);
+    expect(after.length).toBeLessThan(400);
+    expect(lines(run.stdout).slice(-2).map((l) => JSON.parse(l).msg)).toEqual([expect.stringMatching(/^shutting down/), 'stopped']);
+    expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+  }, 120_000);
+});
+
+describe('as root, PostgreSQL runs as the postgres user, who may not reach the checkout', () => {
+  const postgres = { uid: 4242, gid: 4242 };
+
+  it('blockedAt names the first folder that user cannot enter', async () => {
+    const dir = await freshDir();
+    mkdirSync(join(dir, 'private', 'data'), { recursive: true });
+    chmodSync(join(dir, 'private'), 0o700);
+    expect(blockedAt(join(dir, 'private', 'data', 'pg'), postgres)).toBe(join(dir, 'private'));
+    expect(blockedAt(join(dir, 'private', 'data', 'pg'), { uid: process.getuid!(), gid: 0 })).toBeUndefined();
+    expect(blockedAt(join(dir, 'open', 'not', 'yet', 'made'), postgres)).toBeUndefined();
+  });
+
+  it('reachableCopy copies an unreachable folder once to a shared place, and leaves a reachable one where it is', async () => {
+    const dir = await freshDir();
+    mkdirSync(join(dir, 'home', 'native', 'bin'), { recursive: true });
+    writeFileSync(join(dir, 'home', 'native', 'bin', 'initdb'), '#!/bin/sh\n', { mode: 0o755 });
+    const shared = join(dir, 'shared');
+    expect(reachableCopy(join(dir, 'home', 'native'), 'pg-1', postgres, shared)).toBe(join(dir, 'home', 'native'));
+    chmodSync(join(dir, 'home'), 0o700);
+    const copy = reachableCopy(join(dir, 'home', 'native'), 'pg-1', postgres, shared);
+    expect(copy).toBe(join(shared, 'pg-1'));
+    expect(existsSync(join(copy, 'bin', 'initdb'))).toBe(true);
+    expect(blockedAt(join(copy, 'bin', 'initdb'), postgres)).toBeUndefined();
+    expect(reachableCopy(join(dir, 'home', 'native'), 'pg-1', postgres, shared)).toBe(copy);
+  });
+
+  it.runIf(isRoot)('a DATA_DIR inside a mode-700 folder: the data lives under /var/lib/tlr, linked from DATA_DIR', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'tlr-home-')); // 0700, like /root
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    const dataDir = join(home, 'checkout', '.data');
+    cleanups.push(() => existsSync(dataDir) && rmSync(realpathSync(dataDir), { recursive: true, force: true }));
+    const server = await resolveDatabaseServer({ databaseUrl: undefined, dataDir, embeddedPort: await freePort() });
+    cleanups.push(() => server.stop());
+    expect(lstatSync(dataDir).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(dataDir)).toMatch(/^\/var\/lib\/tlr\//);
+    const db = createDatabase(server.url, 1);
+    cleanups.push(() => db.close());
+    expect((await db.pool.query('SELECT current_database() AS db')).rows[0].db).toBe('tlr');
+  }, 60_000);
+});
+
+afterAll(() => {
+  for (const c of cleanups.splice(0)) void c();
+});
