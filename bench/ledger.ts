@@ -27,15 +27,13 @@
 //   BENCH_CONNECTIONS            concurrent connections for the posting measurements (16)
 //   BENCH_LEDGER_KEYS            API keys to create (200)
 //   BENCH_REPORT_CALLS           sequential calls per report (50)
-import { execSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import { API_VERSION, loadConfig } from '@tlr/config';
-import { applyMigrations, createDatabase, dropDatabase, ensureDatabase, freePort, resolveDatabaseServer, withDatabase, type Database } from '@tlr/db';
-import { createApiKey, createCompany, newId, SCOPES } from '@tlr/domain';
+import type { Database } from '@tlr/db';
+import { newId } from '@tlr/domain';
 import { startService, type Service } from '../apps/server/src/service.ts';
 import { cleanupStack } from './cleanup.ts';
+import { agent, benchCompany, benchDatabase, closedLoop, countingStatements, Keys, loadavg, machineLines, mib, ms, percentile, request, seconds, statusText, type LoadResult } from './lib.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -57,94 +55,6 @@ const print = (line = '') => {
   out.push(line);
   process.stdout.write(`${line}\n`);
 };
-
-// ---------------------------------------------------------------------------------------------------
-// small tools
-
-
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : NaN);
-const ms = (n: number) => n.toFixed(n < 10 ? 2 : 1);
-const seconds = (startNs: bigint) => Number(process.hrtime.bigint() - startNs) / 1e9;
-const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
-const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
-
-/** API keys in rotation, none used more than REQUESTS_PER_KEY times (the limit is 100 per 60 s). */
-class Keys {
-  private uses: number[];
-  private cursor = 0;
-  overused = 0;
-  constructor(private readonly keys: string[]) {
-    this.uses = keys.map(() => 0);
-  }
-  next(): string {
-    for (let tried = 0; tried < this.keys.length; tried++) {
-      const i = this.cursor;
-      this.cursor = (this.cursor + 1) % this.keys.length;
-      if (this.uses[i]! < REQUESTS_PER_KEY) {
-        this.uses[i]! += 1;
-        return this.keys[i]!;
-      }
-    }
-    this.overused += 1;
-    return this.keys[0]!;
-  }
-  get used() {
-    return this.uses.reduce((a, b) => a + b, 0);
-  }
-}
-
-interface HttpReply {
-  status: number;
-  body: string;
-}
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-function request(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number }): Promise<HttpReply> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: opts.method ?? 'GET', headers: opts.headers, agent, timeout: opts.timeoutMs ?? 30_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error(`timeout: ${opts.method ?? 'GET'} ${url}`)));
-    req.on('error', reject);
-    req.end(opts.body);
-  });
-}
-
-interface LoadResult {
-  requests: number;
-  seconds: number;
-  latencies: number[];
-  statuses: Map<string, number>;
-}
-
-/** A closed loop: `connections` workers, each starting its next operation when the last one ends. */
-async function closedLoop(connections: number, durationS: number, op: () => Promise<string>): Promise<LoadResult> {
-  const latencies: number[] = [];
-  const statuses = new Map<string, number>();
-  const start = process.hrtime.bigint();
-  const end = start + BigInt(Math.round(durationS * 1e9));
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (process.hrtime.bigint() < end) {
-        const t = process.hrtime.bigint();
-        let status: string;
-        try {
-          status = await op();
-        } catch (e) {
-          status = `error ${(e as Error).message.slice(0, 60)}`;
-        }
-        latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      }
-    }),
-  );
-  return { requests: latencies.length, seconds: seconds(start), latencies: latencies.sort((a, b) => a - b), statuses };
-}
-
-const statusText = (s: Map<string, number>) => [...s.entries()].map(([k, n]) => `${k}×${n}`).join(' ');
 
 // ---------------------------------------------------------------------------------------------------
 // b. the bulk load
@@ -341,27 +251,6 @@ async function postViaSql(db: Database, companyId: string, accountIds: string[],
   });
 }
 
-/**
- * Runs `work` while counting the statements sent by every pg client of this process (the service's
- * pool and the bench's share the pg module of @tlr/db, so patching the client prototype sees both).
- */
-async function countingStatements<T>(db: Database, work: () => Promise<T>): Promise<{ result: T; statements: number }> {
-  const probe = await db.pool.connect();
-  const proto = Object.getPrototypeOf(probe) as { query: (...args: unknown[]) => unknown };
-  probe.release();
-  const original = proto.query;
-  let statements = 0;
-  proto.query = function (this: unknown, ...args: unknown[]) {
-    statements += 1;
-    return original.apply(this, args);
-  };
-  try {
-    return { result: await work(), statements };
-  } finally {
-    proto.query = original;
-  }
-}
-
 // ---------------------------------------------------------------------------------------------------
 // d. and e.
 
@@ -437,42 +326,13 @@ async function main() {
   const startLoad = loadavg();
   try {
     // a. database, company, keys
-    const given = env.DATABASE_URL || undefined;
-    const port = await freePort();
-    log(given ? 'database: DATABASE_URL' : `database: embedded PostgreSQL in .data/${FOLDER} on 127.0.0.1:${port}`);
-    if (!given) rmSync(`.data/${FOLDER}`, { recursive: true, force: true }); // a fresh cluster (a crashed earlier run's leftovers)
-    const dbServer = await resolveDatabaseServer({ databaseUrl: given, dataDir: '.data', embeddedPort: port, embeddedFolder: FOLDER });
-    cleanups.push(async () => {
-      await dbServer.stop();
-      if (dbServer.embedded) rmSync(`.data/${FOLDER}`, { recursive: true, force: true });
-    });
-    const serverUrl = withDatabase(dbServer.url, 'postgres');
-    const dbName = `tlr_bench_ledger_${RUN_ID}`;
-    const databaseUrl = await ensureDatabase(serverUrl, dbName);
-    cleanups.push(() => dropDatabase(serverUrl, dbName));
-    await applyMigrations(databaseUrl);
-    const db = createDatabase(databaseUrl, CONNECTIONS);
-    cleanups.push(() => db.close());
-    const pgVersion = (await db.pool.query('SHOW server_version')).rows[0].server_version as string;
-    // Monthly running balances (reports read them) where this schema has them.
-    const monthly = (await db.pool.query(`SELECT to_regclass('account_monthly_balances') IS NOT NULL AS ok`)).rows[0].ok as boolean;
-    const settings = (await db.pool.query(`SELECT current_setting('synchronous_commit') AS sc, current_setting('fsync') AS fsync, current_setting('shared_buffers') AS sb`)).rows[0];
-    // Time-ordered ids like the product's (uuidv7() is PostgreSQL 18+; random ones before).
-    const uuidFn = Number((await db.pool.query('SHOW server_version_num')).rows[0].server_version_num) >= 180000 ? 'uuidv7()' : 'gen_random_uuid()';
+    // Monthly running balances (reports read them) where this schema has them; uuidFn: time-ordered ids where PostgreSQL has uuidv7().
+    const { db, databaseUrl, given, pgVersion, settings, uuidFn, monthly } = await benchDatabase({ cleanups, log, folder: FOLDER, dbName: `tlr_bench_ledger_${RUN_ID}`, poolSize: CONNECTIONS });
 
-    const { company_id: companyId } = await db.prisma.$transaction(
-      (tx) => createCompany(tx, { name: 'Bench Ledger ApS', ownerEmail: `bench-ledger-${RUN_ID}@example.dk`, ownerPassword: 'benchmark password' }),
-      { timeout: 60_000 },
-    );
     const t0 = process.hrtime.bigint();
-    const created: string[] = [];
-    for (let i = 0; i < KEYS; i += 10) {
-      const batch = await Promise.all(
-        Array.from({ length: Math.min(10, KEYS - i) }, (_, j) => createApiKey(db.prisma, { companyId, name: `bench ${i + j}`, scopes: [...SCOPES], mode: 'live' })),
-      );
-      created.push(...batch.map((k) => k.key));
-    }
-    const keys = new Keys(created);
+    const company = await benchCompany(db, { name: 'Bench Ledger ApS', ownerEmail: `bench-ledger-${RUN_ID}@example.dk`, keys: KEYS });
+    const companyId = company.companyId;
+    const keys = new Keys(company.keys, REQUESTS_PER_KEY);
     log(`company ${companyId}, ${KEYS} API keys in ${seconds(t0).toFixed(1)} s`);
 
     // b. a million lines
@@ -582,18 +442,7 @@ async function main() {
     await cleanup();
     clearTimeout(deadline);
   }
-  const mem = (() => {
-    try {
-      return execSync('free -h', { encoding: 'utf8' }).trim();
-    } catch {
-      return `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`;
-    }
-  })();
-  print(`load average at end: ${loadavg()}`);
-  print(`machine: ${os.availableParallelism()} CPUs (nproc) ${os.cpus()[0]?.model ?? ''}, node ${process.version}`);
-  print('```');
-  print(mem);
-  print('```');
+  for (const line of machineLines()) print(line);
 }
 
 main().then(

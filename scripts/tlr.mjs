@@ -89,9 +89,12 @@ whenChanged('packages/db/src/generated/.tlr-stamp', ['prisma/schema.prisma', 'pn
 
 const [command, ...args] = process.argv.slice(2);
 const commands = {
-  start: ['tsx', ['apps/server/src/main.ts', ...args]],
+  // Node with tsx's loader in-process, not the tsx CLI: that wrapper relays Ctrl-C and, when the child
+  // has not acknowledged within 30 ms (a busy machine), kills it with SIGKILL and exits 130, cutting
+  // the graceful shutdown short.
+  start: ['node', ['--import', 'tsx', 'apps/server/src/main.ts', ...args]],
   test: ['pnpm', ['run', '--silent', 'test:all', ...args]],
-  cli: ['tsx', ['apps/cli/src/main.ts', ...args]],
+  cli: ['node', ['--import', 'tsx', 'apps/cli/src/main.ts', ...args]],
   exec: args.length ? [args[0], args.slice(1)] : undefined,
 };
 if (!commands[command]) {

@@ -21,6 +21,9 @@ export const USAGE = `usage: tlr <command> [flags] [--json]
   company list   [--search TEXT]   (name, CVR, owner e-mail or company id)
   company set    --company ID [--fiscal-year-start-month 1-12] [--vat-registered true|false]
                  [--vat-period monthly|quarterly|half_yearly] [--lock-date YYYY-MM-DD|none]
+                 [--name N] [--address-line1 T] [--address-line2 T] [--postal-code T] [--city T]
+                 [--country DK] [--email E] [--phone T] [--bank-reg-number 1234]
+                 [--bank-account-number 1234567890] [--iban DK50...]   ("" clears one)
   key create     --company ID --name N --scopes a,b|all --mode live|test [--expires-at 2027-01-01T00:00:00Z]
   key revoke     --id ID
   key list       --company ID
@@ -46,6 +49,10 @@ interface Command {
 
 const s = (v: Values, name: string) => v[name] as string;
 
+/** `tlr company set` flags of the seller profile; each is the settings field with - for _. */
+const PROFILE_FLAGS = ['name', 'address-line1', 'address-line2', 'postal-code', 'city', 'country', 'email', 'phone', 'bank-reg-number', 'bank-account-number', 'iban'] as const;
+const flags = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n, str]));
+
 const commands: Record<string, Command> = {
   'company create': {
     options: { name: str, 'owner-email': str, 'owner-password': str, cvr: str },
@@ -66,7 +73,7 @@ const commands: Record<string, Command> = {
     },
   },
   'company set': {
-    options: { company: str, 'fiscal-year-start-month': str, 'vat-registered': str, 'vat-period': str, 'lock-date': str },
+    options: { company: str, 'fiscal-year-start-month': str, 'vat-registered': str, 'vat-period': str, 'lock-date': str, ...flags(PROFILE_FLAGS) },
     required: ['company'],
     prepare(v) {
       const month = v['fiscal-year-start-month'] === undefined ? undefined : Number(s(v, 'fiscal-year-start-month'));
@@ -74,22 +81,31 @@ const commands: Record<string, Command> = {
       const registered = v['vat-registered'];
       if (registered !== undefined && registered !== 'true' && registered !== 'false') throw new UsageError('--vat-registered must be true or false');
       const lock = v['lock-date'] === undefined ? undefined : s(v, 'lock-date') === 'none' ? null : s(v, 'lock-date');
-      if (month === undefined && registered === undefined && v['vat-period'] === undefined && lock === undefined) {
-        throw new UsageError('company set needs at least one of --fiscal-year-start-month, --vat-registered, --vat-period, --lock-date');
+      // The profile's rules (IBAN check digits, registration number, e-mail) are the procedure's, as for PUT /settings/company.
+      const profile = Object.fromEntries(PROFILE_FLAGS.filter((f) => v[f] !== undefined).map((f) => [f.replaceAll('-', '_'), s(v, f)]));
+      if (month === undefined && registered === undefined && v['vat-period'] === undefined && lock === undefined && Object.keys(profile).length === 0) {
+        throw new UsageError(`company set needs at least one of --fiscal-year-start-month, --vat-registered, --vat-period, --lock-date, ${PROFILE_FLAGS.map((f) => `--${f}`).join(', ')}`);
       }
       return async (api) => {
-        const settings = await api.updateAccountingSettings({
+        const settings = await api.updateCompany({
           companyId: s(v, 'company'),
           ...(month !== undefined ? { fiscal_year_start_month: month } : {}),
           ...(registered !== undefined ? { vat_registered: registered === 'true' } : {}),
           // Checked by the procedure (a 400 naming the allowed values), like every other flag.
           ...(v['vat-period'] !== undefined ? { vat_period_frequency: s(v, 'vat-period') as VatFrequency } : {}),
           ...(lock !== undefined ? { lock_date: lock } : {}),
+          ...profile,
         });
         const years = settings.fiscal_years.map((y) => `${y.start_date}..${y.end_date} (${y.vat_periods.length} VAT periods)`).join(', ');
+        const c = settings.company;
+        const address = [c.address_line1, c.address_line2, `${c.postal_code} ${c.city}`.trim(), c.country].filter(Boolean).join(', ');
+        const bank = [c.bank_reg_number && `reg. ${c.bank_reg_number} konto ${c.bank_account_number}`, c.iban && `IBAN ${c.iban}`].filter(Boolean).join(', ');
         return {
           json: settings,
-          text: `company ${settings.company_id}: VAT ${settings.vat_registered ? 'registered' : 'not registered'}, ${settings.vat_period_frequency} VAT periods, lock date ${settings.lock_date ?? 'none'}; fiscal years ${years}`,
+          text: [
+            `company ${settings.company_id}: VAT ${settings.vat_registered ? 'registered' : 'not registered'}, ${settings.vat_period_frequency} VAT periods, lock date ${settings.lock_date ?? 'none'}; fiscal years ${years}`,
+            `seller: ${c.name}${address ? `, ${address}` : ''}${bank ? `; ${bank}` : '; no bank details'}`,
+          ].join('\n'),
         };
       };
     },

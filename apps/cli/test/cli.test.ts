@@ -80,6 +80,19 @@ describe('tlr', () => {
     expect((await tlr('company', 'set', '--company', company.company_id, '--fiscal-year-start-month', '13')).code).toBe(2);
   });
 
+  it('company set records the seller profile the invoice PDF prints, with the rules of PUT /settings/company', async () => {
+    const company = await newCompany();
+    const set = await json('company', 'set', '--company', company.company_id, '--address-line1', 'Havnegade 1', '--postal-code', '5000', '--city', 'Odense C', '--bank-reg-number', '0040', '--bank-account-number', '0440116243', '--iban', 'DK50 0040 0440 1162 43');
+    expect(set.company).toMatchObject({ address_line1: 'Havnegade 1', postal_code: '5000', city: 'Odense C', bank_reg_number: '0040', bank_account_number: '0440116243', iban: 'DK5000400440116243' });
+    const human = await tlr('company', 'set', '--company', company.company_id, '--name', 'CLI Tømrer og Søn ApS');
+    expect(human.stdout).toContain('seller: CLI Tømrer og Søn ApS, Havnegade 1, 5000 Odense C, DK; reg. 0040 konto 0440116243, IBAN DK5000400440116243');
+    // A wrong IBAN refuses the whole command: the lock date given with it is not applied either.
+    const bad = await tlr('company', 'set', '--company', company.company_id, '--lock-date', '2020-01-31', '--iban', 'DK5000400440116244');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^tlr: iban: has wrong check digits/);
+    expect((await json('company', 'set', '--company', company.company_id, '--city', '')).lock_date).toBeNull();
+  });
+
   it('company set refuses an impossible lock date instead of rolling it over (2026-02-30 is not 2026-03-02)', async () => {
     const company = await newCompany();
     const r = await tlr('company', 'set', '--company', company.company_id, '--lock-date', '2026-02-30');

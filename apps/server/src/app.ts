@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
 import { appRouter, jsonTextDepth, MAX_JSON_DEPTH, BUSY_RETRY_AFTER, busyProblem, databaseUnavailable, internalProblem, openApiDocument, problem, PROBLEM_CONTENT_TYPE, routes, toProblem, type ApiContext, type AuditSink } from '@tlr/api';
 import type { Database } from '@tlr/db';
-import { exactJsonNumber } from '@tlr/domain';
+import { exactJsonNumber, type VoucherStore } from '@tlr/domain';
 import { authenticate } from './http/authenticate.ts';
 import { cors } from './http/cors.ts';
 import { deadline } from './http/deadline.ts';
@@ -17,7 +17,9 @@ import { sendProblem } from './http/problem-response.ts';
 import { requestContext } from './http/request-context.ts';
 import { routeGuard, routeGuardAnonymous } from './http/route-guard.ts';
 import { mountRawRoutes } from './http/raw-routes.ts';
+import { invoicePdf } from './http/invoice-pdf.ts';
 import { saftExport } from './http/saft.ts';
+import { voucherDownload, voucherUpload } from './http/vouchers.ts';
 
 /** Request bodies other than voucher uploads (those get their own, larger, limit). */
 export const JSON_BODY_LIMIT = '1mb';
@@ -32,12 +34,14 @@ export interface AppDeps {
   publicBaseUrl?: string | undefined;
   /** Past this, a request without an answer yet gets 503 with Retry-After (REQUEST_TIMEOUT_MS). */
   requestTimeoutMs?: number;
+  /** Where voucher documents are kept (STORAGE_BACKEND); without one, voucher uploads answer 503. */
+  store?: VoucherStore | undefined;
 }
 
 /** How long /readyz waits for the database before it says not ready. */
 const READY_PROBE_MS = 1_000;
 
-export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTimeoutMs = 20_000 }: AppDeps) {
+export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTimeoutMs = 20_000, store }: AppDeps) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -71,7 +75,12 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
   api.use(routeGuard);
   api.use(inspectQuery);
   // The streamed routes, before the adapter: it answers every path itself.
-  mountRawRoutes(api, routes, { 'exports.saft': saftExport(db, logger) }, db, logger);
+  mountRawRoutes(
+    api,
+    routes,
+    { 'exports.saft': saftExport(db, logger), 'invoices.pdf': invoicePdf(), 'vouchers.upload': voucherUpload(), 'vouchers.content': voucherDownload(logger, store) },
+    { db, logger, store },
+  );
   api.use(requireJsonContent);
   // Not strict: a top-level string or number parses, so requireJsonObject can say what is wrong with it.
   api.use(
@@ -100,6 +109,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
         response: { headers: {} },
         // The request is audited by the HTTP layer (request-context), with what never reaches a procedure.
         audit: null,
+        store,
       }),
       responseMeta: ({ ctx, errors }) => {
         if (errors.length) {

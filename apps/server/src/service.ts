@@ -8,6 +8,7 @@ import type { Config } from '@tlr/config';
 import { applyMigrations, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
 import { StartupError } from '@tlr/db/server';
 import { startBoss } from '@tlr/jobs';
+import { createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
 import { createApp } from './app.ts';
 import { answerClientError } from './http/client-error.ts';
 import { registerWorkers } from './worker.ts';
@@ -17,6 +18,10 @@ export interface Service {
   port: number;
   db: Database;
   logger: Logger;
+  /** Where voucher documents are kept (STORAGE_BACKEND). */
+  store: ObjectStore;
+  /** The filesystem store's directory; undefined with S3. */
+  storageDir: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -81,15 +86,19 @@ export async function startService(config: Config, logger = createLogger(config)
   opened.push(() => db.close());
   const audit = new AuditLog(db.pool, logger);
   opened.push(() => audit.close());
+  const store = createObjectStore(config);
+  opened.push(() => store.close());
+  // Not fatal: the API serves everything but voucher documents while the store is away (503 for those).
+  await store.check().catch((e: Error) => logger.warn({ backend: store.backend, err: { message: e.message } }, 'voucher storage is not reachable; uploads and downloads answer 503 until it is'));
   let ready = false;
-  const app = createApp({ db, logger, audit, isReady: () => ready, publicBaseUrl: config.PUBLIC_BASE_URL, requestTimeoutMs: config.REQUEST_TIMEOUT_MS });
+  const app = createApp({ db, logger, audit, isReady: () => ready, publicBaseUrl: config.PUBLIC_BASE_URL, requestTimeoutMs: config.REQUEST_TIMEOUT_MS, store });
 
   if (config.RUN_WORKER) {
     // Message and code only: its errors are connection-level, and the whole error carries the pg client.
     const onError = (e: Error) => logger.error({ err: { message: e.message, code: (e as { code?: string }).code } }, 'pg-boss error');
     const boss = await startBoss(dbServer.url, onError).catch(giveUp);
     opened.push(() => boss.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS }));
-    await registerWorkers(boss, db, logger).catch(giveUp);
+    await registerWorkers(boss, db, logger, store).catch(giveUp);
   }
 
   const server = await listen(app, config.PORT, config.HOST).catch(giveUp);
@@ -118,5 +127,5 @@ export async function startService(config: Config, logger = createLogger(config)
       logger.info('stopped');
     })());
 
-  return { url, port, db, logger, stop };
+  return { url, port, db, logger, store, storageDir: store.backend === 'filesystem' ? storageDir(config) : undefined, stop };
 }

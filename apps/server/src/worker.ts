@@ -1,16 +1,30 @@
 // The background workers (pg-boss handlers). They run inside the server process by default
 // (RUN_WORKER=false turns them off on a server that should only serve HTTP).
 import type { Logger } from 'pino';
-import type { Database } from '@tlr/db';
-import { purgeExpiredIdempotencyKeys } from '@tlr/domain';
+import type { Database, Db } from '@tlr/db';
+import { processPendingVouchers, purgeExpiredIdempotencyKeys, sweepOverdue, sweepStoredObjects, type VoucherStore } from '@tlr/domain';
 import { QUEUES, type Boss } from '@tlr/jobs';
 
-export async function registerWorkers(boss: Boss, db: Database, logger: Logger): Promise<void> {
+export async function registerWorkers(boss: Boss, db: Database, logger: Logger, store?: VoucherStore): Promise<void> {
+  const run = <T>(fn: (tx: Db) => Promise<T>) => db.prisma.$transaction((tx) => fn(tx), db.transactionOptions);
   await boss.work(QUEUES.purgeIdempotencyKeys.name, async () => {
     const n = await purgeExpiredIdempotencyKeys(db.prisma);
     if (n) logger.info({ purged: n }, 'expired idempotency keys forgotten');
   });
   await boss.work(QUEUES.purgeRateLimitWindows.name, async () => {
     await db.pool.query(`DELETE FROM rate_limit_windows WHERE window_start < now() - interval '1 hour'`);
+  });
+  await boss.work(QUEUES.sweepOverdueInvoices.name, async () => {
+    const moved = await sweepOverdue(run);
+    if (moved) logger.info({ moved }, 'invoices past their due date marked overdue');
+  });
+  if (!store) return;
+  await boss.work(QUEUES.processVouchers.name, async () => {
+    const completed = await processPendingVouchers(run, store);
+    if (completed) logger.info({ completed }, 'vouchers processed');
+  });
+  await boss.work(QUEUES.sweepStoredObjects.name, async () => {
+    const removed = await sweepStoredObjects(run, store);
+    if (removed) logger.warn({ removed }, 'stored voucher objects without a voucher removed');
   });
 }

@@ -1,5 +1,6 @@
 // Test helpers: a real service on a random port against the run's database, companies with keys
 // made through the internal procedures, and a small fetch wrapper.
+import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { inject } from 'vitest';
@@ -54,10 +55,10 @@ export function testDb(): Database {
 export const internal = (db: Database = testDb()) => createCaller(db, { type: 'operator' });
 
 let counter = 0;
-export async function newCompany(name = 'Testfirma ApS') {
+export async function newCompany(name = 'Testfirma ApS', cvr?: string) {
   counter += 1;
   const email = `owner-${Date.now()}-${process.pid}-${counter}@example.dk`;
-  const { company_id, user_id } = await internal().internal.createCompany({ name, ownerEmail: email, ownerPassword: 'correct horse battery' });
+  const { company_id, user_id } = await internal().internal.createCompany({ name, ownerEmail: email, ownerPassword: 'correct horse battery', ...(cvr ? { cvr } : {}) });
   const key = async (scopes: readonly Scope[] = SCOPES, mode: 'live' | 'test' = 'live', expiresAt?: Date) =>
     internal().internal.createApiKey({ companyId: company_id, name: `key ${mode}`, scopes: [...scopes], mode, ...(expiresAt ? { expiresAt } : {}) });
   return { companyId: company_id, userId: user_id, email, key };
@@ -88,8 +89,8 @@ export function client(baseUrl: string, key?: string) {
     }
     return { status: res.status, headers: res.headers, body, text };
   };
-  let n = 0;
-  const idem = () => `test-${Date.now()}-${process.pid}-${++n}`;
+  // Random: keys are scoped to the company, and several clients of one company post at the same moment.
+  const idem = () => `test-${randomUUID()}`;
   return {
     call,
     get: <T = any>(path: string, headers?: Record<string, string>) => call<T>('GET', path, { headers: headers ?? {} }),

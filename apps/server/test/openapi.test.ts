@@ -114,6 +114,11 @@ describe('contract rules in the document', () => {
         expect(op.responses['201'].headers['X-Idempotency-Replayed'], where).toBeTruthy();
         expect(idem, where).toHaveLength(1);
         expect(idem[0], where).toMatchObject({ required: true, schema: { type: 'string', maxLength: 255 } });
+      } else if (routeFor(path, method)?.meta.idempotent) {
+        // State transitions (PUT /invoices/{id}/status) answer 200 and accept an optional key.
+        expect([method, Object.keys(op.responses)], where).toEqual(['put', expect.arrayContaining(['200'])]);
+        expect(idem, where).toHaveLength(1);
+        expect(idem[0], where).toMatchObject({ required: false, schema: { type: 'string', maxLength: 255 } });
       } else {
         // Everything else (sandbox reset and webhook endpoints included) answers 200 and takes no key.
         expect(Object.keys(op.responses), where).toContain('200');

@@ -209,6 +209,57 @@ describe('a small ledger', () => {
   });
 });
 
+describe('with invoices', () => {
+  it('stays valid with invoice, payment and credit note postings, each a transaction under its document number', async () => {
+    const firm = await companyWithKey('Fakturerende ApS', '27182818');
+    const fc = client(svc.url, await firm.key());
+    const today = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Copenhagen' }).format(new Date());
+    const customer = (await fc.post('/customers', { name: 'Kunde & Co <A/S>', cvr: '12345678' })).body.data.id;
+    const lines = [{ description: 'Ydelse', quantity: 3, unit_price: 19.96 }, { description: 'Momsfrit', quantity: 1.5, unit_price: 10.1, vat_rate: 0 }];
+    const mk = async () => (await fc.post('/invoices', { customer_id: customer, issue_date: today, due_date: today, lines, auto_approve: true })).body.data;
+    const [paid, partly, cancelled] = [await mk(), await mk(), await mk()];
+    expect((await fc.put(`/invoices/${paid.id}/status`, { status: 'paid' })).status).toBe(200);
+    expect((await fc.post(`/invoices/${partly.id}/payments`, { amount: 40 })).status).toBe(201);
+    const note = (await fc.put(`/invoices/${cancelled.id}/status`, { status: 'cancelled' })).body.data.credit_note;
+    const r = await fc.get(`/exports/saft?from=${today}&to=${today}`);
+    expect(r.status).toBe(200);
+    expect(await validate(r.text)).toEqual({ valid: true, errors: [] });
+    const transactions = blocks(r.text, 'Transaction');
+    expect(transactions.map((t) => value(t, 'TransactionType'))).toEqual(['invoice', 'invoice', 'invoice', 'payment', 'payment', 'credit_note']);
+    const byType = (type: string) => transactions.filter((t) => value(t, 'TransactionType') === type);
+    expect(byType('invoice').map((t) => value(t, 'TransactionID'))).toEqual([paid, partly, cancelled].map((i) => i.invoice_number));
+    expect(value(byType('credit_note')[0]!, 'TransactionID')).toBe(note.credit_note_number);
+    // SourceDocuments/SalesInvoices: the three invoices and the credit note, in number order, each
+    // pointing at its posting; lines with their revenue account, quantity, unit price and side.
+    const sales = blocks(r.text, 'SalesInvoices')[0]!;
+    expect(sales).toMatch(/^<NumberOfEntries>4<\/NumberOfEntries><TotalDebit>75.03<\/TotalDebit><TotalCredit>225.09<\/TotalCredit>/);
+    const documents = blocks(sales, 'Invoice');
+    expect(documents.map((i) => [value(i, 'InvoiceNo'), value(i, 'InvoiceType'), value(i, 'TransactionID')])).toEqual([
+      [paid.invoice_number, 'Faktura', paid.invoice_number],
+      [partly.invoice_number, 'Faktura', partly.invoice_number],
+      [cancelled.invoice_number, 'Faktura', cancelled.invoice_number],
+      [note.credit_note_number, 'Kredit', note.credit_note_number],
+    ]);
+    expect(value(documents[0]!, 'SystemID')).toBe(String(paid.posted_system_id));
+    expect(value(documents[0]!, 'CustomerID')).toBe(customer.replace(/-/g, ''));
+    const [first, second] = blocks(documents[0]!, 'Line');
+    expect([value(first!, 'AccountID'), value(first!, 'Quantity'), value(first!, 'UnitPrice'), value(first!, 'DebitCreditIndicator'), value(first!, 'Amount')]).toEqual(['1010', '3.0000', '19.96', 'C', '59.88']);
+    expect(value(second!, 'Amount')).toBe('15.15');
+    expect(blocks(documents[0]!, 'TaxInformationTotals').map((t) => [value(t, 'TaxCode'), value(t, 'TaxBase'), value(t, 'Amount')])).toEqual([
+      ['S25', '59.88', '14.97'],
+      ['S0', '15.15', '0.00'],
+    ]);
+    expect([value(documents[0]!, 'NetTotal'), value(documents[0]!, 'GrossTotal')]).toEqual(['75.03', '90.00']);
+    expect(value(documents[3]!, 'DebitCreditIndicator')).toBe('D');
+    expect(value(documents[3]!, 'Reference')).toBe(cancelled.invoice_number);
+  });
+
+  it('leaves SourceDocuments out of a period without invoices', async () => {
+    const r = await c.get('/exports/saft');
+    expect(r.text).not.toContain('<SourceDocuments>');
+  });
+});
+
 describe('the HTTP surface', () => {
   it('streams application/xml as a named attachment with the usual headers', async () => {
     const res = await fetch(`${svc.url}/api/v1/exports/saft`, { headers: { 'X-API-Key': mainKey, 'X-Request-ID': 'saft-headers-1' } });

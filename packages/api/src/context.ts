@@ -3,7 +3,7 @@
 // place for the HTTP status and headers of a success (the REST adapter reads them in responseMeta).
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@tlr/db';
-import type { Credential } from '@tlr/domain';
+import type { Credential, StagedContent, VoucherStore } from '@tlr/domain';
 import { writeAuditRecords, type AuditSink } from './audit.ts';
 
 export type StaffRole = 'support' | 'admin';
@@ -26,6 +26,10 @@ export interface ApiContext {
   response: { status?: number; headers: Record<string, string> };
   /** Where an in-process call's audit record goes; null when the HTTP layer records the request. */
   audit: AuditSink | null;
+  /** The object store of voucher documents; absent where none is configured (voucher uploads then answer 503). */
+  store?: VoucherStore | undefined;
+  /** A voucher body the HTTP shell has already read and staged (POST /vouchers streams). */
+  upload?: StagedContent | undefined;
 }
 
 /** Writes each record at once: for one-shot callers (the CLI) that have no batch to wait for. */
@@ -47,6 +51,8 @@ export interface CallerOptions {
   idempotencyKey?: string;
   /** Default: each record written at once to the database of `db`; null when the caller records the call itself (the HTTP layer). */
   audit?: AuditSink | null;
+  store?: VoucherStore;
+  upload?: StagedContent;
 }
 
 /** The context of an in-process caller (operator CLI, admin app, tests): the same rules as REST. */
@@ -58,5 +64,7 @@ export function callerContext(db: Database, actor: Actor, opts: CallerOptions = 
     idempotencyKey: opts.idempotencyKey,
     response: { headers: {} },
     audit: opts.audit === undefined ? directAudit(db) : opts.audit,
+    store: opts.store,
+    upload: opts.upload,
   };
 }

@@ -16,14 +16,15 @@ interface Common {
   tag: string;
   summary: string;
   description?: string;
-  scope: Scope;
+  /** The scope, or all the scopes, the endpoint needs (the voucher endpoints need read and write). */
+  scope: Scope | readonly Scope[];
   /** Problem statuses beyond the common ones, for the OpenAPI document (e.g. 409, 422). */
   problems?: number[];
 }
 
 export const metaOf = (o: Common, method: 'GET' | 'POST' | 'PUT' | 'DELETE', extra: Partial<ApiMeta> = {}): ApiMeta => ({
   openapi: { method, path: o.path, tags: [o.tag], summary: o.summary, ...(o.description ? { description: o.description } : {}) },
-  scopes: [o.scope],
+  scopes: typeof o.scope === 'string' ? [o.scope] : [...o.scope],
   ...(o.problems ? { problems: o.problems } : {}),
   ...extra,
 });

@@ -20,7 +20,7 @@ export interface Problem {
   errors?: { field: string; message: string }[];
 }
 
-export function problem(code: ErrorCode, detail: string, extra: Partial<Omit<Problem, 'code' | 'status' | 'type'>> = {}): Problem {
+export function problem(code: ErrorCode, detail: string, extra: Partial<Omit<Problem, 'code' | 'status' | 'type'>> & Record<string, unknown> = {}): Problem {
   const { status, title } = ERROR_CODES[code];
   return { type: PROBLEM_TYPE_BASE + code, title, status, detail, code, ...extra };
 }
@@ -83,6 +83,12 @@ export function databaseUnavailable(e: unknown): boolean {
   return false;
 }
 
+/** @tlr/storage's StorageUnavailableError (by name: the api does not depend on a storage backend). */
+const isStorageUnavailable = (e: unknown) => e instanceof Error && e.name === 'StorageUnavailableError';
+
+/** For a procedure that needs a store the server does not have. */
+export const storageUnavailable = (detail: string) => new DomainError('service_unavailable', detail);
+
 // The tRPC adapter's own refusals (before any procedure runs).
 const byTrpcCode: Partial<Record<TRPCError['code'], [ErrorCode, string]>> = {
   PARSE_ERROR: ['invalid_request', 'The request body is not valid JSON.'],
@@ -97,7 +103,8 @@ const byTrpcCode: Partial<Record<TRPCError['code'], [ErrorCode, string]>> = {
 
 export function toProblem(error: unknown): Problem {
   const cause = error instanceof TRPCError ? (error.cause ?? error) : error;
-  if (cause instanceof DomainError) return problem(cause.code, cause.message, cause.field ? { field: cause.field } : {});
+  if (cause instanceof DomainError) return problem(cause.code, cause.message, { ...cause.extensions, ...(cause.field ? { field: cause.field } : {}) });
+  if (isStorageUnavailable(cause)) return busyProblem('Voucher storage cannot be reached for the moment; nothing was stored. Retry shortly with the same Idempotency-Key.');
   if (databaseUnavailable(cause)) {
     return busyProblem('The database is busy or unreachable for the moment; retry shortly (with the same Idempotency-Key, for a create).');
   }

@@ -4,6 +4,10 @@ import { accountsRouter } from './routers/accounts.ts';
 import { customersRouter } from './routers/customers.ts';
 import { exportsRouter } from './routers/exports.ts';
 import { internalRouter } from './routers/internal.ts';
+import { invoicesRouter } from './routers/invoices.ts';
+import { settingsRouter } from './routers/settings.ts';
+import { expensesRouter } from './routers/expenses.ts';
+import { vouchersRouter } from './routers/vouchers.ts';
 import { productsRouter } from './routers/products.ts';
 import { reportsRouter } from './routers/reports.ts';
 import { sandboxRouter } from './routers/sandbox.ts';
@@ -12,6 +16,10 @@ import { transactionsRouter } from './routers/transactions.ts';
 import { createCallerFactory, router } from './trpc.ts';
 
 export const appRouter = router({
+  invoices: invoicesRouter,
+  settings: settingsRouter,
+  expenses: expensesRouter,
+  vouchers: vouchersRouter,
   customers: customersRouter,
   products: productsRouter,
   suppliers: suppliersRouter,

@@ -14,7 +14,7 @@ export interface Route {
   /** The procedure's path in the router, e.g. exports.saft */
   procedure: string;
   meta: ApiMeta & { openapi: NonNullable<ApiMeta['openapi']> };
-  /** Answered by an HTTP shell that streams (meta.raw), not by the REST adapter. */
+  /** Answered by an HTTP shell that streams (meta.raw, meta.streamedBody), not by the REST adapter. */
   raw: boolean;
   /** An empty request body is acceptable (no body, or a body whose every field is optional). */
   acceptsEmptyBody: boolean;
@@ -41,7 +41,7 @@ export const routes: Route[] = Object.entries(procedures).flatMap(([procedure, p
   const meta = p._def.meta as ApiMeta | undefined;
   if (!meta?.openapi) return [];
   const { path, method } = meta.openapi;
-  return [{ method, path, pattern: compile(path), procedure, meta: { ...meta, openapi: meta.openapi }, raw: Boolean(meta.raw), acceptsEmptyBody: acceptsEmptyBody(p, path) }];
+  return [{ method, path, pattern: compile(path), procedure, meta: { ...meta, openapi: meta.openapi }, raw: Boolean(meta.raw || meta.streamedBody), acceptsEmptyBody: acceptsEmptyBody(p, path) }];
 });
 
 /** The route a request matches, and the methods its path accepts (empty: no such path). */

@@ -29,6 +29,11 @@ export interface ApiMeta extends OpenApiMeta {
    * of JSON. What the OpenAPI document says the 200 response is.
    */
   raw?: { contentType: string; description: string; schema: Record<string, unknown>; headers?: Record<string, string> };
+  /**
+   * The HTTP shell reads the request body itself, as a stream (a voucher upload of 13.4 MB), and passes
+   * what it read to the procedure; the OpenAPI request and response are the procedure's own.
+   */
+  streamedBody?: true;
   /** Internal procedures: the least staff role that may call it; without it, the operator only. */
   staffRole?: StaffRole;
 }
@@ -96,10 +101,21 @@ export const publicProcedure = base;
  * Mutations run in one transaction (with the Idempotency-Key when the meta says so) and get it as
  * ctx.tx; queries get the client.
  */
-const transactional = t.middleware(({ ctx, meta, type, path, next, getRawInput }) => {
-  if (type !== 'mutation') return next({ ctx: { tx: ctx.db.prisma as Db } });
-  return runMutation({ ctx, meta, path, getRawInput, next: (tx: Db) => next({ ctx: { tx } }) });
+const transactional = t.middleware(async ({ ctx, meta, type, path, next, getRawInput }) => {
+  if (type !== 'mutation') return next({ ctx: { tx: ctx.db.prisma as Db, afterCommit: noHooks } });
+  // Work that must follow the commit and never precede it (deleting a stored object whose row is gone).
+  const hooks: AfterCommit[] = [];
+  const result = await runMutation({ ctx, meta, path, getRawInput, next: (tx: Db) => next({ ctx: { tx, afterCommit: (fn: AfterCommit) => void hooks.push(fn) } }) });
+  // A hook that fails leaves its work to a sweeper job: the committed answer stands.
+  if (result.ok) for (const hook of hooks) await hook(ctx.db.prisma as Db).catch(() => {});
+  return result;
 });
+
+/** Runs after the commit, on the pool (the transaction is over). */
+type AfterCommit = (db: Db) => Promise<void>;
+const noHooks = (): void => {
+  throw new Error('afterCommit is for mutations');
+};
 
 /** The public API: an API credential within the procedure's scopes, acting on its company. */
 export const authedProcedure = base

@@ -61,6 +61,18 @@ const schema = z.object({
   DB_CONNECT_TIMEOUT_MS: milliseconds(5000),
   DB_TRANSACTION_TIMEOUT_MS: milliseconds(15000),
   REQUEST_TIMEOUT_MS: milliseconds(20000),
+  // Where voucher documents are kept (docs/operations.md): the filesystem under STORAGE_DIR (default
+  // DATA_DIR/vouchers), or S3-compatible object storage, which several servers can share.
+  STORAGE_BACKEND: z.enum(['filesystem', 's3']).default('filesystem'),
+  STORAGE_DIR: z.string().optional(),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_BUCKET: z.string().optional(),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).optional().transform((v) => (v === undefined ? undefined : v === 'true')),
+}).superRefine((c, ctx) => {
+  if (c.STORAGE_BACKEND === 's3' && !c.S3_BUCKET) ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_BACKEND is s3' });
 });
 
 export type Config = z.infer<typeof schema>;

@@ -49,6 +49,9 @@ export function addDays(date: string, days: number): string {
 }
 export const dayAfter = (date: string) => addDays(date, 1);
 
+/** Whole days from one date to another (negative when `to` is earlier). */
+export const daysBetween = (from: string, to: string) => Math.round((toDate(to).getTime() - toDate(from).getTime()) / 86_400_000);
+
 /** Today's date in a time zone (default UTC); Danish business days use Europe/Copenhagen. */
 export function today(timeZone = 'UTC', now = new Date()): string {
   // en-CA formats as YYYY-MM-DD.

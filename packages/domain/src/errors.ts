@@ -9,13 +9,16 @@ export class DomainError extends Error {
   readonly title: string;
   /** The request field or parameter at fault, when there is one. */
   readonly field: string | undefined;
-  constructor(code: ErrorCode, detail: string, field?: string) {
+  /** Extension members of the problem (e.g. the allowed next statuses of an invoice). */
+  readonly extensions: Record<string, unknown>;
+  constructor(code: ErrorCode, detail: string, field?: string, extensions: Record<string, unknown> = {}) {
     super(detail);
     this.name = 'DomainError';
     this.code = code;
     this.status = ERROR_CODES[code].status;
     this.title = ERROR_CODES[code].title;
     this.field = field;
+    this.extensions = extensions;
   }
 }
 

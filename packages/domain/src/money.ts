@@ -97,8 +97,15 @@ export function lineNet(quantity: Decimal, unitPrice: Decimal): Decimal {
  * 1000000000000000. Output schemas accept both (fields.ts: amountOut).
  */
 export function amountToJson(value: { toString(): string } | null | undefined): number {
-  if (value == null) return 0;
-  const text = new Decimal(value.toString()).toFixed(2);
+  return value == null ? 0 : exactJson(new Decimal(value.toString()).toFixed(2));
+}
+
+/** A quantity (up to 4 decimals) for a response, written exactly like an amount. */
+export function quantityToJson(value: { toString(): string }): number {
+  return exactJson(new Decimal(value.toString()).toFixed());
+}
+
+function exactJson(text: string): number {
   if (fitsDouble(text)) return Number(text);
   // Typed as the number it serialises as; only JSON.stringify ever reads it.
   return JSON.rawJSON(text) as unknown as number;

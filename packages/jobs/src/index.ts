@@ -4,8 +4,9 @@ import { PgBoss } from 'pg-boss';
 
 export interface QueueSpec {
   name: string;
-  /** Cron schedule for periodic maintenance, in UTC. */
+  /** Cron schedule for periodic maintenance, in UTC unless tz says otherwise. */
   cron?: string;
+  tz?: string;
 }
 
 export const QUEUES = {
@@ -13,6 +14,12 @@ export const QUEUES = {
   purgeIdempotencyKeys: { name: 'purge-idempotency-keys', cron: '*/10 * * * *' },
   /** Drop rate-limit windows of credentials idle for an hour. */
   purgeRateLimitWindows: { name: 'purge-rate-limit-windows', cron: '17 * * * *' },
+  /** Approved and sent invoices past their due date become overdue, just after midnight in Denmark. */
+  sweepOverdueInvoices: { name: 'sweep-overdue-invoices', cron: '5 0 * * *', tz: 'Europe/Copenhagen' },
+  /** Pending vouchers are read (text, vendor, display name) and completed; every minute (pg-boss's finest cron). */
+  processVouchers: { name: 'process-vouchers', cron: '* * * * *' },
+  /** Stored objects whose voucher never committed (or was deleted) are removed after a grace period. */
+  sweepStoredObjects: { name: 'sweep-stored-objects', cron: '*/10 * * * *' },
 } as const satisfies Record<string, QueueSpec>;
 
 export type Boss = PgBoss;
@@ -24,7 +31,7 @@ export async function startBoss(connectionString: string, onError: (e: Error) =>
     await boss.start();
     for (const q of Object.values(QUEUES)) {
       await boss.createQueue(q.name);
-      if ('cron' in q) await boss.schedule(q.name, q.cron);
+      if ('cron' in q) await boss.schedule(q.name, q.cron, null, 'tz' in q ? { tz: q.tz } : {});
     }
   } catch (e) {
     // Its pool and timers would keep a process that gives up alive.

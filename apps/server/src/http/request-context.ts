@@ -25,6 +25,9 @@ export function responseHeaders(requestId: string): Record<string, string> {
 export function requestContext(logger: Logger, audit: AuditSink) {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
+    // Read now: by 'finish' a refused upload's socket may already be destroyed, and Express's
+    // req.ip would then throw reading the socket's address.
+    const ip = req.ip ?? null;
     const given = req.get('X-Request-ID');
     const requestId = given && SANE_ID.test(given) ? given : randomUUID();
     res.locals.requestId = requestId;
@@ -45,7 +48,7 @@ export function requestContext(logger: Logger, audit: AuditSink) {
         status: res.statusCode,
         problem_code: problem?.code ?? null,
         duration_ms: durationMs,
-        ip: req.ip ?? null,
+        ip,
         created_at: new Date(),
       });
       logger.info(

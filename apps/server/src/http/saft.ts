@@ -2,13 +2,12 @@
 // checks the scope and names the company; this streams the SAF-T file as an XML attachment (the REST
 // adapter always JSON-encodes). Refusals are problem+json; once the first byte is out, a failure can
 // only abort the connection, so the client never mistakes a truncated file for a whole one.
-import type { Response } from 'express';
 import type { Logger } from 'pino';
-import { BUSY_RETRY_AFTER, busyProblem, type Caller } from '@tlr/api';
+import { BUSY_RETRY_AFTER, busyProblem } from '@tlr/api';
 import type { Database } from '@tlr/db';
 import { exportSaft, SinkClosedError } from '@tlr/domain';
 import { sendProblem } from './problem-response.ts';
-import type { RawHandler } from './raw-routes.ts';
+import type { RawCall, RawHandler } from './raw-routes.ts';
 
 /**
  * Exports in progress per process. Each holds one pooled connection (its snapshot) for as long as the
@@ -18,7 +17,7 @@ export const MAX_CONCURRENT_EXPORTS = 2;
 
 export function saftExport(db: Database, logger: Logger): RawHandler {
   let running = 0;
-  return async (caller: Caller, input: Record<string, unknown>, res: Response) => {
+  return async ({ caller, input, res }: RawCall) => {
     const started = Date.now();
     const requestId = res.locals.requestId as string;
     const plan = await caller.exports.saft(input);

@@ -1,11 +1,33 @@
 // Internal procedures for the operator CLI and the admin app: called in process (createCaller) by an
 // operator or a staff user, never exposed over REST (they have no OpenAPI meta).
 import { z } from 'zod';
-import { createApiKey, createCompany, listApiKeys, listCompanies, revokeApiKey, SCOPES, updateAccountingSettings, VAT_FREQUENCIES } from '@tlr/domain';
+import {
+  accountingSettings,
+  createApiKey,
+  createCompany,
+  listApiKeys,
+  listCompanies,
+  revokeApiKey,
+  SCOPES,
+  sweepOverdue,
+  processPendingVouchers,
+  sweepStoredObjects,
+  updateAccountingSettings,
+  updateCompanyProfile,
+  VAT_FREQUENCIES,
+} from '@tlr/domain';
 import { date, integer, uuid } from '../schemas/fields.ts';
 import { internalProcedure, router } from '../trpc.ts';
+import { companyProfileInput } from './settings.ts';
+import { requireStore } from './vouchers.ts';
 
 const companyId = uuid();
+const accountingSettingsInput = {
+  fiscal_year_start_month: integer(1, 12).optional(),
+  vat_registered: z.boolean().optional(),
+  vat_period_frequency: z.enum(VAT_FREQUENCIES, { error: `must be one of ${VAT_FREQUENCIES.join(', ')}` }).optional(),
+  lock_date: date().nullable().optional(),
+};
 
 export const internalRouter = router({
   createCompany: internalProcedure
@@ -31,18 +53,39 @@ export const internalRouter = router({
     .input(z.strictObject({ id: uuid() }))
     .mutation(({ ctx, input }) => revokeApiKey(ctx.tx, input.id)),
   updateAccountingSettings: internalProcedure
-    .input(
-      z.strictObject({
-        companyId,
-        fiscal_year_start_month: integer(1, 12).optional(),
-        vat_registered: z.boolean().optional(),
-        vat_period_frequency: z.enum(VAT_FREQUENCIES, { error: `must be one of ${VAT_FREQUENCIES.join(', ')}` }).optional(),
-        lock_date: date().nullable().optional(),
-      }),
-    )
+    .input(z.strictObject({ companyId, ...accountingSettingsInput }))
     .mutation(({ ctx, input: { companyId, ...settings } }) => updateAccountingSettings(ctx.tx, companyId, settings)),
+  /**
+   * `tlr company set`: the accounting settings and the seller profile (the same schema, IBAN and
+   * registration number rules as PUT /settings/company) in one transaction, so a refused field changes
+   * nothing. Bank details decide where customers pay: admin staff only.
+   */
+  updateCompany: internalProcedure
+    .meta({ staffRole: 'admin' })
+    .input(z.strictObject({ companyId, ...accountingSettingsInput, ...companyProfileInput }))
+    .mutation(async ({ ctx, input: { companyId, fiscal_year_start_month, vat_registered, vat_period_frequency, lock_date, ...profile } }) => {
+      const accounting = { fiscal_year_start_month, vat_registered, vat_period_frequency, lock_date };
+      // The profile first: it answers 404 for an unknown company.
+      const company = await updateCompanyProfile(ctx.tx, companyId, profile);
+      const books = Object.values(accounting).some((v) => v !== undefined) ? await updateAccountingSettings(ctx.tx, companyId, accounting) : await accountingSettings(ctx.tx, companyId);
+      return { ...books, company };
+    }),
   listApiKeys: internalProcedure
     .meta({ staffRole: 'support' })
     .input(z.strictObject({ companyId }))
     .query(({ ctx, input }) => listApiKeys(ctx.tx, input.companyId)),
+  /** The overdue sweep on demand (it also runs daily as a job): support staff after a holiday, tests. */
+  sweepOverdueInvoices: internalProcedure
+    .meta({ staffRole: 'support' })
+    .input(z.strictObject({ date: date().optional() }))
+    .mutation(async ({ ctx, input }) => ({ moved: await sweepOverdue((fn) => fn(ctx.tx), input.date) })),
+  /** Voucher processing and the orphan sweep on demand (they also run as jobs): support staff, tests. */
+  processVouchers: internalProcedure
+    .meta({ staffRole: 'support' })
+    .input(z.strictObject({}))
+    .mutation(async ({ ctx }) => ({ completed: await processPendingVouchers((fn) => fn(ctx.tx), requireStore(ctx.store)) })),
+  sweepStoredObjects: internalProcedure
+    .meta({ staffRole: 'support' })
+    .input(z.strictObject({ now: z.date().optional() }))
+    .mutation(async ({ ctx, input }) => ({ removed: await sweepStoredObjects((fn) => fn(ctx.tx), requireStore(ctx.store), input.now) })),
 });

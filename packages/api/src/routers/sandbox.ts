@@ -22,6 +22,6 @@ export const sandboxRouter = router({
     .output(single(z.object({ company_id: z.guid(), reset: z.literal(true) })))
     .mutation(async ({ ctx }) => {
       assertMayResetSandbox(ctx.credential);
-      return { data: await resetSandbox(ctx.tx, ctx.credential.companyId) };
+      return { data: await resetSandbox(ctx.tx, ctx.credential.companyId, ctx.store ? { store: ctx.store, afterCommit: ctx.afterCommit } : undefined) };
     }),
 });

@@ -1,7 +1,7 @@
 // /transactions: the general ledger. Posted transactions are immutable (no PUT, no DELETE); a
 // correction is POST /transactions/{id}/reverse.
 import { z } from 'zod';
-import { createTransaction, getTransaction, listTransactions, reverseTransaction, TRANSACTION_LIST } from '@tlr/domain';
+import { createTransaction, getTransaction, listTransactions, POSTING_SOURCES, reverseTransaction, TRANSACTION_LIST } from '@tlr/domain';
 import { createEndpoint, getEndpoint, listEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
 import { amountOut, date, dateOut, money, text, timestamp, uuid } from '../schemas/fields.ts';
@@ -19,6 +19,7 @@ const lineInput = z.strictObject({
 const transactionBody = z.strictObject({
   date: date().meta({ description: 'Posting date; must lie in an open fiscal year and after the lock date' }),
   description: text(500).optional().meta({ example: 'Husleje november' }),
+  voucher_id: uuid().optional().meta({ description: 'A voucher of the company that documents the posting: it records transaction_id and is kept until five years after the end of the financial year (then it cannot be deleted). Another company\'s voucher, or one attached elsewhere: 400 invalid_request' }),
   lines: z.array(lineInput).min(2, 'needs at least two lines').max(1000, 'has more than 1000 lines'),
 });
 
@@ -29,7 +30,7 @@ export const transactionResource = z
     system_id: z.int().meta({ description: 'Gapless posting-order number (SAF-T SystemID)' }),
     date: dateOut(),
     description: z.string(),
-    source: z.string().meta({ description: 'manual, reversal, invoice or expense' }),
+    source: z.string().meta({ description: `What produced it: ${POSTING_SOURCES.join(', ')}` }),
     reverses_transaction_id: z.string().nullable(),
     reversed_by_transaction_id: z.string().nullable(),
     voucher_id: z.string(),

@@ -110,3 +110,17 @@ export const date = () =>
 export const dateOut = () => z.string().meta({ format: 'date', example: '2026-04-10' });
 
 export const timestamp = () => z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601 timestamp in UTC', example: '2026-04-10T09:30:00.000Z' });
+
+/** A quantity on a document line: up to 4 decimals, below a billion units in absolute value. */
+export const quantity = () =>
+  z
+    .union([z.number(), z.string()])
+    .transform((v, ctx): Decimal => {
+      const d = parseAmount(v, 4);
+      if (typeof d === 'string' || d.abs().greaterThan('999999999.9999')) {
+        ctx.addIssue({ code: 'custom', message: typeof d === 'string' ? d : 'must be below 1000000000 in absolute value' });
+        return z.NEVER;
+      }
+      return d;
+    })
+    .meta({ description: 'Quantity with at most 4 decimals', example: 1.5 });

@@ -44,6 +44,14 @@ export async function getLiveCompany(db: Db, companyId: string): Promise<Company
   return company;
 }
 
+/** The seller on the company's invoices: address, contact and where to pay. */
+export const COMPANY_PROFILE_FIELDS = [
+  'address_line1', 'address_line2', 'postal_code', 'city', 'country', 'email', 'phone', 'bank_reg_number', 'bank_account_number', 'iban',
+] as const;
+export type CompanyProfile = Record<(typeof COMPANY_PROFILE_FIELDS)[number], string>;
+export const companyProfile = (c: Company): CompanyProfile =>
+  Object.fromEntries(COMPANY_PROFILE_FIELDS.map((f) => [f, c[f]])) as CompanyProfile;
+
 /** What a sandbox mirrors of its live company (contract: currency, VAT registration, fiscal year bounds). */
 export function mirroredSettings(live: Company) {
   return {
@@ -51,6 +59,7 @@ export function mirroredSettings(live: Company) {
     vat_registered: live.vat_registered,
     fiscal_year_start_month: live.fiscal_year_start_month,
     vat_period_frequency: live.vat_period_frequency,
+    ...companyProfile(live),
   };
 }
 
@@ -116,4 +125,43 @@ export async function listCompanies(db: Db, input: { search?: string | undefined
     sandbox_id: c.sandbox?.id ?? null,
     created_at: c.created_at.toISOString(),
   }));
+}
+
+/** The company as its settings page and invoices show it: name, CVR, books settings and the seller profile. */
+export function companySettingsView(c: Company) {
+  return {
+    id: c.id,
+    name: c.name,
+    cvr: c.cvr ?? '',
+    livemode: c.sandbox_of_id === null,
+    currency: c.currency,
+    vat_registered: c.vat_registered,
+    fiscal_year_start_month: c.fiscal_year_start_month,
+    vat_period_frequency: c.vat_period_frequency,
+    lock_date: c.lock_date ? c.lock_date.toISOString().slice(0, 10) : null,
+    ...companyProfile(c),
+  };
+}
+
+export async function getCompanySettings(db: Db, companyId: string) {
+  const company = await db.company.findUnique({ where: { id: companyId } });
+  if (!company) throw notFound('company', companyId);
+  return companySettingsView(company);
+}
+
+/**
+ * Updates the seller profile (and name) of a company; only the fields given change. A live company's
+ * sandbox gets the same profile (its invoices print the same seller); a sandbox changes only itself.
+ * `db` must be a transaction.
+ */
+export async function updateCompanyProfile(db: Db, companyId: string, input: Partial<CompanyProfile> & { name?: string | undefined }) {
+  const data = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+  const company = await db.company.update({ where: { id: companyId }, data }).catch((e: unknown) => {
+    throw (e as { code?: string }).code === 'P2025' ? notFound('company', companyId) : e;
+  });
+  if (company.sandbox_of_id === null) {
+    const { name, ...profile } = data;
+    await db.company.updateMany({ where: { sandbox_of_id: companyId }, data: { ...profile, ...(name !== undefined ? { name: `${String(name)} (sandbox)` } : {}) } });
+  }
+  return companySettingsView(company);
 }

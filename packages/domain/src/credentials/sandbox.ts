@@ -6,6 +6,7 @@ import { forbidden } from '../errors.ts';
 import { provisionBooks } from '../ledger/books.ts';
 import type { Credential } from './authenticate.ts';
 import { mirroredSettings } from './companies.ts';
+import type { VoucherStore } from '../vouchers/vouchers.ts';
 
 export function assertMayResetSandbox(credential: Credential): void {
   if (credential.type !== 'api_key' || credential.mode !== 'test') {
@@ -13,7 +14,11 @@ export function assertMayResetSandbox(credential: Credential): void {
   }
 }
 
-export async function resetSandbox(db: Db, companyId: string) {
+/**
+ * `cleanup`: where the sandbox's voucher documents go once the reset committed (they are marked for the
+ * sweeper in the reset's transaction, so a failed clean-up is finished later).
+ */
+export async function resetSandbox(db: Db, companyId: string, cleanup?: { store: VoucherStore; afterCommit: (fn: (pool: Db) => Promise<void>) => void }) {
   const company = await db.company.findUnique({ where: { id: companyId } });
   if (!company?.sandbox_of_id) {
     throw forbidden('Only a sandbox company can be reset.');
@@ -23,6 +28,20 @@ export async function resetSandbox(db: Db, companyId: string) {
   // The ledger refuses deletes except during a reset, which says so for this transaction only.
   await db.$executeRaw`SELECT set_config('tlr.ledger_reset', 'on', true)`;
   const where = { company_id: companyId };
+  const documents = await db.voucher.findMany({ where, select: { storage_key: true } });
+  if (documents.length) {
+    await db.storedObjectIntent.createMany({ data: documents.map((d) => ({ storage_key: d.storage_key, company_id: companyId })), skipDuplicates: true });
+    cleanup?.afterCommit(async (pool) => {
+      await cleanup.store.deletePrefix(`${companyId}/`);
+      await pool.storedObjectIntent.deleteMany({ where: { storage_key: { in: documents.map((d) => d.storage_key) } } });
+    });
+  }
+  await db.voucher.deleteMany({ where });
+  await db.expense.deleteMany({ where });
+  await db.creditNote.deleteMany({ where });
+  await db.invoicePayment.deleteMany({ where });
+  await db.invoiceLine.deleteMany({ where });
+  await db.invoice.deleteMany({ where });
   await db.transactionLine.deleteMany({ where });
   await db.ledgerTransaction.deleteMany({ where });
   await db.accountDailyBalance.deleteMany({ where });

@@ -20,11 +20,15 @@ import { fromDate, toDate } from '../calendar.ts';
 import { assertPostable, totalsByAccount, type PostingLine } from './rules.ts';
 import { transactionView, type TransactionView } from './views.ts';
 
+/** What produced a posting; the documents' own postings are changed through their documents only. */
+export const POSTING_SOURCES = ['manual', 'reversal', 'invoice', 'payment', 'credit_note', 'expense'] as const;
+export type PostingSource = (typeof POSTING_SOURCES)[number];
+
 export interface Posting {
   date: string;
   description: string;
   lines: PostingLine[];
-  source: 'manual' | 'reversal' | 'invoice' | 'expense';
+  source: PostingSource;
   sourceId?: string | undefined;
   reversesId?: string | undefined;
   voucherId?: string | undefined;

@@ -10,6 +10,7 @@ import { today } from '../calendar.ts';
 import { postTransaction, transactionInclude } from './post.ts';
 import { reversingLines, type PostingLine } from './rules.ts';
 import { transactionView, type TransactionView } from './views.ts';
+import { lockVoucherForAttachment, markVoucherPosted } from '../vouchers/vouchers.ts';
 
 export interface TransactionLineInput {
   account_id?: string | undefined;
@@ -24,6 +25,8 @@ export interface TransactionInput {
   date: string;
   description?: string | undefined;
   lines: TransactionLineInput[];
+  /** A voucher of the company that documents this posting (it is then kept for the retention period). */
+  voucher_id?: string | undefined;
 }
 
 /** Maps each input line to an active account of the company (by id or number) and a known VAT code. */
@@ -61,7 +64,11 @@ async function resolveLines(db: Db, scope: CompanyScope, lines: TransactionLineI
 
 export async function createTransaction(db: Db, scope: CompanyScope, input: TransactionInput): Promise<TransactionView> {
   const lines = await resolveLines(db, scope, input.lines);
-  return postTransaction(db, scope, { date: input.date, description: input.description ?? '', lines, source: 'manual' });
+  // Checked (and locked) before the posting draws a number: a foreign voucher consumes none.
+  if (input.voucher_id) await lockVoucherForAttachment(db, scope, input.voucher_id);
+  const posted = await postTransaction(db, scope, { date: input.date, description: input.description ?? '', lines, source: 'manual', voucherId: input.voucher_id });
+  if (input.voucher_id) await markVoucherPosted(db, scope, input.voucher_id, { id: posted.id, date: input.date });
+  return posted;
 }
 
 export async function getTransaction(db: Db, scope: CompanyScope, id: string): Promise<TransactionView> {
@@ -101,6 +108,10 @@ export async function reverseTransaction(db: Db, scope: CompanyScope, id: string
   }
   if (original.source === 'reversal') {
     throw new DomainError('reversal_of_reversal', 'A reversing transaction cannot itself be reversed; post a new transaction instead.');
+  }
+  if (original.source !== 'manual') {
+    // Its document would no longer match the books: an invoice is cancelled with a credit note instead.
+    throw new DomainError('reversal_of_document', `Transaction ${id} is the posting of a ${original.source.replace('_', ' ')}; change the document instead (an invoice is cancelled with a credit note).`);
   }
   const lines = reversingLines(
     original.lines.map((l) => ({ accountId: l.account_id, debit: new Decimal(l.debit.toString()), credit: new Decimal(l.credit.toString()), description: l.description, vatCode: l.vat_code })),

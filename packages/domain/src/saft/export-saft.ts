@@ -17,6 +17,7 @@ import {
   type SaftParty,
   type SaftVatCode,
 } from './master-files.ts';
+import { writeSalesInvoices } from './source-documents.ts';
 import { dayBefore, fromOere, saftFilename, saftPeriod, toOere, type SaftPeriod } from './rules.ts';
 
 export const SAFT_NAMESPACE = 'urn:StandardAuditFile-Taxation-Financial:DK';
@@ -241,7 +242,9 @@ async function writeSaft(client: PoolClient, params: SaftExportParams, out: XmlS
         `header ${totals.transactions}, ${totals.debit}, ${totals.credit}`,
     );
   }
-  await w.write('</Journal></GeneralLedgerEntries></AuditFile>\n');
+  await w.write('</Journal></GeneralLedgerEntries>');
+  await writeSalesInvoices(client, (chunk) => w.write(chunk), company.id, period, company.fiscal_year_start_month, company.currency, options.partyBatch ?? 1000);
+  await w.write('</AuditFile>\n');
   return { ...start, chars: w.chars };
 }
 

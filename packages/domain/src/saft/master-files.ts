@@ -4,9 +4,9 @@ import { fragment } from 'xmlbuilder2';
 import { API_VERSION } from '@tlr/config';
 import { balanceSide, compactId, fit, isCvr, saftAccountType, SAFT_TEXT, type SaftPeriod } from './rules.ts';
 
-type XmlObject = { [name: string]: string | XmlObject | XmlObject[] };
+export type XmlObject = { [name: string]: string | XmlObject | XmlObject[] };
 
-const xml = (obj: XmlObject) => fragment(obj).end();
+export const xml = (obj: XmlObject) => fragment(obj).end();
 
 /** Version of the schema, as its annotation gives it (AuditFileVersion follows that annotation). */
 export const AUDIT_FILE_VERSION = '1.0';
@@ -111,6 +111,17 @@ export interface SaftParty {
   iban?: string;
 }
 
+/** AddressStructure: the street is required by the schema, so it may be empty. */
+export function addressXml(a: Pick<SaftParty, 'address_line1' | 'address_line2' | 'postal_code' | 'city' | 'country'>): XmlObject {
+  return {
+    StreetName: fit(a.address_line1, SAFT_TEXT.middle2),
+    ...(a.address_line2 ? { AdditionalAddressDetail: fit(a.address_line2, SAFT_TEXT.middle2) } : {}),
+    City: fit(a.city, SAFT_TEXT.middle1),
+    PostalCode: fit(a.postal_code, SAFT_TEXT.short),
+    Country: country(a.country),
+  };
+}
+
 /** CompanyStructureContent of a customer or supplier, after its ID. */
 function partyContent(p: SaftParty): XmlObject {
   // Identifiers are left out rather than cut when they do not fit: a shortened e-mail address or
@@ -131,13 +142,7 @@ function partyContent(p: SaftParty): XmlObject {
   return {
     ...registration(p.cvr, false),
     Name: fit(p.name, SAFT_TEXT.middle2),
-    Address: {
-      StreetName: fit(p.address_line1, SAFT_TEXT.middle2),
-      ...(p.address_line2 ? { AdditionalAddressDetail: fit(p.address_line2, SAFT_TEXT.middle2) } : {}),
-      City: fit(p.city, SAFT_TEXT.middle1),
-      PostalCode: fit(p.postal_code, SAFT_TEXT.short),
-      Country: country(p.country),
-    },
+    Address: addressXml(p),
     ...(Object.keys(contact).length ? { Contact: contact } : {}),
     ...(bank ? { BankAccount: bank } : {}),
   };

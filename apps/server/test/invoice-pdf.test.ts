@@ -1,0 +1,204 @@
+// The seller profile (GET/PUT /settings/company, `tlr company set`) and the invoice PDF, read back with
+// a PDF text extractor. Issue 8 § 8: what faktureringsbekendtgørelsen requires on a full invoice — issue
+// date, sequential number, seller's name, address and CVR, buyer's name and address, descriptions,
+// quantities, unit prices excluding VAT, VAT rate and amount per rate, totals, payment terms and bank
+// details; drafts watermarked, credit notes titled as such.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extractText, getDocumentProxy } from 'unpdf';
+import { client, internal, newCompany, startTestService } from './helpers.ts';
+import type { Service } from '../src/service.ts';
+
+let svc: Service;
+let company: Awaited<ReturnType<typeof newCompany>>;
+let customerId: string;
+const day = (offset = 0) => new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Copenhagen' }).format(Date.now() + offset * 86_400_000);
+const danish = (iso: string) => iso.split('-').reverse().join('.');
+const api = async (scopes?: Parameters<typeof company.key>[0], mode?: 'live' | 'test') => client(svc.url, (await company.key(scopes, mode)).key);
+
+const PROFILE = {
+  address_line1: 'Nørregade 7',
+  postal_code: '1165',
+  city: 'København K',
+  email: 'faktura@snedker.dk',
+  phone: '+45 33 12 34 56',
+  bank_reg_number: '0040',
+  bank_account_number: '0440116243',
+  iban: 'dk50 0040 0440 1162 43',
+};
+
+async function pdf(key: string, path: string) {
+  const res = await fetch(`${svc.url}/api/v1${path}`, { headers: { 'X-API-Key': key } });
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  if (!res.headers.get('content-type')?.startsWith('application/pdf')) return { res, text: new TextDecoder().decode(bytes), pages: 0 };
+  const doc = await getDocumentProxy(bytes.slice()); // pdf.js takes over (detaches) the buffer it is given
+  const { text, totalPages } = await extractText(doc, { mergePages: true });
+  return { res, text: text.replace(/\s+/g, ' '), pages: totalPages, bytes };
+}
+
+beforeAll(async () => {
+  svc = await startTestService();
+  company = await newCompany('Snedker Ærø ApS', '31415926');
+  const c = await api();
+  customerId = (await c.post('/customers', { name: 'Kunde Åbenrå A/S', address_line1: 'Storegade 3', postal_code: '6200', city: 'Aabenraa', cvr: '12345678' })).body.data.id;
+});
+afterAll(() => svc.stop());
+
+describe('GET/PUT /settings/company', () => {
+  it('stores the seller profile, normalising the IBAN, and answers it back', async () => {
+    const c = await api();
+    const put = await c.put('/settings/company', PROFILE);
+    expect(put.status).toBe(200);
+    expect(put.body.data).toMatchObject({ id: company.companyId, name: 'Snedker Ærø ApS', cvr: '31415926', livemode: true, ...PROFILE, iban: 'DK5000400440116243', country: 'DK' });
+    expect((await c.get('/settings/company')).body.data).toEqual(put.body.data);
+  });
+
+  it('refuses a wrong IBAN, registration or account number by field and rule, and changes nothing', async () => {
+    const c = await api();
+    const before = (await c.get('/settings/company')).body.data;
+    for (const [field, value, rule] of [
+      ['iban', 'DK5000400440116244', /check digits/],
+      ['iban', 'DK500040044011624', /18 characters/],
+      ['bank_reg_number', '40', /4 digits/],
+      ['bank_account_number', '12345678901', /up to 10 digits/],
+      ['country', 'Danmark', /alpha-2/],
+      ['email', 'not-an-email', /e-mail/],
+    ] as const) {
+      const r = await c.put('/settings/company', { city: 'Odense', [field]: value });
+      expect(r.status, `${field}=${value}`).toBe(400);
+      expect(r.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(r.body.errors).toEqual([expect.objectContaining({ field, message: expect.stringMatching(rule) })]);
+    }
+    expect((await c.get('/settings/company')).body.data).toEqual(before);
+    expect((await c.put('/settings/company', { cvr: '11111111' })).status).toBe(400); // the CVR is not the company's to change here
+  });
+
+  it('mirrors a live change to the sandbox; a test key changes only the sandbox', async () => {
+    const live = await api();
+    const test = await api(undefined, 'test');
+    await live.put('/settings/company', { city: 'Svendborg' });
+    expect((await test.get('/settings/company')).body.data).toMatchObject({ livemode: false, city: 'Svendborg', iban: 'DK5000400440116243' });
+    await test.put('/settings/company', { city: 'Testby' });
+    expect((await live.get('/settings/company')).body.data.city).toBe('Svendborg');
+    expect((await test.get('/settings/company')).body.data.city).toBe('Testby');
+    await live.put('/settings/company', { city: PROFILE.city });
+  });
+
+  it('needs accounts:read to read and accounts:write to change', async () => {
+    expect((await (await api(['invoices:read'])).get('/settings/company')).status).toBe(403);
+    const reader = await api(['accounts:read']);
+    expect((await reader.get('/settings/company')).status).toBe(200);
+    const r = await reader.put('/settings/company', { city: 'X' });
+    expect(r.status).toBe(403);
+  });
+
+  it('the CLI procedure applies the same rules in one transaction', async () => {
+    const op = internal().internal;
+    await expect(op.updateCompany({ companyId: company.companyId, lock_date: '2020-01-31', iban: 'DK00' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    const settings = (await (await api()).get('/settings/company')).body.data;
+    expect(settings.lock_date).toBeNull(); // the valid half was not applied either
+    const r = await op.updateCompany({ companyId: company.companyId, phone: '+45 70 10 20 30' });
+    expect(r.company.phone).toBe('+45 70 10 20 30');
+  });
+});
+
+describe('GET /invoices/{id}/pdf', () => {
+  const lines = [
+    { description: 'Egetræsbord, håndlavet', quantity: 3, unit_price: 19.96 },
+    { description: 'Momsfri rådgivning', quantity: 1.5, unit_price: 10.1, vat_rate: 0 },
+  ];
+
+  it('prints every particular of a full Danish invoice', async () => {
+    const k = (await company.key()).key;
+    const c = client(svc.url, k);
+    const inv = (await c.post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(14), lines, notes: 'Tak for handlen', auto_approve: true })).body.data;
+    const { res, text, bytes } = await pdf(k, `/invoices/${inv.id}/pdf`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toBe(`inline; filename="faktura-${inv.invoice_number}.pdf"`);
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
+    expect(new TextDecoder().decode(bytes!.slice(0, 5))).toBe('%PDF-');
+    for (const expected of [
+      'FAKTURA',
+      `Fakturanr. ${inv.invoice_number}`,
+      `Fakturadato ${danish(day())}`,
+      `Forfaldsdato ${danish(day(14))}`,
+      // seller
+      'Snedker Ærø ApS', 'Nørregade 7', '1165 København K', 'CVR-nr. 31415926',
+      // buyer
+      'Kunde Åbenrå A/S', 'Storegade 3', '6200 Aabenraa', 'CVR-nr. 12345678',
+      // lines: description, quantity, unit price excl. VAT, rate, amount
+      'Egetræsbord, håndlavet 3 19,96 25 59,88',
+      'Momsfri rådgivning 1,5 10,10 0 15,15',
+      // VAT per rate and totals
+      'Subtotal ekskl. moms 75,03',
+      'Moms 25 % af 59,88 14,97',
+      'Momsfrit (0 %) af 15,15 0,00',
+      'Total DKK inkl. moms 90,00',
+      // payment terms and bank details
+      `netto 14 dage. Forfaldsdato ${danish(day(14))}`,
+      'Reg.nr. 0040 Kontonr. 0440116243',
+      'IBAN DK50 0040 0440 1162 43',
+      'Tak for handlen',
+    ]) {
+      expect(text).toContain(expected);
+    }
+    expect(text).not.toContain('KLADDE');
+  });
+
+  it('watermarks a draft, which has no number yet, and shows the customer as it is now', async () => {
+    const k = (await company.key()).key;
+    const c = client(svc.url, k);
+    const inv = (await c.post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(8), lines })).body.data;
+    const { res, text } = await pdf(k, `/invoices/${inv.id}/pdf`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toBe(`inline; filename="faktura-kladde-${inv.id}.pdf"`);
+    expect(text).toContain('FAKTURA (KLADDE)');
+    expect(text).toContain('Fakturanr. tildeles ved godkendelse');
+    expect(text).toContain('KLADDE');
+    expect(text).toContain('Kunde Åbenrå A/S');
+    expect(text).toContain('netto 8 dage');
+  });
+
+  it('prints the credit note of a cancelled invoice under its own number, naming the invoice', async () => {
+    const k = (await company.key()).key;
+    const c = client(svc.url, k);
+    const inv = (await c.post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(14), lines, auto_approve: true })).body.data;
+    expect((await pdf(k, `/invoices/${inv.id}/pdf?document=credit_note`)).res.status).toBe(404);
+    const note = (await c.put(`/invoices/${inv.id}/status`, { status: 'cancelled' })).body.data.credit_note;
+    const { res, text } = await pdf(k, `/invoices/${inv.id}/pdf?document=credit_note`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toBe(`inline; filename="kreditnota-${note.credit_note_number}.pdf"`);
+    expect(text).toContain('KREDITNOTA');
+    expect(text).toContain(`Kreditnotanr. ${note.credit_note_number}`);
+    expect(text).toContain(`Krediterer faktura nr. ${inv.invoice_number} af ${danish(day())}`);
+    expect(text).toContain('Krediteret i alt DKK -90,00');
+    expect(text).not.toContain('FAKTURA ');
+    // The invoice itself still prints as the invoice it was.
+    expect((await pdf(k, `/invoices/${inv.id}/pdf`)).text).toContain(`Fakturanr. ${inv.invoice_number}`);
+  });
+
+  it('flows a long invoice over several pages without losing a line', async () => {
+    const k = (await company.key()).key;
+    const c = client(svc.url, k);
+    const many = Array.from({ length: 90 }, (_, i) => ({ description: `Vare nr. ${i + 1} ${'med en lang beskrivelse '.repeat(i % 3)}`.trim(), quantity: 1, unit_price: 1 }));
+    const inv = (await c.post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(14), lines: many, auto_approve: true })).body.data;
+    const { text, pages } = await pdf(k, `/invoices/${inv.id}/pdf`);
+    expect(pages).toBeGreaterThan(1);
+    for (let i = 1; i <= 90; i++) expect(text).toContain(`Vare nr. ${i} `);
+    expect(text).toContain('Total DKK inkl. moms 112,50');
+  });
+
+  it('refuses as every endpoint does: scope, other company, bad parameters', async () => {
+    const k = (await company.key()).key;
+    const inv = (await client(svc.url, k).post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(14), lines })).body.data;
+    const noScope = await pdf((await company.key(['customers:read'])).key, `/invoices/${inv.id}/pdf`);
+    expect(noScope.res.status).toBe(403);
+    expect(noScope.res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    const other = await newCompany('Anden ApS');
+    expect((await pdf((await other.key()).key, `/invoices/${inv.id}/pdf`)).res.status).toBe(404);
+    expect((await pdf((await company.key(undefined, 'test')).key, `/invoices/${inv.id}/pdf`)).res.status).toBe(404);
+    const bad = await pdf(k, `/invoices/${inv.id}/pdf?document=receipt`);
+    expect(bad.res.status).toBe(400);
+    expect(JSON.parse(bad.text).errors).toEqual([expect.objectContaining({ field: 'document' })]);
+    expect((await pdf(k, `/invoices/not-a-uuid/pdf`)).res.status).toBe(400);
+  });
+});

@@ -1,0 +1,292 @@
+// Expenses (a supplier's bill or a receipt): drafts that can be edited and deleted; booking posts them
+// through the posting function (debit the expense account and input VAT, credit payables) with a number
+// from the unified sequence; paying posts the settlement; cancelling a booked expense posts the
+// reversal. A booked expense is never edited or deleted. A voucher attached to it documents the posting
+// and is then kept for the retention period.
+import type { Db, Prisma } from '@tlr/db';
+import { fromDate, toDate, today } from '../calendar.ts';
+import type { CompanyScope } from '../context.ts';
+import { DomainError, invalidRequest, notFound } from '../errors.ts';
+import { recordEvent } from '../events/outbox.ts';
+import { newId } from '../ids.ts';
+import { postReversalOf, settlementAccount } from '../ledger/documents.ts';
+import { postTransaction } from '../ledger/post.ts';
+import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
+import { amountToJson, Decimal } from '../money.ts';
+import { vatFromGross } from '../vat.ts';
+import { attachVoucherToExpense, detachVoucherFromExpense, markVoucherPosted } from '../vouchers/vouchers.ts';
+
+export const EXPENSE_STATUSES = ['draft', 'booked', 'paid', 'cancelled'] as const;
+export type ExpenseStatus = (typeof EXPENSE_STATUSES)[number];
+
+/** draft -> booked (or deleted); booked -> paid or cancelled; paid and cancelled are final. */
+export const EXPENSE_TRANSITIONS: Record<ExpenseStatus, readonly ExpenseStatus[]> = { draft: ['booked'], booked: ['paid', 'cancelled'], paid: [], cancelled: [] };
+
+/** Standard chart: 7440 Leverandører (payables), 7740 Købsmoms (input VAT), 2810 Andre eksterne omkostninger, 6470 Bankkonto. */
+export const EXPENSE_ACCOUNTS = { payable: '7440', inputVat: '7740', expense: '2810', bank: '6470' } as const;
+/** The input VAT a Danish bill can carry: 25 % of the net, so at most a fifth of the amount including VAT. */
+const FULL_VAT_RATE = new Decimal(25);
+
+export const EXPENSE_LIST = {
+  sort: { created_at: 'created_at', date: 'date', amount: 'amount' },
+  defaultSort: 'created_at',
+  search: ['description'],
+  dateColumn: 'created_at',
+  dateDescription: 'creation date',
+  statuses: EXPENSE_STATUSES,
+} satisfies ListSpec;
+
+type ExpenseRow = Prisma.ExpenseGetPayload<object>;
+
+export function expenseView(e: ExpenseRow, accountNumber: string) {
+  return {
+    id: e.id,
+    supplier_id: e.supplier_id,
+    voucher_id: e.voucher_id,
+    date: fromDate(e.date),
+    due_date: fromDate(e.due_date),
+    description: e.description,
+    amount: amountToJson(e.amount),
+    vat_amount: amountToJson(e.vat_amount),
+    net_amount: amountToJson(e.amount.minus(e.vat_amount)),
+    account_number: accountNumber,
+    status: e.status as ExpenseStatus,
+    posted_transaction_id: e.posted_transaction_id,
+    posted_system_id: e.posted_system_id === null ? null : Number(e.posted_system_id),
+    payment_transaction_id: e.payment_transaction_id,
+    paid_date: e.paid_date ? fromDate(e.paid_date) : null,
+    created_at: e.created_at.toISOString(),
+    updated_at: e.updated_at.toISOString(),
+  };
+}
+export type ExpenseView = ReturnType<typeof expenseView>;
+
+export interface ExpenseInput {
+  supplier_id?: string | null | undefined;
+  voucher_id?: string | null | undefined;
+  date: string;
+  due_date?: string | undefined;
+  description?: string | undefined;
+  amount: Decimal;
+  vat_amount?: Decimal | undefined;
+  account_number?: string | undefined;
+  /** true: book at once (posted and numbered in the same transaction). */
+  book?: boolean | undefined;
+}
+
+export type ExpenseUpdate = Partial<Omit<ExpenseInput, 'book'>>;
+
+/** The amounts' rule: amount > 0 includes VAT; 0 <= vat_amount <= the 25 % VAT contained in amount. */
+export function checkExpenseAmounts(amount: Decimal, vat: Decimal): void {
+  if (amount.lessThanOrEqualTo(0)) throw invalidRequest('amount: must be greater than 0 (the total of the bill including VAT).', 'amount');
+  if (vat.isNegative()) throw invalidRequest('vat_amount: must not be negative.', 'vat_amount');
+  const most = vatFromGross(amount, FULL_VAT_RATE).vat;
+  if (vat.greaterThan(most)) {
+    throw invalidRequest(`vat_amount: ${vat.toFixed(2)} is more than the 25 % VAT an amount of ${amount.toFixed(2)} including VAT can contain (${most.toFixed(2)}).`, 'vat_amount');
+  }
+}
+
+async function expenseAccount(db: Db, scope: CompanyScope, number: string = EXPENSE_ACCOUNTS.expense) {
+  const account = await db.account.findFirst({ where: { company_id: scope.companyId, account_number: number } });
+  if (!account) throw invalidRequest(`account_number: no account ${number} in the company's chart of accounts.`, 'account_number');
+  if (!account.active) throw new DomainError('account_inactive', `Account ${number} is deactivated.`, 'account_number');
+  if (account.type !== 'expense') throw invalidRequest(`account_number: ${number} ${account.name} is not an expense account.`, 'account_number');
+  return account;
+}
+
+async function checkSupplier(db: Db, scope: CompanyScope, id: string | null | undefined) {
+  if (!id) return;
+  const supplier = await db.supplier.findFirst({ where: { id, company_id: scope.companyId, deleted_at: null }, select: { id: true } });
+  if (!supplier) throw invalidRequest(`supplier_id: no supplier ${id} in this company.`, 'supplier_id');
+}
+
+function checkDates(date: string, due: string) {
+  if (due < date) throw invalidRequest(`due_date: ${due} is before the expense date ${date}.`, 'due_date');
+}
+
+async function lockExpense(db: Db, scope: CompanyScope, id: string): Promise<ExpenseRow> {
+  const [row] = await db.$queryRaw<{ id: string }[]>`SELECT id FROM expenses WHERE id = ${id}::uuid AND company_id = ${scope.companyId}::uuid FOR UPDATE`;
+  if (!row) throw notFound('expense', id);
+  return db.expense.findUniqueOrThrow({ where: { id } });
+}
+
+async function view(db: Db, row: ExpenseRow): Promise<ExpenseView> {
+  const account = await db.account.findUniqueOrThrow({ where: { id: row.account_id }, select: { account_number: true } });
+  return expenseView(row, account.account_number);
+}
+
+async function announce(db: Db, scope: CompanyScope, type: 'expense.created' | 'expense.updated', row: ExpenseRow) {
+  const v = await view(db, row);
+  await recordEvent(db, scope, type, v);
+  return v;
+}
+
+export async function createExpense(db: Db, scope: CompanyScope, input: ExpenseInput): Promise<ExpenseView> {
+  const vat = input.vat_amount ?? new Decimal(0);
+  checkExpenseAmounts(input.amount, vat);
+  const due = input.due_date ?? input.date;
+  checkDates(input.date, due);
+  await checkSupplier(db, scope, input.supplier_id);
+  const account = await expenseAccount(db, scope, input.account_number);
+  const id = newId();
+  // Attached first: a voucher of another company (or mode) is refused before anything is created.
+  if (input.voucher_id) await attachVoucherToExpense(db, scope, input.voucher_id, id);
+  let row = await db.expense.create({
+    data: {
+      id,
+      company_id: scope.companyId,
+      supplier_id: input.supplier_id ?? null,
+      voucher_id: input.voucher_id ?? null,
+      date: toDate(input.date),
+      due_date: toDate(due),
+      description: input.description ?? '',
+      amount: input.amount.toFixed(2),
+      vat_amount: vat.toFixed(2),
+      account_id: account.id,
+      status: 'draft',
+    },
+  });
+  await announce(db, scope, 'expense.created', row);
+  if (input.book) row = await book(db, scope, row);
+  return view(db, row);
+}
+
+export async function getExpense(db: Db, scope: CompanyScope, id: string): Promise<ExpenseView> {
+  const row = await db.expense.findFirst({ where: { id, company_id: scope.companyId } });
+  if (!row) throw notFound('expense', id);
+  return view(db, row);
+}
+
+export async function listExpenses(db: Db, scope: CompanyScope, params: ListParams): Promise<Page<ExpenseView>> {
+  const page = await listPage(db.expense, { company_id: scope.companyId }, params, EXPENSE_LIST, (e) => e);
+  const accounts = new Map((await db.account.findMany({ where: { id: { in: [...new Set(page.data.map((e) => e.account_id))] } }, select: { id: true, account_number: true } })).map((a) => [a.id, a.account_number]));
+  return { ...page, data: page.data.map((e) => expenseView(e, accounts.get(e.account_id) ?? '')) };
+}
+
+function assertDraft(row: ExpenseRow, action: string) {
+  if (row.status !== 'draft') {
+    throw new DomainError('expense_not_draft', `Expense ${row.id} is ${row.status}; only a draft may be ${action}.${row.status === 'booked' ? ' Cancel it (PUT /expenses/{id}/status {"status":"cancelled"}) to reverse its posting.' : ''}`, undefined, {
+      current_status: row.status,
+    });
+  }
+}
+
+export async function updateExpense(db: Db, scope: CompanyScope, id: string, input: ExpenseUpdate): Promise<ExpenseView> {
+  const row = await lockExpense(db, scope, id);
+  assertDraft(row, 'changed');
+  const amount = input.amount ?? new Decimal(row.amount.toString());
+  const vat = input.vat_amount ?? new Decimal(row.vat_amount.toString());
+  checkExpenseAmounts(amount, vat);
+  const date = input.date ?? fromDate(row.date);
+  const due = input.due_date ?? fromDate(row.due_date);
+  checkDates(date, due);
+  if (input.supplier_id !== undefined) await checkSupplier(db, scope, input.supplier_id);
+  const account = input.account_number ? await expenseAccount(db, scope, input.account_number) : null;
+  if (input.voucher_id !== undefined && input.voucher_id !== row.voucher_id) {
+    await detachVoucherFromExpense(db, scope, id);
+    if (input.voucher_id) await attachVoucherToExpense(db, scope, input.voucher_id, id);
+  }
+  const updated = await db.expense.update({
+    where: { id },
+    data: {
+      ...(input.supplier_id !== undefined ? { supplier_id: input.supplier_id } : {}),
+      ...(input.voucher_id !== undefined ? { voucher_id: input.voucher_id } : {}),
+      date: toDate(date),
+      due_date: toDate(due),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      amount: amount.toFixed(2),
+      vat_amount: vat.toFixed(2),
+      ...(account ? { account_id: account.id } : {}),
+    },
+  });
+  return announce(db, scope, 'expense.updated', updated);
+}
+
+export async function deleteExpense(db: Db, scope: CompanyScope, id: string): Promise<{ id: string; deleted: true }> {
+  const row = await lockExpense(db, scope, id);
+  assertDraft(row, 'deleted');
+  // Its voucher is free again (a draft has no posting, so nothing is under retention).
+  await detachVoucherFromExpense(db, scope, id);
+  await db.expense.delete({ where: { id } });
+  await recordEvent(db, scope, 'expense.deleted', { id });
+  return { id, deleted: true };
+}
+
+/** Draft -> booked: post (debit expense and input VAT, credit payables) and mark the voucher posted. */
+async function book(db: Db, scope: CompanyScope, row: ExpenseRow): Promise<ExpenseRow> {
+  const [payable, inputVat] = await Promise.all(
+    [EXPENSE_ACCOUNTS.payable, EXPENSE_ACCOUNTS.inputVat].map(async (n) => {
+      const a = await db.account.findFirst({ where: { company_id: scope.companyId, account_number: n } });
+      if (!a) throw new DomainError('chart_incomplete', `The chart of accounts has no account ${n}, which an expense posts to.`);
+      return a;
+    }),
+  );
+  const amount = new Decimal(row.amount.toString());
+  const vat = new Decimal(row.vat_amount.toString());
+  const zero = new Decimal(0);
+  const text = (row.description || 'Udgift').slice(0, 500);
+  const date = fromDate(row.date);
+  const posted = await postTransaction(db, scope, {
+    date,
+    description: text,
+    source: 'expense',
+    sourceId: row.id,
+    voucherId: row.voucher_id ?? undefined,
+    lines: [
+      { accountId: row.account_id, debit: amount.minus(vat), credit: zero, description: text, vatCode: vat.isZero() ? '' : 'K25' },
+      ...(vat.isZero() ? [] : [{ accountId: inputVat!.id, debit: vat, credit: zero, description: text, vatCode: 'K25' }]),
+      { accountId: payable!.id, debit: zero, credit: amount, description: text, vatCode: '' },
+    ],
+  });
+  if (row.voucher_id) await markVoucherPosted(db, scope, row.voucher_id, { id: posted.id, date }, { expenseId: row.id });
+  const booked = await db.expense.update({ where: { id: row.id }, data: { status: 'booked', posted_transaction_id: posted.id, posted_system_id: posted.system_id } });
+  await announce(db, scope, 'expense.updated', booked);
+  return booked;
+}
+
+export interface ExpenseStatusInput {
+  status: ExpenseStatus;
+  /** paid: the payment date; cancelled: the reversal's date. Default today (Copenhagen). */
+  date?: string | undefined;
+  account_id?: string | undefined;
+  account_number?: string | undefined;
+}
+
+export async function setExpenseStatus(db: Db, scope: CompanyScope, id: string, input: ExpenseStatusInput): Promise<ExpenseView> {
+  const row = await lockExpense(db, scope, id);
+  const from = row.status as ExpenseStatus;
+  if (from === input.status) return view(db, row);
+  if (!EXPENSE_TRANSITIONS[from].includes(input.status)) {
+    const allowed = EXPENSE_TRANSITIONS[from];
+    throw new DomainError('invalid_transition', `An expense that is ${from} cannot become ${input.status}; ${allowed.length ? `allowed next: ${allowed.join(', ')}` : `${from} is final`}.`, 'status', {
+      current_status: from,
+      allowed_statuses: [...allowed],
+    });
+  }
+  const date = input.date ?? today('Europe/Copenhagen');
+  if (input.status === 'booked') return view(db, await book(db, scope, row));
+  if (date < fromDate(row.date)) throw invalidRequest(`date: ${date} is before the expense date ${fromDate(row.date)}.`, 'date');
+  if (input.status === 'paid') {
+    const bank = await settlementAccount(db, scope, input, EXPENSE_ACCOUNTS.bank, [EXPENSE_ACCOUNTS.payable]);
+    const payable = await db.account.findFirstOrThrow({ where: { company_id: scope.companyId, account_number: EXPENSE_ACCOUNTS.payable } });
+    const amount = new Decimal(row.amount.toString());
+    const zero = new Decimal(0);
+    const text = `Betaling: ${row.description || 'udgift'}`.slice(0, 500);
+    const posted = await postTransaction(db, scope, {
+      date,
+      description: text,
+      source: 'payment',
+      sourceId: row.id,
+      lines: [
+        { accountId: payable.id, debit: amount, credit: zero, description: text, vatCode: '' },
+        { accountId: bank.id, debit: zero, credit: amount, description: text, vatCode: '' },
+      ],
+    });
+    const paid = await db.expense.update({ where: { id }, data: { status: 'paid', payment_transaction_id: posted.id, paid_date: toDate(date) } });
+    return announce(db, scope, 'expense.updated', paid);
+  }
+  const reversal = await postReversalOf(db, scope, row.posted_transaction_id!, { date, description: `Annulleret udgift: ${row.description}`.slice(0, 500), source: 'expense', sourceId: row.id });
+  const cancelled = await db.expense.update({ where: { id }, data: { status: 'cancelled', reversal_transaction_id: reversal.id } });
+  return announce(db, scope, 'expense.updated', cancelled);
+}
+

@@ -1,0 +1,445 @@
+// Invoices: drafts that may change freely, and approved invoices that are legal documents. Approving
+// draws the next number of the unified document number sequence and posts through the one posting
+// function; payments and the credit note that cancels an invoice are postings of their own. Every
+// change of an existing invoice starts by locking its row, so two servers changing one invoice at once
+// queue, and the second sees the first's outcome (one approval, one posting).
+import type { Db } from '@tlr/db';
+import { fromDate, toDate, today } from '../calendar.ts';
+import type { CompanyScope } from '../context.ts';
+import { DomainError, invalidRequest, notFound } from '../errors.ts';
+import { recordEvent, type EventType } from '../events/outbox.ts';
+import { newId } from '../ids.ts';
+import { postTransaction } from '../ledger/post.ts';
+import { postReversalOf, settlementAccount } from '../ledger/documents.ts';
+import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
+import { Decimal } from '../money.ts';
+import { approvalPosting, assertTransition, INVOICE_STATUSES, invoiceTotals, OPEN_STATUSES, type InvoiceStatus } from './rules.ts';
+import {
+  fullInvoiceInclude,
+  fullInvoiceView,
+  invoiceEventData,
+  invoiceInclude,
+  invoiceSummary,
+  invoiceView,
+  paymentView,
+  type FullInvoiceRow,
+  type FullInvoiceView,
+  type InvoiceView,
+} from './views.ts';
+
+/** The calendar the company's days are counted in (due dates, today's payments and credit notes). */
+export const COMPANY_TIME_ZONE = 'Europe/Copenhagen';
+
+/** Account numbers of the standard chart an invoice posts to (Debitorer, Salgsmoms, Salg, Bank). */
+export const INVOICE_ACCOUNTS = { receivable: '6190', outputVat: '7680', sales: '1010', bank: '6470' } as const;
+
+/** The VAT rates an invoice line may carry: Danish VAT (25 %) and VAT-exempt or zero-rated sales (0 %). */
+export const INVOICE_VAT_RATES = ['25', '0'] as const;
+
+export interface InvoiceLineInput {
+  product_id?: string | null | undefined;
+  description?: string | undefined;
+  quantity: Decimal;
+  unit_price?: Decimal | undefined;
+  vat_rate?: Decimal | undefined;
+}
+
+export interface InvoiceInput {
+  customer_id?: string | null | undefined;
+  issue_date: string;
+  due_date: string;
+  notes?: string | undefined;
+  lines: InvoiceLineInput[];
+  auto_approve?: boolean | undefined;
+}
+
+export type InvoiceUpdate = Partial<Omit<InvoiceInput, 'auto_approve'>>;
+
+export const INVOICE_LIST = {
+  // Invoice numbers sort as numbers (the document number behind them); drafts have none.
+  sort: { created_at: 'created_at', issue_date: 'issue_date', due_date: 'due_date', total: 'total', invoice_number: 'document_number' },
+  defaultSort: 'created_at',
+  search: ['invoice_number', 'notes'],
+  dateColumn: 'created_at',
+  dateDescription: 'creation date',
+  statuses: INVOICE_STATUSES,
+} satisfies ListSpec;
+
+const dec = (v: { toString(): string }) => new Decimal(v.toString());
+
+async function liveCustomer(db: Db, scope: CompanyScope, id: string) {
+  return db.customer.findFirst({ where: { id, company_id: scope.companyId, deleted_at: null } });
+}
+
+/** A draft's lines as stored: product defaults applied, amounts computed, rates checked. */
+async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceLineInput[]) {
+  const productIds = [...new Set(lines.flatMap((l) => (l.product_id ? [l.product_id] : [])))];
+  const products = new Map(
+    (await db.product.findMany({ where: { company_id: scope.companyId, deleted_at: null, id: { in: productIds } } })).map((p) => [p.id, p]),
+  );
+  const resolved = lines.map((l, i) => {
+    const product = l.product_id ? products.get(l.product_id) : undefined;
+    // Another company's product is indistinguishable from one that does not exist.
+    if (l.product_id && !product) throw invalidRequest(`No product ${l.product_id} in this company.`, `lines[${i}].product_id`);
+    const description = l.description ?? product?.name ?? '';
+    if (!description) throw invalidRequest('A line needs a description (or a product_id to take it from).', `lines[${i}].description`);
+    const unitPrice = l.unit_price ?? (product ? dec(product.unit_price) : undefined);
+    if (!unitPrice) throw invalidRequest('A line needs a unit_price (or a product_id to take it from).', `lines[${i}].unit_price`);
+    const vatRate = l.vat_rate ?? (product ? dec(product.vat_rate) : new Decimal(25));
+    if (!INVOICE_VAT_RATES.some((r) => vatRate.equals(r))) {
+      throw invalidRequest(`A Danish invoice line carries VAT at 25 or 0 percent, not ${vatRate.toString()}.`, `lines[${i}].vat_rate`);
+    }
+    return { productId: product?.id ?? null, description, quantity: l.quantity, unitPrice, vatRate };
+  });
+  const totals = invoiceTotals(resolved);
+  if (totals.total.isNegative()) {
+    throw invalidRequest('An invoice total cannot be negative; an approved invoice is cancelled with a credit note instead.', 'lines');
+  }
+  return { lines: resolved, totals };
+}
+
+type Resolved = Awaited<ReturnType<typeof resolveLines>>;
+
+function lineRows(scope: CompanyScope, invoiceId: string, { lines, totals }: Resolved) {
+  return lines.map((l, i) => ({
+    id: newId(),
+    company_id: scope.companyId,
+    invoice_id: invoiceId,
+    line_number: i + 1,
+    product_id: l.productId,
+    description: l.description,
+    quantity: l.quantity.toFixed(),
+    unit_price: l.unitPrice.toFixed(2),
+    vat_rate: l.vatRate.toFixed(2),
+    amount: totals.amounts[i]!.toFixed(2),
+  }));
+}
+
+const amounts = ({ totals }: Resolved) => ({ subtotal: totals.subtotal.toFixed(2), vat_amount: totals.vat.toFixed(2), total: totals.total.toFixed(2) });
+
+function checkDates(issue: string, due: string) {
+  if (due < issue) throw invalidRequest(`The due date ${due} is before the issue date ${issue}.`, 'due_date');
+}
+
+async function customerFields(db: Db, scope: CompanyScope, customerId: string | null | undefined) {
+  if (!customerId) return { customer_id: null, customer_name: '' };
+  const customer = await liveCustomer(db, scope, customerId);
+  if (!customer) throw invalidRequest(`No customer ${customerId} in this company.`, 'customer_id');
+  return { customer_id: customer.id, customer_name: customer.name };
+}
+
+async function event(db: Db, scope: CompanyScope, type: EventType, view: InvoiceView) {
+  await recordEvent(db, scope, type, invoiceEventData(view));
+}
+
+export async function createInvoice(db: Db, scope: CompanyScope, input: InvoiceInput) {
+  // Refused before anything is drawn or written (contract: 400 invalid_request).
+  if (input.auto_approve && !input.customer_id) throw invalidRequest('auto_approve needs a customer_id: an approved invoice names its buyer.', 'customer_id');
+  checkDates(input.issue_date, input.due_date);
+  const customer = await customerFields(db, scope, input.customer_id);
+  const resolved = await resolveLines(db, scope, input.lines);
+  const id = newId();
+  await db.invoice.create({
+    data: {
+      id,
+      company_id: scope.companyId,
+      ...customer,
+      status: 'draft',
+      issue_date: toDate(input.issue_date),
+      due_date: toDate(input.due_date),
+      notes: input.notes ?? '',
+      ...amounts(resolved),
+      lines: { createMany: { data: lineRows(scope, id, resolved).map(({ invoice_id: _, ...l }) => l) } },
+    },
+  });
+  const draft = await lockInvoice(db, scope, id);
+  await event(db, scope, 'invoice.created', invoiceView(draft));
+  const result = input.auto_approve ? await approve(db, scope, draft) : draft;
+  return invoiceSummary(invoiceView(result));
+}
+
+/** Reads an invoice of the caller's company and locks its row until the transaction ends. */
+async function lockInvoice(db: Db, scope: CompanyScope, id: string): Promise<FullInvoiceRow> {
+  const [locked] = await db.$queryRaw<{ id: string }[]>`SELECT id FROM invoices WHERE id = ${id}::uuid AND company_id = ${scope.companyId}::uuid FOR UPDATE`;
+  if (!locked) throw notFound('invoice', id);
+  return db.invoice.findUniqueOrThrow({ where: { id }, include: fullInvoiceInclude });
+}
+
+export async function getInvoice(db: Db, scope: CompanyScope, id: string): Promise<FullInvoiceView> {
+  const row = await db.invoice.findFirst({ where: { id, company_id: scope.companyId }, include: fullInvoiceInclude });
+  if (!row) throw notFound('invoice', id);
+  return fullInvoiceView(row);
+}
+
+export function listInvoices(db: Db, scope: CompanyScope, params: ListParams): Promise<Page<InvoiceView>> {
+  const delegate = {
+    findMany: (args: object) => db.invoice.findMany({ ...args, include: invoiceInclude }),
+    count: (args: { where: object }) => db.invoice.count(args),
+  };
+  return listPage(delegate, { company_id: scope.companyId }, params, INVOICE_LIST, invoiceView);
+}
+
+function assertDraft(row: FullInvoiceRow, action: string): void {
+  if (row.status !== 'draft') {
+    throw new DomainError(
+      'invoice_not_draft',
+      `Invoice ${row.invoice_number} is ${row.status}; only a draft may be ${action}. ${row.status === 'cancelled' || row.status === 'paid' ? '' : 'Cancel it with a credit note (PUT /invoices/{id}/status {"status":"cancelled"}) instead.'}`.trim(),
+      undefined,
+      { current_status: row.status },
+    );
+  }
+}
+
+export async function updateInvoice(db: Db, scope: CompanyScope, id: string, input: InvoiceUpdate): Promise<FullInvoiceView> {
+  const row = await lockInvoice(db, scope, id);
+  assertDraft(row, 'updated');
+  const issue = input.issue_date ?? fromDate(row.issue_date);
+  const due = input.due_date ?? fromDate(row.due_date);
+  checkDates(issue, due);
+  const customer = input.customer_id === undefined ? {} : await customerFields(db, scope, input.customer_id);
+  const resolved = input.lines ? await resolveLines(db, scope, input.lines) : undefined;
+  if (resolved) {
+    await db.invoiceLine.deleteMany({ where: { invoice_id: id } });
+    await db.invoiceLine.createMany({ data: lineRows(scope, id, resolved) });
+  }
+  const updated = await db.invoice.update({
+    where: { id },
+    data: {
+      ...customer,
+      issue_date: toDate(issue),
+      due_date: toDate(due),
+      ...(input.notes === undefined ? {} : { notes: input.notes }),
+      ...(resolved ? amounts(resolved) : {}),
+    },
+    include: fullInvoiceInclude,
+  });
+  await event(db, scope, 'invoice.updated', invoiceView(updated));
+  return fullInvoiceView(updated);
+}
+
+export async function deleteInvoice(db: Db, scope: CompanyScope, id: string): Promise<{ id: string; deleted: true }> {
+  const row = await lockInvoice(db, scope, id);
+  assertDraft(row, 'deleted');
+  // A draft has no number and no posting: nothing of it belongs to the books, so it goes entirely.
+  await db.invoice.delete({ where: { id } });
+  await recordEvent(db, scope, 'invoice.deleted', { id, invoice_number: '', status: 'draft' });
+  return { id, deleted: true };
+}
+
+/** Active accounts of the company by number; a missing or deactivated one is a clear 422. */
+async function accountsByNumber(db: Db, scope: CompanyScope, numbers: string[]) {
+  const rows = await db.account.findMany({ where: { company_id: scope.companyId, account_number: { in: [...new Set(numbers)] } } });
+  const byNumber = new Map(rows.map((a) => [a.account_number, a]));
+  return (n: string, field?: string) => {
+    const a = byNumber.get(n);
+    if (!a) throw new DomainError('invoice_incomplete', `The chart of accounts has no account ${n}, which this invoice posts to.`, field);
+    if (!a.active) throw new DomainError('account_inactive', `Account ${n} (${a.name}), which this invoice posts to, is deactivated.`, field);
+    return a;
+  };
+}
+
+/** Draft -> approved: number, freeze the buyer, post. `row` is locked by the caller. */
+async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow): Promise<FullInvoiceRow> {
+  if (!row.customer_id) throw new DomainError('invoice_incomplete', 'An invoice is approved for a customer; set customer_id first.', 'customer_id');
+  const customer = await liveCustomer(db, scope, row.customer_id);
+  if (!customer) throw new DomainError('invoice_incomplete', `The invoice's customer ${row.customer_id} was deleted; choose another customer.`, 'customer_id');
+  if (row.lines.length === 0) throw new DomainError('invoice_incomplete', 'An invoice without lines cannot be approved.', 'lines');
+
+  const products = new Map(
+    (await db.product.findMany({ where: { company_id: scope.companyId, id: { in: row.lines.flatMap((l) => (l.product_id ? [l.product_id] : [])) } } })).map((p) => [p.id, p]),
+  );
+  const revenueNumber = (productId: string | null) => (productId && products.get(productId)?.revenue_account) || INVOICE_ACCOUNTS.sales;
+  const account = await accountsByNumber(db, scope, [INVOICE_ACCOUNTS.receivable, INVOICE_ACCOUNTS.outputVat, ...row.lines.map((l) => revenueNumber(l.product_id))]);
+  const lines = row.lines.map((l) => ({
+    accountId: account(revenueNumber(l.product_id), `lines[${l.line_number - 1}].product_id`).id,
+    amount: dec(l.amount),
+    vatRate: dec(l.vat_rate),
+  }));
+  const totals = invoiceTotals(row.lines.map((l) => ({ quantity: dec(l.quantity), unitPrice: dec(l.unit_price), vatRate: dec(l.vat_rate) })));
+  const text = `Faktura til ${customer.name}`.slice(0, 500);
+  const postingLines = approvalPosting(lines, totals, { receivable: account(INVOICE_ACCOUNTS.receivable).id, outputVat: account(INVOICE_ACCOUNTS.outputVat).id }, text);
+  if (postingLines.length < 2) throw new DomainError('invoice_incomplete', 'The invoice totals 0.00: there is nothing to invoice or post.', 'lines');
+
+  const posted = await postTransaction(db, scope, { date: fromDate(row.issue_date), description: text, lines: postingLines, source: 'invoice', sourceId: row.id });
+  await db.$executeRaw`UPDATE invoice_lines AS l SET account_id = v.account_id
+    FROM unnest(${row.lines.map((l) => l.id)}::uuid[], ${lines.map((l) => l.accountId)}::uuid[]) AS v(id, account_id) WHERE l.id = v.id`;
+  const approved = await db.invoice.update({
+    where: { id: row.id },
+    data: {
+      status: 'approved',
+      invoice_number: String(posted.document_number),
+      document_number: posted.document_number,
+      posted_transaction_id: posted.id,
+      posted_system_id: posted.system_id,
+      approved_at: new Date(),
+      // Frozen: the approved document names the buyer as it was when it was issued.
+      customer_name: customer.name,
+      customer_address_line1: customer.address_line1,
+      customer_address_line2: customer.address_line2,
+      customer_postal_code: customer.postal_code,
+      customer_city: customer.city,
+      customer_country: customer.country,
+      customer_cvr: customer.cvr,
+      customer_ean: customer.ean,
+    },
+    include: fullInvoiceInclude,
+  });
+  await event(db, scope, 'invoice.approved', invoiceView(approved));
+  return approved;
+}
+
+export interface StatusInput {
+  status: InvoiceStatus;
+  /** paid: the payment date; cancelled: the credit note's date. Default today (Danish calendar). */
+  date?: string | undefined;
+  /** paid: the account the money went to (default the bank account 6470). */
+  account_id?: string | undefined;
+  account_number?: string | undefined;
+}
+
+/**
+ * PUT /invoices/{id}/status. Repeating the current status changes and posts nothing (PUT semantics);
+ * any other move must be in the transition table (rules.ts).
+ */
+export async function setInvoiceStatus(db: Db, scope: CompanyScope, id: string, input: StatusInput): Promise<FullInvoiceView> {
+  const row = await lockInvoice(db, scope, id);
+  const from = row.status as InvoiceStatus;
+  if (input.status !== 'paid' && (input.account_id || input.account_number)) {
+    throw invalidRequest('account_id and account_number belong to status paid (the account the payment went to).', input.account_id ? 'account_id' : 'account_number');
+  }
+  if (input.date && input.status !== 'paid' && input.status !== 'cancelled') {
+    throw invalidRequest('date belongs to status paid (payment date) or cancelled (credit note date).', 'date');
+  }
+  if (input.status === from) return fullInvoiceView(row);
+  assertTransition(from, input.status);
+  switch (input.status) {
+    case 'approved':
+      return fullInvoiceView(await approve(db, scope, row));
+    case 'sent':
+    case 'overdue': {
+      const updated = await db.invoice.update({
+        where: { id },
+        data: { status: input.status, ...(input.status === 'sent' ? { sent_at: new Date() } : {}) },
+        include: fullInvoiceInclude,
+      });
+      await event(db, scope, `invoice.${input.status}`, invoiceView(updated));
+      return fullInvoiceView(updated);
+    }
+    case 'paid': {
+      const remaining = dec(row.total).minus(dec(row.paid_amount));
+      await pay(db, scope, row, { amount: remaining, date: input.date, account_id: input.account_id, account_number: input.account_number });
+      return getInvoice(db, scope, id);
+    }
+    case 'cancelled':
+      return fullInvoiceView(await cancel(db, scope, row, input.date));
+    case 'draft':
+      // Unreachable: no transition leads back to draft (assertTransition refused it).
+      throw new Error('no transition to draft');
+  }
+}
+
+export interface PaymentInput {
+  amount: Decimal;
+  date?: string | undefined;
+  account_id?: string | undefined;
+  account_number?: string | undefined;
+}
+
+export async function registerPayment(db: Db, scope: CompanyScope, id: string, input: PaymentInput) {
+  const row = await lockInvoice(db, scope, id);
+  return paymentView(await pay(db, scope, row, input));
+}
+
+/** Registers a payment on a locked, open invoice; the invoice becomes paid when its total is covered. */
+async function pay(db: Db, scope: CompanyScope, row: FullInvoiceRow, input: PaymentInput) {
+  if (!OPEN_STATUSES.includes(row.status as InvoiceStatus)) {
+    throw new DomainError('invalid_transition', `A payment is registered on an approved, sent or overdue invoice; this invoice is ${row.status}.`, undefined, {
+      current_status: row.status,
+    });
+  }
+  const balance = dec(row.total).minus(dec(row.paid_amount));
+  if (input.amount.lessThanOrEqualTo(0)) throw invalidRequest('A payment amount must be greater than 0.', 'amount');
+  if (input.amount.greaterThan(balance)) {
+    throw new DomainError('overpayment', `The payment ${input.amount.toFixed(2)} exceeds the balance due ${balance.toFixed(2)} of invoice ${row.invoice_number}.`, 'amount', {
+      balance_due: Number(balance.toFixed(2)),
+    });
+  }
+  const account = await settlementAccount(db, scope, input, INVOICE_ACCOUNTS.bank, [INVOICE_ACCOUNTS.receivable]);
+  const receivable = (await accountsByNumber(db, scope, [INVOICE_ACCOUNTS.receivable]))(INVOICE_ACCOUNTS.receivable);
+  const date = input.date ?? today(COMPANY_TIME_ZONE);
+  const text = `Betaling af faktura ${row.invoice_number}`;
+  const zero = new Decimal(0);
+  const posted = await postTransaction(db, scope, {
+    date,
+    description: text,
+    source: 'payment',
+    sourceId: row.id,
+    lines: [
+      { accountId: account.id, debit: input.amount, credit: zero, description: text, vatCode: '' },
+      { accountId: receivable.id, debit: zero, credit: input.amount, description: text, vatCode: '' },
+    ],
+  });
+  const payment = await db.invoicePayment.create({
+    data: { id: newId(), company_id: scope.companyId, invoice_id: row.id, amount: input.amount.toFixed(2), date: toDate(date), account_id: account.id, transaction_id: posted.id },
+  });
+  const paidInFull = input.amount.equals(balance);
+  const updated = await db.invoice.update({
+    where: { id: row.id },
+    data: { paid_amount: dec(row.paid_amount).plus(input.amount).toFixed(2), ...(paidInFull ? { status: 'paid', paid_at: new Date() } : {}) },
+    include: invoiceInclude,
+  });
+  await event(db, scope, paidInFull ? 'invoice.paid' : 'invoice.updated', invoiceView(updated));
+  return payment;
+}
+
+/**
+ * Cancels an approved, unpaid invoice with a credit note (kreditnota): a document with its own number
+ * whose posting reverses the invoice's posting line by line. The invoice's posting is never changed.
+ */
+async function cancel(db: Db, scope: CompanyScope, row: FullInvoiceRow, date = today(COMPANY_TIME_ZONE)): Promise<FullInvoiceRow> {
+  if (dec(row.paid_amount).greaterThan(0)) {
+    throw new DomainError(
+      'invoice_has_payments',
+      `Invoice ${row.invoice_number} has payments of ${dec(row.paid_amount).toFixed(2)} registered; a paid amount is refunded before the invoice is credited.`,
+      undefined,
+      { paid_amount: Number(dec(row.paid_amount).toFixed(2)) },
+    );
+  }
+  const issued = fromDate(row.issue_date);
+  if (date < issued) throw invalidRequest(`A credit note cannot be dated ${date}, before the invoice's issue date ${issued}.`, 'date');
+  const posted = await postReversalOf(db, scope, row.posted_transaction_id!, { date, description: `Kreditnota for faktura ${row.invoice_number}`, source: 'credit_note', sourceId: row.id });
+  await db.creditNote.create({
+    data: { id: newId(), company_id: scope.companyId, invoice_id: row.id, document_number: posted.document_number, date: toDate(date), transaction_id: posted.id },
+  });
+  const cancelled = await db.invoice.update({ where: { id: row.id }, data: { status: 'cancelled', cancelled_at: new Date() }, include: fullInvoiceInclude });
+  await event(db, scope, 'invoice.cancelled', invoiceView(cancelled));
+  return cancelled;
+}
+
+/**
+ * The overdue sweep: approved and sent invoices whose due date has passed (the Danish calendar day)
+ * become overdue, each announced once. Rows another worker is moving are skipped (SKIP LOCKED), so two
+ * sweeps at once split the work; batches keep each transaction short. `db` is the pool client (not a
+ * transaction); each batch is its own transaction.
+ */
+export async function sweepOverdue(run: <T>(fn: (tx: Db) => Promise<T>) => Promise<T>, day = today(COMPANY_TIME_ZONE), batch = 500): Promise<number> {
+  let moved = 0;
+  for (;;) {
+    const n = await run(async (tx) => {
+      const rows = await tx.$queryRaw<{ id: string; company_id: string; livemode: boolean }[]>`
+        UPDATE invoices AS i SET status = 'overdue', updated_at = now()
+        FROM companies AS c
+        WHERE c.id = i.company_id AND i.id IN (
+          SELECT id FROM invoices WHERE status IN ('approved', 'sent') AND due_date < ${day}::date
+          ORDER BY due_date, id LIMIT ${batch} FOR UPDATE SKIP LOCKED)
+        RETURNING i.id, i.company_id, c.sandbox_of_id IS NULL AS livemode`;
+      const invoices = await tx.invoice.findMany({ where: { id: { in: rows.map((r) => r.id) } }, include: invoiceInclude });
+      const scopeOf = new Map(rows.map((r) => [r.id, { companyId: r.company_id, livemode: r.livemode }]));
+      for (const inv of invoices) await event(tx, scopeOf.get(inv.id)!, 'invoice.overdue', invoiceView(inv));
+      return rows.length;
+    });
+    moved += n;
+    if (n < batch) return moved;
+  }
+}
+

@@ -1,0 +1,276 @@
+// The invoice as a Danish PDF document: what faktureringsbekendtgørelsen (BEK nr 1595 af 2021, § 4)
+// requires of a full invoice — issue date, a sequential number, the seller's name, address and CVR
+// number, the buyer's name and address, each line's description, quantity and unit price excluding VAT,
+// the VAT rate and VAT amount per rate, the totals — plus payment terms and bank details. A credit note
+// (kreditnota) names the invoice it credits. A draft has no number yet and is watermarked KLADDE.
+//
+// invoiceDocument reads what the page shows (the buyer frozen at approval; a draft's buyer as the
+// customer is now); renderInvoicePdf lays it out with pdfkit. Amounts travel as strings with two
+// decimals, never as floats.
+import PDFDocument from 'pdfkit';
+import type { Db } from '@tlr/db';
+import { daysBetween, fromDate } from '../calendar.ts';
+import type { CompanyScope } from '../context.ts';
+import { printIban } from '../credentials/bank.ts';
+import { notFound } from '../errors.ts';
+import { Decimal, roundOere } from '../money.ts';
+import { invoiceTotals } from './rules.ts';
+import { fullInvoiceInclude } from './views.ts';
+
+export type InvoiceDocumentKind = 'invoice' | 'credit_note';
+
+interface Party {
+  name: string;
+  address: string[];
+  cvr: string;
+  ean?: string;
+  email?: string;
+  phone?: string;
+}
+
+export interface InvoiceDocument {
+  kind: InvoiceDocumentKind;
+  draft: boolean;
+  /** The invoice or credit note number; "" on a draft. */
+  number: string;
+  date: string;
+  due_date: string;
+  payment_terms_days: number;
+  /** The credited invoice, on a credit note. */
+  credits: { invoice_number: string; issue_date: string } | null;
+  seller: Party & { bank_reg_number: string; bank_account_number: string; iban: string };
+  buyer: Party;
+  lines: { description: string; quantity: string; unit_price: string; vat_rate: string; amount: string }[];
+  vat: { rate: string; base: string; amount: string }[];
+  subtotal: string;
+  vat_amount: string;
+  total: string;
+  paid_amount: string;
+  notes: string;
+  filename: string;
+}
+
+const addressLines = (line1: string, line2: string, postal: string, city: string, country: string) =>
+  [line1, line2, `${postal} ${city}`.trim(), country && country !== 'DK' ? country : ''].filter(Boolean);
+
+/** What the PDF of an invoice (or of the credit note that cancelled it) shows, read in one snapshot. */
+export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, kind: InvoiceDocumentKind): Promise<InvoiceDocument> {
+  const row = await db.invoice.findFirst({ where: { id, company_id: scope.companyId }, include: fullInvoiceInclude });
+  if (!row) throw notFound('invoice', id);
+  if (kind === 'credit_note' && !row.credit_note) throw notFound(`credit note for invoice ${id} (only a cancelled invoice has one)`);
+  const company = await db.company.findUniqueOrThrow({ where: { id: scope.companyId } });
+  const draft = row.status === 'draft';
+  // A draft's buyer is the customer as it is now; from approval on, the buyer frozen on the invoice.
+  const customer = draft && row.customer_id ? await db.customer.findFirst({ where: { id: row.customer_id, company_id: scope.companyId } }) : null;
+  const buyer: Party = customer
+    ? { name: customer.name, address: addressLines(customer.address_line1, customer.address_line2, customer.postal_code, customer.city, customer.country), cvr: customer.cvr, ean: customer.ean }
+    : {
+        name: row.customer_name,
+        address: addressLines(row.customer_address_line1, row.customer_address_line2, row.customer_postal_code, row.customer_city, row.customer_country),
+        cvr: row.customer_cvr,
+        ean: row.customer_ean,
+      };
+  const totals = invoiceTotals(row.lines.map((l) => ({ quantity: l.quantity, unitPrice: l.unit_price, vatRate: l.vat_rate })));
+  const note = kind === 'credit_note' ? row.credit_note! : null;
+  const number = note ? String(note.document_number) : row.invoice_number;
+  const issue = fromDate(row.issue_date);
+  return {
+    kind,
+    draft,
+    number,
+    date: note ? fromDate(note.date) : issue,
+    due_date: fromDate(row.due_date),
+    payment_terms_days: daysBetween(issue, fromDate(row.due_date)),
+    credits: note ? { invoice_number: row.invoice_number, issue_date: issue } : null,
+    seller: {
+      name: company.name,
+      address: addressLines(company.address_line1, company.address_line2, company.postal_code, company.city, company.country),
+      cvr: company.cvr ?? '',
+      email: company.email,
+      phone: company.phone,
+      bank_reg_number: company.bank_reg_number,
+      bank_account_number: company.bank_account_number,
+      iban: company.iban,
+    },
+    buyer,
+    lines: row.lines.map((l) => ({
+      description: l.description,
+      quantity: new Decimal(l.quantity.toString()).toString(),
+      unit_price: l.unit_price.toFixed(2),
+      vat_rate: new Decimal(l.vat_rate.toString()).toString(),
+      amount: roundOere(new Decimal(l.amount.toString())).toFixed(2),
+    })),
+    vat: totals.byRate.map((g) => ({ rate: g.rate.toString(), base: g.net.toFixed(2), amount: g.vat.toFixed(2) })),
+    subtotal: row.subtotal.toFixed(2),
+    vat_amount: row.vat_amount.toFixed(2),
+    total: row.total.toFixed(2),
+    paid_amount: row.paid_amount.toFixed(2),
+    notes: row.notes,
+    filename: `${kind === 'credit_note' ? 'kreditnota' : 'faktura'}-${number || `kladde-${row.id}`}.pdf`,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Layout
+
+/** 1234567.5 -> "1.234.567,50" (Danish grouping and decimal comma), from the exact decimal string. */
+export function kroner(amount: string, negate = false): string {
+  const d = new Decimal(amount);
+  const value = negate ? d.negated() : d;
+  const [int, dec] = value.abs().toFixed(2).split('.') as [string, string];
+  return `${value.isNegative() && !value.isZero() ? '-' : ''}${int.replace(/\B(?=(\d{3})+(?!\d))/g, '.')},${dec}`;
+}
+/** A quantity or rate with a decimal comma and no trailing zeros: "1,5", "3", "12,25". */
+const decimalComma = (n: string) => new Decimal(n).toString().replace('.', ',');
+/** 2026-11-22 -> "22.11.2026". */
+export const danishDate = (iso: string) => iso.split('-').reverse().join('.');
+
+const A4 = { width: 595.28, height: 841.89 };
+const M = 50;
+const FONT = 'Helvetica';
+const BOLD = 'Helvetica-Bold';
+const GREY = '#555555';
+// Columns of the line table: x and width; the numbers are right-aligned.
+const COLS = { description: [M, 235], quantity: [M + 240, 50], price: [M + 295, 80], rate: [M + 380, 45], amount: [M + 430, 65] } as const;
+
+export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
+  const credit = d.kind === 'credit_note';
+  const title = credit ? 'KREDITNOTA' : 'FAKTURA';
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: M,
+    info: { Title: `${credit ? 'Kreditnota' : 'Faktura'} ${d.number || '(kladde)'} - ${d.seller.name}`, Author: d.seller.name, Creator: 'tlr' },
+    lang: 'da-DK',
+  });
+  const chunks: Buffer[] = [];
+  doc.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+
+  const watermark = () => {
+    if (!d.draft) return;
+    doc.save();
+    doc.rotate(-35, { origin: [A4.width / 2, A4.height / 2] });
+    doc.font(BOLD).fontSize(110).fillColor('#d9d9d9').fillOpacity(0.6);
+    doc.text('KLADDE', 0, A4.height / 2 - 55, { width: A4.width, align: 'center', lineBreak: false });
+    doc.restore();
+    doc.fillColor('black').fillOpacity(1);
+  };
+  watermark();
+  doc.on('pageAdded', watermark);
+
+  // Seller, top right; title and buyer, left.
+  const party = (p: Party, x: number, y: number, width: number, heading: string) => {
+    doc.font(BOLD).fontSize(8).fillColor(GREY).text(heading, x, y, { width });
+    doc.font(BOLD).fontSize(10).fillColor('black').text(p.name || '(ingen kunde)', { width });
+    doc.font(FONT).fontSize(9);
+    for (const line of p.address) doc.text(line, { width });
+    if (p.cvr) doc.text(`CVR-nr. ${p.cvr}`, { width });
+    if (p.ean) doc.text(`EAN-nr. ${p.ean}`, { width });
+    if (p.email) doc.text(p.email, { width });
+    if (p.phone) doc.text(`Tlf. ${p.phone}`, { width });
+    return doc.y;
+  };
+  const sellerBottom = party(d.seller, 340, M, 205, 'Sælger');
+  doc.font(BOLD).fontSize(22).fillColor('black').text(d.draft ? `${title} (KLADDE)` : title, M, M, { width: 280 });
+  const buyerBottom = party(d.buyer, M, M + 45, 280, credit ? 'Kreditnota til' : 'Faktura til');
+
+  // The document's facts.
+  let y = Math.max(sellerBottom, buyerBottom) + 20;
+  const facts: [string, string][] = credit
+    ? [
+        ['Kreditnotanr.', d.number],
+        ['Dato', danishDate(d.date)],
+        ['Krediterer faktura', `nr. ${d.credits!.invoice_number} af ${danishDate(d.credits!.issue_date)}`],
+      ]
+    : [
+        ['Fakturanr.', d.draft ? 'tildeles ved godkendelse' : d.number],
+        ['Fakturadato', danishDate(d.date)],
+        ['Forfaldsdato', danishDate(d.due_date)],
+      ];
+  for (const [label, value] of facts) {
+    doc.font(BOLD).fontSize(9).text(label, M, y, { width: 110 });
+    doc.font(FONT).text(value, M + 110, y, { width: 385 });
+    y = doc.y + 2;
+  }
+
+  // Lines.
+  y += 16;
+  const header = () => {
+    doc.font(BOLD).fontSize(8).fillColor(GREY);
+    doc.text('Beskrivelse', COLS.description[0], y, { width: COLS.description[1] });
+    doc.text('Antal', COLS.quantity[0], y, { width: COLS.quantity[1], align: 'right' });
+    doc.text('Enhedspris ekskl. moms', COLS.price[0], y, { width: COLS.price[1], align: 'right' });
+    doc.text('Moms %', COLS.rate[0], y, { width: COLS.rate[1], align: 'right' });
+    doc.text('Beløb DKK', COLS.amount[0], y, { width: COLS.amount[1], align: 'right' });
+    y = doc.y + 3;
+    doc.moveTo(M, y).lineTo(A4.width - M, y).lineWidth(0.5).strokeColor(GREY).stroke();
+    y += 5;
+    doc.fillColor('black').font(FONT).fontSize(9);
+  };
+  const room = (height: number) => {
+    if (y + height <= A4.height - M) return false;
+    doc.addPage();
+    y = M;
+    return true;
+  };
+  header();
+  for (const line of d.lines) {
+    const height = doc.heightOfString(line.description || ' ', { width: COLS.description[1] }) + 4;
+    if (room(height)) header();
+    doc.text(line.description, COLS.description[0], y, { width: COLS.description[1] });
+    doc.text(decimalComma(line.quantity), COLS.quantity[0], y, { width: COLS.quantity[1], align: 'right' });
+    doc.text(kroner(line.unit_price), COLS.price[0], y, { width: COLS.price[1], align: 'right' });
+    doc.text(decimalComma(line.vat_rate), COLS.rate[0], y, { width: COLS.rate[1], align: 'right' });
+    doc.text(kroner(line.amount, credit), COLS.amount[0], y, { width: COLS.amount[1], align: 'right' });
+    y += height;
+  }
+
+  // Totals: the subtotal, VAT per rate on its base, the total.
+  const totals: [string, string, boolean][] = [
+    ['Subtotal ekskl. moms', kroner(d.subtotal, credit), false],
+    ...d.vat.map((g): [string, string, boolean] => [
+      new Decimal(g.rate).isZero() ? `Momsfrit (0 %) af ${kroner(g.base, credit)}` : `Moms ${decimalComma(g.rate)} % af ${kroner(g.base, credit)}`,
+      kroner(g.amount, credit),
+      false,
+    ]),
+    [`Moms i alt`, kroner(d.vat_amount, credit), false],
+    [credit ? 'Krediteret i alt DKK' : 'Total DKK inkl. moms', kroner(d.total, credit), true],
+  ];
+  const paid = new Decimal(d.paid_amount);
+  if (!credit && !d.draft && paid.greaterThan(0)) {
+    totals.push(['Betalt', kroner(d.paid_amount, true), false], ['Restbeløb DKK', kroner(new Decimal(d.total).minus(paid).toFixed(2)), true]);
+  }
+  if (room(totals.length * 14 + 10)) y = M;
+  y += 6;
+  doc.moveTo(COLS.rate[0] - 120, y).lineTo(A4.width - M, y).lineWidth(0.5).strokeColor(GREY).stroke();
+  y += 6;
+  for (const [label, value, bold] of totals) {
+    doc.font(bold ? BOLD : FONT).fontSize(bold ? 10 : 9);
+    doc.text(label, COLS.rate[0] - 200, y, { width: 240, align: 'right' });
+    doc.text(value, COLS.amount[0], y, { width: COLS.amount[1], align: 'right' });
+    y = doc.y + 3;
+  }
+
+  // Payment terms and bank details; notes.
+  const bank = [
+    d.seller.bank_reg_number || d.seller.bank_account_number ? `Reg.nr. ${d.seller.bank_reg_number} Kontonr. ${d.seller.bank_account_number}` : '',
+    d.seller.iban ? `IBAN ${printIban(d.seller.iban)}` : '',
+  ].filter(Boolean);
+  const terms = credit
+    ? ['Beløbet modregnes eller tilbagebetales.']
+    : [
+        `Betalingsbetingelser: netto ${d.payment_terms_days} dage. Forfaldsdato ${danishDate(d.due_date)}.`,
+        bank.length ? `Betales til ${bank.join(', ')}.` : 'Bankoplysninger: ikke angivet.',
+        d.number ? `Angiv venligst fakturanr. ${d.number} ved betaling.` : '',
+      ].filter(Boolean);
+  y += 18;
+  const text = [...terms, ...(d.notes ? ['', d.notes] : [])].join('\n');
+  if (room(doc.heightOfString(text, { width: A4.width - 2 * M }) + 10)) y = M;
+  doc.font(FONT).fontSize(9).fillColor('black').text(text, M, y, { width: A4.width - 2 * M });
+
+  doc.end();
+  return done;
+}

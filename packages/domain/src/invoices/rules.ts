@@ -1,0 +1,108 @@
+// Invoice rules, pure: the status transitions, the arithmetic of an invoice (line amounts, VAT per rate
+// group, totals) and the ledger posting of an approval. The invoice functions and the tests rely on these.
+import { DomainError } from '../errors.ts';
+import { Decimal, lineNet, MAX_AMOUNT, sumAmounts } from '../money.ts';
+import type { PostingLine } from '../ledger/rules.ts';
+import { computeVat, type VatGroup } from '../vat.ts';
+
+export const INVOICE_STATUSES = ['draft', 'approved', 'sent', 'paid', 'overdue', 'cancelled'] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+/**
+ * Where each status may go (PUT /invoices/{id}/status; the overdue sweep uses approved/sent -> overdue).
+ * A draft is approved (or deleted); an approved invoice is sent, paid, cancelled by a credit note or falls
+ * overdue; paid and cancelled are final. Staying in the same status is a no-op, not a transition.
+ */
+export const TRANSITIONS: Record<InvoiceStatus, readonly InvoiceStatus[]> = {
+  draft: ['approved'],
+  approved: ['sent', 'paid', 'overdue', 'cancelled'],
+  sent: ['paid', 'overdue', 'cancelled'],
+  overdue: ['paid', 'cancelled'],
+  paid: [],
+  cancelled: [],
+};
+
+/** Throws 409 invalid_transition naming the statuses that are allowed from `from`. */
+export function assertTransition(from: InvoiceStatus, to: InvoiceStatus): void {
+  if (TRANSITIONS[from].includes(to)) return;
+  const allowed = TRANSITIONS[from];
+  throw new DomainError(
+    'invalid_transition',
+    `An invoice that is ${from} cannot become ${to}; ${allowed.length ? `allowed next: ${allowed.join(', ')}` : `${from} is final`}.`,
+    'status',
+    { current_status: from, allowed_statuses: [...allowed] },
+  );
+}
+
+/** Statuses in which an invoice is an open receivable. */
+export const OPEN_STATUSES: readonly InvoiceStatus[] = ['approved', 'sent', 'overdue'];
+
+export interface LineInput {
+  quantity: Decimal;
+  unitPrice: Decimal;
+  vatRate: Decimal;
+}
+
+export interface InvoiceTotals {
+  /** Per line: quantity × unit price, rounded half up to øre once. */
+  amounts: Decimal[];
+  subtotal: Decimal;
+  vat: Decimal;
+  total: Decimal;
+  byRate: VatGroup[];
+}
+
+/**
+ * The arithmetic of an invoice: each line's amount is rounded to øre once; VAT is computed per rate
+ * group on the exact sum of its lines and rounded half up (vat.ts); total = subtotal + VAT. Refuses
+ * totals beyond the largest amount.
+ */
+export function invoiceTotals(lines: readonly LineInput[]): InvoiceTotals {
+  const amounts = lines.map((l) => lineNet(l.quantity, l.unitPrice));
+  amounts.forEach((a, i) => {
+    if (a.abs().greaterThan(MAX_AMOUNT)) throw new DomainError('invalid_request', `The line amount ${a.toFixed(2)} exceeds ${MAX_AMOUNT.toFixed(2)}.`, `lines[${i}]`);
+  });
+  const vat = computeVat(lines.map((l, i) => ({ net: amounts[i]!, rate: l.vatRate })));
+  if (vat.total.abs().greaterThan(MAX_AMOUNT) || vat.subtotal.abs().greaterThan(MAX_AMOUNT)) {
+    throw new DomainError('invalid_request', `The invoice total ${vat.total.toFixed(2)} exceeds ${MAX_AMOUNT.toFixed(2)}.`, 'lines');
+  }
+  return { amounts, subtotal: vat.subtotal, vat: vat.vat, total: vat.total, byRate: vat.byRate };
+}
+
+export interface PostingAccounts {
+  receivable: string;
+  outputVat: string;
+}
+
+export interface PostedLine {
+  accountId: string;
+  amount: Decimal;
+  vatRate: Decimal;
+}
+
+/** The VAT code of a sales rate: S25 for 25 %, S0 for exempt sales. */
+export const salesVatCode = (rate: Decimal) => (rate.isZero() ? 'S0' : `S${rate.toFixed(0)}`);
+
+/**
+ * The posting of an approved invoice: debit receivables with the total; credit each revenue account
+ * with its lines' amounts (one line per account and rate); credit output VAT per rate. A negative sum
+ * (discount lines outweighing a group) goes to the other side, so every posted amount is positive.
+ */
+export function approvalPosting(lines: readonly PostedLine[], totals: InvoiceTotals, accounts: PostingAccounts, text: string): PostingLine[] {
+  const out: PostingLine[] = [];
+  const add = (accountId: string, credit: Decimal, vatCode: string) => {
+    if (credit.isZero()) return;
+    out.push({ accountId, debit: credit.isNegative() ? credit.negated() : new Decimal(0), credit: credit.isNegative() ? new Decimal(0) : credit, description: text, vatCode });
+  };
+  add(accounts.receivable, totals.total.negated(), '');
+  const groups = new Map<string, { accountId: string; rate: Decimal; amounts: Decimal[] }>();
+  for (const l of lines) {
+    const key = `${l.accountId}|${l.vatRate.toFixed(2)}`;
+    const g = groups.get(key) ?? { accountId: l.accountId, rate: l.vatRate, amounts: [] };
+    g.amounts.push(l.amount);
+    groups.set(key, g);
+  }
+  for (const g of groups.values()) add(g.accountId, sumAmounts(g.amounts), salesVatCode(g.rate));
+  for (const g of totals.byRate) add(accounts.outputVat, g.vat, salesVatCode(g.rate));
+  return out;
+}

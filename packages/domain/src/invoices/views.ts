@@ -1,0 +1,107 @@
+// The API shapes of invoices: the list shape (the contract's fields plus additive ones), the full
+// invoice with its lines and payments, the create summary and the compact data of invoice events.
+import type { Prisma } from '@tlr/db';
+import { fromDate } from '../calendar.ts';
+import { amountToJson, quantityToJson, rateToJson } from '../money.ts';
+import type { InvoiceStatus } from './rules.ts';
+
+export const invoiceInclude = { credit_note: true } satisfies Prisma.InvoiceInclude;
+export const fullInvoiceInclude = {
+  credit_note: true,
+  lines: { orderBy: { line_number: 'asc' } },
+  payments: { orderBy: [{ created_at: 'asc' }, { id: 'asc' }] },
+} satisfies Prisma.InvoiceInclude;
+
+export type InvoiceRow = Prisma.InvoiceGetPayload<{ include: typeof invoiceInclude }>;
+export type FullInvoiceRow = Prisma.InvoiceGetPayload<{ include: typeof fullInvoiceInclude }>;
+
+export function invoiceView(i: InvoiceRow) {
+  return {
+    id: i.id,
+    invoice_number: i.invoice_number,
+    customer_id: i.customer_id,
+    customer_name: i.customer_name,
+    // The column holds only these (every write goes through rules.ts).
+    status: i.status as InvoiceStatus,
+    issue_date: fromDate(i.issue_date),
+    due_date: fromDate(i.due_date),
+    subtotal: amountToJson(i.subtotal),
+    vat_amount: amountToJson(i.vat_amount),
+    total: amountToJson(i.total),
+    currency: i.currency,
+    created_at: i.created_at.toISOString(),
+    updated_at: i.updated_at.toISOString(),
+    // Additive: beyond the contract's shape.
+    notes: i.notes,
+    paid_amount: amountToJson(i.paid_amount),
+    balance_due: amountToJson(i.status === 'cancelled' ? 0 : i.total.minus(i.paid_amount)),
+    posted_transaction_id: i.posted_transaction_id,
+    posted_system_id: i.posted_system_id === null ? null : Number(i.posted_system_id),
+    credit_note: i.credit_note
+      ? {
+          id: i.credit_note.id,
+          credit_note_number: String(i.credit_note.document_number),
+          date: fromDate(i.credit_note.date),
+          transaction_id: i.credit_note.transaction_id,
+        }
+      : null,
+  };
+}
+export type InvoiceView = ReturnType<typeof invoiceView>;
+
+export function fullInvoiceView(i: FullInvoiceRow) {
+  return {
+    ...invoiceView(i),
+    lines: i.lines.map((l) => ({
+      line_number: l.line_number,
+      product_id: l.product_id,
+      description: l.description,
+      quantity: quantityToJson(l.quantity),
+      unit_price: amountToJson(l.unit_price),
+      vat_rate: rateToJson(l.vat_rate),
+      amount: amountToJson(l.amount),
+    })),
+    payments: i.payments.map(paymentView),
+  };
+}
+export type FullInvoiceView = ReturnType<typeof fullInvoiceView>;
+
+export function paymentView(p: Prisma.InvoicePaymentGetPayload<object>) {
+  return {
+    id: p.id,
+    invoice_id: p.invoice_id,
+    amount: amountToJson(p.amount),
+    date: fromDate(p.date),
+    account_id: p.account_id,
+    transaction_id: p.transaction_id,
+    created_at: p.created_at.toISOString(),
+  };
+}
+
+/** The 201 answer of POST /invoices (contract: the compact summary; the posting ids once approved). */
+export function invoiceSummary(v: InvoiceView) {
+  return {
+    id: v.id,
+    invoice_number: v.invoice_number,
+    status: v.status,
+    subtotal: v.subtotal,
+    vat_amount: v.vat_amount,
+    total: v.total,
+    ...(v.posted_transaction_id && v.posted_system_id !== null ? { posted_transaction_id: v.posted_transaction_id, posted_system_id: v.posted_system_id } : {}),
+  };
+}
+
+/** The data of every invoice.* event (contract, for invoice.paid: id, invoice_number, status, total, currency). */
+export function invoiceEventData(v: InvoiceView) {
+  return {
+    id: v.id,
+    invoice_number: v.invoice_number,
+    status: v.status,
+    customer_id: v.customer_id,
+    issue_date: v.issue_date,
+    due_date: v.due_date,
+    total: v.total,
+    paid_amount: v.paid_amount,
+    currency: v.currency,
+  };
+}

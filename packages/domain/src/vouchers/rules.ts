@@ -1,0 +1,161 @@
+// Voucher (bilag) rules, pure: the upload limits, the strict base64 of the contract decoded as a stream
+// (so a 10 MB document never sits in memory whole, however it arrives), the stored object's name and
+// the retention date of bogføringsloven. Every entry point (REST stream, in-process caller) uses these.
+import { daysInMonth, ymd } from '../calendar.ts';
+import { fiscalYearContaining } from '../ledger/fiscal-years.ts';
+
+/** Contract: "at most 10 MB decoded". 10,000,000 bytes are accepted; anything over 10 MiB is refused. */
+export const MAX_VOUCHER_BYTES = 10 * 1024 * 1024;
+export const MAX_FILENAME_LENGTH = 255;
+export const DEFAULT_MIME_TYPE = 'application/octet-stream';
+/** Years a voucher is kept after the end of the financial year it documents (bogføringsloven § 12). */
+export const RETENTION_YEARS = 5;
+
+/** A refusal of the upload body: 400 invalid_request naming the field and the rule. */
+export class UploadRefusal extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'UploadRefusal';
+  }
+}
+
+const B64 = new Int16Array(128).fill(-1);
+'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.split('').forEach((c, i) => (B64[c.charCodeAt(0)] = i));
+const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+const isLineBreak = (c: number) => c === 0x0a || c === 0x0d;
+
+/**
+ * Decodes standard padded base64 (RFC 4648 § 4) fed in pieces of text, as the characters of one JSON
+ * string arrive. Whitespace around the data is trimmed; a line break or space inside it, base64url's
+ * `-` and `_`, a missing or misplaced `=` and more than MAX_VOUCHER_BYTES decoded are refused with the
+ * rule broken. Decoded bytes are handed to `emit` as they complete.
+ */
+export class Base64StreamDecoder {
+  private quantum = new Uint8Array(4);
+  private filled = 0;
+  private padding = 0;
+  private started = false;
+  /** Whitespace seen after data: anything but more whitespace after it is embedded. */
+  private trailing = false;
+  private trailingBreak = false;
+  private out: Uint8Array;
+  private outLength = 0;
+  size = 0;
+
+  constructor(
+    private readonly emit: (bytes: Uint8Array) => void,
+    private readonly field = 'content_base64',
+    chunkBytes = 48 * 1024,
+  ) {
+    this.out = new Uint8Array(chunkBytes);
+  }
+
+  private refuse(message: string): never {
+    throw new UploadRefusal(this.field, message);
+  }
+
+  /** One more piece of the text (already unescaped from JSON). */
+  push(text: string): void {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (isSpace(c)) {
+        if (this.started) {
+          this.trailing = true;
+          if (isLineBreak(c)) this.trailingBreak = true;
+        }
+        continue;
+      }
+      if (this.trailing) {
+        this.refuse(this.trailingBreak ? 'must be one unbroken base64 string: embedded line breaks are invalid' : 'must be one unbroken base64 string: embedded whitespace is invalid');
+      }
+      this.started = true;
+      if (c === 0x3d /* = */) {
+        if (this.filled < 2) this.refuse('is not valid base64: "=" padding in the wrong place');
+        this.padding += 1;
+        this.filled += 1;
+        if (this.filled === 4) this.flushQuantum();
+        continue;
+      }
+      if (this.padding > 0) this.refuse('is not valid base64: data after the "=" padding');
+      const v = c < 128 ? B64[c]! : -1;
+      if (v < 0) {
+        if (c === 0x2d || c === 0x5f) this.refuse('must be standard base64 (RFC 4648 section 4), not base64url ("-" and "_" are not allowed)');
+        this.refuse(`is not valid base64: the character ${JSON.stringify(String.fromCharCode(c))} is not in the base64 alphabet`);
+      }
+      this.quantum[this.filled++] = v;
+      if (this.filled === 4) this.flushQuantum();
+    }
+  }
+
+  private flushQuantum() {
+    const [a, b, c, d] = this.quantum as unknown as [number, number, number, number];
+    const bytes = 3 - this.padding;
+    this.size += bytes;
+    if (this.size > MAX_VOUCHER_BYTES) this.refuse(`decodes to more than ${MAX_VOUCHER_BYTES} bytes (10 MB is the limit)`);
+    if (this.out.length - this.outLength < 3) this.drain();
+    this.out[this.outLength++] = (a << 2) | (b >> 4);
+    if (bytes > 1) this.out[this.outLength++] = ((b & 15) << 4) | (c >> 2);
+    if (bytes > 2) this.out[this.outLength++] = ((c & 3) << 6) | d;
+    this.filled = 0;
+  }
+
+  private drain() {
+    if (this.outLength === 0) return;
+    this.emit(this.out.slice(0, this.outLength));
+    this.outLength = 0;
+  }
+
+  /** The text ended: checks the length and padding, emits what is left; returns the decoded size. */
+  end(): number {
+    if (this.filled !== 0) this.refuse('is not valid base64: its length must be a multiple of 4 (standard base64 is padded with "=")');
+    if (this.size === 0) this.refuse('is empty: a voucher has at least 1 byte');
+    this.drain();
+    return this.size;
+  }
+}
+
+/** The filename's rule: required, not blank, at most 255 characters, no path or control characters. */
+export function checkFilename(name: string): string | undefined {
+  if (name.trim() === '') return 'must not be blank';
+  if (name.length > MAX_FILENAME_LENGTH) return `must be at most ${MAX_FILENAME_LENGTH} characters`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f/\\]/.test(name)) return 'must be a file name without a path or control characters';
+  return undefined;
+}
+
+/** A MIME type as RFC 6838 writes one (type/subtype with optional parameters); at most 255 characters. */
+export function checkMimeType(type: string): string | undefined {
+  if (type.length > 255 || !/^[A-Za-z0-9][\w!#$&^.+-]*\/[A-Za-z0-9][\w!#$&^.+-]*(\s*;\s*[\w!#$&^.+-]+=("[^"\r\n]*"|[\w!#$&^.+-]+))*$/.test(type)) {
+    return 'must be a MIME type such as application/pdf or image/jpeg';
+  }
+  return undefined;
+}
+
+/** The extension that names the stored object ("the extension determines storage"): ".pdf", or "". */
+export function storedExtension(filename: string): string {
+  const m = /\.([A-Za-z0-9]{1,10})$/.exec(filename.trim());
+  return m ? `.${m[1]!.toLowerCase()}` : '';
+}
+
+/** Where the bytes are kept: one folder per company, named by the voucher id and the file's extension. */
+export const storageKey = (companyId: string, voucherId: string, filename: string) => `${companyId}/${voucherId}${storedExtension(filename)}`;
+
+/**
+ * Kept until five years after the end of the financial year of the posting it documents (fiscal year
+ * ending 2026-12-31 -> 2031-12-31).
+ */
+export function retentionUntil(postingDate: string, fiscalYearStartMonth: number): string {
+  // A fiscal year always ends on the last day of a month; so does the retention period.
+  const [y, m] = fiscalYearContaining(postingDate, fiscalYearStartMonth).end.split('-').map(Number) as [number, number];
+  return ymd(y + RETENTION_YEARS, m, daysInMonth(y + RETENTION_YEARS, m));
+}
+
+/** RFC 6266/5987 Content-Disposition for a download: an ASCII fallback and the exact UTF-8 name. */
+export function attachmentDisposition(filename: string): string {
+  const ascii = filename.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]|["\\]/g, '_');
+  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}

@@ -1,0 +1,63 @@
+// A real S3 protocol server for tests (s3rver), on 127.0.0.1 with a fresh directory and one bucket. It
+// can be stopped and started again on the same port and directory: tests take the store away mid-run
+// and bring it back.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import S3rver from 's3rver';
+
+export interface TestS3Server {
+  endpoint: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  directory: string;
+  /** Stops answering (connections refused) until start(). */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** Stops and removes its directory. */
+  close(): Promise<void>;
+}
+
+export async function startS3Server(bucket = 'tlr-vouchers'): Promise<TestS3Server> {
+  const directory = mkdtempSync(join(tmpdir(), 'tlr-s3-'));
+  const s3rver = new S3rver({ directory, silent: true, configureBuckets: [{ name: bucket, configs: [] }] });
+  await s3rver.configureBuckets();
+  const handler = s3rver.callback();
+  let server: Server | null = null;
+  let port = 0;
+  const start = () =>
+    new Promise<void>((resolve, reject) => {
+      const s = createServer(handler);
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => {
+        port = (s.address() as AddressInfo).port;
+        server = s;
+        resolve();
+      });
+    });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (!server) return resolve();
+      const s = server;
+      server = null;
+      s.close(() => resolve());
+      s.closeAllConnections();
+    });
+  await start();
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    bucket,
+    accessKeyId: 'S3RVER',
+    secretAccessKey: 'S3RVER',
+    directory,
+    stop,
+    start,
+    async close() {
+      await stop();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
