@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 export type ServerSpec =
   | { kind: 'baseline'; databaseUrl: string; companyId: string; poolSize?: number }
-  | { kind: 'tlr'; databaseUrl: string; poolSize?: number };
+  | { kind: 'tlr'; databaseUrl: string; poolSize?: number; env?: Record<string, string> };
 
 export interface RunningServer {
   url: string;
@@ -20,7 +20,8 @@ export interface RunningServer {
 type FromChild = { url: string } | { error: string };
 
 export async function spawnServer(spec: ServerSpec, opts: { cpuProfDir?: string } = {}): Promise<RunningServer> {
-  const execArgv = ['--import', 'tsx', ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])];
+  // The V8 flags of `npm start` (scripts/tlr.mjs), so the server measured is the one that runs.
+  const execArgv = ['--max-semi-space-size=8', '--import', 'tsx', ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])];
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const reply = await new Promise<FromChild>((resolve, reject) => {
@@ -60,6 +61,7 @@ async function serve(spec: ServerSpec): Promise<{ url: string; stop(): Promise<v
     LOG_LEVEL: 'silent',
     RUN_WORKER: 'false',
     DB_POOL_SIZE: String(spec.poolSize ?? 10),
+    ...spec.env,
   });
   return startService(config);
 }

@@ -25,6 +25,21 @@ describe('Base64StreamDecoder', () => {
     }
   });
 
+  it('decodes long runs natively and still checks the rule at every boundary (pieces of any size)', () => {
+    for (const n of [190, 191, 192, 193, 700, 4099]) {
+      const bytes = Buffer.from(Array.from({ length: n }, (_, i) => (i * 131 + n) % 256));
+      const text = bytes.toString('base64');
+      for (const piece of [1, 5, 255, 256, 257, 1000, 100_000]) {
+        expect(decode(text, piece)).toEqual(bytes);
+        expect(decode(`  ${text}\n`, piece)).toEqual(bytes);
+        if (text.length < 700) continue;
+        expect(decode(`${text.slice(0, 400)}\n${text.slice(400)}`, piece)).toMatch(/embedded line breaks/);
+        expect(decode(`${text.slice(0, 600)}-${text.slice(601)}`, piece)).toMatch(/not base64url/);
+        expect(decode(`${text.slice(0, 600)}=${text.slice(601)}`, piece)).toMatch(/data after the "=" padding|padding in the wrong place/);
+      }
+    }
+  });
+
   it('trims surrounding whitespace, line breaks included', () => {
     expect(decode('  \r\n\taGVq\n  ')).toEqual(Buffer.from('hej'));
   });

@@ -14,6 +14,8 @@ export interface UploadFields {
 const FIELDS = ['filename', 'content_base64', 'mime_type'] as const;
 type Field = (typeof FIELDS)[number];
 const MAX_SMALL = 1024;
+// eslint-disable-next-line no-control-regex -- JSON strings may not hold raw control characters
+const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
 const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 
 type State = 'start' | 'key-or-close' | 'key' | 'colon' | 'value' | 'comma-or-close' | 'done';
@@ -118,14 +120,13 @@ export class UploadBodyReader {
         i = this.scanEscape(s, i, streaming);
         continue;
       }
-      // The run of plain characters up to the next quote or backslash, in one piece.
-      let j = i;
-      while (j < s.length && s[j] !== '"' && s[j] !== '\\') {
-        if (s.charCodeAt(j) < 0x20) this.invalidJson();
-        j += 1;
-      }
+      // The run of plain characters up to the next quote, backslash or control character, in one piece.
+      PLAIN_RUN.lastIndex = i;
+      PLAIN_RUN.exec(s);
+      const j = PLAIN_RUN.lastIndex;
       if (j > i) this.append(s.slice(i, j), streaming);
       if (j === s.length) return j;
+      if (s.charCodeAt(j) < 0x20) this.invalidJson();
       if (s[j] === '\\') {
         this.escape = '';
         i = j + 1;
