@@ -44,7 +44,22 @@ import type { Database } from '@tlr/db';
 import { addDays, INVOICE_ACCOUNTS, newId, today } from '@tlr/domain';
 import { startService, type Service } from '../apps/server/src/service.ts';
 import { cleanupStack } from './cleanup.ts';
-import { agent, benchCompany, benchDatabase, closedLoop, countingStatements, Keys, loadavg, machineLines, ms, percentile, request, seconds, statusText, type LoadResult } from './lib.ts';
+import {
+  agent,
+  benchCompany,
+  benchDatabase,
+  closedLoop,
+  countingStatements,
+  Keys,
+  loadavg,
+  machineLines,
+  ms,
+  percentile,
+  request,
+  seconds,
+  statusText,
+  type LoadResult,
+} from './lib.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -134,7 +149,9 @@ async function bulkLoad(databaseUrl: string, companyId: string, uuidFn: string, 
     );
     step('invoices');
     // Credit notes of the cancelled invoices, numbered after the invoices.
-    const numbered = Number((await client.query(`SELECT count(*) AS n FROM invoices WHERE company_id = $1 AND document_number IS NOT NULL`, [companyId])).rows[0].n);
+    const numbered = Number(
+      (await client.query(`SELECT count(*) AS n FROM invoices WHERE company_id = $1 AND document_number IS NOT NULL`, [companyId])).rows[0].n,
+    );
     await client.query(
       `INSERT INTO credit_notes (id, company_id, invoice_id, document_number, date, transaction_id, created_at)
        SELECT ${idAt('i.cancelled_at')}, $1, i.id, $2 + row_number() OVER (ORDER BY i.created_at, i.id), (i.cancelled_at AT TIME ZONE '${TIME_ZONE}')::date, gen_random_uuid(), i.cancelled_at
@@ -156,10 +173,11 @@ async function bulkLoad(databaseUrl: string, companyId: string, uuidFn: string, 
     await client.query('VACUUM (ANALYZE) invoices, credit_notes, customers');
     step('VACUUM (ANALYZE)');
     const byStatus = new Map(
-      (await client.query<{ status: string; n: number }>(`SELECT status, count(*) AS n FROM invoices WHERE company_id = $1 GROUP BY status ORDER BY status`, [companyId])).rows.map((r) => [
-        r.status,
-        Number(r.n),
-      ]),
+      (
+        await client.query<{ status: string; n: number }>(`SELECT status, count(*) AS n FROM invoices WHERE company_id = $1 GROUP BY status ORDER BY status`, [
+          companyId,
+        ])
+      ).rows.map((r) => [r.status, Number(r.n)]),
     );
     const total = [...byStatus.values()].reduce((a, b) => a + b, 0);
     if (total !== INVOICES) throw new Error(`bulk load check failed: ${total} invoices, expected ${INVOICES}`);
@@ -280,12 +298,31 @@ async function createViaSql(db: Database, inv: Invoicing, monthly: boolean, dura
         `INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code)
          SELECT t.id, $1, $2, t.n, t.account, t.debit, t.credit, $3, t.vat
          FROM unnest($4::uuid[], $5::uuid[], $6::numeric[], $7::numeric[], $8::text[]) WITH ORDINALITY AS t(id, account, debit, credit, vat, n)`,
-        [c, txId, text, posting.map(() => newId()), posting.map((l) => l.account), posting.map((l) => l.debit), posting.map((l) => l.credit), posting.map((l) => l.vat)],
+        [
+          c,
+          txId,
+          text,
+          posting.map(() => newId()),
+          posting.map((l) => l.account),
+          posting.map((l) => l.debit),
+          posting.map((l) => l.credit),
+          posting.map((l) => l.vat),
+        ],
       );
       await client.query(balances, [c, inv.issue, posting.map((l) => l.account), posting.map((l) => l.debit), posting.map((l) => l.credit)]);
       const number = String(seq.d);
       const invoiceData = (status: string) =>
-        JSON.stringify({ id, invoice_number: status === 'draft' ? '' : number, status, customer_id: inv.customerId, issue_date: inv.issue, due_date: inv.due, total: 90, paid_amount: 0, currency: 'DKK' });
+        JSON.stringify({
+          id,
+          invoice_number: status === 'draft' ? '' : number,
+          status,
+          customer_id: inv.customerId,
+          issue_date: inv.issue,
+          due_date: inv.due,
+          total: 90,
+          paid_amount: 0,
+          currency: 'DKK',
+        });
       await client.query(
         `INSERT INTO outbox_events (id, company_id, type, livemode, api_version, data)
          SELECT e.id, $1, e.type, true, $2, e.data FROM unnest($3::uuid[], $4::text[], $5::jsonb[]) AS e(id, type, data)`,
@@ -294,7 +331,11 @@ async function createViaSql(db: Database, inv: Invoicing, monthly: boolean, dura
           API_VERSION,
           [newId(), newId(), newId()],
           ['invoice.created', 'transaction.created', 'invoice.approved'],
-          [invoiceData('draft'), JSON.stringify({ id: txId, document_number: seq.d, system_id: seq.s, date: inv.issue, description: text, source: 'invoice', source_id: id }), invoiceData('approved')],
+          [
+            invoiceData('draft'),
+            JSON.stringify({ id: txId, document_number: seq.d, system_id: seq.s, date: inv.issue, description: text, source: 'invoice', source_id: id }),
+            invoiceData('approved'),
+          ],
         ],
       );
       await client.query(
@@ -396,14 +437,22 @@ async function main() {
   const startLoad = loadavg();
   try {
     // a. database, companies, keys
-    const { db, databaseUrl, given, pgVersion, settings, uuidFn, monthly } = await benchDatabase({ cleanups, log, folder: FOLDER, dbName: `tlr_bench_invoices_${RUN_ID}`, poolSize: CONNECTIONS });
+    const { db, databaseUrl, given, pgVersion, settings, uuidFn, monthly } = await benchDatabase({
+      cleanups,
+      log,
+      folder: FOLDER,
+      dbName: `tlr_bench_invoices_${RUN_ID}`,
+      poolSize: CONNECTIONS,
+    });
     const t0 = process.hrtime.bigint();
     const seller = await benchCompany(db, { name: 'Bench Faktura ApS', ownerEmail: `bench-invoices-${RUN_ID}@example.dk`, keys: KEYS });
     const listKeyCount = Math.ceil((2 * (LIST_CALLS + 3) + 10) / REQUESTS_PER_KEY) + 1;
     const lister = await benchCompany(db, { name: 'Bench Fakturaliste ApS', ownerEmail: `bench-invoice-list-${RUN_ID}@example.dk`, keys: listKeyCount });
     const keys = new Keys(seller.keys, REQUESTS_PER_KEY);
     const listKeys = new Keys(lister.keys, REQUESTS_PER_KEY);
-    const customer = await db.prisma.customer.create({ data: { id: newId(), company_id: seller.companyId, name: 'Kunde A/S', email: 'kunde@example.dk', city: 'Aarhus' } });
+    const customer = await db.prisma.customer.create({
+      data: { id: newId(), company_id: seller.companyId, name: 'Kunde A/S', email: 'kunde@example.dk', city: 'Aarhus' },
+    });
     log(`companies ${seller.companyId} (${KEYS} keys) and ${lister.companyId} (${listKeyCount} keys) in ${seconds(t0).toFixed(1)} s`);
 
     // b. a million invoices
@@ -414,7 +463,9 @@ async function main() {
     print();
     print(`load average at start (1/5/15 min): ${startLoad}, after the bulk load: ${loadavg()}`);
     print();
-    print(`PostgreSQL ${pgVersion} (${given ? 'DATABASE_URL' : 'embedded'}; synchronous_commit ${settings.sc}, fsync ${settings.fsync}, shared_buffers ${settings.sb}), run ${RUN_ID}`);
+    print(
+      `PostgreSQL ${pgVersion} (${given ? 'DATABASE_URL' : 'embedded'}; synchronous_commit ${settings.sc}, fsync ${settings.fsync}, shared_buffers ${settings.sb}), run ${RUN_ID}`,
+    );
     print();
     print(
       `b. bulk load: ${INVOICES.toLocaleString('en')} invoices of one company (${[...load.byStatus].map(([s, n]) => `${s} ${n.toLocaleString('en')}`).join(', ')}) and ${CUSTOMERS} customers ` +
@@ -428,10 +479,10 @@ async function main() {
     const issue = today(TIME_ZONE);
     const accounts = new Map(
       (
-        await db.pool.query<{ id: string; account_number: string }>(`SELECT id, account_number FROM accounts WHERE company_id = $1 AND account_number = ANY($2)`, [
-          seller.companyId,
-          [INVOICE_ACCOUNTS.receivable, INVOICE_ACCOUNTS.sales, INVOICE_ACCOUNTS.outputVat],
-        ])
+        await db.pool.query<{ id: string; account_number: string }>(
+          `SELECT id, account_number FROM accounts WHERE company_id = $1 AND account_number = ANY($2)`,
+          [seller.companyId, [INVOICE_ACCOUNTS.receivable, INVOICE_ACCOUNTS.sales, INVOICE_ACCOUNTS.outputVat]],
+        )
       ).rows.map((r) => [r.account_number, r.id]),
     );
     const inv: Invoicing = {
@@ -511,7 +562,12 @@ async function main() {
     ).rows[0];
     const gapless = after.transactions === after.last_doc && after.docs === after.last_doc && after.max_doc === after.last_doc;
     const consistent =
-      after.invoices === made && after.approved === made && after.linked === made && after.transactions === made && after.invoice_lines === 2 * made && after.invoice_events === 2 * made;
+      after.invoices === made &&
+      after.approved === made &&
+      after.linked === made &&
+      after.transactions === made &&
+      after.invoice_lines === 2 * made &&
+      after.invoice_events === 2 * made;
 
     const rate = (r: LoadResult) => r.requests / r.seconds;
     type Cpu = Awaited<ReturnType<typeof withCpu>>['cpu'];
@@ -519,13 +575,36 @@ async function main() {
       cpu ? `${(cpu.busy * 100).toFixed(0)} % | ${(cpu.machineMs / r.requests).toFixed(2)} | ${(cpu.selfMs / r.requests).toFixed(2)}` : 'n/a | n/a | n/a';
     const row = (label: string, r: LoadResult, cpu: Cpu, note: string) =>
       `| ${label} | ${rate(r).toFixed(0)} | ${ms(percentile(r.latencies, 50))} | ${ms(percentile(r.latencies, 99))} | ${r.requests} | ${statusText(r.statuses)} | ${cpuCells(r, cpu)} | ${note} |`;
-    print(`c. POST /api/v1/invoices with auto_approve to one company (every approval holds the company's number_sequences row lock until commit), ${CONNECTIONS} connections, ${DURATION} s each (after ${WARMUP} s warm-up); auth header ${authNote}:`);
+    print(
+      `c. POST /api/v1/invoices with auto_approve to one company (every approval holds the company's number_sequences row lock until commit), ${CONNECTIONS} connections, ${DURATION} s each (after ${WARMUP} s warm-up); auth header ${authNote}:`,
+    );
     print();
     print('| what | req/s | p50 ms | p99 ms | requests | outcomes | machine busy | CPU ms/req, machine | CPU ms/req, this process | |');
     print('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
-    print(row('POST /api/v1/invoices (auto_approve, 2 lines)', api, apiCpu, `service in this process, pool ${loadConfig({ DATABASE_URL: databaseUrl }).DB_POOL_SIZE}; auth + rate limit + idempotency + audit included`));
-    print(row('bare SQL of the same writes (pg)', sql, sqlCpu, `pool ${CONNECTIONS}; invoice + 2 lines, lock, transaction + 4 lines, ${monthly ? 'daily + monthly' : 'daily'} balances, 3 outbox rows, invoice update`));
-    print(row('POST /api/v1/invoices, 1 connection', apiSerial, apiSerialCpu, `${SERIAL} s, no queue: the time one request takes; ${(apiStatements / apiSerial.requests).toFixed(1)} SQL statements per request (incl. BEGIN/COMMIT, auth, rate limit, audit)`));
+    print(
+      row(
+        'POST /api/v1/invoices (auto_approve, 2 lines)',
+        api,
+        apiCpu,
+        `service in this process, pool ${loadConfig({ DATABASE_URL: databaseUrl }).DB_POOL_SIZE}; auth + rate limit + idempotency + audit included`,
+      ),
+    );
+    print(
+      row(
+        'bare SQL of the same writes (pg)',
+        sql,
+        sqlCpu,
+        `pool ${CONNECTIONS}; invoice + 2 lines, lock, transaction + 4 lines, ${monthly ? 'daily + monthly' : 'daily'} balances, 3 outbox rows, invoice update`,
+      ),
+    );
+    print(
+      row(
+        'POST /api/v1/invoices, 1 connection',
+        apiSerial,
+        apiSerialCpu,
+        `${SERIAL} s, no queue: the time one request takes; ${(apiStatements / apiSerial.requests).toFixed(1)} SQL statements per request (incl. BEGIN/COMMIT, auth, rate limit, audit)`,
+      ),
+    );
     print(row('bare SQL, 1 connection', sqlSerial, sqlSerialCpu, `${SERIAL} s; ${(sqlStatements / sqlSerial.requests).toFixed(1)} statements per invoice`));
     print();
     print(
@@ -592,12 +671,16 @@ async function main() {
     const barePaid = await bare(true);
 
     const pct = (s: number[]) => `${ms(percentile(s, 50))} | ${ms(percentile(s, 95))} | ${ms(percentile(s, 99))} | ${ms(s.at(-1)!)}`;
-    print(`d. the first page (per_page ${PER_PAGE}, newest first) of a company with ${INVOICES.toLocaleString('en')} invoices, ${LIST_CALLS} sequential calls each (after 3 warm-up calls):`);
+    print(
+      `d. the first page (per_page ${PER_PAGE}, newest first) of a company with ${INVOICES.toLocaleString('en')} invoices, ${LIST_CALLS} sequential calls each (after 3 warm-up calls):`,
+    );
     print();
     print('| what | p50 ms | p95 ms | p99 ms | max ms | outcomes | meta.total exact |');
     print('| --- | --- | --- | --- | --- | --- | --- |');
     const apiRow = (label: string, r: ListCalls, expected: number) =>
-      print(`| ${label} | ${pct(r.sorted)} | ${statusText(r.statuses)} | ${r.wrong.length === 0 ? `yes (${expected.toLocaleString('en')}), ${r.bytes} bytes` : `NO: ${r.wrong.length} wrong, e.g. ${r.wrong[0]}`} |`);
+      print(
+        `| ${label} | ${pct(r.sorted)} | ${statusText(r.statuses)} | ${r.wrong.length === 0 ? `yes (${expected.toLocaleString('en')}), ${r.bytes} bytes` : `NO: ${r.wrong.length} wrong, e.g. ${r.wrong[0]}`} |`,
+      );
     apiRow('GET /api/v1/invoices', listAll, expectedAll);
     apiRow('GET /api/v1/invoices?status=paid', listPaid, expectedPaid);
     print(`| bare SQL: page query (LEFT JOIN credit_notes, LIMIT ${PER_PAGE}) | ${pct(bareAll.page)} | | |`);

@@ -33,7 +33,23 @@ import type { Database } from '@tlr/db';
 import { newId } from '@tlr/domain';
 import { startService, type Service } from '../apps/server/src/service.ts';
 import { cleanupStack } from './cleanup.ts';
-import { agent, benchCompany, benchDatabase, closedLoop, countingStatements, Keys, loadavg, machineLines, mib, ms, percentile, request, seconds, statusText, type LoadResult } from './lib.ts';
+import {
+  agent,
+  benchCompany,
+  benchDatabase,
+  closedLoop,
+  countingStatements,
+  Keys,
+  loadavg,
+  machineLines,
+  mib,
+  ms,
+  percentile,
+  request,
+  seconds,
+  statusText,
+  type LoadResult,
+} from './lib.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -59,7 +75,12 @@ const print = (line = '') => {
 // ---------------------------------------------------------------------------------------------------
 // b. the bulk load
 
-async function bulkLoad(db: Database, companyId: string, uuidFn: string, monthly: boolean): Promise<{ seconds: number; lines: number; from: string; to: string; accounts: number; steps: string; balanceRows: number }> {
+async function bulkLoad(
+  db: Database,
+  companyId: string,
+  uuidFn: string,
+  monthly: boolean,
+): Promise<{ seconds: number; lines: number; from: string; to: string; accounts: number; steps: string; balanceRows: number }> {
   const fy = (
     await db.pool.query<{ start: string; end: string }>(
       `SELECT to_char(start_date, 'YYYY-MM-DD') AS start, to_char(end_date, 'YYYY-MM-DD') AS end
@@ -68,7 +89,9 @@ async function bulkLoad(db: Database, companyId: string, uuidFn: string, monthly
     )
   ).rows[0]!;
   // The accounts the generated lines use: every account of the chart, in number order.
-  const accounts = (await db.pool.query<{ id: string }>(`SELECT id FROM accounts WHERE company_id = $1 AND active ORDER BY account_number`, [companyId])).rows.map((r) => r.id);
+  const accounts = (
+    await db.pool.query<{ id: string }>(`SELECT id FROM accounts WHERE company_id = $1 AND active ORDER BY account_number`, [companyId])
+  ).rows.map((r) => r.id);
   const t0 = process.hrtime.bigint();
   const steps: string[] = [];
   let mark = t0;
@@ -152,7 +175,15 @@ async function bulkLoad(db: Database, companyId: string, uuidFn: string, monthly
   if (Number(check.lines) !== TRANSACTIONS * LINES_PER_TRANSACTION || Number(check.diff) !== 0 || !check.balances_match) {
     throw new Error(`bulk load check failed: ${JSON.stringify(check)}`);
   }
-  return { seconds: loadSeconds, lines: Number(check.lines), from: fy.start, to: fy.end, accounts: accounts.length, steps: steps.join(', '), balanceRows: Number(check.balance_rows) };
+  return {
+    seconds: loadSeconds,
+    lines: Number(check.lines),
+    from: fy.start,
+    to: fy.end,
+    accounts: accounts.length,
+    steps: steps.join(', '),
+    balanceRows: Number(check.balance_rows),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -189,7 +220,15 @@ async function postViaApi(svc: Service, keys: Keys, date: string, durationS: num
 }
 
 /** What postTransaction does, as plain SQL on pg: one transaction per posting. */
-async function postViaSql(db: Database, companyId: string, accountIds: string[], date: string, monthly: boolean, durationS: number, connections = CONNECTIONS): Promise<LoadResult> {
+async function postViaSql(
+  db: Database,
+  companyId: string,
+  accountIds: string[],
+  date: string,
+  monthly: boolean,
+  durationS: number,
+  connections = CONNECTIONS,
+): Promise<LoadResult> {
   let i = 0;
   return closedLoop(connections, durationS, async () => {
     const n = ++i;
@@ -236,10 +275,12 @@ async function postViaSql(db: Database, companyId: string, accountIds: string[],
           : `WITH t AS (${totals}) ${daily}`,
         [companyId, date, lines.map((l) => l.account), lines.map((l) => l.debit), lines.map((l) => l.credit)],
       );
-      await client.query(
-        `INSERT INTO outbox_events (id, company_id, type, livemode, api_version, data) VALUES ($1, $2, 'transaction.created', true, $3, $4)`,
-        [newId(), companyId, API_VERSION, JSON.stringify({ id, document_number: seq.d, system_id: seq.s, date, total_debit: Number(a) + Number(b) })],
-      );
+      await client.query(`INSERT INTO outbox_events (id, company_id, type, livemode, api_version, data) VALUES ($1, $2, 'transaction.created', true, $3, $4)`, [
+        newId(),
+        companyId,
+        API_VERSION,
+        JSON.stringify({ id, document_number: seq.d, system_id: seq.s, date, total_debit: Number(a) + Number(b) }),
+      ]);
       await client.query('COMMIT');
       return 'ok';
     } catch (e) {
@@ -269,7 +310,21 @@ async function timeCalls(url: string, keys: Keys, calls: number): Promise<{ sort
   return { sorted: times.sort((a, b) => a - b), statuses, bytes };
 }
 
-async function saftExport(url: string, key: string): Promise<{ status: number; contentType: string; seconds: number; bytes: number; rssBefore: number; rssPeak: number; heapPeak: number; head: string; lineElements: number; complete: boolean }> {
+async function saftExport(
+  url: string,
+  key: string,
+): Promise<{
+  status: number;
+  contentType: string;
+  seconds: number;
+  bytes: number;
+  rssBefore: number;
+  rssPeak: number;
+  heapPeak: number;
+  head: string;
+  lineElements: number;
+  complete: boolean;
+}> {
   global.gc?.();
   const rssBefore = process.memoryUsage().rss;
   let rssPeak = rssBefore;
@@ -299,7 +354,18 @@ async function saftExport(url: string, key: string): Promise<{ status: number; c
         res.on('end', () => {
           const m = process.memoryUsage();
           rssPeak = Math.max(rssPeak, m.rss);
-          resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), seconds: seconds(t0), bytes, rssBefore, rssPeak, heapPeak, head: head.slice(0, 300), lineElements, complete: end.trimEnd().endsWith('</AuditFile>') });
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type'] ?? ''),
+            seconds: seconds(t0),
+            bytes,
+            rssBefore,
+            rssPeak,
+            heapPeak,
+            head: head.slice(0, 300),
+            lineElements,
+            complete: end.trimEnd().endsWith('</AuditFile>'),
+          });
         });
         res.on('error', reject);
       });
@@ -327,7 +393,13 @@ async function main() {
   try {
     // a. database, company, keys
     // Monthly running balances (reports read them) where this schema has them; uuidFn: time-ordered ids where PostgreSQL has uuidv7().
-    const { db, databaseUrl, given, pgVersion, settings, uuidFn, monthly } = await benchDatabase({ cleanups, log, folder: FOLDER, dbName: `tlr_bench_ledger_${RUN_ID}`, poolSize: CONNECTIONS });
+    const { db, databaseUrl, given, pgVersion, settings, uuidFn, monthly } = await benchDatabase({
+      cleanups,
+      log,
+      folder: FOLDER,
+      dbName: `tlr_bench_ledger_${RUN_ID}`,
+      poolSize: CONNECTIONS,
+    });
 
     const t0 = process.hrtime.bigint();
     const company = await benchCompany(db, { name: 'Bench Ledger ApS', ownerEmail: `bench-ledger-${RUN_ID}@example.dk`, keys: KEYS });
@@ -344,9 +416,13 @@ async function main() {
     print();
     print(`load average at start (1/5/15 min): ${startLoad}, after the bulk load: ${loadavg()}`);
     print();
-    print(`PostgreSQL ${pgVersion} (${given ? 'DATABASE_URL' : 'embedded'}; synchronous_commit ${settings.sc}, fsync ${settings.fsync}, shared_buffers ${settings.sb}), run ${RUN_ID}`);
+    print(
+      `PostgreSQL ${pgVersion} (${given ? 'DATABASE_URL' : 'embedded'}; synchronous_commit ${settings.sc}, fsync ${settings.fsync}, shared_buffers ${settings.sb}), run ${RUN_ID}`,
+    );
     print();
-    print(`b. bulk load: ${load.lines.toLocaleString('en')} journal lines (${TRANSACTIONS.toLocaleString('en')} transactions x ${LINES_PER_TRANSACTION}, ${load.accounts} accounts, ${load.from} to ${load.to}) in ${load.seconds.toFixed(1)} s (${Math.round(load.lines / load.seconds).toLocaleString('en')} lines/s; ${load.steps}); ${load.balanceRows.toLocaleString('en')} account_daily_balances rows${monthly ? ', monthly balances from them' : ''}; database ${size} after ANALYZE`);
+    print(
+      `b. bulk load: ${load.lines.toLocaleString('en')} journal lines (${TRANSACTIONS.toLocaleString('en')} transactions x ${LINES_PER_TRANSACTION}, ${load.accounts} accounts, ${load.from} to ${load.to}) in ${load.seconds.toFixed(1)} s (${Math.round(load.lines / load.seconds).toLocaleString('en')} lines/s; ${load.steps}); ${load.balanceRows.toLocaleString('en')} account_daily_balances rows${monthly ? ', monthly balances from them' : ''}; database ${size} after ANALYZE`,
+    );
     print();
 
     // c. posting throughput
@@ -358,7 +434,12 @@ async function main() {
     log(`POST /transactions: ${WARMUP} s warm-up, ${DURATION} s at ${CONNECTIONS} connections`);
     await postViaApi(svc, keys, today, WARMUP);
     const api = await postViaApi(svc, keys, today, DURATION);
-    const ids = (await db.pool.query<{ id: string }>(`SELECT id FROM accounts WHERE company_id = $1 AND account_number = ANY($2) ORDER BY array_position($2, account_number)`, [companyId, [...POST_ACCOUNTS]])).rows.map((r) => r.id);
+    const ids = (
+      await db.pool.query<{ id: string }>(
+        `SELECT id FROM accounts WHERE company_id = $1 AND account_number = ANY($2) ORDER BY array_position($2, account_number)`,
+        [companyId, [...POST_ACCOUNTS]],
+      )
+    ).rows.map((r) => r.id);
     log(`bare SQL posting: ${WARMUP} s warm-up, ${DURATION} s at ${CONNECTIONS} connections`);
     await postViaSql(db, companyId, ids, today, monthly, WARMUP);
     const sql = await postViaSql(db, companyId, ids, today, monthly, DURATION);
@@ -378,8 +459,12 @@ async function main() {
                 (SELECT count(*) FROM transaction_lines WHERE company_id = $1) AS lines,
                 (SELECT SUM(debit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(debit) FROM account_daily_balances WHERE company_id = $1)
                   AND (SELECT SUM(credit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(credit) FROM account_daily_balances WHERE company_id = $1)
-                  ${monthly ? `AND (SELECT SUM(debit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(debit) FROM account_monthly_balances WHERE company_id = $1)
-                  AND (SELECT SUM(credit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(credit) FROM account_monthly_balances WHERE company_id = $1)` : ''} AS balanced
+                  ${
+                    monthly
+                      ? `AND (SELECT SUM(debit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(debit) FROM account_monthly_balances WHERE company_id = $1)
+                  AND (SELECT SUM(credit) FROM transaction_lines WHERE company_id = $1) = (SELECT SUM(credit) FROM account_monthly_balances WHERE company_id = $1)`
+                      : ''
+                  } AS balanced
          FROM number_sequences s WHERE s.company_id = $1`,
         [companyId],
       )
@@ -388,19 +473,41 @@ async function main() {
 
     const row = (label: string, r: LoadResult, note: string) =>
       `| ${label} | ${(r.requests / r.seconds).toFixed(0)} | ${ms(percentile(r.latencies, 50))} | ${ms(percentile(r.latencies, 99))} | ${r.requests} | ${statusText(r.statuses)} | ${note} |`;
-    print(`c. posting to one company (every posting holds the company's number_sequences row lock), ${CONNECTIONS} connections, ${DURATION} s each (after ${WARMUP} s warm-up):`);
+    print(
+      `c. posting to one company (every posting holds the company's number_sequences row lock), ${CONNECTIONS} connections, ${DURATION} s each (after ${WARMUP} s warm-up):`,
+    );
     print();
     print('| what | req/s | p50 ms | p99 ms | requests | outcomes | |');
     print('| --- | --- | --- | --- | --- | --- | --- |');
-    print(row('POST /api/v1/transactions (4 lines)', api, `service in this process, pool ${loadConfig({ DATABASE_URL: databaseUrl }).DB_POOL_SIZE}; auth + rate limit + idempotency + audit included`));
-    print(row('bare SQL of the same posting (pg)', sql, `pool ${CONNECTIONS}; lock, insert transaction + 4 lines, upsert ${monthly ? 'daily + monthly' : 'daily'} balances, outbox row`));
-    print(row('POST /api/v1/transactions, 1 connection', apiSerial, `${SERIAL} s, no queue: the time one posting takes; ${(apiStatements / apiSerial.requests).toFixed(1)} SQL statements per request (incl. BEGIN/COMMIT, auth, rate limit, audit)`));
+    print(
+      row(
+        'POST /api/v1/transactions (4 lines)',
+        api,
+        `service in this process, pool ${loadConfig({ DATABASE_URL: databaseUrl }).DB_POOL_SIZE}; auth + rate limit + idempotency + audit included`,
+      ),
+    );
+    print(
+      row(
+        'bare SQL of the same posting (pg)',
+        sql,
+        `pool ${CONNECTIONS}; lock, insert transaction + 4 lines, upsert ${monthly ? 'daily + monthly' : 'daily'} balances, outbox row`,
+      ),
+    );
+    print(
+      row(
+        'POST /api/v1/transactions, 1 connection',
+        apiSerial,
+        `${SERIAL} s, no queue: the time one posting takes; ${(apiStatements / apiSerial.requests).toFixed(1)} SQL statements per request (incl. BEGIN/COMMIT, auth, rate limit, audit)`,
+      ),
+    );
     print(row('bare SQL, 1 connection', sqlSerial, `${SERIAL} s; ${(sqlStatements / sqlSerial.requests).toFixed(1)} statements per posting`));
     print();
     print(`load average after c: ${loadavg()}`);
     print();
-    print(`API / bare SQL throughput: ${((api.requests / api.seconds) / (sql.requests / sql.seconds)).toFixed(2)}. Keys used: ${keys.used} requests over ${KEYS} keys, ${keys.overused} over ${REQUESTS_PER_KEY}/key. ` +
-      `After posting: ${after.n} transactions (${after.n - before} new), ${Number(after.lines).toLocaleString('en')} lines; numbers gapless: ${gapless ? 'yes' : 'NO'}; ${monthly ? 'daily and monthly' : 'daily'} balances = lines: ${after.balanced ? 'yes' : 'NO'}`);
+    print(
+      `API / bare SQL throughput: ${(api.requests / api.seconds / (sql.requests / sql.seconds)).toFixed(2)}. Keys used: ${keys.used} requests over ${KEYS} keys, ${keys.overused} over ${REQUESTS_PER_KEY}/key. ` +
+        `After posting: ${after.n} transactions (${after.n - before} new), ${Number(after.lines).toLocaleString('en')} lines; numbers gapless: ${gapless ? 'yes' : 'NO'}; ${monthly ? 'daily and monthly' : 'daily'} balances = lines: ${after.balanced ? 'yes' : 'NO'}`,
+    );
     print();
 
     // d. reports
@@ -418,7 +525,9 @@ async function main() {
       print('| --- | --- | --- | --- | --- | --- |');
       for (const path of reportPaths) {
         const r = await timeCalls(`${svc.url}/api/v1${path}`, keys, REPORT_CALLS);
-        print(`| GET ${path} | ${ms(percentile(r.sorted, 50))} | ${ms(percentile(r.sorted, 99))} | ${ms(r.sorted.at(-1)!)} | ${statusText(r.statuses)} | ${r.bytes} |`);
+        print(
+          `| GET ${path} | ${ms(percentile(r.sorted, 50))} | ${ms(percentile(r.sorted, 99))} | ${ms(r.sorted.at(-1)!)} | ${statusText(r.statuses)} | ${r.bytes} |`,
+        );
       }
     }
     print();
@@ -431,9 +540,11 @@ async function main() {
     } else {
       log('SAF-T export of the full year ...');
       const s = await saftExport(`${svc.url}/api/v1${saftPath}`, keys.next());
-      print(`e. SAF-T: GET ${saftPath} -> ${s.status} ${s.contentType}, ${(s.bytes / 2 ** 20).toFixed(1)} MiB read to the end in ${s.seconds.toFixed(2)} s: ` +
-        `${Math.round(s.lineElements / s.seconds).toLocaleString('en')} journal lines/s (${s.lineElements.toLocaleString('en')} <Line> elements of ${Number(after.lines).toLocaleString('en')} lines in the books; ends with </AuditFile>: ${s.complete ? 'yes' : 'NO'}); ` +
-        `RSS of this process (service + client) before ${mib(s.rssBefore)}, peak ${mib(s.rssPeak)} (+${mib(s.rssPeak - s.rssBefore)}), peak JS heap ${mib(s.heapPeak)}`);
+      print(
+        `e. SAF-T: GET ${saftPath} -> ${s.status} ${s.contentType}, ${(s.bytes / 2 ** 20).toFixed(1)} MiB read to the end in ${s.seconds.toFixed(2)} s: ` +
+          `${Math.round(s.lineElements / s.seconds).toLocaleString('en')} journal lines/s (${s.lineElements.toLocaleString('en')} <Line> elements of ${Number(after.lines).toLocaleString('en')} lines in the books; ends with </AuditFile>: ${s.complete ? 'yes' : 'NO'}); ` +
+          `RSS of this process (service + client) before ${mib(s.rssBefore)}, peak ${mib(s.rssPeak)} (+${mib(s.rssPeak - s.rssBefore)}), peak JS heap ${mib(s.heapPeak)}`,
+      );
       if (s.status !== 200) print(`   body starts: ${JSON.stringify(s.head)}`);
     }
     print();

@@ -9,10 +9,15 @@ import { applyMigrations, createDatabase, dropDatabase, ensureDatabase, freePort
 import { createApiKey, createCompany, SCOPES } from '@tlr/domain';
 import type { cleanupStack } from './cleanup.ts';
 
-export const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : NaN);
+export const percentile = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : NaN;
 export const ms = (n: number) => n.toFixed(n < 10 ? 2 : 1);
 export const seconds = (startNs: bigint) => Number(process.hrtime.bigint() - startNs) / 1e9;
-export const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+export const loadavg = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 export const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
 /** API keys in rotation, none used more than `perKey` times (the limit is 100 per 60 s). */
@@ -105,7 +110,11 @@ export const statusText = (s: Map<string, number>) => [...s.entries()].map(([k, 
  * pool and the bench's share the pg module of @tlr/db, so patching the client prototype sees both).
  * With `capture`, each statement's text and values are handed to it as well.
  */
-export async function countingStatements<T>(db: Database, work: () => Promise<T>, capture?: (text: string, values: unknown[]) => void): Promise<{ result: T; statements: number }> {
+export async function countingStatements<T>(
+  db: Database,
+  work: () => Promise<T>,
+  capture?: (text: string, values: unknown[]) => void,
+): Promise<{ result: T; statements: number }> {
   const probe = await db.pool.connect();
   const proto = Object.getPrototypeOf(probe) as { query: (...args: unknown[]) => unknown };
   probe.release();
@@ -173,7 +182,9 @@ export async function benchDatabase(opts: {
   cleanups.push(() => db.close());
   const pgVersion = (await db.pool.query('SHOW server_version')).rows[0].server_version as string;
   const monthly = (await db.pool.query(`SELECT to_regclass('account_monthly_balances') IS NOT NULL AS ok`)).rows[0].ok as boolean;
-  const settings = (await db.pool.query(`SELECT current_setting('synchronous_commit') AS sc, current_setting('fsync') AS fsync, current_setting('shared_buffers') AS sb`)).rows[0];
+  const settings = (
+    await db.pool.query(`SELECT current_setting('synchronous_commit') AS sc, current_setting('fsync') AS fsync, current_setting('shared_buffers') AS sb`)
+  ).rows[0];
   const uuidFn = Number((await db.pool.query('SHOW server_version_num')).rows[0].server_version_num) >= 180000 ? 'uuidv7()' : 'gen_random_uuid()';
   return { db, databaseUrl, given: Boolean(given), pgVersion, settings, uuidFn, monthly };
 }
@@ -187,7 +198,9 @@ export async function benchCompany(db: Database, opts: { name: string; ownerEmai
   const created: string[] = [];
   for (let i = 0; i < opts.keys; i += 10) {
     const batch = await Promise.all(
-      Array.from({ length: Math.min(10, opts.keys - i) }, (_, j) => createApiKey(db.prisma, { companyId, name: `bench ${i + j}`, scopes: [...SCOPES], mode: 'live' })),
+      Array.from({ length: Math.min(10, opts.keys - i) }, (_, j) =>
+        createApiKey(db.prisma, { companyId, name: `bench ${i + j}`, scopes: [...SCOPES], mode: 'live' }),
+      ),
     );
     created.push(...batch.map((k) => k.key));
   }
@@ -203,5 +216,11 @@ export function machineLines(): string[] {
       return `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`;
     }
   })();
-  return [`load average at end: ${loadavg()}`, `machine: ${os.availableParallelism()} CPUs (nproc) ${os.cpus()[0]?.model ?? ''}, node ${process.version}`, '```', mem, '```'];
+  return [
+    `load average at end: ${loadavg()}`,
+    `machine: ${os.availableParallelism()} CPUs (nproc) ${os.cpus()[0]?.model ?? ''}, node ${process.version}`,
+    '```',
+    mem,
+    '```',
+  ];
 }

@@ -31,7 +31,16 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { applyMigrations, createDatabase, dropDatabase, ensureDatabase, resolveDatabaseServer, withDatabase, type Database, type DatabaseServer } from '@tlr/db';
+import {
+  applyMigrations,
+  createDatabase,
+  dropDatabase,
+  ensureDatabase,
+  resolveDatabaseServer,
+  withDatabase,
+  type Database,
+  type DatabaseServer,
+} from '@tlr/db';
 import { authenticateApiKey, createApiKey, createCompany, generateApiKey, keyDigest, keyPrefix, newId, SCOPES } from '@tlr/domain';
 import { spawnServer, type RunningServer } from './http.ts';
 import { cleanupStack } from './cleanup.ts';
@@ -249,7 +258,9 @@ function table(rows: Row[]): string {
     r.p50.toFixed(1),
     r.p99.toFixed(1),
     String(r.total),
-    Object.entries(r.statuses).map(([c, n]) => `${c}×${n}`).join(' ') || '-',
+    Object.entries(r.statuses)
+      .map(([c, n]) => `${c}×${n}`)
+      .join(' ') || '-',
     String(r.non2xx),
     `${r.errors} (${r.timeouts})`,
   ]);
@@ -295,7 +306,8 @@ function summariseProfile(dir: string, requests: number): string {
       /\/work\/[^/]+\/((?:packages|apps)\/[^/]+)/.exec(url)?.[1] ??
       (url.startsWith('node:') ? 'node (internals)' : url ? url.replace(/^.*\//, '') : functionName || '(native)');
     byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + us);
-    const fn = `${functionName || '(anonymous)'} ${url ? `${url.replace(/^.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, '').replace(/^file:\/\/\/work\/[^/]+\//, '')}:${lineNumber + 1}` : ''}`.trim();
+    const fn =
+      `${functionName || '(anonymous)'} ${url ? `${url.replace(/^.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, '').replace(/^file:\/\/\/work\/[^/]+\//, '')}:${lineNumber + 1}` : ''}`.trim();
     byFn.set(fn, (byFn.get(fn) ?? 0) + us);
   }
   const top = (m: Map<string, number>, n: number) =>
@@ -456,7 +468,13 @@ async function main() {
             return {
               ...req,
               headers: { 'content-type': 'application/json', 'x-api-key': keys.next(), 'idempotency-key': `bench-${RUN_ID}-${n}` },
-              body: JSON.stringify({ name: `Bench Kunde ${n} ApS`, email: `bench${n}@example.dk`, phone: `+45 ${40000000 + (n % 9_999_999)}`, city: 'Odense C', payment_terms_days: 30 }),
+              body: JSON.stringify({
+                name: `Bench Kunde ${n} ApS`,
+                email: `bench${n}@example.dk`,
+                phone: `+45 ${40000000 + (n % 9_999_999)}`,
+                city: 'Odense C',
+                payment_terms_days: 30,
+              }),
             };
           },
         }),
@@ -476,7 +494,11 @@ async function main() {
         server: 'tlr',
         expect: 401,
         diagnostic: true,
-        request: () => ({ method: 'GET', path: '/api/v1/customers/x', setupRequest: (req) => ({ ...req, path: `/api/v1/customers/${pick()}`, headers: { 'x-api-key': 'not-a-key' } }) }),
+        request: () => ({
+          method: 'GET',
+          path: '/api/v1/customers/x',
+          setupRequest: (req) => ({ ...req, path: `/api/v1/customers/${pick()}`, headers: { 'x-api-key': 'not-a-key' } }),
+        }),
       },
       {
         id: 'tlr-400',
@@ -495,11 +517,17 @@ async function main() {
         // Spend the key's window first: 101 requests, the last of them already a 429.
         prepare: async () => {
           const statuses = await Promise.all(
-            Array.from({ length: 101 }, () => fetch(`${servers.tlr.url}/api/v1/customers/${sample}`, { headers: { 'X-API-Key': exhaustedKey } }).then((r) => r.status)),
+            Array.from({ length: 101 }, () =>
+              fetch(`${servers.tlr.url}/api/v1/customers/${sample}`, { headers: { 'X-API-Key': exhaustedKey } }).then((r) => r.status),
+            ),
           );
           if (!statuses.includes(429)) throw new Error('the rate limit did not refuse the 101st request of a key');
         },
-        request: () => ({ method: 'GET', path: '/api/v1/customers/x', setupRequest: (req) => ({ ...req, path: `/api/v1/customers/${pick()}`, headers: { 'x-api-key': exhaustedKey } }) }),
+        request: () => ({
+          method: 'GET',
+          path: '/api/v1/customers/x',
+          setupRequest: (req) => ({ ...req, path: `/api/v1/customers/${pick()}`, headers: { 'x-api-key': exhaustedKey } }),
+        }),
       },
     ];
     const selected = scenarios.filter((s) => (ONLY ? ONLY.has(s.id) : DIAG || !s.diagnostic));
@@ -522,11 +550,14 @@ async function main() {
     }
 
     // After the load: what the database saw.
-    const createdRows = Number((await db.pool.query(`SELECT count(*) FROM customers WHERE company_id = $1 AND name LIKE 'Bench Kunde %'`, [companyId])).rows[0].count);
+    const createdRows = Number(
+      (await db.pool.query(`SELECT count(*) FROM customers WHERE company_id = $1 AND name LIKE 'Bench Kunde %'`, [companyId])).rows[0].count,
+    );
     await servers.tlr.stop(); // flushes the audit log
     const audited = Number((await db.pool.query('SELECT count(*) FROM request_audit_log')).rows[0].count);
     // The smoke key is the one the 429 scenario spends on purpose; every other key must have stayed under the limit.
-    const windows = (await db.pool.query('SELECT max(count) AS max, count(*) AS n FROM rate_limit_windows WHERE credential_id <> $1', [smokeKeyId])).rows[0] as { max: number; n: string };
+    const windows = (await db.pool.query('SELECT max(count) AS max, count(*) AS n FROM rate_limit_windows WHERE credential_id <> $1', [smokeKeyId]))
+      .rows[0] as { max: number; n: string };
     await servers.baseline.stop();
     const sql = env.BENCH_SQL === '0' ? undefined : await sqlMicroBench(db, companyId, sample, () => keys.next());
     const profile = CPU_PROF
@@ -552,9 +583,13 @@ async function main() {
     ];
     if (baseGet && tlrGet) {
       const ratio = tlrGet.rps / baseGet.rps;
-      lines.push(`GET by id: tlr ${tlrGet.rps.toFixed(0)} req/s vs baseline ${baseGet.rps.toFixed(0)} req/s = ${(100 * ratio).toFixed(1)}% of baseline (aim: 60%) -> ${ratio >= 0.6 ? 'meets' : 'below'} the aim`);
+      lines.push(
+        `GET by id: tlr ${tlrGet.rps.toFixed(0)} req/s vs baseline ${baseGet.rps.toFixed(0)} req/s = ${(100 * ratio).toFixed(1)}% of baseline (aim: 60%) -> ${ratio >= 0.6 ? 'meets' : 'below'} the aim`,
+      );
     }
-    lines.push(`database after the run: ${createdRows} customers created by POST, ${audited} audit records, ${windows.n} keys used by the load (highest count in a window: ${windows.max}, limit 100)`);
+    lines.push(
+      `database after the run: ${createdRows} customers created by POST, ${audited} audit records, ${windows.n} keys used by the load (highest count in a window: ${windows.max}, limit 100)`,
+    );
     if (sql) lines.push('', sql);
     if (profile) lines.push('', `CPU profiles (${profDir}):`, profile);
     process.stdout.write(`${lines.join('\n')}\n`);

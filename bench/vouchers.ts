@@ -76,7 +76,8 @@ async function spawnBaseline(dir: string): Promise<Target> {
   return { name: 'baseline', url, pid: child.pid!, stop: () => (child.kill(), exited) };
 }
 
-const status = (pid: number, field: 'VmRSS' | 'VmHWM') => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+) kB`))![1]) * 1024;
+const status = (pid: number, field: 'VmRSS' | 'VmHWM') =>
+  Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+) kB`))![1]) * 1024;
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
 function document(size: number): string {
@@ -144,22 +145,34 @@ async function main() {
   const cleanups = cleanupStack(log);
   const out: string[] = [];
   try {
-    const { db, databaseUrl, pgVersion, settings } = await benchDatabase({ cleanups, log, folder: 'bench-vouchers-pg', dbName: `tlr_bench_vouchers_${process.pid}`, poolSize: 4 });
+    const { db, databaseUrl, pgVersion, settings } = await benchDatabase({
+      cleanups,
+      log,
+      folder: 'bench-vouchers-pg',
+      dbName: `tlr_bench_vouchers_${process.pid}`,
+      poolSize: 4,
+    });
     const { keys } = await benchCompany(db, { name: 'Bilag Bench ApS', ownerEmail: 'bench@example.dk', keys: 100 });
     const rotation = new Keys(keys);
     const unused = new Keys(['no key: the baseline does not authenticate'], Infinity); // spends none of tlr's budget
     const keysOf = (t: Target) => (t.name === 'tlr' ? rotation : unused);
     const docs = { small: document(MB), large: document(10 * MB) };
-    const bodies = Object.fromEntries(Object.entries(docs).map(([k, b64]) => [k, JSON.stringify({ filename: `bilag-${k}.pdf`, content_base64: b64, mime_type: 'application/pdf' })]));
+    const bodies = Object.fromEntries(
+      Object.entries(docs).map(([k, b64]) => [k, JSON.stringify({ filename: `bilag-${k}.pdf`, content_base64: b64, mime_type: 'application/pdf' })]),
+    );
 
     const start = async (name: 'tlr' | 'baseline'): Promise<Target> => {
       const dir = mkdtempSync(join(tmpdir(), `tlr-bench-${name}-`));
       cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-      const t = name === 'tlr' ? { name, ...(await spawnServer({ kind: 'tlr', databaseUrl, poolSize: 10, env: { STORAGE_DIR: dir } })) } : await spawnBaseline(dir);
+      const t =
+        name === 'tlr' ? { name, ...(await spawnServer({ kind: 'tlr', databaseUrl, poolSize: 10, env: { STORAGE_DIR: dir } })) } : await spawnBaseline(dir);
       return t;
     };
 
-    out.push(`PostgreSQL ${pgVersion} (synchronous_commit=${settings.sc}, fsync=${settings.fsync}); ${CONNECTIONS} connections, ${SECONDS} s per measurement`, '');
+    out.push(
+      `PostgreSQL ${pgVersion} (synchronous_commit=${settings.sc}, fsync=${settings.fsync}); ${CONNECTIONS} connections, ${SECONDS} s per measurement`,
+      '',
+    );
     out.push('Peak memory, 10 concurrent uploads of 10 MB (13.3 MB of base64 each) on a fresh server:', '');
     out.push('| server | RSS before | RSS peak (10 ms samples) | VmHWM after | wall time | statuses |', '|---|---|---|---|---|---|');
     for (const name of ['baseline', 'tlr'] as const) {
@@ -170,7 +183,11 @@ async function main() {
     out.push('', 'Throughput (closed loop):', '', '| server | operation | req/s | MB/s | p50 ms | p99 ms | statuses |', '|---|---|---|---|---|---|---|');
     for (const name of ['baseline', 'tlr'] as const) {
       const t = await start(name);
-      for (const [k, size] of [['small', MB], ['large', 10 * MB]] as const) out.push(...(await throughput(t, keysOf(t), size, bodies[k]!)));
+      for (const [k, size] of [
+        ['small', MB],
+        ['large', 10 * MB],
+      ] as const)
+        out.push(...(await throughput(t, keysOf(t), size, bodies[k]!)));
       await t.stop();
     }
     if (rotation.overused) out.push('', `WARNING: ${rotation.overused} requests went over a key's rate limit budget`);

@@ -29,4 +29,3 @@ export default async function setup(project: TestProject) {
     if (server.embedded) rmSync(`.data/${folder}`, { recursive: true, force: true });
   };
 }
-

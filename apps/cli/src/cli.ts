@@ -50,7 +50,19 @@ interface Command {
 const s = (v: Values, name: string) => v[name] as string;
 
 /** `tlr company set` flags of the seller profile; each is the settings field with - for _. */
-const PROFILE_FLAGS = ['name', 'address-line1', 'address-line2', 'postal-code', 'city', 'country', 'email', 'phone', 'bank-reg-number', 'bank-account-number', 'iban'] as const;
+const PROFILE_FLAGS = [
+  'name',
+  'address-line1',
+  'address-line2',
+  'postal-code',
+  'city',
+  'country',
+  'email',
+  'phone',
+  'bank-reg-number',
+  'bank-account-number',
+  'iban',
+] as const;
 const flags = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n, str]));
 
 const commands: Record<string, Command> = {
@@ -59,7 +71,12 @@ const commands: Record<string, Command> = {
     required: ['name', 'owner-email', 'owner-password'],
     prepare: (v) => async (api) => {
       const cvr = v.cvr as string | undefined;
-      const r = await api.createCompany({ name: s(v, 'name'), ownerEmail: s(v, 'owner-email'), ownerPassword: s(v, 'owner-password'), ...(cvr !== undefined ? { cvr } : {}) });
+      const r = await api.createCompany({
+        name: s(v, 'name'),
+        ownerEmail: s(v, 'owner-email'),
+        ownerPassword: s(v, 'owner-password'),
+        ...(cvr !== undefined ? { cvr } : {}),
+      });
       return { json: r, text: `created company ${r.company_id} (owner user ${r.user_id})` };
     },
   },
@@ -68,7 +85,9 @@ const commands: Record<string, Command> = {
     required: [],
     prepare: (v) => async (api) => {
       const companies = await api.listCompanies(v.search === undefined ? {} : { search: s(v, 'search') });
-      const lines = companies.map((c) => `${c.id}  ${(c.cvr ?? '').padEnd(8)}  ${c.owner_email}  ${c.name}${c.sandbox_id ? `  (sandbox ${c.sandbox_id})` : ''}`);
+      const lines = companies.map(
+        (c) => `${c.id}  ${(c.cvr ?? '').padEnd(8)}  ${c.owner_email}  ${c.name}${c.sandbox_id ? `  (sandbox ${c.sandbox_id})` : ''}`,
+      );
       return { json: { companies }, text: lines.length ? lines.join('\n') : 'no companies' };
     },
   },
@@ -77,14 +96,17 @@ const commands: Record<string, Command> = {
     required: ['company'],
     prepare(v) {
       const month = v['fiscal-year-start-month'] === undefined ? undefined : Number(s(v, 'fiscal-year-start-month'));
-      if (month !== undefined && !(Number.isInteger(month) && month >= 1 && month <= 12)) throw new UsageError('--fiscal-year-start-month must be a month number from 1 to 12');
+      if (month !== undefined && !(Number.isInteger(month) && month >= 1 && month <= 12))
+        throw new UsageError('--fiscal-year-start-month must be a month number from 1 to 12');
       const registered = v['vat-registered'];
       if (registered !== undefined && registered !== 'true' && registered !== 'false') throw new UsageError('--vat-registered must be true or false');
       const lock = v['lock-date'] === undefined ? undefined : s(v, 'lock-date') === 'none' ? null : s(v, 'lock-date');
       // The profile's rules (IBAN check digits, registration number, e-mail) are the procedure's, as for PUT /settings/company.
       const profile = Object.fromEntries(PROFILE_FLAGS.filter((f) => v[f] !== undefined).map((f) => [f.replaceAll('-', '_'), s(v, f)]));
       if (month === undefined && registered === undefined && v['vat-period'] === undefined && lock === undefined && Object.keys(profile).length === 0) {
-        throw new UsageError(`company set needs at least one of --fiscal-year-start-month, --vat-registered, --vat-period, --lock-date, ${PROFILE_FLAGS.map((f) => `--${f}`).join(', ')}`);
+        throw new UsageError(
+          `company set needs at least one of --fiscal-year-start-month, --vat-registered, --vat-period, --lock-date, ${PROFILE_FLAGS.map((f) => `--${f}`).join(', ')}`,
+        );
       }
       return async (api) => {
         const settings = await api.updateCompany({
@@ -115,12 +137,21 @@ const commands: Record<string, Command> = {
     required: ['company', 'name', 'scopes', 'mode'],
     prepare(v) {
       const parsed = parseScopes(s(v, 'scopes'));
-      if ('unknown' in parsed) throw new UsageError(`--scopes: unknown scope(s) ${parsed.unknown.join(', ')}; give "all" or a comma-separated list such as customers:read,customers:write`);
+      if ('unknown' in parsed)
+        throw new UsageError(
+          `--scopes: unknown scope(s) ${parsed.unknown.join(', ')}; give "all" or a comma-separated list such as customers:read,customers:write`,
+        );
       const mode = s(v, 'mode');
       if (mode !== 'live' && mode !== 'test') throw new UsageError(`--mode must be live or test, got "${mode}"`);
       const expiresAt = v['expires-at'] === undefined ? undefined : parseTimestamp(s(v, 'expires-at'));
       return async (api) => {
-        const { id, key, ...view } = await api.createApiKey({ companyId: s(v, 'company'), name: s(v, 'name'), scopes: parsed.scopes, mode, ...(expiresAt ? { expiresAt } : {}) });
+        const { id, key, ...view } = await api.createApiKey({
+          companyId: s(v, 'company'),
+          name: s(v, 'name'),
+          scopes: parsed.scopes,
+          mode,
+          ...(expiresAt ? { expiresAt } : {}),
+        });
         const text = [
           `created ${view.mode} API key ${id} "${view.name}" for company ${view.company_id}${view.mode === 'test' ? ' (the sandbox)' : ''}`,
           `scopes: ${view.scopes.join(', ')}`,
@@ -167,9 +198,19 @@ function parseTimestamp(text: string): Date {
 
 // Error fields come as procedure input names or domain field names; the operator knows only the flags.
 const flagOf: Record<string, string> = {
-  companyId: '--company', company: '--company', ownerEmail: '--owner-email', owner_email: '--owner-email',
-  ownerPassword: '--owner-password', owner_password: '--owner-password', expiresAt: '--expires-at', expires_at: '--expires-at',
-  name: '--name', cvr: '--cvr', scopes: '--scopes', mode: '--mode', id: '--id',
+  companyId: '--company',
+  company: '--company',
+  ownerEmail: '--owner-email',
+  owner_email: '--owner-email',
+  ownerPassword: '--owner-password',
+  owner_password: '--owner-password',
+  expiresAt: '--expires-at',
+  expires_at: '--expires-at',
+  name: '--name',
+  cvr: '--cvr',
+  scopes: '--scopes',
+  mode: '--mode',
+  id: '--id',
 };
 const flag = (field: string) => flagOf[field] ?? field;
 

@@ -32,11 +32,25 @@ async function json(...argv: string[]): Promise<any> {
 let n = 0;
 const ownerEmail = () => `cli-${Date.now()}-${process.pid}-${++n}@example.dk`;
 const newCompany = async (name = 'CLI Tømrer ApS') =>
-  (await json('company', 'create', '--name', name, '--owner-email', ownerEmail(), '--owner-password', 'a long secret')) as { company_id: string; user_id: string };
+  (await json('company', 'create', '--name', name, '--owner-email', ownerEmail(), '--owner-password', 'a long secret')) as {
+    company_id: string;
+    user_id: string;
+  };
 
 describe('tlr', () => {
   it('company create -> key create live (all scopes) -> key list without the secret -> key revoke -> list shows revoked_at', async () => {
-    const company = await json('company', 'create', '--name', 'Nordisk Tømrer ApS', '--owner-email', ownerEmail(), '--owner-password', 'a long secret', '--cvr', '12345678');
+    const company = await json(
+      'company',
+      'create',
+      '--name',
+      'Nordisk Tømrer ApS',
+      '--owner-email',
+      ownerEmail(),
+      '--owner-password',
+      'a long secret',
+      '--cvr',
+      '12345678',
+    );
     expect(Object.keys(company).sort()).toEqual(['company_id', 'user_id']);
 
     const key = await json('key', 'create', '--company', company.company_id, '--name', 'integration', '--scopes', 'all', '--mode', 'live');
@@ -66,7 +80,18 @@ describe('tlr', () => {
   it('company set changes the VAT period frequency, VAT registration and lock date', async () => {
     const company = await newCompany();
     const year = new Date().getUTCFullYear();
-    const settings = await json('company', 'set', '--company', company.company_id, '--vat-period', 'monthly', '--vat-registered', 'false', '--lock-date', `${year}-01-31`);
+    const settings = await json(
+      'company',
+      'set',
+      '--company',
+      company.company_id,
+      '--vat-period',
+      'monthly',
+      '--vat-registered',
+      'false',
+      '--lock-date',
+      `${year}-01-31`,
+    );
     expect(settings).toMatchObject({ company_id: company.company_id, vat_period_frequency: 'monthly', vat_registered: false, lock_date: `${year}-01-31` });
     expect(settings.fiscal_years).toHaveLength(1);
     expect(settings.fiscal_years[0].vat_periods).toHaveLength(12);
@@ -82,8 +107,32 @@ describe('tlr', () => {
 
   it('company set records the seller profile the invoice PDF prints, with the rules of PUT /settings/company', async () => {
     const company = await newCompany();
-    const set = await json('company', 'set', '--company', company.company_id, '--address-line1', 'Havnegade 1', '--postal-code', '5000', '--city', 'Odense C', '--bank-reg-number', '0040', '--bank-account-number', '0440116243', '--iban', 'DK50 0040 0440 1162 43');
-    expect(set.company).toMatchObject({ address_line1: 'Havnegade 1', postal_code: '5000', city: 'Odense C', bank_reg_number: '0040', bank_account_number: '0440116243', iban: 'DK5000400440116243' });
+    const set = await json(
+      'company',
+      'set',
+      '--company',
+      company.company_id,
+      '--address-line1',
+      'Havnegade 1',
+      '--postal-code',
+      '5000',
+      '--city',
+      'Odense C',
+      '--bank-reg-number',
+      '0040',
+      '--bank-account-number',
+      '0440116243',
+      '--iban',
+      'DK50 0040 0440 1162 43',
+    );
+    expect(set.company).toMatchObject({
+      address_line1: 'Havnegade 1',
+      postal_code: '5000',
+      city: 'Odense C',
+      bank_reg_number: '0040',
+      bank_account_number: '0440116243',
+      iban: 'DK5000400440116243',
+    });
     const human = await tlr('company', 'set', '--company', company.company_id, '--name', 'CLI Tømrer og Søn ApS');
     expect(human.stdout).toContain('seller: CLI Tømrer og Søn ApS, Havnegade 1, 5000 Odense C, DK; reg. 0040 konto 0440116243, IBAN DK5000400440116243');
     // A wrong IBAN refuses the whole command: the lock date given with it is not applied either.
@@ -104,11 +153,24 @@ describe('tlr', () => {
 
   it('company list finds live companies by name, CVR, owner e-mail or id, and shows their sandbox', async () => {
     const email = ownerEmail();
-    const company = await json('company', 'create', '--name', 'Listefirmaet Ærø ApS', '--owner-email', email, '--owner-password', 'a long secret', '--cvr', '87654321');
+    const company = await json(
+      'company',
+      'create',
+      '--name',
+      'Listefirmaet Ærø ApS',
+      '--owner-email',
+      email,
+      '--owner-password',
+      'a long secret',
+      '--cvr',
+      '87654321',
+    );
     const sandbox = (await json('key', 'create', '--company', company.company_id, '--name', 't', '--scopes', 'all', '--mode', 'test')).company_id;
     for (const search of ['listefirmaet ærø', '87654321', email, company.company_id]) {
       const { companies } = await json('company', 'list', '--search', search);
-      expect(companies, search).toEqual([expect.objectContaining({ id: company.company_id, name: 'Listefirmaet Ærø ApS', cvr: '87654321', owner_email: email, sandbox_id: sandbox })]);
+      expect(companies, search).toEqual([
+        expect.objectContaining({ id: company.company_id, name: 'Listefirmaet Ærø ApS', cvr: '87654321', owner_email: email, sandbox_id: sandbox }),
+      ]);
     }
     const human = await tlr('company', 'list', '--search', company.company_id);
     expect(human.stdout).toContain(company.company_id);
@@ -121,7 +183,20 @@ describe('tlr', () => {
     expect(first.key).toMatch(/^tlr_test_[0-9a-f]{48}$/);
     expect(first).toMatchObject({ mode: 'test', live_mode: false, scopes: ['customers:read', 'customers:write'] });
     expect(first.company_id).not.toBe(company_id);
-    const second = await json('key', 'create', '--company', company_id, '--name', 'sandbox two', '--scopes', 'all', '--mode', 'test', '--expires-at', '2099-01-01T00:00:00Z');
+    const second = await json(
+      'key',
+      'create',
+      '--company',
+      company_id,
+      '--name',
+      'sandbox two',
+      '--scopes',
+      'all',
+      '--mode',
+      'test',
+      '--expires-at',
+      '2099-01-01T00:00:00Z',
+    );
     expect(second.company_id).toBe(first.company_id);
     expect(second.expires_at).toBe('2099-01-01T00:00:00.000Z');
     // Listing by the live company shows the sandbox keys too.
@@ -149,21 +224,84 @@ describe('tlr', () => {
       ['a flag of another command', async () => ['key', 'revoke', '--id', randomUUID(), '--company', randomUUID()], 2, /^tlr: Unknown option '--company'/],
       ['missing flags', async () => ['key', 'create', '--company', randomUUID(), '--name', 'x'], 2, /^tlr: key create needs --scopes, --mode\n/],
       ['a flag without its value', async () => ['key', 'revoke', '--id'], 2, /^tlr: Option '--id( <value>)?' argument (missing|is ambiguous)/],
-      ['invalid scopes', async () => ['key', 'create', '--company', randomUUID(), '--name', 'x', '--scopes', 'customers:read,invoices:delete,nope', '--mode', 'live'], 2, /^tlr: --scopes: unknown scope\(s\) invoices:delete, nope;/],
-      ['an invalid mode', async () => ['key', 'create', '--company', randomUUID(), '--name', 'x', '--scopes', 'all', '--mode', 'prod'], 2, /^tlr: --mode must be live or test, got "prod"/],
-      ['bad --expires-at', async () => ['key', 'create', '--company', randomUUID(), '--name', 'x', '--scopes', 'all', '--mode', 'live', '--expires-at', 'next tuesday'], 2, /^tlr: --expires-at must be an ISO 8601 timestamp/],
-      ['--expires-at without a zone', async () => ['key', 'create', '--company', randomUUID(), '--name', 'x', '--scopes', 'all', '--mode', 'live', '--expires-at', '2099-01-01T00:00:00'], 2, /^tlr: --expires-at must be an ISO 8601 timestamp/],
-      ['--expires-at on a day that does not exist', async () => ['key', 'create', '--company', randomUUID(), '--name', 'x', '--scopes', 'all', '--mode', 'live', '--expires-at', '2099-02-30T00:00:00Z'], 2, /^tlr: --expires-at must be an ISO 8601 timestamp/],
-      ['--expires-at in the past', async () => ['key', 'create', '--company', (await newCompany()).company_id, '--name', 'x', '--scopes', 'all', '--mode', 'live', '--expires-at', '2020-01-01T00:00:00Z'], 1, /^tlr: --expires-at: The expiry lies in the past\.\n/],
-      ['unknown company', async () => ['key', 'create', '--company', '00000000-0000-4000-8000-000000000000', '--name', 'x', '--scopes', 'all', '--mode', 'live'], 1, /^tlr: No company with id 00000000-0000-4000-8000-000000000000\.\n/],
+      [
+        'invalid scopes',
+        async () => ['key', 'create', '--company', randomUUID(), '--name', 'x', '--scopes', 'customers:read,invoices:delete,nope', '--mode', 'live'],
+        2,
+        /^tlr: --scopes: unknown scope\(s\) invoices:delete, nope;/,
+      ],
+      [
+        'an invalid mode',
+        async () => ['key', 'create', '--company', randomUUID(), '--name', 'x', '--scopes', 'all', '--mode', 'prod'],
+        2,
+        /^tlr: --mode must be live or test, got "prod"/,
+      ],
+      [
+        'bad --expires-at',
+        async () => ['key', 'create', '--company', randomUUID(), '--name', 'x', '--scopes', 'all', '--mode', 'live', '--expires-at', 'next tuesday'],
+        2,
+        /^tlr: --expires-at must be an ISO 8601 timestamp/,
+      ],
+      [
+        '--expires-at without a zone',
+        async () => ['key', 'create', '--company', randomUUID(), '--name', 'x', '--scopes', 'all', '--mode', 'live', '--expires-at', '2099-01-01T00:00:00'],
+        2,
+        /^tlr: --expires-at must be an ISO 8601 timestamp/,
+      ],
+      [
+        '--expires-at on a day that does not exist',
+        async () => ['key', 'create', '--company', randomUUID(), '--name', 'x', '--scopes', 'all', '--mode', 'live', '--expires-at', '2099-02-30T00:00:00Z'],
+        2,
+        /^tlr: --expires-at must be an ISO 8601 timestamp/,
+      ],
+      [
+        '--expires-at in the past',
+        async () => [
+          'key',
+          'create',
+          '--company',
+          (await newCompany()).company_id,
+          '--name',
+          'x',
+          '--scopes',
+          'all',
+          '--mode',
+          'live',
+          '--expires-at',
+          '2020-01-01T00:00:00Z',
+        ],
+        1,
+        /^tlr: --expires-at: The expiry lies in the past\.\n/,
+      ],
+      [
+        'unknown company',
+        async () => ['key', 'create', '--company', '00000000-0000-4000-8000-000000000000', '--name', 'x', '--scopes', 'all', '--mode', 'live'],
+        1,
+        /^tlr: No company with id 00000000-0000-4000-8000-000000000000\.\n/,
+      ],
       ['a company id that is not a UUID', async () => ['key', 'list', '--company', 'acme'], 1, /^tlr: --company: must be a UUID\n/],
-      ['unknown key on revoke', async () => ['key', 'revoke', '--id', '00000000-0000-4000-8000-000000000000'], 1, /^tlr: No API key with id 00000000-0000-4000-8000-000000000000\.\n/],
-      ['an invalid owner e-mail', async () => ['company', 'create', '--name', 'X ApS', '--owner-email', 'not-an-email', '--owner-password', 'a long secret'], 1, /^tlr: --owner-email: The owner e-mail is not an e-mail address\.\n/],
-      ['a key on a sandbox company', async () => {
-        const { company_id } = await newCompany();
-        const sandbox = (await json('key', 'create', '--company', company_id, '--name', 's', '--scopes', 'all', '--mode', 'test')).company_id;
-        return ['key', 'create', '--company', sandbox, '--name', 'x', '--scopes', 'all', '--mode', 'live'];
-      }, 1, /^tlr: --company: Company [0-9a-f-]{36} is a sandbox; use its live company/],
+      [
+        'unknown key on revoke',
+        async () => ['key', 'revoke', '--id', '00000000-0000-4000-8000-000000000000'],
+        1,
+        /^tlr: No API key with id 00000000-0000-4000-8000-000000000000\.\n/,
+      ],
+      [
+        'an invalid owner e-mail',
+        async () => ['company', 'create', '--name', 'X ApS', '--owner-email', 'not-an-email', '--owner-password', 'a long secret'],
+        1,
+        /^tlr: --owner-email: The owner e-mail is not an e-mail address\.\n/,
+      ],
+      [
+        'a key on a sandbox company',
+        async () => {
+          const { company_id } = await newCompany();
+          const sandbox = (await json('key', 'create', '--company', company_id, '--name', 's', '--scopes', 'all', '--mode', 'test')).company_id;
+          return ['key', 'create', '--company', sandbox, '--name', 'x', '--scopes', 'all', '--mode', 'live'];
+        },
+        1,
+        /^tlr: --company: Company [0-9a-f-]{36} is a sandbox; use its live company/,
+      ],
     ];
     it.each(cases)('%s', async (_, args, code, stderr) => {
       for (const argv of [await args(), [...(await args()), '--json']]) {
@@ -184,7 +322,19 @@ describe('tlr', () => {
 
   it('runs as `node scripts/tlr.mjs cli` (what `npm run tlr` runs), printing one JSON object', async () => {
     const root = join(import.meta.dirname, '..', '..', '..');
-    const args = ['scripts/tlr.mjs', 'cli', 'company', 'create', '--name', 'Spawned ApS', '--owner-email', ownerEmail(), '--owner-password', 'a long secret', '--json'];
+    const args = [
+      'scripts/tlr.mjs',
+      'cli',
+      'company',
+      'create',
+      '--name',
+      'Spawned ApS',
+      '--owner-email',
+      ownerEmail(),
+      '--owner-password',
+      'a long secret',
+      '--json',
+    ];
     const child = spawn(process.execPath, args, {
       cwd: root,
       env: { ...process.env, DATABASE_URL: inject('databaseUrl'), TLR_QUIET: '1', LOG_LEVEL: 'silent' },

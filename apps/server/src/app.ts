@@ -3,7 +3,22 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
-import { appRouter, jsonTextDepth, MAX_JSON_DEPTH, BUSY_RETRY_AFTER, busyProblem, databaseUnavailable, internalProblem, openApiDocument, problem, PROBLEM_CONTENT_TYPE, routes, toProblem, type ApiContext, type AuditSink } from '@tlr/api';
+import {
+  appRouter,
+  jsonTextDepth,
+  MAX_JSON_DEPTH,
+  BUSY_RETRY_AFTER,
+  busyProblem,
+  databaseUnavailable,
+  internalProblem,
+  openApiDocument,
+  problem,
+  PROBLEM_CONTENT_TYPE,
+  routes,
+  toProblem,
+  type ApiContext,
+  type AuditSink,
+} from '@tlr/api';
 import type { Database } from '@tlr/db';
 import { exactJsonNumber, type VoucherStore } from '@tlr/domain';
 import { authenticate } from './http/authenticate.ts';
@@ -57,7 +72,10 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
   });
   app.get('/readyz', async (_req, res) => {
     // Bounded: a frozen database must not hang the probe that tells the load balancer about it.
-    const probe = db.pool.query('SELECT 1').then(() => true, () => false);
+    const probe = db.pool.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
     const dbOk = await Promise.race([probe, new Promise<boolean>((r) => setTimeout(() => r(false), READY_PROBE_MS).unref())]);
     const ready = isReady() && dbOk;
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', database: dbOk ? 'ok' : 'unreachable' });
@@ -78,7 +96,12 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
   mountRawRoutes(
     api,
     routes,
-    { 'exports.saft': saftExport(db, logger), 'invoices.pdf': invoicePdf(), 'vouchers.upload': voucherUpload(), 'vouchers.content': voucherDownload(logger, store) },
+    {
+      'exports.saft': saftExport(db, logger),
+      'invoices.pdf': invoicePdf(),
+      'vouchers.upload': voucherUpload(),
+      'vouchers.content': voucherDownload(logger, store),
+    },
     { db, logger, store },
   );
   api.use(requireJsonContent);
@@ -90,7 +113,8 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
       type: ['application/json', 'application/*+json'],
       // Refused before parsing: parsing with a reviver recurses, and deep enough JSON overflows it.
       verify: (_req, _res, buf) => {
-        if (jsonTextDepth(buf) > MAX_JSON_DEPTH) throw Object.assign(new Error(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`), { status: 400, type: 'entity.too.deep' });
+        if (jsonTextDepth(buf) > MAX_JSON_DEPTH)
+          throw Object.assign(new Error(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`), { status: 400, type: 'entity.too.deep' });
       },
       // A number a double cannot hold exactly reaches the schema as its exact text (money.ts).
       reviver: (_key: string, value: unknown, context?: { source?: string }) => (typeof value === 'number' ? exactJsonNumber(value, context?.source) : value),

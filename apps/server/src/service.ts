@@ -89,7 +89,11 @@ export async function startService(config: Config, logger = createLogger(config)
   const store = createObjectStore(config);
   opened.push(() => store.close());
   // Not fatal: the API serves everything but voucher documents while the store is away (503 for those).
-  await store.check().catch((e: Error) => logger.warn({ backend: store.backend, err: { message: e.message } }, 'voucher storage is not reachable; uploads and downloads answer 503 until it is'));
+  await store
+    .check()
+    .catch((e: Error) =>
+      logger.warn({ backend: store.backend, err: { message: e.message } }, 'voucher storage is not reachable; uploads and downloads answer 503 until it is'),
+    );
   let ready = false;
   const app = createApp({ db, logger, audit, isReady: () => ready, publicBaseUrl: config.PUBLIC_BASE_URL, requestTimeoutMs: config.REQUEST_TIMEOUT_MS, store });
 

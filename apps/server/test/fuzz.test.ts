@@ -24,17 +24,64 @@ beforeAll(async () => {
   const c = client(svc.url, live);
   const customer = (await c.post('/customers', { name: 'Fuzz kunde' })).body.data;
   const product = (await c.post('/products', { name: 'Fuzz vare', unit_price: 10 })).body.data;
-  const posted = (await c.post('/transactions', { date: '2026-03-02', lines: [{ account_number: '6470', debit: 5 }, { account_number: '1010', credit: 5 }] })).body.data;
+  const posted = (
+    await c.post('/transactions', {
+      date: '2026-03-02',
+      lines: [
+        { account_number: '6470', debit: 5 },
+        { account_number: '1010', credit: 5 },
+      ],
+    })
+  ).body.data;
   const account = (await c.get('/accounts?per_page=1')).body.data[0];
   ids = [customer.id, product.id, posted.id, account.id];
 });
 afterAll(() => svc.stop());
 
 const HOSTILE_STRINGS = [
-  '', ' ', '\u0000', 'a\u0000b', '\ud800', 'a\udc00b', '\uffff', '🍞'.repeat(50), 'x'.repeat(5000), 'ÆØÅ æøå', '<script>', "'; DROP TABLE customers; --",
-  '%00', '0', '-1', '1e309', '-0', 'NaN', 'Infinity', 'null', 'true', 'false', '[]', '{}',
-  '0000-01-01', '0000-00-00', '2026-02-30', '2026-13-01', '0099-12-31', '0999-12-31', '1899-12-31', '1900-01-01', '9998-12-31', '9999-12-31', '10000-01-01', '2026-1-1',
-  '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '999999999999999.99', '1000000000000000', '0.001', '12345678', '1'.repeat(400),
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'a\udc00b',
+  '\uffff',
+  '🍞'.repeat(50),
+  'x'.repeat(5000),
+  'ÆØÅ æøå',
+  '<script>',
+  "'; DROP TABLE customers; --",
+  '%00',
+  '0',
+  '-1',
+  '1e309',
+  '-0',
+  'NaN',
+  'Infinity',
+  'null',
+  'true',
+  'false',
+  '[]',
+  '{}',
+  '0000-01-01',
+  '0000-00-00',
+  '2026-02-30',
+  '2026-13-01',
+  '0099-12-31',
+  '0999-12-31',
+  '1899-12-31',
+  '1900-01-01',
+  '9998-12-31',
+  '9999-12-31',
+  '10000-01-01',
+  '2026-1-1',
+  '00000000-0000-0000-0000-000000000000',
+  'ffffffff-ffff-ffff-ffff-ffffffffffff',
+  '999999999999999.99',
+  '1000000000000000',
+  '0.001',
+  '12345678',
+  '1'.repeat(400),
 ];
 const HOSTILE_NUMBERS = [0, -0, 1, -1, 0.5, 0.001, 0.005, 1e-320, 99.999, 2 ** 31, 2 ** 53 + 2, 1e15, 999999999999999.9, 1e308, -1e308, 123456789.123];
 
@@ -58,7 +105,11 @@ function valueFor(schema: Json, depth = 0): fc.Arbitrary<unknown> {
   else if (s.type === 'array') shaped = fc.array(valueFor(s.items ?? {}, depth + 1), { maxLength: depth > 2 ? 1 : 4 });
   else if (s.type === 'number' || s.type === 'integer') shaped = hostileNumber;
   else if (s.type === 'boolean') shaped = fc.boolean();
-  else if (s.format === 'date') shaped = fc.oneof(fc.constantFrom('2026-03-02', '2026-02-30', '0000-01-01', '9998-12-31', '1900-01-01'), fc.date({ noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)));
+  else if (s.format === 'date')
+    shaped = fc.oneof(
+      fc.constantFrom('2026-03-02', '2026-02-30', '0000-01-01', '9998-12-31', '1900-01-01'),
+      fc.date({ noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+    );
   else if (s.format === 'uuid' || /uuid/i.test(s.pattern ?? '')) shaped = fc.oneof(fc.constantFrom(...ids), fc.uuid());
   else shaped = hostileString;
   return depth > 4 ? shaped : fc.oneof({ weight: 2, arbitrary: shaped }, { weight: 1, arbitrary: hostileValue });
@@ -96,7 +147,17 @@ function requestFor(path: string, method: string, op: Json) {
   const pathValue = fc.oneof(fc.constantFrom(...ids), fc.uuid(), hostileString);
   const query = fc.array(
     fc.oneof(
-      ...params.filter((p) => p.in === 'query').map((p) => fc.tuple(fc.constant(p.name as string), fc.oneof(valueFor(p.schema ?? {}).map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))), hostileString))),
+      ...params
+        .filter((p) => p.in === 'query')
+        .map((p) =>
+          fc.tuple(
+            fc.constant(p.name as string),
+            fc.oneof(
+              valueFor(p.schema ?? {}).map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))),
+              hostileString,
+            ),
+          ),
+        ),
       fc.tuple(hostileString, hostileString),
     ),
     { maxLength: 4 },
@@ -135,7 +196,11 @@ describe('fuzzing every operation of the OpenAPI document', () => {
           const headers: Record<string, string> = { 'X-API-Key': key };
           if (r.body !== undefined) headers['Content-Type'] = r.contentType;
           if (r.idempotencyKey !== undefined) headers['Idempotency-Key'] = safeHeader(r.idempotencyKey);
-          const res = await fetch(`${svc.url}/api/v1${concrete}${qs ? `?${qs}` : ''}`, { method: method.toUpperCase(), headers, ...(r.body !== undefined ? { body: r.body } : {}) });
+          const res = await fetch(`${svc.url}/api/v1${concrete}${qs ? `?${qs}` : ''}`, {
+            method: method.toUpperCase(),
+            headers,
+            ...(r.body !== undefined ? { body: r.body } : {}),
+          });
           const text = await res.text();
           const where = `${method.toUpperCase()} ${concrete}?${qs} ${r.body?.slice(0, 200) ?? ''} -> ${res.status} ${text.slice(0, 300)}`;
           if (res.status >= 500) failures.push(where);
@@ -143,7 +208,14 @@ describe('fuzzing every operation of the OpenAPI document', () => {
             if (!/^application\/problem\+json/.test(res.headers.get('content-type') ?? '')) failures.push(`not problem+json: ${where}`);
             else {
               const p = JSON.parse(text);
-              if (typeof p.code !== 'string' || p.status !== res.status || typeof p.detail !== 'string' || typeof p.title !== 'string' || typeof p.type !== 'string') failures.push(`bad problem: ${where}`);
+              if (
+                typeof p.code !== 'string' ||
+                p.status !== res.status ||
+                typeof p.detail !== 'string' ||
+                typeof p.title !== 'string' ||
+                typeof p.type !== 'string'
+              )
+                failures.push(`bad problem: ${where}`);
             }
           }
           return true;

@@ -14,7 +14,14 @@ import { startService, type Service } from '../src/service.ts';
 export const databaseUrl = () => inject('databaseUrl');
 
 export async function startTestService(env: Record<string, string> = {}): Promise<Service> {
-  const config = loadConfig({ DATABASE_URL: databaseUrl(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', RUN_WORKER: 'false', ...env });
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl(),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    RUN_WORKER: 'false',
+    ...env,
+  });
   return startService(config);
 }
 
@@ -58,7 +65,12 @@ let counter = 0;
 export async function newCompany(name = 'Testfirma ApS', cvr?: string) {
   counter += 1;
   const email = `owner-${Date.now()}-${process.pid}-${counter}@example.dk`;
-  const { company_id, user_id } = await internal().internal.createCompany({ name, ownerEmail: email, ownerPassword: 'correct horse battery', ...(cvr ? { cvr } : {}) });
+  const { company_id, user_id } = await internal().internal.createCompany({
+    name,
+    ownerEmail: email,
+    ownerPassword: 'correct horse battery',
+    ...(cvr ? { cvr } : {}),
+  });
   const key = async (scopes: readonly Scope[] = SCOPES, mode: 'live' | 'test' = 'live', expiresAt?: Date) =>
     internal().internal.createApiKey({ companyId: company_id, name: `key ${mode}`, scopes: [...scopes], mode, ...(expiresAt ? { expiresAt } : {}) });
   return { companyId: company_id, userId: user_id, email, key };
@@ -72,7 +84,11 @@ export interface Reply<T = any> {
 }
 
 export function client(baseUrl: string, key?: string) {
-  const call = async <T = any>(method: string, path: string, opts: { body?: unknown; headers?: Record<string, string>; raw?: string } = {}): Promise<Reply<T>> => {
+  const call = async <T = any>(
+    method: string,
+    path: string,
+    opts: { body?: unknown; headers?: Record<string, string>; raw?: string } = {},
+  ): Promise<Reply<T>> => {
     const headers: Record<string, string> = { ...(key ? { 'X-API-Key': key } : {}), ...opts.headers };
     let payload: string | undefined = opts.raw;
     if (opts.body !== undefined) {

@@ -16,7 +16,13 @@ beforeAll(async () => {
 afterAll(() => svc.stop());
 
 const api = () => client(svc.url, key);
-const posting = (amount: number | string, date = '2026-03-02') => ({ date, lines: [{ account_number: '6470', debit: amount }, { account_number: '1010', credit: amount }] });
+const posting = (amount: number | string, date = '2026-03-02') => ({
+  date,
+  lines: [
+    { account_number: '6470', debit: amount },
+    { account_number: '1010', credit: amount },
+  ],
+});
 
 describe('text', () => {
   it('a NUL in a body field, a search, a lookup value or an Idempotency-Key is a 400 naming it, never a 500', async () => {
@@ -24,9 +30,19 @@ describe('text', () => {
     expect(body.status).toBe(400);
     expect(body.body).toMatchObject({ code: 'invalid_request', field: 'name' });
     expect(body.body.detail).toMatch(/NUL/);
-    const nested = await api().post('/transactions', { ...posting(1), lines: [{ account_number: '6470', debit: 1, description: '\u0000' }, { account_number: '1010', credit: 1 }] });
+    const nested = await api().post('/transactions', {
+      ...posting(1),
+      lines: [
+        { account_number: '6470', debit: 1, description: '\u0000' },
+        { account_number: '1010', credit: 1 },
+      ],
+    });
     expect(nested.body).toMatchObject({ status: 400, field: 'lines[0].description' });
-    for (const [path, field] of [['/customers?search=a%00b', 'search'], ['/customers/lookup?email=x%00%40y.dk', 'email'], ['/transactions?since=2026-01-01%00', 'since']] as const) {
+    for (const [path, field] of [
+      ['/customers?search=a%00b', 'search'],
+      ['/customers/lookup?email=x%00%40y.dk', 'email'],
+      ['/transactions?since=2026-01-01%00', 'since'],
+    ] as const) {
       const r = await api().get(path);
       expect(r.status, path).toBe(400);
       expect(r.body, path).toMatchObject({ code: 'invalid_request', field });
@@ -34,7 +50,10 @@ describe('text', () => {
   });
 
   it('a lone surrogate is refused (never stored as U+FFFD); well-formed astral text is kept', async () => {
-    const raw = await api().call('POST', '/customers', { raw: '{"name":"a\\ud800b"}', headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'lone-1' } });
+    const raw = await api().call('POST', '/customers', {
+      raw: '{"name":"a\\ud800b"}',
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'lone-1' },
+    });
     expect(raw.status).toBe(400);
     expect(raw.body).toMatchObject({ field: 'name' });
     expect(raw.body.detail).toMatch(/lone surrogate/);
@@ -103,7 +122,10 @@ describe('large amounts', () => {
     });
     expect(replay.text).toBe(asNumber.text);
     // the event carries the same digits
-    const { rows } = await testDb().pool.query(`SELECT data->>'total_debit' AS total FROM outbox_events WHERE type = 'transaction.created' AND data->>'id' = $1`, [asNumber.body.data.id]);
+    const { rows } = await testDb().pool.query(
+      `SELECT data->>'total_debit' AS total FROM outbox_events WHERE type = 'transaction.created' AND data->>'id' = $1`,
+      [asNumber.body.data.id],
+    );
     expect(rows).toEqual([{ total: '999999999999999.99' }]);
     expect((await fresh.post('/transactions', posting('999999999999999.99'))).status).toBe(201);
     // two of them on one account: a balance past 10^15, still exact, and both reports agree
@@ -121,7 +143,12 @@ describe('large amounts', () => {
     expect(over.body.detail).toMatch(/at most 999999999999999.99/);
     const sum = await api().post('/transactions', {
       date: '2026-03-02',
-      lines: [{ account_number: '6470', debit: '999999999999999.99' }, { account_number: '6480', debit: '0.01' }, { account_number: '1010', credit: '999999999999999.99' }, { account_number: '1010', credit: '0.01' }],
+      lines: [
+        { account_number: '6470', debit: '999999999999999.99' },
+        { account_number: '6480', debit: '0.01' },
+        { account_number: '1010', credit: '999999999999999.99' },
+        { account_number: '1010', credit: '0.01' },
+      ],
     });
     expect(sum.body).toMatchObject({ status: 400, field: 'lines' });
     const price = await api().post('/products', { name: 'Dyr', unit_price: 1e15 });

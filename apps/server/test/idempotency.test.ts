@@ -16,8 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([svc.stop(), second.stop()]));
 
-const countCustomers = (companyId: string, name: string) =>
-  testDb().prisma.customer.count({ where: { company_id: companyId, name } });
+const countCustomers = (companyId: string, name: string) => testDb().prisma.customer.count({ where: { company_id: companyId, name } });
 
 describe('Idempotency-Key', () => {
   it('"Missing header: 400 invalid_request."', async () => {
@@ -40,7 +39,9 @@ describe('Idempotency-Key', () => {
     const elsewhere = await client(second.url, key).post('/customers', { name: 'Replay ApS' }, { 'Idempotency-Key': 'replay-1' });
     expect(elsewhere.body).toEqual(first.body);
     expect(await countCustomers(company.companyId, 'Replay ApS')).toBe(1);
-    const events = await testDb().prisma.outboxEvent.count({ where: { company_id: company.companyId, type: 'customer.created', data: { path: ['id'], equals: first.body.data.id } } });
+    const events = await testDb().prisma.outboxEvent.count({
+      where: { company_id: company.companyId, type: 'customer.created', data: { path: ['id'], equals: first.body.data.id } },
+    });
     expect(events).toBe(1);
   });
 

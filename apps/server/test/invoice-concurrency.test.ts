@@ -70,10 +70,24 @@ describe('numbering under concurrency', () => {
 
     const work: Promise<Reply>[] = [
       // Every draft approved twice at once, through different servers.
-      ...drafts.flatMap((d, i) => [c(i).put(`/invoices/${d.id}/status`, { status: 'approved' }), c(i + 1).put(`/invoices/${d.id}/status`, { status: 'approved' })]),
-      ...Array.from({ length: 12 }, (_, i) => c(i).post('/invoices', { customer_id: undefined, issue_date: day(), due_date: day(14), lines: LINES, auto_approve: true })),
+      ...drafts.flatMap((d, i) => [
+        c(i).put(`/invoices/${d.id}/status`, { status: 'approved' }),
+        c(i + 1).put(`/invoices/${d.id}/status`, { status: 'approved' }),
+      ]),
+      ...Array.from({ length: 12 }, (_, i) =>
+        c(i).post('/invoices', { customer_id: undefined, issue_date: day(), due_date: day(14), lines: LINES, auto_approve: true }),
+      ),
       ...approvedFirst.map((inv, i) => c(i + 2).put(`/invoices/${inv.id}/status`, { status: 'cancelled' })),
-      ...Array.from({ length: 12 }, (_, i) => c(i + 3).post('/transactions', { date: day(), description: `manuel ${i}`, lines: [{ account_number: '6470', debit: 1 }, { account_number: '6520', credit: 1 }] })),
+      ...Array.from({ length: 12 }, (_, i) =>
+        c(i + 3).post('/transactions', {
+          date: day(),
+          description: `manuel ${i}`,
+          lines: [
+            { account_number: '6470', debit: 1 },
+            { account_number: '6520', credit: 1 },
+          ],
+        }),
+      ),
     ];
     const replies = await Promise.all(work);
     const approvals = replies.slice(0, 48);
@@ -93,7 +107,9 @@ describe('numbering under concurrency', () => {
     // Each invoice posted exactly once, and its number is its posting's document number.
     const bySource = new Map(rows.filter((r) => r.source === 'invoice').map((r) => [r.source_id, r]));
     expect(bySource.size).toBe(30);
-    const { rows: invoices } = await testDb().pool.query(`SELECT id, invoice_number, posted_transaction_id FROM invoices WHERE company_id = $1`, [company.companyId]);
+    const { rows: invoices } = await testDb().pool.query(`SELECT id, invoice_number, posted_transaction_id FROM invoices WHERE company_id = $1`, [
+      company.companyId,
+    ]);
     for (const inv of invoices) {
       expect(inv.invoice_number).toBe(String(bySource.get(inv.id)!.document_number));
       expect(inv.posted_transaction_id).toBe(bySource.get(inv.id)!.id);
@@ -105,7 +121,9 @@ describe('numbering under concurrency', () => {
     expect(notes).toHaveLength(6);
     for (const n of notes) expect(n.n).toBe(n.t);
     // Each approval announced once.
-    const { rows: events } = await testDb().pool.query(`SELECT count(*)::int AS n FROM outbox_events WHERE company_id = $1 AND type = 'invoice.approved'`, [company.companyId]);
+    const { rows: events } = await testDb().pool.query(`SELECT count(*)::int AS n FROM outbox_events WHERE company_id = $1 AND type = 'invoice.approved'`, [
+      company.companyId,
+    ]);
     expect(events[0].n).toBe(30);
   });
 });
@@ -115,7 +133,10 @@ describe('racing transitions on one invoice', () => {
     const { company, cs, invoice } = await setup('Kapløb ApS');
     const invs = await Promise.all(Array.from({ length: 10 }, (_, i) => invoice(cs[i % cs.length], { auto_approve: true })));
     const replies = await Promise.all(
-      invs.flatMap((inv, i) => [cs[i % cs.length]!.put(`/invoices/${inv.id}/status`, { status: 'paid' }), cs[(i + 1) % cs.length]!.put(`/invoices/${inv.id}/status`, { status: 'cancelled' })]),
+      invs.flatMap((inv, i) => [
+        cs[i % cs.length]!.put(`/invoices/${inv.id}/status`, { status: 'paid' }),
+        cs[(i + 1) % cs.length]!.put(`/invoices/${inv.id}/status`, { status: 'cancelled' }),
+      ]),
     );
     const rows = await postings(company.companyId);
     for (const [i, inv] of invs.entries()) {
@@ -135,7 +156,12 @@ describe('racing transitions on one invoice', () => {
   it('two full payments at once: one is registered, the other refused; the invoice is paid once', async () => {
     const { company, cs, invoice } = await setup('Dobbeltbetaling ApS');
     const invs = await Promise.all(Array.from({ length: 8 }, (_, i) => invoice(cs[i % cs.length], { auto_approve: true })));
-    const replies = await Promise.all(invs.flatMap((inv, i) => [cs[i % cs.length]!.post(`/invoices/${inv.id}/payments`, { amount: 250 }), cs[(i + 1) % cs.length]!.post(`/invoices/${inv.id}/payments`, { amount: 250 })]));
+    const replies = await Promise.all(
+      invs.flatMap((inv, i) => [
+        cs[i % cs.length]!.post(`/invoices/${inv.id}/payments`, { amount: 250 }),
+        cs[(i + 1) % cs.length]!.post(`/invoices/${inv.id}/payments`, { amount: 250 }),
+      ]),
+    );
     for (let i = 0; i < invs.length; i++) {
       const pair = [replies[2 * i]!, replies[2 * i + 1]!];
       expect(statuses(pair)).toEqual([201, 409]);
@@ -144,7 +170,9 @@ describe('racing transitions on one invoice', () => {
     }
     const rows = await postings(company.companyId);
     expect(rows.filter((r) => r.source === 'payment')).toHaveLength(8);
-    const { rows: events } = await testDb().pool.query(`SELECT count(*)::int AS n FROM outbox_events WHERE company_id = $1 AND type = 'invoice.paid'`, [company.companyId]);
+    const { rows: events } = await testDb().pool.query(`SELECT count(*)::int AS n FROM outbox_events WHERE company_id = $1 AND type = 'invoice.paid'`, [
+      company.companyId,
+    ]);
     expect(events[0].n).toBe(8);
   });
 });

@@ -39,7 +39,8 @@ beforeAll(async () => {
   svc = await startTestService();
   company = await newCompany('Snedker Ærø ApS', '31415926');
   const c = await api();
-  customerId = (await c.post('/customers', { name: 'Kunde Åbenrå A/S', address_line1: 'Storegade 3', postal_code: '6200', city: 'Aabenraa', cvr: '12345678' })).body.data.id;
+  customerId = (await c.post('/customers', { name: 'Kunde Åbenrå A/S', address_line1: 'Storegade 3', postal_code: '6200', city: 'Aabenraa', cvr: '12345678' }))
+    .body.data.id;
 });
 afterAll(() => svc.stop());
 
@@ -48,7 +49,15 @@ describe('GET/PUT /settings/company', () => {
     const c = await api();
     const put = await c.put('/settings/company', PROFILE);
     expect(put.status).toBe(200);
-    expect(put.body.data).toMatchObject({ id: company.companyId, name: 'Snedker Ærø ApS', cvr: '31415926', livemode: true, ...PROFILE, iban: 'DK5000400440116243', country: 'DK' });
+    expect(put.body.data).toMatchObject({
+      id: company.companyId,
+      name: 'Snedker Ærø ApS',
+      cvr: '31415926',
+      livemode: true,
+      ...PROFILE,
+      iban: 'DK5000400440116243',
+      country: 'DK',
+    });
     expect((await c.get('/settings/company')).body.data).toEqual(put.body.data);
   });
 
@@ -110,7 +119,9 @@ describe('GET /invoices/{id}/pdf', () => {
   it('prints every particular of a full Danish invoice', async () => {
     const k = (await company.key()).key;
     const c = client(svc.url, k);
-    const inv = (await c.post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(14), lines, notes: 'Tak for handlen', auto_approve: true })).body.data;
+    const inv = (
+      await c.post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(14), lines, notes: 'Tak for handlen', auto_approve: true })
+    ).body.data;
     const { res, text, bytes } = await pdf(k, `/invoices/${inv.id}/pdf`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-disposition')).toBe(`inline; filename="faktura-${inv.invoice_number}.pdf"`);
@@ -122,9 +133,15 @@ describe('GET /invoices/{id}/pdf', () => {
       `Fakturadato ${danish(day())}`,
       `Forfaldsdato ${danish(day(14))}`,
       // seller
-      'Snedker Ærø ApS', 'Nørregade 7', '1165 København K', 'CVR-nr. 31415926',
+      'Snedker Ærø ApS',
+      'Nørregade 7',
+      '1165 København K',
+      'CVR-nr. 31415926',
       // buyer
-      'Kunde Åbenrå A/S', 'Storegade 3', '6200 Aabenraa', 'CVR-nr. 12345678',
+      'Kunde Åbenrå A/S',
+      'Storegade 3',
+      '6200 Aabenraa',
+      'CVR-nr. 12345678',
       // lines: description, quantity, unit price excl. VAT, rate, amount
       'Egetræsbord, håndlavet 3 19,96 25 59,88',
       'Momsfri rådgivning 1,5 10,10 0 15,15',
@@ -179,7 +196,11 @@ describe('GET /invoices/{id}/pdf', () => {
   it('flows a long invoice over several pages without losing a line', async () => {
     const k = (await company.key()).key;
     const c = client(svc.url, k);
-    const many = Array.from({ length: 90 }, (_, i) => ({ description: `Vare nr. ${i + 1} ${'med en lang beskrivelse '.repeat(i % 3)}`.trim(), quantity: 1, unit_price: 1 }));
+    const many = Array.from({ length: 90 }, (_, i) => ({
+      description: `Vare nr. ${i + 1} ${'med en lang beskrivelse '.repeat(i % 3)}`.trim(),
+      quantity: 1,
+      unit_price: 1,
+    }));
     const inv = (await c.post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(14), lines: many, auto_approve: true })).body.data;
     const { text, pages } = await pdf(k, `/invoices/${inv.id}/pdf`);
     expect(pages).toBeGreaterThan(1);

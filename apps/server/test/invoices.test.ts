@@ -22,7 +22,8 @@ beforeAll(async () => {
   svc = await startTestService();
   company = await newCompany('Fakturafirma ApS');
   const c = await api();
-  customerId = (await c.post('/customers', { name: 'Kunde A/S', address_line1: 'Vestergade 12', postal_code: '8000', city: 'Aarhus C', cvr: '12345678' })).body.data.id;
+  customerId = (await c.post('/customers', { name: 'Kunde A/S', address_line1: 'Vestergade 12', postal_code: '8000', city: 'Aarhus C', cvr: '12345678' })).body
+    .data.id;
 });
 afterAll(() => svc.stop());
 
@@ -35,7 +36,9 @@ const body = (extra: object = {}) => ({ customer_id: customerId, issue_date: tod
 
 /** The document numbers of the company's postings and credit notes, in order. */
 async function documentNumbers(companyId: string): Promise<number[]> {
-  const { rows } = await testDb().pool.query(`SELECT DISTINCT document_number::int AS n FROM ledger_transactions WHERE company_id = $1 ORDER BY 1`, [companyId]);
+  const { rows } = await testDb().pool.query(`SELECT DISTINCT document_number::int AS n FROM ledger_transactions WHERE company_id = $1 ORDER BY 1`, [
+    companyId,
+  ]);
   return rows.map((r) => r.n);
 }
 
@@ -52,7 +55,16 @@ describe('create and read', () => {
     // Contract: "Create response (201): id, invoice_number (empty for a draft), status, subtotal, vat_amount, total."
     expect(r.body.data).toEqual({ id: expect.any(String), invoice_number: '', status: 'draft', subtotal: 75.03, vat_amount: 14.97, total: 90 });
     const got = (await c.get(`/invoices/${r.body.data.id}`)).body.data;
-    expect(got).toMatchObject({ invoice_number: '', customer_id: null, customer_name: '', status: 'draft', issue_date: today, due_date: plus(14), currency: 'DKK', notes: 'Første faktura' });
+    expect(got).toMatchObject({
+      invoice_number: '',
+      customer_id: null,
+      customer_name: '',
+      status: 'draft',
+      issue_date: today,
+      due_date: plus(14),
+      currency: 'DKK',
+      notes: 'Første faktura',
+    });
     expect(got.lines).toEqual([
       { line_number: 1, product_id: null, description: 'Skruer', quantity: 3, unit_price: 19.96, vat_rate: 25, amount: 59.88 },
       { line_number: 2, product_id: null, description: 'Momsfri ydelse', quantity: 1.5, unit_price: 10.1, vat_rate: 0, amount: 15.15 },
@@ -60,7 +72,8 @@ describe('create and read', () => {
     // The list shape carries every field of the contract's table with its type.
     const listed = (await c.get('/invoices?search=F%C3%B8rste')).body.data;
     expect(listed).toHaveLength(1);
-    for (const f of ['id', 'invoice_number', 'customer_name', 'status', 'issue_date', 'due_date', 'currency', 'created_at', 'updated_at']) expect(typeof listed[0][f]).toBe('string');
+    for (const f of ['id', 'invoice_number', 'customer_name', 'status', 'issue_date', 'due_date', 'currency', 'created_at', 'updated_at'])
+      expect(typeof listed[0][f]).toBe('string');
     for (const f of ['subtotal', 'vat_amount', 'total']) expect(typeof listed[0][f]).toBe('number');
     expect(listed[0].customer_id).toBeNull();
     expect(listed[0].lines).toBeUndefined();
@@ -69,7 +82,15 @@ describe('create and read', () => {
   it('rounds each line to øre once and VAT per rate group, half up', async () => {
     const c = await api();
     // 3 × 33.333 is refused (2 decimals); 0.3333 × 10.01 = 3.336333 -> 3.34; 2 × 0.01 VAT 25 % per group: 0.005 -> 0.01
-    const r = await c.post('/invoices', body({ lines: [{ description: 'a', quantity: 0.3333, unit_price: 10.01 }, { description: 'b', quantity: 2, unit_price: 0.01 }] }));
+    const r = await c.post(
+      '/invoices',
+      body({
+        lines: [
+          { description: 'a', quantity: 0.3333, unit_price: 10.01 },
+          { description: 'b', quantity: 2, unit_price: 0.01 },
+        ],
+      }),
+    );
     expect(r.body.data).toMatchObject({ subtotal: 3.36, vat_amount: 0.84, total: 4.2 });
     const bad = await c.post('/invoices', body({ lines: [{ description: 'a', quantity: 1.23456, unit_price: 1 }] }));
     expect(bad.status).toBe(400);
@@ -123,7 +144,15 @@ describe('create and read', () => {
 describe('approval', () => {
   it('auto_approve numbers from the unified sequence and posts receivables, revenue per rate and output VAT', async () => {
     const c = await api();
-    const manual = (await c.post('/transactions', { date: today, lines: [{ account_number: '6470', debit: 1 }, { account_number: '6520', credit: 1 }] })).body.data;
+    const manual = (
+      await c.post('/transactions', {
+        date: today,
+        lines: [
+          { account_number: '6470', debit: 1 },
+          { account_number: '6520', credit: 1 },
+        ],
+      })
+    ).body.data;
     const r = await c.post('/invoices', body({ auto_approve: true }));
     expect(r.status).toBe(201);
     expect(r.body.data).toEqual({
@@ -181,7 +210,7 @@ describe('approval', () => {
     expect(ok.body.data).toMatchObject({ status: 'approved', invoice_number: String(before.at(-1)! + 1), lines: expect.any(Array) });
   });
 
-  it('freezes the customer\'s name at approval; a later rename does not change the invoice', async () => {
+  it("freezes the customer's name at approval; a later rename does not change the invoice", async () => {
     const c = await api();
     const cust = (await c.post('/customers', { name: 'Før Navn ApS' })).body.data.id;
     const inv = (await c.post('/invoices', body({ customer_id: cust, auto_approve: true }))).body.data;
@@ -205,7 +234,13 @@ describe('drafts only change while drafts', () => {
     const draft = (await c.post('/invoices', body())).body.data;
     const upd = await c.put(`/invoices/${draft.id}`, { lines: [{ description: 'Ny linje', quantity: 2, unit_price: 100 }], notes: 'rettet' });
     expect(upd.status).toBe(200);
-    expect(upd.body.data).toMatchObject({ subtotal: 200, vat_amount: 50, total: 250, notes: 'rettet', lines: [{ description: 'Ny linje', quantity: 2, vat_rate: 25 }] });
+    expect(upd.body.data).toMatchObject({
+      subtotal: 200,
+      vat_amount: 50,
+      total: 250,
+      notes: 'rettet',
+      lines: [{ description: 'Ny linje', quantity: 2, vat_rate: 25 }],
+    });
     expect((await c.put(`/invoices/${draft.id}`, { due_date: '2000-01-01' })).body.field).toBe('due_date');
     const del = await c.del(`/invoices/${draft.id}`);
     expect(del.body).toEqual({ data: { id: draft.id, deleted: true } });
@@ -234,7 +269,10 @@ describe('status lifecycle', () => {
     expect([same.status, same.body.data.status]).toEqual([200, 'approved']);
     expect(await documentNumbers(company.companyId)).toEqual(before);
     expect((await c.put(`/invoices/${inv.id}/status`, { status: 'sent' })).body.data.status).toBe('sent');
-    expect((await c.put(`/invoices/${inv.id}/status`, { status: 'approved' })).body).toMatchObject({ code: 'invalid_transition', allowed_statuses: ['paid', 'overdue', 'cancelled'] });
+    expect((await c.put(`/invoices/${inv.id}/status`, { status: 'approved' })).body).toMatchObject({
+      code: 'invalid_transition',
+      allowed_statuses: ['paid', 'overdue', 'cancelled'],
+    });
     expect((await c.put(`/invoices/${inv.id}/status`, { status: 'overdue' })).body.data.status).toBe('overdue');
   });
 
@@ -252,8 +290,14 @@ describe('status lifecycle', () => {
     ]);
     expect((await c.put(`/invoices/${inv.id}/status`, { status: 'cancelled' })).body).toMatchObject({ code: 'invalid_transition', allowed_statuses: [] });
     const wrongAccount = (await c.post('/invoices', body({ auto_approve: true }))).body.data;
-    expect((await c.put(`/invoices/${wrongAccount.id}/status`, { status: 'paid', account_number: '1010' })).body).toMatchObject({ status: 400, field: 'account_number' });
-    expect((await c.put(`/invoices/${wrongAccount.id}/status`, { status: 'sent', account_number: '6470' })).body).toMatchObject({ status: 400, field: 'account_number' });
+    expect((await c.put(`/invoices/${wrongAccount.id}/status`, { status: 'paid', account_number: '1010' })).body).toMatchObject({
+      status: 400,
+      field: 'account_number',
+    });
+    expect((await c.put(`/invoices/${wrongAccount.id}/status`, { status: 'sent', account_number: '6470' })).body).toMatchObject({
+      status: 400,
+      field: 'account_number',
+    });
   });
 
   it('partial payments: the invoice becomes paid when they cover the total; over-payment is 422', async () => {
@@ -272,7 +316,9 @@ describe('status lifecycle', () => {
     const rest = await c.post(`/invoices/${inv.id}/payments`, { amount: 49.5 });
     expect(rest.status).toBe(201);
     expect((await c.get(`/invoices/${inv.id}`)).body.data).toMatchObject({ status: 'paid', paid_amount: 90, balance_due: 0 });
-    const events = await testDb().prisma.outboxEvent.findMany({ where: { company_id: company.companyId, type: 'invoice.paid', data: { path: ['id'], equals: inv.id } } });
+    const events = await testDb().prisma.outboxEvent.findMany({
+      where: { company_id: company.companyId, type: 'invoice.paid', data: { path: ['id'], equals: inv.id } },
+    });
     expect(events).toHaveLength(1);
     // Contract: "for invoice.paid: id, invoice_number, status, total, currency"
     expect(events[0]!.data).toMatchObject({ id: inv.id, invoice_number: inv.invoice_number, status: 'paid', total: 90, currency: 'DKK' });
@@ -287,7 +333,11 @@ describe('status lifecycle', () => {
     expect(r.body.data).toMatchObject({ status: 'cancelled', invoice_number: inv.invoice_number, balance_due: 0 });
     expect(Number(note.credit_note_number)).toBeGreaterThan(Number(inv.invoice_number));
     const reversal = await postingOf(c, note.transaction_id);
-    expect(reversal).toMatchObject({ source: 'credit_note', reverses_transaction_id: inv.posted_transaction_id, document_number: Number(note.credit_note_number) });
+    expect(reversal).toMatchObject({
+      source: 'credit_note',
+      reverses_transaction_id: inv.posted_transaction_id,
+      document_number: Number(note.credit_note_number),
+    });
     expect(reversal.lines).toEqual([
       ['6190', 0, 90, ''],
       ['1010', 59.88, 0, 'S25'],
@@ -296,7 +346,10 @@ describe('status lifecycle', () => {
     ]);
     // The invoice's own posting is untouched, only marked as reversed.
     const original = await postingOf(c, inv.posted_transaction_id);
-    expect(original).toMatchObject({ reversed_by_transaction_id: note.transaction_id, lines: [['6190', 90, 0, ''], expect.anything(), expect.anything(), expect.anything()] });
+    expect(original).toMatchObject({
+      reversed_by_transaction_id: note.transaction_id,
+      lines: [['6190', 90, 0, ''], expect.anything(), expect.anything(), expect.anything()],
+    });
     expect((await c.put(`/invoices/${inv.id}/status`, { status: 'cancelled' })).body.data.credit_note).toEqual(note);
   });
 
@@ -308,18 +361,29 @@ describe('status lifecycle', () => {
     await c.put(`/invoices/${inv.id}/status`, { status: 'sent' });
     await c.put(`/invoices/${inv.id}/status`, { status: 'overdue' });
     await c.put(`/invoices/${inv.id}/status`, { status: 'cancelled' });
-    const events = await testDb().prisma.outboxEvent.findMany({ where: { company_id: company.companyId, data: { path: ['id'], equals: inv.id } }, orderBy: { created_at: 'asc' } });
-    expect(events.map((e) => e.type)).toEqual(['invoice.created', 'invoice.updated', 'invoice.approved', 'invoice.sent', 'invoice.overdue', 'invoice.cancelled']);
+    const events = await testDb().prisma.outboxEvent.findMany({
+      where: { company_id: company.companyId, data: { path: ['id'], equals: inv.id } },
+      orderBy: { created_at: 'asc' },
+    });
+    expect(events.map((e) => e.type)).toEqual([
+      'invoice.created',
+      'invoice.updated',
+      'invoice.approved',
+      'invoice.sent',
+      'invoice.overdue',
+      'invoice.cancelled',
+    ]);
     expect(events.at(-1)!.data).toMatchObject({ id: inv.id, status: 'cancelled', total: 90, currency: 'DKK' });
   });
 });
 
 describe('the books', () => {
-  it('balance: balanced, receivables (6190) equal the open invoices\' balance due', async () => {
+  it("balance: balanced, receivables (6190) equal the open invoices' balance due", async () => {
     const fresh = await newCompany('Bogfirma ApS');
     const c = client(svc.url, (await fresh.key()).key);
     const cust = (await c.post('/customers', { name: 'K' })).body.data.id;
-    const mk = () => c.post('/invoices', { customer_id: cust, issue_date: today, due_date: plus(10), lines: HAND_CHECKED, auto_approve: true }).then((r) => r.body.data);
+    const mk = () =>
+      c.post('/invoices', { customer_id: cust, issue_date: today, due_date: plus(10), lines: HAND_CHECKED, auto_approve: true }).then((r) => r.body.data);
     const [a, b, d, e] = [await mk(), await mk(), await mk(), await mk()];
     await c.post(`/invoices/${a.id}/payments`, { amount: 30 });
     await c.put(`/invoices/${b.id}/status`, { status: 'paid' });
@@ -353,7 +417,8 @@ function accountAmount(report: unknown, accountNumber: string): number | undefin
 describe('overdue sweep', () => {
   it('moves approved and sent invoices past their due date to overdue, each once, when two sweeps run at once', async () => {
     const c = await api();
-    const past = (due: string, auto_approve = true) => c.post('/invoices', body({ issue_date: '2026-01-05', due_date: due, auto_approve })).then((r) => r.body.data);
+    const past = (due: string, auto_approve = true) =>
+      c.post('/invoices', body({ issue_date: '2026-01-05', due_date: due, auto_approve })).then((r) => r.body.data);
     const [late, sent, notYet, draft] = [await past('2026-01-10'), await past('2026-01-11'), await past(plus(30)), await past('2026-01-10', false)];
     await c.put(`/invoices/${sent.id}/status`, { status: 'sent' });
     const db = testDb();
@@ -361,12 +426,22 @@ describe('overdue sweep', () => {
     const [m1, m2] = await Promise.all([sweepOverdue(run, today, 2), sweepOverdue(run, today, 2)]);
     expect(m1 + m2).toBeGreaterThanOrEqual(2);
     const status = async (id: string) => (await c.get(`/invoices/${id}`)).body.data.status;
-    expect([await status(late.id), await status(sent.id), await status(notYet.id), await status(draft.id)]).toEqual(['overdue', 'overdue', 'approved', 'draft']);
-    const events = await testDb().pool.query(`SELECT data->>'id' AS id FROM outbox_events WHERE type = 'invoice.overdue' AND data->>'id' = ANY($1)`, [[late.id, sent.id]]);
+    expect([await status(late.id), await status(sent.id), await status(notYet.id), await status(draft.id)]).toEqual([
+      'overdue',
+      'overdue',
+      'approved',
+      'draft',
+    ]);
+    const events = await testDb().pool.query(`SELECT data->>'id' AS id FROM outbox_events WHERE type = 'invoice.overdue' AND data->>'id' = ANY($1)`, [
+      [late.id, sent.id],
+    ]);
     expect(events.rows.map((r) => r.id).sort()).toEqual([late.id, sent.id].sort());
     // On demand, as support staff would run it: the moved invoices are not announced again.
     await internal().internal.sweepOverdueInvoices({ date: today });
-    expect((await testDb().pool.query(`SELECT count(*)::int AS n FROM outbox_events WHERE type = 'invoice.overdue' AND data->>'id' = ANY($1)`, [[late.id, sent.id]])).rows[0].n).toBe(2);
+    expect(
+      (await testDb().pool.query(`SELECT count(*)::int AS n FROM outbox_events WHERE type = 'invoice.overdue' AND data->>'id' = ANY($1)`, [[late.id, sent.id]]))
+        .rows[0].n,
+    ).toBe(2);
   });
 });
 
@@ -377,7 +452,18 @@ describe('list', () => {
     const cust = (await c.post('/customers', { name: 'K' })).body.data.id;
     const made = [];
     for (let i = 0; i < 11; i++) {
-      made.push((await c.post('/invoices', { customer_id: cust, issue_date: today, due_date: today, notes: `nr ${i}`, lines: [{ description: 'x', quantity: 1, unit_price: 100 - i }], auto_approve: i < 10 })).body.data);
+      made.push(
+        (
+          await c.post('/invoices', {
+            customer_id: cust,
+            issue_date: today,
+            due_date: today,
+            notes: `nr ${i}`,
+            lines: [{ description: 'x', quantity: 1, unit_price: 100 - i }],
+            auto_approve: i < 10,
+          })
+        ).body.data,
+      );
     }
     const numbers = (await c.get('/invoices?sort=invoice_number&order=asc&status=approved&per_page=200')).body.data.map((i: any) => i.invoice_number);
     expect(numbers).toHaveLength(10);

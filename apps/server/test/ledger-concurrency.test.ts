@@ -78,7 +78,12 @@ async function accountTotals(companyId: string) {
      FROM accounts a WHERE a.company_id = $1 ORDER BY a.account_number`,
     [companyId],
   );
-  return new Map(rows.map((r) => [r.account_number, { lineDebit: cents(r.line_debit), lineCredit: cents(r.line_credit), balDebit: cents(r.bal_debit), balCredit: cents(r.bal_credit) }]));
+  return new Map(
+    rows.map((r) => [
+      r.account_number,
+      { lineDebit: cents(r.line_debit), lineCredit: cents(r.line_credit), balDebit: cents(r.bal_debit), balCredit: cents(r.bal_credit) },
+    ]),
+  );
 }
 
 describe('posting under concurrency (three servers, one company)', () => {
@@ -138,15 +143,48 @@ describe('posting under concurrency (three servers, one company)', () => {
     // Refusals. Unbalanced is caught before the number lock; the locked and not-open dates are found
     // under it, after both numbers were incremented: their rollback must give the numbers back.
     for (let i = 0; i < 15; i++) {
-      reqs.push({ kind: 'unbalanced', idem: `unb-${run}-${i}`, body: { date: today, description: 'Skæv', lines: [{ account_number: '6470', debit: '100.00' }, { account_number: '1010', credit: '99.99' }] } });
-      reqs.push({ kind: 'locked', idem: `lock-${run}-${i}`, body: { date: addDays(lock, -(i * 3)), description: 'Låst', lines: [{ account_number: '6470', debit: '10.00' }, { account_number: '1010', credit: '10.00' }] } });
+      reqs.push({
+        kind: 'unbalanced',
+        idem: `unb-${run}-${i}`,
+        body: {
+          date: today,
+          description: 'Skæv',
+          lines: [
+            { account_number: '6470', debit: '100.00' },
+            { account_number: '1010', credit: '99.99' },
+          ],
+        },
+      });
+      reqs.push({
+        kind: 'locked',
+        idem: `lock-${run}-${i}`,
+        body: {
+          date: addDays(lock, -(i * 3)),
+          description: 'Låst',
+          lines: [
+            { account_number: '6470', debit: '10.00' },
+            { account_number: '1010', credit: '10.00' },
+          ],
+        },
+      });
     }
     for (let i = 0; i < 10; i++) {
-      reqs.push({ kind: 'not_open', idem: `open-${run}-${i}`, body: { date: `${year + 2}-0${1 + (i % 9)}-15`, description: 'Fremtid', lines: [{ account_number: '6470', debit: '10.00' }, { account_number: '1010', credit: '10.00' }] } });
+      reqs.push({
+        kind: 'not_open',
+        idem: `open-${run}-${i}`,
+        body: {
+          date: `${year + 2}-0${1 + (i % 9)}-15`,
+          description: 'Fremtid',
+          lines: [
+            { account_number: '6470', debit: '10.00' },
+            { account_number: '1010', credit: '10.00' },
+          ],
+        },
+      });
     }
     // A deterministic shuffle, so refusals and twins are interleaved with the postings.
     let seed = 42;
-    const rnd = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     for (let i = reqs.length - 1; i > 0; i--) {
       const j = Math.floor(rnd() * (i + 1));
       [reqs[i], reqs[j]] = [reqs[j]!, reqs[i]!];
@@ -163,7 +201,13 @@ describe('posting under concurrency (three servers, one company)', () => {
     const posted = new Map<string, Reply>();
     reqs.forEach((r, i) => {
       const reply = replies[i]!;
-      const expectation = { ok: [201, undefined], twin: [201, undefined], unbalanced: [422, 'unbalanced_transaction'], locked: [422, 'period_locked'], not_open: [422, 'fiscal_year_not_open'] }[r.kind];
+      const expectation = {
+        ok: [201, undefined],
+        twin: [201, undefined],
+        unbalanced: [422, 'unbalanced_transaction'],
+        locked: [422, 'period_locked'],
+        not_open: [422, 'fiscal_year_not_open'],
+      }[r.kind];
       expect({ kind: r.kind, status: reply.status, code: reply.body?.code }).toEqual({ kind: r.kind, status: expectation[0], code: expectation[1] });
       if (reply.status === 201 && !posted.has(r.idem)) posted.set(r.idem, reply);
     });
@@ -193,9 +237,13 @@ describe('posting under concurrency (three servers, one company)', () => {
     for (let i = 1; i < rows.length; i++) expect(rows[i]!.created_at.getTime()).toBeGreaterThanOrEqual(rows[i - 1]!.created_at.getTime());
     const byId = new Map(views.map((v) => [v.id, v]));
     for (const r of rows) expect([byId.get(r.id)?.document_number, byId.get(r.id)?.system_id]).toEqual([Number(r.document_number), Number(r.system_id)]);
-    const { rows: seq } = await testDb().pool.query(`SELECT last_document_number, last_system_id FROM number_sequences WHERE company_id = $1`, [company.companyId]);
+    const { rows: seq } = await testDb().pool.query(`SELECT last_document_number, last_system_id FROM number_sequences WHERE company_id = $1`, [
+      company.companyId,
+    ]);
     expect(seq[0]).toEqual({ last_document_number: N, last_system_id: N });
-    const { rows: events } = await testDb().pool.query(`SELECT count(*)::int AS n FROM outbox_events WHERE company_id = $1 AND type = 'transaction.created'`, [company.companyId]);
+    const { rows: events } = await testDb().pool.query(`SELECT count(*)::int AS n FROM outbox_events WHERE company_id = $1 AND type = 'transaction.created'`, [
+      company.companyId,
+    ]);
     expect(events[0].n).toBe(N);
 
     // Balances: per account and day, and per account, the daily balances equal the lines, and the
@@ -215,7 +263,13 @@ describe('posting under concurrency (three servers, one company)', () => {
     expect(sum.d).toBe(sum.c);
 
     // A posting after the storm takes the next number: nothing was reserved or skipped.
-    const after = await client(urls[1]!, keys[0]!.key).post('/transactions', { date: today, lines: [{ account_number: '6470', debit: 1 }, { account_number: '1010', credit: 1 }] });
+    const after = await client(urls[1]!, keys[0]!.key).post('/transactions', {
+      date: today,
+      lines: [
+        { account_number: '6470', debit: 1 },
+        { account_number: '1010', credit: 1 },
+      ],
+    });
     expect(after.status).toBe(201);
     expect([after.body.data.document_number, after.body.data.system_id]).toEqual([N + 1, N + 1]);
     console.log(`ledger-concurrency: ${reqs.length} requests (${N} postings) over ${urls.length} servers in ${elapsed} ms`);
@@ -251,7 +305,13 @@ describe('posting under concurrency (three servers, one company)', () => {
       [1, 1, 'manual'],
       [2, 2, 'reversal'],
     ]);
-    const next = await client(urls[2]!, keys[2]!.key).post('/transactions', { date: today, lines: [{ account_number: '6470', debit: 5 }, { account_number: '1010', credit: 5 }] });
+    const next = await client(urls[2]!, keys[2]!.key).post('/transactions', {
+      date: today,
+      lines: [
+        { account_number: '6470', debit: 5 },
+        { account_number: '1010', credit: 5 },
+      ],
+    });
     expect([next.body.data.document_number, next.body.data.system_id]).toEqual([3, 3]);
     expect(await mismatches(company.companyId, 'account_daily_balances')).toEqual([]);
     expect(await mismatches(company.companyId, 'account_monthly_balances')).toEqual([]);

@@ -27,14 +27,28 @@ describe('chart of accounts', () => {
     const r = await c.get('/accounts?per_page=200&order=asc');
     expect(r.status).toBe(200);
     expect(r.body.meta.total).toBe(305);
-    expect(r.body.data[0]).toMatchObject({ account_number: '1010', name: 'Salg af varer og ydelser', type: 'revenue', standard_account_id: '1010', default_vat_code: 'S25', group_name: 'Nettoomsætning', active: true });
+    expect(r.body.data[0]).toMatchObject({
+      account_number: '1010',
+      name: 'Salg af varer og ydelser',
+      type: 'revenue',
+      standard_account_id: '1010',
+      default_vat_code: 'S25',
+      group_name: 'Nettoomsætning',
+      active: true,
+    });
     const found = await c.get('/accounts?search=salgsmoms');
     expect(found.body.data.map((a: any) => a.account_number)).toContain('7680');
     expect((await c.get('/accounts?type=equity&per_page=200')).body.data.every((a: any) => a.type === 'equity')).toBe(true);
   });
 
   it('creates an account (with Idempotency-Key) and refuses a taken number', async () => {
-    const r = await c.post('/accounts', { account_number: '1015', name: 'Salg af konsulentydelser', type: 'revenue', default_vat_code: 'S25', standard_account_id: '1010' });
+    const r = await c.post('/accounts', {
+      account_number: '1015',
+      name: 'Salg af konsulentydelser',
+      type: 'revenue',
+      default_vat_code: 'S25',
+      standard_account_id: '1010',
+    });
     expect(r.status).toBe(201);
     expect(r.body.data).toMatchObject({ account_number: '1015', group_code: '1010-1389', active: true });
     const dup = await c.post('/accounts', { account_number: '1015', name: 'Dublet', type: 'revenue' });
@@ -42,7 +56,10 @@ describe('chart of accounts', () => {
     expect(dup.body.code).toBe('account_number_taken');
     expect((await c.post('/accounts', { account_number: '1016', name: 'X', type: 'income' })).body.field).toBe('type');
     // without a type, the number's standard-chart group decides; outside every group it must be given
-    expect((await c.post('/accounts', { account_number: '2035', name: 'Husleje lager' })).body.data).toMatchObject({ type: 'expense', group_code: '2030-2209' });
+    expect((await c.post('/accounts', { account_number: '2035', name: 'Husleje lager' })).body.data).toMatchObject({
+      type: 'expense',
+      group_code: '2030-2209',
+    });
     expect((await c.post('/accounts', { account_number: '9100', name: 'Uden gruppe' })).body).toMatchObject({ code: 'invalid_request', field: 'type' });
     expect((await c.post('/accounts', { account_number: '1017', name: 'X', type: 'revenue', default_vat_code: 'NOPE' })).body.field).toBe('default_vat_code');
     expect((await c.post('/accounts', { account_number: '1018', name: 'X', type: 'revenue' }, {})).status).toBe(400);
@@ -70,15 +87,27 @@ describe('chart of accounts', () => {
 
 describe('transactions', () => {
   it('posts a balanced transaction with numbers, lines and totals', async () => {
-    const r = await post([dr('6470', '1250.00'), cr('1010', 1000), { account_number: '7680', credit: 250, vat_code: 'S25', description: 'Moms' }], { description: 'Kontantsalg' });
+    const r = await post([dr('6470', '1250.00'), cr('1010', 1000), { account_number: '7680', credit: 250, vat_code: 'S25', description: 'Moms' }], {
+      description: 'Kontantsalg',
+    });
     expect(r.status).toBe(201);
     const t = r.body.data;
-    expect(t).toMatchObject({ date: today, description: 'Kontantsalg', source: 'manual', total_debit: 1250, total_credit: 1250, currency: 'DKK', reverses_transaction_id: null });
+    expect(t).toMatchObject({
+      date: today,
+      description: 'Kontantsalg',
+      source: 'manual',
+      total_debit: 1250,
+      total_credit: 1250,
+      currency: 'DKK',
+      reverses_transaction_id: null,
+    });
     expect(t.lines).toHaveLength(3);
     expect(t.lines[2]).toMatchObject({ account_number: '7680', credit: 250, debit: 0, vat_code: 'S25', description: 'Moms' });
     expect(Number.isInteger(t.document_number) && Number.isInteger(t.system_id)).toBe(true);
     expect((await c.get(`/transactions/${t.id}`)).body.data).toEqual(t);
-    const evt = await testDb().prisma.outboxEvent.findFirst({ where: { company_id: company.companyId, type: 'transaction.created', data: { path: ['id'], equals: t.id } } });
+    const evt = await testDb().prisma.outboxEvent.findFirst({
+      where: { company_id: company.companyId, type: 'transaction.created', data: { path: ['id'], equals: t.id } },
+    });
     expect(evt?.data).toMatchObject({ id: t.id, document_number: t.document_number, total_debit: 1250 });
   });
 
@@ -99,7 +128,7 @@ describe('transactions', () => {
     expect(await testDb().prisma.ledgerTransaction.count({ where: { company_id: company.companyId } })).toBe(before);
   });
 
-  it('refuses another company\'s account', async () => {
+  it("refuses another company's account", async () => {
     const other = await newCompany('Anden ApS');
     const theirs = (await client(svc.url, (await other.key()).key).get('/accounts?search=1010')).body.data[0].id;
     const r = await post([{ account_id: theirs, debit: 10 }, cr('6470', 10)]);

@@ -88,7 +88,9 @@ describe('the served document', () => {
   });
 
   it('documents every public route and nothing else', () => {
-    const documented = apiOperations().map(([path, method]) => `${method.toUpperCase()} ${path}`).sort();
+    const documented = apiOperations()
+      .map(([path, method]) => `${method.toUpperCase()} ${path}`)
+      .sort();
     const served = routes.map((r) => `${r.method} ${r.path.replace(/\/$/, '')}`).sort();
     expect(documented).toEqual(served);
     expect(doc.paths['/customers/lookup']?.get).toBeTruthy();
@@ -179,11 +181,12 @@ describe('contract rules in the document', () => {
       if (where === 'POST /transactions') expect(statuses, where).toContain('422');
       if (where === 'POST /accounts') expect(statuses, where).toContain('409');
       const success = op.responses['200'] ?? op.responses['201'];
-      for (const h of ['X-Request-ID', 'X-API-Version', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) expect(success.headers[h], `${where} ${h}`).toBeTruthy();
+      for (const h of ['X-Request-ID', 'X-API-Version', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])
+        expect(success.headers[h], `${where} ${h}`).toBeTruthy();
     }
   });
 
-  it('list endpoints document page, per_page (1 to 200), sort (the contract\'s fields), order, since, until and search', () => {
+  it("list endpoints document page, per_page (1 to 200), sort (the contract's fields), order, since, until and search", () => {
     const isListResponse = (op: Json) => Boolean(op.responses['200']?.content?.['application/json']?.schema?.properties?.meta?.properties?.per_page);
     // Lists are the contract's collections; no other endpoint may answer with the list envelope.
     const lists = apiOperations().filter(([path, method]) => method === 'get' && CONTRACT_COLLECTIONS.includes(path));
@@ -254,10 +257,25 @@ export async function drive(baseUrl: string, key: string): Promise<string> {
     const require = createRequire(import.meta.url);
     const tsc = require.resolve('typescript/bin/tsc');
     const args = [
-      tsc, '--noEmit', '--strict', '--skipLibCheck', '--noUncheckedIndexedAccess',
-      '--target', 'ES2023', '--lib', 'ES2023,DOM', '--module', 'ESNext', '--moduleResolution', 'Bundler',
-      '--allowImportingTsExtensions', '--verbatimModuleSyntax', '--types', 'node',
-      typesFile, checkFile,
+      tsc,
+      '--noEmit',
+      '--strict',
+      '--skipLibCheck',
+      '--noUncheckedIndexedAccess',
+      '--target',
+      'ES2023',
+      '--lib',
+      'ES2023,DOM',
+      '--module',
+      'ESNext',
+      '--moduleResolution',
+      'Bundler',
+      '--allowImportingTsExtensions',
+      '--verbatimModuleSyntax',
+      '--types',
+      'node',
+      typesFile,
+      checkFile,
     ];
     const result = await promisify(execFile)(process.execPath, args, { cwd: here }).then(
       () => ({ ok: true, out: '' }),
@@ -315,7 +333,7 @@ export async function drive(baseUrl: string, key: string): Promise<string> {
     expect(JSON.stringify(missing.error)).toMatch(/Idempotency-Key/i);
   });
 
-  it('names an absolute server URL: the request\'s own origin, or PUBLIC_BASE_URL when it is set', async () => {
+  it("names an absolute server URL: the request's own origin, or PUBLIC_BASE_URL when it is set", async () => {
     // A generated client (orval, openapi-fetch) resolves a relative servers URL against nothing.
     expect(doc.servers).toEqual([{ url: `${svc.url}/api/v1` }]);
     const api = createClient<any>({ baseUrl: doc.servers[0].url, headers: { 'X-API-Key': key } });

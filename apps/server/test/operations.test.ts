@@ -29,12 +29,30 @@ describe('request audit log', () => {
     const k = await company.key();
     const ok = await client(svc.url, k.key).get('/customers?search=secret%40example.dk');
     const denied = await client(svc.url).get('/customers');
-    const row = await waitFor(() => testDb().prisma.$queryRaw<any[]>`SELECT request_id, actor_type, actor_id, company_id::text, method, path, status, problem_code, duration_ms FROM request_audit_log WHERE request_id = ${ok.headers.get('x-request-id')}`.then((r) => r[0]));
-    expect(row).toMatchObject({ method: 'GET', path: '/api/v1/customers', status: 200, actor_type: 'api_key', actor_id: k.id, company_id: company.companyId, problem_code: null });
+    const row = await waitFor(() =>
+      testDb().prisma.$queryRaw<
+        any[]
+      >`SELECT request_id, actor_type, actor_id, company_id::text, method, path, status, problem_code, duration_ms FROM request_audit_log WHERE request_id = ${ok.headers.get('x-request-id')}`.then(
+        (r) => r[0],
+      ),
+    );
+    expect(row).toMatchObject({
+      method: 'GET',
+      path: '/api/v1/customers',
+      status: 200,
+      actor_type: 'api_key',
+      actor_id: k.id,
+      company_id: company.companyId,
+      problem_code: null,
+    });
     expect(row.duration_ms).toBeGreaterThan(0);
     // the query string may hold personal data and is not kept
     expect(JSON.stringify(row)).not.toContain('secret');
-    const anon = await waitFor(() => testDb().prisma.$queryRaw<any[]>`SELECT status, actor_id, company_id, problem_code FROM request_audit_log WHERE request_id = ${denied.headers.get('x-request-id')}`.then((r) => r[0]));
+    const anon = await waitFor(() =>
+      testDb().prisma.$queryRaw<
+        any[]
+      >`SELECT status, actor_id, company_id, problem_code FROM request_audit_log WHERE request_id = ${denied.headers.get('x-request-id')}`.then((r) => r[0]),
+    );
     expect(anon).toMatchObject({ status: 401, actor_id: null, company_id: null, problem_code: 'unauthorized' });
   });
 });
@@ -77,7 +95,10 @@ describe('background jobs', () => {
       `INSERT INTO idempotency_keys (company_id, key, endpoint, created_at) VALUES ($1, 'old', 'POST /customers', now() - interval '25 hours'), ($1, 'fresh', 'POST /customers', now())`,
       [company.companyId],
     );
-    await db.query(`INSERT INTO rate_limit_windows (credential_id, window_start, count) VALUES ($1, now() - interval '2 hours', 5), ($2, now(), 5)`, [ids.oldWindow, ids.freshWindow]);
+    await db.query(`INSERT INTO rate_limit_windows (credential_id, window_start, count) VALUES ($1, now() - interval '2 hours', 5), ($2, now(), 5)`, [
+      ids.oldWindow,
+      ids.freshWindow,
+    ]);
     const worker = await startTestService({ RUN_WORKER: 'true' });
     const boss = await startBoss(databaseUrl(), () => {});
     try {
@@ -92,7 +113,9 @@ describe('background jobs', () => {
       }, 20_000);
       expect(keys.map((r) => r.key)).toEqual(['fresh']);
       const windows = await waitFor(async () => {
-        const { rows } = await db.query('SELECT credential_id FROM rate_limit_windows WHERE credential_id = ANY($1::uuid[])', [[ids.oldWindow, ids.freshWindow]]);
+        const { rows } = await db.query('SELECT credential_id FROM rate_limit_windows WHERE credential_id = ANY($1::uuid[])', [
+          [ids.oldWindow, ids.freshWindow],
+        ]);
         return rows.length === 1 ? rows : undefined;
       }, 20_000);
       expect(windows.map((r) => r.credential_id)).toEqual([ids.freshWindow]);

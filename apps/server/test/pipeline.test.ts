@@ -18,7 +18,14 @@ afterAll(() => svc.stop());
 
 /** The credential an API key authenticates as, for an in-process caller acting for it. */
 async function credentialOf(key: { id: string; company_id: string; scopes: string[]; mode: 'live' | 'test' }): Promise<Actor> {
-  const credential: Credential = { type: 'api_key', id: key.id, companyId: key.company_id, livemode: key.mode === 'live', mode: key.mode, scopes: new Set(key.scopes) };
+  const credential: Credential = {
+    type: 'api_key',
+    id: key.id,
+    companyId: key.company_id,
+    livemode: key.mode === 'live',
+    mode: key.mode,
+    scopes: new Set(key.scopes),
+  };
   return { type: 'credential', credential };
 }
 
@@ -33,7 +40,9 @@ async function failure(call: Promise<unknown>): Promise<TRPCError> {
 }
 
 const auditRows = (requestId: string) =>
-  testDb().pool.query('SELECT actor_type, actor_id, company_id::text, method, path, status, problem_code FROM request_audit_log WHERE request_id = $1', [requestId]).then((r) => r.rows);
+  testDb()
+    .pool.query('SELECT actor_type, actor_id, company_id::text, method, path, status, problem_code FROM request_audit_log WHERE request_id = $1', [requestId])
+    .then((r) => r.rows);
 
 async function waitForAudit(requestId: string) {
   for (let i = 0; i < 100; i++) {
@@ -67,15 +76,28 @@ describe('an API credential in process and through REST', () => {
     const invalid = await failure(api.customers.update({ id: '00000000-0000-4000-8000-000000000000', cvr: '12' }));
     expect(invalid.code).toBe('BAD_REQUEST');
     expect(toProblem(invalid)).toMatchObject({ status: 400, code: 'invalid_request', field: 'cvr' });
-    const unbalanced = await failure(api.transactions.create({ date: '2026-03-01', lines: [{ account_number: '6470', debit: 10 }, { account_number: '1010', credit: 9 }] }));
+    const unbalanced = await failure(
+      api.transactions.create({
+        date: '2026-03-01',
+        lines: [
+          { account_number: '6470', debit: 10 },
+          { account_number: '1010', credit: 9 },
+        ],
+      }),
+    );
     expect(unbalanced.code).toBe('UNPROCESSABLE_CONTENT');
     expect(toProblem(unbalanced).code).toBe('unbalanced_transaction');
     const posted = await createCaller(testDb(), await credentialOf(key), { idempotencyKey: `p-${Date.now()}` }).transactions.create({
       date: '2026-03-01',
-      lines: [{ account_number: '6470', debit: 10 }, { account_number: '1010', credit: 10 }],
+      lines: [
+        { account_number: '6470', debit: 10 },
+        { account_number: '1010', credit: 10 },
+      ],
     });
     await createCaller(testDb(), await credentialOf(key), { idempotencyKey: `r1-${Date.now()}` }).transactions.reverse({ id: posted.data.id });
-    const twice = await failure(createCaller(testDb(), await credentialOf(key), { idempotencyKey: `r2-${Date.now()}` }).transactions.reverse({ id: posted.data.id }));
+    const twice = await failure(
+      createCaller(testDb(), await credentialOf(key), { idempotencyKey: `r2-${Date.now()}` }).transactions.reverse({ id: posted.data.id }),
+    );
     expect(twice.code).toBe('CONFLICT');
     expect(toProblem(twice).code).toBe('already_reversed');
   });
@@ -102,7 +124,15 @@ describe('an API credential in process and through REST', () => {
     const key = await company.key(['customers:read']);
     const rest = await client(svc.url, key.key).post('/customers', { name: 'X' });
     const [restRow] = await waitForAudit(rest.headers.get('x-request-id')!);
-    expect(restRow).toMatchObject({ actor_type: 'api_key', actor_id: key.id, company_id: key.company_id, method: 'POST', path: '/api/v1/customers', status: 403, problem_code: 'forbidden' });
+    expect(restRow).toMatchObject({
+      actor_type: 'api_key',
+      actor_id: key.id,
+      company_id: key.company_id,
+      method: 'POST',
+      path: '/api/v1/customers',
+      status: 403,
+      problem_code: 'forbidden',
+    });
 
     const requestId = `inproc-${Date.now()}`;
     await failure(createCaller(testDb(), await credentialOf(key), { requestId, idempotencyKey: 'a-1' }).customers.create({ name: 'X' }));
@@ -111,7 +141,9 @@ describe('an API credential in process and through REST', () => {
     ]);
     const ok = `inproc-ok-${Date.now()}`;
     await createCaller(testDb(), await credentialOf(key), { requestId: ok }).customers.list({});
-    expect(await waitForAudit(ok)).toEqual([{ actor_type: 'api_key', actor_id: key.id, company_id: key.company_id, method: 'CALL', path: 'customers.list', status: 200, problem_code: null }]);
+    expect(await waitForAudit(ok)).toEqual([
+      { actor_type: 'api_key', actor_id: key.id, company_id: key.company_id, method: 'CALL', path: 'customers.list', status: 200, problem_code: null },
+    ]);
   });
 });
 
@@ -135,7 +167,10 @@ describe('internal procedures', () => {
     expect(revoked.revoked_at).not.toBeNull();
     expect((await client(svc.url, key.key).get('/customers')).status).toBe(401);
     // creating companies is the operator's, not staff's
-    expect((await failure(createCaller(testDb(), staff('admin')).internal.createCompany({ name: 'X', ownerEmail: 'x@example.dk', ownerPassword: 'long enough' }))).code).toBe('FORBIDDEN');
+    expect(
+      (await failure(createCaller(testDb(), staff('admin')).internal.createCompany({ name: 'X', ownerEmail: 'x@example.dk', ownerPassword: 'long enough' })))
+        .code,
+    ).toBe('FORBIDDEN');
   });
 
   it('record the staff user and the company in the audit trail, refusals included', async () => {
@@ -143,7 +178,15 @@ describe('internal procedures', () => {
     const requestId = `staff-${Date.now()}`;
     await createCaller(testDb(), staff('support'), { requestId }).internal.listApiKeys({ companyId: company.companyId });
     expect(await waitForAudit(requestId)).toEqual([
-      { actor_type: 'staff', actor_id: '00000000-0000-4000-8000-00000000000a', company_id: company.companyId, method: 'CALL', path: 'internal.listApiKeys', status: 200, problem_code: null },
+      {
+        actor_type: 'staff',
+        actor_id: '00000000-0000-4000-8000-00000000000a',
+        company_id: company.companyId,
+        method: 'CALL',
+        path: 'internal.listApiKeys',
+        status: 200,
+        problem_code: null,
+      },
     ]);
     const refused = `staff-no-${Date.now()}`;
     await failure(createCaller(testDb(), staff('support'), { requestId: refused }).internal.revokeApiKey({ id: '00000000-0000-4000-8000-000000000001' }));
@@ -233,7 +276,14 @@ describe('test keys of a company without a sandbox yet', () => {
     const pools = [0, 1, 2].map(() => createDatabase(databaseUrl(), 2));
     try {
       const keys = await Promise.all(
-        pools.map((db, i) => createCaller(db, { type: 'operator' }).internal.createApiKey({ companyId: company.companyId, name: `t${i}`, scopes: ['accounts:read'], mode: 'test' })),
+        pools.map((db, i) =>
+          createCaller(db, { type: 'operator' }).internal.createApiKey({
+            companyId: company.companyId,
+            name: `t${i}`,
+            scopes: ['accounts:read'],
+            mode: 'test',
+          }),
+        ),
       );
       expect(new Set(keys.map((k) => k.company_id)).size).toBe(1);
       expect(keys[0]!.company_id).not.toBe(company.companyId);

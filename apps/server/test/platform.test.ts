@@ -72,7 +72,7 @@ describe('authentication', () => {
     expect(used.last_used_at).not.toBeNull();
   });
 
-  it('answers 403 forbidden outside the key\'s scopes, with rate limit headers', async () => {
+  it("answers 403 forbidden outside the key's scopes, with rate limit headers", async () => {
     const readOnly = (await company.key(['customers:read'])).key;
     const c = client(svc.url, readOnly);
     expect((await c.get('/customers')).status).toBe(200);

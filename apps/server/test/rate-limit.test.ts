@@ -38,7 +38,13 @@ describe('rate limits', () => {
     expect(limited.headers.get('x-request-id')).toBeTruthy();
     // a client that ignores Retry-After is refused by the server's memory, without a database write
     const { testDb } = await import('./helpers.ts');
-    const counted = async () => (await testDb().pool.query('SELECT count FROM rate_limit_windows w JOIN api_keys k ON k.id = w.credential_id WHERE k.key_prefix = $1 ORDER BY k.created_at DESC LIMIT 1', [key.slice(0, 13)])).rows[0].count;
+    const counted = async () =>
+      (
+        await testDb().pool.query(
+          'SELECT count FROM rate_limit_windows w JOIN api_keys k ON k.id = w.credential_id WHERE k.key_prefix = $1 ORDER BY k.created_at DESC LIMIT 1',
+          [key.slice(0, 13)],
+        )
+      ).rows[0].count;
     const before = await counted();
     for (let i = 0; i < 5; i++) {
       const again = await c.get('/customers');
@@ -68,9 +74,7 @@ describe('rate limits', () => {
     try {
       const company = await newCompany();
       const key = (await company.key()).key;
-      const replies = await Promise.all(
-        Array.from({ length: 130 }, (_, i) => client(i % 2 ? a.url : b.url, key).get('/customers')),
-      );
+      const replies = await Promise.all(Array.from({ length: 130 }, (_, i) => client(i % 2 ? a.url : b.url, key).get('/customers')));
       const ok = replies.filter((r) => r.status === 200);
       const limited = replies.filter((r) => r.status === 429);
       expect(ok).toHaveLength(100);

@@ -74,9 +74,24 @@ const plSections = (given: Record<string, [number, ...[string, number][]]>) =>
   });
 
 const BS_GROUPS: Record<string, [string, string][]> = {
-  fixed_assets: [['intangible_fixed_assets', 'Immaterielle anlægsaktiver'], ['tangible_fixed_assets', 'Materielle anlægsaktiver'], ['financial_fixed_assets', 'Finansielle anlægsaktiver'], ['other_fixed_assets', 'Øvrige anlægsaktiver']],
-  current_assets: [['inventories', 'Varebeholdninger'], ['receivables', 'Tilgodehavender'], ['securities', 'Værdipapirer og kapitalandele'], ['cash', 'Likvide beholdninger'], ['other_current_assets', 'Øvrige omsætningsaktiver']],
-  equity: [['posted_equity', 'Bogført egenkapital'], ['result_for_the_year', 'Årets resultat'], ['prior_years_result', 'Overført resultat fra tidligere år']],
+  fixed_assets: [
+    ['intangible_fixed_assets', 'Immaterielle anlægsaktiver'],
+    ['tangible_fixed_assets', 'Materielle anlægsaktiver'],
+    ['financial_fixed_assets', 'Finansielle anlægsaktiver'],
+    ['other_fixed_assets', 'Øvrige anlægsaktiver'],
+  ],
+  current_assets: [
+    ['inventories', 'Varebeholdninger'],
+    ['receivables', 'Tilgodehavender'],
+    ['securities', 'Værdipapirer og kapitalandele'],
+    ['cash', 'Likvide beholdninger'],
+    ['other_current_assets', 'Øvrige omsætningsaktiver'],
+  ],
+  equity: [
+    ['posted_equity', 'Bogført egenkapital'],
+    ['result_for_the_year', 'Årets resultat'],
+    ['prior_years_result', 'Overført resultat fra tidligere år'],
+  ],
   provisions: [['provisions', 'Hensatte forpligtelser']],
   long_term_liabilities: [['long_term_liabilities', 'Langfristede gældsforpligtelser']],
   short_term_liabilities: [['short_term_liabilities', 'Kortfristede gældsforpligtelser']],
@@ -156,7 +171,7 @@ describe('GET /reports/profit-loss', () => {
     expect((await c.get(`/reports/profit-loss?to=${N}-06-30`)).body.data).toMatchObject({ from: `${N}-01-01`, to: `${N}-06-30`, totals: { result: 2000 } });
   });
 
-  it('never shows another company\'s postings', async () => {
+  it("never shows another company's postings", async () => {
     const revenue = (await c.get(`/reports/profit-loss?from=${Y}-02-10&to=${Y}-02-10`)).body.data.sections[0];
     expect(revenue).toEqual({ key: 'revenue', name: 'Nettoomsætning', accounts: [line('1010', 20000)], total: 20000 });
   });
@@ -176,7 +191,7 @@ describe('GET /reports/profit-loss', () => {
 });
 
 describe('GET /reports/balance', () => {
-  it('at the end of fiscal year Y, every number by hand: balanced, the year\'s result in equity', async () => {
+  it("at the end of fiscal year Y, every number by hand: balanced, the year's result in equity", async () => {
     const r = await c.get(`/reports/balance?as_of=${Y}-12-31`);
     expect(r.status).toBe(200);
     expect(r.headers.get('x-request-id')).toBeTruthy();
@@ -223,12 +238,14 @@ describe('GET /reports/balance', () => {
     expect(sale).toMatchObject({ total_assets: 75000, total_liabilities_and_equity: 75000, balanced: true });
   });
 
-  it('in the next fiscal year, year Y\'s unclosed result is carried as the result of earlier years', async () => {
+  it("in the next fiscal year, year Y's unclosed result is carried as the result of earlier years", async () => {
     // cash 57535.45 + 2500 = 60035.45; assets 66435.45
     // equity 50000 + 2000 (year N) + 7749.65 (year Y) = 59749.65; long-term 2185.80; short-term 4000 + 500 = 4500
     const r = (await c.get(`/reports/balance?as_of=${N}-01-31`)).body.data;
     expect(r.fiscal_year).toEqual({ start_date: `${N}-01-01`, end_date: `${N}-12-31` });
-    expect(r.assets).toEqual(bsSections(ASSETS, [6400, 60035.45], { tangible_fixed_assets: [6400, ['5580', 8000], ['5610', -1600]], cash: [60035.45, ['6470', 60035.45]] }));
+    expect(r.assets).toEqual(
+      bsSections(ASSETS, [6400, 60035.45], { tangible_fixed_assets: [6400, ['5580', 8000], ['5610', -1600]], cash: [60035.45, ['6470', 60035.45]] }),
+    );
     expect(r.liabilities_and_equity).toEqual(
       bsSections(LIABILITIES, [59749.65, 0, 2185.8, 4500], {
         posted_equity: [50000, ['6520', 50000]],

@@ -37,7 +37,12 @@ describe('request bodies', () => {
   });
 
   it('an array, a string or null as the body is "the body must be a JSON object"', async () => {
-    for (const [body, what] of [['[{"name":"x"}]', 'an array'], ['"x"', 'a string'], ['null', 'null'], ['42', 'a number']] as const) {
+    for (const [body, what] of [
+      ['[{"name":"x"}]', 'an array'],
+      ['"x"', 'a string'],
+      ['null', 'null'],
+      ['42', 'a number'],
+    ] as const) {
       const r = await raw('POST', '/customers', body, { 'Content-Type': 'application/json' });
       expect(r.status, body).toBe(400);
       expect(r.body, body).toMatchObject({ code: 'invalid_request', field: 'body', detail: `The request body must be a JSON object, not ${what}.` });

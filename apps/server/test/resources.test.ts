@@ -42,7 +42,12 @@ describe('customers', () => {
     expect(updated.body.data).toMatchObject({ name: 'Region Midtjylland', city: 'Viborg C', payment_terms_days: 30, ean: '5798000020000' });
     expect(updated.body.data.updated_at >= customer.updated_at).toBe(true);
 
-    const kinds = (await testDb().prisma.outboxEvent.findMany({ where: { company_id: company.companyId, data: { path: ['id'], equals: customer.id } }, orderBy: { sequence: 'asc' } })).map((e) => e.type);
+    const kinds = (
+      await testDb().prisma.outboxEvent.findMany({
+        where: { company_id: company.companyId, data: { path: ['id'], equals: customer.id } },
+        orderBy: { sequence: 'asc' },
+      })
+    ).map((e) => e.type);
     expect(kinds).toEqual(['customer.created', 'customer.updated']);
 
     expect((await c.del(`/customers/${customer.id}`)).body).toEqual({ data: { id: customer.id, deleted: true } });
@@ -62,7 +67,17 @@ describe('customers', () => {
   it('looks up by CVR, e-mail (any case) and telephone (any spacing, with or without +45)', async () => {
     const r = await c.post('/customers', { name: 'Lookup ApS', email: 'Hej@Lookup.dk', phone: '12 34 56 78', cvr: '87654321' });
     const id = r.body.data.id;
-    for (const q of ['cvr=87654321', 'email=hej%40lookup.dk', 'email=HEJ%40LOOKUP.DK', 'phone=%2B4512345678', 'phone=12345678', 'telephone=12%2034%2056%2078', 'q=87654321', 'q=Hej%40lookup.dk', 'q=%2B45%2012345678']) {
+    for (const q of [
+      'cvr=87654321',
+      'email=hej%40lookup.dk',
+      'email=HEJ%40LOOKUP.DK',
+      'phone=%2B4512345678',
+      'phone=12345678',
+      'telephone=12%2034%2056%2078',
+      'q=87654321',
+      'q=Hej%40lookup.dk',
+      'q=%2B45%2012345678',
+    ]) {
       const found = await c.get(`/customers/lookup?${q}`);
       expect(found.status, q).toBe(200);
       expect(found.body.data.id).toBe(id);
@@ -91,7 +106,7 @@ describe('customers', () => {
     expect(r.body).toMatchObject({ code: 'invalid_request', field });
   });
 
-  it('treats another company\'s customer as not found, for every verb', async () => {
+  it("treats another company's customer as not found, for every verb", async () => {
     const other = await newCompany('Fremmed ApS');
     const oc = client(svc.url, (await other.key()).key);
     const theirs = (await oc.post('/customers', { name: 'Theirs', cvr: '44445555' })).body.data.id;
@@ -143,7 +158,13 @@ describe('products', () => {
 
 describe('suppliers', () => {
   it('creates, updates, lists and deletes with events', async () => {
-    const s = await c.post('/suppliers', { name: 'Kontorartikler A/S', cvr: '11223344', bank_reg_number: '1234', bank_account_number: '0001234567', iban: 'dk50 0040 0440 1162 43' });
+    const s = await c.post('/suppliers', {
+      name: 'Kontorartikler A/S',
+      cvr: '11223344',
+      bank_reg_number: '1234',
+      bank_account_number: '0001234567',
+      iban: 'dk50 0040 0440 1162 43',
+    });
     expect(s.status).toBe(201);
     expect(s.body.data).toMatchObject({ payment_terms_days: 30, iban: 'DK5000400440116243' });
     const id = s.body.data.id;
@@ -151,7 +172,9 @@ describe('suppliers', () => {
     expect((await c.get('/suppliers?search=kontor')).body.data.map((x: any) => x.id)).toContain(id);
     expect((await c.post('/suppliers', { name: 'x', bank_reg_number: '12' })).body.field).toBe('bank_reg_number');
     expect((await c.del(`/suppliers/${id}`)).status).toBe(200);
-    const kinds = (await testDb().prisma.outboxEvent.findMany({ where: { data: { path: ['id'], equals: id } }, orderBy: { sequence: 'asc' } })).map((e) => e.type);
+    const kinds = (await testDb().prisma.outboxEvent.findMany({ where: { data: { path: ['id'], equals: id } }, orderBy: { sequence: 'asc' } })).map(
+      (e) => e.type,
+    );
     expect(kinds).toEqual(['supplier.created', 'supplier.updated', 'supplier.deleted']);
   });
 });
@@ -163,7 +186,13 @@ describe('sandbox', () => {
     expect(test.company_id).not.toBe(company.companyId);
     const sandbox = await testDb().prisma.company.findUniqueOrThrow({ where: { id: test.company_id } });
     const live = await testDb().prisma.company.findUniqueOrThrow({ where: { id: company.companyId } });
-    expect(sandbox).toMatchObject({ sandbox_of_id: live.id, owner_user_id: live.owner_user_id, currency: live.currency, vat_registered: live.vat_registered, fiscal_year_start_month: live.fiscal_year_start_month });
+    expect(sandbox).toMatchObject({
+      sandbox_of_id: live.id,
+      owner_user_id: live.owner_user_id,
+      currency: live.currency,
+      vat_registered: live.vat_registered,
+      fiscal_year_start_month: live.fiscal_year_start_month,
+    });
     // a second test key shares the same sandbox
     expect((await company.key(['customers:read'], 'test')).company_id).toBe(test.company_id);
 

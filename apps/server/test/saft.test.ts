@@ -62,7 +62,20 @@ describe('a small ledger', () => {
 
   beforeAll(async () => {
     const long = 'Aarhus Bageri & Konditori <Østergade> ' + 'x'.repeat(100);
-    expect((await c.post('/customers', { name: long, cvr: '12345678', email: 'info@bageri.dk', phone: '+45 86 12 34 56', contact_person: 'Åse Ørum', address_line1: 'Østergade 1', postal_code: '8000', city: 'Aarhus C' })).status).toBe(201);
+    expect(
+      (
+        await c.post('/customers', {
+          name: long,
+          cvr: '12345678',
+          email: 'info@bageri.dk',
+          phone: '+45 86 12 34 56',
+          contact_person: 'Åse Ørum',
+          address_line1: 'Østergade 1',
+          postal_code: '8000',
+          city: 'Aarhus C',
+        })
+      ).status,
+    ).toBe(201);
     expect((await c.post('/customers', { name: 'Privatkunde' })).status).toBe(201);
     const gone = await c.post('/customers', { name: 'Slettet kunde' });
     expect((await c.del(`/customers/${gone.body.data.id}`)).status).toBe(200);
@@ -91,7 +104,10 @@ describe('a small ledger', () => {
   it('is valid against the Danish SAF-T schema (and the validator is not vacuous)', async () => {
     expect(await validate(xml)).toEqual({ valid: true, errors: [] });
     // Customer ID after Name is refused, as the schema orders it first.
-    const broken = xml.replace(/<Customer><CustomerID>([^<]*)<\/CustomerID>(<CVR>[^<]*<\/CVR>)?<Name>([^<]*)<\/Name>/, '<Customer><Name>$3</Name><CustomerID>$1</CustomerID>');
+    const broken = xml.replace(
+      /<Customer><CustomerID>([^<]*)<\/CustomerID>(<CVR>[^<]*<\/CVR>)?<Name>([^<]*)<\/Name>/,
+      '<Customer><Name>$3</Name><CustomerID>$1</CustomerID>',
+    );
     expect(broken).not.toBe(xml);
     expect((await validate(broken)).valid).toBe(false);
   });
@@ -106,7 +122,9 @@ describe('a small ledger', () => {
     expect(value(header, 'DefaultCurrencyCode')).toBe('DKK');
     expect(value(header, 'SelectionStartDate')).toBe(d('01-01'));
     expect(value(header, 'SelectionEndDate')).toBe(d('12-31'));
-    expect(xml).toContain('<GeneralLedgerAccounts><NameOfStandardAccount>Standardkontoplanen</NameOfStandardAccount><VersionOfStandardAccount>20230131</VersionOfStandardAccount><Account>');
+    expect(xml).toContain(
+      '<GeneralLedgerAccounts><NameOfStandardAccount>Standardkontoplanen</NameOfStandardAccount><VersionOfStandardAccount>20230131</VersionOfStandardAccount><Account>',
+    );
     expect(blocks(xml, 'Account')).toHaveLength(305);
     expect(account(xml, '1010')).toContain('<StandardAccountID>1010</StandardAccountID><AccountType>Sale</AccountType>');
     expect(value(account(xml, '2030'), 'AccountType')).toBe('Expense');
@@ -125,14 +143,20 @@ describe('a small ledger', () => {
     expect([...name]).toHaveLength(70);
     expect(name.startsWith('Aarhus Bageri & Konditori <Østergade> xxx')).toBe(true);
     expect(bakery).toContain('<Address><StreetName>Østergade 1</StreetName><City>Aarhus C</City><PostalCode>8000</PostalCode><Country>DK</Country></Address>');
-    expect(bakery).toContain('<Contact><ContactPerson><FirstName>NotUsed</FirstName><LastName>Åse Ørum</LastName></ContactPerson><Telephone>+4586123456</Telephone><Email>info@bageri.dk</Email></Contact>');
+    expect(bakery).toContain(
+      '<Contact><ContactPerson><FirstName>NotUsed</FirstName><LastName>Åse Ørum</LastName></ContactPerson><Telephone>+4586123456</Telephone><Email>info@bageri.dk</Email></Contact>',
+    );
     const suppliers = blocks(xml, 'Supplier');
     expect(suppliers).toHaveLength(2);
     expect(suppliers.join()).toContain('<BankAccount><IBANNumber>DK5000400440116243</IBANNumber></BankAccount>');
     expect(suppliers.join()).toContain('<BankAccount><BankAccountNumber>0012345678</BankAccountNumber><SortCode>1234</SortCode></BankAccount>');
     const tax = blocks(xml, 'TaxTableEntry')[0]!;
     expect(tax.startsWith('<TaxType>VAT</TaxType><Description>VAT</Description><TaxCodeDetails><TaxCode>')).toBe(true);
-    expect(blocks(tax, 'TaxCodeDetails').map((t) => value(t, 'TaxCode')).sort()).toEqual(['EUV', 'EUY', 'K0', 'K25', 'S0', 'S25', 'SEUV', 'SEUY']);
+    expect(
+      blocks(tax, 'TaxCodeDetails')
+        .map((t) => value(t, 'TaxCode'))
+        .sort(),
+    ).toEqual(['EUV', 'EUY', 'K0', 'K25', 'S0', 'S25', 'SEUV', 'SEUY']);
     expect(tax).toContain('<TaxCode>S25</TaxCode><EffectiveDate>');
   });
 
@@ -156,7 +180,9 @@ describe('a small ledger', () => {
         expect(value(lines[i]!, 'RecordID')).toBe(String(l.line_number));
         expect(value(lines[i]!, 'AccountID')).toBe(l.account_number);
         const side = l.debit > 0 ? 'DebitAmount' : 'CreditAmount';
-        expect(lines[i]).toContain(`<${side}><Amount>${(l.debit || l.credit).toFixed(2)}</Amount><CurrencyCode>DKK</CurrencyCode><CurrencyAmount>${(l.debit || l.credit).toFixed(2)}</CurrencyAmount><ExchangeRate>1</ExchangeRate></${side}>`);
+        expect(lines[i]).toContain(
+          `<${side}><Amount>${(l.debit || l.credit).toFixed(2)}</Amount><CurrencyCode>DKK</CurrencyCode><CurrencyAmount>${(l.debit || l.credit).toFixed(2)}</CurrencyAmount><ExchangeRate>1</ExchangeRate></${side}>`,
+        );
       });
     }
     // The reversal mirrors the wrong posting; the control character is gone, markup is escaped.
@@ -164,8 +190,24 @@ describe('a small ledger', () => {
     expect(value(rev, 'TransactionType')).toBe('reversal');
     expect(blocks(rev, 'Line')[0]).toContain('<CreditAmount><Amount>99.99</Amount>');
     expect(xml).toContain('<Description>Fejlpostering &lt;rettes&gt; &amp; "tilbageføres"</Description>');
-    expect(value(blocks(transactions.find((b) => b.includes('Kontantsalg'))!, 'Line')[2]!, 'Description')).toBe('Salgsmoms');
-    expect(value(blocks(transactions.find((b) => b.includes('Kontantsalg'))!, 'Line')[0]!, 'Description')).toBe('Kontantsalg januar');
+    expect(
+      value(
+        blocks(
+          transactions.find((b) => b.includes('Kontantsalg'))!,
+          'Line',
+        )[2]!,
+        'Description',
+      ),
+    ).toBe('Salgsmoms');
+    expect(
+      value(
+        blocks(
+          transactions.find((b) => b.includes('Kontantsalg'))!,
+          'Line',
+        )[0]!,
+        'Description',
+      ),
+    ).toBe('Kontantsalg januar');
   });
 
   it('computes opening and closing balances for a period inside the year', async () => {
@@ -215,7 +257,10 @@ describe('with invoices', () => {
     const fc = client(svc.url, await firm.key());
     const today = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Copenhagen' }).format(new Date());
     const customer = (await fc.post('/customers', { name: 'Kunde & Co <A/S>', cvr: '12345678' })).body.data.id;
-    const lines = [{ description: 'Ydelse', quantity: 3, unit_price: 19.96 }, { description: 'Momsfrit', quantity: 1.5, unit_price: 10.1, vat_rate: 0 }];
+    const lines = [
+      { description: 'Ydelse', quantity: 3, unit_price: 19.96 },
+      { description: 'Momsfrit', quantity: 1.5, unit_price: 10.1, vat_rate: 0 },
+    ];
     const mk = async () => (await fc.post('/invoices', { customer_id: customer, issue_date: today, due_date: today, lines, auto_approve: true })).body.data;
     const [paid, partly, cancelled] = [await mk(), await mk(), await mk()];
     expect((await fc.put(`/invoices/${paid.id}/status`, { status: 'paid' })).status).toBe(200);
@@ -243,7 +288,13 @@ describe('with invoices', () => {
     expect(value(documents[0]!, 'SystemID')).toBe(String(paid.posted_system_id));
     expect(value(documents[0]!, 'CustomerID')).toBe(customer.replace(/-/g, ''));
     const [first, second] = blocks(documents[0]!, 'Line');
-    expect([value(first!, 'AccountID'), value(first!, 'Quantity'), value(first!, 'UnitPrice'), value(first!, 'DebitCreditIndicator'), value(first!, 'Amount')]).toEqual(['1010', '3.0000', '19.96', 'C', '59.88']);
+    expect([
+      value(first!, 'AccountID'),
+      value(first!, 'Quantity'),
+      value(first!, 'UnitPrice'),
+      value(first!, 'DebitCreditIndicator'),
+      value(first!, 'Amount'),
+    ]).toEqual(['1010', '3.0000', '19.96', 'C', '59.88']);
     expect(value(second!, 'Amount')).toBe('15.15');
     expect(blocks(documents[0]!, 'TaxInformationTotals').map((t) => [value(t, 'TaxCode'), value(t, 'TaxBase'), value(t, 'Amount')])).toEqual([
       ['S25', '59.88', '14.97'],
@@ -360,7 +411,10 @@ async function seedLedger(companyId: string, count: number) {
        WHERE l.n < 3 OR t.i % 3 <> 0`,
       [companyId, sys0],
     );
-    for (const [table, day] of [['account_daily_balances', 'date'], ['account_monthly_balances', 'month']] as const) {
+    for (const [table, day] of [
+      ['account_daily_balances', 'date'],
+      ['account_monthly_balances', 'month'],
+    ] as const) {
       await conn.query(
         `INSERT INTO ${table} AS b (company_id, account_id, ${day}, debit, credit)
          SELECT l.company_id, l.account_id, ${day === 'month' ? "date_trunc('month', t.date)::date" : 't.date'}, sum(l.debit), sum(l.credit)
@@ -392,7 +446,6 @@ describe('a ledger of thousands of transactions', () => {
   });
 
   it('streams with flat memory and validates', async () => {
-
     const baseline = process.memoryUsage().rss;
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);

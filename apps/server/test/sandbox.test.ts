@@ -15,7 +15,7 @@ afterAll(() => svc.stop());
 const today = new Date().toISOString().slice(0, 10);
 
 describe('POST /sandbox/reset', () => {
-  it('wipes the sandbox\'s books and master data, re-seeds them, and keeps keys, audit and the live company', async () => {
+  it("wipes the sandbox's books and master data, re-seeds them, and keeps keys, audit and the live company", async () => {
     const company = await newCompany();
     const live = client(svc.url, (await company.key()).key);
     const testKey = await company.key(undefined, 'test');
@@ -26,7 +26,17 @@ describe('POST /sandbox/reset', () => {
     await sb.post('/products', { name: 'Prøvevare', unit_price: 10 });
     await sb.post('/suppliers', { name: 'Prøveleverandør' });
     await sb.post('/accounts', { account_number: '1999', name: 'Egen konto', type: 'revenue' });
-    expect((await sb.post('/transactions', { date: today, lines: [{ account_number: '6470', debit: 5 }, { account_number: '1010', credit: 5 }] })).status).toBe(201);
+    expect(
+      (
+        await sb.post('/transactions', {
+          date: today,
+          lines: [
+            { account_number: '6470', debit: 5 },
+            { account_number: '1010', credit: 5 },
+          ],
+        })
+      ).status,
+    ).toBe(201);
 
     // any scope will do, with a test key; no body, no Idempotency-Key
     const res = await fetch(`${svc.url}/api/v1/sandbox/reset`, { method: 'POST', headers: { 'X-API-Key': narrow.key } });
@@ -48,7 +58,13 @@ describe('POST /sandbox/reset', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('x-idempotency-replayed')).toBeNull();
     // numbering starts over
-    const t = await sb.post('/transactions', { date: today, lines: [{ account_number: '6470', debit: 5 }, { account_number: '1010', credit: 5 }] });
+    const t = await sb.post('/transactions', {
+      date: today,
+      lines: [
+        { account_number: '6470', debit: 5 },
+        { account_number: '1010', credit: 5 },
+      ],
+    });
     expect(t.body.data).toMatchObject({ document_number: 1, system_id: 1 });
     // keys survive; the live company is untouched; the audit log is retained
     expect((await client(svc.url, narrow.key).get('/customers')).status).toBe(200);

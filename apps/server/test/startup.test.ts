@@ -120,7 +120,11 @@ describe('Ctrl-C on npm start', () => {
     expect(run.stdout).not.toMatch(STACK);
     expect(run.stdout + run.stderr).not.toMatch(/pg-boss error|terminating connection/);
     expect(after.length).toBeLessThan(400);
-    expect(lines(run.stdout).slice(-2).map((l) => JSON.parse(l).msg)).toEqual([expect.stringMatching(/^shutting down/), 'stopped']);
+    expect(
+      lines(run.stdout)
+        .slice(-2)
+        .map((l) => JSON.parse(l).msg),
+    ).toEqual([expect.stringMatching(/^shutting down/), 'stopped']);
     expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
   }, 120_000);
 });
@@ -151,19 +155,23 @@ describe('as root, PostgreSQL runs as the postgres user, who may not reach the c
     expect(reachableCopy(join(dir, 'home', 'native'), 'pg-1', postgres, shared)).toBe(copy);
   });
 
-  it.runIf(isRoot)('a DATA_DIR inside a mode-700 folder: the data lives under /var/lib/tlr, linked from DATA_DIR', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'tlr-home-')); // 0700, like /root
-    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-    const dataDir = join(home, 'checkout', '.data');
-    cleanups.push(() => existsSync(dataDir) && rmSync(realpathSync(dataDir), { recursive: true, force: true }));
-    const server = await resolveDatabaseServer({ databaseUrl: undefined, dataDir, embeddedPort: await freePort() });
-    cleanups.push(() => server.stop());
-    expect(lstatSync(dataDir).isSymbolicLink()).toBe(true);
-    expect(readlinkSync(dataDir)).toMatch(/^\/var\/lib\/tlr\//);
-    const db = createDatabase(server.url, 1);
-    cleanups.push(() => db.close());
-    expect((await db.pool.query('SELECT current_database() AS db')).rows[0].db).toBe('tlr');
-  }, 60_000);
+  it.runIf(isRoot)(
+    'a DATA_DIR inside a mode-700 folder: the data lives under /var/lib/tlr, linked from DATA_DIR',
+    async () => {
+      const home = await mkdtemp(join(tmpdir(), 'tlr-home-')); // 0700, like /root
+      cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+      const dataDir = join(home, 'checkout', '.data');
+      cleanups.push(() => existsSync(dataDir) && rmSync(realpathSync(dataDir), { recursive: true, force: true }));
+      const server = await resolveDatabaseServer({ databaseUrl: undefined, dataDir, embeddedPort: await freePort() });
+      cleanups.push(() => server.stop());
+      expect(lstatSync(dataDir).isSymbolicLink()).toBe(true);
+      expect(readlinkSync(dataDir)).toMatch(/^\/var\/lib\/tlr\//);
+      const db = createDatabase(server.url, 1);
+      cleanups.push(() => db.close());
+      expect((await db.pool.query('SELECT current_database() AS db')).rows[0].db).toBe('tlr');
+    },
+    60_000,
+  );
 });
 
 afterAll(() => {

@@ -45,17 +45,29 @@ describe('POST /vouchers', () => {
   it('stores the document and answers exactly id, filename, mime_type, file_size, status pending; a replay creates nothing', async () => {
     const c = await api();
     const key = `v-${crypto.randomUUID()}`;
-    const r = await upload(c, { filename: 'Kvittering æøå.pdf', content_base64: b64('%PDF-1.4 hej'), mime_type: 'application/pdf' }, { 'Idempotency-Key': key });
+    const r = await upload(
+      c,
+      { filename: 'Kvittering æøå.pdf', content_base64: b64('%PDF-1.4 hej'), mime_type: 'application/pdf' },
+      { 'Idempotency-Key': key },
+    );
     expect(r.status).toBe(201);
     expect(Object.keys(r.body.data).sort()).toEqual(['file_size', 'filename', 'id', 'mime_type', 'status']);
     expect(r.body.data).toMatchObject({ filename: 'Kvittering æøå.pdf', mime_type: 'application/pdf', file_size: 12, status: 'pending' });
-    const again = await upload(c, { filename: 'Kvittering æøå.pdf', content_base64: b64('%PDF-1.4 hej'), mime_type: 'application/pdf' }, { 'Idempotency-Key': key });
+    const again = await upload(
+      c,
+      { filename: 'Kvittering æøå.pdf', content_base64: b64('%PDF-1.4 hej'), mime_type: 'application/pdf' },
+      { 'Idempotency-Key': key },
+    );
     expect(again.status).toBe(201);
     expect(again.headers.get('x-idempotency-replayed')).toBe('true');
     expect(again.body).toEqual(r.body);
-    const { rows } = await testDb().pool.query(`SELECT count(*)::int AS n FROM vouchers WHERE company_id = $1 AND filename = 'Kvittering æøå.pdf'`, [company.companyId]);
+    const { rows } = await testDb().pool.query(`SELECT count(*)::int AS n FROM vouchers WHERE company_id = $1 AND filename = 'Kvittering æøå.pdf'`, [
+      company.companyId,
+    ]);
     expect(rows[0].n).toBe(1);
-    const events = await testDb().prisma.outboxEvent.findMany({ where: { company_id: company.companyId, type: 'voucher.created', data: { path: ['id'], equals: r.body.data.id } } });
+    const events = await testDb().prisma.outboxEvent.findMany({
+      where: { company_id: company.companyId, type: 'voucher.created', data: { path: ['id'], equals: r.body.data.id } },
+    });
     expect(events.map((e) => e.data)).toEqual([{ id: r.body.data.id, filename: 'Kvittering æøå.pdf' }]);
   });
 
@@ -125,7 +137,17 @@ describe('GET /vouchers, /vouchers/{id}, /vouchers/{id}/content', () => {
     const c = await api();
     const id = (await upload(c, { filename: 'faktura.txt', content_base64: b64('Faktura'), mime_type: 'text/plain' })).body.data.id;
     const got = (await c.get(`/vouchers/${id}`)).body.data;
-    expect(got).toEqual({ id, filename: 'faktura.txt', mime_type: 'text/plain', file_size: 7, status: 'pending', expense_id: '', transaction_id: '', uploaded_at: expect.any(String), retention_until: '' });
+    expect(got).toEqual({
+      id,
+      filename: 'faktura.txt',
+      mime_type: 'text/plain',
+      file_size: 7,
+      status: 'pending',
+      expense_id: '',
+      transaction_id: '',
+      uploaded_at: expect.any(String),
+      retention_until: '',
+    });
     expect(new Date(got.uploaded_at).toISOString()).toBe(got.uploaded_at);
     const list = (await c.get(`/vouchers?search=faktura.txt`)).body;
     expect(list.data).toEqual([got]);
@@ -160,13 +182,20 @@ describe('GET /vouchers, /vouchers/{id}, /vouchers/{id}/content', () => {
       );
     expect(outcome).toBe('cut');
     await testDb().pool.query(`UPDATE vouchers SET sha256 = encode(sha256(convert_to('original content', 'UTF8')), 'hex') WHERE id = $1`, [id]);
-    expect(Buffer.from(await (await fetch(`${svc.url}/api/v1/vouchers/${id}/content`, { headers: { 'X-API-Key': key } })).arrayBuffer()).toString()).toBe('original content');
+    expect(Buffer.from(await (await fetch(`${svc.url}/api/v1/vouchers/${id}/content`, { headers: { 'X-API-Key': key } })).arrayBuffer()).toString()).toBe(
+      'original content',
+    );
   });
 
   it('sorts by upload_date (default), original_filename and file_size; filters by status; hides other companies', async () => {
     const other = await newCompany('Anden ApS');
     const oc = client(svc.url, (await other.key()).key);
-    for (const [name, size] of [['b.txt', 3], ['a.txt', 1], ['c.txt', 2]] as const) await upload(oc, { filename: name, content_base64: b64('x'.repeat(size)) });
+    for (const [name, size] of [
+      ['b.txt', 3],
+      ['a.txt', 1],
+      ['c.txt', 2],
+    ] as const)
+      await upload(oc, { filename: name, content_base64: b64('x'.repeat(size)) });
     const names = async (q: string) => (await oc.get(`/vouchers?${q}`)).body.data.map((v: any) => v.filename);
     expect(await names('')).toEqual(['c.txt', 'a.txt', 'b.txt']); // newest first
     expect(await names('sort=original_filename&order=asc')).toEqual(['a.txt', 'b.txt', 'c.txt']);
@@ -207,7 +236,9 @@ describe('attachment, retention and deletion', () => {
     expect(del.body).toEqual({ data: { id, deleted: true } });
     expect(existsSync(file)).toBe(false);
     expect((await c.get(`/vouchers/${id}`)).status).toBe(404);
-    const events = await testDb().prisma.outboxEvent.findMany({ where: { company_id: company.companyId, type: 'voucher.deleted', data: { path: ['id'], equals: id } } });
+    const events = await testDb().prisma.outboxEvent.findMany({
+      where: { company_id: company.companyId, type: 'voucher.deleted', data: { path: ['id'], equals: id } },
+    });
     expect(events.map((e) => e.data)).toEqual([{ id }]);
   });
 
@@ -227,7 +258,7 @@ describe('attachment, retention and deletion', () => {
     expect((await c.get(`/vouchers/${id}`)).body.data.expense_id).toBe('');
   });
 
-  it('refuses another company\'s voucher and a sandbox voucher on a live expense, creating nothing', async () => {
+  it("refuses another company's voucher and a sandbox voucher on a live expense, creating nothing", async () => {
     const c = await api();
     const other = await newCompany('Fremmed ApS');
     const foreign = (await upload(client(svc.url, (await other.key()).key), { filename: 'f.pdf', content_base64: b64('x') })).body.data.id;
@@ -238,7 +269,14 @@ describe('attachment, retention and deletion', () => {
       expect(r.status).toBe(400);
       expect(r.body).toMatchObject({ code: 'invalid_request', field: 'voucher_id' });
       expect(await testDb().prisma.expense.count({ where: { company_id: company.companyId } })).toBe(before);
-      const t = await c.post('/transactions', { date: day(), voucher_id: voucher, lines: [{ account_number: '2810', debit: 1 }, { account_number: '6470', credit: 1 }] });
+      const t = await c.post('/transactions', {
+        date: day(),
+        voucher_id: voucher,
+        lines: [
+          { account_number: '2810', debit: 1 },
+          { account_number: '6470', credit: 1 },
+        ],
+      });
       expect(t.status).toBe(400);
       expect(t.body.field).toBe('voucher_id');
     }
@@ -251,7 +289,15 @@ describe('attachment, retention and deletion', () => {
   it('a voucher that documents a posting records transaction_id and is kept five years after the end of the financial year', async () => {
     const c = await api();
     const id = (await upload(c, { filename: 'husleje.pdf', content_base64: b64('x') })).body.data.id;
-    const t = await c.post('/transactions', { date: day(), description: 'Husleje', voucher_id: id, lines: [{ account_number: '2030', debit: 8000 }, { account_number: '6470', credit: 8000 }] });
+    const t = await c.post('/transactions', {
+      date: day(),
+      description: 'Husleje',
+      voucher_id: id,
+      lines: [
+        { account_number: '2030', debit: 8000 },
+        { account_number: '6470', credit: 8000 },
+      ],
+    });
     expect(t.status).toBe(201);
     expect(t.body.data.voucher_id).toBe(id);
     const v = (await c.get(`/vouchers/${id}`)).body.data;
@@ -275,9 +321,27 @@ describe('expenses', () => {
     const tooMuchVat = await c.post('/expenses', { supplier_id: supplier, date: day(), amount: 125, vat_amount: 25.01 });
     expect(tooMuchVat.status).toBe(400);
     expect(tooMuchVat.body.field).toBe('vat_amount');
-    const draft = await c.post('/expenses', { supplier_id: supplier, voucher_id: voucher, date: day(), due_date: day(30), description: 'Kontorartikler', amount: 1250, vat_amount: 250, account_number: '2450' });
+    const draft = await c.post('/expenses', {
+      supplier_id: supplier,
+      voucher_id: voucher,
+      date: day(),
+      due_date: day(30),
+      description: 'Kontorartikler',
+      amount: 1250,
+      vat_amount: 250,
+      account_number: '2450',
+    });
     expect(draft.status).toBe(201);
-    expect(draft.body.data).toMatchObject({ status: 'draft', amount: 1250, vat_amount: 250, net_amount: 1000, account_number: '2450', supplier_id: supplier, voucher_id: voucher, posted_transaction_id: null });
+    expect(draft.body.data).toMatchObject({
+      status: 'draft',
+      amount: 1250,
+      vat_amount: 250,
+      net_amount: 1000,
+      account_number: '2450',
+      supplier_id: supplier,
+      voucher_id: voucher,
+      posted_transaction_id: null,
+    });
     const id = draft.body.data.id;
     expect((await c.put(`/expenses/${id}`, { description: 'Kontorartikler, november' })).body.data.description).toBe('Kontorartikler, november');
 
@@ -317,7 +381,10 @@ describe('expenses', () => {
     expect(cancelled.body.data.status).toBe('cancelled');
     const original = (await c.get(`/transactions/${r.body.data.posted_transaction_id}`)).body.data;
     expect(original.reversed_by_transaction_id).toEqual(expect.any(String));
-    const events = await testDb().prisma.outboxEvent.findMany({ where: { company_id: company.companyId, data: { path: ['id'], equals: r.body.data.id } }, orderBy: { created_at: 'asc' } });
+    const events = await testDb().prisma.outboxEvent.findMany({
+      where: { company_id: company.companyId, data: { path: ['id'], equals: r.body.data.id } },
+      orderBy: { created_at: 'asc' },
+    });
     expect(events.map((e) => [e.type, (e.data as any).status])).toEqual([
       ['expense.created', 'draft'],
       ['expense.updated', 'booked'],
@@ -328,7 +395,12 @@ describe('expenses', () => {
   it('lists with sort created_at, date, amount and the status filter', async () => {
     const firm = await newCompany('Udgiftsliste ApS');
     const c = client(svc.url, (await firm.key()).key);
-    for (const [d, amount] of [[day(-2), 300], [day(-5), 100], [day(-1), 200]] as const) await c.post('/expenses', { date: d, amount });
+    for (const [d, amount] of [
+      [day(-2), 300],
+      [day(-5), 100],
+      [day(-1), 200],
+    ] as const)
+      await c.post('/expenses', { date: d, amount });
     const amounts = async (q: string) => (await c.get(`/expenses?${q}`)).body.data.map((e: any) => e.amount);
     expect(await amounts('')).toEqual([200, 100, 300]);
     expect(await amounts('sort=date&order=asc')).toEqual([100, 300, 200]);

@@ -2,8 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { AuditLog, type AuditRecord } from './audit.ts';
 
 const record = (i: number): AuditRecord => ({
-  request_id: `r${i}`, actor_type: null, actor_id: null, company_id: null, method: 'GET', path: '/', status: 200,
-  problem_code: null, duration_ms: 1, ip: null, created_at: new Date(),
+  request_id: `r${i}`,
+  actor_type: null,
+  actor_id: null,
+  company_id: null,
+  method: 'GET',
+  path: '/',
+  status: 200,
+  problem_code: null,
+  duration_ms: 1,
+  ip: null,
+  created_at: new Date(),
 });
 
 /** A database that fails while `down` is true and records what it was given otherwise. */

@@ -38,7 +38,10 @@ const INSERT = `INSERT INTO request_audit_log (${COLUMNS.join(', ')})
   SELECT * FROM unnest(${TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`;
 
 export function writeAuditRecords(db: Queryable, batch: readonly AuditRecord[]): Promise<unknown> {
-  return db.query(INSERT, COLUMNS.map((c) => batch.map((r) => r[c])));
+  return db.query(
+    INSERT,
+    COLUMNS.map((c) => batch.map((r) => r[c])),
+  );
 }
 
 export class AuditLog implements AuditSink {

@@ -35,11 +35,17 @@ const procedures = appRouter._def.procedures as unknown as Record<string, AnyPro
 
 describe('body schemas', () => {
   it('the check finds an unshielded number or boolean, and passes the shielded ones', () => {
-    const s = z.object({ a: z.number().optional(), b: z.array(z.object({ c: z.boolean() })), d: integer(0, 9), e: boolean(), f: z.string() }) as unknown as Schema;
+    const s = z.object({
+      a: z.number().optional(),
+      b: z.array(z.object({ c: z.boolean() })),
+      d: integer(0, 9),
+      e: boolean(),
+      f: z.string(),
+    }) as unknown as Schema;
     expect(exposed(s)).toEqual(['a', 'b.c']);
   });
 
-  it('expose no field to the adapter\'s coercion on any endpoint that takes a body', () => {
+  it("expose no field to the adapter's coercion on any endpoint that takes a body", () => {
     const withBody = routes.filter((r) => r.method !== 'GET');
     expect(withBody.length).toBeGreaterThan(5);
     for (const route of withBody) {

@@ -37,7 +37,9 @@ export const directAudit = (db: Database): AuditSink => {
   const pending = new Set<Promise<unknown>>();
   return {
     record(r) {
-      const p = writeAuditRecords(db.pool, [r]).catch(() => {}).finally(() => pending.delete(p));
+      const p = writeAuditRecords(db.pool, [r])
+        .catch(() => {})
+        .finally(() => pending.delete(p));
       pending.add(p);
     },
     async flush() {

@@ -5,5 +5,16 @@ export { AuditLog, writeAuditRecords, type AuditRecord, type AuditSink } from '.
 export { openApiDocument } from './openapi.ts';
 export { inspectInput, jsonTextDepth, MAX_JSON_DEPTH } from './inspect.ts';
 export { routes, matchRoute, type Route } from './routes.ts';
-export { toProblem, toTrpcError, problem, internalProblem, busyProblem, databaseUnavailable, BUSY_RETRY_AFTER, validationProblem, PROBLEM_CONTENT_TYPE, type Problem } from './problem.ts';
+export {
+  toProblem,
+  toTrpcError,
+  problem,
+  internalProblem,
+  busyProblem,
+  databaseUnavailable,
+  BUSY_RETRY_AFTER,
+  validationProblem,
+  PROBLEM_CONTENT_TYPE,
+  type Problem,
+} from './problem.ts';
 export type { ApiMeta } from './trpc.ts';

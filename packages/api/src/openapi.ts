@@ -125,7 +125,16 @@ function build(): OpenAPIObject {
     } else {
       responses['200'] = success;
     }
-    const errors = new Set([400, 401, 403, ...(route.path.includes('{') || route.path.endsWith('/lookup') ? [404] : []), 429, 500, 503, ...(route.meta.problems ?? [])]);
+    const errors = new Set([
+      400,
+      401,
+      403,
+      ...(route.path.includes('{') || route.path.endsWith('/lookup') ? [404] : []),
+      429,
+      500,
+      503,
+      ...(route.meta.problems ?? []),
+    ]);
     if (route.method !== 'GET') [413, 415].forEach((s) => errors.add(s));
     for (const status of [...errors].sort()) responses[String(status)] = problemResponse(status, true);
     op.responses = responses;

@@ -60,9 +60,31 @@ export const internalProblem = () => problem('internal_error', 'An unexpected er
 // pooled connection in time, P2028 transaction could not start in time, P2010/P2039 wrapping a
 // PostgreSQL code). The request can be retried, so 503 with Retry-After rather than 500.
 const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
-  '57P01', '57P02', '57P03', '53300', '57014', '08000', '08001', '08003', '08004', '08006', '25P03', '55P03',
-  'P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '57014',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '25P03',
+  '55P03',
+  'P1001',
+  'P1002',
+  'P1008',
+  'P1017',
+  'P2024',
+  'P2028',
 ]);
 const UNAVAILABLE_MESSAGES =
   /timeout exceeded when trying to connect|Connection terminated|Query read timeout|terminating connection|the database system is (shutting down|starting up|in recovery)|Can't reach database server|Server has closed the connection|Client has encountered a connection error|connection (is|was) closed|Unable to start a transaction in the given time|Transaction already closed|ECONNREFUSED|ECONNRESET|57P0[123]/i;
@@ -104,7 +126,8 @@ const byTrpcCode: Partial<Record<TRPCError['code'], [ErrorCode, string]>> = {
 export function toProblem(error: unknown): Problem {
   const cause = error instanceof TRPCError ? (error.cause ?? error) : error;
   if (cause instanceof DomainError) return problem(cause.code, cause.message, { ...cause.extensions, ...(cause.field ? { field: cause.field } : {}) });
-  if (isStorageUnavailable(cause)) return busyProblem('Voucher storage cannot be reached for the moment; nothing was stored. Retry shortly with the same Idempotency-Key.');
+  if (isStorageUnavailable(cause))
+    return busyProblem('Voucher storage cannot be reached for the moment; nothing was stored. Retry shortly with the same Idempotency-Key.');
   if (databaseUnavailable(cause)) {
     return busyProblem('The database is busy or unreachable for the moment; retry shortly (with the same Idempotency-Key, for a create).');
   }

@@ -41,7 +41,17 @@ export const routes: Route[] = Object.entries(procedures).flatMap(([procedure, p
   const meta = p._def.meta as ApiMeta | undefined;
   if (!meta?.openapi) return [];
   const { path, method } = meta.openapi;
-  return [{ method, path, pattern: compile(path), procedure, meta: { ...meta, openapi: meta.openapi }, raw: Boolean(meta.raw || meta.streamedBody), acceptsEmptyBody: acceptsEmptyBody(p, path) }];
+  return [
+    {
+      method,
+      path,
+      pattern: compile(path),
+      procedure,
+      meta: { ...meta, openapi: meta.openapi },
+      raw: Boolean(meta.raw || meta.streamedBody),
+      acceptsEmptyBody: acceptsEmptyBody(p, path),
+    },
+  ];
 });
 
 /** The route a request matches, and the methods its path accepts (empty: no such path). */

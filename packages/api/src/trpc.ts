@@ -105,7 +105,13 @@ const transactional = t.middleware(async ({ ctx, meta, type, path, next, getRawI
   if (type !== 'mutation') return next({ ctx: { tx: ctx.db.prisma as Db, afterCommit: noHooks } });
   // Work that must follow the commit and never precede it (deleting a stored object whose row is gone).
   const hooks: AfterCommit[] = [];
-  const result = await runMutation({ ctx, meta, path, getRawInput, next: (tx: Db) => next({ ctx: { tx, afterCommit: (fn: AfterCommit) => void hooks.push(fn) } }) });
+  const result = await runMutation({
+    ctx,
+    meta,
+    path,
+    getRawInput,
+    next: (tx: Db) => next({ ctx: { tx, afterCommit: (fn: AfterCommit) => void hooks.push(fn) } }),
+  });
   // A hook that fails leaves its work to a sweeper job: the committed answer stands.
   if (result.ok) for (const hook of hooks) await hook(ctx.db.prisma as Db).catch(() => {});
   return result;

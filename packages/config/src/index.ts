@@ -30,50 +30,58 @@ const milliseconds = (fallback: number) =>
       return n;
     });
 
-const schema = z.object({
-  DATABASE_URL: z
-    .string()
-    .optional()
-    .transform((v) => (v === '' ? undefined : v))
-    .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'must be a postgresql:// URL'),
-  PORT: port(3000),
-  HOST: z.string().default('0.0.0.0'),
-  LOG_LEVEL: z.enum(logLevels).default('info'),
-  DATA_DIR: z.string().default('.data'),
-  EMBEDDED_PG_PORT: port(54329),
-  DB_POOL_SIZE: z
-    .string()
-    .default('10')
-    .transform((v, ctx) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 1 || n > 200) {
-        ctx.addIssue({ code: 'custom', message: `must be an integer from 1 to 200, got "${v}"` });
-        return z.NEVER;
-      }
-      return n;
-    }),
-  RUN_WORKER: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
-  PUBLIC_BASE_URL: z.string().url().optional(),
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(15000),
-  // Bounds on every wait for the database (docs/operations.md): a statement, getting a connection, a
-  // whole transaction, and a whole request (past it the client gets 503 with Retry-After).
-  DB_STATEMENT_TIMEOUT_MS: milliseconds(10000),
-  DB_CONNECT_TIMEOUT_MS: milliseconds(5000),
-  DB_TRANSACTION_TIMEOUT_MS: milliseconds(15000),
-  REQUEST_TIMEOUT_MS: milliseconds(20000),
-  // Where voucher documents are kept (docs/operations.md): the filesystem under STORAGE_DIR (default
-  // DATA_DIR/vouchers), or S3-compatible object storage, which several servers can share.
-  STORAGE_BACKEND: z.enum(['filesystem', 's3']).default('filesystem'),
-  STORAGE_DIR: z.string().optional(),
-  S3_ENDPOINT: z.string().url().optional(),
-  S3_REGION: z.string().default('us-east-1'),
-  S3_BUCKET: z.string().optional(),
-  S3_ACCESS_KEY_ID: z.string().optional(),
-  S3_SECRET_ACCESS_KEY: z.string().optional(),
-  S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).optional().transform((v) => (v === undefined ? undefined : v === 'true')),
-}).superRefine((c, ctx) => {
-  if (c.STORAGE_BACKEND === 's3' && !c.S3_BUCKET) ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_BACKEND is s3' });
-});
+const schema = z
+  .object({
+    DATABASE_URL: z
+      .string()
+      .optional()
+      .transform((v) => (v === '' ? undefined : v))
+      .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'must be a postgresql:// URL'),
+    PORT: port(3000),
+    HOST: z.string().default('0.0.0.0'),
+    LOG_LEVEL: z.enum(logLevels).default('info'),
+    DATA_DIR: z.string().default('.data'),
+    EMBEDDED_PG_PORT: port(54329),
+    DB_POOL_SIZE: z
+      .string()
+      .default('10')
+      .transform((v, ctx) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 1 || n > 200) {
+          ctx.addIssue({ code: 'custom', message: `must be an integer from 1 to 200, got "${v}"` });
+          return z.NEVER;
+        }
+        return n;
+      }),
+    RUN_WORKER: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true'),
+    PUBLIC_BASE_URL: z.string().url().optional(),
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(15000),
+    // Bounds on every wait for the database (docs/operations.md): a statement, getting a connection, a
+    // whole transaction, and a whole request (past it the client gets 503 with Retry-After).
+    DB_STATEMENT_TIMEOUT_MS: milliseconds(10000),
+    DB_CONNECT_TIMEOUT_MS: milliseconds(5000),
+    DB_TRANSACTION_TIMEOUT_MS: milliseconds(15000),
+    REQUEST_TIMEOUT_MS: milliseconds(20000),
+    // Where voucher documents are kept (docs/operations.md): the filesystem under STORAGE_DIR (default
+    // DATA_DIR/vouchers), or S3-compatible object storage, which several servers can share.
+    STORAGE_BACKEND: z.enum(['filesystem', 's3']).default('filesystem'),
+    STORAGE_DIR: z.string().optional(),
+    S3_ENDPOINT: z.string().url().optional(),
+    S3_REGION: z.string().default('us-east-1'),
+    S3_BUCKET: z.string().optional(),
+    S3_ACCESS_KEY_ID: z.string().optional(),
+    S3_SECRET_ACCESS_KEY: z.string().optional(),
+    S3_FORCE_PATH_STYLE: z
+      .enum(['true', 'false'])
+      .optional()
+      .transform((v) => (v === undefined ? undefined : v === 'true')),
+  })
+  .superRefine((c, ctx) => {
+    if (c.STORAGE_BACKEND === 's3' && !c.S3_BUCKET) ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_BACKEND is s3' });
+  });
 
 export type Config = z.infer<typeof schema>;
 

@@ -19,7 +19,8 @@ function parseArgs(argv) {
     const arg = argv[i];
     if (arg === '--datamodels') args.datamodels.push(argv[++i]);
     else if (arg === '--datasource') args.datasource = JSON.parse(argv[++i]);
-    else if (arg === '--enabled-preview-features' || arg === '--extension-types') i++; // no Wasm equivalent
+    else if (arg === '--enabled-preview-features' || arg === '--extension-types')
+      i++; // no Wasm equivalent
     else if (arg === '--version' || arg === '-V') args.version = true;
     else if (arg === 'cli') args.cli = argv[++i];
   }
@@ -90,8 +91,7 @@ async function runCliCommand(command, url) {
             : error.code === '28P01' || error.code === '28000'
               ? ['P1000', `Authentication failed against database server at \`${host}\`.`]
               : [undefined, error.message];
-    const line = (level, fields) =>
-      JSON.stringify({ timestamp: new Date().toISOString(), level, fields, target: 'schema_engine::logger' });
+    const line = (level, fields) => JSON.stringify({ timestamp: new Date().toISOString(), level, fields, target: 'schema_engine::logger' });
     process.stderr.write(`${line('INFO', { message: `cli ${command}` })}\n`);
     process.stderr.write(`${line('ERROR', { message, error_code: errorCode })}\n`);
     return 1;
@@ -117,11 +117,10 @@ async function serve({ datamodels, datasource }) {
   const files = await Promise.all(datamodels.map(async (path) => [path, await readFile(path, 'utf8')]));
   // The Wasm engine queries the database as it starts, even for commands that need none (a diff of two
   // schema files). Keep a failed start for the requests to report, rather than dying without an answer.
-  const starting = SchemaEngine.new({ datamodels: files.length ? files : undefined }, (log) => debug('engine:', log), factory)
-    .catch((error) => {
-      error.message += `\n(The WebAssembly schema engine connects to ${redact(datasource.url)} as it starts, whatever the command.)`;
-      throw error;
-    });
+  const starting = SchemaEngine.new({ datamodels: files.length ? files : undefined }, (log) => debug('engine:', log), factory).catch((error) => {
+    error.message += `\n(The WebAssembly schema engine connects to ${redact(datasource.url)} as it starts, whatever the command.)`;
+    throw error;
+  });
   starting.catch(() => {});
 
   // Rust `None` may surface as `undefined`; the CLI tests for `null` (e.g. createMigration's script).
@@ -166,7 +165,7 @@ async function serve({ datamodels, datasource }) {
     } catch {
       return line.trim() && send({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
     }
-    if (message.method === undefined) return printed.get(message.id)?.(), printed.delete(message.id);
+    if (message.method === undefined) return (printed.get(message.id)?.(), printed.delete(message.id));
     queue = queue.then(async () => {
       debug('->', message.method, JSON.stringify(message.params ?? null).slice(0, 500));
       const started = performance.now();

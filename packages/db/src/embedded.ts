@@ -6,7 +6,20 @@
 // a terminal's Ctrl-C (which would kill the database under a server still shutting down), and can only
 // run the binaries where they were installed, which the postgres user may not reach.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, parse, resolve } from 'node:path';
 
@@ -61,7 +74,9 @@ export function postgresUser(): RunAs | undefined {
     spawnSync('groupadd', ['--system', USER]);
     const made = spawnSync('useradd', ['--system', '--gid', USER, '--no-create-home', '--shell', '/usr/sbin/nologin', USER], { encoding: 'utf8' });
     if (made.status !== 0) {
-      throw cannotStart(`PostgreSQL refuses to run as root and there is no user "${USER}" to run it as (useradd: ${(made.stderr || String(made.error)).trim()}); create that user, run tlr as another user, or set DATABASE_URL`);
+      throw cannotStart(
+        `PostgreSQL refuses to run as root and there is no user "${USER}" to run it as (useradd: ${(made.stderr || String(made.error)).trim()}); create that user, run tlr as another user, or set DATABASE_URL`,
+      );
     }
   }
   return (postgresUserOnce = { uid: Number(id('-u').stdout), gid: Number(id('-g').stdout) });
@@ -162,7 +177,12 @@ export interface EmbeddedOptions {
   ownProcessGroup?: boolean;
 }
 
-export async function startEmbeddedPostgres(dataDir: string, port: number, log: (m: string) => void = () => {}, options: EmbeddedOptions = {}): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  port: number,
+  log: (m: string) => void = () => {},
+  options: EmbeddedOptions = {},
+): Promise<EmbeddedServer> {
   const urlFor = (p: number) => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${p}/postgres`;
   const already = runningPort(dataDir);
   if (already) return { url: urlFor(already), stop: async () => {} };
@@ -174,7 +194,10 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   const dir = realpathSync(dataDir);
   if (who) {
     const blocked = blockedAt(dir, who);
-    if (blocked) throw cannotStart(`it runs as the user ${USER} (PostgreSQL refuses to run as root), who cannot enter ${blocked}; keep the data in a folder that user can reach, or set DATABASE_URL`);
+    if (blocked)
+      throw cannotStart(
+        `it runs as the user ${USER} (PostgreSQL refuses to run as root), who cannot enter ${blocked}; keep the data in a folder that user can reach, or set DATABASE_URL`,
+      );
     chownSync(dir, who.uid, who.gid);
   }
 

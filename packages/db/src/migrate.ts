@@ -27,7 +27,10 @@ export async function applyMigrations(url: string, dir = MIGRATIONS_DIR): Promis
     const failed = rows.filter((r) => !r.finished_at).map((r) => r.migration_name);
     if (failed.length) throw new Error(`migration(s) ${failed.join(', ')} failed earlier; resolve them before starting`);
     const names = existsSync(dir)
-      ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+      ? readdirSync(dir, { withFileTypes: true })
+          .filter((d) => d.isDirectory())
+          .map((d) => d.name)
+          .sort()
       : [];
     for (const name of names) {
       if (done.has(name)) continue;

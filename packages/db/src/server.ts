@@ -79,7 +79,9 @@ function dataDirFor(dataDir: string, log: (m: string) => void = () => {}): strin
   } catch (e) {
     rmdirSafely(target);
     if (lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) return dir; // a concurrent start linked it first
-    throw new StartupError(`cannot start the embedded PostgreSQL: it runs as the user postgres (PostgreSQL refuses to run as root), who cannot enter ${blocked}, and ${dir} could not be moved to ${SHARED_DIR} (${(e as Error).message}); set DATA_DIR to a folder that user can reach, or DATABASE_URL`);
+    throw new StartupError(
+      `cannot start the embedded PostgreSQL: it runs as the user postgres (PostgreSQL refuses to run as root), who cannot enter ${blocked}, and ${dir} could not be moved to ${SHARED_DIR} (${(e as Error).message}); set DATA_DIR to a folder that user can reach, or DATABASE_URL`,
+    );
   }
   log(`the postgres user cannot enter ${blocked}: the data is kept in ${target}, linked from ${dir}`);
   return dir;

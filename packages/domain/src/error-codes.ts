@@ -41,13 +41,21 @@ export const ERROR_CODES = {
   account_has_postings: { status: 409, title: 'Conflict', when: 'changing the number or type of an account that has postings' },
   already_reversed: { status: 409, title: 'Conflict', when: 'reversing a transaction a second time' },
   reversal_of_reversal: { status: 409, title: 'Conflict', when: 'reversing a reversing transaction' },
-  invoice_not_draft: { status: 409, title: 'Conflict', when: '(contract: "Only a draft invoice may be updated or deleted") updating or deleting an invoice that is not a draft' },
+  invoice_not_draft: {
+    status: 409,
+    title: 'Conflict',
+    when: '(contract: "Only a draft invoice may be updated or deleted") updating or deleting an invoice that is not a draft',
+  },
   invalid_transition: {
     status: 409,
     title: 'Conflict',
     when: 'an invoice status change the transition table does not allow; `current_status` and `allowed_statuses` list what is possible',
   },
-  expense_not_draft: { status: 409, title: 'Conflict', when: 'updating or deleting an expense that is booked, paid or cancelled (a booked expense is cancelled, which reverses its posting)' },
+  expense_not_draft: {
+    status: 409,
+    title: 'Conflict',
+    when: 'updating or deleting an expense that is booked, paid or cancelled (a booked expense is cancelled, which reverses its posting)',
+  },
   invoice_has_payments: { status: 409, title: 'Conflict', when: 'cancelling an invoice that has payments registered' },
   reversal_of_document: {
     status: 409,
@@ -67,8 +75,16 @@ export const ERROR_CODES = {
   period_locked: { status: 422, title: 'Period locked', when: "a posting dated on or before the company's lock date (`field: date`)" },
   fiscal_year_not_open: { status: 422, title: 'No open fiscal year', when: 'a posting dated outside the open fiscal years (`field: date`)' },
   account_inactive: { status: 422, title: 'Account inactive', when: 'a posting to a deactivated account (`field: lines[i].account_id`)' },
-  invoice_incomplete: { status: 422, title: 'Invoice incomplete', when: 'approving an invoice without a customer or without lines (`field` names what is missing)' },
-  chart_incomplete: { status: 422, title: 'Chart of accounts incomplete', when: 'booking an expense when the chart lacks an account it posts to (7440 payables, 7740 input VAT)' },
+  invoice_incomplete: {
+    status: 422,
+    title: 'Invoice incomplete',
+    when: 'approving an invoice without a customer or without lines (`field` names what is missing)',
+  },
+  chart_incomplete: {
+    status: 422,
+    title: 'Chart of accounts incomplete',
+    when: 'booking an expense when the chart lacks an account it posts to (7440 payables, 7740 input VAT)',
+  },
   overpayment: { status: 422, title: 'Overpayment', when: 'a payment larger than what is left to pay on the invoice' },
   rate_limited: {
     status: 429,

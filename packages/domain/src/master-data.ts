@@ -38,8 +38,7 @@ export function masterData<Row extends { id: string }, View extends Record<strin
   const GET_SQL = `SELECT * FROM ${opts.noun}s WHERE id = $1::uuid AND company_id = $2::uuid AND deleted_at IS NULL`;
   const live = (scope: CompanyScope, id: string) => ({ id, company_id: scope.companyId, deleted_at: null });
   const event = (suffix: 'created' | 'updated' | 'deleted') => `${opts.noun}.${suffix}` as EventType;
-  const missing = (e: unknown, id: string) =>
-    e instanceof Prisma.PrismaClientKnownRequestError && e.code === 'P2025' ? notFound(opts.noun, id) : e;
+  const missing = (e: unknown, id: string) => (e instanceof Prisma.PrismaClientKnownRequestError && e.code === 'P2025' ? notFound(opts.noun, id) : e);
 
   return {
     async create(db, scope, input) {

@@ -34,7 +34,12 @@ export const MAX_AMOUNT = new Decimal('999999999999999.99');
 
 /** At most 15 significant digits: a double holds such a decimal exactly (DBL_DIG). */
 function fitsDouble(text: string): boolean {
-  return text.replace(/^-|e.*$/gi, '').replace('.', '').replace(/^0+/, '').length <= 15;
+  return (
+    text
+      .replace(/^-|e.*$/gi, '')
+      .replace('.', '')
+      .replace(/^0+/, '').length <= 15
+  );
 }
 
 /**

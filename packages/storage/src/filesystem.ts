@@ -7,7 +7,8 @@ import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { assertKey, ObjectNotFoundError, StorageUnavailableError, type ObjectStore } from './index.ts';
 
-const unavailable = (what: string, e: unknown) => new StorageUnavailableError(`voucher storage (filesystem) cannot ${what}: ${(e as Error).message}`, { cause: e });
+const unavailable = (what: string, e: unknown) =>
+  new StorageUnavailableError(`voucher storage (filesystem) cannot ${what}: ${(e as Error).message}`, { cause: e });
 const isMissing = (e: unknown) => (e as NodeJS.ErrnoException).code === 'ENOENT';
 
 async function fsyncPath(path: string) {
@@ -40,7 +41,14 @@ export class FilesystemStore implements ObjectStore {
       await fsyncPath(dir);
     } catch (e) {
       await unlink(temp).catch(() => {});
-      if (isMissing(e) && !(await stat(filePath).then(() => true, () => false))) throw e; // the source is gone: our bug
+      if (
+        isMissing(e) &&
+        !(await stat(filePath).then(
+          () => true,
+          () => false,
+        ))
+      )
+        throw e; // the source is gone: our bug
       throw unavailable('store the document', e);
     }
   }

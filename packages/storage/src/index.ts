@@ -38,12 +38,21 @@ export class ObjectNotFoundError extends Error {
 
 /** Keys are ours (company/voucher.ext): anything else is a bug, never a path outside the store. */
 export function assertKey(key: string): void {
-  if (!/^[a-z0-9][a-z0-9._/-]*$/.test(key) || key.includes('..') || key.includes('//') || key.length > 200) throw new Error(`invalid storage key ${JSON.stringify(key)}`);
+  if (!/^[a-z0-9][a-z0-9._/-]*$/.test(key) || key.includes('..') || key.includes('//') || key.length > 200)
+    throw new Error(`invalid storage key ${JSON.stringify(key)}`);
 }
 
 export type StorageSettings = Pick<
   Config,
-  'STORAGE_BACKEND' | 'STORAGE_DIR' | 'DATA_DIR' | 'S3_ENDPOINT' | 'S3_REGION' | 'S3_BUCKET' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_FORCE_PATH_STYLE'
+  | 'STORAGE_BACKEND'
+  | 'STORAGE_DIR'
+  | 'DATA_DIR'
+  | 'S3_ENDPOINT'
+  | 'S3_REGION'
+  | 'S3_BUCKET'
+  | 'S3_ACCESS_KEY_ID'
+  | 'S3_SECRET_ACCESS_KEY'
+  | 'S3_FORCE_PATH_STYLE'
 >;
 
 /** The directory of the filesystem backend: STORAGE_DIR, else DATA_DIR/vouchers. */

@@ -3,7 +3,15 @@
 // is down answers within seconds (the API says 503 and the client retries) instead of hanging a request.
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { assertKey, ObjectNotFoundError, StorageUnavailableError, type ObjectStore } from './index.ts';
 
 export interface S3Settings {
@@ -51,7 +59,14 @@ export class S3Store implements ObjectStore {
     assertKey(key);
     try {
       await this.client.send(
-        new PutObjectCommand({ Bucket: this.s.bucket, Key: key, Body: createReadStream(filePath), ContentLength: meta.size, ContentType: meta.contentType, Metadata: { sha256: meta.sha256 } }),
+        new PutObjectCommand({
+          Bucket: this.s.bucket,
+          Key: key,
+          Body: createReadStream(filePath),
+          ContentLength: meta.size,
+          ContentType: meta.contentType,
+          Metadata: { sha256: meta.sha256 },
+        }),
       );
     } catch (e) {
       throw mapError('store the document', key, e);

@@ -14,7 +14,15 @@ const stores: Record<string, () => ObjectStore> = {};
 
 beforeAll(async () => {
   s3 = await startS3Server();
-  const s3Store = new S3Store({ bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, forcePathStyle: true, connectTimeoutMs: 500, requestTimeoutMs: 3000 });
+  const s3Store = new S3Store({
+    bucket: s3.bucket,
+    region: 'us-east-1',
+    endpoint: s3.endpoint,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    forcePathStyle: true,
+    connectTimeoutMs: 500,
+    requestTimeoutMs: 3000,
+  });
   const fsStore = new FilesystemStore(join(work, 'store'));
   stores.filesystem = () => fsStore;
   stores.s3 = () => s3Store;
@@ -70,7 +78,8 @@ describe.each(['filesystem', 's3'])('%s store', (backend) => {
   });
 
   it('refuses keys that are not ours', async () => {
-    for (const bad of ['../etc/passwd', '/abs.pdf', 'A/B.pdf', 'a//b', '']) await expect(store().putFile(bad, file(Buffer.from('x')), meta(Buffer.from('x')))).rejects.toThrow(/invalid storage key/);
+    for (const bad of ['../etc/passwd', '/abs.pdf', 'A/B.pdf', 'a//b', ''])
+      await expect(store().putFile(bad, file(Buffer.from('x')), meta(Buffer.from('x')))).rejects.toThrow(/invalid storage key/);
   });
 
   it('answers check() when it can serve', async () => {
@@ -90,7 +99,8 @@ describe('when the store cannot serve', () => {
     const roStore = new FilesystemStore(ro);
     await roStore.check();
     chmodSync(ro, 0o500);
-    if (process.getuid?.() !== 0) await expect(roStore.putFile(key(), file(Buffer.from('x')), meta(Buffer.from('x')))).rejects.toBeInstanceOf(StorageUnavailableError);
+    if (process.getuid?.() !== 0)
+      await expect(roStore.putFile(key(), file(Buffer.from('x')), meta(Buffer.from('x')))).rejects.toBeInstanceOf(StorageUnavailableError);
     chmodSync(ro, 0o700);
     expect(readdirSync(ro).filter((n) => n.includes('partial'))).toEqual([]);
   });

@@ -7,8 +7,7 @@ import type { Queryable } from '@tlr/db';
 import { apiKeyStillValid, authenticateApiKey, RATE_LIMIT, SpentCredentials, type Authenticated, type Credential, type RateLimitState } from '@tlr/domain';
 import { sendProblem } from './problem-response.ts';
 
-const unauthorized = (res: Response, detail: string) =>
-  sendProblem(res, problem('unauthorized', detail), { 'WWW-Authenticate': 'Bearer realm="tlr"' });
+const unauthorized = (res: Response, detail: string) => sendProblem(res, problem('unauthorized', detail), { 'WWW-Authenticate': 'Bearer realm="tlr"' });
 
 function tooMany(res: Response, rateLimit: RateLimitState) {
   sendProblem(

@@ -16,9 +16,19 @@ export function answerClientError(err: Error & { code?: string }, socket: Socket
   const p =
     err.code === 'HPE_HEADER_OVERFLOW'
       ? problem('headers_too_large', 'The request line and headers exceed 16 KB; send long values in the body.')
-      : problem('invalid_request', `The request is not valid HTTP (${err.code ?? 'parse error'}): a header name or value holds a character HTTP forbids, or the request line is malformed.`);
+      : problem(
+          'invalid_request',
+          `The request is not valid HTTP (${err.code ?? 'parse error'}): a header name or value holds a character HTTP forbids, or the request line is malformed.`,
+        );
   const body = JSON.stringify(p);
-  const headers = { ...responseHeaders(randomUUID()), 'Content-Type': 'application/problem+json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
-  const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
+  const headers = {
+    ...responseHeaders(randomUUID()),
+    'Content-Type': 'application/problem+json',
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  };
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n');
   socket.end(`HTTP/1.1 ${p.status} ${REASONS[p.status]}\r\n${head}\r\n\r\n${body}`);
 }

@@ -10,7 +10,9 @@ export function deadline(ms: number) {
   return (_req: Request, res: Response, next: NextFunction) => {
     const timer = setTimeout(() => {
       if (res.headersSent) return;
-      sendProblem(res, busyProblem(`No answer within ${ms / 1000} seconds; the database is slow or unreachable. Retry shortly.`), { 'Retry-After': String(BUSY_RETRY_AFTER) });
+      sendProblem(res, busyProblem(`No answer within ${ms / 1000} seconds; the database is slow or unreachable. Retry shortly.`), {
+        'Retry-After': String(BUSY_RETRY_AFTER),
+      });
     }, ms);
     timer.unref();
     res.once('close', () => clearTimeout(timer));

@@ -20,16 +20,7 @@ export function discovery(_req: Request, res: Response) {
         scopes: SCOPES,
       },
       endpoints: routes.map((r) => ({ method: r.method, path: r.path, summary: r.meta.openapi.summary ?? '', scopes: r.meta.scopes ?? [] })),
-      features: [
-        'rfc9457_problem_details',
-        'idempotency_keys',
-        'rate_limits',
-        'pagination',
-        'sandbox_test_mode',
-        'cors',
-        'openapi_3_1',
-        'events_outbox',
-      ],
+      features: ['rfc9457_problem_details', 'idempotency_keys', 'rate_limits', 'pagination', 'sandbox_test_mode', 'cors', 'openapi_3_1', 'events_outbox'],
     },
   });
 }

@@ -14,7 +14,11 @@ export function requireJsonContent(req: Request, res: Response, next: NextFuncti
   if (hasBody(req) && req.method !== 'GET' && !(type && JSON_TYPE.test(type))) {
     return sendProblem(
       res,
-      problem('unsupported_media_type', `Send the request body as JSON with Content-Type: application/json${type ? ` (it was ${JSON.stringify(type)})` : ''}.`, { field: 'Content-Type' }),
+      problem(
+        'unsupported_media_type',
+        `Send the request body as JSON with Content-Type: application/json${type ? ` (it was ${JSON.stringify(type)})` : ''}.`,
+        { field: 'Content-Type' },
+      ),
     );
   }
   next();

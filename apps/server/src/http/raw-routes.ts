@@ -22,7 +22,12 @@ export type RawHandler = (call: RawCall) => Promise<void>;
 
 const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
-export function mountRawRoutes(api: Router, routes: readonly Route[], handlers: Record<string, RawHandler>, deps: { db: Database; logger: Logger; store: VoucherStore | undefined }): void {
+export function mountRawRoutes(
+  api: Router,
+  routes: readonly Route[],
+  handlers: Record<string, RawHandler>,
+  deps: { db: Database; logger: Logger; store: VoucherStore | undefined },
+): void {
   const { db, logger, store } = deps;
   for (const route of routes.filter((r) => r.raw)) {
     const handler = handlers[route.procedure];
@@ -31,7 +36,11 @@ export function mountRawRoutes(api: Router, routes: readonly Route[], handlers: 
     api[method](expressPath(route.path), async (req: Request, res: Response) => {
       const credential = res.locals.credential as Credential;
       // Audited by the HTTP layer like every REST request: the caller records nothing itself.
-      const ctx = callerContext(db, { type: 'credential', credential }, { requestId: res.locals.requestId as string, audit: null, idempotencyKey: req.get('Idempotency-Key'), ...(store ? { store } : {}) });
+      const ctx = callerContext(
+        db,
+        { type: 'credential', credential },
+        { requestId: res.locals.requestId as string, audit: null, idempotencyKey: req.get('Idempotency-Key'), ...(store ? { store } : {}) },
+      );
       try {
         await handler({ req, res, input: { ...req.query, ...req.params }, ctx, caller: callerOf(ctx) });
       } catch (err) {

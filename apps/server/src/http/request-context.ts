@@ -52,7 +52,14 @@ export function requestContext(logger: Logger, audit: AuditSink) {
         created_at: new Date(),
       });
       logger.info(
-        { request_id: requestId, method: req.method, path, status: res.statusCode, duration_ms: Math.round(durationMs * 10) / 10, ...(problem ? { code: problem.code, field: problem.field } : {}) },
+        {
+          request_id: requestId,
+          method: req.method,
+          path,
+          status: res.statusCode,
+          duration_ms: Math.round(durationMs * 10) / 10,
+          ...(problem ? { code: problem.code, field: problem.field } : {}),
+        },
         'request',
       );
     });

@@ -38,7 +38,15 @@ export function saftExport(db: Database, logger: Logger): RawHandler {
       });
       res.end();
       logger.info(
-        { request_id: requestId, company_id: plan.companyId, ...result.period, transactions: result.transactions, lines: result.lines, chars: result.chars, duration_ms: Date.now() - started },
+        {
+          request_id: requestId,
+          company_id: plan.companyId,
+          ...result.period,
+          transactions: result.transactions,
+          lines: result.lines,
+          chars: result.chars,
+          duration_ms: Date.now() - started,
+        },
         'SAF-T export written',
       );
     } catch (err) {

@@ -35,7 +35,12 @@ export function voucherUpload(): RawHandler {
     const { req, res, ctx, caller } = call;
     const type = req.get('Content-Type');
     if (!type || !JSON_TYPE.test(type)) {
-      return refuseEarly(call, 'unsupported_media_type', `Send the voucher as JSON with Content-Type: application/json${type ? ` (it was ${JSON.stringify(type)})` : ''}.`, 'Content-Type');
+      return refuseEarly(
+        call,
+        'unsupported_media_type',
+        `Send the voucher as JSON with Content-Type: application/json${type ? ` (it was ${JSON.stringify(type)})` : ''}.`,
+        'Content-Type',
+      );
     }
     if (Number(req.get('Content-Length') ?? 0) > VOUCHER_BODY_LIMIT) {
       return refuseEarly(call, 'payload_too_large', `The request body exceeds ${VOUCHER_BODY_LIMIT} bytes (a voucher is at most 10 MB decoded).`, 'body');
@@ -44,7 +49,8 @@ export function voucherUpload(): RawHandler {
     try {
       staged = await stageUploadBody(limited(req, VOUCHER_BODY_LIMIT));
     } catch (e) {
-      if ((e as { tooLarge?: boolean }).tooLarge) return refuseEarly(call, 'payload_too_large', `The request body exceeds ${VOUCHER_BODY_LIMIT} bytes.`, 'body');
+      if ((e as { tooLarge?: boolean }).tooLarge)
+        return refuseEarly(call, 'payload_too_large', `The request body exceeds ${VOUCHER_BODY_LIMIT} bytes.`, 'body');
       // A refusal before the whole body was read: do not keep the connection for the rest of it.
       if (!req.readableEnded) res.setHeader('Connection', 'close');
       throw e;

@@ -7,7 +7,11 @@ import { single } from '../schemas/envelopes.ts';
 import { boolean, dateOut, requiredText, timestamp } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
-const accountNumber = z.string().trim().regex(/^\d{1,10}$/, 'must be an account number of 1 to 10 digits').meta({ example: '1010' });
+const accountNumber = z
+  .string()
+  .trim()
+  .regex(/^\d{1,10}$/, 'must be an account number of 1 to 10 digits')
+  .meta({ example: '1010' });
 const fields = {
   account_number: accountNumber,
   name: requiredText(200).meta({ example: 'Salg af varer og ydelser' }),
@@ -76,7 +80,10 @@ export const accountsRouter = router({
     summary: 'Create an account',
     scope: 'accounts:write',
     problems: [409],
-    body: z.strictObject({ ...fields, type: fields.type.optional().meta({ description: 'Default: the type implied by the standard-chart group of the number' }) }),
+    body: z.strictObject({
+      ...fields,
+      type: fields.type.optional().meta({ description: 'Default: the type implied by the standard-chart group of the number' }),
+    }),
     resource: accountResource,
     run: createAccount,
   }),
@@ -84,7 +91,8 @@ export const accountsRouter = router({
     path: '/accounts/{id}',
     tag,
     summary: 'Update an account',
-    description: 'Fields left out keep their value. Number and type cannot change once the account has postings (409 account_has_postings); deactivate with active=false instead of deleting.',
+    description:
+      'Fields left out keep their value. Number and type cannot change once the account has postings (409 account_has_postings); deactivate with active=false instead of deleting.',
     scope: 'accounts:write',
     problems: [409],
     body: z.strictObject({ ...fields, account_number: accountNumber.optional(), name: fields.name.optional(), type: fields.type.optional() }),

@@ -73,7 +73,10 @@ export const customersRouter = router({
     })
     .input(
       z.strictObject({
-        cvr: z.string().regex(/^\d{8}$/, 'must be a Danish CVR number of exactly 8 digits').optional(),
+        cvr: z
+          .string()
+          .regex(/^\d{8}$/, 'must be a Danish CVR number of exactly 8 digits')
+          .optional(),
         email: z.string().max(254).optional(),
         phone: z.string().max(40).optional(),
         telephone: z.string().max(40).optional().meta({ description: 'Same as phone' }),

@@ -1,23 +1,43 @@
 // /expenses: drafts (edited and deleted freely), booking (posted with a number from the unified
 // sequence), payment and cancellation by reversal, through PUT /expenses/{id}/status.
 import { z } from 'zod';
-import { createExpense, deleteExpense, EXPENSE_LIST, EXPENSE_STATUSES, EXPENSE_TRANSITIONS, getExpense, listExpenses, setExpenseStatus, updateExpense } from '@tlr/domain';
+import {
+  createExpense,
+  deleteExpense,
+  EXPENSE_LIST,
+  EXPENSE_STATUSES,
+  EXPENSE_TRANSITIONS,
+  getExpense,
+  listExpenses,
+  setExpenseStatus,
+  updateExpense,
+} from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, metaOf, updateEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
 import { amountOut, boolean, date, dateOut, money, text, timestamp, uuid } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
-const accountNumber = z.string().trim().regex(/^\d{1,10}$/, 'must be an account number');
+const accountNumber = z
+  .string()
+  .trim()
+  .regex(/^\d{1,10}$/, 'must be an account number');
 
 const fields = {
   supplier_id: uuid().nullable().optional().meta({ description: 'A supplier of the company; optional (a till receipt has none)' }),
-  voucher_id: uuid().nullable().optional().meta({ description: 'An uploaded voucher of the company documenting the expense; it gets expense_id. Another company\'s (or the other mode\'s) voucher, or one attached elsewhere: 400 invalid_request' }),
+  voucher_id: uuid().nullable().optional().meta({
+    description:
+      "An uploaded voucher of the company documenting the expense; it gets expense_id. Another company's (or the other mode's) voucher, or one attached elsewhere: 400 invalid_request",
+  }),
   date: date().meta({ description: 'The date of the bill; booking posts on it' }),
   due_date: date().optional().meta({ description: 'When it is to be paid; default date; not before it' }),
   description: text(500).optional().meta({ example: 'Kontorartikler' }),
   amount: money().meta({ description: 'The total of the bill INCLUDING VAT, DKK, greater than 0', example: 1250 }),
-  vat_amount: money({ min: 0 }).optional().meta({ description: 'The input VAT (købsmoms) contained in amount, DKK; default 0; at most the 25 % VAT amount can contain (amount / 5)', example: 250 }),
-  account_number: accountNumber.optional().meta({ description: 'The expense account debited with amount - vat_amount; default 2810 Andre eksterne omkostninger', example: '2810' }),
+  vat_amount: money({ min: 0 })
+    .optional()
+    .meta({ description: 'The input VAT (købsmoms) contained in amount, DKK; default 0; at most the 25 % VAT amount can contain (amount / 5)', example: 250 }),
+  account_number: accountNumber
+    .optional()
+    .meta({ description: 'The expense account debited with amount - vat_amount; default 2810 Andre eksterne omkostninger', example: '2810' }),
 };
 
 export const expenseResource = z
@@ -33,7 +53,7 @@ export const expenseResource = z
     net_amount: amountOut('amount - vat_amount: what the expense account is debited'),
     account_number: z.string(),
     status: z.enum(EXPENSE_STATUSES),
-    posted_transaction_id: z.guid().nullable().meta({ description: 'The booking\'s posting; null on a draft' }),
+    posted_transaction_id: z.guid().nullable().meta({ description: "The booking's posting; null on a draft" }),
     posted_system_id: z.int().nullable(),
     payment_transaction_id: z.guid().nullable(),
     paid_date: dateOut().nullable(),

@@ -30,8 +30,12 @@ export const exportsRouter = router({
     })
     .input(
       z.strictObject({
-        from: date().optional().meta({ description: 'First day of the period, inclusive. Default: the first day of the fiscal year containing `to` (or today).' }),
-        to: date().optional().meta({ description: 'Last day of the period, inclusive; not before `from`. Default: the last day of the fiscal year containing `from` (or today).' }),
+        from: date()
+          .optional()
+          .meta({ description: 'First day of the period, inclusive. Default: the first day of the fiscal year containing `to` (or today).' }),
+        to: date().optional().meta({
+          description: 'Last day of the period, inclusive; not before `from`. Default: the last day of the fiscal year containing `from` (or today).',
+        }),
       }),
     )
     .output(z.object({ companyId: z.guid(), from: z.string().optional(), to: z.string().optional() }))

@@ -67,7 +67,9 @@ export const internalRouter = router({
       const accounting = { fiscal_year_start_month, vat_registered, vat_period_frequency, lock_date };
       // The profile first: it answers 404 for an unknown company.
       const company = await updateCompanyProfile(ctx.tx, companyId, profile);
-      const books = Object.values(accounting).some((v) => v !== undefined) ? await updateAccountingSettings(ctx.tx, companyId, accounting) : await accountingSettings(ctx.tx, companyId);
+      const books = Object.values(accounting).some((v) => v !== undefined)
+        ? await updateAccountingSettings(ctx.tx, companyId, accounting)
+        : await accountingSettings(ctx.tx, companyId);
       return { ...books, company };
     }),
   listApiKeys: internalProcedure

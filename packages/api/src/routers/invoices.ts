@@ -25,7 +25,9 @@ const line = z.strictObject({
   description: requiredText(500).optional().meta({ description: 'Required unless product_id gives it', example: 'Konsulentbistand' }),
   quantity: quantity(),
   unit_price: money().optional().meta({ description: 'DKK excluding VAT, at most 2 decimals; required unless product_id gives it', example: 19.96 }),
-  vat_rate: percent().optional().meta({ description: `Percent: ${INVOICE_VAT_RATES.join(' or ')}; default 25 (or the product's rate)`, example: 25 }),
+  vat_rate: percent()
+    .optional()
+    .meta({ description: `Percent: ${INVOICE_VAT_RATES.join(' or ')}; default 25 (or the product's rate)`, example: 25 }),
 });
 
 const fields = {
@@ -154,7 +156,14 @@ export const invoicesRouter = router({
     resource: summary,
     run: createInvoice,
   }),
-  get: getEndpoint({ path: '/invoices/{id}', tag, summary: 'Get an invoice with its lines and payments', scope: 'invoices:read', resource: fullInvoiceResource, run: getInvoice }),
+  get: getEndpoint({
+    path: '/invoices/{id}',
+    tag,
+    summary: 'Get an invoice with its lines and payments',
+    scope: 'invoices:read',
+    resource: fullInvoiceResource,
+    run: getInvoice,
+  }),
   update: updateEndpoint({
     path: '/invoices/{id}',
     tag,
@@ -196,7 +205,12 @@ export const invoicesRouter = router({
         status: z.enum(INVOICE_STATUSES, { error: `must be one of ${INVOICE_STATUSES.join(', ')}` }),
         date: date().optional().meta({ description: 'paid: payment date; cancelled: credit note date. Default today (Europe/Copenhagen)' }),
         account_id: uuid().optional().meta({ description: 'paid: the asset account the money went to' }),
-        account_number: z.string().trim().regex(/^\d{1,10}$/, 'must be an account number').optional().meta({ description: 'paid: as account_id, by number; default 6470' }),
+        account_number: z
+          .string()
+          .trim()
+          .regex(/^\d{1,10}$/, 'must be an account number')
+          .optional()
+          .meta({ description: 'paid: as account_id, by number; default 6470' }),
       }),
     )
     .output(single(fullInvoiceResource))
@@ -223,7 +237,12 @@ export const invoicesRouter = router({
         amount: money().meta({ description: 'DKK, greater than 0 and at most the balance due', example: 500 }),
         date: date().optional().meta({ description: 'Payment date; default today (Europe/Copenhagen)' }),
         account_id: uuid().optional().meta({ description: 'The asset account the money went to' }),
-        account_number: z.string().trim().regex(/^\d{1,10}$/, 'must be an account number').optional().meta({ description: 'As account_id, by number; default 6470' }),
+        account_number: z
+          .string()
+          .trim()
+          .regex(/^\d{1,10}$/, 'must be an account number')
+          .optional()
+          .meta({ description: 'As account_id, by number; default 6470' }),
       }),
     )
     .output(single(payment))

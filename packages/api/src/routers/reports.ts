@@ -13,7 +13,7 @@ const reportAccount = z
     account_id: z.guid(),
     account_number: z.string(),
     name: z.string(),
-    amount: amount('The account\'s amount, signed as its section (positive = the usual side)'),
+    amount: amount("The account's amount, signed as its section (positive = the usual side)"),
   })
   .meta({ id: 'ReportAccount' });
 
@@ -45,7 +45,9 @@ const balanceGroup = z
   .object({
     key: z.enum(BALANCE_GROUP_KEYS),
     name: z.string(),
-    accounts: z.array(reportAccount).meta({ description: 'Accounts with a non-zero amount; empty for the computed groups result_for_the_year and prior_years_result' }),
+    accounts: z
+      .array(reportAccount)
+      .meta({ description: 'Accounts with a non-zero amount; empty for the computed groups result_for_the_year and prior_years_result' }),
     total: amount('Assets positive when debit exceeds credit; equity and liabilities when credit exceeds debit'),
   })
   .meta({ id: 'BalanceSheetGroup' });
@@ -58,7 +60,9 @@ const balanceSheetResource = z
   .object({
     as_of: dateOut(),
     currency: z.literal('DKK'),
-    fiscal_year: z.object({ start_date: dateOut(), end_date: dateOut() }).meta({ description: 'The fiscal year containing as_of: the period of result_for_the_year' }),
+    fiscal_year: z
+      .object({ start_date: dateOut(), end_date: dateOut() })
+      .meta({ description: 'The fiscal year containing as_of: the period of result_for_the_year' }),
     assets: z.array(balanceSection),
     total_assets: amount('Total assets'),
     liabilities_and_equity: z.array(balanceSection),

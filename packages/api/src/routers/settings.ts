@@ -22,8 +22,12 @@ export const companyProfileInput = {
   country: country().optional().meta({ description: 'ISO 3166-1 alpha-2', example: 'DK' }),
   email: email().optional().meta({ example: 'faktura@nordisktomrer.dk' }),
   phone: phone().optional().meta({ example: '+45 12 34 56 78' }),
-  bank_reg_number: optionalDigits(BANK_REG_NUMBER, 'must be a Danish bank registration number of 4 digits').optional().meta({ description: 'Registreringsnummer', example: '0040' }),
-  bank_account_number: optionalDigits(BANK_ACCOUNT_NUMBER, 'must be a Danish bank account number of up to 10 digits').optional().meta({ description: 'Kontonummer', example: '0440116243' }),
+  bank_reg_number: optionalDigits(BANK_REG_NUMBER, 'must be a Danish bank registration number of 4 digits')
+    .optional()
+    .meta({ description: 'Registreringsnummer', example: '0040' }),
+  bank_account_number: optionalDigits(BANK_ACCOUNT_NUMBER, 'must be a Danish bank account number of up to 10 digits')
+    .optional()
+    .meta({ description: 'Kontonummer', example: '0440116243' }),
   iban: text(42)
     .superRefine((v, ctx) => {
       const why = v === '' ? undefined : checkIban(v);

@@ -17,8 +17,18 @@ const fields = {
   city: text(100).optional(),
   country: country().optional().meta({ description: 'ISO 3166-1 alpha-2; default DK' }),
   payment_terms_days: integer(0, 365).optional().meta({ description: 'Default 30', example: 30 }),
-  bank_reg_number: z.string().trim().regex(/^\d{4}$/, 'must be a 4-digit Danish bank registration number').or(z.literal('')).optional(),
-  bank_account_number: z.string().trim().regex(/^\d{1,10}$/, 'must be a Danish bank account number of up to 10 digits').or(z.literal('')).optional(),
+  bank_reg_number: z
+    .string()
+    .trim()
+    .regex(/^\d{4}$/, 'must be a 4-digit Danish bank registration number')
+    .or(z.literal(''))
+    .optional(),
+  bank_account_number: z
+    .string()
+    .trim()
+    .regex(/^\d{1,10}$/, 'must be a Danish bank account number of up to 10 digits')
+    .or(z.literal(''))
+    .optional(),
   iban: z
     .string()
     .trim()

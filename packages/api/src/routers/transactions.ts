@@ -9,24 +9,37 @@ import { authedProcedure, router } from '../trpc.ts';
 
 const lineInput = z.strictObject({
   account_id: uuid().optional().meta({ description: 'The account; or give account_number' }),
-  account_number: z.string().trim().regex(/^\d{1,10}$/, 'must be an account number').optional().meta({ example: '1010' }),
+  account_number: z
+    .string()
+    .trim()
+    .regex(/^\d{1,10}$/, 'must be an account number')
+    .optional()
+    .meta({ example: '1010' }),
   debit: money({ min: 0 }).optional().meta({ description: 'Debit in DKK; a line has a debit or a credit, not both' }),
   credit: money({ min: 0 }).optional().meta({ description: 'Credit in DKK' }),
   description: text(500).optional(),
-  vat_code: z.string().trim().max(9).optional().meta({ description: 'VAT code the line belongs to (e.g. S25); VAT lines are posted explicitly', example: 'S25' }),
+  vat_code: z
+    .string()
+    .trim()
+    .max(9)
+    .optional()
+    .meta({ description: 'VAT code the line belongs to (e.g. S25); VAT lines are posted explicitly', example: 'S25' }),
 });
 
 const transactionBody = z.strictObject({
   date: date().meta({ description: 'Posting date; must lie in an open fiscal year and after the lock date' }),
   description: text(500).optional().meta({ example: 'Husleje november' }),
-  voucher_id: uuid().optional().meta({ description: 'A voucher of the company that documents the posting: it records transaction_id and is kept until five years after the end of the financial year (then it cannot be deleted). Another company\'s voucher, or one attached elsewhere: 400 invalid_request' }),
+  voucher_id: uuid().optional().meta({
+    description:
+      "A voucher of the company that documents the posting: it records transaction_id and is kept until five years after the end of the financial year (then it cannot be deleted). Another company's voucher, or one attached elsewhere: 400 invalid_request",
+  }),
   lines: z.array(lineInput).min(2, 'needs at least two lines').max(1000, 'has more than 1000 lines'),
 });
 
 export const transactionResource = z
   .object({
     id: z.guid(),
-    document_number: z.int().meta({ description: 'Number in the company\'s unified document number sequence (gapless)' }),
+    document_number: z.int().meta({ description: "Number in the company's unified document number sequence (gapless)" }),
     system_id: z.int().meta({ description: 'Gapless posting-order number (SAF-T SystemID)' }),
     date: dateOut(),
     description: z.string(),
@@ -66,7 +79,14 @@ export const transactionsRouter = router({
     resource: transactionResource,
     run: listTransactions,
   }),
-  get: getEndpoint({ path: '/transactions/{id}', tag, summary: 'Get a ledger transaction', scope: 'transactions:read', resource: transactionResource, run: getTransaction }),
+  get: getEndpoint({
+    path: '/transactions/{id}',
+    tag,
+    summary: 'Get a ledger transaction',
+    scope: 'transactions:read',
+    resource: transactionResource,
+    run: getTransaction,
+  }),
   create: createEndpoint({
     path: '/transactions',
     tag,

@@ -2,7 +2,18 @@
 // streams the stored bytes) and delete. Contract: every voucher endpoint needs vouchers:read and
 // vouchers:write.
 import { z } from 'zod';
-import { deleteVoucher, getVoucher, listVouchers, stageBase64, uploadSummary, uploadVoucher, voucherContent, VOUCHER_LIST, VOUCHER_STATUSES, type VoucherStore } from '@tlr/domain';
+import {
+  deleteVoucher,
+  getVoucher,
+  listVouchers,
+  stageBase64,
+  uploadSummary,
+  uploadVoucher,
+  voucherContent,
+  VOUCHER_LIST,
+  VOUCHER_STATUSES,
+  type VoucherStore,
+} from '@tlr/domain';
 import { getEndpoint, listEndpoint, metaOf } from '../crud.ts';
 import { storageUnavailable } from '../problem.ts';
 import { single } from '../schemas/envelopes.ts';
@@ -22,7 +33,9 @@ export const voucherResource = z
     expense_id: z.union([z.guid(), z.literal('')]).meta({ description: 'The expense it is attached to; "" when unset (never null)' }),
     transaction_id: z.union([z.guid(), z.literal('')]).meta({ description: 'The posting it documents; "" when unset' }),
     uploaded_at: timestamp(),
-    retention_until: z.union([dateOut(), z.literal('')]).meta({ description: 'Kept until this date (five years after the end of the financial year of its posting); "" when unset' }),
+    retention_until: z
+      .union([dateOut(), z.literal('')])
+      .meta({ description: 'Kept until this date (five years after the end of the financial year of its posting); "" when unset' }),
   })
   .meta({ id: 'Voucher' });
 
@@ -66,9 +79,14 @@ export const vouchersRouter = router({
     })
     .input(
       z.strictObject({
-        filename: z.string().meta({ description: 'The original file name with its extension (the extension names the stored object); not blank', example: 'Kvittering æøå.pdf' }),
+        filename: z
+          .string()
+          .meta({ description: 'The original file name with its extension (the extension names the stored object); not blank', example: 'Kvittering æøå.pdf' }),
         content_base64: z.string().meta({ description: 'The document, standard padded base64', example: 'JVBERi0xLjQK' }),
-        mime_type: z.string().optional().meta({ description: 'Stored and sent back on download; default application/octet-stream', example: 'application/pdf' }),
+        mime_type: z
+          .string()
+          .optional()
+          .meta({ description: 'Stored and sent back on download; default application/octet-stream', example: 'application/pdf' }),
       }),
     )
     .output(single(uploadResponse))
@@ -83,13 +101,22 @@ export const vouchersRouter = router({
         if (!ctx.upload) await content.discard();
       }
     }),
-  get: getEndpoint({ path: '/vouchers/{id}', tag, summary: 'Get a voucher', description: 'The same shape as a list item.', scope, resource: voucherResource, run: getVoucher }),
+  get: getEndpoint({
+    path: '/vouchers/{id}',
+    tag,
+    summary: 'Get a voucher',
+    description: 'The same shape as a list item.',
+    scope,
+    resource: voucherResource,
+    run: getVoucher,
+  }),
   content: authedProcedure
     .meta({
       ...metaOf({ path: '/vouchers/{id}/content', tag, summary: 'Download the stored document', scope, problems: [503] }, 'GET'),
       raw: {
         contentType: '*/*',
-        description: 'The stored bytes exactly as uploaded (not an envelope). Content-Type is the voucher\'s mime_type; the SHA-256 recorded at upload is checked as the bytes are sent.',
+        description:
+          "The stored bytes exactly as uploaded (not an envelope). Content-Type is the voucher's mime_type; the SHA-256 recorded at upload is checked as the bytes are sent.",
         schema: { type: 'string', format: 'binary' },
         headers: {
           'Content-Disposition': 'attachment with the original file name (RFC 6266: an ASCII filename and the exact UTF-8 filename*)',
@@ -107,7 +134,8 @@ export const vouchersRouter = router({
           path: '/vouchers/{id}',
           tag,
           summary: 'Delete a voucher',
-          description: 'Only a voucher that is not attached to an expense or a posting and not under retention; otherwise 400 invalid_request naming expense_id, transaction_id or retention_until. Emits voucher.deleted.',
+          description:
+            'Only a voucher that is not attached to an expense or a posting and not under retention; otherwise 400 invalid_request naming expense_id, transaction_id or retention_until. Emits voucher.deleted.',
           scope,
         },
         'DELETE',

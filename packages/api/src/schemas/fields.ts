@@ -78,11 +78,28 @@ const withEmpty = <T extends z.ZodType>(schema: T) =>
     .transform((v) => (v ?? '') as string);
 
 export const email = () => withEmpty(z.string().trim().pipe(z.email('must be an e-mail address').max(254)));
-export const phone = () => withEmpty(z.string().trim().max(40).regex(/^\+?[0-9 ()-]+$/, 'must be a telephone number'));
+export const phone = () =>
+  withEmpty(
+    z
+      .string()
+      .trim()
+      .max(40)
+      .regex(/^\+?[0-9 ()-]+$/, 'must be a telephone number'),
+  );
 export const cvr = () =>
-  withEmpty(z.string().trim().regex(/^\d{8}$/, 'must be a Danish CVR number of exactly 8 digits')).meta({ example: '12345678' });
+  withEmpty(
+    z
+      .string()
+      .trim()
+      .regex(/^\d{8}$/, 'must be a Danish CVR number of exactly 8 digits'),
+  ).meta({ example: '12345678' });
 export const ean = () =>
-  withEmpty(z.string().trim().regex(/^\d{13}$/, 'must be an EAN/GLN location number of exactly 13 digits')).meta({
+  withEmpty(
+    z
+      .string()
+      .trim()
+      .regex(/^\d{13}$/, 'must be an EAN/GLN location number of exactly 13 digits'),
+  ).meta({
     example: '5790000123456',
     description: 'EAN/GLN location number, for invoicing public customers (OIOUBL/NemHandel)',
   });

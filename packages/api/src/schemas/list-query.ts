@@ -17,11 +17,13 @@ export function listQuery(spec: ListSpec, searchDescription: string) {
       .optional()
       .meta({ description: `Sort field; default ${spec.defaultSort}` }),
     order: z.enum(['asc', 'desc'], { error: 'must be asc or desc' }).default('desc'),
-    ...(spec.statuses
-      ? { status: z.enum(spec.statuses as [string, ...string[]], { error: `must be one of ${spec.statuses.join(', ')}` }).optional() }
-      : {}),
-    since: date().optional().meta({ description: `Inclusive lower bound on the ${spec.dateDescription} (UTC day)` }),
-    until: date().optional().meta({ description: `Inclusive upper bound on the ${spec.dateDescription} (UTC day)` }),
+    ...(spec.statuses ? { status: z.enum(spec.statuses as [string, ...string[]], { error: `must be one of ${spec.statuses.join(', ')}` }).optional() } : {}),
+    since: date()
+      .optional()
+      .meta({ description: `Inclusive lower bound on the ${spec.dateDescription} (UTC day)` }),
+    until: date()
+      .optional()
+      .meta({ description: `Inclusive upper bound on the ${spec.dateDescription} (UTC day)` }),
     search: z.string().max(200).optional().meta({ description: searchDescription }),
   });
 }

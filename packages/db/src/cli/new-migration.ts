@@ -15,14 +15,22 @@ const timestamp = (date: Date) => date.toISOString().replace(/\D/g, '').slice(0,
 // behind, or two migrations within a second).
 function nextTimestamp(existing: string[]): string {
   const now = timestamp(new Date());
-  const last = existing.map((folder) => folder.slice(0, 14)).filter((t) => /^\d{14}$/.test(t)).sort().at(-1);
+  const last = existing
+    .map((folder) => folder.slice(0, 14))
+    .filter((t) => /^\d{14}$/.test(t))
+    .sort()
+    .at(-1);
   if (!last || now > last) return now;
   const [, y, mo, d, h, mi, s] = /^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)$/.exec(last)!.map(Number);
   return timestamp(new Date(Date.UTC(y!, mo! - 1, d, h, mi, s! + 1)));
 }
 
 async function main(): Promise<void> {
-  const name = (process.argv[2] ?? '').trim().toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const name = (process.argv[2] ?? '')
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   if (!name) throw new Error('usage: tsx packages/db/src/cli/new-migration.ts <name>   (e.g. add_invoices)');
 
   const { inSync, sql } = await diffMigrationsToSchema(databaseServerFromEnv());
@@ -32,7 +40,9 @@ async function main(): Promise<void> {
   }
 
   mkdirSync(MIGRATIONS_DIR, { recursive: true });
-  const existing = readdirSync(MIGRATIONS_DIR, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  const existing = readdirSync(MIGRATIONS_DIR, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name);
   const folder = join(MIGRATIONS_DIR, `${nextTimestamp(existing)}_${name}`);
   mkdirSync(folder);
   const file = join(folder, 'migration.sql');

@@ -14,7 +14,8 @@ const IBAN_LENGTHS: Record<string, number> = { DK: 18, FO: 18, GL: 18, NO: 15, S
 /** Why the text is not a valid IBAN (a sentence fragment for the problem detail), or undefined when it is. */
 export function checkIban(text: string): string | undefined {
   const iban = normalizeIban(text);
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) return 'must be an IBAN: a country code, 2 check digits and up to 30 letters or digits, such as DK5000400440116243';
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban))
+    return 'must be an IBAN: a country code, 2 check digits and up to 30 letters or digits, such as DK5000400440116243';
   const expected = IBAN_LENGTHS[iban.slice(0, 2)];
   if (expected !== undefined && iban.length !== expected) return `must have ${expected} characters for ${iban.slice(0, 2)} (this has ${iban.length})`;
   // Move the first four characters to the end, letters become 10..35, the number mod 97 must be 1.

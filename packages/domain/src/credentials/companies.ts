@@ -46,11 +46,19 @@ export async function getLiveCompany(db: Db, companyId: string): Promise<Company
 
 /** The seller on the company's invoices: address, contact and where to pay. */
 export const COMPANY_PROFILE_FIELDS = [
-  'address_line1', 'address_line2', 'postal_code', 'city', 'country', 'email', 'phone', 'bank_reg_number', 'bank_account_number', 'iban',
+  'address_line1',
+  'address_line2',
+  'postal_code',
+  'city',
+  'country',
+  'email',
+  'phone',
+  'bank_reg_number',
+  'bank_account_number',
+  'iban',
 ] as const;
 export type CompanyProfile = Record<(typeof COMPANY_PROFILE_FIELDS)[number], string>;
-export const companyProfile = (c: Company): CompanyProfile =>
-  Object.fromEntries(COMPANY_PROFILE_FIELDS.map((f) => [f, c[f]])) as CompanyProfile;
+export const companyProfile = (c: Company): CompanyProfile => Object.fromEntries(COMPANY_PROFILE_FIELDS.map((f) => [f, c[f]])) as CompanyProfile;
 
 /** What a sandbox mirrors of its live company (contract: currency, VAT registration, fiscal year bounds). */
 export function mirroredSettings(live: Company) {
@@ -161,7 +169,10 @@ export async function updateCompanyProfile(db: Db, companyId: string, input: Par
   });
   if (company.sandbox_of_id === null) {
     const { name, ...profile } = data;
-    await db.company.updateMany({ where: { sandbox_of_id: companyId }, data: { ...profile, ...(name !== undefined ? { name: `${String(name)} (sandbox)` } : {}) } });
+    await db.company.updateMany({
+      where: { sandbox_of_id: companyId },
+      data: { ...profile, ...(name !== undefined ? { name: `${String(name)} (sandbox)` } : {}) },
+    });
   }
   return companySettingsView(company);
 }

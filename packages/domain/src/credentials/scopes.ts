@@ -1,8 +1,23 @@
 // The 19 scopes of the contract, fixed on a key at creation.
 export const SCOPES = [
-  'invoices:read', 'invoices:write', 'customers:read', 'customers:write', 'products:read', 'products:write',
-  'expenses:read', 'expenses:write', 'accounts:read', 'accounts:write', 'transactions:read', 'transactions:write',
-  'suppliers:read', 'suppliers:write', 'vouchers:read', 'vouchers:write', 'reports:read', 'exports:read',
+  'invoices:read',
+  'invoices:write',
+  'customers:read',
+  'customers:write',
+  'products:read',
+  'products:write',
+  'expenses:read',
+  'expenses:write',
+  'accounts:read',
+  'accounts:write',
+  'transactions:read',
+  'transactions:write',
+  'suppliers:read',
+  'suppliers:write',
+  'vouchers:read',
+  'vouchers:write',
+  'reports:read',
+  'exports:read',
   'webhooks:manage',
 ] as const;
 export type Scope = (typeof SCOPES)[number];

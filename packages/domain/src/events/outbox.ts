@@ -6,14 +6,29 @@ import type { CompanyScope } from '../context.ts';
 import { newId } from '../ids.ts';
 
 export const EVENT_TYPES = [
-  'invoice.created', 'invoice.updated', 'invoice.deleted', 'invoice.approved', 'invoice.sent', 'invoice.paid',
-  'invoice.cancelled', 'invoice.overdue',
-  'customer.created', 'customer.updated', 'customer.deleted',
-  'product.created', 'product.updated', 'product.deleted',
-  'expense.created', 'expense.updated', 'expense.deleted',
-  'supplier.created', 'supplier.updated', 'supplier.deleted',
+  'invoice.created',
+  'invoice.updated',
+  'invoice.deleted',
+  'invoice.approved',
+  'invoice.sent',
+  'invoice.paid',
+  'invoice.cancelled',
+  'invoice.overdue',
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+  'product.created',
+  'product.updated',
+  'product.deleted',
+  'expense.created',
+  'expense.updated',
+  'expense.deleted',
+  'supplier.created',
+  'supplier.updated',
+  'supplier.deleted',
   'transaction.created',
-  'voucher.created', 'voucher.deleted',
+  'voucher.created',
+  'voucher.deleted',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

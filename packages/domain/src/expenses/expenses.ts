@@ -20,7 +20,12 @@ export const EXPENSE_STATUSES = ['draft', 'booked', 'paid', 'cancelled'] as cons
 export type ExpenseStatus = (typeof EXPENSE_STATUSES)[number];
 
 /** draft -> booked (or deleted); booked -> paid or cancelled; paid and cancelled are final. */
-export const EXPENSE_TRANSITIONS: Record<ExpenseStatus, readonly ExpenseStatus[]> = { draft: ['booked'], booked: ['paid', 'cancelled'], paid: [], cancelled: [] };
+export const EXPENSE_TRANSITIONS: Record<ExpenseStatus, readonly ExpenseStatus[]> = {
+  draft: ['booked'],
+  booked: ['paid', 'cancelled'],
+  paid: [],
+  cancelled: [],
+};
 
 /** Standard chart: 7440 Leverandører (payables), 7740 Købsmoms (input VAT), 2810 Andre eksterne omkostninger, 6470 Bankkonto. */
 export const EXPENSE_ACCOUNTS = { payable: '7440', inputVat: '7740', expense: '2810', bank: '6470' } as const;
@@ -82,7 +87,10 @@ export function checkExpenseAmounts(amount: Decimal, vat: Decimal): void {
   if (vat.isNegative()) throw invalidRequest('vat_amount: must not be negative.', 'vat_amount');
   const most = vatFromGross(amount, FULL_VAT_RATE).vat;
   if (vat.greaterThan(most)) {
-    throw invalidRequest(`vat_amount: ${vat.toFixed(2)} is more than the 25 % VAT an amount of ${amount.toFixed(2)} including VAT can contain (${most.toFixed(2)}).`, 'vat_amount');
+    throw invalidRequest(
+      `vat_amount: ${vat.toFixed(2)} is more than the 25 % VAT an amount of ${amount.toFixed(2)} including VAT can contain (${most.toFixed(2)}).`,
+      'vat_amount',
+    );
   }
 }
 
@@ -159,15 +167,24 @@ export async function getExpense(db: Db, scope: CompanyScope, id: string): Promi
 
 export async function listExpenses(db: Db, scope: CompanyScope, params: ListParams): Promise<Page<ExpenseView>> {
   const page = await listPage(db.expense, { company_id: scope.companyId }, params, EXPENSE_LIST, (e) => e);
-  const accounts = new Map((await db.account.findMany({ where: { id: { in: [...new Set(page.data.map((e) => e.account_id))] } }, select: { id: true, account_number: true } })).map((a) => [a.id, a.account_number]));
+  const accounts = new Map(
+    (await db.account.findMany({ where: { id: { in: [...new Set(page.data.map((e) => e.account_id))] } }, select: { id: true, account_number: true } })).map(
+      (a) => [a.id, a.account_number],
+    ),
+  );
   return { ...page, data: page.data.map((e) => expenseView(e, accounts.get(e.account_id) ?? '')) };
 }
 
 function assertDraft(row: ExpenseRow, action: string) {
   if (row.status !== 'draft') {
-    throw new DomainError('expense_not_draft', `Expense ${row.id} is ${row.status}; only a draft may be ${action}.${row.status === 'booked' ? ' Cancel it (PUT /expenses/{id}/status {"status":"cancelled"}) to reverse its posting.' : ''}`, undefined, {
-      current_status: row.status,
-    });
+    throw new DomainError(
+      'expense_not_draft',
+      `Expense ${row.id} is ${row.status}; only a draft may be ${action}.${row.status === 'booked' ? ' Cancel it (PUT /expenses/{id}/status {"status":"cancelled"}) to reverse its posting.' : ''}`,
+      undefined,
+      {
+        current_status: row.status,
+      },
+    );
   }
 }
 
@@ -239,7 +256,10 @@ async function book(db: Db, scope: CompanyScope, row: ExpenseRow): Promise<Expen
     ],
   });
   if (row.voucher_id) await markVoucherPosted(db, scope, row.voucher_id, { id: posted.id, date }, { expenseId: row.id });
-  const booked = await db.expense.update({ where: { id: row.id }, data: { status: 'booked', posted_transaction_id: posted.id, posted_system_id: posted.system_id } });
+  const booked = await db.expense.update({
+    where: { id: row.id },
+    data: { status: 'booked', posted_transaction_id: posted.id, posted_system_id: posted.system_id },
+  });
   await announce(db, scope, 'expense.updated', booked);
   return booked;
 }
@@ -258,10 +278,15 @@ export async function setExpenseStatus(db: Db, scope: CompanyScope, id: string, 
   if (from === input.status) return view(db, row);
   if (!EXPENSE_TRANSITIONS[from].includes(input.status)) {
     const allowed = EXPENSE_TRANSITIONS[from];
-    throw new DomainError('invalid_transition', `An expense that is ${from} cannot become ${input.status}; ${allowed.length ? `allowed next: ${allowed.join(', ')}` : `${from} is final`}.`, 'status', {
-      current_status: from,
-      allowed_statuses: [...allowed],
-    });
+    throw new DomainError(
+      'invalid_transition',
+      `An expense that is ${from} cannot become ${input.status}; ${allowed.length ? `allowed next: ${allowed.join(', ')}` : `${from} is final`}.`,
+      'status',
+      {
+        current_status: from,
+        allowed_statuses: [...allowed],
+      },
+    );
   }
   const date = input.date ?? today('Europe/Copenhagen');
   if (input.status === 'booked') return view(db, await book(db, scope, row));
@@ -285,8 +310,12 @@ export async function setExpenseStatus(db: Db, scope: CompanyScope, id: string, 
     const paid = await db.expense.update({ where: { id }, data: { status: 'paid', payment_transaction_id: posted.id, paid_date: toDate(date) } });
     return announce(db, scope, 'expense.updated', paid);
   }
-  const reversal = await postReversalOf(db, scope, row.posted_transaction_id!, { date, description: `Annulleret udgift: ${row.description}`.slice(0, 500), source: 'expense', sourceId: row.id });
+  const reversal = await postReversalOf(db, scope, row.posted_transaction_id!, {
+    date,
+    description: `Annulleret udgift: ${row.description}`.slice(0, 500),
+    source: 'expense',
+    sourceId: row.id,
+  });
   const cancelled = await db.expense.update({ where: { id }, data: { status: 'cancelled', reversal_transaction_id: reversal.id } });
   return announce(db, scope, 'expense.updated', cancelled);
 }
-

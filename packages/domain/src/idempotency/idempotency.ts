@@ -8,9 +8,7 @@ import { parseJsonExact } from '../money.ts';
 export const IDEMPOTENCY_TTL_HOURS = 24;
 export const IDEMPOTENCY_KEY_MAX = 255;
 
-export type Claim =
-  | { claimed: true }
-  | { claimed: false; endpoint: string; status: number; body: unknown };
+export type Claim = { claimed: true } | { claimed: false; endpoint: string; status: number; body: unknown };
 
 /** Claims (company, key) for `endpoint`, or returns what an earlier request stored under it. */
 export async function claimIdempotencyKey(tx: Db, companyId: string, key: string, endpoint: string): Promise<Claim> {

@@ -246,10 +246,16 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow): Promis
   if (row.lines.length === 0) throw new DomainError('invoice_incomplete', 'An invoice without lines cannot be approved.', 'lines');
 
   const products = new Map(
-    (await db.product.findMany({ where: { company_id: scope.companyId, id: { in: row.lines.flatMap((l) => (l.product_id ? [l.product_id] : [])) } } })).map((p) => [p.id, p]),
+    (await db.product.findMany({ where: { company_id: scope.companyId, id: { in: row.lines.flatMap((l) => (l.product_id ? [l.product_id] : [])) } } })).map(
+      (p) => [p.id, p],
+    ),
   );
   const revenueNumber = (productId: string | null) => (productId && products.get(productId)?.revenue_account) || INVOICE_ACCOUNTS.sales;
-  const account = await accountsByNumber(db, scope, [INVOICE_ACCOUNTS.receivable, INVOICE_ACCOUNTS.outputVat, ...row.lines.map((l) => revenueNumber(l.product_id))]);
+  const account = await accountsByNumber(db, scope, [
+    INVOICE_ACCOUNTS.receivable,
+    INVOICE_ACCOUNTS.outputVat,
+    ...row.lines.map((l) => revenueNumber(l.product_id)),
+  ]);
   const lines = row.lines.map((l) => ({
     accountId: account(revenueNumber(l.product_id), `lines[${l.line_number - 1}].product_id`).id,
     amount: dec(l.amount),
@@ -257,10 +263,21 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow): Promis
   }));
   const totals = invoiceTotals(row.lines.map((l) => ({ quantity: dec(l.quantity), unitPrice: dec(l.unit_price), vatRate: dec(l.vat_rate) })));
   const text = `Faktura til ${customer.name}`.slice(0, 500);
-  const postingLines = approvalPosting(lines, totals, { receivable: account(INVOICE_ACCOUNTS.receivable).id, outputVat: account(INVOICE_ACCOUNTS.outputVat).id }, text);
+  const postingLines = approvalPosting(
+    lines,
+    totals,
+    { receivable: account(INVOICE_ACCOUNTS.receivable).id, outputVat: account(INVOICE_ACCOUNTS.outputVat).id },
+    text,
+  );
   if (postingLines.length < 2) throw new DomainError('invoice_incomplete', 'The invoice totals 0.00: there is nothing to invoice or post.', 'lines');
 
-  const posted = await postTransaction(db, scope, { date: fromDate(row.issue_date), description: text, lines: postingLines, source: 'invoice', sourceId: row.id });
+  const posted = await postTransaction(db, scope, {
+    date: fromDate(row.issue_date),
+    description: text,
+    lines: postingLines,
+    source: 'invoice',
+    sourceId: row.id,
+  });
   await db.$executeRaw`UPDATE invoice_lines AS l SET account_id = v.account_id
     FROM unnest(${row.lines.map((l) => l.id)}::uuid[], ${lines.map((l) => l.accountId)}::uuid[]) AS v(id, account_id) WHERE l.id = v.id`;
   const approved = await db.invoice.update({
@@ -305,7 +322,10 @@ export async function setInvoiceStatus(db: Db, scope: CompanyScope, id: string, 
   const row = await lockInvoice(db, scope, id);
   const from = row.status as InvoiceStatus;
   if (input.status !== 'paid' && (input.account_id || input.account_number)) {
-    throw invalidRequest('account_id and account_number belong to status paid (the account the payment went to).', input.account_id ? 'account_id' : 'account_number');
+    throw invalidRequest(
+      'account_id and account_number belong to status paid (the account the payment went to).',
+      input.account_id ? 'account_id' : 'account_number',
+    );
   }
   if (input.date && input.status !== 'paid' && input.status !== 'cancelled') {
     throw invalidRequest('date belongs to status paid (payment date) or cancelled (credit note date).', 'date');
@@ -360,9 +380,14 @@ async function pay(db: Db, scope: CompanyScope, row: FullInvoiceRow, input: Paym
   const balance = dec(row.total).minus(dec(row.paid_amount));
   if (input.amount.lessThanOrEqualTo(0)) throw invalidRequest('A payment amount must be greater than 0.', 'amount');
   if (input.amount.greaterThan(balance)) {
-    throw new DomainError('overpayment', `The payment ${input.amount.toFixed(2)} exceeds the balance due ${balance.toFixed(2)} of invoice ${row.invoice_number}.`, 'amount', {
-      balance_due: Number(balance.toFixed(2)),
-    });
+    throw new DomainError(
+      'overpayment',
+      `The payment ${input.amount.toFixed(2)} exceeds the balance due ${balance.toFixed(2)} of invoice ${row.invoice_number}.`,
+      'amount',
+      {
+        balance_due: Number(balance.toFixed(2)),
+      },
+    );
   }
   const account = await settlementAccount(db, scope, input, INVOICE_ACCOUNTS.bank, [INVOICE_ACCOUNTS.receivable]);
   const receivable = (await accountsByNumber(db, scope, [INVOICE_ACCOUNTS.receivable]))(INVOICE_ACCOUNTS.receivable);
@@ -380,7 +405,15 @@ async function pay(db: Db, scope: CompanyScope, row: FullInvoiceRow, input: Paym
     ],
   });
   const payment = await db.invoicePayment.create({
-    data: { id: newId(), company_id: scope.companyId, invoice_id: row.id, amount: input.amount.toFixed(2), date: toDate(date), account_id: account.id, transaction_id: posted.id },
+    data: {
+      id: newId(),
+      company_id: scope.companyId,
+      invoice_id: row.id,
+      amount: input.amount.toFixed(2),
+      date: toDate(date),
+      account_id: account.id,
+      transaction_id: posted.id,
+    },
   });
   const paidInFull = input.amount.equals(balance);
   const updated = await db.invoice.update({
@@ -407,9 +440,21 @@ async function cancel(db: Db, scope: CompanyScope, row: FullInvoiceRow, date = t
   }
   const issued = fromDate(row.issue_date);
   if (date < issued) throw invalidRequest(`A credit note cannot be dated ${date}, before the invoice's issue date ${issued}.`, 'date');
-  const posted = await postReversalOf(db, scope, row.posted_transaction_id!, { date, description: `Kreditnota for faktura ${row.invoice_number}`, source: 'credit_note', sourceId: row.id });
+  const posted = await postReversalOf(db, scope, row.posted_transaction_id!, {
+    date,
+    description: `Kreditnota for faktura ${row.invoice_number}`,
+    source: 'credit_note',
+    sourceId: row.id,
+  });
   await db.creditNote.create({
-    data: { id: newId(), company_id: scope.companyId, invoice_id: row.id, document_number: posted.document_number, date: toDate(date), transaction_id: posted.id },
+    data: {
+      id: newId(),
+      company_id: scope.companyId,
+      invoice_id: row.id,
+      document_number: posted.document_number,
+      date: toDate(date),
+      transaction_id: posted.id,
+    },
   });
   const cancelled = await db.invoice.update({ where: { id: row.id }, data: { status: 'cancelled', cancelled_at: new Date() }, include: fullInvoiceInclude });
   await event(db, scope, 'invoice.cancelled', invoiceView(cancelled));
@@ -442,4 +487,3 @@ export async function sweepOverdue(run: <T>(fn: (tx: Db) => Promise<T>) => Promi
     if (n < batch) return moved;
   }
 }
-

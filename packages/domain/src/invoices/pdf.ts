@@ -63,7 +63,12 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
   // A draft's buyer is the customer as it is now; from approval on, the buyer frozen on the invoice.
   const customer = draft && row.customer_id ? await db.customer.findFirst({ where: { id: row.customer_id, company_id: scope.companyId } }) : null;
   const buyer: Party = customer
-    ? { name: customer.name, address: addressLines(customer.address_line1, customer.address_line2, customer.postal_code, customer.city, customer.country), cvr: customer.cvr, ean: customer.ean }
+    ? {
+        name: customer.name,
+        address: addressLines(customer.address_line1, customer.address_line2, customer.postal_code, customer.city, customer.country),
+        cvr: customer.cvr,
+        ean: customer.ean,
+      }
     : {
         name: row.customer_name,
         address: addressLines(row.customer_address_line1, row.customer_address_line2, row.customer_postal_code, row.customer_city, row.customer_country),
@@ -164,7 +169,11 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
   // Seller, top right; title and buyer, left.
   const party = (p: Party, x: number, y: number, width: number, heading: string) => {
     doc.font(BOLD).fontSize(8).fillColor(GREY).text(heading, x, y, { width });
-    doc.font(BOLD).fontSize(10).fillColor('black').text(p.name || '(ingen kunde)', { width });
+    doc
+      .font(BOLD)
+      .fontSize(10)
+      .fillColor('black')
+      .text(p.name || '(ingen kunde)', { width });
     doc.font(FONT).fontSize(9);
     for (const line of p.address) doc.text(line, { width });
     if (p.cvr) doc.text(`CVR-nr. ${p.cvr}`, { width });
@@ -174,7 +183,11 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
     return doc.y;
   };
   const sellerBottom = party(d.seller, 340, M, 205, 'Sælger');
-  doc.font(BOLD).fontSize(22).fillColor('black').text(d.draft ? `${title} (KLADDE)` : title, M, M, { width: 280 });
+  doc
+    .font(BOLD)
+    .fontSize(22)
+    .fillColor('black')
+    .text(d.draft ? `${title} (KLADDE)` : title, M, M, { width: 280 });
   const buyerBottom = party(d.buyer, M, M + 45, 280, credit ? 'Kreditnota til' : 'Faktura til');
 
   // The document's facts.
@@ -206,7 +219,12 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
     doc.text('Moms %', COLS.rate[0], y, { width: COLS.rate[1], align: 'right' });
     doc.text('Beløb DKK', COLS.amount[0], y, { width: COLS.amount[1], align: 'right' });
     y = doc.y + 3;
-    doc.moveTo(M, y).lineTo(A4.width - M, y).lineWidth(0.5).strokeColor(GREY).stroke();
+    doc
+      .moveTo(M, y)
+      .lineTo(A4.width - M, y)
+      .lineWidth(0.5)
+      .strokeColor(GREY)
+      .stroke();
     y += 5;
     doc.fillColor('black').font(FONT).fontSize(9);
   };
@@ -245,7 +263,12 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
   }
   if (room(totals.length * 14 + 10)) y = M;
   y += 6;
-  doc.moveTo(COLS.rate[0] - 120, y).lineTo(A4.width - M, y).lineWidth(0.5).strokeColor(GREY).stroke();
+  doc
+    .moveTo(COLS.rate[0] - 120, y)
+    .lineTo(A4.width - M, y)
+    .lineWidth(0.5)
+    .strokeColor(GREY)
+    .stroke();
   y += 6;
   for (const [label, value, bold] of totals) {
     doc.font(bold ? BOLD : FONT).fontSize(bold ? 10 : 9);
@@ -269,7 +292,11 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
   y += 18;
   const text = [...terms, ...(d.notes ? ['', d.notes] : [])].join('\n');
   if (room(doc.heightOfString(text, { width: A4.width - 2 * M }) + 10)) y = M;
-  doc.font(FONT).fontSize(9).fillColor('black').text(text, M, y, { width: A4.width - 2 * M });
+  doc
+    .font(FONT)
+    .fontSize(9)
+    .fillColor('black')
+    .text(text, M, y, { width: A4.width - 2 * M });
 
   doc.end();
   return done;

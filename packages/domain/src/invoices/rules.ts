@@ -60,7 +60,8 @@ export interface InvoiceTotals {
 export function invoiceTotals(lines: readonly LineInput[]): InvoiceTotals {
   const amounts = lines.map((l) => lineNet(l.quantity, l.unitPrice));
   amounts.forEach((a, i) => {
-    if (a.abs().greaterThan(MAX_AMOUNT)) throw new DomainError('invalid_request', `The line amount ${a.toFixed(2)} exceeds ${MAX_AMOUNT.toFixed(2)}.`, `lines[${i}]`);
+    if (a.abs().greaterThan(MAX_AMOUNT))
+      throw new DomainError('invalid_request', `The line amount ${a.toFixed(2)} exceeds ${MAX_AMOUNT.toFixed(2)}.`, `lines[${i}]`);
   });
   const vat = computeVat(lines.map((l, i) => ({ net: amounts[i]!, rate: l.vatRate })));
   if (vat.total.abs().greaterThan(MAX_AMOUNT) || vat.subtotal.abs().greaterThan(MAX_AMOUNT)) {
@@ -92,7 +93,13 @@ export function approvalPosting(lines: readonly PostedLine[], totals: InvoiceTot
   const out: PostingLine[] = [];
   const add = (accountId: string, credit: Decimal, vatCode: string) => {
     if (credit.isZero()) return;
-    out.push({ accountId, debit: credit.isNegative() ? credit.negated() : new Decimal(0), credit: credit.isNegative() ? new Decimal(0) : credit, description: text, vatCode });
+    out.push({
+      accountId,
+      debit: credit.isNegative() ? credit.negated() : new Decimal(0),
+      credit: credit.isNegative() ? new Decimal(0) : credit,
+      description: text,
+      vatCode,
+    });
   };
   add(accounts.receivable, totals.total.negated(), '');
   const groups = new Map<string, { accountId: string; rate: Decimal; amounts: Decimal[] }>();

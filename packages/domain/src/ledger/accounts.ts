@@ -35,8 +35,7 @@ function checkStandardAccount(id: string | undefined) {
   }
 }
 
-const numberTaken = (n: string) =>
-  new DomainError('account_number_taken', `Account number ${n} is already in the chart of accounts.`, 'account_number');
+const numberTaken = (n: string) => new DomainError('account_number_taken', `Account number ${n} is already in the chart of accounts.`, 'account_number');
 
 export async function createAccount(db: Db, scope: CompanyScope, input: AccountInput): Promise<AccountView> {
   const type = input.type ?? typeForNumber(input.account_number);
@@ -86,7 +85,10 @@ export async function updateAccount(db: Db, scope: CompanyScope, id: string, inp
       );
     }
   }
-  if (renumber && (await db.account.findUnique({ where: { company_id_account_number: { company_id: scope.companyId, account_number: input.account_number! } } }))) {
+  if (
+    renumber &&
+    (await db.account.findUnique({ where: { company_id_account_number: { company_id: scope.companyId, account_number: input.account_number! } } }))
+  ) {
     throw numberTaken(input.account_number!);
   }
   await checkVatCode(db, scope, input.default_vat_code);
@@ -107,7 +109,11 @@ export async function updateAccount(db: Db, scope: CompanyScope, id: string, inp
   return view(row);
 }
 
-export function listAccounts(db: Db, scope: CompanyScope, params: ListParams & { active?: boolean | undefined; type?: string | undefined }): Promise<Page<AccountView>> {
+export function listAccounts(
+  db: Db,
+  scope: CompanyScope,
+  params: ListParams & { active?: boolean | undefined; type?: string | undefined },
+): Promise<Page<AccountView>> {
   const base = {
     company_id: scope.companyId,
     ...(params.active !== undefined ? { active: params.active } : {}),
@@ -121,5 +127,5 @@ export const ACCOUNT_LIST = {
   defaultSort: 'account_number',
   search: ['account_number', 'name'],
   dateColumn: 'created_at',
-    dateDescription: 'creation date',
+  dateDescription: 'creation date',
 } satisfies ListSpec;

@@ -5,14 +5,7 @@ import type { Db } from '@tlr/db';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { checkDate, dayAfter, fromDate, toDate, today } from '../calendar.ts';
-import {
-  fiscalYearContaining,
-  fiscalYearStarting,
-  vatPeriods,
-  VAT_FREQUENCIES,
-  type DateRange,
-  type VatFrequency,
-} from './fiscal-years.ts';
+import { fiscalYearContaining, fiscalYearStarting, vatPeriods, VAT_FREQUENCIES, type DateRange, type VatFrequency } from './fiscal-years.ts';
 import { seedAccounts, VAT_CODES } from './standard-chart.ts';
 
 interface CompanySettings {
@@ -49,8 +42,7 @@ export async function provisionBooks(db: Db, company: CompanySettings, asOf = to
   await createFiscalYear(db, company, fiscalYearContaining(asOf, company.fiscal_year_start_month));
 }
 
-const notOpen = (date: string, detail: string) =>
-  new DomainError('fiscal_year_not_open', `${date}: ${detail}`, 'date');
+const notOpen = (date: string, detail: string) => new DomainError('fiscal_year_not_open', `${date}: ${detail}`, 'date');
 
 /**
  * The open fiscal year containing `date`. A date in the year right after the last one opens that year
@@ -90,8 +82,10 @@ export async function updateAccountingSettings(db: Db, companyId: string, input:
   const company = await db.company.findUnique({ where: { id: companyId } });
   if (!company) throw notFound('company', companyId);
   const { fiscal_year_start_month: month, vat_period_frequency: freq, lock_date: lock, vat_registered } = input;
-  if (month !== undefined && (!Number.isInteger(month) || month < 1 || month > 12)) throw invalidRequest('The fiscal year start month is 1 to 12.', 'fiscal_year_start_month');
-  if (freq !== undefined && !VAT_FREQUENCIES.includes(freq as VatFrequency)) throw invalidRequest(`The VAT period frequency is one of ${VAT_FREQUENCIES.join(', ')}.`, 'vat_period_frequency');
+  if (month !== undefined && (!Number.isInteger(month) || month < 1 || month > 12))
+    throw invalidRequest('The fiscal year start month is 1 to 12.', 'fiscal_year_start_month');
+  if (freq !== undefined && !VAT_FREQUENCIES.includes(freq as VatFrequency))
+    throw invalidRequest(`The VAT period frequency is one of ${VAT_FREQUENCIES.join(', ')}.`, 'vat_period_frequency');
   const badLock = lock == null ? undefined : checkDate(lock);
   if (badLock) throw invalidRequest(`The lock date ${badLock}.`, 'lock_date');
   if (month !== undefined && month !== company.fiscal_year_start_month) {

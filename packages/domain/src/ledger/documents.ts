@@ -24,14 +24,25 @@ export async function settlementAccount(db: Db, scope: CompanyScope, input: Sett
   if (!account) throw invalidRequest(`No account ${input.account_id ?? input.account_number ?? defaultNumber} in the company's chart of accounts.`, field);
   if (!account.active) throw new DomainError('account_inactive', `Account ${account.account_number} is deactivated.`, field);
   if (account.type !== 'asset' || excluded.includes(account.account_number)) {
-    throw invalidRequest(`A payment goes through a bank or cash account (an asset account${excluded.length ? ` other than ${excluded.join(', ')}` : ''}), not ${account.account_number} ${account.name}.`, field);
+    throw invalidRequest(
+      `A payment goes through a bank or cash account (an asset account${excluded.length ? ` other than ${excluded.join(', ')}` : ''}), not ${account.account_number} ${account.name}.`,
+      field,
+    );
   }
   return account;
 }
 
 /** Posts the line-by-line reversal of a document's posting, linked to it (reverses_id: at most once). */
-export async function postReversalOf(db: Db, scope: CompanyScope, transactionId: string, o: { date: string; description: string; source: PostingSource; sourceId: string }) {
-  const original = await db.transactionLine.findMany({ where: { transaction_id: transactionId, company_id: scope.companyId }, orderBy: { line_number: 'asc' } });
+export async function postReversalOf(
+  db: Db,
+  scope: CompanyScope,
+  transactionId: string,
+  o: { date: string; description: string; source: PostingSource; sourceId: string },
+) {
+  const original = await db.transactionLine.findMany({
+    where: { transaction_id: transactionId, company_id: scope.companyId },
+    orderBy: { line_number: 'asc' },
+  });
   const dec = (v: { toString(): string }) => new Decimal(v.toString());
   return postTransaction(db, scope, {
     date: o.date,
@@ -39,6 +50,8 @@ export async function postReversalOf(db: Db, scope: CompanyScope, transactionId:
     source: o.source,
     sourceId: o.sourceId,
     reversesId: transactionId,
-    lines: reversingLines(original.map((l) => ({ accountId: l.account_id, debit: dec(l.debit), credit: dec(l.credit), description: o.description, vatCode: l.vat_code }))),
+    lines: reversingLines(
+      original.map((l) => ({ accountId: l.account_id, debit: dec(l.debit), credit: dec(l.credit), description: o.description, vatCode: l.vat_code })),
+    ),
   });
 }

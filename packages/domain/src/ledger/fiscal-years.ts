@@ -9,7 +9,6 @@ export interface DateRange {
   end: string;
 }
 
-
 /** Adds months to the first day of a month. */
 function addMonths(y: number, m: number, k: number): [number, number] {
   const idx = y * 12 + (m - 1) + k;

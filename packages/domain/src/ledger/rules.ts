@@ -21,7 +21,8 @@ export function assertPostable(lines: readonly PostingLine[]): { debit: Decimal;
   let credit = new Decimal(0);
   lines.forEach((l, i) => {
     const field = `lines[${i}]`;
-    if (l.debit.isNegative() || l.credit.isNegative()) throw invalidRequest('Debit and credit are never negative.', `${field}.${l.debit.isNegative() ? 'debit' : 'credit'}`);
+    if (l.debit.isNegative() || l.credit.isNegative())
+      throw invalidRequest('Debit and credit are never negative.', `${field}.${l.debit.isNegative() ? 'debit' : 'credit'}`);
     if (l.debit.greaterThan(0) && l.credit.greaterThan(0)) throw invalidRequest('A line has a debit or a credit, never both.', field);
     if (l.debit.isZero() && l.credit.isZero()) throw invalidRequest('A line needs a debit or a credit greater than zero.', field);
     if (l.debit.decimalPlaces() > 2 || l.credit.decimalPlaces() > 2) throw invalidRequest('Amounts have at most 2 decimals.', field);
@@ -29,7 +30,8 @@ export function assertPostable(lines: readonly PostingLine[]): { debit: Decimal;
     credit = credit.plus(l.credit);
   });
   if (!debit.equals(credit)) throw unbalanced(debit, credit);
-  if (debit.greaterThan(MAX_AMOUNT)) throw invalidRequest(`The total of ${debit.toFixed(2)} exceeds the largest amount of a document, ${MAX_AMOUNT.toFixed(2)}.`, 'lines');
+  if (debit.greaterThan(MAX_AMOUNT))
+    throw invalidRequest(`The total of ${debit.toFixed(2)} exceeds the largest amount of a document, ${MAX_AMOUNT.toFixed(2)}.`, 'lines');
   return { debit, credit };
 }
 

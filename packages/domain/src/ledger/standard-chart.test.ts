@@ -12,7 +12,13 @@ describe('the Danish standard chart of accounts', () => {
 
   it('maps types and standard account ids', () => {
     const byNumber = new Map(accounts.map((a) => [a.account_number, a]));
-    expect(byNumber.get('1010')).toMatchObject({ type: 'revenue', name: 'Salg af varer og ydelser', standard_account_id: '1010', default_vat_code: 'S25', group_code: '1010-1389' });
+    expect(byNumber.get('1010')).toMatchObject({
+      type: 'revenue',
+      name: 'Salg af varer og ydelser',
+      standard_account_id: '1010',
+      default_vat_code: 'S25',
+      group_code: '1010-1389',
+    });
     expect(byNumber.get('6190')).toMatchObject({ type: 'asset', group_code: '6190-6409' });
     expect(byNumber.get('7680')).toMatchObject({ type: 'liability', name: 'Salgsmoms' });
     expect(byNumber.get('6940')).toMatchObject({ type: 'equity', group_code: '6510-6969' });

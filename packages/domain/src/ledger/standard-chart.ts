@@ -163,6 +163,20 @@ export const VAT_CODES: readonly VatCodeSeed[] = [
   { code: 'SEUV', name: 'Salg af varer til EU (rubrik B)', kind: 'eu_sale_goods', rate: '0', account_number: '', offset_account_number: '' },
   { code: 'SEUY', name: 'Salg af ydelser til EU (rubrik B)', kind: 'eu_sale_services', rate: '0', account_number: '', offset_account_number: '' },
   // Reverse charge: the buyer owes the VAT (credit) and deducts it at once (debit): net zero.
-  { code: 'EUV', name: 'Køb af varer i EU, omvendt betalingspligt', kind: 'reverse_charge_goods', rate: '25', account_number: '7700', offset_account_number: '7740' },
-  { code: 'EUY', name: 'Køb af ydelser i EU, omvendt betalingspligt', kind: 'reverse_charge_services', rate: '25', account_number: '7720', offset_account_number: '7740' },
+  {
+    code: 'EUV',
+    name: 'Køb af varer i EU, omvendt betalingspligt',
+    kind: 'reverse_charge_goods',
+    rate: '25',
+    account_number: '7700',
+    offset_account_number: '7740',
+  },
+  {
+    code: 'EUY',
+    name: 'Køb af ydelser i EU, omvendt betalingspligt',
+    kind: 'reverse_charge_services',
+    rate: '25',
+    account_number: '7720',
+    offset_account_number: '7740',
+  },
 ];

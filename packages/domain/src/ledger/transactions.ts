@@ -38,9 +38,7 @@ async function resolveLines(db: Db, scope: CompanyScope, lines: TransactionLineI
   });
   const byId = new Map(accounts.map((a) => [a.id, a]));
   const byNumber = new Map(accounts.map((a) => [a.account_number, a]));
-  const codes = new Set(
-    (await db.vatCode.findMany({ where: { company_id: scope.companyId, active: true }, select: { code: true } })).map((v) => v.code),
-  );
+  const codes = new Set((await db.vatCode.findMany({ where: { company_id: scope.companyId, active: true }, select: { code: true } })).map((v) => v.code));
   return lines.map((l, i) => {
     const field = `lines[${i}].${l.account_id ? 'account_id' : 'account_number'}`;
     if (!l.account_id && !l.account_number) throw invalidRequest('Each line needs an account_id or an account_number.', `lines[${i}].account_id`);
@@ -66,7 +64,13 @@ export async function createTransaction(db: Db, scope: CompanyScope, input: Tran
   const lines = await resolveLines(db, scope, input.lines);
   // Checked (and locked) before the posting draws a number: a foreign voucher consumes none.
   if (input.voucher_id) await lockVoucherForAttachment(db, scope, input.voucher_id);
-  const posted = await postTransaction(db, scope, { date: input.date, description: input.description ?? '', lines, source: 'manual', voucherId: input.voucher_id });
+  const posted = await postTransaction(db, scope, {
+    date: input.date,
+    description: input.description ?? '',
+    lines,
+    source: 'manual',
+    voucherId: input.voucher_id,
+  });
   if (input.voucher_id) await markVoucherPosted(db, scope, input.voucher_id, { id: posted.id, date: input.date });
   return posted;
 }
@@ -101,7 +105,10 @@ export interface ReverseInput {
 
 /** Posts the reversal of a transaction (same accounts, debit and credit swapped), at most once. */
 export async function reverseTransaction(db: Db, scope: CompanyScope, id: string, input: ReverseInput): Promise<TransactionView> {
-  const original = await db.ledgerTransaction.findFirst({ where: { id, company_id: scope.companyId }, include: { lines: { orderBy: { line_number: 'asc' } }, reversed_by: true } });
+  const original = await db.ledgerTransaction.findFirst({
+    where: { id, company_id: scope.companyId },
+    include: { lines: { orderBy: { line_number: 'asc' } }, reversed_by: true },
+  });
   if (!original) throw notFound('transaction', id);
   if (original.reversed_by) {
     throw new DomainError('already_reversed', `Transaction ${id} was already reversed by ${original.reversed_by.id}.`);
@@ -111,10 +118,19 @@ export async function reverseTransaction(db: Db, scope: CompanyScope, id: string
   }
   if (original.source !== 'manual') {
     // Its document would no longer match the books: an invoice is cancelled with a credit note instead.
-    throw new DomainError('reversal_of_document', `Transaction ${id} is the posting of a ${original.source.replace('_', ' ')}; change the document instead (an invoice is cancelled with a credit note).`);
+    throw new DomainError(
+      'reversal_of_document',
+      `Transaction ${id} is the posting of a ${original.source.replace('_', ' ')}; change the document instead (an invoice is cancelled with a credit note).`,
+    );
   }
   const lines = reversingLines(
-    original.lines.map((l) => ({ accountId: l.account_id, debit: new Decimal(l.debit.toString()), credit: new Decimal(l.credit.toString()), description: l.description, vatCode: l.vat_code })),
+    original.lines.map((l) => ({
+      accountId: l.account_id,
+      debit: new Decimal(l.debit.toString()),
+      credit: new Decimal(l.credit.toString()),
+      description: l.description,
+      vatCode: l.vat_code,
+    })),
   );
   try {
     return await postTransaction(db, scope, {

@@ -90,7 +90,9 @@ export async function balanceSheet(db: Db, companyId: string, query: { as_of?: s
       GROUP BY account_id
     ) t
     JOIN accounts a ON a.id = t.account_id AND a.company_id = ${companyId}::uuid`;
-  const report = buildBalanceSheet(rows.map((r) => ({ ...accountRow(r), debit_before_year: dec(r.debit_before_year), credit_before_year: dec(r.credit_before_year) })));
+  const report = buildBalanceSheet(
+    rows.map((r) => ({ ...accountRow(r), debit_before_year: dec(r.debit_before_year), credit_before_year: dec(r.credit_before_year) })),
+  );
   return {
     as_of: asOf,
     currency: 'DKK' as const,

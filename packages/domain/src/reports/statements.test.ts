@@ -19,7 +19,13 @@ function acc(number: string, debit: string, credit: string, extra: Partial<Accou
     ...extra,
   };
 }
-const bal = (number: string, debit: string, credit: string, before: [string, string] = ['0', '0'], extra: Partial<AccountTotals> = {}): BalanceAccountTotals => ({
+const bal = (
+  number: string,
+  debit: string,
+  credit: string,
+  before: [string, string] = ['0', '0'],
+  extra: Partial<AccountTotals> = {},
+): BalanceAccountTotals => ({
   ...acc(number, debit, credit, extra),
   debit_before_year: new Decimal(before[0]),
   credit_before_year: new Decimal(before[1]),
@@ -31,7 +37,11 @@ describe('the layout', () => {
   it('names every group of the standard chart exactly once, in one statement', () => {
     const named = [...LAYOUT_GROUP_CODES.profitLoss, ...LAYOUT_GROUP_CODES.balance];
     expect(new Set(named).size).toBe(named.length);
-    expect([...named].sort()).toEqual(standardChart().groups.map((g) => g.code).sort());
+    expect([...named].sort()).toEqual(
+      standardChart()
+        .groups.map((g) => g.code)
+        .sort(),
+    );
   });
 
   it('places every seeded revenue and expense account in a named section, except 3180 (no group) in other_expenses', () => {
@@ -181,7 +191,7 @@ describe('balance sheet', () => {
     expect(bs.balanced).toBe(true);
   });
 
-  it('the year\'s result equals the profit and loss result of the same rows within the year', () => {
+  it("the year's result equals the profit and loss result of the same rows within the year", () => {
     const within = rows.map((r) => ({ ...r, debit: r.debit.minus(r.debit_before_year), credit: r.credit.minus(r.credit_before_year) }));
     expect(fixed(buildProfitAndLoss(within).totals.result)).toBe('5000.00');
   });

@@ -177,7 +177,11 @@ const LIABILITY_GROUPS: readonly SectionRule<BalanceGroupKey>[] = [
 /** Sections of the balance sheet and the groups each holds, in order. */
 const BALANCE_SECTIONS = {
   assets: [
-    { key: 'fixed_assets', name: 'Anlægsaktiver', groups: ['intangible_fixed_assets', 'tangible_fixed_assets', 'financial_fixed_assets', 'other_fixed_assets'] },
+    {
+      key: 'fixed_assets',
+      name: 'Anlægsaktiver',
+      groups: ['intangible_fixed_assets', 'tangible_fixed_assets', 'financial_fixed_assets', 'other_fixed_assets'],
+    },
     { key: 'current_assets', name: 'Omsætningsaktiver', groups: ['inventories', 'receivables', 'securities', 'cash', 'other_current_assets'] },
   ],
   liabilities_and_equity: [
@@ -189,7 +193,10 @@ const BALANCE_SECTIONS = {
 } as const satisfies Record<string, readonly { key: string; name: string; groups: readonly BalanceGroupKey[] }[]>;
 
 export type BalanceSectionKey = (typeof BALANCE_SECTIONS)[keyof typeof BALANCE_SECTIONS][number]['key'];
-export const BALANCE_SECTION_KEYS = [...BALANCE_SECTIONS.assets, ...BALANCE_SECTIONS.liabilities_and_equity].map((s) => s.key) as [BalanceSectionKey, ...BalanceSectionKey[]];
+export const BALANCE_SECTION_KEYS = [...BALANCE_SECTIONS.assets, ...BALANCE_SECTIONS.liabilities_and_equity].map((s) => s.key) as [
+  BalanceSectionKey,
+  ...BalanceSectionKey[],
+];
 export const BALANCE_GROUP_KEYS = [...ASSET_GROUPS, ...LIABILITY_GROUPS].map((g) => g.key) as [BalanceGroupKey, ...BalanceGroupKey[]];
 
 export interface BalanceSection {
@@ -241,7 +248,13 @@ export function buildBalanceSheet(rows: readonly BalanceAccountTotals[]): Balanc
   const total = (ss: BalanceSection[]) => ss.reduce((sum, s) => sum.plus(s.total), new Decimal(0));
   const total_assets = total(assets);
   const total_liabilities_and_equity = total(liabilities);
-  return { assets, total_assets, liabilities_and_equity: liabilities, total_liabilities_and_equity, balanced: total_assets.equals(total_liabilities_and_equity) };
+  return {
+    assets,
+    total_assets,
+    liabilities_and_equity: liabilities,
+    total_liabilities_and_equity,
+    balanced: total_assets.equals(total_liabilities_and_equity),
+  };
 }
 
 /** Every group code a rule names, for the test that the layout covers the standard chart. */

@@ -243,7 +243,15 @@ async function writeSaft(client: PoolClient, params: SaftExportParams, out: XmlS
     );
   }
   await w.write('</Journal></GeneralLedgerEntries>');
-  await writeSalesInvoices(client, (chunk) => w.write(chunk), company.id, period, company.fiscal_year_start_month, company.currency, options.partyBatch ?? 1000);
+  await writeSalesInvoices(
+    client,
+    (chunk) => w.write(chunk),
+    company.id,
+    period,
+    company.fiscal_year_start_month,
+    company.currency,
+    options.partyBatch ?? 1000,
+  );
   await w.write('</AuditFile>\n');
   return { ...start, chars: w.chars };
 }
@@ -267,7 +275,14 @@ async function writeParties(client: PoolClient, w: SinkWriter, table: 'customers
   if (opened) await w.write(`</${kind}s>`);
 }
 
-async function writeJournal(client: PoolClient, w: SinkWriter, company: SaftCompany, { from, to }: SaftPeriod, accountNumbers: ReadonlySet<string>, batch: number) {
+async function writeJournal(
+  client: PoolClient,
+  w: SinkWriter,
+  company: SaftCompany,
+  { from, to }: SaftPeriod,
+  accountNumbers: ReadonlySet<string>,
+  batch: number,
+) {
   let transactions = 0;
   let debit = 0n;
   let credit = 0n;

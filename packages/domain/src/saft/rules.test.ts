@@ -34,7 +34,14 @@ describe('the export period', () => {
 
 describe('mapping', () => {
   it('maps account types to the schema enumeration (equity is Liability)', () => {
-    expect(['asset', 'liability', 'equity', 'revenue', 'expense', 'odd'].map(saftAccountType)).toEqual(['Asset', 'Liability', 'Liability', 'Sale', 'Expense', 'Other']);
+    expect(['asset', 'liability', 'equity', 'revenue', 'expense', 'odd'].map(saftAccountType)).toEqual([
+      'Asset',
+      'Liability',
+      'Liability',
+      'Sale',
+      'Expense',
+      'Other',
+    ]);
   });
 
   it('numbers accounting periods from the first month of the fiscal year', () => {
@@ -130,7 +137,15 @@ describe('XML', () => {
 
   it('writes accounts with the standard chart first and the balance choice on the right side', () => {
     const xml = generalLedgerAccountsXml([
-      { account_number: '1010', name: 'Salg & ydelser', type: 'revenue', standard_account_id: '1010', created: '2026-01-01', opening: '-100.00', closing: '250.00' },
+      {
+        account_number: '1010',
+        name: 'Salg & ydelser',
+        type: 'revenue',
+        standard_account_id: '1010',
+        created: '2026-01-01',
+        opening: '-100.00',
+        closing: '250.00',
+      },
     ]);
     expect(xml).toBe(
       '<GeneralLedgerAccounts><NameOfStandardAccount>Standardkontoplanen</NameOfStandardAccount><VersionOfStandardAccount>20230131</VersionOfStandardAccount>' +

@@ -23,7 +23,10 @@ export interface SaftPeriod {
 export function saftPeriod(params: { from?: string | undefined; to?: string | undefined }, fiscalYearStartMonth: number, today: string): SaftPeriod {
   const from = params.from ?? fiscalYearContaining(params.to ?? today, fiscalYearStartMonth).start;
   const to = params.to ?? fiscalYearContaining(params.from ?? today, fiscalYearStartMonth).end;
-  for (const [field, value] of [['from', params.from], ['to', params.to]] as const) {
+  for (const [field, value] of [
+    ['from', params.from],
+    ['to', params.to],
+  ] as const) {
     if (value !== undefined && (value < SAFT_FIRST_DAY || value > SAFT_LAST_DAY)) {
       throw invalidRequest(`${field} must lie between ${SAFT_FIRST_DAY} and ${SAFT_LAST_DAY} (the accounting years SAF-T can express).`, field);
     }

@@ -95,7 +95,9 @@ const amount = (value: string, currency: string): XmlObject => ({ Amount: value,
 /** One Invoice element (a sales invoice, or a credit note crediting one). */
 export function salesInvoiceXml(d: DocumentRow, lines: readonly LineRow[], fiscalYearStartMonth: number, currency: string): XmlObject {
   const { period, year } = accountingPeriod(d.date, fiscalYearStartMonth);
-  const groups = invoiceTotals(lines.map((l) => ({ quantity: new Decimal(l.quantity), unitPrice: new Decimal(l.unit_price), vatRate: new Decimal(l.vat_rate) }))).byRate;
+  const groups = invoiceTotals(
+    lines.map((l) => ({ quantity: new Decimal(l.quantity), unitPrice: new Decimal(l.unit_price), vatRate: new Decimal(l.vat_rate) })),
+  ).byRate;
   return {
     InvoiceNo: String(d.document_number),
     CustomerInfo: {
@@ -156,7 +158,8 @@ export async function writeSalesInvoices(
   const totals = rows[0]!;
   if (totals.entries === 0) return 0;
   await write(
-    `<SourceDocuments><SalesInvoices><NumberOfEntries>${totals.entries}</NumberOfEntries>` + `<TotalDebit>${totals.debit}</TotalDebit><TotalCredit>${totals.credit}</TotalCredit>`,
+    `<SourceDocuments><SalesInvoices><NumberOfEntries>${totals.entries}</NumberOfEntries>` +
+      `<TotalDebit>${totals.debit}</TotalDebit><TotalCredit>${totals.credit}</TotalCredit>`,
   );
   let after = '0';
   let written = 0;

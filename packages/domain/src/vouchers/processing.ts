@@ -42,7 +42,9 @@ export function findVendor(text: string, suppliers: readonly SupplierCandidate[]
   const byCvr = suppliers.find((s) => s.cvr && digits.has(s.cvr));
   if (byCvr) return { name: byCvr.name, supplierId: byCvr.id };
   const lower = text.toLocaleLowerCase('da');
-  const byName = suppliers.filter((s) => s.name.trim().length >= 3 && lower.includes(s.name.trim().toLocaleLowerCase('da'))).sort((a, b) => b.name.length - a.name.length)[0];
+  const byName = suppliers
+    .filter((s) => s.name.trim().length >= 3 && lower.includes(s.name.trim().toLocaleLowerCase('da')))
+    .sort((a, b) => b.name.length - a.name.length)[0];
   if (byName) return { name: byName.name, supplierId: byName.id };
   const line = text
     .split(/\r?\n|\s{3,}/)
@@ -85,7 +87,14 @@ export async function processPendingVouchers(run: <T>(fn: (tx: Db) => Promise<T>
         const vendor = findVendor(text, suppliers);
         await tx.voucher.update({
           where: { id },
-          data: { status: 'completed', processed_at: new Date(), extracted_text: text, vendor: vendor.name, vendor_supplier_id: vendor.supplierId, display_name: displayName(vendor.name, text, v.filename) },
+          data: {
+            status: 'completed',
+            processed_at: new Date(),
+            extracted_text: text,
+            vendor: vendor.name,
+            vendor_supplier_id: vendor.supplierId,
+            display_name: displayName(vendor.name, text, v.filename),
+          },
         });
         completed += 1;
       }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { attachmentDisposition, Base64StreamDecoder, checkFilename, checkMimeType, MAX_VOUCHER_BYTES, retentionUntil, storageKey, UploadRefusal } from './rules.ts';
+import {
+  attachmentDisposition,
+  Base64StreamDecoder,
+  checkFilename,
+  checkMimeType,
+  MAX_VOUCHER_BYTES,
+  retentionUntil,
+  storageKey,
+  UploadRefusal,
+} from './rules.ts';
 
 /** Decodes `text` fed in pieces of `piece` characters; the bytes, or the refusal's message. */
 function decode(text: string, piece = 7): Buffer | string {

@@ -93,7 +93,11 @@ export class Base64StreamDecoder {
       return;
     }
     if (this.trailing) {
-      this.refuse(this.trailingBreak ? 'must be one unbroken base64 string: embedded line breaks are invalid' : 'must be one unbroken base64 string: embedded whitespace is invalid');
+      this.refuse(
+        this.trailingBreak
+          ? 'must be one unbroken base64 string: embedded line breaks are invalid'
+          : 'must be one unbroken base64 string: embedded whitespace is invalid',
+      );
     }
     this.started = true;
     if (c === 0x3d /* = */) {
@@ -178,7 +182,10 @@ export function retentionUntil(postingDate: string, fiscalYearStartMonth: number
 
 /** RFC 6266/5987 Content-Disposition for a download: an ASCII fallback and the exact UTF-8 name. */
 export function attachmentDisposition(filename: string): string {
-  const ascii = filename.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]|["\\]/g, '_');
+  const ascii = filename
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x20-\x7e]|["\\]/g, '_');
   const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

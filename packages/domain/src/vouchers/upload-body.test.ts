@@ -21,7 +21,9 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
 describe('UploadBodyReader', () => {
   it('reads the three fields in any order, with JSON escapes and multi-byte UTF-8 split across chunks', () => {
     for (const piece of [1, 2, 3, 7, 1000]) {
-      expect(read(`{"mime_type":"application/pdf","content_base64":"${b64('Kvittering æøå')}","filename":"Kvittering \\u00e6\\u00f8\\u00e5 ø.pdf"}`, piece)).toEqual({
+      expect(
+        read(`{"mime_type":"application/pdf","content_base64":"${b64('Kvittering æøå')}","filename":"Kvittering \\u00e6\\u00f8\\u00e5 ø.pdf"}`, piece),
+      ).toEqual({
         filename: 'Kvittering æøå ø.pdf',
         mime_type: 'application/pdf',
         size: Buffer.byteLength('Kvittering æøå'),
@@ -53,7 +55,7 @@ describe('UploadBodyReader', () => {
     expect(read('{"filename":"a\\u0000"}')).toEqual(['filename', 'must not contain the NUL character']);
   });
 
-  it('refuses invalid content with the decoder\'s rule, naming content_base64', () => {
+  it("refuses invalid content with the decoder's rule, naming content_base64", () => {
     expect(read(`{"content_base64":"aGVq\\naGVq"}`)).toEqual(['content_base64', 'must be one unbroken base64 string: embedded line breaks are invalid']);
     expect(read(`{"content_base64":"a-_q"}`)).toEqual(['content_base64', expect.stringMatching(/not base64url/)]);
     expect(read(`{"content_base64":""}`)).toEqual(['content_base64', 'is empty: a voucher has at least 1 byte']);

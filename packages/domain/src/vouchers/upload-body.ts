@@ -172,7 +172,8 @@ export class UploadBodyReader {
   private closeString() {
     if (this.state === 'key-or-close' || this.state === 'key') {
       const key = this.text;
-      if (!(FIELDS as readonly string[]).includes(key)) this.refuse(key.slice(0, 100) || 'body', `is not a field of a voucher upload (filename, content_base64, mime_type)`);
+      if (!(FIELDS as readonly string[]).includes(key))
+        this.refuse(key.slice(0, 100) || 'body', `is not a field of a voucher upload (filename, content_base64, mime_type)`);
       if (this.seen.has(key)) this.refuse(key, 'is given twice');
       this.seen.add(key);
       this.field = key as Field;

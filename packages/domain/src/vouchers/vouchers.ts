@@ -212,7 +212,8 @@ export async function deleteVoucher(db: Db, scope: CompanyScope, id: string, aft
   const row = await findVoucher(db, scope, id);
   if (row.expense_id) throw invalidRequest(`Voucher ${id} is attached to expense ${row.expense_id} and cannot be deleted.`, 'expense_id');
   if (row.transaction_id) throw invalidRequest(`Voucher ${id} documents transaction ${row.transaction_id} and cannot be deleted.`, 'transaction_id');
-  if (row.retention_until) throw invalidRequest(`Voucher ${id} must be kept until ${fromDate(row.retention_until)} (bookkeeping retention).`, 'retention_until');
+  if (row.retention_until)
+    throw invalidRequest(`Voucher ${id} must be kept until ${fromDate(row.retention_until)} (bookkeeping retention).`, 'retention_until');
   await db.voucher.delete({ where: { id } });
   await db.storedObjectIntent.create({ data: { storage_key: row.storage_key, company_id: scope.companyId } });
   await recordEvent(db, scope, 'voucher.deleted', { id });
@@ -239,7 +240,8 @@ export async function lockVoucherForAttachment(db: Db, scope: CompanyScope, vouc
 
 export async function attachVoucherToExpense(db: Db, scope: CompanyScope, voucherId: string, expenseId: string) {
   const row = await lockVoucherForAttachment(db, scope, voucherId);
-  if (row.expense_id && row.expense_id !== expenseId) throw invalidRequest(`Voucher ${voucherId} is already attached to expense ${row.expense_id}.`, 'voucher_id');
+  if (row.expense_id && row.expense_id !== expenseId)
+    throw invalidRequest(`Voucher ${voucherId} is already attached to expense ${row.expense_id}.`, 'voucher_id');
   if (row.transaction_id && !row.expense_id) throw invalidRequest(`Voucher ${voucherId} already documents transaction ${row.transaction_id}.`, 'voucher_id');
   await db.voucher.update({ where: { id: voucherId }, data: { expense_id: expenseId } });
 }
@@ -252,9 +254,16 @@ export async function detachVoucherFromExpense(db: Db, scope: CompanyScope, expe
  * The voucher documents a posting: it records the transaction and is kept five years from the end of
  * the posting's financial year. Called in the posting's transaction.
  */
-export async function markVoucherPosted(db: Db, scope: CompanyScope, voucherId: string, posting: { id: string; date: string }, opts: { expenseId?: string } = {}) {
+export async function markVoucherPosted(
+  db: Db,
+  scope: CompanyScope,
+  voucherId: string,
+  posting: { id: string; date: string },
+  opts: { expenseId?: string } = {},
+) {
   const row = await lockVoucherForAttachment(db, scope, voucherId);
-  if (row.transaction_id && row.transaction_id !== posting.id) throw invalidRequest(`Voucher ${voucherId} already documents transaction ${row.transaction_id}.`, 'voucher_id');
+  if (row.transaction_id && row.transaction_id !== posting.id)
+    throw invalidRequest(`Voucher ${voucherId} already documents transaction ${row.transaction_id}.`, 'voucher_id');
   if (row.expense_id && row.expense_id !== opts.expenseId) throw invalidRequest(`Voucher ${voucherId} is attached to expense ${row.expense_id}.`, 'voucher_id');
   const company = await db.company.findUniqueOrThrow({ where: { id: scope.companyId }, select: { fiscal_year_start_month: true } });
   await db.voucher.update({
@@ -274,7 +283,12 @@ export const ORPHAN_GRACE_MS = 10 * 60 * 1000;
  * object was written, a crash in between, a deletion whose clean-up did not run). Safe to run twice at
  * once: each intent is claimed with SKIP LOCKED.
  */
-export async function sweepStoredObjects(run: <T>(fn: (tx: Db) => Promise<T>) => Promise<T>, store: VoucherStore, now = new Date(), batch = 200): Promise<number> {
+export async function sweepStoredObjects(
+  run: <T>(fn: (tx: Db) => Promise<T>) => Promise<T>,
+  store: VoucherStore,
+  now = new Date(),
+  batch = 200,
+): Promise<number> {
   const before = new Date(now.getTime() - ORPHAN_GRACE_MS);
   let removed = 0;
   for (;;) {

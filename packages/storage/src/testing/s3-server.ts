@@ -1,3 +1,5 @@
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- s3rver ships no types; ours must reach every program that imports this file
+/// <reference path="./s3rver.d.ts" />
 // A real S3 protocol server for tests (s3rver), on 127.0.0.1 with a fresh directory and one bucket. It
 // can be stopped and started again on the same port and directory: tests take the store away mid-run
 // and bring it back.
