@@ -305,6 +305,32 @@ describe('with invoices', () => {
     expect(value(documents[3]!, 'Reference')).toBe(cancelled.invoice_number);
   });
 
+  it('names the voucher of a documented posting on each of its lines (SourceDocumentID), and stays valid', async () => {
+    const firm = await companyWithKey('Bilagsført ApS', '31415926');
+    const fc = client(svc.url, await firm.key());
+    const today = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Copenhagen' }).format(new Date());
+    const upload = async (filename: string) =>
+      (await fc.post('/vouchers', { filename, content_base64: Buffer.from(`bilag ${filename}`).toString('base64') })).body.data.id as string;
+    const [forPosting, forExpense] = [await upload('husleje.pdf'), await upload('papir.pdf')];
+    const lines = [
+      { account_number: '2030', debit: 100 },
+      { account_number: '6470', credit: 100 },
+    ];
+    expect((await fc.post('/transactions', { date: today, description: 'Uden bilag', lines })).status).toBe(201);
+    expect((await fc.post('/transactions', { date: today, description: 'Med bilag', lines, voucher_id: forPosting })).status).toBe(201);
+    const supplier = (await fc.post('/suppliers', { name: 'Papirgrossisten A/S' })).body.data.id;
+    const expense = await fc.post('/expenses', { supplier_id: supplier, voucher_id: forExpense, date: today, description: 'Papir', amount: 125, vat_amount: 25, book: true });
+    expect(expense.status).toBe(201);
+    const r = await fc.get(`/exports/saft?from=${today}&to=${today}`);
+    expect(await validate(r.text)).toEqual({ valid: true, errors: [] });
+    const sources = blocks(r.text, 'Transaction').map((t) => [value(t, 'Description'), [...new Set(blocks(t, 'Line').map((l) => value(l, 'SourceDocumentID')))]]);
+    expect(sources).toEqual([
+      ['Uden bilag', [undefined]],
+      ['Med bilag', [forPosting.replace(/-/g, '')]],
+      [expect.any(String), [forExpense.replace(/-/g, '')]],
+    ]);
+  });
+
   it('leaves SourceDocuments out of a period without invoices', async () => {
     const r = await c.get('/exports/saft');
     expect(r.text).not.toContain('<SourceDocuments>');

@@ -163,10 +163,12 @@ LIMIT $5`;
 const JOURNAL_SQL = `
 SELECT t.system_id, t.document_number, to_char(t.date, 'YYYY-MM-DD') AS date, t.description, t.source,
        to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS entry_date,
-       l.line_number, a.account_number, l.debit::text AS debit, l.credit::text AS credit, l.description AS line_description
+       l.line_number, a.account_number, l.debit::text AS debit, l.credit::text AS credit, l.description AS line_description,
+       v.id AS voucher_id
 FROM ledger_transactions t
 JOIN transaction_lines l ON l.transaction_id = t.id
 LEFT JOIN accounts a ON a.id = l.account_id
+LEFT JOIN vouchers v ON v.transaction_id = t.id
 WHERE t.company_id = $1 AND t.date BETWEEN $2::date AND $3::date
   AND t.system_id >= $4 AND (t.system_id > $4 OR l.line_number > $5)
 ORDER BY t.system_id, l.line_number

@@ -1,7 +1,7 @@
 // The hot loop of the SAF-T export: GeneralLedgerEntries/Journal/Transaction and Line elements as
 // strings. Written by hand rather than through xmlbuilder2 because it runs once per ledger line
 // (measured: see docs/decisions.md, SAF-T export); a unit test holds it equal to xmlbuilder2's output.
-import { accountingPeriod, escapeText, SAFT_TEXT, xmlText } from './rules.ts';
+import { accountingPeriod, compactId, escapeText, SAFT_TEXT, xmlText } from './rules.ts';
 
 /** One ledger line with its transaction, as the export query returns it (amounts as 2-decimal text). */
 export interface JournalRow {
@@ -18,6 +18,8 @@ export interface JournalRow {
   debit: string;
   credit: string;
   line_description: string;
+  /** The voucher (bilag) documenting the transaction, when one is attached. */
+  voucher_id: string | null;
 }
 
 /** The Transaction start tag and every element before its first Line. */
@@ -33,7 +35,7 @@ export function transactionStart(r: JournalRow, fiscalYearStartMonth: number): s
 
 export const TRANSACTION_END = '</Transaction>';
 
-/** One Line: RecordID, AccountID, Description, and the debit or the credit with its currency triplet. */
+/** One Line: RecordID, AccountID, SourceDocumentID (the voucher), Description, and the debit or the credit with its currency triplet. */
 export function lineElement(r: JournalRow, isDebit: boolean, currency: string): string {
   const side = isDebit ? 'DebitAmount' : 'CreditAmount';
   const amount = isDebit ? r.debit : r.credit;
@@ -41,6 +43,8 @@ export function lineElement(r: JournalRow, isDebit: boolean, currency: string): 
   const description = r.line_description || r.description;
   return (
     `<Line><RecordID>${r.line_number}</RecordID><AccountID>${escapeText(r.account_number ?? '')}</AccountID>` +
+    // The voucher's id, as GET /vouchers/{id} knows it (without hyphens: SAF-T ids are short text).
+    (r.voucher_id ? `<SourceDocumentID>${compactId(r.voucher_id)}</SourceDocumentID>` : '') +
     `<Description>${xmlText(description, SAFT_TEXT.long)}</Description>` +
     `<${side}><Amount>${amount}</Amount><CurrencyCode>${currency}</CurrencyCode><CurrencyAmount>${amount}</CurrencyAmount>` +
     `<ExchangeRate>1</ExchangeRate></${side}></Line>`

@@ -108,11 +108,16 @@ describe('XML', () => {
     debit: '8000.00',
     credit: '0.00',
     line_description: '',
+    voucher_id: null,
     ...over,
   });
 
   it('writes journal transactions exactly as xmlbuilder2 would', () => {
-    const rows = [row(), row({ line_number: 2, account_number: '6470', debit: '0.00', credit: '8000.00', line_description: 'Bank ' + 'x'.repeat(300) })];
+    const voucher = '0192f3a4-5b6c-7d8e-9f00-112233445566';
+    const rows = [
+      row({ voucher_id: voucher }),
+      row({ voucher_id: voucher, line_number: 2, account_number: '6470', debit: '0.00', credit: '8000.00', line_description: 'Bank ' + 'x'.repeat(300) }),
+    ];
     const hand = transactionStart(rows[0]!, 1) + rows.map((r) => lineElement(r, r.debit !== '0.00', 'DKK')).join('') + TRANSACTION_END;
     const amount = (a: string) => ({ Amount: a, CurrencyCode: 'DKK', CurrencyAmount: a, ExchangeRate: '1' });
     const built = fragment({
@@ -127,8 +132,8 @@ describe('XML', () => {
         GLPostingDate: '2026-03-06',
         SystemID: '7',
         Line: [
-          { RecordID: '1', AccountID: '2030', Description: 'Husleje <marts> & "varme"', DebitAmount: amount('8000.00') },
-          { RecordID: '2', AccountID: '6470', Description: 'Bank ' + 'x'.repeat(251), CreditAmount: amount('8000.00') },
+          { RecordID: '1', AccountID: '2030', SourceDocumentID: '0192f3a45b6c7d8e9f00112233445566', Description: 'Husleje <marts> & "varme"', DebitAmount: amount('8000.00') },
+          { RecordID: '2', AccountID: '6470', SourceDocumentID: '0192f3a45b6c7d8e9f00112233445566', Description: 'Bank ' + 'x'.repeat(251), CreditAmount: amount('8000.00') },
         ],
       },
     }).end();
