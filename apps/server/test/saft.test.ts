@@ -319,11 +319,22 @@ describe('with invoices', () => {
     expect((await fc.post('/transactions', { date: today, description: 'Uden bilag', lines })).status).toBe(201);
     expect((await fc.post('/transactions', { date: today, description: 'Med bilag', lines, voucher_id: forPosting })).status).toBe(201);
     const supplier = (await fc.post('/suppliers', { name: 'Papirgrossisten A/S' })).body.data.id;
-    const expense = await fc.post('/expenses', { supplier_id: supplier, voucher_id: forExpense, date: today, description: 'Papir', amount: 125, vat_amount: 25, book: true });
+    const expense = await fc.post('/expenses', {
+      supplier_id: supplier,
+      voucher_id: forExpense,
+      date: today,
+      description: 'Papir',
+      amount: 125,
+      vat_amount: 25,
+      book: true,
+    });
     expect(expense.status).toBe(201);
     const r = await fc.get(`/exports/saft?from=${today}&to=${today}`);
     expect(await validate(r.text)).toEqual({ valid: true, errors: [] });
-    const sources = blocks(r.text, 'Transaction').map((t) => [value(t, 'Description'), [...new Set(blocks(t, 'Line').map((l) => value(l, 'SourceDocumentID')))]]);
+    const sources = blocks(r.text, 'Transaction').map((t) => [
+      value(t, 'Description'),
+      [...new Set(blocks(t, 'Line').map((l) => value(l, 'SourceDocumentID')))],
+    ]);
     expect(sources).toEqual([
       ['Uden bilag', [undefined]],
       ['Med bilag', [forPosting.replace(/-/g, '')]],

@@ -132,8 +132,20 @@ describe('XML', () => {
         GLPostingDate: '2026-03-06',
         SystemID: '7',
         Line: [
-          { RecordID: '1', AccountID: '2030', SourceDocumentID: '0192f3a45b6c7d8e9f00112233445566', Description: 'Husleje <marts> & "varme"', DebitAmount: amount('8000.00') },
-          { RecordID: '2', AccountID: '6470', SourceDocumentID: '0192f3a45b6c7d8e9f00112233445566', Description: 'Bank ' + 'x'.repeat(251), CreditAmount: amount('8000.00') },
+          {
+            RecordID: '1',
+            AccountID: '2030',
+            SourceDocumentID: '0192f3a45b6c7d8e9f00112233445566',
+            Description: 'Husleje <marts> & "varme"',
+            DebitAmount: amount('8000.00'),
+          },
+          {
+            RecordID: '2',
+            AccountID: '6470',
+            SourceDocumentID: '0192f3a45b6c7d8e9f00112233445566',
+            Description: 'Bank ' + 'x'.repeat(251),
+            CreditAmount: amount('8000.00'),
+          },
         ],
       },
     }).end();
