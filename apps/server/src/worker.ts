@@ -2,7 +2,7 @@
 // (RUN_WORKER=false turns them off on a server that should only serve HTTP).
 import type { Logger } from 'pino';
 import type { Database, Db } from '@tlr/db';
-import { processPendingVouchers, purgeExpiredIdempotencyKeys, sweepOverdue, sweepStoredObjects, type VoucherStore } from '@tlr/domain';
+import { foldInvoiceCounts, processPendingVouchers, purgeExpiredIdempotencyKeys, sweepOverdue, sweepStoredObjects, type VoucherStore } from '@tlr/domain';
 import { QUEUES, type Boss } from '@tlr/jobs';
 
 export async function registerWorkers(boss: Boss, db: Database, logger: Logger, store?: VoucherStore): Promise<void> {
@@ -17,6 +17,9 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
   await boss.work(QUEUES.sweepOverdueInvoices.name, async () => {
     const moved = await sweepOverdue(run);
     if (moved) logger.info({ moved }, 'invoices past their due date marked overdue');
+  });
+  await boss.work(QUEUES.foldInvoiceCounts.name, async () => {
+    await foldInvoiceCounts(db.prisma);
   });
   if (!store) return;
   await boss.work(QUEUES.processVouchers.name, async () => {

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@tlr/db';
 import { sweepOverdue } from '@tlr/domain';
-import { client, internal, newCompany, startTestService, testDb } from './helpers.ts';
+import { QUEUES, startBoss } from '@tlr/jobs';
+import { client, databaseUrl, internal, newCompany, startTestService, testDb } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 let svc: Service;
@@ -479,4 +480,88 @@ describe('list', () => {
     expect((await c.get(`/invoices?since=${plus(1)}`)).body.meta.total).toBe(0);
     expect((await c.get(`/invoices?until=${today}`)).body.meta).toMatchObject({ total: 11, total_pages: 1 });
   });
+
+  // The totals of unfiltered and status-filtered lists come from counts kept by triggers (invoices/counts.ts).
+  it('keeps meta.total exact per status through creates, transitions, deletes, a sandbox reset and folds racing creates', async () => {
+    const fresh = await newCompany('Tællefirma ApS');
+    const c = client(svc.url, (await fresh.key()).key);
+    const cust = (await c.post('/customers', { name: 'K' })).body.data.id;
+    const invoice = (approve: boolean) =>
+      c.post('/invoices', {
+        customer_id: cust,
+        issue_date: today,
+        due_date: today,
+        lines: [{ description: 'x', quantity: 1, unit_price: 10 }],
+        auto_approve: approve,
+      });
+    const made = [];
+    for (let i = 0; i < 6; i++) made.push((await invoice(i < 4)).body.data);
+    expect((await c.put(`/invoices/${made[0].id}/status`, { status: 'paid' })).status).toBe(200);
+    expect((await c.put(`/invoices/${made[1].id}/status`, { status: 'cancelled' })).status).toBe(200);
+    expect((await c.put(`/invoices/${made[2].id}/status`, { status: 'sent' })).status).toBe(200);
+    expect((await c.del(`/invoices/${made[5].id}`)).status).toBe(200);
+    const rows = async () => {
+      const { rows } = await testDb().pool.query(`SELECT status, count(*)::int AS n FROM invoices WHERE company_id = $1 GROUP BY status`, [fresh.companyId]);
+      return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+    };
+    const totals = async () => {
+      const out: Record<string, number> = {};
+      for (const status of ['draft', 'approved', 'sent', 'paid', 'overdue', 'cancelled']) {
+        const n = (await c.get(`/invoices?status=${status}`)).body.meta.total;
+        if (n) out[status] = n;
+      }
+      return { ...out, all: (await c.get('/invoices')).body.meta.total };
+    };
+    expect(await rows()).toEqual({ paid: 1, cancelled: 1, sent: 1, approved: 1, draft: 1 });
+    expect(await totals()).toEqual({ paid: 1, cancelled: 1, sent: 1, approved: 1, draft: 1, all: 5 });
+
+    // Creates racing the fold: nothing is lost or counted twice, and the company ends with few rows.
+    const ops = internal().internal;
+    const [created] = await Promise.all([
+      Promise.all(Array.from({ length: 12 }, (_, i) => invoice(i % 2 === 0))),
+      (async () => {
+        for (let i = 0; i < 5; i++) await ops.foldInvoiceCounts({});
+      })(),
+    ]);
+    expect(created.map((r) => r.status)).toEqual(Array(12).fill(201));
+    const expected = { ...(await rows()), all: 17 };
+    expect(expected).toMatchObject({ approved: 7, draft: 7 });
+    expect(await totals()).toEqual(expected);
+    await ops.foldInvoiceCounts({});
+    const kept = async () =>
+      (await testDb().pool.query(`SELECT count(*)::int AS n FROM invoice_count_deltas WHERE company_id = $1`, [fresh.companyId])).rows[0].n as number;
+    expect(await kept()).toBeLessThanOrEqual(5);
+    expect(await totals()).toEqual(expected);
+
+    // The scheduled job runs the same fold in the worker.
+    // (An update that changes no status adds nothing; these rows sum to zero, as churn does.)
+    await testDb().pool.query(`UPDATE invoices SET status = status WHERE company_id = $1`, [fresh.companyId]);
+    await testDb().pool.query(
+      `INSERT INTO invoice_count_deltas (company_id, status, delta) SELECT $1, 'draft', d FROM unnest(ARRAY[1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1]) d`,
+      [fresh.companyId],
+    );
+    expect(await kept()).toBeGreaterThan(12);
+    const worker = await startTestService({ RUN_WORKER: 'true' });
+    const boss = await startBoss(databaseUrl(), () => {});
+    try {
+      await boss.send(QUEUES.foldInvoiceCounts.name, {});
+      for (let i = 0; (await kept()) > 5; i++) {
+        if (i > 200) throw new Error('the fold job did not run');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await boss.stop({ graceful: false });
+      await worker.stop();
+    }
+    expect(await totals()).toEqual(expected);
+
+    // Sandbox companies are counted apart, and a reset's deletes are counted too.
+    const sandbox = client(svc.url, (await fresh.key(undefined, 'test')).key);
+    const sc = (await sandbox.post('/customers', { name: 'S' })).body.data.id;
+    await sandbox.post('/invoices', { customer_id: sc, issue_date: today, due_date: today, lines: [{ description: 'x', quantity: 1, unit_price: 1 }] });
+    expect((await sandbox.get('/invoices')).body.meta.total).toBe(1);
+    expect((await sandbox.call('POST', '/sandbox/reset', {})).status).toBe(200);
+    expect((await sandbox.get('/invoices')).body.meta.total).toBe(0);
+    expect((await c.get('/invoices')).body.meta.total).toBe(17);
+  }, 60_000);
 });

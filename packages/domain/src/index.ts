@@ -33,6 +33,7 @@ export * from './credentials/bank.ts';
 export * from './invoices/rules.ts';
 export * from './invoices/views.ts';
 export * from './invoices/invoices.ts';
+export * from './invoices/counts.ts';
 export * from './invoices/pdf.ts';
 export * from './vouchers/rules.ts';
 export * from './vouchers/upload-body.ts';

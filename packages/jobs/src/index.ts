@@ -16,6 +16,8 @@ export const QUEUES = {
   purgeRateLimitWindows: { name: 'purge-rate-limit-windows', cron: '17 * * * *' },
   /** Approved and sent invoices past their due date become overdue, just after midnight in Denmark. */
   sweepOverdueInvoices: { name: 'sweep-overdue-invoices', cron: '5 0 * * *', tz: 'Europe/Copenhagen' },
+  /** The invoice list's kept counts are folded to a few rows per company (invoices/counts.ts). */
+  foldInvoiceCounts: { name: 'fold-invoice-counts', cron: '* * * * *' },
   /** Pending vouchers are read (text, vendor, display name) and completed; every minute (pg-boss's finest cron). */
   processVouchers: { name: 'process-vouchers', cron: '* * * * *' },
   /** Stored objects whose voucher never committed (or was deleted) are removed after a grace period. */

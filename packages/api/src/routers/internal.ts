@@ -10,6 +10,7 @@ import {
   revokeApiKey,
   SCOPES,
   sweepOverdue,
+  foldInvoiceCounts,
   processPendingVouchers,
   sweepStoredObjects,
   updateAccountingSettings,
@@ -81,6 +82,11 @@ export const internalRouter = router({
     .meta({ staffRole: 'support' })
     .input(z.strictObject({ date: date().optional() }))
     .mutation(async ({ ctx, input }) => ({ moved: await sweepOverdue((fn) => fn(ctx.tx), input.date) })),
+  /** Folds the invoice list's kept counts on demand (it also runs every minute as a job). */
+  foldInvoiceCounts: internalProcedure
+    .meta({ staffRole: 'support' })
+    .input(z.strictObject({}))
+    .mutation(async ({ ctx }) => ({ removed: await foldInvoiceCounts(ctx.tx) })),
   /** Voucher processing and the orphan sweep on demand (they also run as jobs): support staff, tests. */
   processVouchers: internalProcedure
     .meta({ staffRole: 'support' })

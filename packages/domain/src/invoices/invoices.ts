@@ -7,6 +7,7 @@ import type { Db } from '@tlr/db';
 import { fromDate, toDate, today } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
+import { countInvoices } from './counts.ts';
 import { recordEvent, type EventType } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { postTransaction } from '../ledger/post.ts';
@@ -174,7 +175,9 @@ export async function getInvoice(db: Db, scope: CompanyScope, id: string): Promi
 export function listInvoices(db: Db, scope: CompanyScope, params: ListParams): Promise<Page<InvoiceView>> {
   const delegate = {
     findMany: (args: object) => db.invoice.findMany({ ...args, include: invoiceInclude }),
-    count: (args: { where: object }) => db.invoice.count(args),
+    // Filtered by nothing or by status only (the common list): the kept counts, exact and O(1).
+    count: (args: { where: object }) =>
+      params.since || params.until || params.search?.trim() ? db.invoice.count(args) : countInvoices(db, scope.companyId, params.status),
   };
   return listPage(delegate, { company_id: scope.companyId }, params, INVOICE_LIST, invoiceView);
 }
