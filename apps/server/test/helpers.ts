@@ -51,6 +51,31 @@ export function startServerProcess(env: Record<string, string> = {}): Promise<{ 
   });
 }
 
+/**
+ * This process's service and `extra` server processes on the run's database: what the concurrency tests
+ * spread their requests over. `stop` ends them all (SIGTERM: a graceful shutdown).
+ */
+export async function startServers(extra = 2): Promise<{ svc: Service; urls: string[]; stop(): Promise<void> }> {
+  const [svc, ...procs] = await Promise.all([startTestService(), ...Array.from({ length: extra }, () => startServerProcess())]);
+  return {
+    svc,
+    urls: [svc.url, ...procs.map((p) => p.url)],
+    async stop() {
+      await Promise.all(
+        procs.map(
+          ({ proc }) =>
+            new Promise<void>((resolve) => {
+              if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+              proc.once('exit', () => resolve());
+              proc.kill('SIGTERM');
+            }),
+        ),
+      );
+      await svc.stop();
+    },
+  };
+}
+
 let sharedDb: Database | undefined;
 /** A database handle for setting up fixtures and inspecting rows. */
 export function testDb(): Database {

@@ -3,32 +3,17 @@
 // number sequence gapless, unique and ordered across invoices, credit notes and manual transactions;
 // racing transitions on one invoice (two approvals, pay against cancel, two full payments) end in
 // exactly one outcome with one posting.
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, newCompany, startServerProcess, startTestService, testDb, type Reply } from './helpers.ts';
-import type { Service } from '../src/service.ts';
+import { client, newCompany, startServers, testDb, type Reply } from './helpers.ts';
 
-let svc: Service;
-let procs: { url: string; proc: ChildProcess }[] = [];
+let servers: Awaited<ReturnType<typeof startServers>>;
 let urls: string[] = [];
 
 beforeAll(async () => {
-  [svc, ...procs] = await Promise.all([startTestService(), startServerProcess(), startServerProcess()]);
-  urls = [svc.url, ...procs.map((p) => p.url)];
+  servers = await startServers();
+  urls = servers.urls;
 });
-afterAll(async () => {
-  await Promise.all(
-    procs.map(
-      ({ proc }) =>
-        new Promise<void>((resolve) => {
-          if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-          proc.once('exit', () => resolve());
-          proc.kill('SIGTERM');
-        }),
-    ),
-  );
-  await svc?.stop();
-});
+afterAll(() => servers?.stop());
 
 const day = (offset = 0) => new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Copenhagen' }).format(Date.now() + offset * 86_400_000);
 const LINES = [{ description: 'Ydelse', quantity: 2, unit_price: 100 }];

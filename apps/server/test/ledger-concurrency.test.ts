@@ -2,33 +2,18 @@
 // separate server processes) on one database post to one company at the same moment. Document numbers
 // and system ids must come out gapless, unique and in posting order, a refused posting must consume no
 // number, and the daily balances must equal the sum of the posted lines.
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateAccountingSettings } from '@tlr/domain';
-import { client, newCompany, startServerProcess, startTestService, testDb, type Reply } from './helpers.ts';
-import type { Service } from '../src/service.ts';
+import { client, newCompany, startServers, testDb, type Reply } from './helpers.ts';
 
-let svc: Service;
-let procs: { url: string; proc: ChildProcess }[] = [];
+let servers: Awaited<ReturnType<typeof startServers>>;
 let urls: string[] = [];
 
 beforeAll(async () => {
-  [svc, ...procs] = await Promise.all([startTestService(), startServerProcess(), startServerProcess()]);
-  urls = [svc.url, ...procs.map((p) => p.url)];
+  servers = await startServers();
+  urls = servers.urls;
 });
-afterAll(async () => {
-  await Promise.all(
-    procs.map(
-      ({ proc }) =>
-        new Promise<void>((resolve) => {
-          if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-          proc.once('exit', () => resolve());
-          proc.kill('SIGTERM');
-        }),
-    ),
-  );
-  await svc?.stop();
-});
+afterAll(() => servers?.stop());
 
 const year = new Date().getUTCFullYear();
 const today = new Date().toISOString().slice(0, 10);
