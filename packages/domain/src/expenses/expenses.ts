@@ -9,7 +9,7 @@ import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
-import { postReversalOf, settlementAccount } from '../ledger/documents.ts';
+import { postReversalOf, settlementAccount, type DocumentStatusInput } from '../ledger/documents.ts';
 import { postTransaction } from '../ledger/post.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { amountToJson, Decimal } from '../money.ts';
@@ -264,13 +264,7 @@ async function book(db: Db, scope: CompanyScope, row: ExpenseRow): Promise<Expen
   return booked;
 }
 
-export interface ExpenseStatusInput {
-  status: ExpenseStatus;
-  /** paid: the payment date; cancelled: the reversal's date. Default today (Copenhagen). */
-  date?: string | undefined;
-  account_id?: string | undefined;
-  account_number?: string | undefined;
-}
+export type ExpenseStatusInput = DocumentStatusInput<ExpenseStatus>;
 
 export async function setExpenseStatus(db: Db, scope: CompanyScope, id: string, input: ExpenseStatusInput): Promise<ExpenseView> {
   const row = await lockExpense(db, scope, id);

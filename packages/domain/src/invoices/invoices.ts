@@ -11,7 +11,7 @@ import { countInvoices } from './counts.ts';
 import { recordEvent, type EventType } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { postTransaction } from '../ledger/post.ts';
-import { postReversalOf, settlementAccount } from '../ledger/documents.ts';
+import { postReversalOf, settlementAccount, type DocumentStatusInput } from '../ledger/documents.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { Decimal } from '../money.ts';
 import { approvalPosting, assertTransition, INVOICE_STATUSES, invoiceTotals, OPEN_STATUSES, type InvoiceStatus } from './rules.ts';
@@ -308,14 +308,7 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow): Promis
   return approved;
 }
 
-export interface StatusInput {
-  status: InvoiceStatus;
-  /** paid: the payment date; cancelled: the credit note's date. Default today (Danish calendar). */
-  date?: string | undefined;
-  /** paid: the account the money went to (default the bank account 6470). */
-  account_id?: string | undefined;
-  account_number?: string | undefined;
-}
+export type StatusInput = DocumentStatusInput<InvoiceStatus>;
 
 /**
  * PUT /invoices/{id}/status. Repeating the current status changes and posts nothing (PUT semantics);
