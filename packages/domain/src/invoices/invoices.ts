@@ -3,7 +3,7 @@
 // function; payments and the credit note that cancels an invoice are postings of their own. Every
 // change of an existing invoice starts by locking its row, so two servers changing one invoice at once
 // queue, and the second sees the first's outcome (one approval, one posting).
-import type { Db } from '@tlr/db';
+import type { Customer, Db } from '@tlr/db';
 import { fromDate, toDate, today } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
@@ -76,7 +76,10 @@ async function liveCustomer(db: Db, scope: CompanyScope, id: string) {
 async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceLineInput[]) {
   const productIds = [...new Set(lines.flatMap((l) => (l.product_id ? [l.product_id] : [])))];
   const products = new Map(
-    (await db.product.findMany({ where: { company_id: scope.companyId, deleted_at: null, id: { in: productIds } } })).map((p) => [p.id, p]),
+    (productIds.length ? await db.product.findMany({ where: { company_id: scope.companyId, deleted_at: null, id: { in: productIds } } }) : []).map((p) => [
+      p.id,
+      p,
+    ]),
   );
   const resolved = lines.map((l, i) => {
     const product = l.product_id ? products.get(l.product_id) : undefined;
@@ -122,11 +125,11 @@ function checkDates(issue: string, due: string) {
   if (due < issue) throw invalidRequest(`The due date ${due} is before the issue date ${issue}.`, 'due_date');
 }
 
-async function customerFields(db: Db, scope: CompanyScope, customerId: string | null | undefined) {
-  if (!customerId) return { customer_id: null, customer_name: '' };
+async function customerOf(db: Db, scope: CompanyScope, customerId: string | null | undefined) {
+  if (!customerId) return { fields: { customer_id: null, customer_name: '' }, customer: null };
   const customer = await liveCustomer(db, scope, customerId);
   if (!customer) throw invalidRequest(`No customer ${customerId} in this company.`, 'customer_id');
-  return { customer_id: customer.id, customer_name: customer.name };
+  return { fields: { customer_id: customer.id, customer_name: customer.name }, customer };
 }
 
 async function event(db: Db, scope: CompanyScope, type: EventType, view: InvoiceView) {
@@ -137,10 +140,12 @@ export async function createInvoice(db: Db, scope: CompanyScope, input: InvoiceI
   // Refused before anything is drawn or written (contract: 400 invalid_request).
   if (input.auto_approve && !input.customer_id) throw invalidRequest('auto_approve needs a customer_id: an approved invoice names its buyer.', 'customer_id');
   checkDates(input.issue_date, input.due_date);
-  const customer = await customerFields(db, scope, input.customer_id);
+  const { fields: customer, customer: buyer } = await customerOf(db, scope, input.customer_id);
   const resolved = await resolveLines(db, scope, input.lines);
   const id = newId();
-  await db.invoice.create({
+  // The new row needs no lock: nobody else sees it before this transaction commits.
+  const draft = await db.invoice.create({
+    include: fullInvoiceInclude,
     data: {
       id,
       company_id: scope.companyId,
@@ -153,9 +158,8 @@ export async function createInvoice(db: Db, scope: CompanyScope, input: InvoiceI
       lines: { createMany: { data: lineRows(scope, id, resolved).map(({ invoice_id: _, ...l }) => l) } },
     },
   });
-  const draft = await lockInvoice(db, scope, id);
   await event(db, scope, 'invoice.created', invoiceView(draft));
-  const result = input.auto_approve ? await approve(db, scope, draft) : draft;
+  const result = input.auto_approve ? await approve(db, scope, draft, buyer) : draft;
   return invoiceSummary(invoiceView(result));
 }
 
@@ -199,7 +203,7 @@ export async function updateInvoice(db: Db, scope: CompanyScope, id: string, inp
   const issue = input.issue_date ?? fromDate(row.issue_date);
   const due = input.due_date ?? fromDate(row.due_date);
   checkDates(issue, due);
-  const customer = input.customer_id === undefined ? {} : await customerFields(db, scope, input.customer_id);
+  const customer = input.customer_id === undefined ? {} : (await customerOf(db, scope, input.customer_id)).fields;
   const resolved = input.lines ? await resolveLines(db, scope, input.lines) : undefined;
   if (resolved) {
     await db.invoiceLine.deleteMany({ where: { invoice_id: id } });
@@ -242,16 +246,16 @@ async function accountsByNumber(db: Db, scope: CompanyScope, numbers: string[]) 
 }
 
 /** Draft -> approved: number, freeze the buyer, post. `row` is locked by the caller. */
-async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow): Promise<FullInvoiceRow> {
+/** `known`: the customer as this transaction already read it (auto_approve), else it is read here. */
+async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?: Customer | null): Promise<FullInvoiceRow> {
   if (!row.customer_id) throw new DomainError('invoice_incomplete', 'An invoice is approved for a customer; set customer_id first.', 'customer_id');
-  const customer = await liveCustomer(db, scope, row.customer_id);
+  const customer = known?.id === row.customer_id ? known : await liveCustomer(db, scope, row.customer_id);
   if (!customer) throw new DomainError('invoice_incomplete', `The invoice's customer ${row.customer_id} was deleted; choose another customer.`, 'customer_id');
   if (row.lines.length === 0) throw new DomainError('invoice_incomplete', 'An invoice without lines cannot be approved.', 'lines');
 
+  const productIds = row.lines.flatMap((l) => (l.product_id ? [l.product_id] : []));
   const products = new Map(
-    (await db.product.findMany({ where: { company_id: scope.companyId, id: { in: row.lines.flatMap((l) => (l.product_id ? [l.product_id] : [])) } } })).map(
-      (p) => [p.id, p],
-    ),
+    (productIds.length ? await db.product.findMany({ where: { company_id: scope.companyId, id: { in: productIds } } }) : []).map((p) => [p.id, p]),
   );
   const revenueNumber = (productId: string | null) => (productId && products.get(productId)?.revenue_account) || INVOICE_ACCOUNTS.sales;
   const account = await accountsByNumber(db, scope, [
