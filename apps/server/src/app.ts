@@ -20,7 +20,7 @@ import {
   type AuditSink,
 } from '@tlr/api';
 import type { Database } from '@tlr/db';
-import { exactJsonNumber, type VoucherStore } from '@tlr/domain';
+import { exactJsonNumber, type VoucherStore, type WebhookSettings } from '@tlr/domain';
 import { authenticate } from './http/authenticate.ts';
 import { cors } from './http/cors.ts';
 import { deadline } from './http/deadline.ts';
@@ -51,12 +51,13 @@ export interface AppDeps {
   requestTimeoutMs?: number;
   /** Where voucher documents are kept (STORAGE_BACKEND); without one, voucher uploads answer 503. */
   store?: VoucherStore | undefined;
+  webhooks?: WebhookSettings | undefined;
 }
 
 /** How long /readyz waits for the database before it says not ready. */
 const READY_PROBE_MS = 1_000;
 
-export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTimeoutMs = 20_000, store }: AppDeps) {
+export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTimeoutMs = 20_000, store, webhooks }: AppDeps) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -134,6 +135,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
         // The request is audited by the HTTP layer (request-context), with what never reaches a procedure.
         audit: null,
         store,
+        webhooks,
       }),
       responseMeta: ({ ctx, errors }) => {
         if (errors.length) {

@@ -7,10 +7,12 @@ import { AuditLog } from '@tlr/api';
 import type { Config } from '@tlr/config';
 import { applyMigrations, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
 import { StartupError } from '@tlr/db/server';
+import type { WebhookSettings } from '@tlr/domain';
 import { startBoss } from '@tlr/jobs';
 import { createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
 import { createApp } from './app.ts';
 import { answerClientError } from './http/client-error.ts';
+import { startWebhookDispatcher, webhookSettings } from './webhooks.ts';
 import { registerWorkers } from './worker.ts';
 
 export interface Service {
@@ -20,6 +22,8 @@ export interface Service {
   logger: Logger;
   /** Where voucher documents are kept (STORAGE_BACKEND). */
   store: ObjectStore;
+  /** The webhook secrets key and URL policy (tests make callers with them). */
+  webhooks: WebhookSettings;
   /** The filesystem store's directory; undefined with S3. */
   storageDir: string | undefined;
   stop(): Promise<void>;
@@ -94,8 +98,18 @@ export async function startService(config: Config, logger = createLogger(config)
     .catch((e: Error) =>
       logger.warn({ backend: store.backend, err: { message: e.message } }, 'voucher storage is not reachable; uploads and downloads answer 503 until it is'),
     );
+  const webhooks = webhookSettings(config, logger);
   let ready = false;
-  const app = createApp({ db, logger, audit, isReady: () => ready, publicBaseUrl: config.PUBLIC_BASE_URL, requestTimeoutMs: config.REQUEST_TIMEOUT_MS, store });
+  const app = createApp({
+    db,
+    logger,
+    audit,
+    isReady: () => ready,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    store,
+    webhooks,
+  });
 
   if (config.RUN_WORKER) {
     // Message and code only: its errors are connection-level, and the whole error carries the pg client.
@@ -103,6 +117,8 @@ export async function startService(config: Config, logger = createLogger(config)
     const boss = await startBoss(dbServer.url, onError).catch(giveUp);
     opened.push(() => boss.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS }));
     await registerWorkers(boss, db, logger, store).catch(giveUp);
+    const dispatcher = startWebhookDispatcher(db, webhooks, logger);
+    opened.push(() => dispatcher.stop());
   }
 
   const server = await listen(app, config.PORT, config.HOST).catch(giveUp);
@@ -131,5 +147,5 @@ export async function startService(config: Config, logger = createLogger(config)
       logger.info('stopped');
     })());
 
-  return { url, port, db, logger, store, storageDir: store.backend === 'filesystem' ? storageDir(config) : undefined, stop };
+  return { url, port, db, logger, store, webhooks, storageDir: store.backend === 'filesystem' ? storageDir(config) : undefined, stop };
 }

@@ -121,8 +121,14 @@ describe('contract rules in the document', () => {
         expect([method, Object.keys(op.responses)], where).toEqual(['put', expect.arrayContaining(['200'])]);
         expect(idem, where).toHaveLength(1);
         expect(idem[0], where).toMatchObject({ required: false, schema: { type: 'string', maxLength: 255 } });
+      } else if (where === 'POST /webhooks') {
+        // "POST /webhooks | body url, events; 201 with id, url, events, secret, message" and "Webhook
+        // endpoints and the sandbox reset take no idempotency key".
+        expect(Object.keys(op.responses), where).toContain('201');
+        expect(Object.keys(op.responses), where).not.toContain('200');
+        expect(idem, where).toHaveLength(0);
       } else {
-        // Everything else (sandbox reset and webhook endpoints included) answers 200 and takes no key.
+        // Everything else (sandbox reset and the other webhook endpoints included) answers 200 and takes no key.
         expect(Object.keys(op.responses), where).toContain('200');
         expect(Object.keys(op.responses), where).not.toContain('201');
         expect(idem, where).toHaveLength(0);

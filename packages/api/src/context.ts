@@ -3,7 +3,7 @@
 // place for the HTTP status and headers of a success (the REST adapter reads them in responseMeta).
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@tlr/db';
-import type { Credential, StagedContent, VoucherStore } from '@tlr/domain';
+import type { Credential, StagedContent, VoucherStore, WebhookSettings } from '@tlr/domain';
 import { writeAuditRecords, type AuditSink } from './audit.ts';
 
 export type StaffRole = 'support' | 'admin';
@@ -30,6 +30,8 @@ export interface ApiContext {
   store?: VoucherStore | undefined;
   /** A voucher body the HTTP shell has already read and staged (POST /vouchers streams). */
   upload?: StagedContent | undefined;
+  /** The secrets key and URL policy of webhooks; absent where none is configured (webhook endpoints then answer 503). */
+  webhooks?: WebhookSettings | undefined;
 }
 
 /** Writes each record at once: for one-shot callers (the CLI) that have no batch to wait for. */
@@ -55,6 +57,7 @@ export interface CallerOptions {
   audit?: AuditSink | null;
   store?: VoucherStore;
   upload?: StagedContent;
+  webhooks?: WebhookSettings;
 }
 
 /** The context of an in-process caller (operator CLI, admin app, tests): the same rules as REST. */
@@ -67,6 +70,7 @@ export function callerContext(db: Database, actor: Actor, opts: CallerOptions = 
     response: { headers: {} },
     audit: opts.audit === undefined ? directAudit(db) : opts.audit,
     store: opts.store,
+    webhooks: opts.webhooks,
     upload: opts.upload,
   };
 }

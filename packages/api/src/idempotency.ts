@@ -76,7 +76,7 @@ export async function runMutation<R extends Result>(o: {
   const key = idempotent && idempotencyKeyOf(ctx.idempotencyKey, !idempotent.optional);
   if (!idempotent || key === undefined) {
     const result = await inTransaction(ctx.db, o.next);
-    if (idempotent && result.ok) ctx.response.status = idempotent.status;
+    if (result.ok && (idempotent || meta?.created)) ctx.response.status = idempotent?.status ?? 201;
     return result;
   }
   if (ctx.actor?.type !== 'credential') throw new Error(`${o.path}: idempotency keys are scoped to a credential's company`);

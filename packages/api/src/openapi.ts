@@ -122,6 +122,9 @@ function build(): OpenAPIObject {
           example: 'order-2026-0042',
         },
       ];
+    } else if (route.meta.created) {
+      success.description = 'Created';
+      responses['201'] = success;
     } else {
       responses['200'] = success;
     }

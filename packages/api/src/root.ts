@@ -8,6 +8,7 @@ import { invoicesRouter } from './routers/invoices.ts';
 import { settingsRouter } from './routers/settings.ts';
 import { expensesRouter } from './routers/expenses.ts';
 import { vouchersRouter } from './routers/vouchers.ts';
+import { webhooksRouter } from './routers/webhooks.ts';
 import { productsRouter } from './routers/products.ts';
 import { reportsRouter } from './routers/reports.ts';
 import { sandboxRouter } from './routers/sandbox.ts';
@@ -20,6 +21,7 @@ export const appRouter = router({
   settings: settingsRouter,
   expenses: expensesRouter,
   vouchers: vouchersRouter,
+  webhooks: webhooksRouter,
   customers: customersRouter,
   products: productsRouter,
   suppliers: suppliersRouter,

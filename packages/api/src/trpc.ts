@@ -22,6 +22,8 @@ export interface ApiMeta extends OpenApiMeta {
    * creates, 200 for state transitions); `optional` lets a call without a key through (not for creates).
    */
   idempotent?: { status: 200 | 201; optional?: boolean };
+  /** Answers 201 Created without an Idempotency-Key (the contract exempts webhook endpoints). */
+  created?: true;
   /** Problem statuses beyond the common ones that the endpoint can answer (OpenAPI only). */
   problems?: number[];
   /**

@@ -67,6 +67,18 @@ const schema = z
     REQUEST_TIMEOUT_MS: milliseconds(20000),
     // Where voucher documents are kept (docs/operations.md): the filesystem under STORAGE_DIR (default
     // DATA_DIR/vouchers), or S3-compatible object storage, which several servers can share.
+    // Webhooks (docs/webhooks.md): the key signing secrets are encrypted under (base64 of 32 bytes; by
+    // default generated once into DATA_DIR/webhook-secrets.key), the length of one "minute" of the retry
+    // schedule, and, for development only, http:// and private targets.
+    WEBHOOK_SECRETS_KEY: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || Buffer.from(v, 'base64').length === 32, 'must be 32 bytes in base64 (openssl rand -base64 32)'),
+    WEBHOOK_RETRY_UNIT_MS: z.coerce.number().int().min(1).default(60000),
+    WEBHOOK_ALLOW_INSECURE_URLS: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
     STORAGE_BACKEND: z.enum(['filesystem', 's3']).default('filesystem'),
     STORAGE_DIR: z.string().optional(),
     S3_ENDPOINT: z.string().url().optional(),

@@ -56,6 +56,11 @@ export const ERROR_CODES = {
     title: 'Conflict',
     when: 'updating or deleting an expense that is booked, paid or cancelled (a booked expense is cancelled, which reverses its posting)',
   },
+  webhook_limit_reached: {
+    status: 409,
+    title: 'Conflict',
+    when: 'creating a 26th active webhook subscription (contract, Limits: 25 per company); delete one first',
+  },
   invoice_has_payments: { status: 409, title: 'Conflict', when: 'cancelling an invoice that has payments registered' },
   reversal_of_document: {
     status: 409,

@@ -1,0 +1,61 @@
+// Webhooks in the server process: the settings (the secrets key from WEBHOOK_SECRETS_KEY, else a file
+// made once in DATA_DIR), and the dispatcher loop that turns outbox events into deliveries and sends
+// the due ones. Several processes may run it at once (domain/webhooks/dispatch.ts shares the work).
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '@tlr/config';
+import type { Database } from '@tlr/db';
+import { deliverDue, fanOut, type WebhookSettings } from '@tlr/domain';
+
+/** The key file is created once, exclusively: two servers starting together end with the same key. */
+function keyFromFile(dataDir: string): Buffer {
+  const path = join(dataDir, 'webhook-secrets.key');
+  mkdirSync(dataDir, { recursive: true });
+  try {
+    writeFileSync(path, randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
+  if (key.length !== 32) throw new Error(`${path} must hold 32 bytes in base64`);
+  return key;
+}
+
+export function webhookSettings(config: Config, logger: Logger): WebhookSettings {
+  if (config.WEBHOOK_ALLOW_INSECURE_URLS) {
+    logger.warn('WEBHOOK_ALLOW_INSECURE_URLS is on: webhooks may target http:// and private or loopback addresses. Never in production.');
+  }
+  return {
+    key: config.WEBHOOK_SECRETS_KEY ? Buffer.from(config.WEBHOOK_SECRETS_KEY, 'base64') : keyFromFile(config.DATA_DIR),
+    allowInsecure: config.WEBHOOK_ALLOW_INSECURE_URLS,
+    retryUnitMs: config.WEBHOOK_RETRY_UNIT_MS,
+  };
+}
+
+/** Polls every `idleMs` while there is nothing to do, at once while there is. stop() waits for the round in flight. */
+export function startWebhookDispatcher(db: Database, settings: WebhookSettings, logger: Logger, idleMs = 200): { stop(): Promise<void> } {
+  let running = true;
+  let wake: (() => void) | undefined;
+  const loop = (async () => {
+    while (running) {
+      let busy = false;
+      try {
+        busy = (await fanOut(db)) > 0;
+        busy = (await deliverDue(db, settings)) > 0 || busy;
+      } catch (e) {
+        // The database away (a restart, a failover): try again after the pause.
+        logger.warn({ err: { message: (e as Error).message } }, 'webhook dispatch round failed');
+      }
+      if (!busy && running) await new Promise<void>((r) => ((wake = r), setTimeout(r, idleMs)));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,298 @@
+// Webhooks through HTTP against PostgreSQL and a real local receiver. Contract: Webhook endpoints;
+// Events (Subscriptions, Delivery, Signature, Retries and dead letter); Test mode 3; Limits.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { send } from '@tlr/domain';
+import { client, newCompany, startTestService } from './helpers.ts';
+import type { Service } from '../src/service.ts';
+
+interface Received {
+  at: number;
+  headers: IncomingMessage['headers'];
+  raw: string;
+}
+
+/** A receiver that records every request and answers what `answer` says (200 by default). */
+async function receiver() {
+  const got: Received[] = [];
+  let answer = (_r: Received) => 200;
+  const server: Server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => {
+      const r = { at: Date.now(), headers: req.headers, raw: Buffer.concat(parts).toString('utf8') };
+      got.push(r);
+      res.writeHead(answer(r)).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    got,
+    answer: (fn: (r: Received) => number) => (answer = fn),
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** The receiver's side of docs/webhooks.md, written apart from the service's code. */
+function verifies(secret: string, r: Received, now = Date.now()): boolean {
+  const m = /^t=(\d+),v1=([A-Za-z0-9_-]+)$/.exec(String(r.headers['service-signature']));
+  if (!m) return false;
+  if (Math.abs(now / 1000 - Number(m[1])) > 300) return false;
+  const expected = createHmac('sha256', secret).update(`${m[1]}.${r.raw}`).digest();
+  const given = Buffer.from(m[2]!, 'base64url');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+const waitFor = async <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, ms = 15_000): Promise<T> => {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+const UNIT = 40; // one "minute" of the retry schedule, in ms
+
+let strict: Service; // production URL rules, no worker
+let svc: Service; // WEBHOOK_ALLOW_INSECURE_URLS (a local receiver), the dispatcher running
+let hook: Awaited<ReturnType<typeof receiver>>;
+
+beforeAll(async () => {
+  [strict, svc, hook] = await Promise.all([
+    startTestService(),
+    startTestService({ RUN_WORKER: 'true', WEBHOOK_ALLOW_INSECURE_URLS: 'true', WEBHOOK_RETRY_UNIT_MS: String(UNIT) }),
+    receiver(),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([strict?.stop(), svc?.stop(), hook?.close()]);
+});
+
+describe('subscriptions', () => {
+  it('creates with 201 and the secret shown once, without an Idempotency-Key; lists, rotates and deletes', async () => {
+    const firm = await newCompany('Abonnent ApS');
+    const c = client(strict.url, (await firm.key()).key);
+    const r = await c.call('POST', '/webhooks', { body: { url: 'https://93.184.216.34/tlr', events: ['invoice.paid', 'customer.created'] } });
+    expect(r.status).toBe(201);
+    expect(r.body.data).toEqual({
+      id: expect.any(String),
+      url: 'https://93.184.216.34/tlr',
+      events: ['invoice.paid', 'customer.created'],
+      created_at: expect.any(String),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+      message: expect.any(String),
+    });
+    const listed = await c.get('/webhooks');
+    expect(listed.body.data).toEqual([
+      { id: r.body.data.id, url: 'https://93.184.216.34/tlr', events: ['invoice.paid', 'customer.created'], created_at: r.body.data.created_at },
+    ]);
+    expect(JSON.stringify(listed.body)).not.toContain('whsec_');
+    const rotated = await c.call('POST', `/webhooks/${r.body.data.id}/rotate-secret`, {});
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.data).toEqual({ id: r.body.data.id, secret: expect.stringMatching(/^whsec_/), message: expect.any(String) });
+    expect(rotated.body.data.secret).not.toBe(r.body.data.secret);
+    expect((await c.get(`/webhooks/${r.body.data.id}/deliveries`)).body).toEqual({ data: [] });
+    expect((await c.del(`/webhooks/${r.body.data.id}`)).body).toEqual({ data: { id: r.body.data.id, deleted: true } });
+    expect((await c.get('/webhooks')).body.data).toEqual([]);
+    expect((await c.get(`/webhooks/${r.body.data.id}/deliveries`)).status).toBe(404);
+    expect((await c.call('POST', `/webhooks/${r.body.data.id}/rotate-secret`, {})).status).toBe(404);
+  });
+
+  it('refuses URLs that are not HTTPS, carry credentials or are not public, and unknown event types, naming the field', async () => {
+    const firm = await newCompany('Forsigtig ApS');
+    const c = client(strict.url, (await firm.key()).key);
+    const post = (body: object) => c.call('POST', '/webhooks', { body });
+    const refused = async (body: object, field: string, detail: RegExp) => {
+      const r = await post(body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.headers.get('content-type')).toMatch(/problem\+json/);
+      expect(r.body).toMatchObject({ code: 'invalid_request', field });
+      expect(r.body.detail).toMatch(detail);
+    };
+    const events = ['invoice.paid'];
+    await refused({ url: 'http://93.184.216.34/tlr', events }, 'url', /https/);
+    await refused({ url: 'https://user:pw@93.184.216.34/tlr', events }, 'url', /user name or password/);
+    for (const url of [
+      'https://127.0.0.1/x',
+      'https://10.0.0.5/x',
+      'https://169.254.169.254/latest',
+      'https://100.64.1.1/x',
+      'https://[::1]/x',
+      'https://[fd00::1]/x',
+      'https://[::ffff:127.0.0.1]/x',
+      'https://0.0.0.0/x',
+    ]) {
+      await refused({ url, events }, 'url', /must not point at|publicly resolvable/);
+    }
+    await refused({ url: 'https://localhost/x', events }, 'url', /publicly resolvable/);
+    await refused({ url: 'https://93.184.216.34/tlr', events: [] }, 'events', /at least one/);
+    await refused({ url: 'https://93.184.216.34/tlr', events: ['invoice.paid', 'invoice.exploded'] }, 'events[1]', /invoice\.exploded/);
+    expect((await c.get('/webhooks')).body.data).toEqual([]);
+  });
+
+  it('needs webhooks:manage', async () => {
+    const firm = await newCompany('Uden Ret ApS');
+    const c = client(strict.url, (await firm.key(['invoices:read'])).key);
+    expect((await c.get('/webhooks')).status).toBe(403);
+    expect((await c.call('POST', '/webhooks', { body: { url: 'https://93.184.216.34/', events: ['invoice.paid'] } })).status).toBe(403);
+  });
+
+  it('allows 25 active subscriptions per company, also when they are created at once', async () => {
+    const firm = await newCompany('Mange Kroge ApS');
+    const c = client(strict.url, (await firm.key()).key);
+    const made = await Promise.all(
+      Array.from({ length: 27 }, (_, i) => c.call('POST', '/webhooks', { body: { url: `https://93.184.216.34/h${i}`, events: ['invoice.paid'] } })),
+    );
+    expect(made.filter((r) => r.status === 201)).toHaveLength(25);
+    const over = made.filter((r) => r.status !== 201);
+    expect(over.map((r) => [r.status, r.body.code])).toEqual([
+      [409, 'webhook_limit_reached'],
+      [409, 'webhook_limit_reached'],
+    ]);
+    const one = made.find((r) => r.status === 201)!.body.data.id;
+    await c.del(`/webhooks/${one}`);
+    expect((await c.call('POST', '/webhooks', { body: { url: 'https://93.184.216.34/again', events: ['invoice.paid'] } })).status).toBe(201);
+  });
+});
+
+describe('delivery', () => {
+  it('posts the signed envelope with Service-Event-Id, Service-Delivery-Id and the raw-body signature', async () => {
+    const firm = await newCompany('Modtager ApS');
+    const c = client(svc.url, (await firm.key()).key);
+    const sub = (await c.call('POST', '/webhooks', { body: { url: `${hook.url}?firm=${firm.companyId}`, events: ['customer.created'] } })).body.data;
+    const customer = (await c.post('/customers', { name: 'Ny Kunde A/S', email: 'ny@kunde.dk' })).body.data;
+    const r = await waitFor(() => hook.got.find((g) => g.raw.includes(customer.id)));
+    expect(r.headers['content-type']).toBe('application/json');
+    const body = JSON.parse(r.raw);
+    expect(body).toEqual({
+      id: expect.any(String),
+      type: 'customer.created',
+      api_version: '2026-04-10',
+      livemode: true,
+      created_at: expect.stringMatching(/Z$/),
+      data: expect.objectContaining({ id: customer.id, name: 'Ny Kunde A/S' }),
+    });
+    expect(r.headers['service-event-id']).toBe(body.id);
+    expect(verifies(sub.secret, r)).toBe(true);
+    expect(verifies(sub.secret, { ...r, raw: JSON.stringify(body) }) && r.raw !== JSON.stringify(body)).toBe(false);
+    const history = await waitFor(async () => {
+      const d = (await c.get(`/webhooks/${sub.id}/deliveries`)).body.data;
+      return d[0]?.status === 'succeeded' ? d : undefined;
+    });
+    expect(history).toHaveLength(1);
+    expect(history[0]).toMatchObject({
+      id: r.headers['service-delivery-id'],
+      event_id: body.id,
+      event_type: 'customer.created',
+      attempts: 1,
+      last_response_status: 200,
+      next_attempt_at: null,
+    });
+    // Only the types subscribed to: a product is not sent.
+    await c.post('/products', { name: 'Vare', unit_price: 10 });
+    await new Promise((res) => setTimeout(res, 600));
+    expect(hook.got.filter((g) => g.raw.includes('"product.created"') && verifies(sub.secret, g))).toEqual([]);
+  });
+
+  it('a subscription made with a test key receives the sandbox events with livemode false, and the live one does not', async () => {
+    const firm = await newCompany('Sandkasse ApS');
+    const live = client(svc.url, (await firm.key()).key);
+    const test = client(svc.url, (await firm.key(undefined, 'test')).key);
+    const marker = `s-${Date.now()}`;
+    await live.call('POST', '/webhooks', { body: { url: `${hook.url}?live=${marker}`, events: ['customer.created'] } });
+    await test.call('POST', '/webhooks', { body: { url: `${hook.url}?test=${marker}`, events: ['customer.created'] } });
+    const made = (await test.post('/customers', { name: 'Prøvekunde' })).body.data;
+    const r = await waitFor(() => hook.got.find((g) => g.raw.includes(made.id)));
+    expect(JSON.parse(r.raw).livemode).toBe(false);
+    await new Promise((res) => setTimeout(res, 600));
+    expect(hook.got.filter((g) => g.raw.includes(made.id))).toHaveLength(1);
+  });
+
+  it('retries on the schedule (1, 2, 4 ... minutes at a short unit), dead-letters after 8 attempts, and replay sends the same payload freshly signed', async () => {
+    const firm = await newCompany('Fejlende ApS');
+    const c = client(svc.url, (await firm.key()).key);
+    const url = `${hook.url}?dead=${firm.companyId}`;
+    const mine = () => hook.got.filter((g) => g.raw.includes(`Fejl ${firm.companyId}`));
+    hook.answer((r) => (r.raw.includes(`Fejl ${firm.companyId}`) ? 500 : 200));
+    const sub = (await c.call('POST', '/webhooks', { body: { url, events: ['customer.created'] } })).body.data;
+    await c.post('/customers', { name: `Fejl ${firm.companyId}` });
+    const attempts = await waitFor(() => (mine().length >= 8 ? mine() : undefined), 30_000);
+    await new Promise((res) => setTimeout(res, 4 * UNIT));
+    expect(mine()).toHaveLength(8);
+    const gaps = attempts.slice(1).map((a, i) => a.at - attempts[i]!.at);
+    [1, 2, 4, 8, 16, 32, 60].forEach((minutes, i) => expect(gaps[i]).toBeGreaterThanOrEqual(0.9 * minutes * UNIT));
+    expect(new Set(attempts.map((a) => a.headers['service-event-id'])).size).toBe(1);
+    expect(new Set(attempts.map((a) => a.raw)).size).toBe(1);
+    const [dead] = (await c.get(`/webhooks/${sub.id}/deliveries`)).body.data;
+    expect(dead).toMatchObject({ status: 'dead_letter', attempts: 8, last_response_status: 500, next_attempt_at: null });
+
+    hook.answer(() => 200);
+    const replayed = await c.call('POST', `/webhooks/${sub.id}/deliveries/${dead.id}/replay`, {});
+    expect(replayed.status).toBe(200);
+    expect(replayed.body.data).toMatchObject({ id: dead.id, status: 'pending', attempts: 0 });
+    const again = await waitFor(() => mine()[8]);
+    expect(again.raw).toBe(attempts[0]!.raw);
+    expect(again.headers['service-event-id']).toBe(attempts[0]!.headers['service-event-id']);
+    expect(again.headers['service-delivery-id']).toBe(dead.id);
+    expect(verifies(sub.secret, again)).toBe(true);
+    await waitFor(async () => (await c.get(`/webhooks/${sub.id}/deliveries`)).body.data[0].status === 'succeeded');
+  }, 60_000);
+
+  it('signs every send after a rotation with the new secret only, retries included; a deleted subscription stops', async () => {
+    const firm = await newCompany('Roterende ApS');
+    const c = client(svc.url, (await firm.key()).key);
+    let failures = 0;
+    hook.answer((r) => (r.raw.includes(`Rot ${firm.companyId}`) && failures++ < 2 ? 503 : 200));
+    const sub = (await c.call('POST', '/webhooks', { body: { url: `${hook.url}?rot=${firm.companyId}`, events: ['customer.created'] } })).body.data;
+    await c.post('/customers', { name: `Rot ${firm.companyId}` });
+    const mine = () => hook.got.filter((g) => g.raw.includes(`Rot ${firm.companyId}`));
+    const first = await waitFor(() => mine()[0]);
+    expect(verifies(sub.secret, first)).toBe(true);
+    const rotated = (await c.call('POST', `/webhooks/${sub.id}/rotate-secret`, {})).body.data.secret;
+    const later = await waitFor(() => (mine().length >= 3 ? mine().slice(1) : undefined));
+    for (const r of later) {
+      expect(verifies(rotated, r)).toBe(true);
+      expect(verifies(sub.secret, r)).toBe(false);
+    }
+
+    // Deleted while a delivery waits for its retry: it is not sent again.
+    hook.answer((r) => (r.raw.includes(`Slet ${firm.companyId}`) ? 500 : 200));
+    const other = (await c.call('POST', '/webhooks', { body: { url: `${hook.url}?del=${firm.companyId}`, events: ['customer.created'] } })).body.data;
+    await c.post('/customers', { name: `Slet ${firm.companyId}` });
+    const gone = () => hook.got.filter((g) => g.raw.includes(`Slet ${firm.companyId}`) && verifies(other.secret, g));
+    await waitFor(() => gone().length >= 1);
+    await c.del(`/webhooks/${other.id}`);
+    const sent = gone().length;
+    await new Promise((res) => setTimeout(res, 20 * UNIT));
+    expect(gone()).toHaveLength(sent);
+    expect(sent).toBeLessThan(3);
+    hook.answer(() => 200);
+  }, 60_000);
+});
+
+describe('delivery safety (no SSRF)', () => {
+  it('refuses at send time a loopback or private target, by IP literal or by a name that resolves to one', async () => {
+    for (const url of ['https://127.0.0.1:9/x', 'https://[::1]:9/x', 'https://169.254.169.254/latest/meta-data', 'https://localhost:9/x']) {
+      const r = await send(url, {}, '{}', false);
+      expect(r.status, url).toBeNull();
+      expect(r.error, url).toMatch(/loopback|private|linkLocal|refused/);
+    }
+    expect((await send(hook.url, {}, '{}', false)).error).toMatch(/not https/);
+  });
+
+  it('does not follow a redirect (to a private address or anywhere): a 3xx fails the attempt', async () => {
+    const redirect = createServer((_req, res) => res.writeHead(302, { Location: 'http://169.254.169.254/latest' }).end());
+    await new Promise<void>((r) => redirect.listen(0, '127.0.0.1', r));
+    try {
+      const r = await send(`http://127.0.0.1:${(redirect.address() as AddressInfo).port}/`, {}, '{}', true);
+      expect(r.status).toBe(302);
+    } finally {
+      redirect.close();
+    }
+  });
+});
