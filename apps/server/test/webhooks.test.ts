@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send } from '@tlr/domain';
-import { client, newCompany, startTestService } from './helpers.ts';
+import { client, newCompany, startTestService, testDb } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 interface Received {
@@ -272,6 +272,30 @@ describe('delivery', () => {
     expect(gone()).toHaveLength(sent);
     expect(sent).toBeLessThan(3);
     hook.answer(() => 200);
+  }, 60_000);
+});
+
+describe('history', () => {
+  it('shows the latest 100 deliveries, newest first, and keeps no more finished ones than that', async () => {
+    const firm = await newCompany('Travl ApS');
+    const keys = [await firm.key(), await firm.key()];
+    const sub = (
+      await client(svc.url, keys[0]!.key).call('POST', '/webhooks', { body: { url: `${hook.url}?h=${firm.companyId}`, events: ['product.created'] } })
+    ).body.data;
+    for (let i = 0; i < 105; i++) await client(svc.url, keys[i % 2]!.key).post('/products', { name: `Vare ${i}`, unit_price: 1 });
+    const c = client(svc.url, keys[0]!.key);
+    const history = await waitFor(async () => {
+      const d = (await c.get(`/webhooks/${sub.id}/deliveries`)).body.data;
+      return d.length === 100 && d.every((x: any) => x.status === 'succeeded') ? d : undefined;
+    }, 30_000);
+    const names = history.map((d: any) => d.created_at);
+    expect(names).toEqual([...names].sort().reverse());
+    // A later fan-out trims what is beyond the history.
+    await c.post('/products', { name: 'Vare sidst', unit_price: 1 });
+    await waitFor(async () => {
+      const { rows } = await testDb().pool.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = $1`, [sub.id]);
+      return rows[0].n <= 101 ? true : undefined;
+    });
   }, 60_000);
 });
 
