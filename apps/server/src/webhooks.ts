@@ -34,11 +34,15 @@ export function webhookSettings(config: Config, logger: Logger): WebhookSettings
   };
 }
 
-/** Polls every `idleMs` while there is nothing to do, at once while there is. stop() waits for the round in flight. */
-export function startWebhookDispatcher(db: Database, settings: WebhookSettings, logger: Logger, idleMs = 200): { stop(): Promise<void> } {
+/**
+ * `lanes` loops, each fanning out and sending a round at a time (SKIP LOCKED keeps them apart), so one
+ * round's slowest receiver does not hold up the next. Each polls every `idleMs` while there is nothing to
+ * do, at once while there is. stop() waits for the rounds in flight.
+ */
+export function startWebhookDispatcher(db: Database, settings: WebhookSettings, logger: Logger, { idleMs = 200, lanes = 2 } = {}): { stop(): Promise<void> } {
   let running = true;
-  let wake: (() => void) | undefined;
-  const loop = (async () => {
+  const wakes = new Set<() => void>();
+  const lane = async () => {
     while (running) {
       let busy = false;
       try {
@@ -48,14 +52,21 @@ export function startWebhookDispatcher(db: Database, settings: WebhookSettings, 
         // The database away (a restart, a failover): try again after the pause.
         logger.warn({ err: { message: (e as Error).message } }, 'webhook dispatch round failed');
       }
-      if (!busy && running) await new Promise<void>((r) => ((wake = r), setTimeout(r, idleMs)));
+      if (!busy && running) {
+        await new Promise<void>((r) => {
+          const wake = () => (wakes.delete(wake), r());
+          wakes.add(wake);
+          setTimeout(wake, idleMs);
+        });
+      }
     }
-  })();
+  };
+  const loops = Array.from({ length: lanes }, lane);
   return {
     async stop() {
       running = false;
-      wake?.();
-      await loop;
+      for (const wake of [...wakes]) wake();
+      await Promise.all(loops);
     },
   };
 }

@@ -35,10 +35,18 @@ export async function fanOut(db: Database, batch = 500): Promise<number> {
      ), done AS (
        UPDATE outbox_events o SET dispatched_at = now() FROM ev WHERE o.id = ev.id RETURNING o.id
      ), trimmed AS (
-       -- The history keeps the latest entries per subscription; finished ones beyond it go.
-       DELETE FROM webhook_deliveries d WHERE d.subscription_id IN (SELECT subscription_id FROM made)
-         AND d.status IN ('succeeded', 'dead_letter')
-         AND d.id NOT IN (SELECT k.id FROM webhook_deliveries k WHERE k.subscription_id = d.subscription_id ORDER BY k.created_at DESC, k.id DESC LIMIT ${DELIVERY_HISTORY})
+       -- The history keeps the latest entries per subscription: finished ones older than the 100th newest
+       -- go (one index probe per subscription, not a scan per row).
+       DELETE FROM webhook_deliveries d
+       USING (
+         SELECT m.subscription_id, edge.created_at, edge.id
+         FROM (SELECT DISTINCT subscription_id FROM made) m
+         CROSS JOIN LATERAL (
+           SELECT k.created_at, k.id FROM webhook_deliveries k WHERE k.subscription_id = m.subscription_id
+           ORDER BY k.created_at DESC, k.id DESC OFFSET ${DELIVERY_HISTORY - 1} LIMIT 1
+         ) edge
+       ) e
+       WHERE d.subscription_id = e.subscription_id AND (d.created_at, d.id) < (e.created_at, e.id) AND d.status IN ('succeeded', 'dead_letter')
      )
      SELECT count(*)::int AS events FROM done`,
     [batch],
@@ -132,16 +140,16 @@ export function send(url: string, headers: Record<string, string>, body: string,
   });
 }
 
-/** Claims up to `limit` due deliveries, sends them at once and records each outcome. Returns how many were sent. */
-export async function deliverDue(db: Database, settings: WebhookSettings, limit = 50): Promise<number> {
+/** Claims up to `limit` due deliveries, sends them at once and records the outcomes. Returns how many were sent. */
+export async function deliverDue(db: Database, settings: WebhookSettings, limit = 200): Promise<number> {
   const claimed = await claim(db, limit);
-  await Promise.all(
-    claimed.map(async (d) => {
-      let result: AttemptResult;
+  if (claimed.length === 0) return 0;
+  const results = await Promise.all(
+    claimed.map(async (d): Promise<AttemptResult> => {
       try {
         const secret = decryptSecret(d.secret_encrypted, settings.key);
         const t = Math.floor(Date.now() / 1000);
-        result = await send(
+        return await send(
           d.url,
           {
             'Content-Type': 'application/json',
@@ -153,24 +161,43 @@ export async function deliverDue(db: Database, settings: WebhookSettings, limit 
           settings.allowInsecure,
         );
       } catch (e) {
-        result = { status: null, durationMs: 0, error: (e as Error).message };
+        return { status: null, durationMs: 0, error: (e as Error).message };
       }
-      await record(db, d, result, settings.retryUnitMs);
     }),
   );
+  await record(db, claimed, results, settings.retryUnitMs);
   return claimed.length;
 }
 
-/** The outcome of one attempt; ignored when the delivery was replayed or re-claimed meanwhile (attempts moved on). */
-async function record(db: Database, d: Claimed, r: AttemptResult, unitMs: number) {
-  const attempts = d.attempts + 1;
-  const ok = r.status !== null && r.status >= 200 && r.status < 300;
-  const wait = ok ? null : retryWaitMs(attempts, unitMs);
-  const status = ok ? 'succeeded' : wait === null ? 'dead_letter' : 'retrying';
+/**
+ * The outcomes of one round, in one statement. A delivery replayed or re-claimed meanwhile (its attempts
+ * moved on) keeps what the newer owner records.
+ */
+async function record(db: Database, claimed: Claimed[], results: AttemptResult[], unitMs: number) {
+  const rows = claimed.map((d, i) => {
+    const r = results[i]!;
+    const attempts = d.attempts + 1;
+    const ok = r.status !== null && r.status >= 200 && r.status < 300;
+    const wait = ok ? null : retryWaitMs(attempts, unitMs);
+    return {
+      id: d.id,
+      was: d.attempts,
+      attempts,
+      status: ok ? 'succeeded' : wait === null ? 'dead_letter' : 'retrying',
+      wait,
+      code: r.status,
+      ms: r.durationMs,
+      error: r.error,
+    };
+  });
+  const col = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k]);
   await db.pool.query(
-    `UPDATE webhook_deliveries SET status = $3, attempts = $2, next_attempt_at = CASE WHEN $4::double precision IS NULL THEN NULL ELSE now() + make_interval(secs => $4::double precision / 1000) END,
-            last_attempt_at = now(), last_status = $5, last_duration_ms = $6, last_error = $7
-     WHERE id = $1 AND attempts = $8`,
-    [d.id, attempts, status, wait, r.status, r.durationMs, r.error, d.attempts],
+    `UPDATE webhook_deliveries d SET status = v.status, attempts = v.attempts,
+            next_attempt_at = CASE WHEN v.wait IS NULL THEN NULL ELSE now() + make_interval(secs => v.wait / 1000) END,
+            last_attempt_at = now(), last_status = v.code, last_duration_ms = v.ms, last_error = v.error
+     FROM unnest($1::uuid[], $2::int[], $3::int[], $4::text[], $5::double precision[], $6::int[], $7::int[], $8::text[])
+          AS v(id, was, attempts, status, wait, code, ms, error)
+     WHERE d.id = v.id AND d.attempts = v.was`,
+    [col('id'), col('was'), col('attempts'), col('status'), col('wait'), col('code'), col('ms'), col('error')],
   );
 }
