@@ -211,6 +211,11 @@ describe('delivery', () => {
     expect(JSON.parse(r.raw).livemode).toBe(false);
     await new Promise((res) => setTimeout(res, 600));
     expect(hook.got.filter((g) => g.raw.includes(made.id))).toHaveLength(1);
+    // Contract, Test mode 4: "API keys and webhook subscriptions survive" a sandbox reset.
+    expect((await test.call('POST', '/sandbox/reset', {})).status).toBe(200);
+    expect((await test.get('/webhooks')).body.data.map((w: any) => w.url)).toEqual([`${hook.url}?test=${marker}`]);
+    const after = (await test.post('/customers', { name: 'Efter nulstilling' })).body.data;
+    expect(JSON.parse((await waitFor(() => hook.got.find((g) => g.raw.includes(after.id)))).raw).livemode).toBe(false);
   });
 
   it('retries on the schedule (1, 2, 4 ... minutes at a short unit), dead-letters after 8 attempts, and replay sends the same payload freshly signed', async () => {
