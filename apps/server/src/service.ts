@@ -98,7 +98,9 @@ export async function startService(config: Config, logger = createLogger(config)
     .catch((e: Error) =>
       logger.warn({ backend: store.backend, err: { message: e.message } }, 'voucher storage is not reachable; uploads and downloads answer 503 until it is'),
     );
-  const webhooks = webhookSettings(config, logger);
+  const webhooks = await Promise.resolve()
+    .then(() => webhookSettings(config, logger))
+    .catch(giveUp);
   let ready = false;
   const app = createApp({
     db,

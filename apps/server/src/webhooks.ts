@@ -7,19 +7,29 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '@tlr/config';
 import type { Database } from '@tlr/db';
+import { StartupError } from '@tlr/db/server';
 import { deliverDue, fanOut, type WebhookSettings } from '@tlr/domain';
 
 /** The key file is created once, exclusively: two servers starting together end with the same key. */
 function keyFromFile(dataDir: string): Buffer {
   const path = join(dataDir, 'webhook-secrets.key');
-  mkdirSync(dataDir, { recursive: true });
+  let text: string;
   try {
-    writeFileSync(path, randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 });
+    mkdirSync(dataDir, { recursive: true });
+    try {
+      writeFileSync(path, randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    text = readFileSync(path, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    throw new StartupError(
+      `cannot keep the webhook secrets key in ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); set WEBHOOK_SECRETS_KEY (openssl rand -base64 32) or make DATA_DIR writable`,
+    );
   }
-  const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
-  if (key.length !== 32) throw new Error(`${path} must hold 32 bytes in base64`);
+  const key = Buffer.from(text.trim(), 'base64');
+  if (key.length !== 32)
+    throw new StartupError(`${path} must hold 32 bytes in base64; delete it to have a new one made (existing webhook secrets then need rotating)`);
   return key;
 }
 

@@ -94,6 +94,17 @@ describe('npm start fails fast with one line naming the cause and the setting to
     expect(run.stdout).not.toMatch(/listening|tlr API/);
   }, 60_000);
 
+  it('a DATA_DIR where the webhook secrets key cannot be kept: one line naming the file and what to set', async () => {
+    const notADir = join(await freshDir(), 'a-file');
+    writeFileSync(notADir, 'not a directory');
+    const run = npmStart({ DATABASE_URL: databaseUrl(), DATA_DIR: notADir, RUN_WORKER: 'false' });
+    expect(await run.exited).toBe(1);
+    expect(lines(run.stderr)).toEqual([
+      expect.stringMatching(/^tlr: cannot keep the webhook secrets key in .*a-file\/webhook-secrets\.key \(\w+\); set WEBHOOK_SECRETS_KEY/),
+    ]);
+    expect(run.stdout).not.toMatch(/tlr API/);
+  }, 60_000);
+
   it('PORT taken: startService closes the database pool and pg-boss it opened before it gives up', async () => {
     const port = await occupiedPort();
     const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
