@@ -209,6 +209,8 @@ describe('approval', () => {
     const ok = await c.put(`/invoices/${draft.id}/status`, { status: 'approved' });
     expect(ok.status).toBe(200);
     expect(ok.body.data).toMatchObject({ status: 'approved', invoice_number: String(before.at(-1)! + 1), lines: expect.any(Array) });
+    // The answer is the invoice as stored (built without reading it back).
+    expect(ok.body.data).toEqual((await c.get(`/invoices/${draft.id}`)).body.data);
   });
 
   it("freezes the customer's name at approval; a later rename does not change the invoice", async () => {

@@ -245,8 +245,10 @@ async function accountsByNumber(db: Db, scope: CompanyScope, numbers: string[]) 
   };
 }
 
-/** Draft -> approved: number, freeze the buyer, post. `row` is locked by the caller. */
-/** `known`: the customer as this transaction already read it (auto_approve), else it is read here. */
+/**
+ * Draft -> approved: number, freeze the buyer, post. `row` is locked by the caller; `known` is the
+ * customer as this transaction already read it (auto_approve), else it is read here.
+ */
 async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?: Customer | null): Promise<FullInvoiceRow> {
   if (!row.customer_id) throw new DomainError('invoice_incomplete', 'An invoice is approved for a customer; set customer_id first.', 'customer_id');
   const customer = known?.id === row.customer_id ? known : await liveCustomer(db, scope, row.customer_id);
@@ -287,7 +289,7 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
   });
   await db.$executeRaw`UPDATE invoice_lines AS l SET account_id = v.account_id
     FROM unnest(${row.lines.map((l) => l.id)}::uuid[], ${lines.map((l) => l.accountId)}::uuid[]) AS v(id, account_id) WHERE l.id = v.id`;
-  const approved = await db.invoice.update({
+  const updated = await db.invoice.update({
     where: { id: row.id },
     data: {
       status: 'approved',
@@ -306,8 +308,10 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
       customer_cvr: customer.cvr,
       customer_ean: customer.ean,
     },
-    include: fullInvoiceInclude,
   });
+  // Not read back: a draft has no credit note or payments, and its lines are the locked row's, now
+  // with their revenue accounts.
+  const approved = { ...row, ...updated, lines: row.lines.map((l, i) => ({ ...l, account_id: lines[i]!.accountId })) };
   await event(db, scope, 'invoice.approved', invoiceView(approved));
   return approved;
 }
