@@ -76,6 +76,17 @@ export async function startServers(extra = 2): Promise<{ svc: Service; urls: str
   };
 }
 
+/** Polls `probe` every 50 ms until it gives something truthy, which it returns; fails after `ms`. */
+export async function waitFor<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, ms = 15_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 let sharedDb: Database | undefined;
 /** A database handle for setting up fixtures and inspecting rows. */
 export function testDb(): Database {

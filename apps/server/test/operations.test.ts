@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { QUEUES, startBoss } from '@tlr/jobs';
-import { client, databaseUrl, newCompany, startTestService, testDb } from './helpers.ts';
+import { client, databaseUrl, newCompany, startTestService, testDb, waitFor } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 let svc: Service;
@@ -12,16 +12,6 @@ beforeAll(async () => {
   svc = await startTestService();
 });
 afterAll(() => svc.stop());
-
-const waitFor = async <T>(probe: () => Promise<T | undefined | null>, ms = 5000): Promise<T> => {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 describe('request audit log', () => {
   it('records every request with its id, credential, company, method, path, status and duration', async () => {

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send } from '@tlr/domain';
-import { client, newCompany, startTestService, testDb } from './helpers.ts';
+import { client, newCompany, startTestService, testDb, waitFor } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 interface Received {
@@ -45,16 +45,6 @@ function verifies(secret: string, r: Received, now = Date.now()): boolean {
   const given = Buffer.from(m[2]!, 'base64url');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
-
-const waitFor = async <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, ms = 15_000): Promise<T> => {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 const UNIT = 40; // one "minute" of the retry schedule, in ms
 
