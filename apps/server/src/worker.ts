@@ -11,6 +11,10 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
     const n = await purgeExpiredIdempotencyKeys(db.prisma);
     if (n) logger.info({ purged: n }, 'expired idempotency keys forgotten');
   });
+  await boss.work(QUEUES.purgeOutbox.name, async () => {
+    const { rowCount } = await db.pool.query(`DELETE FROM outbox_events WHERE dispatched_at < now() - interval '30 days'`);
+    if (rowCount) logger.info({ purged: rowCount }, 'dispatched outbox events older than 30 days removed');
+  });
   await boss.work(QUEUES.purgeRateLimitWindows.name, async () => {
     await db.pool.query(`DELETE FROM rate_limit_windows WHERE window_start < now() - interval '1 hour'`);
   });

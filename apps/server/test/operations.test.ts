@@ -77,7 +77,7 @@ describe('graceful shutdown', () => {
 });
 
 describe('background jobs', () => {
-  it('the scheduled purges run in the worker: idempotency keys older than 24 h and idle rate-limit windows go, fresh ones stay', async () => {
+  it('the scheduled purges run in the worker: idempotency keys older than 24 h, idle rate-limit windows and outbox events dispatched over 30 days ago go, fresh ones stay', async () => {
     const company = await newCompany();
     const db = testDb().pool;
     const ids = { oldWindow: randomUUID(), freshWindow: randomUUID() };
@@ -89,6 +89,14 @@ describe('background jobs', () => {
       ids.oldWindow,
       ids.freshWindow,
     ]);
+    const events = { old: randomUUID(), fresh: randomUUID(), undelivered: randomUUID() };
+    await db.query(
+      `INSERT INTO outbox_events (id, company_id, type, livemode, api_version, data, created_at, dispatched_at) VALUES
+        ($1, $4, 'customer.created', true, '2026-04-10', '{}', now() - interval '40 days', now() - interval '31 days'),
+        ($2, $4, 'customer.created', true, '2026-04-10', '{}', now(), now()),
+        ($3, $4, 'customer.created', true, '2026-04-10', '{}', now() - interval '40 days', NULL)`,
+      [events.old, events.fresh, events.undelivered, company.companyId],
+    );
     const worker = await startTestService({ RUN_WORKER: 'true' });
     const boss = await startBoss(databaseUrl(), () => {});
     try {
@@ -97,6 +105,7 @@ describe('background jobs', () => {
       // Run them now rather than at their next cron minute: the worker of the service handles them.
       await boss.send(QUEUES.purgeIdempotencyKeys.name, {});
       await boss.send(QUEUES.purgeRateLimitWindows.name, {});
+      await boss.send(QUEUES.purgeOutbox.name, {});
       const keys = await waitFor(async () => {
         const { rows } = await db.query('SELECT key FROM idempotency_keys WHERE company_id = $1', [company.companyId]);
         return rows.length === 1 ? rows : undefined;
@@ -109,6 +118,12 @@ describe('background jobs', () => {
         return rows.length === 1 ? rows : undefined;
       }, 20_000);
       expect(windows.map((r) => r.credential_id)).toEqual([ids.freshWindow]);
+      // Dispatched more than 30 days ago: gone; fresh or never dispatched: kept (a worker may still need it).
+      const outbox = await waitFor(async () => {
+        const { rows } = await db.query('SELECT id FROM outbox_events WHERE id = ANY($1::uuid[]) ORDER BY created_at', [Object.values(events)]);
+        return rows.length === 2 ? rows : undefined;
+      }, 20_000);
+      expect(outbox.map((r) => r.id).sort()).toEqual([events.fresh, events.undelivered].sort());
     } finally {
       await boss.stop({ graceful: false });
       await worker.stop();

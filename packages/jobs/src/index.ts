@@ -12,6 +12,8 @@ export interface QueueSpec {
 export const QUEUES = {
   /** Forget idempotency keys older than 24 hours (contract: Conventions 2). */
   purgeIdempotencyKeys: { name: 'purge-idempotency-keys', cron: '*/10 * * * *' },
+  /** Outbox events delivered to webhooks (fanned out) more than 30 days ago: their deliveries keep the bodies. */
+  purgeOutbox: { name: 'purge-outbox', cron: '41 3 * * *' },
   /** Drop rate-limit windows of credentials idle for an hour. */
   purgeRateLimitWindows: { name: 'purge-rate-limit-windows', cron: '17 * * * *' },
   /** Approved and sent invoices past their due date become overdue, just after midnight in Denmark. */
