@@ -9,7 +9,7 @@ import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
-import { postReversalOf, settlementAccount, type DocumentStatusInput } from '../ledger/documents.ts';
+import { postPayment, postReversalOf, settlementAccount, type DocumentStatusInput } from '../ledger/documents.ts';
 import { postTransaction } from '../ledger/post.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { amountToJson, Decimal } from '../money.ts';
@@ -288,18 +288,13 @@ export async function setExpenseStatus(db: Db, scope: CompanyScope, id: string, 
   if (input.status === 'paid') {
     const bank = await settlementAccount(db, scope, input, EXPENSE_ACCOUNTS.bank, [EXPENSE_ACCOUNTS.payable]);
     const payable = await db.account.findFirstOrThrow({ where: { company_id: scope.companyId, account_number: EXPENSE_ACCOUNTS.payable } });
-    const amount = new Decimal(row.amount.toString());
-    const zero = new Decimal(0);
-    const text = `Betaling: ${row.description || 'udgift'}`.slice(0, 500);
-    const posted = await postTransaction(db, scope, {
+    const posted = await postPayment(db, scope, {
       date,
-      description: text,
-      source: 'payment',
+      text: `Betaling: ${row.description || 'udgift'}`,
       sourceId: row.id,
-      lines: [
-        { accountId: payable.id, debit: amount, credit: zero, description: text, vatCode: '' },
-        { accountId: bank.id, debit: zero, credit: amount, description: text, vatCode: '' },
-      ],
+      debitAccountId: payable.id,
+      creditAccountId: bank.id,
+      amount: new Decimal(row.amount.toString()),
     });
     const paid = await db.expense.update({ where: { id }, data: { status: 'paid', payment_transaction_id: posted.id, paid_date: toDate(date) } });
     return announce(db, scope, 'expense.updated', paid);

@@ -11,7 +11,7 @@ import { countInvoices } from './counts.ts';
 import { recordEvent, type EventType } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { postTransaction } from '../ledger/post.ts';
-import { postReversalOf, settlementAccount, type DocumentStatusInput } from '../ledger/documents.ts';
+import { postPayment, postReversalOf, settlementAccount, type DocumentStatusInput } from '../ledger/documents.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { Decimal } from '../money.ts';
 import { approvalPosting, assertTransition, INVOICE_STATUSES, invoiceTotals, OPEN_STATUSES, type InvoiceStatus } from './rules.ts';
@@ -396,17 +396,13 @@ async function pay(db: Db, scope: CompanyScope, row: FullInvoiceRow, input: Paym
   const account = await settlementAccount(db, scope, input, INVOICE_ACCOUNTS.bank, [INVOICE_ACCOUNTS.receivable]);
   const receivable = (await accountsByNumber(db, scope, [INVOICE_ACCOUNTS.receivable]))(INVOICE_ACCOUNTS.receivable);
   const date = input.date ?? today(COMPANY_TIME_ZONE);
-  const text = `Betaling af faktura ${row.invoice_number}`;
-  const zero = new Decimal(0);
-  const posted = await postTransaction(db, scope, {
+  const posted = await postPayment(db, scope, {
     date,
-    description: text,
-    source: 'payment',
+    text: `Betaling af faktura ${row.invoice_number}`,
     sourceId: row.id,
-    lines: [
-      { accountId: account.id, debit: input.amount, credit: zero, description: text, vatCode: '' },
-      { accountId: receivable.id, debit: zero, credit: input.amount, description: text, vatCode: '' },
-    ],
+    debitAccountId: account.id,
+    creditAccountId: receivable.id,
+    amount: input.amount,
   });
   const payment = await db.invoicePayment.create({
     data: {

@@ -39,6 +39,26 @@ export async function settlementAccount(db: Db, scope: CompanyScope, input: Sett
   return account;
 }
 
+/** A payment of a document: `amount` from one account to another, both lines carrying the same text. */
+export function postPayment(
+  db: Db,
+  scope: CompanyScope,
+  p: { date: string; text: string; sourceId: string; debitAccountId: string; creditAccountId: string; amount: Decimal },
+) {
+  const zero = new Decimal(0);
+  const text = p.text.slice(0, 500);
+  return postTransaction(db, scope, {
+    date: p.date,
+    description: text,
+    source: 'payment',
+    sourceId: p.sourceId,
+    lines: [
+      { accountId: p.debitAccountId, debit: p.amount, credit: zero, description: text, vatCode: '' },
+      { accountId: p.creditAccountId, debit: zero, credit: p.amount, description: text, vatCode: '' },
+    ],
+  });
+}
+
 /** Posts the line-by-line reversal of a document's posting, linked to it (reverses_id: at most once). */
 export async function postReversalOf(
   db: Db,
