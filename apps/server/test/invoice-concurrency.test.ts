@@ -2,7 +2,7 @@
 // database. Issue 8: approvals from many connections keep invoice numbers and the unified document
 // number sequence gapless, unique and ordered across invoices, credit notes and manual transactions;
 // racing transitions on one invoice (two approvals, pay against cancel, two full payments) end in
-// exactly one outcome with one posting.
+// exactly one outcome with one posting. The same for expenses, and for one voucher wanted by several.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, newCompany, startServers, testDb, type Reply } from './helpers.ts';
 
@@ -159,5 +159,49 @@ describe('racing transitions on one invoice', () => {
       company.companyId,
     ]);
     expect(events[0].n).toBe(8);
+  });
+});
+
+// The same for expenses (issue 9): racing transitions on one expense post once, and one voucher is
+// attached to one expense however many ask for it at once.
+describe('expenses and vouchers through three servers', () => {
+  const postings = async (id: string) =>
+    (await testDb().pool.query(`SELECT source FROM ledger_transactions WHERE source_id = $1 ORDER BY system_id`, [id])).rows.map((r) => r.source);
+
+  it('two bookings of one draft: one posting; pay against cancel: one wins, the other is 409, one posting', async () => {
+    const company = await newCompany('Udgiftskapløb ApS');
+    const cs = await clients(company, 3);
+    const drafts = await Promise.all(
+      Array.from(
+        { length: 6 },
+        async (_, i) => (await cs[i % 3]!.post('/expenses', { date: day(), description: `Udgift ${i}`, amount: 125, vat_amount: 25 })).body.data.id as string,
+      ),
+    );
+    for (const id of drafts) {
+      const twice = await Promise.all([cs[0]!.put(`/expenses/${id}/status`, { status: 'booked' }), cs[1]!.put(`/expenses/${id}/status`, { status: 'booked' })]);
+      expect(twice.map((r) => r.status)).toEqual([200, 200]); // the second finds it booked: the same status again is a no-op
+      expect(await postings(id)).toEqual(['expense']);
+    }
+    for (const id of drafts) {
+      const race = await Promise.all([cs[1]!.put(`/expenses/${id}/status`, { status: 'paid' }), cs[2]!.put(`/expenses/${id}/status`, { status: 'cancelled' })]);
+      const won = race.filter((r) => r.status === 200);
+      expect(won, JSON.stringify(race.map((r) => r.body))).toHaveLength(1);
+      expect(race.find((r) => r.status !== 200)!.body).toMatchObject({ status: 409, code: 'invalid_transition' });
+      const outcome = won[0]!.body.data.status as string;
+      expect(await postings(id)).toEqual(['expense', outcome === 'paid' ? 'payment' : 'expense']); // a cancellation posts the booking's reversal
+    }
+  });
+
+  it('one voucher asked for by five expenses at once: one is created with it, the rest are refused and create nothing', async () => {
+    const company = await newCompany('Bilagskapløb ApS');
+    const cs = await clients(company, 5);
+    const voucher = (await cs[0]!.post('/vouchers', { filename: 'kvittering.txt', content_base64: Buffer.from('kvittering').toString('base64') })).body.data.id;
+    const replies = await Promise.all(cs.map((c, i) => c.post('/expenses', { voucher_id: voucher, date: day(), description: `Forsøg ${i}`, amount: 10 })));
+    const created = replies.filter((r) => r.status === 201);
+    expect(created).toHaveLength(1);
+    for (const r of replies.filter((x) => x.status !== 201)) expect(r.body).toMatchObject({ status: 400, field: 'voucher_id' });
+    const { rows } = await testDb().pool.query(`SELECT count(*)::int AS n FROM expenses WHERE company_id = $1`, [company.companyId]);
+    expect(rows[0].n).toBe(1);
+    expect((await cs[1]!.get(`/vouchers/${voucher}`)).body.data.expense_id).toBe(created[0]!.body.data.id);
   });
 });
