@@ -2,7 +2,7 @@
 // made once in DATA_DIR), and the dispatcher loop that turns outbox events into deliveries and sends
 // the due ones. Several processes may run it at once (domain/webhooks/dispatch.ts shares the work).
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '@tlr/config';
@@ -10,16 +10,25 @@ import type { Database } from '@tlr/db';
 import { StartupError } from '@tlr/db/server';
 import { deliverDue, fanOut, type WebhookSettings } from '@tlr/domain';
 
-/** The key file is created once, exclusively: two servers starting together end with the same key. */
-function keyFromFile(dataDir: string): Buffer {
+/**
+ * The key file is made once, atomically: written whole under a temporary name and linked into place,
+ * so servers starting together all end with the first one's key and none reads a half-written file.
+ */
+export function webhookSecretsKey(dataDir: string): Buffer {
   const path = join(dataDir, 'webhook-secrets.key');
   let text: string;
   try {
     mkdirSync(dataDir, { recursive: true });
-    try {
-      writeFileSync(path, randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    if (!existsSync(path)) {
+      const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}`;
+      writeFileSync(temp, randomBytes(32).toString('base64'), { mode: 0o600 });
+      try {
+        linkSync(temp, path);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      } finally {
+        unlinkSync(temp);
+      }
     }
     text = readFileSync(path, 'utf8');
   } catch (e) {
@@ -38,7 +47,7 @@ export function webhookSettings(config: Config, logger: Logger): WebhookSettings
     logger.warn('WEBHOOK_ALLOW_INSECURE_URLS is on: webhooks may target http:// and private or loopback addresses. Never in production.');
   }
   return {
-    key: config.WEBHOOK_SECRETS_KEY ? Buffer.from(config.WEBHOOK_SECRETS_KEY, 'base64') : keyFromFile(config.DATA_DIR),
+    key: config.WEBHOOK_SECRETS_KEY ? Buffer.from(config.WEBHOOK_SECRETS_KEY, 'base64') : webhookSecretsKey(config.DATA_DIR),
     allowInsecure: config.WEBHOOK_ALLOW_INSECURE_URLS,
     retryUnitMs: config.WEBHOOK_RETRY_UNIT_MS,
   };

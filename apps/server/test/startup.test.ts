@@ -2,7 +2,7 @@
 // (the embedded PostgreSQL's or the HTTP one) fails fast with one line naming the setting to change;
 // Ctrl-C shuts down quietly; as root, a data folder the PostgreSQL user cannot enter still works.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -103,6 +103,30 @@ describe('npm start fails fast with one line naming the cause and the setting to
       expect.stringMatching(/^tlr: cannot keep the webhook secrets key in .*a-file\/webhook-secrets\.key \(\w+\); set WEBHOOK_SECRETS_KEY/),
     ]);
     expect(run.stdout).not.toMatch(/tlr API/);
+  }, 60_000);
+
+  it('servers starting at once on a fresh DATA_DIR make one webhook secrets key and all read it whole', async () => {
+    const dataDir = join(await freshDir(), 'shared');
+    const code = `const { webhookSecretsKey } = await import('./apps/server/src/webhooks.ts'); process.stdout.write(webhookSecretsKey(process.argv[1]).toString('base64'));`;
+    const keys = await Promise.all(
+      Array.from(
+        { length: 6 },
+        () =>
+          new Promise<string>((resolve, reject) => {
+            const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, dataDir], {
+              cwd: ROOT,
+              stdio: ['ignore', 'pipe', 'inherit'],
+            });
+            let out = '';
+            p.stdout!.on('data', (d) => (out += d));
+            p.on('close', (status) => (status === 0 ? resolve(out) : reject(new Error(`exit ${status}`))));
+          }),
+      ),
+    );
+    expect(new Set(keys).size).toBe(1);
+    expect(Buffer.from(keys[0]!, 'base64')).toHaveLength(32);
+    expect(readFileSync(join(dataDir, 'webhook-secrets.key'), 'utf8')).toBe(keys[0]);
+    expect(readdirSync(dataDir)).toEqual(['webhook-secrets.key']); // no temporary files left
   }, 60_000);
 
   it('PORT taken: startService closes the database pool and pg-boss it opened before it gives up', async () => {
