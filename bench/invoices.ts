@@ -423,16 +423,8 @@ async function timeSql(calls: number, run: () => Promise<unknown>): Promise<numb
 // ---------------------------------------------------------------------------------------------------
 
 async function main() {
-  const cleanups = cleanupStack(log);
+  const cleanups = cleanupStack(log, TIMEOUT_MS);
   const cleanup = cleanups.run;
-  // Ctrl-C reaches the whole process group, and tlr.mjs and tsx relay it once more each: the second
-  // and third SIGINT must not end the process (default action) while the first one's clean-up runs.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => {});
-  const deadline = setTimeout(() => {
-    log(`time limit of ${TIMEOUT_MS / 1000} s reached: stopping`);
-    void cleanup().then(() => process.exit(124));
-  }, TIMEOUT_MS);
-  deadline.unref();
 
   const startLoad = loadavg();
   try {
@@ -717,7 +709,6 @@ async function main() {
   } finally {
     agent.destroy();
     await cleanup();
-    clearTimeout(deadline);
   }
   for (const line of machineLines()) print(line);
 }

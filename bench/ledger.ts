@@ -381,13 +381,8 @@ async function saftExport(
 // ---------------------------------------------------------------------------------------------------
 
 async function main() {
-  const cleanups = cleanupStack(log);
+  const cleanups = cleanupStack(log, TIMEOUT_MS);
   const cleanup = cleanups.run;
-  const deadline = setTimeout(() => {
-    log(`time limit of ${TIMEOUT_MS / 1000} s reached: stopping`);
-    void cleanup().then(() => process.exit(124));
-  }, TIMEOUT_MS);
-  deadline.unref();
 
   const startLoad = loadavg();
   try {
@@ -551,7 +546,6 @@ async function main() {
   } finally {
     agent.destroy();
     await cleanup();
-    clearTimeout(deadline);
   }
   for (const line of machineLines()) print(line);
 }

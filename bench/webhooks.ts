@@ -15,6 +15,9 @@
 //
 // Environment (all optional): DATABASE_URL, BENCH_EVENTS (20000), BENCH_RATE (200), BENCH_SECONDS (10).
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cleanupStack } from './cleanup.ts';
@@ -75,6 +78,8 @@ async function main() {
 
     // b. throughput
     await insertEvents(EVENTS);
+    const storeDir = mkdtempSync(join(tmpdir(), 'tlr-bench-webhooks-'));
+    cleanups.push(async () => rmSync(storeDir, { recursive: true, force: true }));
     const worker = await spawnServer({
       kind: 'tlr',
       databaseUrl,
@@ -82,7 +87,7 @@ async function main() {
         RUN_WORKER: 'true',
         WEBHOOK_ALLOW_INSECURE_URLS: 'true',
         WEBHOOK_SECRETS_KEY: KEY.toString('base64'),
-        STORAGE_DIR: `.data/bench-webhooks-store-${process.pid}`,
+        STORAGE_DIR: storeDir,
       },
     });
     cleanups.push(() => worker.stop());
