@@ -14,13 +14,8 @@ import {
 } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, metaOf, updateEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
-import { amountOut, boolean, date, dateOut, money, text, timestamp, uuid } from '../schemas/fields.ts';
+import { accountNumber, amountOut, boolean, date, dateOut, money, text, timestamp, uuid } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
-
-const accountNumber = z
-  .string()
-  .trim()
-  .regex(/^\d{1,10}$/, 'must be an account number');
 
 const fields = {
   supplier_id: uuid().nullable().optional().meta({ description: 'A supplier of the company; optional (a till receipt has none)' }),
@@ -35,7 +30,7 @@ const fields = {
   vat_amount: money({ min: 0 })
     .optional()
     .meta({ description: 'The input VAT (købsmoms) contained in amount, DKK; default 0; at most the 25 % VAT amount can contain (amount / 5)', example: 250 }),
-  account_number: accountNumber
+  account_number: accountNumber()
     .optional()
     .meta({ description: 'The expense account debited with amount - vat_amount; default 2810 Andre eksterne omkostninger', example: '2810' }),
 };
@@ -131,7 +126,7 @@ export const expensesRouter = router({
         status: z.enum(EXPENSE_STATUSES, { error: `must be one of ${EXPENSE_STATUSES.join(', ')}` }),
         date: date().optional(),
         account_id: uuid().optional(),
-        account_number: accountNumber.optional(),
+        account_number: accountNumber().optional(),
       }),
     )
     .output(single(expenseResource))

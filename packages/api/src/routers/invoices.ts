@@ -17,7 +17,7 @@ import {
 } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, metaOf, updateEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
-import { amountOut, boolean, date, dateOut, money, percent, quantity, requiredText, text, timestamp, uuid } from '../schemas/fields.ts';
+import { accountNumber, amountOut, boolean, date, dateOut, money, percent, quantity, requiredText, text, timestamp, uuid } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
 const line = z.strictObject({
@@ -205,12 +205,7 @@ export const invoicesRouter = router({
         status: z.enum(INVOICE_STATUSES, { error: `must be one of ${INVOICE_STATUSES.join(', ')}` }),
         date: date().optional().meta({ description: 'paid: payment date; cancelled: credit note date. Default today (Europe/Copenhagen)' }),
         account_id: uuid().optional().meta({ description: 'paid: the asset account the money went to' }),
-        account_number: z
-          .string()
-          .trim()
-          .regex(/^\d{1,10}$/, 'must be an account number')
-          .optional()
-          .meta({ description: 'paid: as account_id, by number; default 6470' }),
+        account_number: accountNumber().optional().meta({ description: 'paid: as account_id, by number; default 6470' }),
       }),
     )
     .output(single(fullInvoiceResource))
@@ -237,12 +232,7 @@ export const invoicesRouter = router({
         amount: money().meta({ description: 'DKK, greater than 0 and at most the balance due', example: 500 }),
         date: date().optional().meta({ description: 'Payment date; default today (Europe/Copenhagen)' }),
         account_id: uuid().optional().meta({ description: 'The asset account the money went to' }),
-        account_number: z
-          .string()
-          .trim()
-          .regex(/^\d{1,10}$/, 'must be an account number')
-          .optional()
-          .meta({ description: 'As account_id, by number; default 6470' }),
+        account_number: accountNumber().optional().meta({ description: 'As account_id, by number; default 6470' }),
       }),
     )
     .output(single(payment))

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { products } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
-import { amountOut, money, percent, requiredText, text, timestamp } from '../schemas/fields.ts';
+import { accountNumber, amountOut, money, percent, requiredText, text, timestamp } from '../schemas/fields.ts';
 import { router } from '../trpc.ts';
 
 const fields = {
@@ -12,10 +12,7 @@ const fields = {
   unit: text(20).optional().meta({ description: 'Unit of sale; default stk', example: 'timer' }),
   unit_price: money({ min: 0 }).optional().meta({ description: 'Price per unit in DKK, excluding VAT; default 0', example: 950 }),
   vat_rate: percent().optional().meta({ description: 'VAT percent; default 25', example: 25 }),
-  revenue_account: z
-    .string()
-    .trim()
-    .regex(/^\d{1,10}$/, 'must be an account number')
+  revenue_account: accountNumber()
     .or(z.literal(''))
     .optional()
     .meta({ description: 'Revenue account number sales of the product post to; empty means the company default', example: '1010' }),

@@ -4,17 +4,12 @@ import { z } from 'zod';
 import { createTransaction, getTransaction, listTransactions, POSTING_SOURCES, reverseTransaction, TRANSACTION_LIST } from '@tlr/domain';
 import { createEndpoint, getEndpoint, listEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
-import { amountOut, date, dateOut, money, text, timestamp, uuid } from '../schemas/fields.ts';
+import { accountNumber, amountOut, date, dateOut, money, text, timestamp, uuid } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
 const lineInput = z.strictObject({
   account_id: uuid().optional().meta({ description: 'The account; or give account_number' }),
-  account_number: z
-    .string()
-    .trim()
-    .regex(/^\d{1,10}$/, 'must be an account number')
-    .optional()
-    .meta({ example: '1010' }),
+  account_number: accountNumber().optional().meta({ example: '1010' }),
   debit: money({ min: 0 }).optional().meta({ description: 'Debit in DKK; a line has a debit or a credit, not both' }),
   credit: money({ min: 0 }).optional().meta({ description: 'Credit in DKK' }),
   description: text(500).optional(),

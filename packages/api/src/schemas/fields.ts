@@ -113,6 +113,13 @@ export const country = () =>
 
 export const uuid = () => z.guid('must be a UUID');
 
+/** A reference to an account of the chart by its number (a line, a product's revenue, a settlement). */
+export const accountNumber = () =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d{1,10}$/, 'must be an account number');
+
 /** A calendar date YYYY-MM-DD that exists, within the accepted range (calendar.ts). */
 export const date = () =>
   z
