@@ -115,7 +115,15 @@ export async function startService(config: Config, logger = createLogger(config)
 
   if (config.RUN_WORKER) {
     // Message and code only: its errors are connection-level, and the whole error carries the pg client.
-    const onError = (e: Error) => logger.error({ err: { message: e.message, code: (e as { code?: string }).code } }, 'pg-boss error');
+    // Each of its workers reports every failed poll: during an outage, one line per 30 s with the count.
+    let quietUntil = 0;
+    let suppressed = 0;
+    const onError = (e: Error) => {
+      if (Date.now() < quietUntil) return void (suppressed += 1);
+      logger.error({ err: { message: e.message, code: (e as { code?: string }).code }, ...(suppressed ? { suppressed } : {}) }, 'pg-boss error');
+      suppressed = 0;
+      quietUntil = Date.now() + 30_000;
+    };
     const boss = await startBoss(dbServer.url, onError).catch(giveUp);
     opened.push(() => boss.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS }));
     await registerWorkers(boss, db, logger, store).catch(giveUp);

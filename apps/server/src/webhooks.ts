@@ -61,21 +61,28 @@ export function webhookSettings(config: Config, logger: Logger): WebhookSettings
 export function startWebhookDispatcher(db: Database, settings: WebhookSettings, logger: Logger, { idleMs = 200, lanes = 2 } = {}): { stop(): Promise<void> } {
   let running = true;
   const wakes = new Set<() => void>();
+  let failing = false;
   const lane = async () => {
+    let pause = idleMs;
     while (running) {
       let busy = false;
       try {
         busy = (await fanOut(db)) > 0;
         busy = (await deliverDue(db, settings)) > 0 || busy;
+        if (failing) logger.info('webhook dispatch works again');
+        failing = false;
+        pause = idleMs;
       } catch (e) {
-        // The database away (a restart, a failover): try again after the pause.
-        logger.warn({ err: { message: (e as Error).message } }, 'webhook dispatch round failed');
+        // The database away (a restart, a failover): one warning per outage, and a pause that grows to 5 s.
+        if (!failing) logger.warn({ err: { message: (e as Error).message } }, 'webhook dispatch failed; retrying until the database answers');
+        failing = true;
+        pause = Math.min(pause * 2, 5_000);
       }
       if (!busy && running) {
         await new Promise<void>((r) => {
           const wake = () => (wakes.delete(wake), r());
           wakes.add(wake);
-          setTimeout(wake, idleMs);
+          setTimeout(wake, pause);
         });
       }
     }
