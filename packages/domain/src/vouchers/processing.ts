@@ -22,7 +22,8 @@ export async function documentText(bytes: Uint8Array, mimeType: string, filename
   const isPdf = mimeType === 'application/pdf' || /\.pdf$/i.test(filename) || Buffer.from(bytes.subarray(0, 5)).toString('latin1') === '%PDF-';
   if (isPdf) {
     const { extractText, getDocumentProxy } = await import('unpdf');
-    const doc = await getDocumentProxy(new Uint8Array(bytes));
+    // verbosity 0: pdf.js would print its warnings about malformed files to the server's stderr.
+    const doc = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
     const { text } = await extractText(doc, { mergePages: true });
     return text;
   }
