@@ -44,3 +44,7 @@ export * from './vouchers/vouchers.ts';
 export * from './vouchers/processing.ts';
 export * from './expenses/expenses.ts';
 export * from './ledger/documents.ts';
+export * from './credentials/sessions.ts';
+export * from './oauth/rules.ts';
+export * from './oauth/clients.ts';
+export * from './oauth/flow.ts';
