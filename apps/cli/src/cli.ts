@@ -12,8 +12,8 @@ export interface Io {
   stderr(s: string): void;
 }
 
-type Internal = Caller['internal'];
-type Values = Record<string, string | boolean | undefined>;
+type Internal = Pick<Caller, 'internal' | 'oauth'>;
+type Values = Record<string, string | string[] | boolean | undefined>;
 
 export const USAGE = `usage: tlr <command> [flags] [--json]
 
@@ -27,6 +27,10 @@ export const USAGE = `usage: tlr <command> [flags] [--json]
   key create     --company ID --name N --scopes a,b|all --mode live|test [--expires-at 2027-01-01T00:00:00Z]
   key revoke     --id ID
   key list       --company ID
+  oauth-client create --name N --redirect-uri URL [--redirect-uri URL ...] --scopes a,b|all
+                 [--contact EMAIL]   (prints client_id and client_secret; the secret only now)
+  oauth-client list
+  oauth-client revoke --client-id ID   (ends every grant and token of the client)
 
   --json   print exactly one JSON object on stdout
   --help   show this text
@@ -71,7 +75,7 @@ const commands: Record<string, Command> = {
     required: ['name', 'owner-email', 'owner-password'],
     prepare: (v) => async (api) => {
       const cvr = v.cvr as string | undefined;
-      const r = await api.createCompany({
+      const r = await api.internal.createCompany({
         name: s(v, 'name'),
         ownerEmail: s(v, 'owner-email'),
         ownerPassword: s(v, 'owner-password'),
@@ -84,7 +88,7 @@ const commands: Record<string, Command> = {
     options: { search: str },
     required: [],
     prepare: (v) => async (api) => {
-      const companies = await api.listCompanies(v.search === undefined ? {} : { search: s(v, 'search') });
+      const companies = await api.internal.listCompanies(v.search === undefined ? {} : { search: s(v, 'search') });
       const lines = companies.map(
         (c) => `${c.id}  ${(c.cvr ?? '').padEnd(8)}  ${c.owner_email}  ${c.name}${c.sandbox_id ? `  (sandbox ${c.sandbox_id})` : ''}`,
       );
@@ -109,7 +113,7 @@ const commands: Record<string, Command> = {
         );
       }
       return async (api) => {
-        const settings = await api.updateCompany({
+        const settings = await api.internal.updateCompany({
           companyId: s(v, 'company'),
           ...(month !== undefined ? { fiscal_year_start_month: month } : {}),
           ...(registered !== undefined ? { vat_registered: registered === 'true' } : {}),
@@ -136,19 +140,15 @@ const commands: Record<string, Command> = {
     options: { company: str, name: str, scopes: str, mode: str, 'expires-at': str },
     required: ['company', 'name', 'scopes', 'mode'],
     prepare(v) {
-      const parsed = parseScopes(s(v, 'scopes'));
-      if ('unknown' in parsed)
-        throw new UsageError(
-          `--scopes: unknown scope(s) ${parsed.unknown.join(', ')}; give "all" or a comma-separated list such as customers:read,customers:write`,
-        );
+      const scopes = scopesFlag(s(v, 'scopes'));
       const mode = s(v, 'mode');
       if (mode !== 'live' && mode !== 'test') throw new UsageError(`--mode must be live or test, got "${mode}"`);
       const expiresAt = v['expires-at'] === undefined ? undefined : parseTimestamp(s(v, 'expires-at'));
       return async (api) => {
-        const { id, key, ...view } = await api.createApiKey({
+        const { id, key, ...view } = await api.internal.createApiKey({
           companyId: s(v, 'company'),
           name: s(v, 'name'),
-          scopes: parsed.scopes,
+          scopes,
           mode,
           ...(expiresAt ? { expiresAt } : {}),
         });
@@ -166,7 +166,7 @@ const commands: Record<string, Command> = {
     options: { id: str },
     required: ['id'],
     prepare: (v) => async (api) => {
-      const view = await api.revokeApiKey({ id: s(v, 'id') });
+      const view = await api.internal.revokeApiKey({ id: s(v, 'id') });
       return { json: view, text: `revoked API key ${view.id} "${view.name}" at ${view.revoked_at}` };
     },
   },
@@ -174,7 +174,7 @@ const commands: Record<string, Command> = {
     options: { company: str },
     required: ['company'],
     prepare: (v) => async (api) => {
-      const keys = await api.listApiKeys({ companyId: s(v, 'company') });
+      const keys = await api.internal.listApiKeys({ companyId: s(v, 'company') });
       const lines = keys.map((k) => {
         const state = k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : 'active';
         return `${k.id}  ${k.mode.padEnd(4)}  ${k.key_prefix}  ${state}  ${k.scopes.length} scope(s)  ${k.name}`;
@@ -182,7 +182,54 @@ const commands: Record<string, Command> = {
       return { json: { keys }, text: lines.length ? lines.join('\n') : 'no API keys' };
     },
   },
+  'oauth-client create': {
+    options: { name: str, 'redirect-uri': { type: 'string', multiple: true }, scopes: str, contact: str },
+    required: ['name', 'redirect-uri', 'scopes'],
+    prepare(v) {
+      const scopes = scopesFlag(s(v, 'scopes'));
+      return async (api) => {
+        const { client_secret, ...client } = await api.oauth.createClient({
+          name: s(v, 'name'),
+          redirectUris: v['redirect-uri'] as string[],
+          scopes,
+          ...(v.contact !== undefined ? { contact: s(v, 'contact') } : {}),
+        });
+        const text = [
+          `created OAuth client "${client.name}"`,
+          `client_id: ${client.client_id}`,
+          `redirect URIs: ${client.redirect_uris.join(' ')}`,
+          `scopes: ${client.scopes.join(' ')}`,
+          `client_secret (shown only now, give it to the partner safely): ${client_secret}`,
+        ].join('\n');
+        return { json: { ...client, client_secret }, text };
+      };
+    },
+  },
+  'oauth-client list': {
+    options: {},
+    required: [],
+    prepare: () => async (api) => {
+      const clients = await api.oauth.listClients({});
+      const lines = clients.map((c) => `${c.client_id}  ${c.revoked_at ? `revoked ${c.revoked_at}` : 'active'}  ${c.scopes.length} scope(s)  ${c.name}  ${c.redirect_uris.join(' ')}`);
+      return { json: { clients }, text: lines.length ? lines.join('\n') : 'no OAuth clients' };
+    },
+  },
+  'oauth-client revoke': {
+    options: { 'client-id': str },
+    required: ['client-id'],
+    prepare: (v) => async (api) => {
+      const client = await api.oauth.revokeClient({ clientId: s(v, 'client-id') });
+      return { json: client, text: `revoked OAuth client ${client.client_id} "${client.name}" at ${client.revoked_at}; its grants and tokens no longer work` };
+    },
+  },
 };
+
+function scopesFlag(text: string) {
+  const parsed = parseScopes(text);
+  if ('unknown' in parsed)
+    throw new UsageError(`--scopes: unknown scope(s) ${parsed.unknown.join(', ')}; give "all" or a comma-separated list such as customers:read,customers:write`);
+  return parsed.scopes;
+}
 
 // Date accepts many non-ISO shapes, reads a zone-less time as local time and rolls 2027-02-30 over
 // into March; an expiry must be exactly what the operator meant.
@@ -211,6 +258,10 @@ const flagOf: Record<string, string> = {
   scopes: '--scopes',
   mode: '--mode',
   id: '--id',
+  clientId: '--client-id',
+  redirectUris: '--redirect-uri',
+  redirect_uris: '--redirect-uri',
+  contact: '--contact',
 };
 const flag = (field: string) => flagOf[field] ?? field;
 
@@ -285,7 +336,7 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
     });
     await applyMigrations(server.url);
     db = createDatabase(server.url, config.DB_POOL_SIZE);
-    const { json, text } = await call(createCaller(db, { type: 'operator' }).internal);
+    const { json, text } = await call(createCaller(db, { type: 'operator' }, { oauthAllowLocalhost: config.OAUTH_ALLOW_HTTP_LOCALHOST }));
     io.stdout(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
     return 0;
   } catch (e) {

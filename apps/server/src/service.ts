@@ -111,6 +111,7 @@ export async function startService(config: Config, logger = createLogger(config)
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     store,
     webhooks,
+    oauthAllowLocalhost: config.OAUTH_ALLOW_HTTP_LOCALHOST,
   });
 
   if (config.RUN_WORKER) {

@@ -14,7 +14,9 @@ export type Actor =
   /** The operator CLI, run by whoever operates the service: every internal procedure. */
   | { type: 'operator' }
   /** A support staff user of the admin app: the internal procedures its role allows. */
-  | { type: 'staff'; userId: string; role: StaffRole };
+  | { type: 'staff'; userId: string; role: StaffRole }
+  /** A company owner signed in on the owner pages: the procedures marked `owner`, for the companies they own. */
+  | { type: 'owner'; userId: string };
 
 export interface ApiContext {
   db: Database;
@@ -32,6 +34,8 @@ export interface ApiContext {
   upload?: StagedContent | undefined;
   /** The secrets key and URL policy of webhooks; absent where none is configured (webhook endpoints then answer 503). */
   webhooks?: WebhookSettings | undefined;
+  /** OAUTH_ALLOW_HTTP_LOCALHOST: http://localhost redirect URIs may be registered (development). */
+  oauthAllowLocalhost?: boolean | undefined;
 }
 
 /** Writes each record at once: for one-shot callers (the CLI) that have no batch to wait for. */
@@ -58,6 +62,7 @@ export interface CallerOptions {
   store?: VoucherStore;
   upload?: StagedContent;
   webhooks?: WebhookSettings;
+  oauthAllowLocalhost?: boolean;
 }
 
 /** The context of an in-process caller (operator CLI, admin app, tests): the same rules as REST. */
@@ -72,5 +77,6 @@ export function callerContext(db: Database, actor: Actor, opts: CallerOptions = 
     store: opts.store,
     webhooks: opts.webhooks,
     upload: opts.upload,
+    oauthAllowLocalhost: opts.oauthAllowLocalhost,
   };
 }

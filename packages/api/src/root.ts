@@ -4,6 +4,7 @@ import { accountsRouter } from './routers/accounts.ts';
 import { customersRouter } from './routers/customers.ts';
 import { exportsRouter } from './routers/exports.ts';
 import { internalRouter } from './routers/internal.ts';
+import { oauthRouter } from './routers/oauth.ts';
 import { invoicesRouter } from './routers/invoices.ts';
 import { settingsRouter } from './routers/settings.ts';
 import { expensesRouter } from './routers/expenses.ts';
@@ -31,6 +32,7 @@ export const appRouter = router({
   exports: exportsRouter,
   sandbox: sandboxRouter,
   internal: internalRouter,
+  oauth: oauthRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -16,10 +16,17 @@ export function requireScopes(actor: Actor | null, scopes: readonly Scope[]): Cr
 
 const RANK: Record<StaffRole, number> = { support: 1, admin: 2 };
 
-/** `staffRole`: the least role a staff user needs; undefined means the operator only. */
-export function requireInternal(actor: Actor | null, staffRole: StaffRole | undefined): void {
+/**
+ * `staffRole`: the least role a staff user needs; undefined means the operator only. `owner`: a
+ * signed-in company owner may call it too (the caller then checks the company is theirs).
+ */
+export function requireInternal(actor: Actor | null, staffRole: StaffRole | undefined, owner = false): void {
   if (!actor) throw unauthorized('Internal procedures need an operator or staff actor.');
   if (actor.type === 'operator') return;
+  if (actor.type === 'owner') {
+    if (owner) return;
+    throw forbidden('Company owners cannot do this; it is for the operator or support staff.');
+  }
   if (actor.type === 'staff') {
     if (staffRole && RANK[actor.role] >= RANK[staffRole]) return;
     throw forbidden(staffRole ? `This needs the staff role ${staffRole}; you have ${actor.role}.` : 'Only the operator may do this.');

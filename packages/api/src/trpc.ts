@@ -6,7 +6,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Db } from '@tlr/db';
-import { invalidRequest, isUuid, type CompanyScope, type Credential, type Scope } from '@tlr/domain';
+import { invalidRequest, isUuid, notFound, type CompanyScope, type Credential, type Scope } from '@tlr/domain';
 import type { ApiContext, StaffRole } from './context.ts';
 import { runMutation } from './idempotency.ts';
 import { inspectInput } from './inspect.ts';
@@ -38,6 +38,11 @@ export interface ApiMeta extends OpenApiMeta {
   streamedBody?: true;
   /** Internal procedures: the least staff role that may call it; without it, the operator only. */
   staffRole?: StaffRole;
+  /**
+   * Internal procedures a signed-in company owner may call too (their pages): only for a company they
+   * own, named by the input's `companyId`; a procedure without one acts on the owner themself.
+   */
+  owner?: true;
 }
 
 const t = initTRPC
@@ -68,7 +73,7 @@ const audited = t.middleware(async ({ ctx, path, next, getRawInput }) => {
   ctx.audit.record({
     request_id: ctx.requestId,
     actor_type: actor ? (actor.type === 'credential' ? actor.credential.type : actor.type) : null,
-    actor_id: actor?.type === 'credential' ? actor.credential.id : actor?.type === 'staff' ? actor.userId : null,
+    actor_id: actor?.type === 'credential' ? actor.credential.id : actor?.type === 'staff' || actor?.type === 'owner' ? actor.userId : null,
     company_id: actor?.type === 'credential' ? actor.credential.companyId : typeof inputCompany === 'string' && isUuid(inputCompany) ? inputCompany : null,
     method: 'CALL',
     path,
@@ -134,10 +139,24 @@ export const authedProcedure = base
   })
   .use(transactional);
 
-/** The operator CLI and the admin app: an operator, or staff with the role the meta names. */
+/**
+ * The operator CLI, the admin app and the owner pages: an operator, staff with the role the meta
+ * names, or (meta `owner`) a company owner for a company they own. Another owner's company is "not
+ * found", as on the REST API.
+ */
 export const internalProcedure = base
-  .use(({ ctx, meta, next }) => {
-    requireInternal(ctx.actor, meta?.staffRole);
+  .use(async ({ ctx, meta, next, getRawInput }) => {
+    requireInternal(ctx.actor, meta?.staffRole, meta?.owner);
+    if (ctx.actor?.type === 'owner') {
+      const companyId = ((await getRawInput()) as { companyId?: unknown } | undefined)?.companyId;
+      if (companyId !== undefined) {
+        const owned =
+          typeof companyId === 'string' &&
+          isUuid(companyId) &&
+          (await ctx.db.prisma.company.count({ where: { id: companyId, owner_user_id: ctx.actor.userId, sandbox_of_id: null } })) === 1;
+        if (!owned) throw notFound('company', String(companyId));
+      }
+    }
     return next();
   })
   .use(transactional);

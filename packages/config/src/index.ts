@@ -79,6 +79,11 @@ const schema = z
       .enum(['true', 'false'])
       .default('false')
       .transform((v) => v === 'true'),
+    // Development of a partner app: http://localhost redirect URIs may be registered for OAuth clients.
+    OAUTH_ALLOW_HTTP_LOCALHOST: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
     STORAGE_BACKEND: z.enum(['filesystem', 's3']).default('filesystem'),
     STORAGE_DIR: z.string().optional(),
     S3_ENDPOINT: z.string().url().optional(),

@@ -4,10 +4,11 @@
 import type { NextFunction, Request, Response } from 'express';
 import { problem } from '@tlr/api';
 import type { Queryable } from '@tlr/db';
-import { apiKeyStillValid, authenticateApiKey, RATE_LIMIT, SpentCredentials, type Authenticated, type Credential, type RateLimitState } from '@tlr/domain';
+import { apiKeyStillValid, authenticateApiKey, authenticateBearer, bearerStillValid, RATE_LIMIT, SpentCredentials, type Authenticated, type Credential, type RateLimitState } from '@tlr/domain';
 import { sendProblem } from './problem-response.ts';
 
-const unauthorized = (res: Response, detail: string) => sendProblem(res, problem('unauthorized', detail), { 'WWW-Authenticate': 'Bearer realm="tlr"' });
+const unauthorized = (res: Response, detail: string, error?: string) =>
+  sendProblem(res, problem('unauthorized', detail), { 'WWW-Authenticate': `Bearer realm="tlr"${error ? `, error="${error}"` : ''}` });
 
 function tooMany(res: Response, rateLimit: RateLimitState) {
   sendProblem(
@@ -23,6 +24,10 @@ function setRateHeaders(res: Response, rateLimit: RateLimitState) {
   res.setHeader('X-RateLimit-Reset', String(rateLimit.reset));
 }
 
+const API_KEY = { valid: apiKeyStillValid, authenticate: authenticateApiKey, refused: 'The API key is invalid, expired or revoked.', challenge: undefined };
+// RFC 6750 3: a bearer token that was presented and refused is named in the challenge.
+const BEARER = { valid: bearerStillValid, authenticate: authenticateBearer, refused: 'The access token is invalid, expired or revoked.', challenge: 'invalid_token' };
+
 export function authenticate(db: Queryable) {
   const spent = new SpentCredentials<Credential>();
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -30,31 +35,32 @@ export function authenticate(db: Queryable) {
     // around it (a non-breaking space pasted along) is not the key.
     const apiKey = req.get('X-API-Key');
     const authorization = req.get('Authorization');
-    let auth: Authenticated | null;
-    if (apiKey !== undefined) {
-      const known = spent.check(apiKey);
-      if (known) {
-        if (!(await apiKeyStillValid(db, apiKey))) {
-          spent.forget(apiKey);
-          return unauthorized(res, 'The API key is invalid, expired or revoked.');
-        }
-        res.locals.credential = known.value;
-        const state = { limit: RATE_LIMIT, remaining: 0, reset: known.reset, exceeded: true };
-        setRateHeaders(res, state);
-        return tooMany(res, state);
-      }
-      auth = await authenticateApiKey(db, apiKey);
-      if (!auth) return unauthorized(res, 'The API key is invalid, expired or revoked.');
-    } else if (authorization !== undefined) {
-      return unauthorized(res, 'The bearer token is invalid or expired.');
-    } else {
+    // RFC 6750 2.1: the scheme is case-insensitive; the token is everything after one space.
+    const bearer = apiKey === undefined && authorization !== undefined ? /^Bearer ([^\s]+)$/i.exec(authorization)?.[1] : undefined;
+    const presented = apiKey ?? bearer;
+    if (presented === undefined) {
+      if (authorization !== undefined) return unauthorized(res, 'The Authorization header must be "Bearer <access token>" (tlr_at_...).');
       return unauthorized(res, 'Send an API key in the X-API-Key header or an OAuth access token as Authorization: Bearer.');
     }
+    const kind = apiKey !== undefined ? API_KEY : BEARER;
+    const known = spent.check(presented);
+    if (known) {
+      if (!(await kind.valid(db, presented))) {
+        spent.forget(presented);
+        return unauthorized(res, kind.refused, kind.challenge);
+      }
+      res.locals.credential = known.value;
+      const state = { limit: RATE_LIMIT, remaining: 0, reset: known.reset, exceeded: true };
+      setRateHeaders(res, state);
+      return tooMany(res, state);
+    }
+    const auth: Authenticated | null = await kind.authenticate(db, presented);
+    if (!auth) return unauthorized(res, kind.refused, kind.challenge);
     const { credential, rateLimit } = auth;
     res.locals.credential = credential;
     setRateHeaders(res, rateLimit);
     if (rateLimit.exceeded) {
-      spent.remember(apiKey, rateLimit.reset, credential);
+      spent.remember(presented, rateLimit.reset, credential);
       return tooMany(res, rateLimit);
     }
     next();

@@ -16,6 +16,7 @@ import {
   updateAccountingSettings,
   updateCompanyProfile,
   VAT_FREQUENCIES,
+  invalidRequest,
 } from '@tlr/domain';
 import { date, integer, uuid } from '../schemas/fields.ts';
 import { internalProcedure, router } from '../trpc.ts';
@@ -39,6 +40,7 @@ export const internalRouter = router({
     .input(z.strictObject({ search: z.string().max(200).optional() }))
     .query(({ ctx, input }) => listCompanies(ctx.tx, input)),
   createApiKey: internalProcedure
+    .meta({ owner: true })
     .input(
       z.strictObject({
         companyId,
@@ -49,10 +51,14 @@ export const internalRouter = router({
       }),
     )
     .mutation(({ ctx, input }) => createApiKey(ctx.tx, input)),
+  /** The owner pages name the company (a key of another company is not found); the operator may omit it. */
   revokeApiKey: internalProcedure
-    .meta({ staffRole: 'admin' })
-    .input(z.strictObject({ id: uuid() }))
-    .mutation(({ ctx, input }) => revokeApiKey(ctx.tx, input.id)),
+    .meta({ staffRole: 'admin', owner: true })
+    .input(z.strictObject({ id: uuid(), companyId: companyId.optional() }))
+    .mutation(({ ctx, input }) => {
+      if (ctx.actor?.type === 'owner' && !input.companyId) throw invalidRequest('companyId is required.', 'companyId');
+      return revokeApiKey(ctx.tx, input.id, input.companyId);
+    }),
   updateAccountingSettings: internalProcedure
     .input(z.strictObject({ companyId, ...accountingSettingsInput }))
     .mutation(({ ctx, input: { companyId, ...settings } }) => updateAccountingSettings(ctx.tx, companyId, settings)),
@@ -74,7 +80,7 @@ export const internalRouter = router({
       return { ...books, company };
     }),
   listApiKeys: internalProcedure
-    .meta({ staffRole: 'support' })
+    .meta({ staffRole: 'support', owner: true })
     .input(z.strictObject({ companyId }))
     .query(({ ctx, input }) => listApiKeys(ctx.tx, input.companyId)),
   /** The overdue sweep on demand (it also runs daily as a job): support staff after a holiday, tests. */

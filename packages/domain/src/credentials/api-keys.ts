@@ -73,8 +73,11 @@ export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<Ap
   return { ...apiKeyView(row), key };
 }
 
-export async function revokeApiKey(db: Db, id: string): Promise<ApiKeyView> {
-  const existing = await db.apiKey.findUnique({ where: { id } });
+/** `companyId`: only a key of that live company or of its sandbox (the owner pages); the operator may omit it. */
+export async function revokeApiKey(db: Db, id: string, companyId?: string): Promise<ApiKeyView> {
+  const existing = await db.apiKey.findFirst({
+    where: { id, ...(companyId ? { company: { OR: [{ id: companyId }, { sandbox_of_id: companyId }] } } : {}) },
+  });
   if (!existing) throw notFound('API key', id);
   const row = existing.revoked_at ? existing : await db.apiKey.update({ where: { id }, data: { revoked_at: new Date() } });
   return apiKeyView(row);

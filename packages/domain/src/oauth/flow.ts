@@ -3,10 +3,11 @@
 // refreshes with one token, at the same moment on any servers, exactly one row update wins. A code or
 // refresh token presented after its use revokes the grant it belongs to (the token family), in a
 // transaction of its own that commits although the request is refused.
+import { createHash } from 'node:crypto';
 import type { Db, Queryable } from '@tlr/db';
 import { forbidden, notFound } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
-import { rateLimitHitCte, rateLimitState } from '../ratelimit/rate-limit.ts';
+import { rateLimitHitCte, rateLimitState, type RateLimitState } from '../ratelimit/rate-limit.ts';
 import type { Authenticated } from '../credentials/authenticate.ts';
 import {
   ACCESS_TOKEN_SECONDS,
@@ -16,6 +17,7 @@ import {
   OAuthError,
   parseScopeParameter,
   REFRESH_TOKEN_SECONDS,
+  TOKEN_ENDPOINT_LIMIT,
   tokenDigest,
   verifyPkce,
   type RegisteredClient,
@@ -213,6 +215,20 @@ export async function bearerStillValid(db: Queryable, token: string): Promise<bo
     values: [tokenDigest(token)],
   });
   return rowCount === 1;
+}
+
+const TOKEN_ENDPOINT_SQL = `WITH ${rateLimitHitCte('SELECT $1::uuid AS id')} SELECT count, reset_seconds FROM hit`;
+
+/**
+ * Counts a request to the token (or revocation) endpoint against the contract's 10 per 60 s per client
+ * and IP address, before the client is authenticated: guessing a client secret is limited too. The
+ * window lives in the same table as the API's, under an id derived from endpoint, client id and address.
+ */
+export async function countTokenEndpointRequest(db: Queryable, endpoint: 'token' | 'revoke', clientId: string, ip: string): Promise<RateLimitState> {
+  const h = createHash('sha256').update(`oauth:${endpoint}\0${clientId}\0${ip}`).digest('hex');
+  const id = `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+  const { rows } = await db.query({ name: 'tlr_oauth_endpoint_limit', text: TOKEN_ENDPOINT_SQL, values: [id] });
+  return rateLimitState(rows[0].count, rows[0].reset_seconds, TOKEN_ENDPOINT_LIMIT);
 }
 
 export interface OAuthGrantView {

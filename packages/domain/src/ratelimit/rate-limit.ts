@@ -32,8 +32,8 @@ export interface RateLimitState {
   exceeded: boolean;
 }
 
-export function rateLimitState(count: number, resetSeconds: number): RateLimitState {
-  return { limit: RATE_LIMIT, remaining: Math.max(0, RATE_LIMIT - count), reset: resetSeconds, exceeded: count > RATE_LIMIT };
+export function rateLimitState(count: number, resetSeconds: number, limit = RATE_LIMIT): RateLimitState {
+  return { limit, remaining: Math.max(0, limit - count), reset: resetSeconds, exceeded: count > limit };
 }
 
 /**
