@@ -33,6 +33,7 @@ import { requestContext } from './http/request-context.ts';
 import { routeGuard, routeGuardAnonymous } from './http/route-guard.ts';
 import { mountRawRoutes } from './http/raw-routes.ts';
 import { invoicePdf } from './http/invoice-pdf.ts';
+import { oauthEndpoints } from './http/oauth.ts';
 import { saftExport } from './http/saft.ts';
 import { voucherDownload, voucherUpload } from './http/vouchers.ts';
 
@@ -52,6 +53,8 @@ export interface AppDeps {
   /** Where voucher documents are kept (STORAGE_BACKEND); without one, voucher uploads answer 503. */
   store?: VoucherStore | undefined;
   webhooks?: WebhookSettings | undefined;
+  /** OAUTH_ALLOW_HTTP_LOCALHOST: http://localhost redirect URIs for OAuth clients (development). */
+  oauthAllowLocalhost?: boolean | undefined;
 }
 
 /** How long /readyz waits for the database before it says not ready. */
@@ -155,6 +158,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
     }),
   );
   app.use('/api/v1', api);
+  app.use('/api/oauth', oauthEndpoints(db));
 
   app.use((req: Request, res: Response) => {
     sendProblem(res, problem('not_found', `No endpoint ${req.path} exists. The API lives under /api/v1.`));
