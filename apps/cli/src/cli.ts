@@ -210,7 +210,9 @@ const commands: Record<string, Command> = {
     required: [],
     prepare: () => async (api) => {
       const clients = await api.oauth.listClients({});
-      const lines = clients.map((c) => `${c.client_id}  ${c.revoked_at ? `revoked ${c.revoked_at}` : 'active'}  ${c.scopes.length} scope(s)  ${c.name}  ${c.redirect_uris.join(' ')}`);
+      const lines = clients.map(
+        (c) => `${c.client_id}  ${c.revoked_at ? `revoked ${c.revoked_at}` : 'active'}  ${c.scopes.length} scope(s)  ${c.name}  ${c.redirect_uris.join(' ')}`,
+      );
       return { json: { clients }, text: lines.length ? lines.join('\n') : 'no OAuth clients' };
     },
   },
@@ -227,7 +229,9 @@ const commands: Record<string, Command> = {
 function scopesFlag(text: string) {
   const parsed = parseScopes(text);
   if ('unknown' in parsed)
-    throw new UsageError(`--scopes: unknown scope(s) ${parsed.unknown.join(', ')}; give "all" or a comma-separated list such as customers:read,customers:write`);
+    throw new UsageError(
+      `--scopes: unknown scope(s) ${parsed.unknown.join(', ')}; give "all" or a comma-separated list such as customers:read,customers:write`,
+    );
   return parsed.scopes;
 }
 

@@ -1,6 +1,6 @@
 // Test helpers: a real service on a random port against the run's database, companies with keys
 // made through the internal procedures, and a small fetch wrapper.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { inject } from 'vitest';
@@ -112,6 +112,61 @@ export async function newCompany(name = 'Testfirma ApS', cvr?: string) {
   return { companyId: company_id, userId: user_id, email, key };
 }
 
+/** A partner application registered by the operator, and the owner's approval of it as the consent page does it. */
+export async function oauthClient(scopes: readonly Scope[] = ['customers:read', 'customers:write'], redirectUris = ['https://partner.example/callback']) {
+  const created = await createCaller(testDb(), { type: 'operator' }).oauth.createClient({
+    name: `Partner ${randomUUID().slice(0, 8)}`,
+    redirectUris,
+    scopes: [...scopes],
+  });
+  return { clientId: created.client_id, clientSecret: created.client_secret, redirectUri: redirectUris[0]!, scopes };
+}
+
+/** A fresh PKCE pair (RFC 7636): a 43-character verifier and its S256 challenge. */
+export function pkcePair() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** An authorization code, issued through the same procedure as the consent page's Approve. */
+export async function approveCode(
+  owner: { userId: string; companyId: string },
+  c: { clientId: string; redirectUri: string; scopes: readonly string[] },
+  challenge: string,
+): Promise<string> {
+  const caller = createCaller(testDb(), { type: 'owner', userId: owner.userId });
+  const { code } = await caller.oauth.approve({
+    companyId: owner.companyId,
+    clientId: c.clientId,
+    redirectUri: c.redirectUri,
+    scopes: [...c.scopes],
+    codeChallenge: challenge,
+  });
+  return code;
+}
+
+/** POST to an OAuth endpoint under {app_url}/api/oauth, JSON by default. */
+export async function oauthPost(
+  baseUrl: string,
+  path: 'token' | 'revoke',
+  body: Record<string, string>,
+  opts: { form?: boolean; headers?: Record<string, string> } = {},
+) {
+  const res = await fetch(`${baseUrl}/api/oauth/${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': opts.form ? 'application/x-www-form-urlencoded' : 'application/json', ...opts.headers },
+    body: opts.form ? new URLSearchParams(body).toString() : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: any = text;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, headers: res.headers, body: json };
+}
+
 export interface Reply<T = any> {
   status: number;
   headers: Headers;
@@ -125,7 +180,9 @@ export function client(baseUrl: string, key?: string) {
     path: string,
     opts: { body?: unknown; headers?: Record<string, string>; raw?: string } = {},
   ): Promise<Reply<T>> => {
-    const headers: Record<string, string> = { ...(key ? { 'X-API-Key': key } : {}), ...opts.headers };
+    // An OAuth access token goes as a bearer token, an API key in its header.
+    const auth = key === undefined ? {} : key.startsWith('tlr_at_') ? { Authorization: `Bearer ${key}` } : { 'X-API-Key': key };
+    const headers: Record<string, string> = { ...auth, ...opts.headers };
     let payload: string | undefined = opts.raw;
     if (opts.body !== undefined) {
       payload = JSON.stringify(opts.body);

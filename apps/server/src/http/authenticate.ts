@@ -4,7 +4,17 @@
 import type { NextFunction, Request, Response } from 'express';
 import { problem } from '@tlr/api';
 import type { Queryable } from '@tlr/db';
-import { apiKeyStillValid, authenticateApiKey, authenticateBearer, bearerStillValid, RATE_LIMIT, SpentCredentials, type Authenticated, type Credential, type RateLimitState } from '@tlr/domain';
+import {
+  apiKeyStillValid,
+  authenticateApiKey,
+  authenticateBearer,
+  bearerStillValid,
+  RATE_LIMIT,
+  SpentCredentials,
+  type Authenticated,
+  type Credential,
+  type RateLimitState,
+} from '@tlr/domain';
 import { sendProblem } from './problem-response.ts';
 
 const unauthorized = (res: Response, detail: string, error?: string) =>
@@ -26,7 +36,12 @@ function setRateHeaders(res: Response, rateLimit: RateLimitState) {
 
 const API_KEY = { valid: apiKeyStillValid, authenticate: authenticateApiKey, refused: 'The API key is invalid, expired or revoked.', challenge: undefined };
 // RFC 6750 3: a bearer token that was presented and refused is named in the challenge.
-const BEARER = { valid: bearerStillValid, authenticate: authenticateBearer, refused: 'The access token is invalid, expired or revoked.', challenge: 'invalid_token' };
+const BEARER = {
+  valid: bearerStillValid,
+  authenticate: authenticateBearer,
+  refused: 'The access token is invalid, expired or revoked.',
+  challenge: 'invalid_token',
+};
 
 export function authenticate(db: Queryable) {
   const spent = new SpentCredentials<Credential>();

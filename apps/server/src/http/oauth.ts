@@ -80,7 +80,9 @@ function endpoint(db: Database, name: 'token' | 'revoke', handle: (client: Regis
       if (state.exceeded) {
         return sendProblem(
           res,
-          problem('rate_limited', `Retry in ${state.reset} seconds.`, { title: `Rate limit of ${state.limit} requests per 60 seconds per client and IP address exceeded` }),
+          problem('rate_limited', `Retry in ${state.reset} seconds.`, {
+            title: `Rate limit of ${state.limit} requests per 60 seconds per client and IP address exceeded`,
+          }),
           { 'Retry-After': String(state.reset) },
         );
       }
@@ -134,13 +136,19 @@ export function oauthEndpoints(db: Database): express.Router {
   router.use((err: Error & { type?: string; status?: number }, _req: Request, res: Response, next: NextFunction) => {
     if (err instanceof OAuthError) return sendOAuthError(res, err);
     if (err.status && err.status >= 400 && err.status < 500) {
-      return sendOAuthError(res, new OAuthError('invalid_request', err.type === 'entity.too.large' ? 'The body is larger than 16 kB.' : `The body could not be parsed: ${err.message}`));
+      return sendOAuthError(
+        res,
+        new OAuthError('invalid_request', err.type === 'entity.too.large' ? 'The body is larger than 16 kB.' : `The body could not be parsed: ${err.message}`),
+      );
     }
     next(err);
   });
   router.use((req, res) => {
     res.locals.problem = { code: 'not_found' };
-    sendProblem(res, problem('not_found', `No OAuth endpoint ${req.method} ${req.baseUrl}${req.path}; there are POST /api/oauth/token and POST /api/oauth/revoke.`));
+    sendProblem(
+      res,
+      problem('not_found', `No OAuth endpoint ${req.method} ${req.baseUrl}${req.path}; there are POST /api/oauth/token and POST /api/oauth/revoke.`),
+    );
   });
   return router;
 }

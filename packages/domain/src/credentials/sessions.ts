@@ -54,7 +54,8 @@ export async function purgeWebSessions(db: Db, now = new Date()): Promise<number
   return sessions.count + throttles.count;
 }
 
-export type SignInResult = { ok: true; userId: string; email: string } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'throttled'; retryAfter: number };
+export type SignInResult =
+  { ok: true; userId: string; email: string } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'throttled'; retryAfter: number };
 
 let dummyHash: Promise<string> | undefined;
 

@@ -37,11 +37,7 @@ const view = (c: ClientRow): OAuthClientView => ({
 });
 
 /** `allowLocalhost`: http://localhost redirect URIs (OAUTH_ALLOW_HTTP_LOCALHOST, development only). */
-export async function createOAuthClient(
-  db: Db,
-  input: CreateOAuthClientInput,
-  allowLocalhost = false,
-): Promise<OAuthClientView & { client_secret: string }> {
+export async function createOAuthClient(db: Db, input: CreateOAuthClientInput, allowLocalhost = false): Promise<OAuthClientView & { client_secret: string }> {
   const name = input.name.trim();
   if (!name) throw invalidRequest('The application name is empty.', 'name');
   if (name.length > 100) throw invalidRequest('The application name is longer than 100 characters.', 'name');

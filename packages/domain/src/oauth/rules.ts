@@ -182,8 +182,14 @@ export function checkAuthorizationRequest(query: Query, findClient: (id: string)
   if (!state) return back('invalid_request', 'state is required (an opaque value the client verifies on the callback)');
   if (!q.code_challenge) return back('invalid_request', 'code_challenge is required (PKCE S256)');
   if (q.code_challenge_method !== 'S256')
-    return back('invalid_request', q.code_challenge_method ? `code_challenge_method ${q.code_challenge_method} is unsupported; use S256` : 'code_challenge_method is required and must be S256');
-  if (!CHALLENGE.test(q.code_challenge)) return back('invalid_request', 'code_challenge must be the unpadded base64url SHA-256 of the verifier (43 characters)');
+    return back(
+      'invalid_request',
+      q.code_challenge_method
+        ? `code_challenge_method ${q.code_challenge_method} is unsupported; use S256`
+        : 'code_challenge_method is required and must be S256',
+    );
+  if (!CHALLENGE.test(q.code_challenge))
+    return back('invalid_request', 'code_challenge must be the unpadded base64url SHA-256 of the verifier (43 characters)');
   if (q.scope === undefined) return back('invalid_scope', 'scope is required: a space-separated subset of the scopes registered for the client');
   const scopes = parseScopeParameter(q.scope, client.scopes);
   if ('error' in scopes) return back('invalid_scope', scopes.error);
