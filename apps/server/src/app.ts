@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
 import {
   appRouter,
+  authorizationServerMetadata,
   jsonTextDepth,
   MAX_JSON_DEPTH,
   BUSY_RETRY_AFTER,
@@ -83,6 +84,11 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
     const dbOk = await Promise.race([probe, new Promise<boolean>((r) => setTimeout(() => r(false), READY_PROBE_MS).unref())]);
     const ready = isReady() && dbOk;
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', database: dbOk ? 'ok' : 'unreachable' });
+  });
+
+  // RFC 8414: what OAuth client libraries read to find the endpoints.
+  app.get('/.well-known/oauth-authorization-server', (req, res) => {
+    res.json(authorizationServerMetadata(publicBaseUrl ?? `${req.protocol}://${req.get('host')}`));
   });
 
   const api = express.Router();

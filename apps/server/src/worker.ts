@@ -2,7 +2,16 @@
 // (RUN_WORKER=false turns them off on a server that should only serve HTTP).
 import type { Logger } from 'pino';
 import type { Database, Db } from '@tlr/db';
-import { foldInvoiceCounts, processPendingVouchers, purgeExpiredIdempotencyKeys, sweepOverdue, sweepStoredObjects, type VoucherStore } from '@tlr/domain';
+import {
+  foldInvoiceCounts,
+  processPendingVouchers,
+  purgeExpiredIdempotencyKeys,
+  purgeExpiredOAuth,
+  purgeWebSessions,
+  sweepOverdue,
+  sweepStoredObjects,
+  type VoucherStore,
+} from '@tlr/domain';
 import { QUEUES, type Boss } from '@tlr/jobs';
 
 export async function registerWorkers(boss: Boss, db: Database, logger: Logger, store?: VoucherStore): Promise<void> {
@@ -17,6 +26,10 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
   });
   await boss.work(QUEUES.purgeRateLimitWindows.name, async () => {
     await db.pool.query(`DELETE FROM rate_limit_windows WHERE window_start < now() - interval '1 hour'`);
+  });
+  await boss.work(QUEUES.purgeExpiredCredentials.name, async () => {
+    const n = (await purgeExpiredOAuth(db.prisma)) + (await purgeWebSessions(db.prisma));
+    if (n) logger.info({ purged: n }, 'expired OAuth codes and tokens, sessions and sign-in windows removed');
   });
   await boss.work(QUEUES.sweepOverdueInvoices.name, async () => {
     const moved = await sweepOverdue(run);

@@ -181,7 +181,7 @@ export function client(baseUrl: string, key?: string) {
     opts: { body?: unknown; headers?: Record<string, string>; raw?: string } = {},
   ): Promise<Reply<T>> => {
     // An OAuth access token goes as a bearer token, an API key in its header.
-    const auth = key === undefined ? {} : key.startsWith('tlr_at_') ? { Authorization: `Bearer ${key}` } : { 'X-API-Key': key };
+    const auth: Record<string, string> = key === undefined ? {} : key.startsWith('tlr_at_') ? { Authorization: `Bearer ${key}` } : { 'X-API-Key': key };
     const headers: Record<string, string> = { ...auth, ...opts.headers };
     let payload: string | undefined = opts.raw;
     if (opts.body !== undefined) {

@@ -145,14 +145,14 @@ describe('POST /api/oauth/token, grant_type authorization_code', () => {
     expect(noVerifier.body).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('code_verifier') });
     const plainText = await fetch(`${url}/api/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'text/plain', ...a.headers }, body: 'grant_type=x' });
     expect(plainText.status).toBe(400);
-    expect((await plainText.json()).error).toBe('invalid_request');
+    expect(((await plainText.json()) as { error: string }).error).toBe('invalid_request');
     const broken = await fetch(`${url}/api/oauth/token`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...a.headers },
       body: '{"grant_type":',
     });
     expect(broken.status).toBe(400);
-    expect((await broken.json()).error).toBe('invalid_request');
+    expect(((await broken.json()) as { error: string }).error).toBe('invalid_request');
     // None of it used the code.
     expect((await a.exchange()).status).toBe(200);
   });

@@ -12,6 +12,7 @@ import createClient from 'openapi-fetch';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@tlr/api';
+import { SCOPES } from '@tlr/domain';
 import { client, newCompany, startTestService } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
@@ -59,7 +60,9 @@ function operations(): [string, string, Json][] {
     METHODS.filter((m) => item[m]).map((m): [string, string, Json] => [path, m, item[m]]),
   );
 }
-const apiOperations = () => operations().filter(([path]) => !META_PATHS.has(path));
+// The token and revocation endpoints: in the document with a server of their own ({app_url}/api).
+const OAUTH_DOC_PATHS = ['/oauth/token', '/oauth/revoke'];
+const apiOperations = () => operations().filter(([path]) => !META_PATHS.has(path) && !OAUTH_DOC_PATHS.includes(path));
 const routeFor = (path: string, method: string) => routes.find((r) => r.path.replace(/\/$/, '') === path && r.method.toLowerCase() === method);
 
 describe('the served document', () => {
@@ -136,18 +139,45 @@ describe('contract rules in the document', () => {
     }
   });
 
-  it('declares the API key scheme on every API operation, with the scopes it needs, and advertises nothing that is not served', async () => {
+  it('declares the API key and OAuth 2.0 schemes on every API operation, with the scopes it needs, and advertises only what is served', async () => {
     const schemes = doc.components.securitySchemes;
     expect(schemes.ApiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
-    // OAuth 2.0 is announced once its endpoints answer: until then neither document advertises it.
-    expect(Object.keys(schemes)).toEqual(['ApiKeyAuth']);
-    expect((await fetch(`${svc.url}/api/oauth/token`, { method: 'POST' })).status).toBe(404);
+    // Contract, OAuth 2.0: authorization code with PKCE; the endpoints live under {app_url}.
+    expect(Object.keys(schemes)).toEqual(['ApiKeyAuth', 'OAuth2']);
+    const flow = schemes.OAuth2.flows.authorizationCode;
+    expect(Object.keys(schemes.OAuth2.flows)).toEqual(['authorizationCode']);
+    expect(flow).toMatchObject({
+      authorizationUrl: `${svc.url}/oauth/authorize`,
+      tokenUrl: `${svc.url}/api/oauth/token`,
+      refreshUrl: `${svc.url}/api/oauth/token`,
+    });
+    expect(Object.keys(flow.scopes).sort()).toEqual([...SCOPES].sort());
+    // Each advertised URL answers: the token endpoint with an RFC 6749 error, the page with HTML.
+    const token = await fetch(flow.tokenUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    expect(token.status).toBe(401);
+    expect(((await token.json()) as { error: string }).error).toBe('invalid_client');
+    const page = await fetch(`${flow.authorizationUrl}?client_id=x`);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    for (const path of OAUTH_DOC_PATHS) {
+      const [server] = doc.paths[path].servers;
+      expect(server.url).toBe(`${svc.url}/api`);
+      const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+      expect(res.status, path).toBe(401);
+    }
     const discovery = (await client(svc.url).get('/')).body.data;
-    expect(JSON.stringify(discovery)).not.toMatch(/oauth/i);
+    expect(discovery.authentication.oauth2).toMatchObject({
+      token_url: '/api/oauth/token',
+      authorization_url: '/oauth/authorize',
+      revocation_url: '/api/oauth/revoke',
+    });
+    const metadata = (await (await fetch(`${svc.url}/.well-known/oauth-authorization-server`)).json()) as Json;
+    expect(metadata).toMatchObject({ issuer: svc.url, token_endpoint: flow.tokenUrl, code_challenge_methods_supported: ['S256'] });
     for (const [path, method, op] of apiOperations()) {
       const where = `${method.toUpperCase()} ${path}`;
-      expect(op.security, where).toEqual([{ ApiKeyAuth: [] }]);
-      expect(op['x-required-scopes'], where).toEqual(routeFor(path, method)?.meta.scopes ?? []);
+      const scopes = routeFor(path, method)?.meta.scopes ?? [];
+      // "live keys and OAuth tokens get 403" on the sandbox reset: no OAuth scheme there.
+      expect(op.security, where).toEqual(path === '/sandbox/reset' ? [{ ApiKeyAuth: [] }] : [{ ApiKeyAuth: [] }, { OAuth2: scopes }]);
+      expect(op['x-required-scopes'], where).toEqual(scopes);
     }
   });
 

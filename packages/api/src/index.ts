@@ -18,3 +18,4 @@ export {
   type Problem,
 } from './problem.ts';
 export type { ApiMeta } from './trpc.ts';
+export { authorizationServerMetadata, OAUTH_PATHS } from './oauth-document.ts';

@@ -5,6 +5,7 @@
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { API_VERSION } from '@tlr/config';
 import { ERROR_CODES, errorCodes } from '@tlr/domain';
+import { oauthPaths, oauthSecurityScheme } from './oauth-document.ts';
 import { appRouter } from './root.ts';
 import { PROBLEM_TYPE_BASE } from './problem.ts';
 import { routes } from './routes.ts';
@@ -70,9 +71,9 @@ function build(): OpenAPIObject {
     version: API_VERSION,
     openApiVersion: '3.1.0',
     baseUrl: '/api/v1',
-    // Only what is served: OAuth 2.0 joins when its endpoints do.
     securitySchemes: {
       ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'tlr_live_ or tlr_test_ followed by 48 hex characters' },
+      OAuth2: oauthSecurityScheme,
     },
   }) as Json;
 
@@ -92,7 +93,8 @@ function build(): OpenAPIObject {
     const op = doc.paths[route.path.replace(/\/$/, '')]?.[route.method.toLowerCase()];
     if (!op) continue;
     const scopes = route.meta.scopes ?? [];
-    op.security = [{ ApiKeyAuth: [] }];
+    // An API key, or an OAuth access token granted the same scopes (not for test-key-only endpoints).
+    op.security = route.meta.testKeysOnly ? [{ ApiKeyAuth: [] }] : [{ ApiKeyAuth: [] }, { OAuth2: scopes }];
     op['x-required-scopes'] = scopes;
     if (scopes.length) op.description = [op.description, `Requires scope ${scopes.join(' and ')}.`].filter(Boolean).join('\n\n');
     const success = op.responses['200'];
@@ -161,6 +163,9 @@ function build(): OpenAPIObject {
       responses: { '200': { description: 'Discovery document', headers: commonHeaders, content: { 'application/json': { schema: { type: 'object' } } } } },
     },
   };
+  const oauth = oauthPaths(problemResponse(429, true));
+  Object.assign(doc.components.schemas, oauth.schemas);
+  Object.assign(doc.paths, oauth.paths);
   // The adapter's own error schemas ({ message, code: tRPC code }) are no longer referenced and would
   // contradict the Problem shape in generated clients.
   for (const name of Object.keys(doc.components.schemas)) if (name.startsWith('error.')) delete doc.components.schemas[name];
@@ -173,7 +178,29 @@ let cached: OpenAPIObject | undefined;
  * URL clients should call (PUBLIC_BASE_URL, or the request's own origin), since generated clients
  * resolve a relative one against nothing.
  */
+/**
+ * `serverUrl`: the service's address ({app_url}); the API's server is {app_url}/api/v1, the OAuth
+ * endpoints' is {app_url}/api, and the OAuth flow's URLs become absolute. Without it they stay relative.
+ */
 export function openApiDocument(serverUrl?: string): OpenAPIObject {
   cached ??= build();
-  return serverUrl ? { ...cached, servers: [{ url: `${serverUrl.replace(/\/$/, '')}/api/v1` }] } : cached;
+  if (!serverUrl) return cached;
+  const app = serverUrl.replace(/\/$/, '');
+  const doc = cached as Json;
+  const flow = doc.components.securitySchemes.OAuth2.flows.authorizationCode;
+  const absolute = { ...flow, authorizationUrl: app + flow.authorizationUrl, tokenUrl: app + flow.tokenUrl, refreshUrl: app + flow.refreshUrl };
+  const oauthServers = [{ url: `${app}/api`, description: 'OAuth endpoints live under {app_url}, not {base_url}' }];
+  return {
+    ...doc,
+    servers: [{ url: `${app}/api/v1` }],
+    components: {
+      ...doc.components,
+      securitySchemes: { ...doc.components.securitySchemes, OAuth2: { ...doc.components.securitySchemes.OAuth2, flows: { authorizationCode: absolute } } },
+    },
+    paths: {
+      ...doc.paths,
+      '/oauth/token': { ...doc.paths['/oauth/token'], servers: oauthServers },
+      '/oauth/revoke': { ...doc.paths['/oauth/revoke'], servers: oauthServers },
+    },
+  } as OpenAPIObject;
 }

@@ -36,6 +36,8 @@ export interface ApiMeta extends OpenApiMeta {
    * what it read to the procedure; the OpenAPI request and response are the procedure's own.
    */
   streamedBody?: true;
+  /** Only test API keys may call it (the sandbox reset): the OpenAPI document offers no OAuth scheme. */
+  testKeysOnly?: true;
   /** Internal procedures: the least staff role that may call it; without it, the operator only. */
   staffRole?: StaffRole;
   /**

@@ -16,6 +16,8 @@ export const QUEUES = {
   purgeOutbox: { name: 'purge-outbox', cron: '41 3 * * *' },
   /** Drop rate-limit windows of credentials idle for an hour. */
   purgeRateLimitWindows: { name: 'purge-rate-limit-windows', cron: '17 * * * *' },
+  /** Expired OAuth codes and tokens (a day past expiry), browser sessions and sign-in throttle windows. */
+  purgeExpiredCredentials: { name: 'purge-expired-credentials', cron: '29 * * * *' },
   /** Approved and sent invoices past their due date become overdue, just after midnight in Denmark. */
   sweepOverdueInvoices: { name: 'sweep-overdue-invoices', cron: '5 0 * * *', tz: 'Europe/Copenhagen' },
   /** The invoice list's kept counts are folded to a few rows per company (invoices/counts.ts). */

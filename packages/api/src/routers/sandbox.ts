@@ -16,6 +16,7 @@ export const sandboxRouter = router({
           'Test keys only (any scope); live keys and OAuth tokens get 403. Deletes all bookkeeping data, master data, stored idempotency keys and events of the sandbox and seeds the chart of accounts, fiscal year and VAT periods again. API keys, webhook subscriptions and request audit records survive. No body, no Idempotency-Key.',
       },
       problems: [403],
+      testKeysOnly: true,
     })
     // No body (contract): void, so the document declares no request body and clients send none.
     .input(z.void())
