@@ -216,6 +216,56 @@ describe('tlr', () => {
     expect(list.stdout).not.toMatch(/tlr_live_[0-9a-f]{48}/);
   });
 
+  it('oauth-client create shows the secret once; list never shows it; revoke ends the client (contract: OAuth 2.0, 2)', async () => {
+    const created = await json(
+      'oauth-client',
+      'create',
+      '--name',
+      'Bogføring Partner',
+      '--redirect-uri',
+      'https://partner.example/cb',
+      '--redirect-uri',
+      'https://partner.example/cb2',
+      '--scopes',
+      'invoices:read,customers:read',
+      '--contact',
+      'dev@partner.example',
+    );
+    expect(created).toMatchObject({
+      name: 'Bogføring Partner',
+      contact: 'dev@partner.example',
+      redirect_uris: ['https://partner.example/cb', 'https://partner.example/cb2'],
+      scopes: ['invoices:read', 'customers:read'],
+      revoked_at: null,
+    });
+    expect(created.client_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(created.client_secret).toMatch(/^tlr_cs_[0-9a-f]{64}$/);
+    const listed = await tlr('oauth-client', 'list');
+    expect(listed.stdout).toContain(created.client_id);
+    expect(listed.stdout).not.toContain(created.client_secret);
+    const { clients } = await json('oauth-client', 'list');
+    expect(JSON.stringify(clients)).not.toContain('tlr_cs_');
+    const revoked = await json('oauth-client', 'revoke', '--client-id', created.client_id);
+    expect(revoked.revoked_at).not.toBeNull();
+  });
+
+  it('oauth-client create refuses redirect URIs that are not exact https URLs, naming the flag', async () => {
+    for (const [uri, why] of [
+      ['http://partner.example/cb', /not an https URL/],
+      ['http://localhost:3000/cb', /OAUTH_ALLOW_HTTP_LOCALHOST/],
+      ['https://partner.example/cb#frag', /fragment/],
+      ['partner.example/cb', /not an absolute URL/],
+    ] as const) {
+      const r = await tlr('oauth-client', 'create', '--name', 'x', '--redirect-uri', uri, '--scopes', 'all');
+      expect(r.code, uri).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr, uri).toMatch(new RegExp(`^tlr: --redirect-uri: .*${why.source}`));
+    }
+    const missing = await tlr('oauth-client', 'create', '--name', 'x', '--scopes', 'all');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^tlr: oauth-client create needs --redirect-uri\n/);
+  });
+
   describe('errors: one "tlr: ..." line on stderr, nothing on stdout, non-zero exit', () => {
     const cases: [string, () => Promise<string[]>, number, RegExp][] = [
       ['no command', async () => [], 2, /^usage: tlr/],
