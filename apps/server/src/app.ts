@@ -19,6 +19,7 @@ import {
   toProblem,
   type ApiContext,
   type AuditSink,
+  type BackgroundJobs,
 } from '@tlr/api';
 import type { Database } from '@tlr/db';
 import { exactJsonNumber, type VoucherStore, type WebhookSettings } from '@tlr/domain';
@@ -56,12 +57,14 @@ export interface AppDeps {
   webhooks?: WebhookSettings | undefined;
   /** OAUTH_ALLOW_HTTP_LOCALHOST: http://localhost redirect URIs for OAuth clients (development). */
   oauthAllowLocalhost?: boolean | undefined;
+  /** Where procedures send background work (the sandbox reset job). */
+  jobs?: BackgroundJobs | undefined;
 }
 
 /** How long /readyz waits for the database before it says not ready. */
 const READY_PROBE_MS = 1_000;
 
-export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTimeoutMs = 20_000, store, webhooks }: AppDeps) {
+export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTimeoutMs = 20_000, store, webhooks, jobs }: AppDeps) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -145,6 +148,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
         audit: null,
         store,
         webhooks,
+        jobs,
       }),
       responseMeta: ({ ctx, errors }) => {
         if (errors.length) {
@@ -165,6 +169,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
   );
   app.use('/api/v1', api);
   app.use('/api/oauth', oauthEndpoints(db));
+
 
   app.use((req: Request, res: Response) => {
     sendProblem(res, problem('not_found', `No endpoint ${req.path} exists. The API lives under /api/v1.`));

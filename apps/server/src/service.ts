@@ -3,12 +3,12 @@
 // flushes the audit log and closes the pool.
 import { createServer, type RequestListener, type Server } from 'node:http';
 import pino, { type Logger } from 'pino';
-import { AuditLog } from '@tlr/api';
+import { AuditLog, type BackgroundJobs } from '@tlr/api';
 import type { Config } from '@tlr/config';
 import { applyMigrations, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
 import { StartupError } from '@tlr/db/server';
 import type { WebhookSettings } from '@tlr/domain';
-import { startBoss } from '@tlr/jobs';
+import { QUEUES, startBoss, type Boss } from '@tlr/jobs';
 import { createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
 import { createApp } from './app.ts';
 import { answerClientError } from './http/client-error.ts';
@@ -101,6 +101,28 @@ export async function startService(config: Config, logger = createLogger(config)
   const webhooks = await Promise.resolve()
     .then(() => webhookSettings(config, logger))
     .catch(giveUp);
+  // Message and code only: its errors are connection-level, and the whole error carries the pg client.
+  // Each of its workers reports every failed poll: during an outage, one line per 30 s with the count.
+  let quietUntil = 0;
+  let suppressed = 0;
+  const onBossError = (e: Error) => {
+    if (Date.now() < quietUntil) return void (suppressed += 1);
+    logger.error({ err: { message: e.message, code: (e as { code?: string }).code }, ...(suppressed ? { suppressed } : {}) }, 'pg-boss error');
+    suppressed = 0;
+    quietUntil = Date.now() + 30_000;
+  };
+  // The worker's pg-boss, or (RUN_WORKER=false) a sender started on the first job this server sends.
+  let boss: Boss | undefined;
+  let sender: Promise<Boss> | undefined;
+  opened.push(async () => (sender ? (await sender.catch(() => undefined))?.stop({ graceful: false }) : undefined));
+  const jobs: BackgroundJobs = {
+    resetPickupMs: config.SANDBOX_RESET_PICKUP_MS,
+    async sandboxReset(resetId) {
+      const queue = boss ?? (await (sender ??= startBoss(dbServer.url, onBossError, true).catch((e: unknown) => ((sender = undefined), Promise.reject(e)))));
+      await queue.send(QUEUES.sandboxReset.name, { resetId }, { singletonKey: resetId });
+    },
+  };
+
   let ready = false;
   const app = createApp({
     db,
@@ -112,22 +134,14 @@ export async function startService(config: Config, logger = createLogger(config)
     store,
     webhooks,
     oauthAllowLocalhost: config.OAUTH_ALLOW_HTTP_LOCALHOST,
+    jobs,
   });
 
   if (config.RUN_WORKER) {
-    // Message and code only: its errors are connection-level, and the whole error carries the pg client.
-    // Each of its workers reports every failed poll: during an outage, one line per 30 s with the count.
-    let quietUntil = 0;
-    let suppressed = 0;
-    const onError = (e: Error) => {
-      if (Date.now() < quietUntil) return void (suppressed += 1);
-      logger.error({ err: { message: e.message, code: (e as { code?: string }).code }, ...(suppressed ? { suppressed } : {}) }, 'pg-boss error');
-      suppressed = 0;
-      quietUntil = Date.now() + 30_000;
-    };
-    const boss = await startBoss(dbServer.url, onError).catch(giveUp);
-    opened.push(() => boss.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS }));
-    await registerWorkers(boss, db, logger, store).catch(giveUp);
+    const worker = await startBoss(dbServer.url, onBossError).catch(giveUp);
+    opened.push(() => worker.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS }));
+    await registerWorkers(worker, db, logger, store).catch(giveUp);
+    boss = worker;
     const dispatcher = startWebhookDispatcher(db, webhooks, logger);
     opened.push(() => dispatcher.stop());
   }

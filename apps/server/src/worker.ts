@@ -8,6 +8,8 @@ import {
   purgeExpiredIdempotencyKeys,
   purgeExpiredOAuth,
   purgeWebSessions,
+  openSandboxResets,
+  runSandboxReset,
   sweepOverdue,
   sweepStoredObjects,
   type VoucherStore,
@@ -38,6 +40,15 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
   await boss.work(QUEUES.foldInvoiceCounts.name, async () => {
     await foldInvoiceCounts(db.prisma);
   });
+  const resetHandler = async ([job]: { data: { resetId: string } }[]) => {
+    const reset = await runSandboxReset(db.prisma, run, job!.data.resetId, store);
+    if (reset?.status === 'done') logger.info({ reset_id: reset.id, company_id: reset.company_id }, 'sandbox reset');
+    if (reset?.status === 'failed') logger.error({ reset_id: reset.id, error: reset.error }, 'sandbox reset failed for good');
+  };
+  // Woken by NOTIFY when a job is sent; the poll only catches jobs sent while no worker listened.
+  await boss.work(QUEUES.sandboxReset.name, { pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 2 }, resetHandler);
+  // Resets whose job died with a worker (killed mid-reset) go again now, not when the job expires.
+  for (const resetId of await openSandboxResets(db.prisma)) await boss.send(QUEUES.sandboxReset.name, { resetId }, { singletonKey: resetId });
   if (!store) return;
   await boss.work(QUEUES.processVouchers.name, async () => {
     const completed = await processPendingVouchers(run, store);

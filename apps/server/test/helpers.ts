@@ -20,6 +20,8 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     RUN_WORKER: 'false',
+    // Without a worker of its own, a sandbox reset is run by the request at once (sandbox.test.ts tests the job).
+    SANDBOX_RESET_PICKUP_MS: '0',
     ...env,
   });
   return startService(config);
@@ -32,7 +34,7 @@ export function startServerProcess(env: Record<string, string> = {}): Promise<{ 
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl(), PORT: '0', HOST: '127.0.0.1', RUN_WORKER: 'false', LOG_LEVEL: 'warn', ...env },
+      env: { ...process.env, DATABASE_URL: databaseUrl(), PORT: '0', HOST: '127.0.0.1', RUN_WORKER: 'false', SANDBOX_RESET_PICKUP_MS: '0', LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -3,7 +3,7 @@
 // master data and stored idempotency keys are deleted; chart of accounts, fiscal year and VAT periods
 // are seeded again. Only test keys may call it, with any scope; live keys and OAuth tokens get 403."
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, newCompany, startTestService, testDb } from './helpers.ts';
+import { client, newCompany, startServerProcess, startTestService, testDb, waitFor } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 let svc: Service;
@@ -42,7 +42,16 @@ describe('POST /sandbox/reset', () => {
     const res = await fetch(`${svc.url}/api/v1/sandbox/reset`, { method: 'POST', headers: { 'X-API-Key': narrow.key } });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-ratelimit-limit')).toBe('100');
-    expect(await res.json()).toEqual({ data: { company_id: testKey.company_id, reset: true } });
+    expect(await res.json()).toEqual({
+      data: {
+        company_id: testKey.company_id,
+        reset: true,
+        reset_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        joined: false,
+        requested_at: expect.any(String),
+        finished_at: expect.any(String),
+      },
+    });
 
     expect((await sb.get('/customers')).body.meta.total).toBe(0);
     expect((await sb.get('/products')).body.meta.total).toBe(0);
@@ -80,5 +89,81 @@ describe('POST /sandbox/reset', () => {
     expect(r.status).toBe(403);
     expect(r.body).toMatchObject({ code: 'forbidden' });
     expect(r.headers.get('x-ratelimit-limit')).toBe('100');
+  });
+});
+
+describe('the reset as a pg-boss job (sandbox-reset)', () => {
+  it('a server without a worker enqueues it and a worker process runs it; the call answers when it is done', async () => {
+    // This server never runs the job itself within the test's time: only the worker can.
+    const api = await startTestService({ SANDBOX_RESET_PICKUP_MS: '60000' });
+    const worker = await startServerProcess({ RUN_WORKER: 'true' });
+    try {
+      const company = await newCompany();
+      const sb = client(api.url, (await company.key(undefined, 'test')).key);
+      await sb.post('/customers', { name: 'Væk efter nulstilling' });
+      const res = await sb.call('POST', '/sandbox/reset');
+      expect(res.status).toBe(200);
+      expect((await sb.get('/customers')).body.meta.total).toBe(0);
+      // The job that did it: completed by pg-boss, for this reset.
+      const { rows } = await testDb().pool.query(`SELECT state FROM pgboss.job WHERE name = 'sandbox-reset' AND data->>'resetId' = $1`, [
+        res.body.data.reset_id,
+      ]);
+      expect(rows.map((r) => r.state)).toContain('completed');
+      const row = await testDb().prisma.sandboxReset.findUniqueOrThrow({ where: { id: res.body.data.reset_id } });
+      expect(row).toMatchObject({ status: 'done', attempts: 1 });
+      expect(row.requested_by).toMatch(/^api_key /);
+    } finally {
+      worker.proc.kill('SIGTERM');
+      await api.stop();
+    }
+  });
+
+  it('requests at the same moment on two servers join one reset: it runs once', async () => {
+    const other = await startServerProcess();
+    try {
+      const company = await newCompany();
+      const key = (await company.key(undefined, 'test')).key;
+      await client(svc.url, key).post('/customers', { name: 'Én gang' });
+      const answers = await Promise.all([svc.url, other.url, svc.url, other.url].map((u) => client(u, key).call('POST', '/sandbox/reset')));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+      const resets = await testDb().prisma.sandboxReset.findMany({ where: { company_id: answers[0]!.body.data.company_id } });
+      // Each answer names a reset that ran; a request joined one that was open, or came after it finished.
+      for (const a of answers) expect(resets.map((r) => r.id)).toContain(a.body.data.reset_id);
+      expect(answers.filter((a) => a.body.data.joined).length).toBe(answers.length - resets.length);
+      expect(resets.length).toBeLessThan(answers.length);
+      expect(resets.every((r) => r.status === 'done' && r.attempts === 1)).toBe(true);
+    } finally {
+      other.proc.kill('SIGTERM');
+    }
+  });
+
+  it('when no worker takes the job in time, the request runs it itself; the late job then finds it done', async () => {
+    const api = await startTestService({ SANDBOX_RESET_PICKUP_MS: '300' });
+    try {
+      const company = await newCompany();
+      const sb = client(api.url, (await company.key(undefined, 'test')).key);
+      await sb.post('/customers', { name: 'Ingen arbejder' });
+      const started = Date.now();
+      const res = await sb.call('POST', '/sandbox/reset');
+      expect(res.status).toBe(200);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+      expect((await sb.get('/customers')).body.meta.total).toBe(0);
+      // A worker that starts later runs the queued job: a no-op, the reset stays done once.
+      const worker = await startServerProcess({ RUN_WORKER: 'true' });
+      try {
+        await waitFor(async () => {
+          const { rows } = await testDb().pool.query(`SELECT state FROM pgboss.job WHERE name = 'sandbox-reset' AND data->>'resetId' = $1`, [
+            res.body.data.reset_id,
+          ]);
+          return rows.some((r) => r.state === 'completed');
+        });
+      } finally {
+        worker.proc.kill('SIGTERM');
+      }
+      const row = await testDb().prisma.sandboxReset.findUniqueOrThrow({ where: { id: res.body.data.reset_id } });
+      expect(row).toMatchObject({ status: 'done', attempts: 1 });
+    } finally {
+      await api.stop();
+    }
   });
 });

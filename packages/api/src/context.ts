@@ -36,6 +36,16 @@ export interface ApiContext {
   webhooks?: WebhookSettings | undefined;
   /** OAUTH_ALLOW_HTTP_LOCALHOST: http://localhost redirect URIs may be registered (development). */
   oauthAllowLocalhost?: boolean | undefined;
+  /** The background job queue (pg-boss); absent for one-shot callers (the CLI), which run the work themselves. */
+  jobs?: BackgroundJobs | undefined;
+}
+
+/** What procedures hand to the background workers. */
+export interface BackgroundJobs {
+  /** Enqueues the sandbox-reset job for a recorded reset (jobs coalesce per reset id). */
+  sandboxReset(resetId: string): Promise<void>;
+  /** How long POST /sandbox/reset waits for a worker before running the job itself (SANDBOX_RESET_PICKUP_MS). */
+  resetPickupMs: number;
 }
 
 /** Writes each record at once: for one-shot callers (the CLI) that have no batch to wait for. */
@@ -63,6 +73,7 @@ export interface CallerOptions {
   upload?: StagedContent;
   webhooks?: WebhookSettings;
   oauthAllowLocalhost?: boolean;
+  jobs?: BackgroundJobs;
 }
 
 /** The context of an in-process caller (operator CLI, admin app, tests): the same rules as REST. */
@@ -78,5 +89,6 @@ export function callerContext(db: Database, actor: Actor, opts: CallerOptions = 
     webhooks: opts.webhooks,
     upload: opts.upload,
     oauthAllowLocalhost: opts.oauthAllowLocalhost,
+    jobs: opts.jobs,
   };
 }

@@ -1,6 +1,6 @@
 export { appRouter, type AppRouter } from './root.ts';
 export { createCaller, callerOf, type Caller } from './caller.ts';
-export { type ApiContext, type Actor, type StaffRole, type CallerOptions, callerContext, directAudit } from './context.ts';
+export { type ApiContext, type BackgroundJobs, type Actor, type StaffRole, type CallerOptions, callerContext, directAudit } from './context.ts';
 export { AuditLog, writeAuditRecords, type AuditRecord, type AuditSink } from './audit.ts';
 export { openApiDocument } from './openapi.ts';
 export { inspectInput, jsonTextDepth, MAX_JSON_DEPTH } from './inspect.ts';

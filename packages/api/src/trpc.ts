@@ -6,7 +6,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Db } from '@tlr/db';
-import { invalidRequest, isUuid, notFound, type CompanyScope, type Credential, type Scope } from '@tlr/domain';
+import { invalidRequest, isUuid, notFound, recordStaffAction, type CompanyScope, type Credential, type Scope } from '@tlr/domain';
 import type { ApiContext, StaffRole } from './context.ts';
 import { runMutation } from './idempotency.ts';
 import { inspectInput } from './inspect.ts';
@@ -36,6 +36,11 @@ export interface ApiMeta extends OpenApiMeta {
    * what it read to the procedure; the OpenAPI request and response are the procedure's own.
    */
   streamedBody?: true;
+  /**
+   * false: the procedure opens its own transactions (it waits for background work and must not hold
+   * one open meanwhile); ctx.tx is then the pool client.
+   */
+  transaction?: false;
   /** Only test API keys may call it (the sandbox reset): the OpenAPI document offers no OAuth scheme. */
   testKeysOnly?: true;
   /** Internal procedures: the least staff role that may call it; without it, the operator only. */
@@ -88,6 +93,34 @@ const audited = t.middleware(async ({ ctx, path, next, getRawInput }) => {
   return result;
 });
 
+/** The trail's record of a staff call: the company and the other ids its input named. */
+function staffRecord(userId: string, requestId: string, path: string, kind: 'query' | 'mutation', input: unknown, outcome: string) {
+  const fields = input && typeof input === 'object' ? (input as Record<string, unknown>) : {};
+  const company = typeof fields.companyId === 'string' && isUuid(fields.companyId) ? fields.companyId : null;
+  const target = Object.entries(fields)
+    .filter(([k, v]) => k !== 'companyId' && typeof v === 'string' && /(^id$|Id$|^search$)/.test(k))
+    .map(([k, v]) => `${k}=${String(v).slice(0, 100)}`)
+    .join(' ');
+  return { staff_user_id: userId, action: path, kind, company_id: company, target, outcome, request_id: requestId };
+}
+
+/**
+ * Every call of a staff member lands in the append-only trail (who, what, which company, when, how it
+ * ended): a committed change from inside its transaction (see transactional), everything else here.
+ * Refusals are recorded too: a support member trying an admin action is in the trail.
+ */
+const staffTrail = t.middleware(async ({ ctx, type, path, next, getRawInput }) => {
+  // Per call (one caller's context serves many calls): set when the transaction recorded it.
+  const staffCall = { recorded: false };
+  const result = await next({ ctx: { staffCall } });
+  const actor = ctx.actor;
+  if (actor?.type !== 'staff' || staffCall.recorded) return result;
+  const outcome = result.ok ? 'ok' : toProblem(result.error).code;
+  const input = await getRawInput().catch(() => undefined);
+  await recordStaffAction(ctx.db.prisma as Db, staffRecord(actor.userId, ctx.requestId, path, type === 'mutation' ? 'mutation' : 'query', input, outcome));
+  return result;
+});
+
 /** Every error leaves as the tRPC error of its problem (FORBIDDEN, NOT_FOUND, CONFLICT, ...). */
 const mapErrors = t.middleware(async ({ next }) => {
   const result = await next();
@@ -101,7 +134,7 @@ const inspected = t.middleware(async ({ next, getRawInput }) => {
   return next();
 });
 
-const base = t.procedure.use(audited).use(mapErrors).use(inspected);
+const base = t.procedure.use(audited).use(staffTrail).use(mapErrors).use(inspected);
 
 /** Public documents only. */
 export const publicProcedure = base;
@@ -112,6 +145,9 @@ export const publicProcedure = base;
  */
 const transactional = t.middleware(async ({ ctx, meta, type, path, next, getRawInput }) => {
   if (type !== 'mutation') return next({ ctx: { tx: ctx.db.prisma as Db, afterCommit: noHooks } });
+  if (meta?.transaction === false) {
+    return next({ ctx: { tx: ctx.db.prisma as Db, afterCommit: (fn: AfterCommit) => void fn(ctx.db.prisma as Db).catch(() => {}) } });
+  }
   // Work that must follow the commit and never precede it (deleting a stored object whose row is gone).
   const hooks: AfterCommit[] = [];
   const result = await runMutation({
@@ -119,7 +155,16 @@ const transactional = t.middleware(async ({ ctx, meta, type, path, next, getRawI
     meta,
     path,
     getRawInput,
-    next: (tx: Db) => next({ ctx: { tx, afterCommit: (fn: AfterCommit) => void hooks.push(fn) } }),
+    next: async (tx: Db) => {
+      const r = await next({ ctx: { tx, afterCommit: (fn: AfterCommit) => void hooks.push(fn) } });
+      // A staff member's change commits with its record in the trail, or not at all.
+      if (r.ok && ctx.actor?.type === 'staff') {
+        await recordStaffAction(tx, staffRecord(ctx.actor.userId, ctx.requestId, path, 'mutation', await getRawInput(), 'ok'));
+        const call = (ctx as { staffCall?: { recorded: boolean } }).staffCall;
+        if (call) call.recorded = true;
+      }
+      return r;
+    },
   });
   // A hook that fails leaves its work to a sweeper job: the committed answer stands.
   if (result.ok) for (const hook of hooks) await hook(ctx.db.prisma as Db).catch(() => {});

@@ -79,6 +79,8 @@ const schema = z
       .enum(['true', 'false'])
       .default('false')
       .transform((v) => v === 'true'),
+    // How long POST /sandbox/reset waits for a worker to run the reset job before running it itself.
+    SANDBOX_RESET_PICKUP_MS: z.coerce.number().int().min(0).default(2000),
     // Development of a partner app: http://localhost redirect URIs may be registered for OAuth clients.
     OAUTH_ALLOW_HTTP_LOCALHOST: z
       .enum(['true', 'false'])

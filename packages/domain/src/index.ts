@@ -48,3 +48,6 @@ export * from './credentials/sessions.ts';
 export * from './oauth/rules.ts';
 export * from './oauth/clients.ts';
 export * from './oauth/flow.ts';
+export * from './credentials/sandbox-reset.ts';
+export * from './staff/staff.ts';
+export * from './staff/support.ts';

@@ -1,9 +1,11 @@
 // The queue catalogue: every background job's name, schedule and options, and the typed way to start
 // pg-boss on the service's own database (schema pgboss, beside Prisma's tables).
-import { PgBoss } from 'pg-boss';
+import { PgBoss, type Queue } from 'pg-boss';
 
 export interface QueueSpec {
   name: string;
+  /** Queue options (policy, retries, expiry, notify); the defaults otherwise. */
+  options?: Omit<Queue, 'name'>;
   /** Cron schedule for periodic maintenance, in UTC unless tz says otherwise. */
   cron?: string;
   tz?: string;
@@ -26,18 +28,37 @@ export const QUEUES = {
   processVouchers: { name: 'process-vouchers', cron: '* * * * *' },
   /** Stored objects whose voucher never committed (or was deleted) are removed after a grace period. */
   sweepStoredObjects: { name: 'sweep-stored-objects', cron: '*/10 * * * *' },
+  /**
+   * One sandbox reset (credentials/sandbox-reset.ts), by id. Stately: at most one queued and one active
+   * job per reset, so requests that join a reset add no work. Retried with back-off; a job whose worker
+   * died expires after 2 minutes and runs again (the reset's own row lock keeps two runs apart).
+   */
+  sandboxReset: {
+    name: 'sandbox-reset',
+    options: { policy: 'stately', retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds: 120, notify: true },
+  },
 } as const satisfies Record<string, QueueSpec>;
 
 export type Boss = PgBoss;
 
-export async function startBoss(connectionString: string, onError: (e: Error) => void): Promise<PgBoss> {
-  const boss = new PgBoss({ connectionString, schema: 'pgboss', max: 4 });
+/**
+ * `sender`: only sends jobs (a server with RUN_WORKER=false): no supervision, no schedules, a small
+ * pool. Workers and senders listen for NOTIFY, so a job is picked up the moment it is sent.
+ */
+export async function startBoss(connectionString: string, onError: (e: Error) => void, sender = false): Promise<PgBoss> {
+  const boss = new PgBoss({
+    connectionString,
+    schema: 'pgboss',
+    max: sender ? 2 : 4,
+    useListenNotify: !sender,
+    ...(sender ? { supervise: false, schedule: false } : {}),
+  });
   boss.on('error', onError);
   try {
     await boss.start();
-    for (const q of Object.values(QUEUES)) {
-      await boss.createQueue(q.name);
-      if ('cron' in q) await boss.schedule(q.name, q.cron, null, 'tz' in q ? { tz: q.tz } : {});
+    for (const q of Object.values(QUEUES) as QueueSpec[]) {
+      await boss.createQueue(q.name, q.options ?? {});
+      if (q.cron && !sender) await boss.schedule(q.name, q.cron, null, q.tz ? { tz: q.tz } : {});
     }
   } catch (e) {
     // Its pool and timers would keep a process that gives up alive.

@@ -117,6 +117,13 @@ export async function listCompanies(db: Db, input: { search?: string | undefined
               { cvr: term },
               { owner: { email: { contains: term.toLowerCase() } } },
               ...(isUuid(term) ? [{ id: term }, { sandbox: { id: term } }] : []),
+              // An API key prefix as listings show it (tlr_live_ab12), the live company's or its sandbox's.
+              ...(/^tlr_(live|test)_[0-9a-f]{0,48}$/.test(term)
+                ? [
+                    { api_keys: { some: { key_prefix: { startsWith: term.slice(0, 13) } } } },
+                    { sandbox: { api_keys: { some: { key_prefix: { startsWith: term.slice(0, 13) } } } } },
+                  ]
+                : []),
             ],
           }
         : {}),

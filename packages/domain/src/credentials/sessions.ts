@@ -16,26 +16,31 @@ export const SIGN_IN_LIMITS = { email: 5, ip: 50, windowSeconds: 15 * 60 };
 
 const digest = (s: string) => new Uint8Array(createHash('sha256').update(s).digest());
 
+/** Whose session: a company owner's (users) or a staff member's (staff_users). A session never crosses. */
+export type SessionRealm = 'owner' | 'staff';
+
 export interface WebSession {
   token: string;
   userId: string | null;
   csrfToken: string;
 }
 
-export async function createWebSession(db: Db, userId: string | null): Promise<WebSession> {
+export async function createWebSession(db: Db, userId: string | null, realm: SessionRealm = 'owner'): Promise<WebSession> {
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(32).toString('base64url');
   const lifetime = userId ? SESSION_IDLE_SECONDS : ANONYMOUS_SECONDS;
-  await db.webSession.create({ data: { id_hash: digest(token), user_id: userId, csrf_token: csrfToken, expires_at: new Date(Date.now() + lifetime * 1000) } });
+  await db.webSession.create({
+    data: { id_hash: digest(token), realm, user_id: userId, csrf_token: csrfToken, expires_at: new Date(Date.now() + lifetime * 1000) },
+  });
   return { token, userId, csrfToken };
 }
 
 /** The session of a cookie, extending a signed-in one's idle time (at most once a minute, never past its absolute end). */
-export async function findWebSession(db: Db, token: string | undefined): Promise<WebSession | null> {
+export async function findWebSession(db: Db, token: string | undefined, realm: SessionRealm = 'owner'): Promise<WebSession | null> {
   if (!token || token.length > 100) return null;
   const row = await db.webSession.findUnique({ where: { id_hash: digest(token) } });
   const now = Date.now();
-  if (!row || row.expires_at.getTime() <= now) return null;
+  if (!row || row.realm !== realm || row.expires_at.getTime() <= now) return null;
   if (row.user_id && now - row.last_seen_at.getTime() > 60_000) {
     const end = Math.min(now + SESSION_IDLE_SECONDS * 1000, row.created_at.getTime() + SESSION_ABSOLUTE_SECONDS * 1000);
     await db.webSession.update({ where: { id_hash: row.id_hash }, data: { last_seen_at: new Date(now), expires_at: new Date(end) } });
@@ -63,11 +68,11 @@ let dummyHash: Promise<string> | undefined;
  * Checks an e-mail and password. `throttled` comes before any password is checked, for e-mails that
  * exist and e-mails that do not alike, so the answer tells nothing about which exist.
  */
-export async function signIn(db: Db, email: string, password: string, ip: string): Promise<SignInResult> {
+export async function signIn(db: Db, email: string, password: string, ip: string, realm: SessionRealm = 'owner'): Promise<SignInResult> {
   const normalized = email.trim().toLowerCase();
   const keys = [
-    { hash: digest(`email:${normalized}`), limit: SIGN_IN_LIMITS.email },
-    { hash: digest(`ip:${ip}`), limit: SIGN_IN_LIMITS.ip },
+    { hash: digest(`${realm}:email:${normalized}`), limit: SIGN_IN_LIMITS.email },
+    { hash: digest(`${realm}:ip:${ip}`), limit: SIGN_IN_LIMITS.ip },
   ];
   const windowMs = SIGN_IN_LIMITS.windowSeconds * 1000;
   const rows = await db.signInThrottle.findMany({ where: { key_hash: { in: keys.map((k) => k.hash) } } });
@@ -78,7 +83,12 @@ export async function signIn(db: Db, email: string, password: string, ip: string
       return { ok: false, reason: 'throttled', retryAfter: Math.ceil((row.window_start.getTime() + windowMs - now) / 1000) };
     }
   }
-  const user = normalized.length <= 320 && password.length <= 1024 ? await db.user.findUnique({ where: { email: normalized } }) : null;
+  const plausible = normalized.length <= 320 && password.length <= 1024;
+  const user = !plausible
+    ? null
+    : realm === 'owner'
+      ? await db.user.findUnique({ where: { email: normalized } })
+      : await db.staffUser.findFirst({ where: { email: normalized, disabled_at: null } });
   const valid = user
     ? await verifyPassword(user.password_hash, password)
     : await verifyPassword(await (dummyHash ??= hashPassword(randomBytes(16).toString('hex'))), password).then(() => false);
