@@ -12,13 +12,13 @@ export interface Io {
   stderr(s: string): void;
 }
 
-type Internal = Pick<Caller, 'internal' | 'oauth'>;
+type Internal = Pick<Caller, 'internal' | 'oauth' | 'support'>;
 type Values = Record<string, string | string[] | boolean | undefined>;
 
 export const USAGE = `usage: tlr <command> [flags] [--json]
 
   company create --name N --owner-email E --owner-password P [--cvr 12345678]
-  company list   [--search TEXT]   (name, CVR, owner e-mail or company id)
+  company list   [--search TEXT]   (name, CVR, owner e-mail, company id or API key prefix)
   company set    --company ID [--fiscal-year-start-month 1-12] [--vat-registered true|false]
                  [--vat-period monthly|quarterly|half_yearly] [--lock-date YYYY-MM-DD|none]
                  [--name N] [--address-line1 T] [--address-line2 T] [--postal-code T] [--city T]
@@ -31,6 +31,7 @@ export const USAGE = `usage: tlr <command> [flags] [--json]
                  [--contact EMAIL]   (prints client_id and client_secret; the secret only now)
   oauth-client list
   oauth-client revoke --client-id ID   (ends every grant and token of the client)
+  staff create   --email E --password P --role support|admin   (an account of the admin app)
 
   --json   print exactly one JSON object on stdout
   --help   show this text
@@ -205,6 +206,18 @@ const commands: Record<string, Command> = {
       };
     },
   },
+  'staff create': {
+    options: { email: str, password: str, role: str },
+    required: ['email', 'password', 'role'],
+    prepare(v) {
+      const role = s(v, 'role');
+      if (role !== 'support' && role !== 'admin') throw new UsageError(`--role must be support or admin, got "${role}"`);
+      return async (api) => {
+        const staff = await api.support.createStaff({ email: s(v, 'email'), password: s(v, 'password'), role });
+        return { json: staff, text: `created ${staff.role} staff user ${staff.id} ${staff.email}; they sign in at /admin` };
+      };
+    },
+  },
   'oauth-client list': {
     options: {},
     required: [],
@@ -266,6 +279,9 @@ const flagOf: Record<string, string> = {
   redirectUris: '--redirect-uri',
   redirect_uris: '--redirect-uri',
   contact: '--contact',
+  email: '--email',
+  password: '--password',
+  role: '--role',
 };
 const flag = (field: string) => flagOf[field] ?? field;
 

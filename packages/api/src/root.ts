@@ -5,6 +5,7 @@ import { customersRouter } from './routers/customers.ts';
 import { exportsRouter } from './routers/exports.ts';
 import { internalRouter } from './routers/internal.ts';
 import { oauthRouter } from './routers/oauth.ts';
+import { supportRouter } from './routers/support.ts';
 import { invoicesRouter } from './routers/invoices.ts';
 import { settingsRouter } from './routers/settings.ts';
 import { expensesRouter } from './routers/expenses.ts';
@@ -33,6 +34,7 @@ export const appRouter = router({
   sandbox: sandboxRouter,
   internal: internalRouter,
   oauth: oauthRouter,
+  support: supportRouter,
 });
 
 export type AppRouter = typeof appRouter;

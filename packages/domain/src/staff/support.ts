@@ -52,20 +52,30 @@ export async function lookupRequest(db: Db, requestId: string) {
   });
 }
 
-/** A subscription's company and mode, for reaching its deliveries through the API's own functions. */
-async function subscriptionScope(db: Db, subscriptionId: string) {
+/**
+ * A subscription of the live company `companyId` or of its sandbox, as the scope the API's own delivery
+ * functions take. Another company's subscription is not found.
+ */
+async function subscriptionScope(db: Db, companyId: string, subscriptionId: string) {
   const sub = isUuid(subscriptionId) ? await db.webhookSubscription.findUnique({ where: { id: subscriptionId }, select: { company_id: true } }) : null;
-  if (!sub) throw notFound('webhook subscription', subscriptionId);
-  const company = await db.company.findUniqueOrThrow({ where: { id: sub.company_id }, select: { sandbox_of_id: true } });
-  return { companyId: sub.company_id, livemode: company.sandbox_of_id === null };
+  const company = sub && (await db.company.findUnique({ where: { id: sub.company_id }, select: { id: true, sandbox_of_id: true } }));
+  if (!company || (company.id !== companyId && company.sandbox_of_id !== companyId)) throw notFound('webhook subscription', subscriptionId);
+  return { companyId: company.id, livemode: company.sandbox_of_id === null };
 }
 
-export async function subscriptionDeliveries(db: Db, subscriptionId: string) {
-  return listDeliveries(db, await subscriptionScope(db, subscriptionId), subscriptionId);
+export async function subscriptionDeliveries(db: Db, companyId: string, subscriptionId: string) {
+  return listDeliveries(db, await subscriptionScope(db, companyId, subscriptionId), subscriptionId);
 }
 
-export async function replaySubscriptionDelivery(db: Db, subscriptionId: string, deliveryId: string) {
-  return replayDelivery(db, await subscriptionScope(db, subscriptionId), subscriptionId, deliveryId);
+export async function replaySubscriptionDelivery(db: Db, companyId: string, subscriptionId: string, deliveryId: string) {
+  return replayDelivery(db, await subscriptionScope(db, companyId, subscriptionId), subscriptionId, deliveryId);
+}
+
+/** The sandbox of a live company, for a reset support starts on the owner's request. */
+export async function sandboxOf(db: Db, companyId: string): Promise<string> {
+  const sandbox = isUuid(companyId) ? await db.company.findUnique({ where: { sandbox_of_id: companyId }, select: { id: true } }) : null;
+  if (!sandbox) throw notFound('sandbox of company', companyId);
+  return sandbox.id;
 }
 
 /** Deliveries that used up their attempts, across the service, newest first. */
