@@ -119,7 +119,7 @@ export async function startService(config: Config, logger = createLogger(config)
     resetPickupMs: config.SANDBOX_RESET_PICKUP_MS,
     async sandboxReset(resetId) {
       const queue = boss ?? (await (sender ??= startBoss(dbServer.url, onBossError, true).catch((e: unknown) => ((sender = undefined), Promise.reject(e)))));
-      await queue.send(QUEUES.sandboxReset.name, { resetId }, { singletonKey: resetId });
+      await queue.send(QUEUES.sandboxReset.name, { resetId });
     },
   };
 

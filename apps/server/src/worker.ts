@@ -48,7 +48,7 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
   // Woken by NOTIFY when a job is sent; the poll only catches jobs sent while no worker listened.
   await boss.work(QUEUES.sandboxReset.name, { pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 2 }, resetHandler);
   // Resets whose job died with a worker (killed mid-reset) go again now, not when the job expires.
-  for (const resetId of await openSandboxResets(db.prisma)) await boss.send(QUEUES.sandboxReset.name, { resetId }, { singletonKey: resetId });
+  for (const resetId of await openSandboxResets(db.prisma)) await boss.send(QUEUES.sandboxReset.name, { resetId });
   if (!store) return;
   await boss.work(QUEUES.processVouchers.name, async () => {
     const completed = await processPendingVouchers(run, store);

@@ -29,13 +29,14 @@ export const QUEUES = {
   /** Stored objects whose voucher never committed (or was deleted) are removed after a grace period. */
   sweepStoredObjects: { name: 'sweep-stored-objects', cron: '*/10 * * * *' },
   /**
-   * One sandbox reset (credentials/sandbox-reset.ts), by id. Stately: at most one queued and one active
-   * job per reset, so requests that join a reset add no work. Retried with back-off; a job whose worker
-   * died expires after 2 minutes and runs again (the reset's own row lock keeps two runs apart).
+   * One sandbox reset (credentials/sandbox-reset.ts), by id. Standard policy: a job sent again for the
+   * same reset (a request that joined it, a worker resuming it) is a no-op once it is done, and the
+   * reset's own row lock keeps two runs apart, so no singleton policy is needed; a singleton would even
+   * hold the resumed job back behind the dead worker's until that one expires. Retried with back-off.
    */
   sandboxReset: {
     name: 'sandbox-reset',
-    options: { policy: 'stately', retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds: 120, notify: true },
+    options: { policy: 'standard', retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds: 120, notify: true },
   },
 } as const satisfies Record<string, QueueSpec>;
 
