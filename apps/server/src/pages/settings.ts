@@ -1,0 +1,266 @@
+// The signed-in owner's settings: API keys (create, shown once; revoke) and connected apps (revoke).
+// Everything goes through the same procedures as the CLI, as the owner: a company they do not own is
+// "not found" there, whatever the form says.
+import type { Request, Response } from 'express';
+import { createCaller, toProblem, type Caller } from '@tlr/api';
+import { SCOPE_WORDS, SCOPES, type ApiKeyView, type Scope } from '@tlr/domain';
+import { html, layout, type Html } from './html.ts';
+import { errorPage, field, fieldList, fieldsOf, problemText, sendPage, sessionOf, type Fields, type PagesDeps } from './session.ts';
+
+const KEYS = '/settings/api-keys';
+const APPS = '/settings/connected-apps';
+
+/** "2026-04-10 09:30 UTC" */
+const when = (iso: string | null, none = 'never') => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : none);
+
+interface Owner {
+  caller: Caller;
+  csrfToken: string;
+  companies: { id: string; name: string }[];
+  /** The company shown: the one asked for (the procedures refuse one not owned), else the first. */
+  companyId: string | undefined;
+}
+
+/** The signed-in owner, or a redirect to the sign-in page that comes back here. */
+async function owner(deps: PagesDeps, req: Request, res: Response, companyParam: string): Promise<Owner | null> {
+  const session = sessionOf(res);
+  if (!session?.userId) {
+    res.redirect(303, `/signin?return_to=${encodeURIComponent(req.originalUrl)}`);
+    return null;
+  }
+  const caller = createCaller(deps.db, { type: 'owner', userId: session.userId }, { requestId: res.locals.requestId });
+  const companies = await caller.oauth.myCompanies({});
+  return { caller, csrfToken: session.csrfToken, companies, companyId: companyParam || companies[0]?.id };
+}
+
+function companyPicker(path: string, o: Owner): Html {
+  return html`<form method="get" action="${path}" class="inline">
+    <div>
+      <label for="company">Company</label>
+      <select id="company" name="company">
+        ${o.companies.map((c) => html`<option value="${c.id}" ${c.id === o.companyId ? html`selected` : ''}>${c.name}</option>`)}
+      </select>
+    </div>
+    <button type="submit" class="secondary">Show</button>
+  </form>`;
+}
+
+function settingsPage(res: Response, status: number, path: string, title: string, o: Owner, content: Html, picker = true) {
+  const body = o.companyId
+    ? html`<h1>${title}</h1>
+        ${picker ? html`<section>${companyPicker(path, o)}</section>` : ''}${content}`
+    : html`<h1>${title}</h1>
+        <section><p>You own no company in tlr yet.</p></section>`;
+  sendPage(res, status, layout(title, body, { nav: { csrfToken: o.csrfToken, current: path } }));
+}
+
+const revokeButton = (action: string, o: Owner, id: string, label: string) =>
+  html`<form method="post" action="${action}">
+    <input type="hidden" name="csrf_token" value="${o.csrfToken}" />
+    <input type="hidden" name="company" value="${o.companyId}" />
+    <input type="hidden" name="id" value="${id}" />
+    <button type="submit" class="danger" aria-label="Revoke ${label}">Revoke</button>
+  </form>`;
+
+// ---- API keys ----
+
+function keyStatus(k: ApiKeyView): string {
+  if (k.revoked_at) return 'Revoked';
+  if (k.expires_at && Date.parse(k.expires_at) <= Date.now()) return 'Expired';
+  return 'Active';
+}
+
+function keyTable(o: Owner, keys: ApiKeyView[]): Html {
+  if (!keys.length) return html`<p class="muted">No API keys yet.</p>`;
+  return html`<table>
+    <thead>
+      <tr>
+        <th>Name</th>
+        <th>Mode</th>
+        <th>Key</th>
+        <th>Scopes</th>
+        <th>Last used</th>
+        <th>Expires</th>
+        <th>Status</th>
+        <th></th>
+      </tr>
+    </thead>
+    <tbody>
+      ${keys.map(
+        (k) =>
+          html`<tr>
+            <td>${k.name}</td>
+            <td>${k.live_mode ? 'Live' : 'Test'}</td>
+            <td><code>${k.key_prefix}…</code></td>
+            <td>${k.scopes.join(', ')}</td>
+            <td>${when(k.last_used_at)}</td>
+            <td>${when(k.expires_at, 'no expiry')}</td>
+            <td>${keyStatus(k)}</td>
+            <td>${keyStatus(k) === 'Active' ? revokeButton(`${KEYS}/revoke`, o, k.id, k.name) : ''}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+/** The create form; after a refusal it keeps what was typed, above the procedure's message. */
+function createForm(o: Owner, draft: Fields, error?: string): Html {
+  const chosen = new Set(fieldList(draft, 'scopes'));
+  const mode = field(draft, 'mode') || 'live';
+  return html`<section>
+    <h2>Create an API key</h2>
+    ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+    <form method="post" action="${KEYS}">
+      <input type="hidden" name="csrf_token" value="${o.csrfToken}" />
+      <input type="hidden" name="company" value="${o.companyId}" />
+      <label for="name">Name</label>
+      <input type="text" id="name" name="name" maxlength="100" required value="${field(draft, 'name')}" />
+      <fieldset>
+        <legend>Scopes</legend>
+        <div class="scopes">
+          ${SCOPES.map(
+            (s) =>
+              html`<div>
+                <input type="checkbox" id="scope-${s}" name="scopes" value="${s}" ${chosen.has(s) ? html`checked` : ''} /> <label for="scope-${s}">${s}</label>
+              </div>`,
+          )}
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Mode</legend>
+        <input type="radio" id="mode-live" name="mode" value="live" ${mode === 'live' ? html`checked` : ''} /> <label for="mode-live">Live</label>
+        <input type="radio" id="mode-test" name="mode" value="test" ${mode === 'test' ? html`checked` : ''} /> <label for="mode-test">Test</label>
+        <span class="muted">— a test key works on the company's sandbox, never on its real books.</span>
+      </fieldset>
+      <label for="expires">Expires</label>
+      <input type="date" id="expires" name="expires" value="${field(draft, 'expires')}" />
+      <button type="submit">Create key</button>
+    </form>
+  </section>`;
+}
+
+async function keysPage(res: Response, o: Owner, status = 200, draft: Fields = {}, error?: string) {
+  const keys = o.companyId ? await o.caller.internal.listApiKeys({ companyId: o.companyId }) : [];
+  settingsPage(
+    res,
+    status,
+    KEYS,
+    'API keys',
+    o,
+    html`<section>
+        <h2>Keys</h2>
+        ${keyTable(o, keys)}
+      </section>
+      ${createForm(o, draft, error)}`,
+  );
+}
+
+/** A date alone is the end of that day, UTC; anything else must be a full date and time. */
+function expiry(text: string): Date | undefined | 'invalid' {
+  if (!text) return undefined;
+  const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T23:59:59.999Z` : text);
+  return Number.isNaN(d.getTime()) ? 'invalid' : d;
+}
+
+// ---- Connected apps ----
+
+async function appsPage(res: Response, o: Owner) {
+  const grants = o.companyId ? await o.caller.oauth.listGrants({ companyId: o.companyId }) : [];
+  const table = grants.length
+    ? html`<table>
+        <thead>
+          <tr>
+            <th>Application</th>
+            <th>May</th>
+            <th>Connected</th>
+            <th>Last used</th>
+            <th></th>
+          </tr>
+        </thead>
+        <tbody>
+          ${grants.map(
+            (g) =>
+              html`<tr>
+                <td>${g.client_name}</td>
+                <td>
+                  <ul class="scope-words">
+                    ${g.scopes.map((s) => html`<li>${SCOPE_WORDS[s as Scope] ?? s}</li>`)}
+                  </ul>
+                </td>
+                <td>${when(g.created_at)}</td>
+                <td>${when(g.last_used_at)}</td>
+                <td>${revokeButton(`${APPS}/revoke`, o, g.id, g.client_name)}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>`
+    : html`<p class="muted">No application is connected to this company.</p>`;
+  settingsPage(
+    res,
+    200,
+    APPS,
+    'Connected apps',
+    o,
+    html`<section>
+      <h2>Applications with access</h2>
+      ${table}
+    </section>`,
+  );
+}
+
+// ---- Routes ----
+
+export function settingsRoutes(deps: PagesDeps) {
+  const get = (render: (res: Response, o: Owner) => Promise<void>) => async (req: Request, res: Response) => {
+    const o = await owner(deps, req, res, field(fieldsOf(req.query), 'company'));
+    if (o) await render(res, o);
+  };
+  /** A revoke button: the procedure, then back to the list (303: a reload does not post again). */
+  const revoke = (path: string, run: (caller: Caller, companyId: string, id: string) => Promise<unknown>) => async (req: Request, res: Response) => {
+    const o = await owner(deps, req, res, field(fieldsOf(req.body), 'company'));
+    if (!o?.companyId) return o && errorPage(res, 400, 'Nothing to revoke', 'You own no company.');
+    await run(o.caller, o.companyId, field(fieldsOf(req.body), 'id'));
+    res.redirect(303, `${path}?company=${encodeURIComponent(o.companyId)}`);
+  };
+
+  return {
+    keys: get((res, o) => keysPage(res, o)),
+    apps: get(appsPage),
+    revokeKey: revoke(KEYS, (caller, companyId, id) => caller.internal.revokeApiKey({ id, companyId })),
+    revokeApp: revoke(APPS, (caller, companyId, id) => caller.oauth.revokeGrant({ id, companyId })),
+
+    async createKey(req: Request, res: Response) {
+      const body = fieldsOf(req.body);
+      const o = await owner(deps, req, res, field(body, 'company'));
+      if (!o) return;
+      if (!o.companyId) return errorPage(res, 400, 'No company', 'You own no company.');
+      const expiresAt = expiry(field(body, 'expires'));
+      if (expiresAt === 'invalid') return keysPage(res, o, 400, body, 'Expires is not a date (YYYY-MM-DD) or a date and time.');
+      let created;
+      try {
+        created = await o.caller.internal.createApiKey({
+          companyId: o.companyId,
+          name: field(body, 'name'),
+          // The procedure's schema checks both: an unknown scope or mode is refused there, with its message.
+          scopes: fieldList(body, 'scopes') as Scope[],
+          mode: field(body, 'mode') as 'live' | 'test',
+          ...(expiresAt ? { expiresAt } : {}),
+        });
+      } catch (e) {
+        if (toProblem(e).status >= 500) throw e;
+        return keysPage(res, o, 400, body, problemText(e));
+      }
+      const back = `${KEYS}?company=${encodeURIComponent(o.companyId)}`;
+      const content = html`<section>
+        <h2>Your new ${created.live_mode ? 'live' : 'test'} key “${created.name}”</h2>
+        <p class="warning" role="alert"><strong>Copy this key now. It will not be shown again</strong>: tlr keeps only a digest of it.</p>
+        <label for="new-key">API key</label>
+        <code class="key" id="new-key">${created.key}</code>
+        <p>Scopes: ${created.scopes.join(', ')}. Expires: ${when(created.expires_at, 'never')}.</p>
+        <p><a href="${back}">Back to API keys</a></p>
+      </section>`;
+      // A page and not a redirect: the key exists in this response only (Cache-Control: no-store).
+      settingsPage(res, 200, KEYS, 'API key created', o, content, false);
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// Sign-in and sign-out. A sign-in replaces the form's anonymous session with a new signed-in one (a
+// session id fixed before sign-in is worth nothing after it), and goes back only to a page of ours.
+import type { Request, Response } from 'express';
+import { signIn } from '@tlr/domain';
+import { html, layout, type Html } from './html.ts';
+import { endSession, ensureSession, field, fieldsOf, sendPage, sessionOf, startSession, type PagesDeps } from './session.ts';
+
+export const HOME = '/settings/api-keys';
+
+/** Only our own pages: a relative path, never `//host` or a scheme, and printable ASCII only. */
+export function safeReturnTo(value: unknown): string | null {
+  if (typeof value !== 'string' || !/^[\x21-\x7e]+$/.test(value) || value.includes('\\')) return null;
+  return value.startsWith('/settings/') || value.startsWith('/oauth/authorize?') ? value : null;
+}
+
+export interface SignInForm {
+  csrfToken: string;
+  returnTo: string | null;
+  email?: string;
+  error?: string;
+  /** What the page says above the form (the authorization page names the application). */
+  intro?: Html | string;
+}
+
+export function signInPage(form: SignInForm): Html {
+  return layout(
+    'Sign in',
+    html`<section>
+      <h1>Sign in</h1>
+      ${form.intro ? html`<p>${form.intro}</p>` : ''} ${form.error ? html`<p class="error" role="alert">${form.error}</p>` : ''}
+      <form method="post" action="/signin">
+        <input type="hidden" name="csrf_token" value="${form.csrfToken}" />
+        ${form.returnTo ? html`<input type="hidden" name="return_to" value="${form.returnTo}" />` : ''}
+        <label for="email">Email</label>
+        <input type="email" id="email" name="email" autocomplete="username" required value="${form.email ?? ''}" />
+        <label for="password">Password</label>
+        <input type="password" id="password" name="password" autocomplete="current-password" required />
+        <button type="submit">Sign in</button>
+      </form>
+    </section>`,
+    { narrow: true },
+  );
+}
+
+export function signInRoutes(deps: PagesDeps) {
+  return {
+    async show(req: Request, res: Response) {
+      const session = await ensureSession(req, res, deps);
+      const returnTo = safeReturnTo(req.query.return_to);
+      if (session.userId) return res.redirect(303, returnTo ?? HOME);
+      sendPage(res, 200, signInPage({ csrfToken: session.csrfToken, returnTo }));
+    },
+
+    async submit(req: Request, res: Response) {
+      const body = fieldsOf(req.body);
+      const returnTo = safeReturnTo(body.return_to);
+      const email = field(body, 'email');
+      const again = (status: number, error: string) => sendPage(res, status, signInPage({ csrfToken: sessionOf(res)!.csrfToken, returnTo, email, error }));
+      if (!email || !field(body, 'password')) return again(400, 'Enter your e-mail and password.');
+      const result = await signIn(deps.db.prisma, email, field(body, 'password'), req.ip ?? '');
+      if (!result.ok) {
+        if (result.reason === 'invalid') return again(401, 'The e-mail or password is not right.');
+        res.setHeader('Retry-After', String(result.retryAfter));
+        return again(429, `Too many sign-in attempts. Try again in ${Math.ceil(result.retryAfter / 60)} minutes.`);
+      }
+      await endSession(req, res, deps);
+      await startSession(req, res, deps, result.userId);
+      res.redirect(303, returnTo ?? HOME);
+    },
+
+    async signOut(req: Request, res: Response) {
+      await endSession(req, res, deps);
+      res.redirect(303, '/signin');
+    },
+  };
+}

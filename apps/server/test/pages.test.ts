@@ -1,0 +1,286 @@
+// The owner pages in a real Chromium (docs/owner-pages.md): sign-in, the OAuth consent page with a
+// partner's callback served by this test, API keys (shown once, working on the API, revoked) and
+// connected apps (a revoked grant's bearer token stops working). The pages must raise no console error
+// (a CSP violation is one). TLR_SCREENSHOTS=1 refreshes the five screenshots under docs/screenshots/.
+import { randomBytes, randomInt } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCaller } from '@tlr/api';
+import { launchBrowser, type BrowserSession } from '../../../test/browser.ts';
+import { client, newCompany, oauthPost, pkcePair, startTestService, testDb } from './helpers.ts';
+import type { Service } from '../src/service.ts';
+
+const SCREENSHOTS = join(import.meta.dirname, '..', '..', '..', 'docs', 'screenshots');
+const PASSWORD = 'correct horse battery';
+
+let svc: Service;
+let browser: BrowserSession;
+let callbackServer: Server;
+let callbackUrl: string;
+/** Every request the partner's callback received: its query, and its Referer header (there must be none). */
+const callbacks: { query: URLSearchParams; referer: string | undefined }[] = [];
+let owner: Awaited<ReturnType<typeof newCompany>>;
+
+beforeAll(async () => {
+  callbackServer = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://callback');
+    // Not the favicon Chromium asks the partner's site for after the page loaded.
+    if (url.pathname === '/callback') callbacks.push({ query: url.searchParams, referer: req.headers.referer });
+    res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>Partner</title><p>Callback received.</p>');
+  });
+  await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
+  callbackUrl = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
+  [svc, browser, owner] = await Promise.all([
+    startTestService({ OAUTH_ALLOW_HTTP_LOCALHOST: 'true' }),
+    launchBrowser({ viewport: { width: 1280, height: 800 } }),
+    newCompany('Nordlys Regnskab ApS'),
+  ]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await svc?.stop();
+  await new Promise((resolve) => callbackServer?.close(resolve));
+});
+
+/**
+ * A fresh browser profile (no cookies), from an address of its own: sign-in is throttled per address,
+ * and the service trusts X-Forwarded-For from the loopback proxy it runs behind here.
+ */
+async function freshPage(): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    extraHTTPHeaders: { 'X-Forwarded-For': `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}` },
+  });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    // A CSP violation is an error; Chromium also logs every non-2xx page it loads, which some steps expect.
+    if ((m.type() === 'error' || m.type() === 'warning') && !m.text().startsWith('Failed to load resource: the server responded with a status of')) {
+      problems.push(`${m.type()}: ${m.text()}`);
+    }
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  return { page, problems };
+}
+
+async function screenshot(page: Page, name: string) {
+  const png = await page.screenshot({ fullPage: false });
+  expect(png.subarray(1, 4).toString()).toBe('PNG');
+  if (process.env.TLR_SCREENSHOTS === '1') {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    writeFileSync(join(SCREENSHOTS, `${name}.png`), png);
+  }
+}
+
+async function signIn(page: Page, password = PASSWORD) {
+  await page.getByLabel('Email').fill(owner.email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+async function signedInPage() {
+  const p = await freshPage();
+  await p.page.goto(`${svc.url}/signin`);
+  await signIn(p.page);
+  await p.page.waitForURL(`${svc.url}/settings/api-keys`);
+  return p;
+}
+
+describe('sign-in', () => {
+  it('refuses a wrong password with a message, then signs in and returns to the page asked for', async () => {
+    const { page, problems } = await freshPage();
+    await page.goto(`${svc.url}/settings/connected-apps`);
+    expect(page.url()).toBe(`${svc.url}/signin?return_to=%2Fsettings%2Fconnected-apps`);
+    await screenshot(page, 'signin');
+
+    await signIn(page, 'not the password');
+    await expect(page.getByRole('alert').innerText()).resolves.toBe('The e-mail or password is not right.');
+    // The e-mail typed stays in the form; the password does not.
+    await expect(page.getByLabel('Email').inputValue()).resolves.toBe(owner.email);
+    await expect(page.getByLabel('Password').inputValue()).resolves.toBe('');
+
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${svc.url}/settings/connected-apps`);
+    await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('Connected apps');
+    const [cookie] = await page.context().cookies();
+    expect(cookie).toMatchObject({ name: 'tlr_session', httpOnly: true, sameSite: 'Lax', secure: false, path: '/' });
+
+    // Signing out ends the session: the settings pages ask for a sign-in again.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${svc.url}/signin`);
+    await page.goto(`${svc.url}/settings/api-keys`);
+    expect(page.url()).toBe(`${svc.url}/signin?return_to=%2Fsettings%2Fapi-keys`);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('API keys page', () => {
+  it('creates a live key shown once that works on the API, lists it without the key, and revokes it', async () => {
+    const { page, problems } = await signedInPage();
+    await page.getByLabel('Name').fill('Bank sync');
+    await page.getByLabel('customers:read', { exact: true }).check();
+    await page.getByLabel('invoices:read', { exact: true }).check();
+    await page.getByLabel('Live').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+
+    await expect(page.getByRole('alert').innerText()).resolves.toContain('It will not be shown again');
+    const key = await page.locator('#new-key').innerText();
+    expect(key).toMatch(/^tlr_live_[0-9a-f]{48}$/);
+    await screenshot(page, 'api-key-created');
+    expect((await client(svc.url, key).get('/customers')).status).toBe(200);
+    // Only within its scopes.
+    expect((await client(svc.url, key).get('/products')).status).toBe(403);
+
+    // The list (a reload of the page) shows the key's prefix and never the key.
+    await page.goto(`${svc.url}/settings/api-keys`);
+    const row = page.getByRole('row').filter({ hasText: 'Bank sync' });
+    await expect(row.innerText()).resolves.toMatch(
+      /Live\s+tlr_live_\w+…\s+invoices:read, customers:read\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+no expiry\s+Active/,
+    );
+    await expect(page.content()).resolves.not.toContain(key);
+    await expect(page.content()).resolves.toContain(key.slice(0, 12));
+
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await page.waitForURL(/\/settings\/api-keys\?company=/);
+    await expect(page.getByRole('row').filter({ hasText: 'Bank sync' }).innerText()).resolves.toContain('Revoked');
+    expect((await client(svc.url, key).get('/customers')).status).toBe(401);
+    expect(problems).toEqual([]);
+  });
+
+  it('creates a test key that works on the sandbox', async () => {
+    const { page, problems } = await signedInPage();
+    await page.getByLabel('Name').fill('Sandbox trial');
+    await page.getByLabel('customers:write', { exact: true }).check();
+    await page.getByLabel('customers:read', { exact: true }).check();
+    await page.getByLabel('Test').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = await page.locator('#new-key').innerText();
+    expect(key).toMatch(/^tlr_test_[0-9a-f]{48}$/);
+    const sandbox = client(svc.url, key);
+    expect((await sandbox.post('/customers', { name: 'Sandkasse Kunde' })).status).toBe(201);
+    expect((await sandbox.get('/customers')).body.data.map((c: { name: string }) => c.name)).toEqual(['Sandkasse Kunde']);
+    // Nothing of it reached the real books.
+    const live = await owner.key(['customers:read']);
+    expect((await client(svc.url, live.key).get('/customers')).body.data).toEqual([]);
+    await page.goto(`${svc.url}/settings/api-keys`);
+    await expect(page.getByRole('row').filter({ hasText: 'Sandbox trial' }).innerText()).resolves.toMatch(/\tTest\ttlr_test_/);
+    await screenshot(page, 'api-keys');
+    expect(problems).toEqual([]);
+  });
+
+  it('shows the procedure’s refusal and keeps what was typed', async () => {
+    const { page, problems } = await signedInPage();
+    await page.getByLabel('Name').fill('Too late');
+    await page.getByLabel('reports:read', { exact: true }).check();
+    await page.getByLabel('Expires').fill('2020-01-31');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect(page.getByRole('alert').innerText()).resolves.toBe('The expiry lies in the past. (field: expires_at)');
+    await expect(page.getByLabel('Name').inputValue()).resolves.toBe('Too late');
+    await expect(page.getByLabel('reports:read', { exact: true }).isChecked()).resolves.toBe(true);
+
+    await page.getByLabel('Expires').fill('');
+    await page.getByLabel('reports:read', { exact: true }).uncheck();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect(page.getByRole('alert').innerText()).resolves.toBe('A key needs at least one scope. (field: scopes)');
+    expect(await page.locator('#new-key').count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('the authorization page', () => {
+  async function partner() {
+    const created = await createCaller(testDb(), { type: 'operator' }, { oauthAllowLocalhost: true }).oauth.createClient({
+      name: 'Kvittering Pro',
+      redirectUris: [callbackUrl],
+      scopes: ['customers:read', 'invoices:read', 'invoices:write'],
+    });
+    const pkce = pkcePair();
+    const state = randomBytes(12).toString('base64url');
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: created.client_id,
+      redirect_uri: callbackUrl,
+      state,
+      scope: 'customers:read invoices:read',
+      code_challenge: pkce.challenge,
+      code_challenge_method: 'S256',
+    });
+    return { ...created, pkce, state, url: `${svc.url}/oauth/authorize?${query}` };
+  }
+
+  /** The callback's query once the browser has been sent there. */
+  async function callbackOf(page: Page): Promise<URLSearchParams> {
+    await page.waitForURL(`${callbackUrl}?**`);
+    const got = callbacks.at(-1)!;
+    expect(new URL(page.url()).searchParams.toString()).toBe(got.query.toString());
+    // The consent page's address (with the state) does not leak to the partner.
+    expect(got.referer).toBeUndefined();
+    return got.query;
+  }
+
+  it('signs in, asks for consent, and Approve sends a code back; the connected app is listed and revoked', async () => {
+    const app = await partner();
+    const { page, problems } = await freshPage();
+    await page.goto(app.url);
+    await expect(page.locator('main p').first().innerText()).resolves.toBe('Sign in to tlr to connect Kvittering Pro to your books.');
+    await signIn(page);
+    await page.waitForURL(app.url);
+
+    await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('Kvittering Pro wants to use your books');
+    await expect(page.locator('ul.scope-words li').allInnerTexts()).resolves.toEqual([
+      'See your customers (customers:read)',
+      'See your invoices (invoices:read)',
+    ]);
+    await expect(page.getByLabel('Company').locator('option').allInnerTexts()).resolves.toEqual(['Nordlys Regnskab ApS']);
+    await screenshot(page, 'consent');
+
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const back = await callbackOf(page);
+    expect(back.get('state')).toBe(app.state);
+    expect(back.get('code')).toMatch(/^tlr_code_/);
+    expect(back.has('error')).toBe(false);
+
+    const tokens = await oauthPost(svc.url, 'token', {
+      grant_type: 'authorization_code',
+      code: back.get('code')!,
+      redirect_uri: callbackUrl,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+      code_verifier: app.pkce.verifier,
+    });
+    expect(tokens.status).toBe(200);
+    expect(tokens.body.scope).toBe('customers:read invoices:read');
+    const bearer = client(svc.url, tokens.body.access_token);
+    expect((await bearer.get('/customers')).status).toBe(200);
+
+    await page.goto(`${svc.url}/settings/connected-apps`);
+    const row = page.getByRole('row').filter({ hasText: 'Kvittering Pro' });
+    await expect(row.innerText()).resolves.toMatch(
+      /See your customers\s+See your invoices\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/,
+    );
+    await screenshot(page, 'connected-apps');
+
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await page.waitForURL(/\/settings\/connected-apps\?company=/);
+    await expect(page.getByText('No application is connected to this company.').count()).resolves.toBe(1);
+    expect((await bearer.get('/customers')).status).toBe(401);
+    expect(problems).toEqual([]);
+  });
+
+  it('Deny sends access_denied and the state back, and issues no code', async () => {
+    const app = await partner();
+    const { page, problems } = await signedInPage();
+    await page.goto(app.url);
+    await page.getByRole('button', { name: 'Deny' }).click();
+    const back = await callbackOf(page);
+    expect(Object.fromEntries(back)).toEqual({ error: 'access_denied', state: app.state });
+    const { rows } = await testDb().pool.query('SELECT count(*)::int AS n FROM oauth_codes WHERE client_id = $1', [app.client_id]);
+    expect(rows[0].n).toBe(0);
+    expect(problems).toEqual([]);
+  });
+});
