@@ -405,7 +405,7 @@ describe('the HTTP surface', () => {
     const op = doc.paths['/exports/saft'].get;
     expect(op.parameters.map((p: any) => p.name)).toEqual(['from', 'to']);
     expect(op.responses['200'].content['application/xml'].schema.type).toBe('string');
-    expect(op.security).toEqual([{ ApiKeyAuth: [] }]);
+    expect(op.security).toEqual([{ ApiKeyAuth: [] }, { OAuth2: ['exports:read'] }]);
     expect(op['x-required-scopes']).toEqual(['exports:read']);
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '429', '500']));
   });
