@@ -110,11 +110,13 @@ function staffRecord(userId: string, requestId: string, path: string, kind: 'que
  * Refusals are recorded too: a support member trying an admin action is in the trail.
  */
 const staffTrail = t.middleware(async ({ ctx, type, path, next, getRawInput }) => {
+  const actor = ctx.actor;
+  // Not a staff call (every REST request): nothing to record, and no context to extend.
+  if (actor?.type !== 'staff') return next();
   // Per call (one caller's context serves many calls): set when the transaction recorded it.
   const staffCall = { recorded: false };
   const result = await next({ ctx: { staffCall } });
-  const actor = ctx.actor;
-  if (actor?.type !== 'staff' || staffCall.recorded) return result;
+  if (staffCall.recorded) return result;
   const outcome = result.ok ? 'ok' : toProblem(result.error).code;
   const input = await getRawInput().catch(() => undefined);
   await recordStaffAction(ctx.db.prisma as Db, staffRecord(actor.userId, ctx.requestId, path, type === 'mutation' ? 'mutation' : 'query', input, outcome));
