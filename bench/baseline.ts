@@ -1,6 +1,7 @@
 // The baseline of the benchmark: the least an Express 5 + pg server can do for GET /customers/:id —
-// one parameterised SELECT on a pool, the row as JSON. No auth, no rate limit, no audit, no
-// validation, no envelope. tlr's GET /api/v1/customers/{id} is compared against this. express and pg
+// one parameterised SELECT on a pool, the row as JSON — and for the list (a page of 50 and the total)
+// and the create (one INSERT). No auth, no rate limit, no audit, no validation, no envelope. tlr's
+// endpoints are compared against these. express and pg
 // come from the same catalogue versions as the service's.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,6 +29,32 @@ export async function startBaseline(opts: BaselineOptions): Promise<Baseline> {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(express.json());
+  // The list's bare work: one page of 50 in tlr's default order, and the total, as two queries.
+  app.get('/customers', async (_req, res, next) => {
+    try {
+      const [page, total] = await Promise.all([
+        pool.query('SELECT * FROM customers WHERE company_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 50', [opts.companyId]),
+        pool.query('SELECT count(*)::int AS n FROM customers WHERE company_id = $1 AND deleted_at IS NULL', [opts.companyId]),
+      ]);
+      res.json({ data: page.rows, total: total.rows[0].n });
+    } catch (e) {
+      next(e);
+    }
+  });
+  // The create's bare work: one INSERT of the posted fields, the row back.
+  app.post('/customers', async (req, res, next) => {
+    try {
+      const b = req.body as { name: string; email?: string; phone?: string; city?: string; payment_terms_days?: number };
+      const { rows } = await pool.query(
+        `INSERT INTO customers (id, company_id, name, email, phone, city, payment_terms_days) VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6) RETURNING *`,
+        [opts.companyId, b.name, b.email ?? '', b.phone ?? '', b.city ?? '', b.payment_terms_days ?? 14],
+      );
+      res.status(201).json(rows[0]);
+    } catch (e) {
+      next(e);
+    }
+  });
   app.get('/customers/:id', async (req, res, next) => {
     try {
       const { rows } = await pool.query('SELECT * FROM customers WHERE id = $1 AND company_id = $2', [req.params.id, opts.companyId]);
