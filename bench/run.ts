@@ -131,6 +131,15 @@ interface Scenario {
   request: () => autocannon.Request;
 }
 
+/** The create scenarios' body: the same fields for tlr and the baseline. */
+const customerBody = (n: number) => ({
+  name: `Bench Kunde ${n} ApS`,
+  email: `bench${n}@example.dk`,
+  phone: `+45 ${40000000 + (n % 9_999_999)}`,
+  city: 'Odense C',
+  payment_terms_days: 30,
+});
+
 interface Row {
   id: string;
   title: string;
@@ -475,13 +484,7 @@ async function main() {
             return {
               ...req,
               headers: { 'content-type': 'application/json' },
-              body: JSON.stringify({
-                name: `Bench Kunde ${n} ApS`,
-                email: `bench${n}@example.dk`,
-                phone: `+45 ${40000000 + (n % 9_999_999)}`,
-                city: 'Odense C',
-                payment_terms_days: 30,
-              }),
+              body: JSON.stringify(customerBody(n)),
             };
           },
         }),
@@ -499,13 +502,7 @@ async function main() {
             return {
               ...req,
               headers: { 'content-type': 'application/json', 'x-api-key': keys.next(), 'idempotency-key': `bench-${RUN_ID}-${n}` },
-              body: JSON.stringify({
-                name: `Bench Kunde ${n} ApS`,
-                email: `bench${n}@example.dk`,
-                phone: `+45 ${40000000 + (n % 9_999_999)}`,
-                city: 'Odense C',
-                payment_terms_days: 30,
-              }),
+              body: JSON.stringify(customerBody(n)),
             };
           },
         }),

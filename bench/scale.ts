@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EVENT_TYPES } from '@tlr/domain';
-import { startS3Server } from '@tlr/storage/testing/s3-server';
+import { s3Settings, startS3Server } from '@tlr/storage/testing/s3-server';
 import { cleanupStack } from './cleanup.ts';
 import { spawnServer, type RunningServer } from './http.ts';
 import { agent, benchCompany, benchDatabase, closedLoop, Keys, machineLines, ms, percentile, request, statusText } from './lib.ts';
@@ -68,12 +68,7 @@ async function main(): Promise<number> {
     const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
     const env = {
-      STORAGE_BACKEND: 's3',
-      S3_ENDPOINT: s3.endpoint,
-      S3_BUCKET: s3.bucket,
-      S3_ACCESS_KEY_ID: s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      S3_FORCE_PATH_STYLE: 'true',
+      ...s3Settings(s3),
       WEBHOOK_ALLOW_INSECURE_URLS: 'true',
       WEBHOOK_RETRY_UNIT_MS: '200',
       WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),

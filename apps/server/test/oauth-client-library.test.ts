@@ -44,29 +44,34 @@ async function ownerAnswers(authorizationUrl: URL, redirectUri: string, owner: {
   }
 }
 
+/** What a partner app does first: discover the server (RFC 8414) and build an authorization URL with a fresh PKCE pair and state. */
+async function startAuthorization(registered: { clientId: string; redirectUri: string }, scope: string) {
+  const issuer = new URL(svc.url);
+  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+  const client: oauth.Client = { client_id: registered.clientId };
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const url = new URL(as.authorization_endpoint!);
+  url.search = new URLSearchParams({
+    client_id: client.client_id,
+    redirect_uri: registered.redirectUri,
+    response_type: 'code',
+    scope,
+    state,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  }).toString();
+  return { as, client, verifier, state, url };
+}
+
 describe('a partner application with oauth4webapi', () => {
   it('discovers, authorizes with PKCE, calls the API, refreshes, revokes, and a replayed refresh token ends the family', async () => {
     const owner = await newCompany('Partnerkunde ApS');
     await newCompany('Anden Virksomhed ApS'); // another owner's company never shows in the select
     const registered = await oauthClient(['customers:read', 'customers:write', 'invoices:read']);
-    const issuer = new URL(svc.url);
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+    const { as, client, verifier, state, url } = await startAuthorization(registered, 'customers:read customers:write');
     expect(as.code_challenge_methods_supported).toEqual(['S256']);
-    const client: oauth.Client = { client_id: registered.clientId };
     const auth = oauth.ClientSecretPost(registered.clientSecret);
-
-    const verifier = oauth.generateRandomCodeVerifier();
-    const state = oauth.generateRandomState();
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      client_id: client.client_id,
-      redirect_uri: registered.redirectUri,
-      response_type: 'code',
-      scope: 'customers:read customers:write',
-      state,
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    }).toString();
 
     const callback = await ownerAnswers(url, registered.redirectUri, owner, 'Approve', 'Partnerkunde ApS');
     const params = oauth.validateAuthResponse(as, client, callback, state);
@@ -135,20 +140,7 @@ describe('a partner application with oauth4webapi', () => {
   it('Deny comes back as access_denied with the state, and no code', async () => {
     const owner = await newCompany('Afviser ApS');
     const registered = await oauthClient(['invoices:read']);
-    const issuer = new URL(svc.url);
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
-    const client: oauth.Client = { client_id: registered.clientId };
-    const state = oauth.generateRandomState();
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      client_id: client.client_id,
-      redirect_uri: registered.redirectUri,
-      response_type: 'code',
-      scope: 'invoices:read',
-      state,
-      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
-      code_challenge_method: 'S256',
-    }).toString();
+    const { as, client, state, url } = await startAuthorization(registered, 'invoices:read');
     const callback = await ownerAnswers(url, registered.redirectUri, owner, 'Deny', 'Afviser ApS');
     expect(callback.searchParams.get('code')).toBeNull();
     expect(() => oauth.validateAuthResponse(as, client, callback, state)).toThrow(expect.objectContaining({ error: 'access_denied' }));

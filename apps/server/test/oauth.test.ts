@@ -25,21 +25,16 @@ async function authorized(scopes: Parameters<typeof oauthClient>[0] = ['customer
   const pkce = pkcePair();
   const code = await approveCode(owner, app, pkce.challenge);
   const headers = nextIp();
-  const exchange = (over: Record<string, string> = {}, base = url) =>
-    oauthPost(
-      base,
-      'token',
-      {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: app.redirectUri,
-        client_id: app.clientId,
-        client_secret: app.clientSecret,
-        code_verifier: pkce.verifier,
-        ...over,
-      },
-      { headers },
-    );
+  // The exchange's body as a partner sends it (RFC 6749 4.1.3 with PKCE).
+  const exchangeBody = {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: app.redirectUri,
+    client_id: app.clientId,
+    client_secret: app.clientSecret,
+    code_verifier: pkce.verifier,
+  };
+  const exchange = (over: Record<string, string> = {}, base = url) => oauthPost(base, 'token', { ...exchangeBody, ...over }, { headers });
   const refresh = (refreshToken: string, base = url) =>
     oauthPost(
       base,
@@ -49,7 +44,7 @@ async function authorized(scopes: Parameters<typeof oauthClient>[0] = ['customer
     );
   const revoke = (token: string, hint?: string) =>
     oauthPost(url, 'revoke', { token, ...(hint ? { token_type_hint: hint } : {}), client_id: app.clientId, client_secret: app.clientSecret }, { headers });
-  return { owner, app, pkce, code, exchange, refresh, revoke, headers };
+  return { owner, app, pkce, code, exchangeBody, exchange, refresh, revoke, headers };
 }
 
 describe('POST /api/oauth/token, grant_type authorization_code', () => {
@@ -73,19 +68,7 @@ describe('POST /api/oauth/token, grant_type authorization_code', () => {
 
   it('accepts application/x-www-form-urlencoded (RFC 6749) and HTTP Basic client authentication', async () => {
     const a = await authorized();
-    const form = await oauthPost(
-      url,
-      'token',
-      {
-        grant_type: 'authorization_code',
-        code: a.code,
-        redirect_uri: a.app.redirectUri,
-        client_id: a.app.clientId,
-        client_secret: a.app.clientSecret,
-        code_verifier: a.pkce.verifier,
-      },
-      { form: true, headers: a.headers },
-    );
+    const form = await oauthPost(url, 'token', a.exchangeBody, { form: true, headers: a.headers });
     expect(form.status).toBe(200);
     const b = await authorized();
     const basic = Buffer.from(`${encodeURIComponent(b.app.clientId)}:${encodeURIComponent(b.app.clientSecret)}`).toString('base64');
@@ -362,15 +345,7 @@ describe('the token endpoint limit: 10 requests per 60 seconds per client and IP
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(60);
     // Even a correct exchange waits: the secret cannot be guessed faster than the limit.
-    const right = {
-      grant_type: 'authorization_code',
-      code: a.code,
-      redirect_uri: a.app.redirectUri,
-      client_id: a.app.clientId,
-      client_secret: a.app.clientSecret,
-      code_verifier: a.pkce.verifier,
-    };
-    expect((await oauthPost(other, 'token', right, { headers: ip })).status).toBe(429);
+    expect((await oauthPost(other, 'token', a.exchangeBody, { headers: ip })).status).toBe(429);
     // Another address of the same client, and another client from the same address, count apart.
     expect((await oauthPost(url, 'token', wrong, { headers: { 'X-Forwarded-For': '203.0.113.78' } })).status).toBe(400);
     const b = await oauthClient();

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaller } from '@tlr/api';
-import { startS3Server, type TestS3Server } from '@tlr/storage/testing/s3-server';
+import { s3Settings, startS3Server, type TestS3Server } from '@tlr/storage/testing/s3-server';
 import { client, newCompany, startServerProcess, startTestService, testDb } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
@@ -35,14 +35,7 @@ describe('S3 storage that stops answering', () => {
   let svc: Service;
   beforeAll(async () => {
     s3 = await startS3Server();
-    svc = await startTestService({
-      STORAGE_BACKEND: 's3',
-      S3_ENDPOINT: s3.endpoint,
-      S3_BUCKET: s3.bucket,
-      S3_ACCESS_KEY_ID: s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      S3_FORCE_PATH_STYLE: 'true',
-    });
+    svc = await startTestService(s3Settings(s3));
   });
   afterAll(async () => {
     await svc?.stop();

@@ -23,6 +23,16 @@ export interface TestS3Server {
   close(): Promise<void>;
 }
 
+/** The service's settings for this store (STORAGE_BACKEND=s3 and the S3_ variables). */
+export const s3Settings = (s3: TestS3Server): Record<string, string> => ({
+  STORAGE_BACKEND: 's3',
+  S3_ENDPOINT: s3.endpoint,
+  S3_BUCKET: s3.bucket,
+  S3_ACCESS_KEY_ID: s3.accessKeyId,
+  S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+  S3_FORCE_PATH_STYLE: 'true',
+});
+
 export async function startS3Server(bucket = 'tlr-vouchers'): Promise<TestS3Server> {
   const directory = mkdtempSync(join(tmpdir(), 'tlr-s3-'));
   const s3rver = new S3rver({ directory, silent: true, configureBuckets: [{ name: bucket, configs: [] }] });
