@@ -3,7 +3,7 @@
 // it the caller's company, a transaction for writes and the Idempotency-Key for creates, so resources
 // only add domain calls.
 import { z } from 'zod';
-import type { Db } from '@tlr/db';
+import type { Db, Queryable } from '@tlr/db';
 import type { CompanyScope, ListParams, ListSpec, Page, Scope } from '@tlr/domain';
 import { deleted, list, single } from './schemas/envelopes.ts';
 import { uuid } from './schemas/fields.ts';
@@ -57,12 +57,14 @@ export function listEndpoint<Q extends z.ZodObject, R extends z.ZodType>(
     .query(({ ctx, input }) => o.run(ctx.tx, ctx.scope, input as ListParams & z.output<Q>));
 }
 
-export function getEndpoint<R extends z.ZodType>(o: Common & { resource: R; run: (db: Db, scope: CompanyScope, id: string) => Promise<z.input<R>> }) {
+export function getEndpoint<R extends z.ZodType>(
+  o: Common & { resource: R; run: (db: Db, scope: CompanyScope, id: string, sql: Queryable) => Promise<z.input<R>> },
+) {
   return authedProcedure
     .meta(metaOf(o, 'GET'))
     .input(idParam)
     .output(envelope(o.resource))
-    .query(async ({ ctx, input }) => ({ data: await o.run(ctx.tx, ctx.scope, input.id) }));
+    .query(async ({ ctx, input }) => ({ data: await o.run(ctx.tx, ctx.scope, input.id, ctx.db.pool) }));
 }
 
 export function createEndpoint<B extends z.ZodObject, R extends z.ZodType>(
