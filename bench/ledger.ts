@@ -394,6 +394,8 @@ async function main() {
       folder: FOLDER,
       dbName: `tlr_bench_ledger_${RUN_ID}`,
       poolSize: CONNECTIONS,
+      // A million rows in one statement outlast the service's 10 s statement bound.
+      timeouts: { statementMs: 600_000, transactionMs: 900_000 },
     });
 
     const t0 = process.hrtime.bigint();

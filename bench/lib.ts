@@ -5,7 +5,7 @@ import { execSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import { applyMigrations, createDatabase, dropDatabase, ensureDatabase, freePort, resolveDatabaseServer, withDatabase, type Database } from '@tlr/db';
+import { applyMigrations, createDatabase, dropDatabase, ensureDatabase, freePort, resolveDatabaseServer, withDatabase, type Database, type DbTimeouts } from '@tlr/db';
 import { createApiKey, createCompany, SCOPES } from '@tlr/domain';
 import type { cleanupStack } from './cleanup.ts';
 
@@ -163,6 +163,8 @@ export async function benchDatabase(opts: {
   folder: string;
   dbName: string;
   poolSize: number;
+  /** Bounds of the bench's own pool (a bulk load of a million rows outlasts the service's 10 s). */
+  timeouts?: Partial<DbTimeouts>;
 }): Promise<BenchDatabase> {
   const { cleanups, log, folder } = opts;
   const given = process.env.DATABASE_URL || undefined;
@@ -178,7 +180,7 @@ export async function benchDatabase(opts: {
   const databaseUrl = await ensureDatabase(serverUrl, opts.dbName);
   cleanups.push(() => dropDatabase(serverUrl, opts.dbName));
   await applyMigrations(databaseUrl);
-  const db = createDatabase(databaseUrl, opts.poolSize);
+  const db = createDatabase(databaseUrl, opts.poolSize, opts.timeouts);
   cleanups.push(() => db.close());
   const pgVersion = (await db.pool.query('SHOW server_version')).rows[0].server_version as string;
   const monthly = (await db.pool.query(`SELECT to_regclass('account_monthly_balances') IS NOT NULL AS ok`)).rows[0].ok as boolean;
