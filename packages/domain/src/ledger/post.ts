@@ -53,14 +53,16 @@ export async function postTransaction(db: Db, scope: CompanyScope, posting: Post
   // Early answer for the common case; the binding check is repeated under the lock below.
   if (company.lock_date && toDate(posting.date) <= company.lock_date) throw periodLocked(posting.date, fromDate(company.lock_date));
   await openFiscalYearFor(db, company, posting.date);
-  const accounts = new Map(
-    (
-      await db.account.findMany({
-        where: { company_id: scope.companyId, id: { in: posting.lines.map((l) => l.accountId) } },
-        select: { id: true, account_number: true, name: true },
-      })
-    ).map((a) => [a.id, a]),
-  );
+  // The number and name the view shows: as the caller read them, or read here.
+  const unknown = posting.lines.filter((l) => !l.account).map((l) => l.accountId);
+  const accounts = new Map(posting.lines.flatMap((l) => (l.account ? [[l.accountId, l.account] as const] : [])));
+  if (unknown.length) {
+    const read = await db.account.findMany({
+      where: { company_id: scope.companyId, id: { in: unknown } },
+      select: { id: true, account_number: true, name: true },
+    });
+    for (const a of read) accounts.set(a.id, a);
+  }
 
   const id = newId();
   const c = scope.companyId;

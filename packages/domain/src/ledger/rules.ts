@@ -5,6 +5,8 @@ import { DomainError, invalidRequest } from '../errors.ts';
 
 export interface PostingLine {
   accountId: string;
+  /** The account's number and name when the caller has read them already (the view shows them); else the posting reads them. */
+  account?: { account_number: string; name: string };
   debit: Decimal;
   credit: Decimal;
   description: string;

@@ -38,7 +38,10 @@ async function resolveLines(db: Db, scope: CompanyScope, lines: TransactionLineI
   });
   const byId = new Map(accounts.map((a) => [a.id, a]));
   const byNumber = new Map(accounts.map((a) => [a.account_number, a]));
-  const codes = new Set((await db.vatCode.findMany({ where: { company_id: scope.companyId, active: true }, select: { code: true } })).map((v) => v.code));
+  // Most postings name no VAT code: then there is nothing to check against.
+  const codes = lines.some((l) => l.vat_code)
+    ? new Set((await db.vatCode.findMany({ where: { company_id: scope.companyId, active: true }, select: { code: true } })).map((v) => v.code))
+    : new Set<string>();
   return lines.map((l, i) => {
     const field = `lines[${i}].${l.account_id ? 'account_id' : 'account_number'}`;
     if (!l.account_id && !l.account_number) throw invalidRequest('Each line needs an account_id or an account_number.', `lines[${i}].account_id`);
@@ -52,6 +55,7 @@ async function resolveLines(db: Db, scope: CompanyScope, lines: TransactionLineI
     if (vatCode && !codes.has(vatCode)) throw invalidRequest(`Unknown VAT code ${vatCode}.`, `lines[${i}].vat_code`);
     return {
       accountId: account.id,
+      account: { account_number: account.account_number, name: account.name },
       debit: l.debit ?? new Decimal(0),
       credit: l.credit ?? new Decimal(0),
       description: l.description ?? '',
