@@ -5,7 +5,17 @@ import { execSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import { applyMigrations, createDatabase, dropDatabase, ensureDatabase, freePort, resolveDatabaseServer, withDatabase, type Database, type DbTimeouts } from '@tlr/db';
+import {
+  applyMigrations,
+  createDatabase,
+  dropDatabase,
+  ensureDatabase,
+  freePort,
+  resolveDatabaseServer,
+  withDatabase,
+  type Database,
+  type DbTimeouts,
+} from '@tlr/db';
 import { createApiKey, createCompany, SCOPES } from '@tlr/domain';
 import type { cleanupStack } from './cleanup.ts';
 

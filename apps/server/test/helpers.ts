@@ -34,7 +34,16 @@ export function startServerProcess(env: Record<string, string> = {}): Promise<{ 
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl(), PORT: '0', HOST: '127.0.0.1', RUN_WORKER: 'false', SANDBOX_RESET_PICKUP_MS: '0', LOG_LEVEL: 'warn', ...env },
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl(),
+        PORT: '0',
+        HOST: '127.0.0.1',
+        RUN_WORKER: 'false',
+        SANDBOX_RESET_PICKUP_MS: '0',
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -85,7 +85,10 @@ export type InTx = <T>(fn: (tx: Db) => Promise<T>) => Promise<T>;
  * retry, until RESET_ATTEMPTS, when the reset is marked failed (nothing of it committed).
  */
 export async function runSandboxReset(db: Db, inTx: InTx, resetId: string, store?: VoucherStore): Promise<SandboxResetView | null> {
-  const started = await db.sandboxReset.updateMany({ where: { id: resetId, status: { in: ['pending', 'running'] } }, data: { status: 'running', started_at: new Date() } });
+  const started = await db.sandboxReset.updateMany({
+    where: { id: resetId, status: { in: ['pending', 'running'] } },
+    data: { status: 'running', started_at: new Date() },
+  });
   if (started.count === 0) return getSandboxReset(db, resetId); // done, failed or unknown: nothing to do
   const cleanups: ((pool: Db) => Promise<void>)[] = [];
   try {
