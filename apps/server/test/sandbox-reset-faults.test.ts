@@ -49,7 +49,7 @@ describe('a worker killed mid-reset', () => {
         `SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query ILIKE 'DELETE FROM "public"."customers"%' AND pid <> pg_backend_pid()`,
       );
       return rows.length > 0;
-    }, 30_000);
+    }, 90_000);
     first.proc.kill('SIGKILL');
     await new Promise((r) => first.proc.once('exit', r));
 
@@ -75,5 +75,5 @@ describe('a worker killed mid-reset', () => {
     const finished = await testDb().prisma.sandboxReset.findUniqueOrThrow({ where: { id: reset.id } });
     expect(finished).toMatchObject({ status: 'done', attempts: 1 });
     expect((await client(api.url, testKey.key).get('/customers')).body.meta.total).toBe(0);
-  }, 120_000);
+  }, 240_000);
 });

@@ -93,9 +93,10 @@ describe('POST /sandbox/reset', () => {
 });
 
 describe('the reset as a pg-boss job (sandbox-reset)', () => {
-  it('a server without a worker enqueues it and a worker process runs it; the call answers when it is done', async () => {
+  it('a server without a worker enqueues it and a worker process runs it; the call answers when it is done', { timeout: 150_000 }, async () => {
     // This server never runs the job itself within the test's time: only the worker can.
-    const api = await startTestService({ SANDBOX_RESET_PICKUP_MS: '60000' });
+    // Generous bounds: in the full suite the worker process starts and polls on a busy machine.
+    const api = await startTestService({ SANDBOX_RESET_PICKUP_MS: '60000', REQUEST_TIMEOUT_MS: '110000' });
     const worker = await startServerProcess({ RUN_WORKER: 'true' });
     try {
       const company = await newCompany();
@@ -137,7 +138,7 @@ describe('the reset as a pg-boss job (sandbox-reset)', () => {
     }
   });
 
-  it('when no worker takes the job in time, the request runs it itself; the late job then finds it done', async () => {
+  it('when no worker takes the job in time, the request runs it itself; the late job then finds it done', { timeout: 150_000 }, async () => {
     const api = await startTestService({ SANDBOX_RESET_PICKUP_MS: '300' });
     try {
       const company = await newCompany();
@@ -156,7 +157,7 @@ describe('the reset as a pg-boss job (sandbox-reset)', () => {
             res.body.data.reset_id,
           ]);
           return rows.some((r) => r.state === 'completed');
-        });
+        }, 90_000);
       } finally {
         worker.proc.kill('SIGTERM');
       }
