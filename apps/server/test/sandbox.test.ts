@@ -102,17 +102,13 @@ describe('the reset as a pg-boss job (sandbox-reset)', () => {
       const company = await newCompany();
       const sb = client(api.url, (await company.key(undefined, 'test')).key);
       await sb.post('/customers', { name: 'Væk efter nulstilling' });
+      const asked = Date.now();
       const res = await sb.call('POST', '/sandbox/reset');
       expect(res.status).toBe(200);
       expect((await sb.get('/customers')).body.meta.total).toBe(0);
-      // A job did it (this server never runs it itself within 60 s): pg-boss marks one of the reset's jobs
-      // completed once its handler returns (a worker starting meanwhile may have sent a second one).
-      await waitFor(async () => {
-        const { rows } = await testDb().pool.query(`SELECT state FROM pgboss.job WHERE name = 'sandbox-reset' AND data->>'resetId' = $1`, [
-          res.body.data.reset_id,
-        ]);
-        return rows.some((r) => r.state === 'completed');
-      }, 30_000);
+      // A job did it: this server would run it itself only after 60 s, and it answered well before.
+      // (pg-boss's own job rows are not checked: another file's worker may archive them at any time.)
+      expect(Date.now() - asked).toBeLessThan(60_000);
       const row = await testDb().prisma.sandboxReset.findUniqueOrThrow({ where: { id: res.body.data.reset_id } });
       expect(row).toMatchObject({ status: 'done', attempts: 1 });
       expect(row.requested_by).toMatch(/^api_key /);
