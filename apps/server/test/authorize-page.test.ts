@@ -362,6 +362,16 @@ describe('sign-in', () => {
     }
   });
 
+  it('answers hostile e-mails (NUL, control characters, a lone surrogate, 5,000 characters) as wrong ones, never 500', async () => {
+    const ip = newIp();
+    const form = await send('/signin', { ip });
+    for (const email of [`${owner.email}\u0000`, `a\u0000b@example.dk`, 'a\u0007b@example.dk', '\ud800@example.dk', 'x'.repeat(5000)]) {
+      const res = await send('/signin', { ip, cookie: form.cookie!, form: { csrf_token: form.csrf!, email, password: PASSWORD } });
+      expect(res.status, JSON.stringify(email.slice(0, 20))).toBe(401);
+      expect(alertOf(res.text)).toBe('The e-mail or password is not right.');
+    }
+  });
+
   it('signs in with the e-mail in another case', async () => {
     const ip = newIp();
     const form = await send('/signin', { ip });

@@ -83,7 +83,13 @@ export async function signIn(db: Db, email: string, password: string, ip: string
       return { ok: false, reason: 'throttled', retryAfter: Math.ceil((row.window_start.getTime() + windowMs - now) / 1000) };
     }
   }
-  const plausible = normalized.length <= 320 && password.length <= 1024;
+  // No stored e-mail has control characters or broken UTF-16, and PostgreSQL refuses NUL in text: such
+  // an e-mail is a wrong one, answered (and counted) like any other, never sent to the database.
+  const plausible =
+    normalized.length <= 320 &&
+    password.length <= 1024 &&
+    normalized.isWellFormed() &&
+    ![...normalized].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
   const user = !plausible
     ? null
     : realm === 'owner'
