@@ -72,8 +72,8 @@ const manifests = [
   'pnpm-lock.yaml',
   'pnpm-workspace.yaml',
   'package.json',
-  ...['config', 'db', 'domain', 'api', 'jobs'].map((p) => `packages/${p}/package.json`),
-  ...['server', 'cli'].map((p) => `apps/${p}/package.json`),
+  ...['config', 'db', 'domain', 'api', 'jobs', 'storage', 'web'].map((p) => `packages/${p}/package.json`),
+  ...['server', 'cli', 'admin'].map((p) => `apps/${p}/package.json`),
   'bench/package.json',
 ];
 whenChanged('node_modules/.tlr-stamp', manifests, () => {

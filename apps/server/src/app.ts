@@ -36,6 +36,7 @@ import { routeGuard, routeGuardAnonymous } from './http/route-guard.ts';
 import { mountRawRoutes } from './http/raw-routes.ts';
 import { invoicePdf } from './http/invoice-pdf.ts';
 import { oauthEndpoints } from './http/oauth.ts';
+import { ADMIN_BASE, adminPages } from '@tlr/admin';
 import { ownerPages } from './pages/index.ts';
 import { saftExport } from './http/saft.ts';
 import { voucherDownload, voucherUpload } from './http/vouchers.ts';
@@ -172,6 +173,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
   app.use('/api/oauth', oauthEndpoints(db));
 
   app.use(ownerPages({ db, logger, publicBaseUrl }));
+  app.use(ADMIN_BASE, adminPages({ db, logger, publicBaseUrl, jobs, store }));
 
   app.use((req: Request, res: Response) => {
     sendProblem(res, problem('not_found', `No endpoint ${req.path} exists. The API lives under /api/v1.`));

@@ -311,7 +311,7 @@ describe('page headers', () => {
 
   it('serves the stylesheet from this server, cached under its content hash', async () => {
     const page = await send('/signin');
-    const href = /<link rel="stylesheet" href="(\/assets\/owner-pages\.[0-9a-f]{16}\.css)">/.exec(page.text)![1]!;
+    const href = /<link rel="stylesheet" href="(\/assets\/pages\.[0-9a-f]{16}\.css)">/.exec(page.text)![1]!;
     const css = await send(href);
     expect(css.status).toBe(200);
     expect(css.headers.get('content-type')).toMatch(/^text\/css/);

@@ -5,9 +5,21 @@
 import type { Request, Response } from 'express';
 import { createCaller } from '@tlr/api';
 import { checkAuthorizationRequest, findActiveClient, redirectWith, SCOPE_WORDS, type AuthorizationRequest, type AuthorizeCheck } from '@tlr/domain';
-import { html, layout } from './html.ts';
-import { errorPage, field, fieldsOf, securityHeaders, sendPage, sessionOf, ensureSession, type Fields, type PagesDeps } from './session.ts';
-import { signInPage } from './signin.ts';
+import {
+  errorPage,
+  html,
+  layout,
+  signInPage,
+  field,
+  fieldsOf,
+  securityHeaders,
+  sendPage,
+  sessionOf,
+  ensureSession,
+  type Fields,
+  type PagesDeps,
+} from '@tlr/web';
+import { OWNER_SITE } from './site.ts';
 
 /** The parameters the consent form carries back; others in the query mean nothing to us (RFC 6749 3.1). */
 const PARAMS = ['response_type', 'client_id', 'redirect_uri', 'state', 'scope', 'code_challenge', 'code_challenge_method'] as const;
@@ -21,7 +33,7 @@ async function check(deps: PagesDeps, params: Fields): Promise<AuthorizeCheck> {
 /** Answers a request that is not ok; returns the request when it is. */
 function settle(res: Response, c: AuthorizeCheck): AuthorizationRequest | null {
   if (c.kind === 'page') {
-    errorPage(res, 400, 'This link cannot be used', c.message);
+    errorPage(res, OWNER_SITE, 400, 'This link cannot be used', c.message);
     return null;
   }
   if (c.kind === 'redirect') {
@@ -40,7 +52,7 @@ export function authorizeRoutes(deps: PagesDeps) {
       const session = await ensureSession(req, res, deps);
       if (!session.userId) {
         const intro = html`Sign in to tlr to connect <strong>${request.client.name}</strong> to your books.`;
-        return sendPage(res, 200, signInPage({ csrfToken: session.csrfToken, returnTo: req.originalUrl, intro }));
+        return sendPage(res, 200, signInPage(deps.site, { csrfToken: session.csrfToken, returnTo: req.originalUrl, intro }));
       }
       const companies = await createCaller(deps.db, { type: 'owner', userId: session.userId }, { requestId: res.locals.requestId }).oauth.myCompanies({});
       // Chromium applies form-action to where the POST's redirect leads: the client's own origin.
@@ -69,18 +81,18 @@ export function authorizeRoutes(deps: PagesDeps) {
           </div>
         </form>
       </section>`;
-      sendPage(res, 200, layout(`Connect ${name}`, body, { nav: { csrfToken: session.csrfToken } }));
+      sendPage(res, 200, layout(deps.site, `Connect ${name}`, body, { nav: { csrfToken: session.csrfToken } }));
     },
 
     async decide(req: Request, res: Response) {
       const userId = sessionOf(res)?.userId;
-      if (!userId) return errorPage(res, 403, 'Signed out', 'You are no longer signed in. Go back to the application and start again.');
+      if (!userId) return errorPage(res, deps.site, 403, 'Signed out', 'You are no longer signed in. Go back to the application and start again.');
       const body = fieldsOf(req.body);
       const request = settle(res, await check(deps, Object.fromEntries(PARAMS.map((p) => [p, body[p]]))));
       if (!request) return;
       const decision = field(body, 'decision');
       if (decision === 'deny') return res.redirect(303, redirectWith(request.redirectUri, { error: 'access_denied', state: request.state }));
-      if (decision !== 'approve') return errorPage(res, 400, 'No decision', 'Choose Approve or Deny.');
+      if (decision !== 'approve') return errorPage(res, deps.site, 400, 'No decision', 'Choose Approve or Deny.');
       const { code } = await createCaller(deps.db, { type: 'owner', userId }, { requestId: res.locals.requestId }).oauth.approve({
         companyId: field(body, 'company'),
         clientId: request.client.id,

@@ -4,14 +4,11 @@
 import type { Request, Response } from 'express';
 import { createCaller, toProblem, type Caller } from '@tlr/api';
 import { SCOPE_WORDS, SCOPES, type ApiKeyView, type Scope } from '@tlr/domain';
-import { html, layout, type Html } from './html.ts';
-import { errorPage, field, fieldList, fieldsOf, problemText, sendPage, sessionOf, type Fields, type PagesDeps } from './session.ts';
+import { errorPage, html, layout, when, type Html, field, fieldList, fieldsOf, problemText, sendPage, sessionOf, type Fields, type PagesDeps } from '@tlr/web';
+import { OWNER_SITE } from './site.ts';
 
 const KEYS = '/settings/api-keys';
 const APPS = '/settings/connected-apps';
-
-/** "2026-04-10 09:30 UTC" */
-const when = (iso: string | null, none = 'never') => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : none);
 
 interface Owner {
   caller: Caller;
@@ -51,7 +48,7 @@ function settingsPage(res: Response, status: number, path: string, title: string
         ${picker ? html`<section>${companyPicker(path, o)}</section>` : ''}${content}`
     : html`<h1>${title}</h1>
         <section><p>You own no company in tlr yet.</p></section>`;
-  sendPage(res, status, layout(title, body, { nav: { csrfToken: o.csrfToken, current: path } }));
+  sendPage(res, status, layout(OWNER_SITE, title, body, { nav: { csrfToken: o.csrfToken, current: path } }));
 }
 
 const revokeButton = (action: string, o: Owner, id: string, label: string) =>
@@ -218,7 +215,7 @@ export function settingsRoutes(deps: PagesDeps) {
   /** A revoke button: the procedure, then back to the list (303: a reload does not post again). */
   const revoke = (path: string, run: (caller: Caller, companyId: string, id: string) => Promise<unknown>) => async (req: Request, res: Response) => {
     const o = await owner(deps, req, res, field(fieldsOf(req.body), 'company'));
-    if (!o?.companyId) return o && errorPage(res, 400, 'Nothing to revoke', 'You own no company.');
+    if (!o?.companyId) return o && errorPage(res, deps.site, 400, 'Nothing to revoke', 'You own no company.');
     await run(o.caller, o.companyId, field(fieldsOf(req.body), 'id'));
     res.redirect(303, `${path}?company=${encodeURIComponent(o.companyId)}`);
   };
@@ -233,7 +230,7 @@ export function settingsRoutes(deps: PagesDeps) {
       const body = fieldsOf(req.body);
       const o = await owner(deps, req, res, field(body, 'company'));
       if (!o) return;
-      if (!o.companyId) return errorPage(res, 400, 'No company', 'You own no company.');
+      if (!o.companyId) return errorPage(res, deps.site, 400, 'No company', 'You own no company.');
       const expiresAt = expiry(field(body, 'expires'));
       if (expiresAt === 'invalid') return keysPage(res, o, 400, body, 'Expires is not a date (YYYY-MM-DD) or a date and time.');
       let created;

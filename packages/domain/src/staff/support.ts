@@ -85,9 +85,13 @@ export async function deadLetters(db: Db, take = 100) {
     where: { id: { in: [...new Set(rows.map((r) => r.subscription_id))] } },
     select: { id: true, url: true },
   });
+  // The live company the support pages open (a sandbox's deliveries are found under its live company).
+  const companies = await db.company.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.company_id))] } }, select: { id: true, sandbox_of_id: true } });
+  const liveOf = new Map(companies.map((c) => [c.id, c.sandbox_of_id ?? c.id]));
   return rows.map((r) => ({
     id: r.id,
     company_id: r.company_id,
+    live_company_id: liveOf.get(r.company_id) ?? r.company_id,
     subscription_id: r.subscription_id,
     url: subs.find((s) => s.id === r.subscription_id)?.url ?? '',
     event_type: r.event_type,

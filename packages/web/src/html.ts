@@ -1,7 +1,11 @@
-// The owner pages' HTML: a tagged template that escapes every interpolation (only another template's
-// result passes through as markup), the one layout, and the one stylesheet. Escaping is the default so
-// that a client name, key name or error message can never become markup.
+// The pages' HTML (the owner pages and the admin app): a tagged template that escapes every
+// interpolation (only another template's result passes through as markup), the one layout, and the one
+// stylesheet. Escaping is the default so that a client name, key name or error message can never become
+// markup.
 import { createHash } from 'node:crypto';
+
+/** A timestamp as the pages show it: "2026-04-10 09:30 UTC"; `none` when there is none. */
+export const when = (iso: string | null, none = 'never') => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : none);
 
 /** Markup made by `html`: the only thing interpolated without escaping. */
 export class Html {
@@ -57,39 +61,63 @@ code { font-family: ui-monospace, "SF Mono", Menlo, monospace; font-size: 0.9em;
 .actions { display: flex; gap: 0.75rem; margin-top: 1rem; }
 ul.scope-words { padding-left: 1.2rem; }
 td ul.scope-words { margin: 0; }
+header .who { color: #cfd8e6; font-size: 0.9rem; }
+header.staff { background: #3b1f4a; }
+.badge { display: inline-block; padding: 0 0.5rem; border-radius: 999px; font-size: 0.85rem; background: #e6e9ee; color: #1d2430; }
+.badge.ok { background: #e3f4e8; color: #14532d; }
+.badge.bad { background: #fdecea; color: #8a1c12; }
+.badge.wait { background: #fff6e0; color: #6b4a00; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.3rem 1.5rem; margin: 0; }
+dl.facts dt { color: #5a6372; font-weight: 600; }
+dl.facts dd { margin: 0; }
+.search { display: flex; gap: 0.75rem; align-items: center; }
+.search input { margin: 0; }
 `;
 
-export const STYLE_PATH = `/assets/owner-pages.${createHash('sha256').update(STYLE).digest('hex').slice(0, 16)}.css`;
+export const STYLE_PATH = `/assets/pages.${createHash('sha256').update(STYLE).digest('hex').slice(0, 16)}.css`;
 export const STYLE_BODY = STYLE;
 
-/** The signed-in header: the two settings pages and the sign-out form (a POST, with the CSRF token). */
+/** One site of pages: which sessions it accepts, where it lives, and what its header shows. */
+export interface Site {
+  /** The sessions of this site (a staff session is no owner session, and the reverse). */
+  realm: 'owner' | 'staff';
+  /** The session cookie's name. */
+  cookie: string;
+  /** The path the site is mounted at ('' for the root): the cookie's Path, the stylesheet's and forms' prefix. */
+  base: string;
+  brand: string;
+  /** Where a signed-in user lands. */
+  home: string;
+  /** The signed-in header's links. */
+  links: readonly (readonly [href: string, label: string])[];
+}
+
+/** The signed-in header: the site's pages and the sign-out form (a POST, with the CSRF token). */
 export interface Nav {
   csrfToken: string;
   /** The path of the page shown, marked as current. */
   current?: string;
+  /** Who is signed in, when the site says so (the admin app names the staff member and role). */
+  who?: string;
 }
 
-const NAV_LINKS = [
-  ['/settings/api-keys', 'API keys'],
-  ['/settings/connected-apps', 'Connected apps'],
-] as const;
-
-export function layout(title: string, body: Html, opts: { nav?: Nav; narrow?: boolean } = {}): Html {
+export function layout(site: Site, title: string, body: Html, opts: { nav?: Nav; narrow?: boolean } = {}): Html {
   const { nav } = opts;
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · tlr</title>
+<title>${title} · ${site.brand}</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="${STYLE_PATH}">
+<link rel="stylesheet" href="${site.base}${STYLE_PATH}">
 </head>
 <body>
-<header><span class="brand">tlr</span>${
+<header${site.realm === 'staff' ? html` class="staff"` : ''}><span class="brand">${site.brand}</span>${
     nav
-      ? html`<nav>${NAV_LINKS.map(([href, label]) => html`<a href="${href}" ${nav.current === href ? html`aria-current="page"` : ''}>${label}</a>`)}</nav>
-          <form method="post" action="/signout">
+      ? html`<nav>${site.links.map(([href, label]) => html`<a href="${href}" ${nav.current === href ? html`aria-current="page"` : ''}>${label}</a>`)}</nav>
+          ${nav.who ? html`<span class="who">${nav.who}</span>` : ''}
+          <form method="post" action="${site.base}/signout">
             <input type="hidden" name="csrf_token" value="${nav.csrfToken}" /><button type="submit">Sign out</button>
           </form>`
       : ''

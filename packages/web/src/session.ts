@@ -1,17 +1,16 @@
-// Browser sessions and the protections every owner page shares: the session cookie, the CSRF token of
-// every form, the Origin check of every POST, and the response headers (a strict Content-Security-Policy,
-// no framing, no caching, no referrer).
+// Browser sessions and the protections every page shares (the owner pages and the admin app): the
+// session cookie of the site's realm, the CSRF token of every form, the Origin check of every POST, and
+// the response headers (a strict Content-Security-Policy, no framing, no caching, no referrer).
 import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { toProblem } from '@tlr/api';
 import type { Database } from '@tlr/db';
 import { createWebSession, deleteWebSession, findWebSession, type WebSession } from '@tlr/domain';
-import { html, layout, type Html } from './html.ts';
-
-export const COOKIE = 'tlr_session';
+import { html, layout, type Html, type Site } from './html.ts';
 
 export interface PagesDeps {
   db: Database;
+  site: Site;
   /** PUBLIC_BASE_URL: an https one makes the cookie Secure even behind a proxy that does not say so. */
   publicBaseUrl?: string | undefined;
 }
@@ -42,28 +41,28 @@ export const fieldList = (f: Fields, name: string): string[] => {
   return v === undefined ? [] : typeof v === 'string' ? [v] : v;
 };
 
-function cookieToken(req: Request): string | undefined {
+function cookieToken(req: Request, site: Site): string | undefined {
   for (const part of (req.get('Cookie') ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === COOKIE) return part.slice(eq + 1).trim();
+    if (eq > 0 && part.slice(0, eq).trim() === site.cookie) return part.slice(eq + 1).trim();
   }
   return undefined;
 }
 
-export const sessionOf = (res: Response): WebSession | null => (res.locals.ownerSession as WebSession | undefined) ?? null;
+export const sessionOf = (res: Response): WebSession | null => (res.locals.webSession as WebSession | undefined) ?? null;
 
 /** Secure outside development: over https, or when the service's public address is https. */
 const secure = (req: Request, deps: PagesDeps) => req.secure || (deps.publicBaseUrl?.startsWith('https:') ?? false);
 
 function setCookie(req: Request, res: Response, deps: PagesDeps, value: string, clear = false) {
-  const attrs = ['Path=/', 'HttpOnly', 'SameSite=Lax', ...(secure(req, deps) ? ['Secure'] : []), ...(clear ? ['Max-Age=0'] : [])];
-  res.setHeader('Set-Cookie', `${COOKIE}=${value}; ${attrs.join('; ')}`);
+  const attrs = [`Path=${deps.site.base || '/'}`, 'HttpOnly', 'SameSite=Lax', ...(secure(req, deps) ? ['Secure'] : []), ...(clear ? ['Max-Age=0'] : [])];
+  res.setHeader('Set-Cookie', `${deps.site.cookie}=${value}; ${attrs.join('; ')}`);
 }
 
 /** A new session for the browser (anonymous for a form, or signed in), replacing the cookie. */
 export async function startSession(req: Request, res: Response, deps: PagesDeps, userId: string | null): Promise<WebSession> {
-  const session = await createWebSession(deps.db.prisma, userId);
-  res.locals.ownerSession = session;
+  const session = await createWebSession(deps.db.prisma, userId, deps.site.realm);
+  res.locals.webSession = session;
   setCookie(req, res, deps, session.token);
   return session;
 }
@@ -74,7 +73,7 @@ export const ensureSession = async (req: Request, res: Response, deps: PagesDeps
 export async function endSession(req: Request, res: Response, deps: PagesDeps): Promise<void> {
   const session = sessionOf(res);
   if (session) await deleteWebSession(deps.db.prisma, session.token);
-  res.locals.ownerSession = undefined;
+  res.locals.webSession = undefined;
   setCookie(req, res, deps, '', true);
 }
 
@@ -110,11 +109,12 @@ export function sendPage(res: Response, status: number, page: Html): void {
   res.status(status).type('html').send(page.text);
 }
 
-export function errorPage(res: Response, status: number, title: string, message: string): void {
+export function errorPage(res: Response, site: Site, status: number, title: string, message: string): void {
   sendPage(
     res,
     status,
     layout(
+      site,
       title,
       html`<section>
         <h1>${title}</h1>
@@ -141,7 +141,7 @@ const sameBytes = (a: string, b: string) => {
 export function pagesMiddleware(deps: PagesDeps) {
   return async (req: Request, res: Response, next: NextFunction) => {
     securityHeaders(res);
-    res.locals.ownerSession = await findWebSession(deps.db.prisma, cookieToken(req));
+    res.locals.webSession = await findWebSession(deps.db.prisma, cookieToken(req, deps.site), deps.site.realm);
     if (req.method !== 'POST') return next();
     // Defence in depth behind the token: a browser names the page a form was posted from.
     const origin = req.get('Origin');
@@ -149,7 +149,7 @@ export function pagesMiddleware(deps: PagesDeps) {
     const session = sessionOf(res);
     const token = field(fieldsOf(req.body), 'csrf_token');
     if ((origin !== undefined && !own.includes(origin)) || !session || !token || !sameBytes(session.csrfToken, token)) {
-      return errorPage(res, 403, 'The form has expired', 'This form has expired or did not come from this site. Reload the page and try again.');
+      return errorPage(res, deps.site, 403, 'The form has expired', 'This form has expired or did not come from this site. Reload the page and try again.');
     }
     next();
   };

@@ -1,16 +1,18 @@
-// Sign-in and sign-out. A sign-in replaces the form's anonymous session with a new signed-in one (a
+// Sign-in and sign-out of a site (the owner pages with the owners' realm, the admin app with the staff
+// realm; signIn keeps the two apart and throttles both). A sign-in replaces the form's anonymous session with a new signed-in one (a
 // session id fixed before sign-in is worth nothing after it), and goes back only to a page of ours.
 import type { Request, Response } from 'express';
 import { signIn } from '@tlr/domain';
-import { html, layout, type Html } from './html.ts';
+import { html, layout, type Html, type Site } from './html.ts';
 import { endSession, ensureSession, field, fieldsOf, sendPage, sessionOf, startSession, type PagesDeps } from './session.ts';
 
-export const HOME = '/settings/api-keys';
-
-/** Only our own pages: a relative path, never `//host` or a scheme, and printable ASCII only. */
-export function safeReturnTo(value: unknown): string | null {
+/**
+ * Only the site's own pages (paths under one of `prefixes`): a relative path, never `//host` or a
+ * scheme, and printable ASCII only.
+ */
+export function safeReturnTo(value: unknown, prefixes: readonly string[]): string | null {
   if (typeof value !== 'string' || !/^[\x21-\x7e]+$/.test(value) || value.includes('\\')) return null;
-  return value.startsWith('/settings/') || value.startsWith('/oauth/authorize?') ? value : null;
+  return prefixes.some((p) => value.startsWith(p)) ? value : null;
 }
 
 export interface SignInForm {
@@ -22,13 +24,14 @@ export interface SignInForm {
   intro?: Html | string;
 }
 
-export function signInPage(form: SignInForm): Html {
+export function signInPage(site: Site, form: SignInForm): Html {
   return layout(
+    site,
     'Sign in',
     html`<section>
       <h1>Sign in</h1>
       ${form.intro ? html`<p>${form.intro}</p>` : ''} ${form.error ? html`<p class="error" role="alert">${form.error}</p>` : ''}
-      <form method="post" action="/signin">
+      <form method="post" action="${site.base}/signin">
         <input type="hidden" name="csrf_token" value="${form.csrfToken}" />
         ${form.returnTo ? html`<input type="hidden" name="return_to" value="${form.returnTo}" />` : ''}
         <label for="email">Email</label>
@@ -42,22 +45,25 @@ export function signInPage(form: SignInForm): Html {
   );
 }
 
-export function signInRoutes(deps: PagesDeps) {
+/** `returnPrefixes`: where a sign-in may lead back to (safeReturnTo). */
+export function signInRoutes(deps: PagesDeps, returnPrefixes: readonly string[]) {
+  const { site } = deps;
   return {
     async show(req: Request, res: Response) {
       const session = await ensureSession(req, res, deps);
-      const returnTo = safeReturnTo(req.query.return_to);
-      if (session.userId) return res.redirect(303, returnTo ?? HOME);
-      sendPage(res, 200, signInPage({ csrfToken: session.csrfToken, returnTo }));
+      const returnTo = safeReturnTo(req.query.return_to, returnPrefixes);
+      if (session.userId) return res.redirect(303, returnTo ?? site.home);
+      sendPage(res, 200, signInPage(site, { csrfToken: session.csrfToken, returnTo }));
     },
 
     async submit(req: Request, res: Response) {
       const body = fieldsOf(req.body);
-      const returnTo = safeReturnTo(body.return_to);
+      const returnTo = safeReturnTo(body.return_to, returnPrefixes);
       const email = field(body, 'email');
-      const again = (status: number, error: string) => sendPage(res, status, signInPage({ csrfToken: sessionOf(res)!.csrfToken, returnTo, email, error }));
+      const again = (status: number, error: string) =>
+        sendPage(res, status, signInPage(site, { csrfToken: sessionOf(res)!.csrfToken, returnTo, email, error }));
       if (!email || !field(body, 'password')) return again(400, 'Enter your e-mail and password.');
-      const result = await signIn(deps.db.prisma, email, field(body, 'password'), req.ip ?? '');
+      const result = await signIn(deps.db.prisma, email, field(body, 'password'), req.ip ?? '', site.realm);
       if (!result.ok) {
         if (result.reason === 'invalid') return again(401, 'The e-mail or password is not right.');
         res.setHeader('Retry-After', String(result.retryAfter));
@@ -65,12 +71,12 @@ export function signInRoutes(deps: PagesDeps) {
       }
       await endSession(req, res, deps);
       await startSession(req, res, deps, result.userId);
-      res.redirect(303, returnTo ?? HOME);
+      res.redirect(303, returnTo ?? site.home);
     },
 
     async signOut(req: Request, res: Response) {
       await endSession(req, res, deps);
-      res.redirect(303, '/signin');
+      res.redirect(303, `${site.base}/signin`);
     },
   };
 }
