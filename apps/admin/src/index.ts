@@ -31,7 +31,7 @@ export const ADMIN_SITE: Site = {
 export function adminPages(deps: Omit<AdminDeps, 'site'> & Pick<SiteDeps, 'logger'>) {
   const d = { ...deps, site: ADMIN_SITE };
   // Paths relative to the mount; every page of the app gets the session, CSRF and header machinery.
-  return siteRouter(d, ['/'], (router) => {
+  return siteRouter(d, '/', (router) => {
     const signIn = signInRoutes(d, [`${ADMIN_BASE}/`]);
     const companies = companyRoutes(d);
     const service = serviceRoutes(d);

@@ -35,7 +35,7 @@ export function serviceRoutes(deps: AdminDeps) {
                     ['Time', 'Method', 'Path', 'Status', 'Problem', 'Duration', 'Credential', 'Company'],
                     (r) => {
                       return html`<tr>
-                        <td>${when(r.created_at)}</td>
+                        <td class="when">${when(r.created_at)}</td>
                         <td>${r.method}</td>
                         <td><code>${r.path}</code></td>
                         <td>${badge(String(r.status), r.status >= 500 ? 'bad' : r.status >= 400 ? 'wait' : 'ok')}</td>
@@ -190,13 +190,15 @@ export function serviceRoutes(deps: AdminDeps) {
             </p>
             ${table(rows, 'Nothing recorded yet.', ['Time', 'Staff', 'Action', 'Company', 'Target', 'Outcome', 'Request'], (a) => {
               return html`<tr>
-                <td>${when(a.created_at)}</td>
+                <td class="when">${when(a.created_at)}</td>
                 <td>${a.staff_email} (${a.role})</td>
                 <td><code>${a.action}</code>${a.kind === 'mutation' ? ' (change)' : ''}</td>
                 <td>${a.company_id ? html`<a href="${base}/companies/${a.company_id}">${a.company_id.slice(0, 8)}…</a>` : '—'}</td>
                 <td><code>${a.target}</code></td>
                 <td>${a.outcome === 'ok' ? badge('ok', 'ok') : badge(a.outcome, 'bad')}</td>
-                <td><code>${a.request_id}</code></td>
+                <td>
+                  <a href="${base}/requests?id=${a.request_id}"><code>${a.request_id.slice(0, 8)}…</code></a>
+                </td>
               </tr>`;
             })}
           </section>`,

@@ -63,6 +63,8 @@ ul.scope-words { padding-left: 1.2rem; }
 td ul.scope-words { margin: 0; }
 header .who { color: #cfd8e6; font-size: 0.9rem; }
 header.staff { background: #3b1f4a; }
+header.staff + main { max-width: 86rem; }
+td.when { white-space: nowrap; }
 .badge { display: inline-block; padding: 0 0.5rem; border-radius: 999px; font-size: 0.85rem; background: #e6e9ee; color: #1d2430; }
 .badge.ok { background: #e3f4e8; color: #14532d; }
 .badge.bad { background: #fdecea; color: #8a1c12; }

@@ -14,9 +14,10 @@ export interface SiteDeps extends PagesDeps {
 
 /**
  * `paths`: where the site's pages live (relative to the router's mount); only these get the form
- * parser, the session and the page headers. `routes` adds the pages.
+ * parser, the session and the page headers. '/' for all of them: Express's router matches nothing with
+ * an array that holds '/'. `routes` adds the pages.
  */
-export function siteRouter(deps: SiteDeps, paths: string[], routes: (router: Router) => void): Router {
+export function siteRouter(deps: SiteDeps, paths: string | string[], routes: (router: Router) => void): Router {
   const router = express.Router();
   router.get(STYLE_PATH, (_req, res) => {
     // The name carries the content's hash, so the file never changes under it.

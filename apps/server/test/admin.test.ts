@@ -1,0 +1,366 @@
+// The admin app in a real Chromium (docs/admin.md): support and admin staff sign in at /admin, find a
+// company, look up a request the test made through the REST API by its X-Request-ID, reset a sandbox
+// (the pg-boss job) and see the effect through the API, watch dead letters and replay one, read the
+// health page, and revoke keys, grants and OAuth clients (admin only). A support user's admin action is
+// refused by the procedures and, like every staff action, lands in the trail. No page may raise a
+// console error (a CSP violation is one). TLR_SCREENSHOTS=1 refreshes docs/screenshots/admin-*.png.
+import { randomInt, randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, type BrowserSession } from '../../../test/browser.ts';
+import { approveCode, client, internal, newCompany, oauthClient, oauthPost, pkcePair, startTestService, waitFor } from './helpers.ts';
+import type { Service } from '../src/service.ts';
+
+const SCREENSHOTS = join(import.meta.dirname, '..', '..', '..', 'docs', 'screenshots');
+const STAFF_PASSWORD = 'a long staff password';
+const COMPANY = `Støttecenter ${randomUUID().slice(0, 6)} ApS`;
+
+let svc: Service;
+let browser: BrowserSession;
+let hookServer: Server;
+let hookUrl: string;
+/** What the webhook receiver answers: 500 until a test says otherwise. */
+let hookStatus = 500;
+const hookBodies: string[] = [];
+let company: Awaited<ReturnType<typeof newCompany>>;
+let support: { email: string };
+let admin: { email: string };
+
+beforeAll(async () => {
+  hookServer = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => {
+      hookBodies.push(Buffer.concat(parts).toString('utf8'));
+      res.writeHead(hookStatus).end();
+    });
+  });
+  await new Promise<void>((resolve) => hookServer.listen(0, '127.0.0.1', resolve));
+  hookUrl = `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/hook`;
+  const staff = async (role: 'support' | 'admin') => {
+    const email = `${role}-${randomUUID().slice(0, 8)}@tlr.example`;
+    await internal().support.createStaff({ email, password: STAFF_PASSWORD, role });
+    return { email };
+  };
+  [svc, browser, company, support, admin] = await Promise.all([
+    // Its own worker runs the sandbox-reset job and the webhook deliveries (a short retry unit).
+    startTestService({ RUN_WORKER: 'true', WEBHOOK_ALLOW_INSECURE_URLS: 'true', WEBHOOK_RETRY_UNIT_MS: '5' }),
+    launchBrowser({ viewport: { width: 1280, height: 800 } }),
+    newCompany(COMPANY),
+    staff('support'),
+    staff('admin'),
+  ]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await svc?.stop();
+  await new Promise((resolve) => hookServer?.close(resolve));
+});
+
+/** A fresh profile from an address of its own (sign-in is throttled per address); console errors collected. */
+async function freshPage(): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    extraHTTPHeaders: { 'X-Forwarded-For': `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}` },
+  });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if ((m.type() === 'error' || m.type() === 'warning') && !m.text().startsWith('Failed to load resource: the server responded with a status of')) {
+      problems.push(`${m.type()}: ${m.text()}`);
+    }
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  return { page, problems };
+}
+
+async function screenshot(page: Page, name: string) {
+  const png = await page.screenshot({ fullPage: true });
+  expect(png.subarray(1, 4).toString()).toBe('PNG');
+  if (process.env.TLR_SCREENSHOTS === '1') {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    writeFileSync(join(SCREENSHOTS, `admin-${name}.png`), png);
+  }
+}
+
+async function fillSignIn(page: Page, email: string, password: string) {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+async function signedIn(who: { email: string }) {
+  const p = await freshPage();
+  await p.page.goto(`${svc.url}/admin/signin`);
+  await fillSignIn(p.page, who.email, STAFF_PASSWORD);
+  await p.page.waitForURL(`${svc.url}/admin/companies`);
+  return p;
+}
+
+const companyUrl = () => `${svc.url}/admin/companies/${company.companyId}`;
+const h1 = (page: Page) => page.getByRole('heading', { level: 1 }).innerText();
+/** The text of the table row that contains `text`. */
+const row = (page: Page, text: string) => page.locator('tbody tr', { hasText: text }).first().innerText();
+
+describe('sign-in', () => {
+  it('takes staff accounts only, on a cookie of its own under /admin, and returns to the page asked for', async () => {
+    const { page, problems } = await freshPage();
+    await page.goto(`${svc.url}/admin/health`);
+    expect(page.url()).toBe(`${svc.url}/admin/signin?return_to=%2Fadmin%2Fhealth`);
+    await screenshot(page, 'signin');
+
+    // The company owner's own (valid) credentials are no staff account.
+    await fillSignIn(page, company.email, 'correct horse battery');
+    await expect(page.getByRole('alert').innerText()).resolves.toBe('The e-mail or password is not right.');
+    await fillSignIn(page, support.email, 'not the password');
+    await expect(page.getByRole('alert').innerText()).resolves.toBe('The e-mail or password is not right.');
+
+    await fillSignIn(page, support.email, STAFF_PASSWORD);
+    await page.waitForURL(`${svc.url}/admin/health`);
+    await expect(h1(page)).resolves.toBe('Health');
+    await expect(page.locator('header .who').innerText()).resolves.toBe(`${support.email} (support)`);
+    const cookies = await page.context().cookies();
+    expect(cookies.map((c) => ({ name: c.name, path: c.path, httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([
+      { name: 'tlr_admin_session', path: '/admin', httpOnly: true, sameSite: 'Lax' },
+    ]);
+    // A staff session is no owner session: the owner pages still ask for a sign-in.
+    await page.goto(`${svc.url}/settings/api-keys`);
+    expect(page.url()).toBe(`${svc.url}/signin?return_to=%2Fsettings%2Fapi-keys`);
+
+    await page.goto(`${svc.url}/admin/health`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${svc.url}/admin/signin`);
+    await page.goto(`${svc.url}/admin/companies`);
+    expect(page.url()).toBe(`${svc.url}/admin/signin?return_to=%2Fadmin%2Fcompanies`);
+    expect(problems).toEqual([]);
+  });
+
+  it("does not let an owner's session cookie into the admin app", async () => {
+    const { page } = await freshPage();
+    await page.goto(`${svc.url}/signin`);
+    await fillSignIn(page, company.email, 'correct horse battery');
+    await page.waitForURL(`${svc.url}/settings/api-keys`);
+    const owner = (await page.context().cookies()).find((c) => c.name === 'tlr_session')!;
+    // Even presented under the admin cookie's name, an owner session is not a staff session.
+    await page.context().addCookies([{ name: 'tlr_admin_session', value: owner.value, domain: owner.domain, path: '/admin' }]);
+    await page.goto(`${svc.url}/admin/companies`);
+    expect(page.url()).toBe(`${svc.url}/admin/signin?return_to=%2Fadmin%2Fcompanies`);
+  });
+});
+
+describe('support', () => {
+  it('finds a company by API key prefix and sees its keys, connected apps and webhooks, without revoke buttons', async () => {
+    const key = await company.key(['customers:read'], 'test');
+    const app = await oauthClient(['customers:read']);
+    const pkce = pkcePair();
+    const code = await approveCode(company, app, pkce.challenge);
+    const token = await oauthPost(svc.url, 'token', {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: app.redirectUri,
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      code_verifier: pkce.verifier,
+    });
+    expect(token.status).toBe(200);
+    const hook = await client(svc.url, (await company.key(['webhooks:manage'], 'test')).key).call('POST', '/webhooks', {
+      body: { url: `${hookUrl}?overview`, events: ['customer.created'] },
+    });
+    expect(hook.status).toBe(201);
+
+    const { page, problems } = await signedIn(support);
+    await page.getByLabel('Search').fill(key.key_prefix);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect(page.locator('tbody tr').count()).resolves.toBe(1);
+    await page.getByRole('link', { name: COMPANY }).click();
+    await page.waitForURL(companyUrl());
+    await expect(h1(page)).resolves.toBe(COMPANY);
+    await expect(row(page, key.key_prefix)).resolves.toMatch(/Test\s+tlr_test_[0-9a-f]+…\s+customers:read\s+never\s+Active/);
+    await expect(row(page, app.clientId)).resolves.toContain('customers:read');
+    await expect(row(page, `${hookUrl}?overview`)).resolves.toContain('customer.created');
+    // Support may not revoke: the page offers no such button (and the procedures refuse it, below).
+    await expect(page.getByRole('button', { name: /^Revoke/ }).count()).resolves.toBe(0);
+    await expect(page.locator('body').innerText()).resolves.not.toContain(key.key);
+    await screenshot(page, 'company');
+    expect(problems).toEqual([]);
+  });
+
+  it('looks up a request the test made through the REST API by its X-Request-ID', async () => {
+    const live = await company.key(['customers:read'], 'live');
+    const missing = randomUUID();
+    const res = await client(svc.url, live.key).get(`/customers/${missing}`);
+    expect(res.status).toBe(404);
+    const requestId = res.headers.get('x-request-id')!;
+
+    const { page, problems } = await signedIn(support);
+    await page.getByRole('link', { name: 'Requests' }).click();
+    // The request log is written in batches: look again until it is there.
+    await waitFor(async () => {
+      await page.getByLabel('X-Request-ID').fill(requestId);
+      await page.getByRole('button', { name: 'Look up' }).click();
+      await page.waitForURL(/\/admin\/requests\?id=/);
+      return (await page.locator('tbody tr').count()) === 1 || null;
+    });
+    const text = await row(page, 'GET');
+    expect(text).toContain(`/api/v1/customers/${missing}`);
+    expect(text).toMatch(/GET\s+\/api\/v1\/customers\/\S+\s+404\s+not_found\s+[\d.]+ ms\s+api_key [0-9a-f-]{36}\s+/);
+    expect(text).toContain(COMPANY);
+    await screenshot(page, 'request');
+    expect(problems).toEqual([]);
+  });
+
+  it('resets a sandbox through the job, shows its progress, and the API then shows an empty sandbox', async () => {
+    const test = client(svc.url, (await company.key(['customers:read', 'customers:write'], 'test')).key);
+    expect((await test.post('/customers', { name: 'Før nulstilling' })).status).toBe(201);
+    expect((await test.get('/customers')).body.data).not.toEqual([]);
+
+    const { page, problems } = await signedIn(support);
+    await page.goto(companyUrl());
+    await page.getByRole('button', { name: 'Reset sandbox' }).click();
+    await page.waitForURL(/\/sandbox\/resets\/[0-9a-f-]{36}$/);
+    await expect(h1(page)).resolves.toBe('Sandbox reset');
+    // The page refreshes itself (a Refresh header, no script) until the job is done.
+    await expect.poll(() => page.locator('dd .badge').first().innerText(), { timeout: 30_000, interval: 250 }).toBe('done');
+    await expect(page.locator('dl.facts').innerText()).resolves.toContain(`by staff `);
+    await screenshot(page, 'sandbox-reset');
+
+    // Contract, Test mode 4: the sandbox is empty, and its keys and webhook subscriptions survive.
+    const after = await test.get('/customers');
+    expect(after.status).toBe(200);
+    expect(after.body.data).toEqual([]);
+    await page.goto(companyUrl());
+    await expect(row(page, 'staff ')).resolves.toMatch(/done/);
+    await expect(row(page, `${hookUrl}?overview`)).resolves.toContain('Test');
+
+    // Pressed twice at once (two tabs): one reset, and both presses show its progress.
+    const csrf = await page.locator('header input[name="csrf_token"]').inputValue();
+    const press = () => page.context().request.post(`${companyUrl()}/sandbox/reset`, { form: { csrf_token: csrf }, maxRedirects: 0 });
+    const [a, b] = await Promise.all([press(), press()]);
+    expect([a.status(), b.status()]).toEqual([303, 303]);
+    expect(a.headers().location).toMatch(/\/sandbox\/resets\/[0-9a-f-]{36}$/);
+    expect(b.headers().location).toBe(a.headers().location);
+    expect(problems).toEqual([]);
+  });
+
+  it('sees a dead letter across the service and replays it from its subscription', async () => {
+    const api = client(svc.url, (await company.key(['webhooks:manage', 'customers:write'], 'live')).key);
+    const url = `${hookUrl}?dead=${randomUUID()}`;
+    const sub = (await api.call('POST', '/webhooks', { body: { url, events: ['customer.created'] } })).body.data;
+    hookStatus = 500;
+    await api.post('/customers', { name: 'Død post ApS' });
+    const [dead] = await waitFor(async () => {
+      const rows = (await api.get(`/webhooks/${sub.id}/deliveries`)).body.data;
+      return rows[0]?.status === 'dead_letter' ? rows : null;
+    }, 30_000);
+
+    const { page, problems } = await signedIn(support);
+    await page.getByRole('link', { name: 'Dead letters' }).click();
+    await expect(row(page, url)).resolves.toMatch(/customer\.created\s+\S+\s+8\s+500/);
+    await page.locator('tbody tr', { hasText: url }).getByRole('link', { name: 'Deliveries' }).click();
+    await page.waitForURL(`${companyUrl()}/webhooks/${sub.id}`);
+    await expect(row(page, 'customer.created')).resolves.toMatch(/dead_letter\s+8\s+500/);
+    await screenshot(page, 'deliveries');
+
+    hookStatus = 200;
+    await page.getByRole('button', { name: `Replay delivery ${dead.id}` }).click();
+    await page.waitForURL(`${companyUrl()}/webhooks/${sub.id}`);
+    await waitFor(async () => (await api.get(`/webhooks/${sub.id}/deliveries`)).body.data[0].status === 'succeeded' || null, 30_000);
+    await page.reload();
+    await expect(row(page, 'customer.created')).resolves.toMatch(/succeeded/);
+    expect(problems).toEqual([]);
+  });
+
+  it('reads the health of the database and the queues', async () => {
+    const { page, problems } = await signedIn(support);
+    await page.getByRole('link', { name: 'Health' }).click();
+    await expect(page.locator('dl.facts').innerText()).resolves.toMatch(/Database\s+reachable round trip [\d.]+ ms/);
+    // This file's worker has run the reset job: its queue is listed.
+    await expect(row(page, 'sandbox-reset')).resolves.toMatch(/sandbox-reset\s+\d+\s+\d+\s+\d+/);
+    await screenshot(page, 'health');
+    expect(problems).toEqual([]);
+  });
+
+  it('is refused an admin action by the procedures (403, nothing changed), and the refusal is in the trail', async () => {
+    const live = await company.key(['customers:read'], 'live');
+    const { page, problems } = await signedIn(support);
+    await page.goto(companyUrl());
+    // The form the page does not offer support, posted with the session's own CSRF token.
+    const csrf = await page.locator('header input[name="csrf_token"]').inputValue();
+    const res = await page.context().request.post(`${companyUrl()}/keys/revoke`, { form: { csrf_token: csrf, id: live.id } });
+    expect(res.status()).toBe(403);
+    expect(await res.text()).toContain('Not allowed');
+    expect((await client(svc.url, live.key).get('/customers')).status).toBe(200);
+
+    await page.goto(`${svc.url}/admin/audit?company=${company.companyId}`);
+    await expect(row(page, `${support.email} (support)`)).resolves.toBeTruthy();
+    const refused = await row(page, 'internal.revokeApiKey');
+    expect(refused).toContain(`${support.email} (support)`);
+    expect(refused).toContain(live.id);
+    expect(refused).toContain('forbidden');
+    // Every action support took above is there too, with its outcome.
+    const trail = await page.locator('tbody').innerText();
+    for (const action of ['support.company', 'support.resetSandbox', 'support.sandboxReset', 'support.deliveries', 'support.replayDelivery']) {
+      expect(trail).toContain(action);
+    }
+    await screenshot(page, 'trail');
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('admin', () => {
+  it('revokes an API key, a connected app and an OAuth client, and each stops working on the API', async () => {
+    const live = await company.key(['customers:read'], 'live');
+    const app = await oauthClient(['customers:read']);
+    const pkce = pkcePair();
+    const code = await approveCode(company, app, pkce.challenge);
+    const exchange = { grant_type: 'authorization_code', redirect_uri: app.redirectUri, client_id: app.clientId, client_secret: app.clientSecret };
+    const token = (await oauthPost(svc.url, 'token', { ...exchange, code, code_verifier: pkce.verifier })).body;
+    const bearer = client(svc.url, token.access_token);
+    expect((await bearer.get('/customers')).status).toBe(200);
+    expect((await client(svc.url, live.key).get('/customers')).status).toBe(200);
+
+    const { page, problems } = await signedIn(admin);
+    await page.goto(companyUrl());
+    await page.getByRole('button', { name: `Revoke key ${live.key_prefix}` }).click();
+    await page.waitForURL(companyUrl());
+    await expect(row(page, live.key_prefix)).resolves.toContain('Revoked');
+    expect((await client(svc.url, live.key).get('/customers')).status).toBe(401);
+
+    await page.locator('tbody tr', { hasText: app.clientId }).getByRole('button', { name: 'Revoke grant of' }).click();
+    await page.waitForURL(companyUrl());
+    // A revoked grant is no longer a connected app: it leaves the list.
+    await expect(page.locator('tbody tr', { hasText: app.clientId }).count()).resolves.toBe(0);
+    expect((await bearer.get('/customers')).status).toBe(401);
+
+    // The client itself: a new authorization is refused once it is revoked.
+    await page.getByRole('link', { name: 'OAuth clients' }).click();
+    await page.locator('tbody tr', { hasText: app.clientId }).getByRole('button', { name: 'Revoke client' }).click();
+    await page.waitForURL(`${svc.url}/admin/oauth-clients`);
+    await expect(row(page, app.clientId)).resolves.toContain('Revoked');
+    const again = pkcePair();
+    await expect(approveCode(company, app, again.challenge)).rejects.toThrow();
+
+    await page.goto(`${svc.url}/admin/audit`);
+    const mine = await page.locator('tbody tr', { hasText: `${admin.email} (admin)` }).allInnerTexts();
+    for (const action of ['internal.revokeApiKey', 'oauth.revokeGrant', 'oauth.revokeClient']) {
+      expect(mine.find((r) => r.includes(action))).toMatch(/\(change\)[\s\S]*ok/);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('answers a page that does not exist with an HTML 404, and a forged form with 403', async () => {
+    const { page } = await signedIn(admin);
+    const missing = await page.goto(`${svc.url}/admin/nothing-here`);
+    expect(missing!.status()).toBe(404);
+    await expect(h1(page)).resolves.toBe('No such page');
+    const forged = await page.context().request.post(`${svc.url}/admin/oauth-clients/revoke`, { form: { csrf_token: 'not-the-token', client_id: 'x' } });
+    expect(forged.status()).toBe(403);
+    const unknown = await page.goto(`${svc.url}/admin/companies/${randomUUID()}`);
+    expect(unknown!.status()).toBe(400);
+    await expect(page.locator('.error').innerText()).resolves.toMatch(/live company/);
+  });
+});
