@@ -86,7 +86,10 @@ export async function deadLetters(db: Db, take = 100) {
     select: { id: true, url: true },
   });
   // The live company the support pages open (a sandbox's deliveries are found under its live company).
-  const companies = await db.company.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.company_id))] } }, select: { id: true, sandbox_of_id: true } });
+  const companies = await db.company.findMany({
+    where: { id: { in: [...new Set(rows.map((r) => r.company_id))] } },
+    select: { id: true, sandbox_of_id: true },
+  });
   const liveOf = new Map(companies.map((c) => [c.id, c.sandbox_of_id ?? c.id]));
   return rows.map((r) => ({
     id: r.id,
