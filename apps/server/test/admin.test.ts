@@ -352,6 +352,35 @@ describe('admin', () => {
     expect(problems).toEqual([]);
   });
 
+  it('answers hostile input with a page saying what is wrong, never a 500', async () => {
+    const { page } = await signedIn(admin);
+    const c = `/admin/companies/${company.companyId}`;
+    const paths = [
+      '/admin/companies?q=%00',
+      '/admin/companies?q=%ED%A0%80',
+      `/admin/companies?q=${'x'.repeat(5000)}`,
+      '/admin/companies?q=tlr_live_%00',
+      '/admin/companies/%00',
+      '/admin/companies/not-a-uuid',
+      `${c}/sandbox/resets/%00`,
+      `${c}/webhooks/${randomUUID()}`,
+      '/admin/requests?id=%00',
+      `/admin/requests?id=${'r'.repeat(5000)}`,
+      '/admin/audit?company=%00',
+      '/admin/audit?company=not-a-uuid',
+    ];
+    for (const path of paths) {
+      const res = await page.context().request.get(`${svc.url}${path}`);
+      expect({ path, status: res.status() }).toEqual({ path, status: expect.toSatisfy((s: number) => s < 500) });
+      expect(res.headers()['content-type'], path).toMatch(/^text\/html/);
+    }
+    const csrf = await page.locator('header input[name="csrf_token"]').inputValue();
+    for (const form of [{ id: '\u0000' }, { id: 'x'.repeat(10_000) }, { id: randomUUID() }]) {
+      const res = await page.context().request.post(`${svc.url}${c}/keys/revoke`, { form: { csrf_token: csrf, ...form } });
+      expect(res.status()).toBe(400);
+    }
+  });
+
   it('answers a page that does not exist with an HTML 404, and a forged form with 403', async () => {
     const { page } = await signedIn(admin);
     const missing = await page.goto(`${svc.url}/admin/nothing-here`);

@@ -14,7 +14,7 @@ export interface InputFault {
   message: string;
 }
 
-function textFault(s: string): string | undefined {
+export function textFault(s: string): string | undefined {
   if (s.includes('\u0000')) return 'must not contain a NUL character (\\u0000)';
   if (!s.isWellFormed()) return 'must be well-formed Unicode text (it contains a lone surrogate)';
   return undefined;

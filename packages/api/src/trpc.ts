@@ -9,7 +9,7 @@ import type { Db } from '@tlr/db';
 import { invalidRequest, isUuid, notFound, recordStaffAction, type CompanyScope, type Credential, type Scope } from '@tlr/domain';
 import type { ApiContext, StaffRole } from './context.ts';
 import { runMutation } from './idempotency.ts';
-import { inspectInput } from './inspect.ts';
+import { inspectInput, textFault } from './inspect.ts';
 import { toProblem, toTrpcError, type Problem } from './problem.ts';
 import { requireInternal, requireScopes } from './scopes.ts';
 
@@ -99,7 +99,11 @@ function staffRecord(userId: string, requestId: string, path: string, kind: 'que
   const company = typeof fields.companyId === 'string' && isUuid(fields.companyId) ? fields.companyId : null;
   const target = Object.entries(fields)
     .filter(([k, v]) => k !== 'companyId' && typeof v === 'string' && /(^id$|Id$|^search$)/.test(k))
-    .map(([k, v]) => `${k}=${String(v).slice(0, 100)}`)
+    // Refused text (NUL, broken UTF-16) is recorded escaped: PostgreSQL refuses it, and the refusal is the record.
+    .map(([k, v]) => {
+      const text = String(v).slice(0, 100);
+      return `${k}=${textFault(text) ? JSON.stringify(text) : text}`;
+    })
     .join(' ');
   return { staff_user_id: userId, action: path, kind, company_id: company, target, outcome, request_id: requestId };
 }
