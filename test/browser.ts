@@ -1,6 +1,8 @@
 // Browser tests: playwright-core driving Debian's Chromium (Playwright's own browser download cannot
 // work here). `npm test` installs Chromium first (scripts/ensure-chromium.mjs); a missing one fails.
-import { existsSync } from 'node:fs';
+import { randomInt } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -38,5 +40,39 @@ export async function launchBrowser(options: { viewport?: { width: number; heigh
   } catch (err) {
     await browser.close();
     throw err;
+  }
+}
+
+/**
+ * A fresh profile (no cookies) that comes from an address of its own: sign-in is throttled per address,
+ * and the service trusts X-Forwarded-For from the loopback proxy it runs behind in tests. `problems`
+ * collects console errors and warnings (a CSP violation is one) and page errors; Chromium's line for
+ * every non-2xx page it loads is left out, since some steps expect one.
+ */
+export async function freshPage(browser: Browser): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    extraHTTPHeaders: { 'X-Forwarded-For': `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}` },
+  });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if ((m.type() === 'error' || m.type() === 'warning') && !m.text().startsWith('Failed to load resource: the server responded with a status of')) {
+      problems.push(`${m.type()}: ${m.text()}`);
+    }
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  return { page, problems };
+}
+
+const SCREENSHOTS = join(import.meta.dirname, '..', 'docs', 'screenshots');
+
+/** A PNG of the page; with TLR_SCREENSHOTS=1 it replaces docs/screenshots/<name>.png. */
+export async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
+  const png = await page.screenshot({ fullPage });
+  if (png.subarray(1, 4).toString() !== 'PNG') throw new Error(`The screenshot ${name} is not a PNG.`);
+  if (process.env.TLR_SCREENSHOTS === '1') {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    writeFileSync(join(SCREENSHOTS, `${name}.png`), png);
   }
 }

@@ -4,18 +4,15 @@
 // health page, and revoke keys, grants and OAuth clients (admin only). A support user's admin action is
 // refused by the procedures and, like every staff action, lands in the trail. No page may raise a
 // console error (a CSP violation is one). TLR_SCREENSHOTS=1 refreshes docs/screenshots/admin-*.png.
-import { randomInt, randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type BrowserSession } from '../../../test/browser.ts';
+import { freshPage as isolatedPage, launchBrowser, screenshot as saveScreenshot, type BrowserSession } from '../../../test/browser.ts';
 import { approveCode, client, internal, newCompany, oauthClient, oauthPost, pkcePair, startTestService, waitFor } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
-const SCREENSHOTS = join(import.meta.dirname, '..', '..', '..', 'docs', 'screenshots');
 const STAFF_PASSWORD = 'a long staff password';
 const COMPANY = `Støttecenter ${randomUUID().slice(0, 6)} ApS`;
 
@@ -61,31 +58,8 @@ afterAll(async () => {
   await new Promise((resolve) => hookServer?.close(resolve));
 });
 
-/** A fresh profile from an address of its own (sign-in is throttled per address); console errors collected. */
-async function freshPage(): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.browser.newContext({
-    viewport: { width: 1280, height: 800 },
-    extraHTTPHeaders: { 'X-Forwarded-For': `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}` },
-  });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if ((m.type() === 'error' || m.type() === 'warning') && !m.text().startsWith('Failed to load resource: the server responded with a status of')) {
-      problems.push(`${m.type()}: ${m.text()}`);
-    }
-  });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  return { page, problems };
-}
-
-async function screenshot(page: Page, name: string) {
-  const png = await page.screenshot({ fullPage: true });
-  expect(png.subarray(1, 4).toString()).toBe('PNG');
-  if (process.env.TLR_SCREENSHOTS === '1') {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    writeFileSync(join(SCREENSHOTS, `admin-${name}.png`), png);
-  }
-}
+const freshPage = () => isolatedPage(browser.browser);
+const screenshot = (page: Page, name: string) => saveScreenshot(page, `admin-${name}`, true);
 
 async function fillSignIn(page: Page, email: string, password: string) {
   await page.getByLabel('Email').fill(email);
@@ -99,6 +73,17 @@ async function signedIn(who: { email: string }) {
   await fillSignIn(p.page, who.email, STAFF_PASSWORD);
   await p.page.waitForURL(`${svc.url}/admin/companies`);
   return p;
+}
+
+/** A partner app the owner connected through the whole flow (approval, then the partner's code exchange). */
+async function connectedApp() {
+  const app = await oauthClient(['customers:read']);
+  const pkce = pkcePair();
+  const code = await approveCode(company, app, pkce.challenge);
+  const exchange = { grant_type: 'authorization_code', code, redirect_uri: app.redirectUri, client_id: app.clientId, client_secret: app.clientSecret };
+  const token = await oauthPost(svc.url, 'token', { ...exchange, code_verifier: pkce.verifier });
+  expect(token.status).toBe(200);
+  return { app, token: token.body as { access_token: string } };
 }
 
 const companyUrl = () => `${svc.url}/admin/companies/${company.companyId}`;
@@ -155,18 +140,7 @@ describe('sign-in', () => {
 describe('support', () => {
   it('finds a company by API key prefix and sees its keys, connected apps and webhooks, without revoke buttons', async () => {
     const key = await company.key(['customers:read'], 'test');
-    const app = await oauthClient(['customers:read']);
-    const pkce = pkcePair();
-    const code = await approveCode(company, app, pkce.challenge);
-    const token = await oauthPost(svc.url, 'token', {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: app.redirectUri,
-      client_id: app.clientId,
-      client_secret: app.clientSecret,
-      code_verifier: pkce.verifier,
-    });
-    expect(token.status).toBe(200);
+    const { app } = await connectedApp();
     const hook = await client(svc.url, (await company.key(['webhooks:manage'], 'test')).key).call('POST', '/webhooks', {
       body: { url: `${hookUrl}?overview`, events: ['customer.created'] },
     });
@@ -314,11 +288,7 @@ describe('support', () => {
 describe('admin', () => {
   it('revokes an API key, a connected app and an OAuth client, and each stops working on the API', async () => {
     const live = await company.key(['customers:read'], 'live');
-    const app = await oauthClient(['customers:read']);
-    const pkce = pkcePair();
-    const code = await approveCode(company, app, pkce.challenge);
-    const exchange = { grant_type: 'authorization_code', redirect_uri: app.redirectUri, client_id: app.clientId, client_secret: app.clientSecret };
-    const token = (await oauthPost(svc.url, 'token', { ...exchange, code, code_verifier: pkce.verifier })).body;
+    const { app, token } = await connectedApp();
     const bearer = client(svc.url, token.access_token);
     expect((await bearer.get('/customers')).status).toBe(200);
     expect((await client(svc.url, live.key).get('/customers')).status).toBe(200);

@@ -2,19 +2,16 @@
 // partner's callback served by this test, API keys (shown once, working on the API, revoked) and
 // connected apps (a revoked grant's bearer token stops working). The pages must raise no console error
 // (a CSP violation is one). TLR_SCREENSHOTS=1 refreshes the five screenshots under docs/screenshots/.
-import { randomBytes, randomInt } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaller } from '@tlr/api';
-import { launchBrowser, type BrowserSession } from '../../../test/browser.ts';
+import { freshPage as isolatedPage, launchBrowser, screenshot as saveScreenshot, type BrowserSession } from '../../../test/browser.ts';
 import { client, newCompany, oauthPost, pkcePair, startTestService, testDb } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
-const SCREENSHOTS = join(import.meta.dirname, '..', '..', '..', 'docs', 'screenshots');
 const PASSWORD = 'correct horse battery';
 
 let svc: Service;
@@ -46,35 +43,8 @@ afterAll(async () => {
   await new Promise((resolve) => callbackServer?.close(resolve));
 });
 
-/**
- * A fresh browser profile (no cookies), from an address of its own: sign-in is throttled per address,
- * and the service trusts X-Forwarded-For from the loopback proxy it runs behind here.
- */
-async function freshPage(): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.browser.newContext({
-    viewport: { width: 1280, height: 800 },
-    extraHTTPHeaders: { 'X-Forwarded-For': `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}` },
-  });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    // A CSP violation is an error; Chromium also logs every non-2xx page it loads, which some steps expect.
-    if ((m.type() === 'error' || m.type() === 'warning') && !m.text().startsWith('Failed to load resource: the server responded with a status of')) {
-      problems.push(`${m.type()}: ${m.text()}`);
-    }
-  });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  return { page, problems };
-}
-
-async function screenshot(page: Page, name: string) {
-  const png = await page.screenshot({ fullPage: false });
-  expect(png.subarray(1, 4).toString()).toBe('PNG');
-  if (process.env.TLR_SCREENSHOTS === '1') {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    writeFileSync(join(SCREENSHOTS, `${name}.png`), png);
-  }
-}
+const freshPage = () => isolatedPage(browser.browser);
+const screenshot = (page: Page, name: string) => saveScreenshot(page, name);
 
 async function signIn(page: Page, password = PASSWORD) {
   await page.getByLabel('Email').fill(owner.email);
