@@ -8,14 +8,14 @@
 //   b. 1,000,000 journal lines in bulk SQL: 250,000 transactions x 4 balanced lines over the days of the
 //      current fiscal year, document_number = system_id = 1..N, the number_sequences row set to N, and
 //      account_daily_balances computed from the lines by INSERT ... SELECT ... GROUP BY
-//   c. POST /api/v1/transactions against the real service (startService in this process, RUN_WORKER=false,
-//      LOG_LEVEL=silent) with C connections for D seconds, then the bare SQL of the same posting (lock the
+//   c. POST /api/v1/transactions against the real service (in a child process of its own, as `npm start`
+//      runs it, RUN_WORKER=false, LOG_LEVEL=silent) with C connections for D seconds, then the bare SQL of the same posting (lock the
 //      number_sequences row, insert transaction + lines, upsert daily balances, insert the outbox row) with
 //      pg at the same concurrency for the same time; every request uses a new Idempotency-Key and the
 //      next of many API keys, none more than 90 times, so the rate limit (100/60 s per key) never refuses
 //   d. if GET /reports/profit-loss and /reports/balance answer (not 404): 50 sequential calls each
 //   e. if GET /exports/saft answers: the full-year export read to the end (discarded), its time, journal
-//      lines per second and this process's RSS (sampled every 50 ms; the service runs in this process)
+//      lines per second and the service process's RSS (sampled every 50 ms)
 //
 // Everything listens on 127.0.0.1 only. The whole run is bounded (BENCH_LEDGER_TIMEOUT, default 20 min)
 // and cleans up after itself on success, failure, SIGINT and SIGTERM.
@@ -31,7 +31,7 @@ import http from 'node:http';
 import { API_VERSION, loadConfig } from '@tlr/config';
 import type { Database } from '@tlr/db';
 import { newId } from '@tlr/domain';
-import { startService, type Service } from '../apps/server/src/service.ts';
+import { spawnServer, type RunningServer } from './http.ts';
 import { cleanupStack } from './cleanup.ts';
 import {
   agent,
@@ -45,6 +45,7 @@ import {
   mib,
   ms,
   percentile,
+  procStatus,
   request,
   seconds,
   statusText,
@@ -206,7 +207,7 @@ function postingBody(i: number, date: string) {
   });
 }
 
-async function postViaApi(svc: Service, keys: Keys, date: string, durationS: number, connections = CONNECTIONS): Promise<LoadResult> {
+async function postViaApi(svc: RunningServer, keys: Keys, date: string, durationS: number, connections = CONNECTIONS): Promise<LoadResult> {
   let i = 0;
   return closedLoop(connections, durationS, async () => {
     const n = ++i;
@@ -313,6 +314,7 @@ async function timeCalls(url: string, keys: Keys, calls: number): Promise<{ sort
 async function saftExport(
   url: string,
   key: string,
+  servicePid: number,
 ): Promise<{
   status: number;
   contentType: string;
@@ -320,20 +322,13 @@ async function saftExport(
   bytes: number;
   rssBefore: number;
   rssPeak: number;
-  heapPeak: number;
   head: string;
   lineElements: number;
   complete: boolean;
 }> {
-  global.gc?.();
-  const rssBefore = process.memoryUsage().rss;
+  const rssBefore = procStatus(servicePid, 'VmRSS');
   let rssPeak = rssBefore;
-  let heapPeak = process.memoryUsage().heapUsed;
-  const sampler = setInterval(() => {
-    const m = process.memoryUsage();
-    rssPeak = Math.max(rssPeak, m.rss);
-    heapPeak = Math.max(heapPeak, m.heapUsed);
-  }, 50);
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, procStatus(servicePid, 'VmRSS'))), 50);
   const t0 = process.hrtime.bigint();
   try {
     return await new Promise((resolve, reject) => {
@@ -352,8 +347,7 @@ async function saftExport(
           end = (end + c.toString('latin1')).slice(-40);
         });
         res.on('end', () => {
-          const m = process.memoryUsage();
-          rssPeak = Math.max(rssPeak, m.rss);
+          rssPeak = Math.max(rssPeak, procStatus(servicePid, 'VmRSS'));
           resolve({
             status: res.statusCode ?? 0,
             contentType: String(res.headers['content-type'] ?? ''),
@@ -361,7 +355,6 @@ async function saftExport(
             bytes,
             rssBefore,
             rssPeak,
-            heapPeak,
             head: head.slice(0, 300),
             lineElements,
             complete: end.trimEnd().endsWith('</AuditFile>'),
@@ -423,7 +416,8 @@ async function main() {
     print();
 
     // c. posting throughput
-    const svc = await startService(loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', RUN_WORKER: 'false', LOG_LEVEL: 'silent' }));
+    // Not in this process: the load generator would share the service's event loop and heap.
+    const svc = await spawnServer({ kind: 'tlr', databaseUrl });
     cleanups.push(() => svc.stop());
     const today = new Date().toISOString().slice(0, 10);
     const before = (await db.pool.query(`SELECT last_system_id FROM number_sequences WHERE company_id = $1`, [companyId])).rows[0].last_system_id as number;
@@ -480,7 +474,7 @@ async function main() {
       row(
         'POST /api/v1/transactions (4 lines)',
         api,
-        `service in this process, pool ${loadConfig({ DATABASE_URL: databaseUrl }).DB_POOL_SIZE}; auth + rate limit + idempotency + audit included`,
+        `service in a child process, pool ${loadConfig({ DATABASE_URL: databaseUrl }).DB_POOL_SIZE}; auth + rate limit + idempotency + audit included`,
       ),
     );
     print(
@@ -536,11 +530,11 @@ async function main() {
       print(`e. SAF-T: skipped (GET /exports/saft -> 404)`);
     } else {
       log('SAF-T export of the full year ...');
-      const s = await saftExport(`${svc.url}/api/v1${saftPath}`, keys.next());
+      const s = await saftExport(`${svc.url}/api/v1${saftPath}`, keys.next(), svc.pid);
       print(
         `e. SAF-T: GET ${saftPath} -> ${s.status} ${s.contentType}, ${(s.bytes / 2 ** 20).toFixed(1)} MiB read to the end in ${s.seconds.toFixed(2)} s: ` +
           `${Math.round(s.lineElements / s.seconds).toLocaleString('en')} journal lines/s (${s.lineElements.toLocaleString('en')} <Line> elements of ${Number(after.lines).toLocaleString('en')} lines in the books; ends with </AuditFile>: ${s.complete ? 'yes' : 'NO'}); ` +
-          `RSS of this process (service + client) before ${mib(s.rssBefore)}, peak ${mib(s.rssPeak)} (+${mib(s.rssPeak - s.rssBefore)}), peak JS heap ${mib(s.heapPeak)}`,
+          `RSS of the service process before ${mib(s.rssBefore)}, peak ${mib(s.rssPeak)} (+${mib(s.rssPeak - s.rssBefore)})`,
       );
       if (s.status !== 200) print(`   body starts: ${JSON.stringify(s.head)}`);
     }

@@ -2,7 +2,7 @@
 // every key under the rate limit, a keep-alive HTTP client, the closed load loop, statement counting,
 // and the fresh database (on DATABASE_URL's server or an embedded PostgreSQL) both start from.
 import { execSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import {
@@ -236,3 +236,7 @@ export function machineLines(): string[] {
     '```',
   ];
 }
+
+/** A process's resident set (VmRSS) or its peak (VmHWM), in bytes, from /proc (Linux). */
+export const procStatus = (pid: number, field: 'VmRSS' | 'VmHWM') =>
+  Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+) kB`))![1]) * 1024;

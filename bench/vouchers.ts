@@ -17,7 +17,7 @@
 // Environment (all optional): DATABASE_URL, BENCH_SECONDS (8), BENCH_CONNECTIONS (4).
 import { fork } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupStack } from './cleanup.ts';
 import { spawnServer } from './http.ts';
-import { agent, benchCompany, benchDatabase, closedLoop, Keys, machineLines, ms, percentile, request, statusText } from './lib.ts';
+import { agent, benchCompany, benchDatabase, closedLoop, Keys, machineLines, ms, percentile, procStatus, request, statusText } from './lib.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4);
@@ -76,8 +76,7 @@ async function spawnBaseline(dir: string): Promise<Target> {
   return { name: 'baseline', url, pid: child.pid!, stop: () => (child.kill(), exited) };
 }
 
-const status = (pid: number, field: 'VmRSS' | 'VmHWM') =>
-  Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+) kB`))![1]) * 1024;
+const status = procStatus;
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
 function document(size: number): string {
