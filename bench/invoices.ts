@@ -14,12 +14,12 @@
 //      in creation order) and a credit note for every cancelled one; no invoice lines (the list does not
 //      read them); then VACUUM ANALYZE
 //   c. POST /api/v1/invoices with auto_approve (2 lines, 25 % and 0 % VAT: total 90.00, a 4-line
-//      posting) against the real service (startService in this process, RUN_WORKER=false,
-//      LOG_LEVEL=silent) with C connections for D seconds, a fresh Idempotency-Key per request and the
+//      posting) against the real service (in a child process of its own, as `npm start` runs it,
+//      RUN_WORKER=false, LOG_LEVEL=silent) with C connections for D seconds, a fresh Idempotency-Key per request and the
 //      next of many API keys, none more than 90 times, so the rate limit (100/60 s per key) never refuses;
 //      then the bare SQL of the same writes with pg at the same concurrency for the same time; then both
 //      on one connection, with the SQL statements per request counted; CPU time per request of the
-//      whole machine (/proc/stat) and of this process (service + load generator) for each
+//      whole machine (/proc/stat) and of the service process for each
 //   d. GET /api/v1/invoices (first page, default per_page) N times in sequence, unfiltered and with
 //      ?status=paid, each answer's meta.total checked against the rows loaded; then the bare SQL of the
 //      page query and the count via pg; if the p99 goal (50 ms) is missed, EXPLAIN (ANALYZE, BUFFERS) of
@@ -42,7 +42,7 @@ import pg from 'pg';
 import { API_VERSION, loadConfig } from '@tlr/config';
 import type { Database } from '@tlr/db';
 import { addDays, INVOICE_ACCOUNTS, newId, today } from '@tlr/domain';
-import { startService, type Service } from '../apps/server/src/service.ts';
+import { spawnServer, type RunningServer } from './http.ts';
 import { cleanupStack } from './cleanup.ts';
 import {
   agent,
@@ -59,6 +59,7 @@ import {
   seconds,
   statusText,
   type LoadResult,
+  procTicks,
 } from './lib.ts';
 
 const env = process.env;
@@ -225,7 +226,14 @@ function invoiceBody(inv: Invoicing) {
 
 type AuthHeader = (key: string) => Record<string, string>;
 
-async function createViaApi(svc: Service, keys: Keys, auth: AuthHeader, inv: Invoicing, durationS: number, connections = CONNECTIONS): Promise<LoadResult> {
+async function createViaApi(
+  svc: RunningServer,
+  keys: Keys,
+  auth: AuthHeader,
+  inv: Invoicing,
+  durationS: number,
+  connections = CONNECTIONS,
+): Promise<LoadResult> {
   let i = 0;
   const body = invoiceBody(inv);
   return closedLoop(connections, durationS, async () => {
@@ -354,8 +362,8 @@ async function createViaSql(db: Database, inv: Invoicing, monthly: boolean, dura
   });
 }
 
-/** CPU time while `work` runs: the whole machine (/proc/stat, USER_HZ 100) and this process (service + load generator). */
-async function withCpu<T>(work: () => Promise<T>): Promise<{ result: T; cpu: { busy: number; machineMs: number; selfMs: number } | undefined }> {
+/** CPU time while `work` runs: the whole machine (/proc/stat, USER_HZ 100) and the service process (`pid`; none for bare SQL). */
+async function withCpu<T>(work: () => Promise<T>, pid?: number): Promise<{ result: T; cpu: { busy: number; machineMs: number; selfMs: number } | undefined }> {
   const machine = () => {
     try {
       const v = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
@@ -367,12 +375,19 @@ async function withCpu<T>(work: () => Promise<T>): Promise<{ result: T; cpu: { b
     }
   };
   const m0 = machine();
-  const c0 = process.cpuUsage();
+  const c0 = pid ? procTicks(pid) : undefined;
   const result = await work();
-  const c = process.cpuUsage(c0);
+  const c1 = pid ? procTicks(pid) : undefined;
   const m1 = machine();
   if (!m0 || !m1) return { result, cpu: undefined };
-  return { result, cpu: { busy: (m1.busy - m0.busy) / (m1.total - m0.total), machineMs: (m1.busy - m0.busy) * 10, selfMs: (c.user + c.system) / 1000 } };
+  return {
+    result,
+    cpu: {
+      busy: (m1.busy - m0.busy) / (m1.total - m0.total),
+      machineMs: (m1.busy - m0.busy) * 10,
+      selfMs: c0 !== undefined && c1 !== undefined ? (c1 - c0) * 10 : 0,
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -466,7 +481,8 @@ async function main() {
     print();
 
     // c. creation throughput
-    const svc = await startService(loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', RUN_WORKER: 'false', LOG_LEVEL: 'silent' }));
+    // Not in this process: the load generator would share the service's event loop and heap.
+    const svc = await spawnServer({ kind: 'tlr', databaseUrl });
     cleanups.push(() => svc.stop());
     const issue = today(TIME_ZONE);
     const accounts = new Map(
@@ -514,7 +530,7 @@ async function main() {
 
     log(`POST /invoices: ${WARMUP} s warm-up, ${DURATION} s at ${CONNECTIONS} connections`);
     const apiWarm = await createViaApi(svc, keys, auth, inv, WARMUP);
-    const { result: api, cpu: apiCpu } = await withCpu(() => createViaApi(svc, keys, auth, inv, DURATION));
+    const { result: api, cpu: apiCpu } = await withCpu(() => createViaApi(svc, keys, auth, inv, DURATION), svc.pid);
     log(`bare SQL: ${WARMUP} s warm-up, ${DURATION} s at ${CONNECTIONS} connections`);
     const sqlWarm = await createViaSql(db, inv, monthly, WARMUP);
     const { result: sql, cpu: sqlCpu } = await withCpu(() => createViaSql(db, inv, monthly, DURATION));
@@ -524,7 +540,7 @@ async function main() {
     const {
       result: { result: apiSerial, statements: apiStatements },
       cpu: apiSerialCpu,
-    } = await withCpu(() => countingStatements(db, () => createViaApi(svc, keys, auth, inv, SERIAL, 1)));
+    } = await withCpu(() => countingStatements(db, () => createViaApi(svc, keys, auth, inv, SERIAL, 1)), svc.pid);
     const {
       result: { result: sqlSerial, statements: sqlStatements },
       cpu: sqlSerialCpu,
@@ -571,14 +587,14 @@ async function main() {
       `c. POST /api/v1/invoices with auto_approve to one company (every approval holds the company's number_sequences row lock until commit), ${CONNECTIONS} connections, ${DURATION} s each (after ${WARMUP} s warm-up); auth header ${authNote}:`,
     );
     print();
-    print('| what | req/s | p50 ms | p99 ms | requests | outcomes | machine busy | CPU ms/req, machine | CPU ms/req, this process | |');
+    print('| what | req/s | p50 ms | p99 ms | requests | outcomes | machine busy | CPU ms/req, machine | CPU ms/req, service process | |');
     print('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     print(
       row(
         'POST /api/v1/invoices (auto_approve, 2 lines)',
         api,
         apiCpu,
-        `service in this process, pool ${loadConfig({ DATABASE_URL: databaseUrl }).DB_POOL_SIZE}; auth + rate limit + idempotency + audit included`,
+        `service in a child process, pool ${loadConfig({ DATABASE_URL: databaseUrl }).DB_POOL_SIZE}; auth + rate limit + idempotency + audit included`,
       ),
     );
     print(
@@ -600,7 +616,7 @@ async function main() {
     print(row('bare SQL, 1 connection', sqlSerial, sqlSerialCpu, `${SERIAL} s; ${(sqlStatements / sqlSerial.requests).toFixed(1)} statements per invoice`));
     print();
     print(
-      'CPU: machine = every process on the machine (/proc/stat) during the measurement; this process = the service and the load generator ' +
+      'CPU: machine = every process on the machine (/proc/stat) during the measurement; service process = the tlr server alone (/proc/<pid>/stat) ' +
         '(for bare SQL: the pg client loop only); the difference is mostly PostgreSQL.',
     );
     print();

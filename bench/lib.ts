@@ -240,3 +240,15 @@ export function machineLines(): string[] {
 /** A process's resident set (VmRSS) or its peak (VmHWM), in bytes, from /proc (Linux). */
 export const procStatus = (pid: number, field: 'VmRSS' | 'VmHWM') =>
   Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+) kB`))![1]) * 1024;
+
+/** A process's CPU time in USER_HZ ticks (1/100 s): utime + stime, with its reaped children's when asked. */
+export function procTicks(pid: number, withReapedChildren = false): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime + stime (fields 14, 15); cutime + cstime (16, 17): children that exited and were reaped
+    return Number(f[11]) + Number(f[12]) + (withReapedChildren ? Number(f[13]) + Number(f[14]) : 0);
+  } catch {
+    return undefined;
+  }
+}

@@ -44,6 +44,7 @@ import {
 import { authenticateApiKey, createApiKey, createCompany, generateApiKey, keyDigest, keyPrefix, newId, SCOPES } from '@tlr/domain';
 import { spawnServer, type RunningServer } from './http.ts';
 import { cleanupStack } from './cleanup.ts';
+import { procTicks } from './lib.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -174,17 +175,6 @@ interface CpuSnapshot {
   loadgen: number;
 }
 const TICK_US = 1e6 / 100; // USER_HZ
-
-function procTicks(pid: number, withReapedChildren = false): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime + stime (fields 14, 15); cutime + cstime (16, 17): children that exited and were reaped
-    return Number(f[11]) + Number(f[12]) + (withReapedChildren ? Number(f[13]) + Number(f[14]) : 0);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The postmaster, its live children (backends, walwriter, checkpointer ...) and the children that have
