@@ -15,6 +15,8 @@ import type { Service } from '../src/service.ts';
 
 const STAFF_PASSWORD = 'a long staff password';
 const COMPANY = `Støttecenter ${randomUUID().slice(0, 6)} ApS`;
+/** A CVR number no other test file's company has (8 digits). */
+const CVR = String(10_000_000 + Math.floor(Math.random() * 89_999_999));
 
 let svc: Service;
 let browser: BrowserSession;
@@ -47,7 +49,7 @@ beforeAll(async () => {
     // Its own worker runs the sandbox-reset job and the webhook deliveries (a short retry unit).
     startTestService({ RUN_WORKER: 'true', WEBHOOK_ALLOW_INSECURE_URLS: 'true', WEBHOOK_RETRY_UNIT_MS: '5' }),
     launchBrowser({ viewport: { width: 1280, height: 800 } }),
-    newCompany(COMPANY),
+    newCompany(COMPANY, CVR),
     staff('support'),
     staff('admin'),
   ]);
@@ -160,6 +162,28 @@ describe('support', () => {
     await expect(page.getByRole('button', { name: /^Revoke/ }).count()).resolves.toBe(0);
     await expect(page.locator('body').innerText()).resolves.not.toContain(key.key);
     await screenshot(page, 'company');
+    expect(problems).toEqual([]);
+  });
+
+  it('finds a company by its name, CVR, owner e-mail, company id and sandbox id', async () => {
+    const sandboxKey = await company.key(['accounts:read'], 'test');
+    const sandboxId = (await client(svc.url, sandboxKey.key).get('/settings/company')).body.data.id as string;
+    expect(sandboxId).not.toBe(company.companyId);
+    const { page, problems } = await signedIn(support);
+    const terms = [COMPANY.toUpperCase(), CVR, company.email, company.companyId, sandboxId];
+    for (const term of terms) {
+      await page.getByLabel('Search').fill(term);
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.waitForURL(/\/admin\/companies\?q=/);
+      const rows = await page.locator('tbody tr').allInnerTexts();
+      expect({ term, rows: rows.length }).toEqual({ term, rows: 1 });
+      expect(rows[0]).toContain(COMPANY);
+    }
+    // A term that matches nothing says so rather than listing every company.
+    await page.getByLabel('Search').fill(`ingen-${randomUUID()}`);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect(page.locator('tbody tr').count()).resolves.toBe(0);
+    await expect(page.locator('main').innerText()).resolves.toContain('No company matches');
     expect(problems).toEqual([]);
   });
 
