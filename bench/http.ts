@@ -6,10 +6,10 @@
 //           shuts the server down and exits (which is also when --cpu-prof writes its profile).
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { BaselineOptions } from './baseline.ts';
 
 export type ServerSpec =
-  | { kind: 'baseline'; databaseUrl: string; companyId: string; poolSize?: number }
-  | { kind: 'tlr'; databaseUrl: string; poolSize?: number; env?: Record<string, string> };
+  ({ kind: 'baseline' } & Omit<BaselineOptions, 'port'>) | { kind: 'tlr'; databaseUrl: string; poolSize?: number; env?: Record<string, string> };
 
 export interface RunningServer {
   url: string;
@@ -50,7 +50,7 @@ export async function spawnServer(spec: ServerSpec, opts: { cpuProfDir?: string 
 async function serve(spec: ServerSpec): Promise<{ url: string; stop(): Promise<void> }> {
   if (spec.kind === 'baseline') {
     const { startBaseline } = await import('./baseline.ts');
-    return startBaseline({ databaseUrl: spec.databaseUrl, companyId: spec.companyId, poolSize: spec.poolSize ?? 10 });
+    return startBaseline({ ...spec, poolSize: spec.poolSize ?? 10 });
   }
   const { loadConfig } = await import('@tlr/config');
   const { startService } = await import('../apps/server/src/service.ts');

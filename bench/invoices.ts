@@ -39,11 +39,12 @@
 //   BENCH_INVOICES_TIMEOUT   seconds for the whole run (1200)
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { API_VERSION, loadConfig } from '@tlr/config';
+import { loadConfig } from '@tlr/config';
 import type { Database } from '@tlr/db';
 import { addDays, INVOICE_ACCOUNTS, newId, today } from '@tlr/domain';
 import { spawnServer, type RunningServer } from './http.ts';
 import { cleanupStack } from './cleanup.ts';
+import { accountIds, bareInvoice, invoiceBody, type Invoicing } from './bare-writes.ts';
 import {
   agent,
   benchCompany,
@@ -199,31 +200,6 @@ async function bulkLoad(databaseUrl: string, companyId: string, uuidFn: string, 
 // ---------------------------------------------------------------------------------------------------
 // c. creating invoices: the API, then the bare SQL of the same writes
 
-interface Invoicing {
-  companyId: string;
-  customerId: string;
-  customerName: string;
-  issue: string;
-  due: string;
-  /** 6190 Debitorer, 1010 Salg, 7680 Salgsmoms (INVOICE_ACCOUNTS). */
-  receivable: string;
-  sales: string;
-  outputVat: string;
-}
-
-function invoiceBody(inv: Invoicing) {
-  return JSON.stringify({
-    customer_id: inv.customerId,
-    issue_date: inv.issue,
-    due_date: inv.due,
-    lines: [
-      { description: 'A', quantity: 3, unit_price: 19.96, vat_rate: 25 },
-      { description: 'B', quantity: 1.5, unit_price: 10.1, vat_rate: 0 },
-    ],
-    auto_approve: true,
-  });
-}
-
 type AuthHeader = (key: string) => Record<string, string>;
 
 async function createViaApi(
@@ -247,118 +223,11 @@ async function createViaApi(
   });
 }
 
-/**
- * What createInvoice with auto_approve writes, as plain SQL on pg, one transaction per invoice: the
- * invoice and its 2 lines, then under the company's number_sequences row lock (taken after the
- * lock-free inserts, as the domain does) the posting (transaction, 4 lines, daily and monthly
- * balances), the 3 events the domain records (invoice.created, transaction.created, invoice.approved)
- * and the invoice's number and posting ids. Account and customer ids are looked up once beforehand.
- */
+/** The bare SQL of the same writes (bare-writes.ts), on pg at the same concurrency. */
 async function createViaSql(db: Database, inv: Invoicing, monthly: boolean, durationS: number, connections = CONNECTIONS): Promise<LoadResult> {
-  const c = inv.companyId;
-  const text = `Faktura til ${inv.customerName}`;
-  const posting = [
-    { account: inv.receivable, debit: '90.00', credit: '0', vat: '' },
-    { account: inv.sales, debit: '0', credit: '59.88', vat: 'S25' },
-    { account: inv.sales, debit: '0', credit: '15.15', vat: 'S0' },
-    { account: inv.outputVat, debit: '0', credit: '14.97', vat: 'S25' },
-  ];
-  const daily = `INSERT INTO account_daily_balances AS b (company_id, account_id, date, debit, credit)
-     SELECT $1::uuid, account, $2::date, debit, credit FROM t
-     ON CONFLICT (company_id, account_id, date) DO UPDATE SET debit = b.debit + EXCLUDED.debit, credit = b.credit + EXCLUDED.credit`;
-  const totals = `SELECT account, SUM(debit) AS debit, SUM(credit) AS credit FROM unnest($3::uuid[], $4::numeric[], $5::numeric[]) AS u(account, debit, credit) GROUP BY account`;
-  const balances = monthly
-    ? `WITH t AS (${totals}), daily AS (${daily})
-       INSERT INTO account_monthly_balances AS m (company_id, account_id, month, debit, credit)
-       SELECT $1::uuid, account, date_trunc('month', $2::date)::date, debit, credit FROM t
-       ON CONFLICT (company_id, account_id, month) DO UPDATE SET debit = m.debit + EXCLUDED.debit, credit = m.credit + EXCLUDED.credit`
-    : `WITH t AS (${totals}) ${daily}`;
   return closedLoop(connections, durationS, async () => {
-    const client = await db.pool.connect();
-    try {
-      const id = newId();
-      const txId = newId();
-      await client.query('BEGIN');
-      await client.query(
-        `INSERT INTO invoices (id, company_id, customer_id, customer_name, status, issue_date, due_date, subtotal, vat_amount, total)
-         VALUES ($1, $2, $3, $4, 'draft', $5, $6, 75.03, 14.97, 90.00)`,
-        [id, c, inv.customerId, inv.customerName, inv.issue, inv.due],
-      );
-      await client.query(
-        `INSERT INTO invoice_lines (id, company_id, invoice_id, line_number, description, quantity, unit_price, vat_rate, amount, account_id)
-         SELECT l.id, $1, $2, l.n, l.description, l.quantity, l.unit_price, l.vat_rate, l.amount, $3
-         FROM unnest($4::uuid[], $5::text[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[]) WITH ORDINALITY AS l(id, description, quantity, unit_price, vat_rate, amount, n)`,
-        [c, id, inv.sales, [newId(), newId()], ['A', 'B'], ['3', '1.5'], ['19.96', '10.10'], ['25', '0'], ['59.88', '15.15']],
-      );
-      // The lock: held from here to COMMIT.
-      const seq = (
-        await client.query<{ d: number; s: number }>(
-          `UPDATE number_sequences SET last_document_number = last_document_number + 1, last_system_id = last_system_id + 1
-           WHERE company_id = $1 RETURNING last_document_number AS d, last_system_id AS s`,
-          [c],
-        )
-      ).rows[0]!;
-      await client.query(
-        `INSERT INTO ledger_transactions (id, company_id, document_number, system_id, date, description, source, source_id) VALUES ($1, $2, $3, $4, $5, $6, 'invoice', $7)`,
-        [txId, c, seq.d, seq.s, inv.issue, text, id],
-      );
-      await client.query(
-        `INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code)
-         SELECT t.id, $1, $2, t.n, t.account, t.debit, t.credit, $3, t.vat
-         FROM unnest($4::uuid[], $5::uuid[], $6::numeric[], $7::numeric[], $8::text[]) WITH ORDINALITY AS t(id, account, debit, credit, vat, n)`,
-        [
-          c,
-          txId,
-          text,
-          posting.map(() => newId()),
-          posting.map((l) => l.account),
-          posting.map((l) => l.debit),
-          posting.map((l) => l.credit),
-          posting.map((l) => l.vat),
-        ],
-      );
-      await client.query(balances, [c, inv.issue, posting.map((l) => l.account), posting.map((l) => l.debit), posting.map((l) => l.credit)]);
-      const number = String(seq.d);
-      const invoiceData = (status: string) =>
-        JSON.stringify({
-          id,
-          invoice_number: status === 'draft' ? '' : number,
-          status,
-          customer_id: inv.customerId,
-          issue_date: inv.issue,
-          due_date: inv.due,
-          total: 90,
-          paid_amount: 0,
-          currency: 'DKK',
-        });
-      await client.query(
-        `INSERT INTO outbox_events (id, company_id, type, livemode, api_version, data)
-         SELECT e.id, $1, e.type, true, $2, e.data FROM unnest($3::uuid[], $4::text[], $5::jsonb[]) AS e(id, type, data)`,
-        [
-          c,
-          API_VERSION,
-          [newId(), newId(), newId()],
-          ['invoice.created', 'transaction.created', 'invoice.approved'],
-          [
-            invoiceData('draft'),
-            JSON.stringify({ id: txId, document_number: seq.d, system_id: seq.s, date: inv.issue, description: text, source: 'invoice', source_id: id }),
-            invoiceData('approved'),
-          ],
-        ],
-      );
-      await client.query(
-        `UPDATE invoices SET status = 'approved', invoice_number = $2, document_number = $3, posted_transaction_id = $4, posted_system_id = $5, approved_at = now(), updated_at = now()
-         WHERE id = $1`,
-        [id, number, seq.d, txId, seq.s],
-      );
-      await client.query('COMMIT');
-      return 'ok';
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw e;
-    } finally {
-      client.release();
-    }
+    await bareInvoice(db.pool, inv, monthly);
+    return 'ok';
   });
 }
 
@@ -485,23 +354,16 @@ async function main() {
     const svc = await spawnServer({ kind: 'tlr', databaseUrl });
     cleanups.push(() => svc.stop());
     const issue = today(TIME_ZONE);
-    const accounts = new Map(
-      (
-        await db.pool.query<{ id: string; account_number: string }>(
-          `SELECT id, account_number FROM accounts WHERE company_id = $1 AND account_number = ANY($2)`,
-          [seller.companyId, [INVOICE_ACCOUNTS.receivable, INVOICE_ACCOUNTS.sales, INVOICE_ACCOUNTS.outputVat]],
-        )
-      ).rows.map((r) => [r.account_number, r.id]),
-    );
+    const accounts = await accountIds(db.pool, seller.companyId, [INVOICE_ACCOUNTS.receivable, INVOICE_ACCOUNTS.sales, INVOICE_ACCOUNTS.outputVat]);
     const inv: Invoicing = {
       companyId: seller.companyId,
       customerId: customer.id,
       customerName: customer.name,
       issue,
       due: addDays(issue, 14),
-      receivable: accounts.get(INVOICE_ACCOUNTS.receivable)!,
-      sales: accounts.get(INVOICE_ACCOUNTS.sales)!,
-      outputVat: accounts.get(INVOICE_ACCOUNTS.outputVat)!,
+      receivable: accounts[INVOICE_ACCOUNTS.receivable]!,
+      sales: accounts[INVOICE_ACCOUNTS.sales]!,
+      outputVat: accounts[INVOICE_ACCOUNTS.outputVat]!,
     };
 
     // The brief's header is Authorization: Bearer <API key>; the service takes API keys in X-API-Key

@@ -28,11 +28,11 @@
 //   BENCH_LEDGER_KEYS            API keys to create (200)
 //   BENCH_REPORT_CALLS           sequential calls per report (50)
 import http from 'node:http';
-import { API_VERSION, loadConfig } from '@tlr/config';
+import { loadConfig } from '@tlr/config';
 import type { Database } from '@tlr/db';
-import { newId } from '@tlr/domain';
 import { spawnServer, type RunningServer } from './http.ts';
 import { cleanupStack } from './cleanup.ts';
+import { accountIds, barePosting, POSTING_ACCOUNTS, postingBody, postingLines } from './bare-writes.ts';
 import {
   agent,
   benchCompany,
@@ -190,23 +190,6 @@ async function bulkLoad(
 // ---------------------------------------------------------------------------------------------------
 // c. posting: the API, then the bare SQL of the same posting
 
-const POST_ACCOUNTS = ['6470', '1010', '7680', '2200'] as const; // bank, revenue, output VAT, an expense account
-
-function postingBody(i: number, date: string) {
-  const a = ((i * 7919) % 100_000) / 100 + 1;
-  const b = ((i * 104_729) % 50_000) / 100 + 1;
-  return JSON.stringify({
-    date,
-    description: `Bench ${i}`,
-    lines: [
-      { account_number: POST_ACCOUNTS[0], debit: a.toFixed(2) },
-      { account_number: POST_ACCOUNTS[1], credit: a.toFixed(2) },
-      { account_number: POST_ACCOUNTS[3], debit: b.toFixed(2) },
-      { account_number: POST_ACCOUNTS[2], credit: b.toFixed(2) },
-    ],
-  });
-}
-
 async function postViaApi(svc: RunningServer, keys: Keys, date: string, durationS: number, connections = CONNECTIONS): Promise<LoadResult> {
   let i = 0;
   return closedLoop(connections, durationS, async () => {
@@ -220,11 +203,11 @@ async function postViaApi(svc: RunningServer, keys: Keys, date: string, duration
   });
 }
 
-/** What postTransaction does, as plain SQL on pg: one transaction per posting. */
+/** The bare SQL of the same posting (bare-writes.ts), on pg at the same concurrency. */
 async function postViaSql(
   db: Database,
   companyId: string,
-  accountIds: string[],
+  ids: Record<string, string>,
   date: string,
   monthly: boolean,
   durationS: number,
@@ -233,63 +216,9 @@ async function postViaSql(
   let i = 0;
   return closedLoop(connections, durationS, async () => {
     const n = ++i;
-    const a = (((n * 7919) % 100_000) / 100 + 1).toFixed(2);
-    const b = (((n * 104_729) % 50_000) / 100 + 1).toFixed(2);
-    const lines = [
-      { account: accountIds[0]!, debit: a, credit: '0' },
-      { account: accountIds[1]!, debit: '0', credit: a },
-      { account: accountIds[3]!, debit: b, credit: '0' },
-      { account: accountIds[2]!, debit: '0', credit: b },
-    ];
-    const client = await db.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const seq = (
-        await client.query<{ d: number; s: number }>(
-          `UPDATE number_sequences SET last_document_number = last_document_number + 1, last_system_id = last_system_id + 1
-           WHERE company_id = $1 RETURNING last_document_number AS d, last_system_id AS s`,
-          [companyId],
-        )
-      ).rows[0]!;
-      const id = newId();
-      await client.query(
-        `INSERT INTO ledger_transactions (id, company_id, document_number, system_id, date, description, source) VALUES ($1, $2, $3, $4, $5, $6, 'manual')`,
-        [id, companyId, seq.d, seq.s, date, `Bench SQL ${n}`],
-      );
-      await client.query(
-        `INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit)
-         SELECT t.id, $1, $2, t.n, t.account, t.debit, t.credit
-         FROM unnest($3::uuid[], $4::uuid[], $5::numeric[], $6::numeric[]) WITH ORDINALITY AS t(id, account, debit, credit, n)`,
-        [companyId, id, lines.map(() => newId()), lines.map((l) => l.account), lines.map((l) => l.debit), lines.map((l) => l.credit)],
-      );
-      // Per account: the daily (and, where the table exists, the monthly) running balances.
-      const daily = `INSERT INTO account_daily_balances AS b (company_id, account_id, date, debit, credit)
-         SELECT $1::uuid, account, $2::date, debit, credit FROM t
-         ON CONFLICT (company_id, account_id, date) DO UPDATE SET debit = b.debit + EXCLUDED.debit, credit = b.credit + EXCLUDED.credit`;
-      const totals = `SELECT account, SUM(debit) AS debit, SUM(credit) AS credit FROM unnest($3::uuid[], $4::numeric[], $5::numeric[]) AS u(account, debit, credit) GROUP BY account`;
-      await client.query(
-        monthly
-          ? `WITH t AS (${totals}), daily AS (${daily})
-             INSERT INTO account_monthly_balances AS m (company_id, account_id, month, debit, credit)
-             SELECT $1::uuid, account, date_trunc('month', $2::date)::date, debit, credit FROM t
-             ON CONFLICT (company_id, account_id, month) DO UPDATE SET debit = m.debit + EXCLUDED.debit, credit = m.credit + EXCLUDED.credit`
-          : `WITH t AS (${totals}) ${daily}`,
-        [companyId, date, lines.map((l) => l.account), lines.map((l) => l.debit), lines.map((l) => l.credit)],
-      );
-      await client.query(`INSERT INTO outbox_events (id, company_id, type, livemode, api_version, data) VALUES ($1, $2, 'transaction.created', true, $3, $4)`, [
-        newId(),
-        companyId,
-        API_VERSION,
-        JSON.stringify({ id, document_number: seq.d, system_id: seq.s, date, total_debit: Number(a) + Number(b) }),
-      ]);
-      await client.query('COMMIT');
-      return 'ok';
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw e;
-    } finally {
-      client.release();
-    }
+    const lines = postingLines(n).map((l) => ({ account: ids[l.account_number]!, debit: l.debit, credit: l.credit }));
+    await barePosting(db.pool, { companyId, date, description: `Bench SQL ${n}`, lines }, monthly);
+    return 'ok';
   });
 }
 
@@ -425,12 +354,7 @@ async function main() {
     log(`POST /transactions: ${WARMUP} s warm-up, ${DURATION} s at ${CONNECTIONS} connections`);
     await postViaApi(svc, keys, today, WARMUP);
     const api = await postViaApi(svc, keys, today, DURATION);
-    const ids = (
-      await db.pool.query<{ id: string }>(
-        `SELECT id FROM accounts WHERE company_id = $1 AND account_number = ANY($2) ORDER BY array_position($2, account_number)`,
-        [companyId, [...POST_ACCOUNTS]],
-      )
-    ).rows.map((r) => r.id);
+    const ids = await accountIds(db.pool, companyId, POSTING_ACCOUNTS);
     log(`bare SQL posting: ${WARMUP} s warm-up, ${DURATION} s at ${CONNECTIONS} connections`);
     await postViaSql(db, companyId, ids, today, monthly, WARMUP);
     const sql = await postViaSql(db, companyId, ids, today, monthly, DURATION);

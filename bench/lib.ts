@@ -18,6 +18,7 @@ import {
 } from '@tlr/db';
 import { createApiKey, createCompany, SCOPES } from '@tlr/domain';
 import type { cleanupStack } from './cleanup.ts';
+import { hasMonthlyBalances } from './bare-writes.ts';
 
 export const percentile = (sorted: number[], p: number) =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : NaN;
@@ -193,7 +194,7 @@ export async function benchDatabase(opts: {
   const db = createDatabase(databaseUrl, opts.poolSize, opts.timeouts);
   cleanups.push(() => db.close());
   const pgVersion = (await db.pool.query('SHOW server_version')).rows[0].server_version as string;
-  const monthly = (await db.pool.query(`SELECT to_regclass('account_monthly_balances') IS NOT NULL AS ok`)).rows[0].ok as boolean;
+  const monthly = await hasMonthlyBalances(db.pool);
   const settings = (
     await db.pool.query(`SELECT current_setting('synchronous_commit') AS sc, current_setting('fsync') AS fsync, current_setting('shared_buffers') AS sb`)
   ).rows[0];

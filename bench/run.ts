@@ -4,10 +4,15 @@
 //      under .data/bench-pg (port 54331); dropped again at the end
 //   2. seeds one company with 10,000 valid customers (bulk SQL) and API keys (bulk SQL, see KeyPool)
 //   3. starts the baseline server and the real service (startService, RUN_WORKER=false,
-//      LOG_LEVEL=silent) in child processes, with the same pool size
-//   4. autocannon (programmatic), per scenario a short warm-up then the measurement
+//      LOG_LEVEL=silent) in child processes, with the same pool size; the baseline gets the company's
+//      account ids and one customer for its bare posting and invoice (bare-writes.ts)
+//   4. autocannon (programmatic), per scenario a short warm-up then the measurement. Pairs, each tlr
+//      against the baseline doing the bare work of the same request: GET by id, list (50 rows and the
+//      total), create a customer, POST /transactions (a balanced 4-line posting, the same body to both),
+//      POST /invoices with auto_approve (2 lines, the same body to both); then the diagnostics (401, 429 ...)
 //   5. prints a table (req/s, p50, p99, non-2xx, errors), CPU time per request of the server, of
-//      PostgreSQL and of autocannon (Linux /proc), and the tlr/baseline ratio for GET by id
+//      PostgreSQL and of autocannon (Linux /proc), the tlr/baseline ratio of each pair, and whether the
+//      company's document and system numbers stayed gapless after all the postings and invoices
 //
 // The rate limit (100 requests per 60 s per key, counted in PostgreSQL) stays on. Every request takes
 // a key from a round-robin set of keys and no key is ever used more than BENCH_REQUESTS_PER_KEY (90)
@@ -41,10 +46,23 @@ import {
   type Database,
   type DatabaseServer,
 } from '@tlr/db';
-import { authenticateApiKey, createApiKey, createCompany, generateApiKey, keyDigest, keyPrefix, newId, SCOPES } from '@tlr/domain';
+import {
+  addDays,
+  authenticateApiKey,
+  createApiKey,
+  createCompany,
+  generateApiKey,
+  INVOICE_ACCOUNTS,
+  keyDigest,
+  keyPrefix,
+  newId,
+  SCOPES,
+  today,
+} from '@tlr/domain';
 import { spawnServer, type RunningServer } from './http.ts';
 import { cleanupStack } from './cleanup.ts';
 import { procTicks } from './lib.ts';
+import { accountIds, hasMonthlyBalances, invoiceBody, POSTING_ACCOUNTS, postingBody } from './bare-writes.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -402,10 +420,32 @@ async function main() {
     await keys.add(1000);
     log(`seeded company ${companyId}: ${CUSTOMERS} customers, ${keys.created} API keys`);
 
+    // What the posting and invoice scenarios need: accounts of the chart, one of the seeded customers as
+    // the buyer, the dates (today, in the open fiscal year createCompany made). The baseline gets the ids
+    // the way tlr would look them up, once, beforehand.
+    const accounts = await accountIds(db.pool, companyId, [...POSTING_ACCOUNTS, INVOICE_ACCOUNTS.receivable]);
+    const buyer = (await db.pool.query<{ id: string; name: string }>('SELECT id, name FROM customers WHERE id = $1', [ids[0]])).rows[0]!;
+    const bookDate = today('Europe/Copenhagen');
+    const invoice = invoiceBody({ customerId: buyer.id, issue: bookDate, due: addDays(bookDate, 14) });
+    const writes = {
+      monthly: await hasMonthlyBalances(db.pool),
+      accounts,
+      invoicing: {
+        customerId: buyer.id,
+        customerName: buyer.name,
+        receivable: accounts[INVOICE_ACCOUNTS.receivable]!,
+        sales: accounts[INVOICE_ACCOUNTS.sales]!,
+        outputVat: accounts[INVOICE_ACCOUNTS.outputVat]!,
+      },
+    };
+
     // 3. servers
     const profDir = resolve('.data/bench-prof', RUN_ID);
     const servers: Record<'baseline' | 'tlr', RunningServer> = {
-      baseline: await spawnServer({ kind: 'baseline', databaseUrl, companyId, poolSize: POOL_SIZE }, CPU_PROF ? { cpuProfDir: join(profDir, 'baseline') } : {}),
+      baseline: await spawnServer(
+        { kind: 'baseline', databaseUrl, companyId, poolSize: POOL_SIZE, writes },
+        CPU_PROF ? { cpuProfDir: join(profDir, 'baseline') } : {},
+      ),
       tlr: await spawnServer({ kind: 'tlr', databaseUrl, poolSize: POOL_SIZE }, CPU_PROF ? { cpuProfDir: join(profDir, 'tlr') } : {}),
     };
     cleanups.push(() => servers.baseline.stop());
@@ -428,6 +468,39 @@ async function main() {
     const pick = () => ids[Math.floor(Math.random() * ids.length)]!;
     let created = 0;
     const exhaustedKey = smokeKey;
+    /** A write's headers: tlr's with the next key of the pool and a unique Idempotency-Key. */
+    const writeHeaders = (server: 'baseline' | 'tlr', n: number): Record<string, string> => ({
+      'content-type': 'application/json',
+      ...(server === 'tlr' ? { 'x-api-key': keys.next(), 'idempotency-key': `bench-${RUN_ID}-${n}` } : {}),
+    });
+    /** A POST of a fresh body per request. */
+    const post = (server: 'baseline' | 'tlr', path: string, body: (n: number) => string) => (): autocannon.Request => ({
+      method: 'POST',
+      path,
+      setupRequest: (req) => {
+        const n = ++created;
+        return { ...req, headers: writeHeaders(server, n), body: body(n) };
+      },
+    });
+    const customer = (n: number) => JSON.stringify(customerBody(n));
+    const posting = (n: number) => postingBody(n, bookDate);
+    // Smoke checks of the writes: one posting and one auto-approved invoice on each server.
+    for (const [server, prefix] of [
+      ['baseline', ''],
+      ['tlr', '/api/v1'],
+    ] as const) {
+      for (const [path, body] of [
+        ['/transactions', posting],
+        ['/invoices', () => invoice],
+      ] as const) {
+        const n = ++created;
+        const r = await fetch(`${servers[server].url}${prefix}${path}`, { method: 'POST', headers: writeHeaders(server, n), body: body(n) });
+        const answer = (await r.json()) as { data?: { status?: string; total?: number } };
+        if (r.status !== 201 || (server === 'tlr' && path === '/invoices' && (answer.data?.status !== 'approved' || answer.data.total !== 90))) {
+          throw new Error(`smoke check failed: ${server} POST ${path} ${r.status} ${JSON.stringify(answer).slice(0, 300)}`);
+        }
+      }
+    }
     const scenarios: Scenario[] = [
       {
         id: 'baseline-get',
@@ -466,36 +539,42 @@ async function main() {
         title: 'baseline Express+pg POST /customers (one INSERT)',
         server: 'baseline',
         expect: 201,
-        request: () => ({
-          method: 'POST',
-          path: '/customers',
-          setupRequest: (req) => {
-            const n = ++created;
-            return {
-              ...req,
-              headers: { 'content-type': 'application/json' },
-              body: JSON.stringify(customerBody(n)),
-            };
-          },
-        }),
+        request: post('baseline', '/customers', customer),
       },
       {
         id: 'tlr-create',
         title: 'tlr POST /api/v1/customers (unique Idempotency-Key)',
         server: 'tlr',
         expect: 201,
-        request: () => ({
-          method: 'POST',
-          path: '/api/v1/customers',
-          setupRequest: (req) => {
-            const n = ++created;
-            return {
-              ...req,
-              headers: { 'content-type': 'application/json', 'x-api-key': keys.next(), 'idempotency-key': `bench-${RUN_ID}-${n}` },
-              body: JSON.stringify(customerBody(n)),
-            };
-          },
-        }),
+        request: post('tlr', '/api/v1/customers', customer),
+      },
+      {
+        id: 'baseline-post-transaction',
+        title: 'baseline Express+pg POST /transactions (bare SQL of the posting: number lock, transaction + 4 lines, balances, outbox)',
+        server: 'baseline',
+        expect: 201,
+        request: post('baseline', '/transactions', posting),
+      },
+      {
+        id: 'tlr-post-transaction',
+        title: 'tlr POST /api/v1/transactions (4 balanced lines, unique Idempotency-Key)',
+        server: 'tlr',
+        expect: 201,
+        request: post('tlr', '/api/v1/transactions', posting),
+      },
+      {
+        id: 'baseline-post-invoice',
+        title: 'baseline Express+pg POST /invoices (bare SQL of an auto-approved invoice: invoice + 2 lines, its posting, 3 events)',
+        server: 'baseline',
+        expect: 201,
+        request: post('baseline', '/invoices', () => invoice),
+      },
+      {
+        id: 'tlr-post-invoice',
+        title: 'tlr POST /api/v1/invoices (auto_approve, 2 lines, unique Idempotency-Key)',
+        server: 'tlr',
+        expect: 201,
+        request: post('tlr', '/api/v1/invoices', () => invoice),
       },
       // Diagnostics: the same service with parts of the request path taken away.
       {
@@ -552,7 +631,7 @@ async function main() {
 
     const rows: Row[] = [];
     // Every request each server answered, warm-ups and smoke checks included (for the profile's per-request cost).
-    const served = { baseline: 1, tlr: 2 };
+    const served = { baseline: 3, tlr: 4 };
     for (const s of selected) {
       const url = servers[s.server].url;
       const seconds = s.diagnostic ? DIAG_DURATION : DURATION;
@@ -577,6 +656,25 @@ async function main() {
     const windows = (await db.pool.query('SELECT max(count) AS max, count(*) AS n FROM rate_limit_windows WHERE credential_id <> $1', [smokeKeyId]))
       .rows[0] as { max: number; n: string };
     await servers.baseline.stop();
+    // Every posting and invoice of the run (smoke checks, warm-ups, both servers) went to this company:
+    // its document and system numbers must still be 1..N without a gap, each invoice on its own posting.
+    const books = (
+      await db.pool.query(
+        `SELECT s.last_document_number AS last_doc, s.last_system_id AS last_sys,
+                (SELECT count(*) FROM ledger_transactions WHERE company_id = $1) AS n,
+                (SELECT count(DISTINCT document_number) FROM ledger_transactions WHERE company_id = $1) AS docs,
+                (SELECT count(DISTINCT system_id) FROM ledger_transactions WHERE company_id = $1) AS systems,
+                (SELECT COALESCE(max(document_number), 0) FROM ledger_transactions WHERE company_id = $1) AS max_doc,
+                (SELECT COALESCE(max(system_id), 0) FROM ledger_transactions WHERE company_id = $1) AS max_sys,
+                (SELECT count(*) FROM invoices WHERE company_id = $1) AS invoices,
+                (SELECT count(*) FROM invoices i JOIN ledger_transactions t ON t.id = i.posted_transaction_id AND t.document_number = i.document_number
+                  WHERE i.company_id = $1 AND i.status = 'approved') AS linked,
+                (SELECT COALESCE(SUM(debit) - SUM(credit), 0) FROM transaction_lines WHERE company_id = $1) = 0 AS balanced
+         FROM number_sequences s WHERE s.company_id = $1`,
+        [companyId],
+      )
+    ).rows[0] as Record<'last_doc' | 'last_sys' | 'n' | 'docs' | 'systems' | 'max_doc' | 'max_sys' | 'invoices' | 'linked', number> & { balanced: boolean };
+    const gapless = [books.last_sys, books.n, books.docs, books.systems, books.max_doc, books.max_sys].every((v) => v === books.last_doc);
     const sql = env.BENCH_SQL === '0' ? undefined : await sqlMicroBench(db, companyId, sample, () => keys.next());
     const profile = CPU_PROF
       ? `tlr:\n${summariseProfile(join(profDir, 'tlr'), served.tlr)}\n\nbaseline:\n${summariseProfile(join(profDir, 'baseline'), served.baseline)}`
@@ -601,6 +699,8 @@ async function main() {
       ['GET by id', 'baseline-get', 'tlr-get', 0.6],
       ['list of 50 with total', 'baseline-list', 'tlr-list', 0.6],
       ['create', 'baseline-create', 'tlr-create', 0.5],
+      ['POST /transactions', 'baseline-post-transaction', 'tlr-post-transaction', 0.5],
+      ['POST /invoices (auto_approve)', 'baseline-post-invoice', 'tlr-post-invoice', 0.5],
     ] as const) {
       const b = rows.find((r) => r.id === baseId);
       const t = rows.find((r) => r.id === tlrId);
@@ -612,6 +712,8 @@ async function main() {
     }
     lines.push(
       `database after the run: ${createdRows} customers created by POST (both servers), ${audited} audit records, ${windows.n} keys used by the load (highest count in a window: ${windows.max}, limit 100)`,
+      `books after the run: ${books.n} postings (both servers, smoke checks and warm-ups included), ${books.invoices} invoices, ${books.linked} approved on their own posting; ` +
+        `document and system numbers 1..${books.last_doc} gapless: ${gapless ? 'yes' : 'NO'}; debits = credits: ${books.balanced ? 'yes' : 'NO'}`,
     );
     if (sql) lines.push('', sql);
     if (profile) lines.push('', `CPU profiles (${profDir}):`, profile);
