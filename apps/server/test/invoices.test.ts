@@ -181,6 +181,21 @@ describe('approval', () => {
     expect([rev.status, rev.body.code]).toEqual([409, 'reversal_of_document']);
   });
 
+  it('auto_approve records its events in the order they happened, committed with the invoice', async () => {
+    const c = await api();
+    const r = await c.post('/invoices', body({ auto_approve: true }));
+    expect(r.status).toBe(201);
+    const { rows } = await testDb().pool.query(
+      `SELECT type, data->>'id' AS id FROM outbox_events WHERE company_id = $1 AND (data->>'id' = $2 OR data->>'id' = $3) ORDER BY sequence`,
+      [company.companyId, r.body.data.id, r.body.data.posted_transaction_id],
+    );
+    expect(rows.map((e) => e.type)).toEqual(['invoice.created', 'transaction.created', 'invoice.approved']);
+    // A refused create records nothing: its held events roll back with it.
+    const before = (await testDb().pool.query('SELECT count(*)::int AS n FROM outbox_events WHERE company_id = $1', [company.companyId])).rows[0].n;
+    expect((await c.post('/invoices', body({ auto_approve: true, issue_date: '1999-01-01', due_date: '1999-01-15' }))).status).toBe(422);
+    expect((await testDb().pool.query('SELECT count(*)::int AS n FROM outbox_events WHERE company_id = $1', [company.companyId])).rows[0].n).toBe(before);
+  });
+
   it('auto_approve without customer_id is 400 and draws no number; a replay draws none and posts nothing', async () => {
     const c = await api();
     const before = await documentNumbers(company.companyId);

@@ -6,7 +6,7 @@
 // Two identical calls at the same moment (on any servers) race for the key's row: the second waits
 // for the first to commit and then replays it.
 import type { Database, Db } from '@tlr/db';
-import { claimIdempotencyKey, IDEMPOTENCY_KEY_MAX, invalidRequest, storeIdempotentResponse, type Claim } from '@tlr/domain';
+import { claimIdempotencyKey, flushEvents, holdEvents, IDEMPOTENCY_KEY_MAX, invalidRequest, storeIdempotentResponse, type Claim } from '@tlr/domain';
 import type { ApiContext } from './context.ts';
 import { inspectInput } from './inspect.ts';
 import type { ApiMeta } from './trpc.ts';
@@ -27,8 +27,12 @@ class Replay {
 async function inTransaction<R extends Result>(db: Database, work: (tx: Db) => Promise<R>): Promise<R> {
   try {
     return await db.prisma.$transaction(async (tx) => {
+      // The events the work records are written in one statement at its end (with the stored
+      // response, for an idempotent create), not one round trip each.
+      holdEvents(tx);
       const result = await work(tx);
       if (!result.ok) throw new Rollback(result);
+      await flushEvents(tx);
       return result;
     }, db.transactionOptions);
   } catch (e) {

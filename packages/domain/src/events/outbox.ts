@@ -1,7 +1,7 @@
 // The events outbox: every create, update and delete records its catalog event here, in the same
 // transaction as the change. Delivery (webhooks) reads this table later; nothing is lost on a crash.
 import { API_VERSION } from '@tlr/config';
-import type { Db } from '@tlr/db';
+import { Prisma, type Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { newId } from '../ids.ts';
 
@@ -32,11 +32,57 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+interface PendingEvent {
+  id: string;
+  scope: CompanyScope;
+  type: EventType;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Transactions whose events wait for one INSERT at their end (flushEvents), instead of one round trip
+ * each: the procedure pipeline opens every mutation's transaction this way. A transaction not listed
+ * here (a background job's) records each event at once.
+ */
+const held = new WeakMap<Db, PendingEvent[]>();
+
+/** From now on, events recorded on `tx` are held until flushEvents(tx), which must run before commit. */
+export function holdEvents(tx: Db): void {
+  held.set(tx, []);
+}
+
 export async function recordEvent(db: Db, scope: CompanyScope, type: EventType, data: Record<string, unknown>): Promise<string> {
-  const id = newId();
-  // JSON.stringify, not Prisma's Json mapping: amounts beyond double precision are raw JSON numbers
-  // (money.ts), which jsonb keeps exact as numeric.
-  await db.$executeRaw`INSERT INTO outbox_events (id, company_id, type, livemode, api_version, data)
-    VALUES (${id}::uuid, ${scope.companyId}::uuid, ${type}, ${scope.livemode}, ${API_VERSION}, ${JSON.stringify(data)}::jsonb)`;
-  return id;
+  const event = { id: newId(), scope, type, data };
+  const pending = held.get(db);
+  if (pending) pending.push(event);
+  else await db.$executeRaw`WITH ${eventsInsert([event])} SELECT 1`;
+  return event.id;
+}
+
+/**
+ * The held events as one CTE (`WITH <this>, ... SELECT ...`), in the order they were recorded (their
+ * outbox sequence follows it). JSON.stringify, not Prisma's Json mapping: amounts beyond double
+ * precision are raw JSON numbers (money.ts), which jsonb keeps exact as numeric.
+ */
+function eventsInsert(events: readonly PendingEvent[]): Prisma.Sql {
+  return Prisma.sql`events AS (
+    INSERT INTO outbox_events (id, company_id, type, livemode, api_version, data)
+    SELECT e.id, e.company_id, e.type, e.livemode, ${API_VERSION}, e.data::jsonb
+    FROM unnest(${events.map((e) => e.id)}::uuid[], ${events.map((e) => e.scope.companyId)}::uuid[], ${events.map((e) => e.type)}::text[],
+                ${events.map((e) => e.scope.livemode)}::boolean[], ${events.map((e) => JSON.stringify(e.data))}::text[])
+      WITH ORDINALITY AS e(id, company_id, type, livemode, data, n)
+    ORDER BY e.n
+  )`;
+}
+
+/**
+ * Writes the events held on `tx` and stops holding them; with `andThen`, a statement of the caller's
+ * that runs in the same round trip (the stored idempotent response). One statement either way.
+ */
+export async function flushEvents(tx: Db, andThen?: Prisma.Sql): Promise<void> {
+  const events = held.get(tx) ?? [];
+  held.delete(tx);
+  if (!events.length && !andThen) return;
+  const parts = [...(events.length ? [eventsInsert(events)] : []), ...(andThen ? [Prisma.sql`also AS (${andThen})`] : [])];
+  await tx.$executeRaw`WITH ${Prisma.join(parts, ', ')} SELECT 1`;
 }

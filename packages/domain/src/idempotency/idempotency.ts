@@ -2,7 +2,8 @@
 // creates the resource and stores the response, so the resource and its stored response commit
 // together or not at all. Two identical requests at the same moment (on any servers) race for the
 // same primary-key row: the second waits for the first to commit and then replays its response.
-import type { Db } from '@tlr/db';
+import { Prisma, type Db } from '@tlr/db';
+import { flushEvents } from '../events/outbox.ts';
 import { parseJsonExact } from '../money.ts';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
@@ -28,10 +29,17 @@ export async function claimIdempotencyKey(tx: Db, companyId: string, key: string
   return { claimed: false, endpoint: row.endpoint, status: row.status_code, body: parseJsonExact(row.body) };
 }
 
+/**
+ * Stores the response under the claimed key, in the same round trip as the transaction's held events
+ * (flushEvents): the last statement of an idempotent create before its commit.
+ */
 export async function storeIdempotentResponse(tx: Db, companyId: string, key: string, status: number, body: unknown): Promise<void> {
   // JSON.stringify here, not Prisma's Json mapping: it writes raw JSON amounts (money.ts) as their digits.
-  await tx.$executeRaw`UPDATE idempotency_keys SET status_code = ${status}, response_body = ${JSON.stringify(body)}::json
-    WHERE company_id = ${companyId}::uuid AND key = ${key}`;
+  await flushEvents(
+    tx,
+    Prisma.sql`UPDATE idempotency_keys SET status_code = ${status}, response_body = ${JSON.stringify(body)}::json
+      WHERE company_id = ${companyId}::uuid AND key = ${key} RETURNING 1`,
+  );
 }
 
 /** Forgets keys older than 24 hours (run by a periodic job). */
