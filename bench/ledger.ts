@@ -26,10 +26,13 @@
 //   BENCH_DURATION               seconds per posting measurement (10)      BENCH_WARMUP  warm-up seconds (2)
 //   BENCH_CONNECTIONS            concurrent connections for the posting measurements (16)
 //   BENCH_LEDGER_KEYS            API keys to create (200)
-//   BENCH_REPORT_CALLS           sequential calls per report (50)
+//   BENCH_REPORT_CALLS           sequential calls per report (200: the p99 of 50 calls is their maximum)
+//   BENCH_CPU_PROF               1: the service runs with --cpu-prof; its profile is kept under .data/bench-prof/<run id>/
 import http from 'node:http';
+import { resolve } from 'node:path';
 import { loadConfig } from '@tlr/config';
 import type { Database } from '@tlr/db';
+import { JOURNAL_SQL, profitAndLossSql } from '@tlr/domain';
 import { spawnServer, type RunningServer } from './http.ts';
 import { cleanupStack } from './cleanup.ts';
 import { accountIds, barePosting, POSTING_ACCOUNTS, postingBody, postingLines } from './bare-writes.ts';
@@ -46,6 +49,7 @@ import {
   ms,
   percentile,
   procStatus,
+  procTicks,
   request,
   seconds,
   statusText,
@@ -60,7 +64,7 @@ const DURATION = num('BENCH_DURATION', 10);
 const WARMUP = num('BENCH_WARMUP', 2);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 16);
 const KEYS = num('BENCH_LEDGER_KEYS', 200);
-const REPORT_CALLS = num('BENCH_REPORT_CALLS', 50);
+const REPORT_CALLS = num('BENCH_REPORT_CALLS', 200);
 const REQUESTS_PER_KEY = 90;
 const TIMEOUT_MS = num('BENCH_LEDGER_TIMEOUT', 20 * 60) * 1000;
 const RUN_ID = `${Date.now().toString(36)}${process.pid.toString(36)}`;
@@ -161,7 +165,9 @@ async function bulkLoad(
     client.release();
   }
   const loadSeconds = seconds(t0);
-  await db.pool.query('ANALYZE ledger_transactions, transaction_lines, account_daily_balances');
+  // Every table the load wrote, as autovacuum would after such a change: without the monthly balances'
+  // statistics the planner took a company's 3,660 rows for 1 and chose a nested loop for the reports.
+  await db.pool.query(`ANALYZE ledger_transactions, transaction_lines, account_daily_balances, accounts${monthly ? ', account_monthly_balances' : ''}`);
   // Sanity: what was loaded is balanced and the balances match the lines.
   const check = (
     await db.pool.query(
@@ -251,6 +257,8 @@ async function saftExport(
   bytes: number;
   rssBefore: number;
   rssPeak: number;
+  /** CPU seconds the service process spent on the export. */
+  serviceCpu: number;
   head: string;
   lineElements: number;
   complete: boolean;
@@ -259,21 +267,25 @@ async function saftExport(
   let rssPeak = rssBefore;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, procStatus(servicePid, 'VmRSS'))), 50);
   const t0 = process.hrtime.bigint();
+  const cpu0 = procTicks(servicePid) ?? 0;
   try {
     return await new Promise((resolve, reject) => {
       const req = http.request(url, { headers: { 'X-API-Key': key }, agent, timeout: 600_000 }, (res) => {
         let bytes = 0;
         let head = '';
-        let tail = '';
         let end = '';
         let lineElements = 0;
+        let tail = Buffer.alloc(0);
         res.on('data', (c: Buffer) => {
           bytes += c.length; // read and dropped: the body goes to /dev/null (only <Line> elements are counted)
           if (head.length < 300) head += c.toString('utf8', 0, Math.min(c.length, 300));
-          const text = tail + c.toString('latin1');
-          for (let at = text.indexOf('</Line>'); at !== -1; at = text.indexOf('</Line>', at + 7)) lineElements += 1;
-          tail = text.slice(-6); // a '</Line>' cut by a chunk boundary is found in the next round, never twice
-          end = (end + c.toString('latin1')).slice(-40);
+          // Searched as bytes, not decoded: the reader shares the two cores with the service it measures.
+          const seam = Buffer.concat([tail, c.subarray(0, 6)]);
+          for (let at = seam.indexOf(LINE_END); at !== -1; at = seam.indexOf(LINE_END, at + 7)) lineElements += 1;
+          for (let at = c.indexOf(LINE_END); at !== -1; at = c.indexOf(LINE_END, at + 7)) lineElements += 1;
+          // A '</Line>' cut by the chunk boundary is whole only in the seam; one inside either part is counted once.
+          tail = Buffer.from(c.subarray(Math.max(0, c.length - 6)));
+          end = (end + c.toString('latin1', Math.max(0, c.length - 40))).slice(-40);
         });
         res.on('end', () => {
           rssPeak = Math.max(rssPeak, procStatus(servicePid, 'VmRSS'));
@@ -284,6 +296,7 @@ async function saftExport(
             bytes,
             rssBefore,
             rssPeak,
+            serviceCpu: ((procTicks(servicePid) ?? 0) - cpu0) / 100,
             head: head.slice(0, 300),
             lineElements,
             complete: end.trimEnd().endsWith('</AuditFile>'),
@@ -299,6 +312,8 @@ async function saftExport(
     clearInterval(sampler);
   }
 }
+
+const LINE_END = Buffer.from('</Line>');
 
 // ---------------------------------------------------------------------------------------------------
 
@@ -346,7 +361,7 @@ async function main() {
 
     // c. posting throughput
     // Not in this process: the load generator would share the service's event loop and heap.
-    const svc = await spawnServer({ kind: 'tlr', databaseUrl });
+    const svc = await spawnServer({ kind: 'tlr', databaseUrl }, env.BENCH_CPU_PROF === '1' ? { cpuProfDir: resolve('.data/bench-prof', RUN_ID) } : {});
     cleanups.push(() => svc.stop());
     const today = new Date().toISOString().slice(0, 10);
     const before = (await db.pool.query(`SELECT last_system_id FROM number_sequences WHERE company_id = $1`, [companyId])).rows[0].last_system_id as number;
@@ -444,6 +459,14 @@ async function main() {
           `| GET ${path} | ${ms(percentile(r.sorted, 50))} | ${ms(percentile(r.sorted, 99))} | ${ms(r.sorted.at(-1)!)} | ${statusText(r.statuses)} | ${r.bytes} |`,
         );
       }
+      // Where the profit and loss statement's time goes: its one query, as PostgreSQL runs it.
+      const q = profitAndLossSql(companyId, from, to);
+      const plan = (await db.pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${q.text}`, q.values)).rows.map((r: Record<string, string>) => r['QUERY PLAN']);
+      print();
+      print('profit and loss query plan (EXPLAIN ANALYZE, BUFFERS):');
+      print('```');
+      for (const line of plan) print(line);
+      print('```');
     }
     print();
 
@@ -458,9 +481,20 @@ async function main() {
       print(
         `e. SAF-T: GET ${saftPath} -> ${s.status} ${s.contentType}, ${(s.bytes / 2 ** 20).toFixed(1)} MiB read to the end in ${s.seconds.toFixed(2)} s: ` +
           `${Math.round(s.lineElements / s.seconds).toLocaleString('en')} journal lines/s (${s.lineElements.toLocaleString('en')} <Line> elements of ${Number(after.lines).toLocaleString('en')} lines in the books; ends with </AuditFile>: ${s.complete ? 'yes' : 'NO'}); ` +
-          `RSS of the service process before ${mib(s.rssBefore)}, peak ${mib(s.rssPeak)} (+${mib(s.rssPeak - s.rssBefore)})`,
+          `RSS of the service process before ${mib(s.rssBefore)}, peak ${mib(s.rssPeak)} (+${mib(s.rssPeak - s.rssBefore)}); ` +
+          `the service process's CPU ${s.serviceCpu.toFixed(2)} s (${Math.round((100 * s.serviceCpu) / s.seconds)} % of one core)`,
       );
       if (s.status !== 200) print(`   body starts: ${JSON.stringify(s.head)}`);
+      // What one batch of 5,000 journal lines costs PostgreSQL, from the middle of the year.
+      const middle = Math.floor(TRANSACTIONS / 2);
+      const plan = (await db.pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${JOURNAL_SQL}`, [companyId, from, to, middle, 0, 5000])).rows.map(
+        (r: Record<string, string>) => r['QUERY PLAN'],
+      );
+      print();
+      print('one SAF-T journal batch (5,000 lines) as PostgreSQL runs it (EXPLAIN ANALYZE, BUFFERS):');
+      print('```');
+      for (const line of plan) print(line);
+      print('```');
     }
     print();
   } finally {

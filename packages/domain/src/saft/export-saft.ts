@@ -76,19 +76,37 @@ export interface SaftExportOptions {
   drainTimeoutMs?: number;
 }
 
-/** Writes strings to the sink and waits for 'drain' whenever it asks to (backpressure). */
+/**
+ * Writes strings to the sink with backpressure: a write the sink cannot take at once must drain before
+ * the next write (so at most one batch waits in the sink), but the next batch is built meanwhile.
+ */
 class SinkWriter {
   chars = 0;
+  private draining: Promise<void> | undefined;
   constructor(
     private readonly out: XmlSink,
     private readonly drainTimeoutMs: number,
   ) {}
 
   async write(chunk: string): Promise<void> {
+    await this.flush();
     if (this.out.destroyed) throw new SinkClosedError();
     this.chars += chunk.length;
     if (this.out.write(chunk)) return;
-    await new Promise<void>((resolve, reject) => {
+    this.draining = this.drained();
+    // Awaited by the next write or flush; until then its failure must not count as unhandled.
+    this.draining.catch(() => {});
+  }
+
+  /** Waits until the sink has taken everything written. */
+  async flush(): Promise<void> {
+    const draining = this.draining;
+    this.draining = undefined;
+    await draining;
+  }
+
+  private drained(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => settle(new SinkClosedError(`the output did not drain within ${this.drainTimeoutMs} ms`)), this.drainTimeoutMs);
       const settle = (err?: Error) => {
         clearTimeout(timer);
@@ -160,7 +178,8 @@ LIMIT $5`;
 
 // Keyset over (system_id, line_number): a batch may end inside a transaction, so a transaction of
 // any size never has to be held in memory whole.
-const JOURNAL_SQL = `
+/** One batch of the journal (exported for the ledger bench's EXPLAIN). */
+export const JOURNAL_SQL = `
 SELECT t.system_id, t.document_number, to_char(t.date, 'YYYY-MM-DD') AS date, t.description, t.source,
        to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS entry_date,
        l.line_number, a.account_number, l.debit::text AS debit, l.credit::text AS credit, l.description AS line_description,
@@ -255,6 +274,7 @@ async function writeSaft(client: PoolClient, params: SaftExportParams, out: XmlS
     options.partyBatch ?? 1000,
   );
   await w.write('</AuditFile>\n');
+  await w.flush();
   return { ...start, chars: w.chars };
 }
 
@@ -277,6 +297,9 @@ async function writeParties(client: PoolClient, w: SinkWriter, table: 'customers
   if (opened) await w.write(`</${kind}s>`);
 }
 
+/** Ledger lines turned into XML between two looks at the socket (see writeJournal). */
+const SLICE = 500;
+
 async function writeJournal(
   client: PoolClient,
   w: SinkWriter,
@@ -289,12 +312,26 @@ async function writeJournal(
   let debit = 0n;
   let credit = 0n;
   let open = -1; // system id of the Transaction element currently open
-  let afterLine = 0;
-  for (;;) {
-    const { rows } = await client.query<JournalRow>(JOURNAL_SQL, [company.id, from, to, open, afterLine, batch]);
+  const fetch = (afterSystemId: number, afterLine: number) => client.query<JournalRow>(JOURNAL_SQL, [company.id, from, to, afterSystemId, afterLine, batch]);
+  let next: ReturnType<typeof fetch> | undefined = fetch(-1, 0);
+  while (next) {
+    const { rows }: { rows: JournalRow[] } = await next;
     if (rows.length === 0) break;
-    const parts: string[] = [];
-    for (const r of rows) {
+    // The next batch is asked for before this one is written, and this one is written in slices with
+    // the event loop let through between them, so that the next batch's rows are read off the socket
+    // while this one is turned into XML: PostgreSQL and this process work at the same time (otherwise
+    // PostgreSQL stalls on a full socket until the XML is done, and each waits for the other).
+    const last = rows.at(-1)!;
+    next = rows.length < batch ? undefined : fetch(Number(last.system_id), last.line_number);
+    // Should this batch fail, the export is abandoned; the prefetch's own failure must not go unhandled.
+    next?.catch(() => {});
+    let parts: string[] = [];
+    for (const [i, r] of rows.entries()) {
+      if (i > 0 && i % SLICE === 0) {
+        await w.write(parts.join(''));
+        parts = [];
+        await new Promise(setImmediate);
+      }
       const systemId = Number(r.system_id);
       if (systemId !== open) {
         if (systemId < open) throw new Error(`SAF-T journal out of order: system id ${systemId} after ${open}`);
@@ -312,10 +349,8 @@ async function writeJournal(
       debit += d;
       credit += c;
       parts.push(lineElement(r, d > 0n, company.currency));
-      afterLine = r.line_number;
     }
     await w.write(parts.join(''));
-    if (rows.length < batch) break;
   }
   if (open !== -1) await w.write(TRANSACTION_END);
   return { transactions, debit, credit };
