@@ -14,6 +14,8 @@ export type ServerSpec =
 export interface RunningServer {
   url: string;
   pid: number;
+  /** SQL statements the server has sent so far (every pg client query, its pool's and Prisma's). */
+  statements(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -37,6 +39,16 @@ export async function spawnServer(spec: ServerSpec, opts: { cpuProfDir?: string 
   return {
     url: reply.url,
     pid: child.pid!,
+    statements: () =>
+      new Promise<number>((resolve) => {
+        const onMessage = (m: unknown) => {
+          if (!(m && typeof m === 'object' && 'statements' in m)) return;
+          child.off('message', onMessage);
+          resolve((m as { statements: number }).statements);
+        };
+        child.on('message', onMessage);
+        child.send('statements');
+      }),
     async stop() {
       if (child.exitCode !== null) return;
       child.send('stop');
@@ -66,7 +78,21 @@ async function serve(spec: ServerSpec): Promise<{ url: string; stop(): Promise<v
   return startService(config);
 }
 
+/** Counts every query a pg client of this process sends (Prisma's adapter and the pool use the same module). */
+async function countStatements(): Promise<() => number> {
+  const { default: pg } = await import('pg');
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  let n = 0;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    n += 1;
+    return original.apply(this, args);
+  };
+  return () => n;
+}
+
 if (process.argv.includes('--serve') && process.send) {
+  const statements = countStatements();
   process.once('message', async (spec: ServerSpec) => {
     let server: { url: string; stop(): Promise<void> };
     try {
@@ -82,7 +108,10 @@ if (process.argv.includes('--serve') && process.send) {
       await server.stop().catch((e) => console.error(`${spec.kind} server: stop failed`, e));
       process.exit(0);
     };
-    process.on('message', (m) => m === 'stop' && void stop());
+    process.on('message', (m) => {
+      if (m === 'stop') void stop();
+      if (m === 'statements') void statements.then((count) => process.send!({ statements: count() }));
+    });
     // The parent died without telling us: do not linger.
     process.once('disconnect', () => void stop());
     process.send!({ url: server.url });

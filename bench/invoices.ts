@@ -50,6 +50,7 @@ import {
   benchCompany,
   benchDatabase,
   closedLoop,
+  countingServerStatements,
   countingStatements,
   Keys,
   loadavg,
@@ -402,7 +403,7 @@ async function main() {
     const {
       result: { result: apiSerial, statements: apiStatements },
       cpu: apiSerialCpu,
-    } = await withCpu(() => countingStatements(db, () => createViaApi(svc, keys, auth, inv, SERIAL, 1)), svc.pid);
+    } = await withCpu(() => countingServerStatements(svc, () => createViaApi(svc, keys, auth, inv, SERIAL, 1)), svc.pid);
     const {
       result: { result: sqlSerial, statements: sqlStatements },
       cpu: sqlSerialCpu,

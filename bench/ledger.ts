@@ -41,6 +41,7 @@ import {
   benchCompany,
   benchDatabase,
   closedLoop,
+  countingServerStatements,
   countingStatements,
   Keys,
   loadavg,
@@ -376,7 +377,7 @@ async function main() {
     // One connection: what a single posting costs when nothing queues for the lock or the CPU.
     const SERIAL = Math.max(3, Math.round(DURATION / 2));
     log(`one connection: ${SERIAL} s API, ${SERIAL} s bare SQL`);
-    const { result: apiSerial, statements: apiStatements } = await countingStatements(db, () => postViaApi(svc, keys, today, SERIAL, 1));
+    const { result: apiSerial, statements: apiStatements } = await countingServerStatements(svc, () => postViaApi(svc, keys, today, SERIAL, 1));
     const { result: sqlSerial, statements: sqlStatements } = await countingStatements(db, () => postViaSql(db, companyId, ids, today, monthly, SERIAL, 1));
 
     // Still gapless and balanced after the load and the postings.

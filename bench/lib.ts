@@ -121,6 +121,16 @@ export const statusText = (s: Map<string, number>) => [...s.entries()].map(([k, 
  * pool and the bench's share the pg module of @tlr/db, so patching the client prototype sees both).
  * With `capture`, each statement's text and values are handed to it as well.
  */
+/** The statements a server in a child process sent while `work` ran (bench/http.ts counts them there). */
+export async function countingServerStatements<T>(
+  server: { statements(): Promise<number> },
+  work: () => Promise<T>,
+): Promise<{ result: T; statements: number }> {
+  const before = await server.statements();
+  const result = await work();
+  return { result, statements: (await server.statements()) - before };
+}
+
 export async function countingStatements<T>(
   db: Database,
   work: () => Promise<T>,
