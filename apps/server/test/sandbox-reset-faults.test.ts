@@ -3,7 +3,7 @@
 // and the API call that asked for it still gets its 200 once it is done.
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { client, newCompany, startServerProcess, startTestService, testDb, waitFor } from './helpers.ts';
+import { client, databaseUrl, newCompany, startServerProcess, startTestService, testDb, waitFor } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 const ROWS = 300_000;
@@ -13,6 +13,29 @@ afterAll(async () => {
   for (const w of workers) if (w.proc.exitCode === null && w.proc.signalCode === null) w.proc.kill('SIGTERM');
   await api?.stop();
 });
+
+/** A sandbox with enough customers that the reset's deletes take a while; in slices, each well inside
+ * the statement timeout on a machine busy with the rest of the suite. */
+async function bigSandbox(name: string) {
+  const company = await newCompany(name);
+  const testKey = await company.key(undefined, 'test');
+  for (let from = 1; from <= ROWS; from += ROWS / 6) {
+    await testDb().pool.query(
+      `INSERT INTO customers (id, company_id, name) SELECT gen_random_uuid(), $1, 'Kunde ' || g FROM generate_series($2::int, $3::int) g`,
+      [testKey.company_id, from, from + ROWS / 6 - 1],
+    );
+  }
+  return { testKey, sandboxId: testKey.company_id };
+}
+
+/** The application_name of the backend deleting a sandbox's customers (the reset's transaction), once there is one. */
+const resettingBackend = () =>
+  waitFor(async () => {
+    const { rows } = await testDb().pool.query(
+      `SELECT application_name FROM pg_stat_activity WHERE state = 'active' AND query ILIKE 'DELETE FROM "public"."customers"%' AND pid <> pg_backend_pid()`,
+    );
+    return rows[0] ? { name: rows[0].application_name as string } : null;
+  }, 90_000);
 
 async function sandboxState(sandboxId: string) {
   const q = (sql: string) =>
@@ -30,17 +53,7 @@ describe('a worker killed mid-reset', () => {
   it('leaves the sandbox untouched or fully reset, and the next worker finishes the reset', async () => {
     // The API server never runs the job itself here: only workers do.
     api = await startTestService({ SANDBOX_RESET_PICKUP_MS: '600000', REQUEST_TIMEOUT_MS: '110000' });
-    const company = await newCompany('Afbrudt Nulstilling ApS');
-    const testKey = await company.key(undefined, 'test');
-    const sandboxId = testKey.company_id;
-    // Enough rows that the reset's deletes take a while; in slices, each well inside the statement
-    // timeout on a machine busy with the rest of the suite.
-    for (let from = 1; from <= ROWS; from += ROWS / 6) {
-      await testDb().pool.query(
-        `INSERT INTO customers (id, company_id, name) SELECT gen_random_uuid(), $1, 'Kunde ' || g FROM generate_series($2::int, $3::int) g`,
-        [sandboxId, from, from + ROWS / 6 - 1],
-      );
-    }
+    const { testKey, sandboxId } = await bigSandbox('Afbrudt Nulstilling ApS');
     const before = await sandboxState(sandboxId);
     expect(before.customers).toBe(ROWS);
 
@@ -48,12 +61,7 @@ describe('a worker killed mid-reset', () => {
     workers.push(first);
     const answer = client(api.url, testKey.key).call('POST', '/sandbox/reset');
     // The worker is inside the reset's transaction once it deletes the sandbox's customers.
-    await waitFor(async () => {
-      const { rows } = await testDb().pool.query(
-        `SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query ILIKE 'DELETE FROM "public"."customers"%' AND pid <> pg_backend_pid()`,
-      );
-      return rows.length > 0;
-    }, 90_000);
+    await resettingBackend();
     first.proc.kill('SIGKILL');
     await new Promise((r) => first.proc.once('exit', r));
 
@@ -78,6 +86,32 @@ describe('a worker killed mid-reset', () => {
     expect(await sandboxState(sandboxId)).toEqual({ customers: 0, accounts: 305, fiscalYears: 1 });
     const finished = await testDb().prisma.sandboxReset.findUniqueOrThrow({ where: { id: reset.id } });
     expect(finished).toMatchObject({ status: 'done', attempts: 1 });
+    expect((await client(api.url, testKey.key).get('/customers')).body.meta.total).toBe(0);
+  }, 240_000);
+
+  it("while other workers stay up, one of them takes the dead worker's reset over by its heartbeat, long before the job would expire", async () => {
+    api ??= await startTestService({ SANDBOX_RESET_PICKUP_MS: '600000', REQUEST_TIMEOUT_MS: '110000' });
+    const { testKey, sandboxId } = await bigSandbox('Hjerteslag ApS');
+    // Two workers up before the reset is asked for (so neither resumes it at start), told apart by the
+    // application_name their database connections carry.
+    const named = (name: string) => `${databaseUrl()}${databaseUrl().includes('?') ? '&' : '?'}application_name=${name}`;
+    const pair = await Promise.all(['reset-worker-a', 'reset-worker-b'].map((n) => startServerProcess({ RUN_WORKER: 'true', DATABASE_URL: named(n) })));
+    workers.push(...pair);
+    const answer = client(api.url, testKey.key).call('POST', '/sandbox/reset');
+    const runner = await resettingBackend();
+    const victim = pair[['reset-worker-a', 'reset-worker-b'].indexOf(runner.name)];
+    // Another test file's worker may have taken the job: then there is nothing of ours to kill here.
+    if (!victim) return void expect((await answer).status).toBe(200);
+    const killedAt = Date.now();
+    victim.proc.kill('SIGKILL');
+    await new Promise((r) => victim.proc.once('exit', r));
+
+    const res = await answer;
+    expect(res.status).toBe(200);
+    // The job's expiry is 120 s (plus a supervision round); its heartbeat of 10 s, checked every 10 s,
+    // ends it in about 20 (with pg-boss's default 60 s rounds it took 72 s here).
+    expect(Date.now() - killedAt).toBeLessThan(60_000);
+    expect(await sandboxState(sandboxId)).toEqual({ customers: 0, accounts: 305, fiscalYears: 1 });
     expect((await client(api.url, testKey.key).get('/customers')).body.meta.total).toBe(0);
   }, 240_000);
 });

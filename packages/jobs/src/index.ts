@@ -54,8 +54,9 @@ export async function startBoss(connectionString: string, onError: (e: Error) =>
     schema: 'pgboss',
     max: sender ? 2 : 4,
     useListenNotify: !sender,
-    // Supervision (expiry, heartbeats) every 10 s rather than pg-boss's 60: a dead worker's reset resumes sooner.
-    ...(sender ? { supervise: false, schedule: false } : { superviseIntervalSeconds: 10 }),
+    // Supervision (expiry, heartbeats; a pass runs every max of the two intervals) every 10 s rather than
+    // pg-boss's 60: a dead worker's reset is taken over sooner. One instance a round does it.
+    ...(sender ? { supervise: false, schedule: false } : { superviseIntervalSeconds: 10, monitorIntervalSeconds: 10 }),
   });
   boss.on('error', onError);
   try {
