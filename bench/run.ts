@@ -698,7 +698,8 @@ async function main() {
     for (const [what, baseId, tlrId, aim] of [
       ['GET by id', 'baseline-get', 'tlr-get', 0.6],
       ['list of 50 with total', 'baseline-list', 'tlr-list', 0.6],
-      ['create', 'baseline-create', 'tlr-create', 0.5],
+      // Order 10 sets no aim for it: its baseline is one INSERT, without the idempotency key or the event.
+      ['create', 'baseline-create', 'tlr-create', null],
       ['POST /transactions', 'baseline-post-transaction', 'tlr-post-transaction', 0.5],
       ['POST /invoices (auto_approve)', 'baseline-post-invoice', 'tlr-post-invoice', 0.5],
     ] as const) {
@@ -706,9 +707,8 @@ async function main() {
       const t = rows.find((r) => r.id === tlrId);
       if (!b || !t) continue;
       const ratio = t.rps / b.rps;
-      lines.push(
-        `${what}: tlr ${t.rps.toFixed(0)} req/s vs baseline ${b.rps.toFixed(0)} req/s = ${(100 * ratio).toFixed(1)}% of baseline (aim: ${aim * 100}%) -> ${ratio >= aim ? 'meets' : 'below'} the aim`,
-      );
+      const verdict = aim === null ? '(no aim)' : `(aim: ${aim * 100}%) -> ${ratio >= aim ? 'meets' : 'below'} the aim`;
+      lines.push(`${what}: tlr ${t.rps.toFixed(0)} req/s vs baseline ${b.rps.toFixed(0)} req/s = ${(100 * ratio).toFixed(1)}% of baseline ${verdict}`);
     }
     lines.push(
       `database after the run: ${createdRows} customers created by POST (both servers), ${audited} audit records, ${windows.n} keys used by the load (highest count in a window: ${windows.max}, limit 100)`,
