@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { Database, Db } from '@tlr/db';
 import {
-  foldInvoiceCounts,
+  foldKeptCounts,
   processPendingVouchers,
   purgeExpiredIdempotencyKeys,
   purgeExpiredOAuth,
@@ -37,8 +37,8 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
     const moved = await sweepOverdue(run);
     if (moved) logger.info({ moved }, 'invoices past their due date marked overdue');
   });
-  await boss.work(QUEUES.foldInvoiceCounts.name, async () => {
-    await foldInvoiceCounts(db.prisma);
+  await boss.work(QUEUES.foldKeptCounts.name, async () => {
+    await foldKeptCounts(db.prisma);
   });
   const resetHandler = async ([job]: { data: { resetId: string } }[]) => {
     const reset = await runSandboxReset(db.prisma, run, job!.data.resetId, store);

@@ -537,14 +537,14 @@ describe('list', () => {
     const [created] = await Promise.all([
       Promise.all(Array.from({ length: 12 }, (_, i) => invoice(i % 2 === 0))),
       (async () => {
-        for (let i = 0; i < 5; i++) await ops.foldInvoiceCounts({});
+        for (let i = 0; i < 5; i++) await ops.foldKeptCounts({});
       })(),
     ]);
     expect(created.map((r) => r.status)).toEqual(Array(12).fill(201));
     const expected = { ...(await rows()), all: 17 };
     expect(expected).toMatchObject({ approved: 7, draft: 7 });
     expect(await totals()).toEqual(expected);
-    await ops.foldInvoiceCounts({});
+    await ops.foldKeptCounts({});
     const kept = async () =>
       (await testDb().pool.query(`SELECT count(*)::int AS n FROM invoice_count_deltas WHERE company_id = $1`, [fresh.companyId])).rows[0].n as number;
     expect(await kept()).toBeLessThanOrEqual(5);
@@ -561,7 +561,7 @@ describe('list', () => {
     const worker = await startTestService({ RUN_WORKER: 'true' });
     const boss = await startBoss(databaseUrl(), () => {});
     try {
-      await boss.send(QUEUES.foldInvoiceCounts.name, {});
+      await boss.send(QUEUES.foldKeptCounts.name, {});
       for (let i = 0; (await kept()) > 5; i++) {
         if (i > 200) throw new Error('the fold job did not run');
         await new Promise((r) => setTimeout(r, 100));

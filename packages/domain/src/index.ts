@@ -33,7 +33,7 @@ export * from './credentials/bank.ts';
 export * from './invoices/rules.ts';
 export * from './invoices/views.ts';
 export * from './invoices/invoices.ts';
-export * from './invoices/counts.ts';
+export * from './lists/kept-counts.ts';
 export * from './webhooks/rules.ts';
 export * from './webhooks/subscriptions.ts';
 export * from './webhooks/dispatch.ts';

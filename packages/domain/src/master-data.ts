@@ -7,7 +7,8 @@ import type { CompanyScope } from './context.ts';
 import { notFound } from './errors.ts';
 import { recordEvent, type EventType } from './events/outbox.ts';
 import { newId } from './ids.ts';
-import { listPage, type ListDelegate, type ListParams, type ListSpec, type Page } from './lists/list.ts';
+import { countLive } from './lists/kept-counts.ts';
+import { listPage, unfiltered, type ListDelegate, type ListParams, type ListSpec, type Page } from './lists/list.ts';
 
 type Where = Record<string, unknown>;
 interface Delegate<Row> extends ListDelegate<Row> {
@@ -73,7 +74,13 @@ export function masterData<Row extends { id: string }, View extends Record<strin
       return { id, deleted: true as const };
     },
     list(db, scope, params) {
-      return listPage(table(db), { company_id: scope.companyId, deleted_at: null }, params, opts.list, opts.view);
+      const rows = table(db);
+      const delegate: ListDelegate<Row> = {
+        findMany: (args) => rows.findMany(args),
+        // Filtered by nothing (the common list): the kept count of live rows, exact and O(1).
+        count: (args) => (unfiltered(params) ? countLive(db, scope.companyId, `${opts.noun}s`) : rows.count(args)),
+      };
+      return listPage(delegate, { company_id: scope.companyId, deleted_at: null }, params, opts.list, opts.view);
     },
     listSpec: opts.list,
   };

@@ -22,8 +22,12 @@ export const QUEUES = {
   purgeExpiredCredentials: { name: 'purge-expired-credentials', cron: '29 * * * *' },
   /** Approved and sent invoices past their due date become overdue, just after midnight in Denmark. */
   sweepOverdueInvoices: { name: 'sweep-overdue-invoices', cron: '5 0 * * *', tz: 'Europe/Copenhagen' },
-  /** The invoice list's kept counts are folded to a few rows per company (invoices/counts.ts). */
-  foldInvoiceCounts: { name: 'fold-invoice-counts', cron: '* * * * *' },
+  /**
+   * The lists' kept counts (invoices, customers, products, suppliers) are folded to a few rows per company
+   * (lists/kept-counts.ts). The name is from when it folded invoices only: a new one would leave the old
+   * schedule behind in existing databases.
+   */
+  foldKeptCounts: { name: 'fold-invoice-counts', cron: '* * * * *' },
   /** Pending vouchers are read (text, vendor, display name) and completed; every minute (pg-boss's finest cron). */
   processVouchers: { name: 'process-vouchers', cron: '* * * * *' },
   /** Stored objects whose voucher never committed (or was deleted) are removed after a grace period. */

@@ -10,7 +10,7 @@ import {
   revokeApiKey,
   SCOPES,
   sweepOverdue,
-  foldInvoiceCounts,
+  foldKeptCounts,
   processPendingVouchers,
   sweepStoredObjects,
   updateAccountingSettings,
@@ -88,11 +88,11 @@ export const internalRouter = router({
     .meta({ staffRole: 'support' })
     .input(z.strictObject({ date: date().optional() }))
     .mutation(async ({ ctx, input }) => ({ moved: await sweepOverdue((fn) => fn(ctx.tx), input.date) })),
-  /** Folds the invoice list's kept counts on demand (it also runs every minute as a job). */
-  foldInvoiceCounts: internalProcedure
+  /** Folds the lists' kept counts on demand (it also runs every minute as a job). */
+  foldKeptCounts: internalProcedure
     .meta({ staffRole: 'support' })
     .input(z.strictObject({}))
-    .mutation(async ({ ctx }) => ({ removed: await foldInvoiceCounts(ctx.tx) })),
+    .mutation(async ({ ctx }) => ({ removed: await foldKeptCounts(ctx.tx) })),
   /** Voucher processing and the orphan sweep on demand (they also run as jobs): support staff, tests. */
   processVouchers: internalProcedure
     .meta({ staffRole: 'support' })

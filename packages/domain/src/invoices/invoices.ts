@@ -7,12 +7,12 @@ import type { Customer, Db } from '@tlr/db';
 import { fromDate, toDate, today } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
-import { countInvoices } from './counts.ts';
+import { countInvoices } from '../lists/kept-counts.ts';
 import { recordEvent, type EventType } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { postTransaction } from '../ledger/post.ts';
 import { postPayment, postReversalOf, settlementAccount, type DocumentStatusInput } from '../ledger/documents.ts';
-import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
+import { listPage, unfiltered, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { Decimal } from '../money.ts';
 import { approvalPosting, assertTransition, INVOICE_STATUSES, invoiceTotals, OPEN_STATUSES, type InvoiceStatus } from './rules.ts';
 import {
@@ -180,8 +180,7 @@ export function listInvoices(db: Db, scope: CompanyScope, params: ListParams): P
   const delegate = {
     findMany: (args: object) => db.invoice.findMany({ ...args, include: invoiceInclude }),
     // Filtered by nothing or by status only (the common list): the kept counts, exact and O(1).
-    count: (args: { where: object }) =>
-      params.since || params.until || params.search?.trim() ? db.invoice.count(args) : countInvoices(db, scope.companyId, params.status),
+    count: (args: { where: object }) => (unfiltered(params) ? countInvoices(db, scope.companyId, params.status) : db.invoice.count(args)),
   };
   return listPage(delegate, { company_id: scope.companyId }, params, INVOICE_LIST, invoiceView);
 }

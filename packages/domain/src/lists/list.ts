@@ -50,6 +50,9 @@ export interface ListDelegate<Row> {
   count(args: { where: object }): Promise<number>;
 }
 
+/** No date range and no search: the list's total can come from kept counts (lists/kept-counts.ts); a status filter is the caller's to handle. */
+export const unfiltered = (params: ListParams): boolean => !params.since && !params.until && !params.search?.trim();
+
 /** The Prisma `where` for since/until/search/status, added to the caller's company-scoped base. */
 export function listWhere(base: Where, params: ListParams, spec: ListSpec): Where {
   const and: Where[] = [base];
