@@ -498,7 +498,7 @@ describe('list', () => {
     expect((await c.get(`/invoices?until=${today}`)).body.meta).toMatchObject({ total: 11, total_pages: 1 });
   });
 
-  // The totals of unfiltered and status-filtered lists come from counts kept by triggers (invoices/counts.ts).
+  // The totals of unfiltered and status-filtered lists come from counts kept by triggers (lists/kept-counts.ts).
   it('keeps meta.total exact per status through creates, transitions, deletes, a sandbox reset and folds racing creates', async () => {
     const fresh = await newCompany('Tællefirma ApS');
     const c = client(svc.url, (await fresh.key()).key);
