@@ -1,7 +1,7 @@
 // A company's books: provisioning (the standard chart, VAT codes, the number sequence, the first
 // fiscal year and its VAT periods), the accounting settings, and finding the open fiscal year of a
 // posting date (opening the next year automatically).
-import type { Db } from '@tlr/db';
+import type { Company, Db, FiscalYear } from '@tlr/db';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { checkDate, dayAfter, fromDate, toDate, today } from '../calendar.ts';
@@ -42,15 +42,33 @@ export async function provisionBooks(db: Db, company: CompanySettings, asOf = to
   await createFiscalYear(db, company, fiscalYearContaining(asOf, company.fiscal_year_start_month));
 }
 
+type YearRow = Pick<FiscalYear, 'id' | 'start_date' | 'end_date' | 'closed'>;
+
+/**
+ * The company and its fiscal year containing `date` (null when there is none yet), in one statement:
+ * what a posting reads before it takes the number lock (openFiscalYearFor then decides).
+ */
+export async function companyAndYear(db: Db, companyId: string, date: string): Promise<{ company: Company; year: YearRow | null }> {
+  const [row] = await db.$queryRaw<(Company & { fy_id: string | null; fy_start_date: Date | null; fy_end_date: Date | null; fy_closed: boolean | null })[]>`
+    SELECT c.*, fy.id AS fy_id, fy.start_date AS fy_start_date, fy.end_date AS fy_end_date, fy.closed AS fy_closed
+    FROM companies c
+    LEFT JOIN fiscal_years fy ON fy.company_id = c.id AND fy.start_date <= ${date}::date AND fy.end_date >= ${date}::date
+    WHERE c.id = ${companyId}::uuid
+    LIMIT 1`;
+  if (!row) throw notFound('company', companyId);
+  const { fy_id, fy_start_date, fy_end_date, fy_closed, ...company } = row;
+  return { company, year: fy_id ? { id: fy_id, start_date: fy_start_date!, end_date: fy_end_date!, closed: fy_closed! } : null };
+}
+
 const notOpen = (date: string, detail: string) => new DomainError('fiscal_year_not_open', `${date}: ${detail}`, 'date');
 
 /**
- * The open fiscal year containing `date`. A date in the year right after the last one opens that year
- * (with its VAT periods); two postings opening it at once share the one year.
+ * The open fiscal year containing `date`, given the year containing it as companyAndYear read it (null:
+ * none). A date in the year right after the last one opens that year (with its VAT periods); two
+ * postings opening it at once share the one year.
  */
-export async function openFiscalYearFor(db: Db, company: CompanySettings, date: string) {
+export async function openFiscalYearFor(db: Db, company: CompanySettings, date: string, fy: YearRow | null) {
   const d = toDate(date);
-  const fy = await db.fiscalYear.findFirst({ where: { company_id: company.id, start_date: { lte: d }, end_date: { gte: d } } });
   if (fy) {
     if (fy.closed) throw notOpen(date, `the fiscal year ${fromDate(fy.start_date)} to ${fromDate(fy.end_date)} is closed.`);
     return fy;

@@ -15,7 +15,7 @@ import type { CompanyScope } from '../context.ts';
 import { DomainError } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
-import { openFiscalYearFor } from './books.ts';
+import { companyAndYear, openFiscalYearFor } from './books.ts';
 import { fromDate, toDate } from '../calendar.ts';
 import { assertPostable, totalsByAccount, type PostingLine } from './rules.ts';
 import { transactionView, type TransactionView } from './views.ts';
@@ -49,10 +49,10 @@ interface Drawn {
 
 export async function postTransaction(db: Db, scope: CompanyScope, posting: Posting): Promise<TransactionView> {
   assertPostable(posting.lines);
-  const company = await db.company.findUniqueOrThrow({ where: { id: scope.companyId } });
+  const { company, year } = await companyAndYear(db, scope.companyId, posting.date);
   // Early answer for the common case; the binding check is repeated under the lock below.
   if (company.lock_date && toDate(posting.date) <= company.lock_date) throw periodLocked(posting.date, fromDate(company.lock_date));
-  await openFiscalYearFor(db, company, posting.date);
+  await openFiscalYearFor(db, company, posting.date, year);
   // The number and name the view shows: as the caller read them, or read here.
   const unknown = posting.lines.filter((l) => !l.account).map((l) => l.accountId);
   const accounts = new Map(posting.lines.flatMap((l) => (l.account ? [[l.accountId, l.account] as const] : [])));
