@@ -190,6 +190,16 @@ describe('approval', () => {
       [company.companyId, r.body.data.id, r.body.data.posted_transaction_id],
     );
     expect(rows.map((e) => e.type)).toEqual(['invoice.created', 'transaction.created', 'invoice.approved']);
+    // The invoice the events carry is built from what the transaction wrote, not read back: it is what GET reads.
+    const got = (await c.get(`/invoices/${r.body.data.id}`)).body.data;
+    const { rows: data } = await testDb().pool.query(`SELECT type, data FROM outbox_events WHERE company_id = $1 AND data->>'id' = $2 ORDER BY sequence`, [
+      company.companyId,
+      r.body.data.id,
+    ]);
+    const approved = data.find((e) => e.type === 'invoice.approved')!.data;
+    expect(Object.keys(approved).length).toBeGreaterThan(5);
+    for (const [field, value] of Object.entries(approved)) expect({ field, value }).toEqual({ field, value: got[field] });
+    expect(data[0].data).toMatchObject({ id: got.id, status: 'draft', total: got.total, customer_id: got.customer_id });
     // A refused create records nothing: its held events roll back with it.
     const before = (await testDb().pool.query('SELECT count(*)::int AS n FROM outbox_events WHERE company_id = $1', [company.companyId])).rows[0].n;
     expect((await c.post('/invoices', body({ auto_approve: true, issue_date: '1999-01-01', due_date: '1999-01-15' }))).status).toBe(422);

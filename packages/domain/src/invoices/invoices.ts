@@ -3,7 +3,7 @@
 // function; payments and the credit note that cancels an invoice are postings of their own. Every
 // change of an existing invoice starts by locking its row, so two servers changing one invoice at once
 // queue, and the second sees the first's outcome (one approval, one posting).
-import type { Customer, Db } from '@tlr/db';
+import { Prisma, type Customer, type Db } from '@tlr/db';
 import { fromDate, toDate, today } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
@@ -143,9 +143,9 @@ export async function createInvoice(db: Db, scope: CompanyScope, input: InvoiceI
   const { fields: customer, customer: buyer } = await customerOf(db, scope, input.customer_id);
   const resolved = await resolveLines(db, scope, input.lines);
   const id = newId();
+  const lines = lineRows(scope, id, resolved);
   // The new row needs no lock: nobody else sees it before this transaction commits.
-  const draft = await db.invoice.create({
-    include: fullInvoiceInclude,
+  const created = await db.invoice.create({
     data: {
       id,
       company_id: scope.companyId,
@@ -155,9 +155,23 @@ export async function createInvoice(db: Db, scope: CompanyScope, input: InvoiceI
       due_date: toDate(input.due_date),
       notes: input.notes ?? '',
       ...amounts(resolved),
-      lines: { createMany: { data: lineRows(scope, id, resolved).map(({ invoice_id: _, ...l }) => l) } },
+      lines: { createMany: { data: lines.map(({ invoice_id: _, ...l }) => l) } },
     },
   });
+  // Not read back (four statements): a new draft has no credit note, no payments and the lines just written.
+  const draft: FullInvoiceRow = {
+    ...created,
+    credit_note: null,
+    payments: [],
+    lines: lines.map((l) => ({
+      ...l,
+      quantity: new Prisma.Decimal(l.quantity),
+      unit_price: new Prisma.Decimal(l.unit_price),
+      vat_rate: new Prisma.Decimal(l.vat_rate),
+      amount: new Prisma.Decimal(l.amount),
+      account_id: null,
+    })),
+  };
   await event(db, scope, 'invoice.created', invoiceView(draft));
   const result = input.auto_approve ? await approve(db, scope, draft, buyer) : draft;
   return invoiceSummary(invoiceView(result));
@@ -279,10 +293,17 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
   );
   if (postingLines.length < 2) throw new DomainError('invoice_incomplete', 'The invoice totals 0.00: there is nothing to invoice or post.', 'lines');
 
+  // The accounts travel with the lines, so the posting does not read them again.
+  const named = new Map(
+    [INVOICE_ACCOUNTS.receivable, INVOICE_ACCOUNTS.outputVat, ...row.lines.map((l) => revenueNumber(l.product_id))].map((n) => {
+      const a = account(n);
+      return [a.id, { account_number: a.account_number, name: a.name }] as const;
+    }),
+  );
   const posted = await postTransaction(db, scope, {
     date: fromDate(row.issue_date),
     description: text,
-    lines: postingLines,
+    lines: postingLines.map((l) => ({ ...l, account: named.get(l.accountId) })),
     source: 'invoice',
     sourceId: row.id,
   });
