@@ -78,7 +78,7 @@ export function masterData<Row extends { id: string }, View extends Record<strin
       const delegate: ListDelegate<Row> = {
         findMany: (args) => rows.findMany(args),
         // Filtered by nothing (the common list): the kept count of live rows, exact and O(1).
-        count: (args) => (unfiltered(params) ? countLive(db, scope.companyId, `${opts.noun}s`) : rows.count(args)),
+        count: (args) => (unfiltered(params, opts.list) ? countLive(db, scope.companyId, `${opts.noun}s`) : rows.count(args)),
       };
       return listPage(delegate, { company_id: scope.companyId, deleted_at: null }, params, opts.list, opts.view);
     },

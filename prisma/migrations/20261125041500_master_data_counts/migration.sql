@@ -45,26 +45,18 @@ BEGIN
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER master_data_counts_insert AFTER INSERT ON customers
-  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION master_data_counts_insert();
-CREATE TRIGGER master_data_counts_delete AFTER DELETE ON customers
-  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION master_data_counts_delete();
-CREATE TRIGGER master_data_counts_update AFTER UPDATE ON customers
-  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION master_data_counts_update();
-
-CREATE TRIGGER master_data_counts_insert AFTER INSERT ON products
-  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION master_data_counts_insert();
-CREATE TRIGGER master_data_counts_delete AFTER DELETE ON products
-  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION master_data_counts_delete();
-CREATE TRIGGER master_data_counts_update AFTER UPDATE ON products
-  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION master_data_counts_update();
-
-CREATE TRIGGER master_data_counts_insert AFTER INSERT ON suppliers
-  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION master_data_counts_insert();
-CREATE TRIGGER master_data_counts_delete AFTER DELETE ON suppliers
-  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION master_data_counts_delete();
-CREATE TRIGGER master_data_counts_update AFTER UPDATE ON suppliers
-  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION master_data_counts_update();
+DO $$
+DECLARE t text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['customers', 'products', 'suppliers'] LOOP
+    EXECUTE format('CREATE TRIGGER master_data_counts_insert AFTER INSERT ON %I
+      REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION master_data_counts_insert()', t);
+    EXECUTE format('CREATE TRIGGER master_data_counts_delete AFTER DELETE ON %I
+      REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION master_data_counts_delete()', t);
+    EXECUTE format('CREATE TRIGGER master_data_counts_update AFTER UPDATE ON %I
+      REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION master_data_counts_update()', t);
+  END LOOP;
+END $$;
 
 -- The rows that exist already.
 INSERT INTO master_data_count_deltas (company_id, kind, delta)

@@ -194,7 +194,7 @@ export function listInvoices(db: Db, scope: CompanyScope, params: ListParams): P
   const delegate = {
     findMany: (args: object) => db.invoice.findMany({ ...args, include: invoiceInclude }),
     // Filtered by nothing or by status only (the common list): the kept counts, exact and O(1).
-    count: (args: { where: object }) => (unfiltered(params) ? countInvoices(db, scope.companyId, params.status) : db.invoice.count(args)),
+    count: (args: { where: object }) => (unfiltered(params, INVOICE_LIST) ? countInvoices(db, scope.companyId, params.status) : db.invoice.count(args)),
   };
   return listPage(delegate, { company_id: scope.companyId }, params, INVOICE_LIST, invoiceView);
 }
@@ -273,11 +273,8 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
     (productIds.length ? await db.product.findMany({ where: { company_id: scope.companyId, id: { in: productIds } } }) : []).map((p) => [p.id, p]),
   );
   const revenueNumber = (productId: string | null) => (productId && products.get(productId)?.revenue_account) || INVOICE_ACCOUNTS.sales;
-  const account = await accountsByNumber(db, scope, [
-    INVOICE_ACCOUNTS.receivable,
-    INVOICE_ACCOUNTS.outputVat,
-    ...row.lines.map((l) => revenueNumber(l.product_id)),
-  ]);
+  const numbers = [INVOICE_ACCOUNTS.receivable, INVOICE_ACCOUNTS.outputVat, ...row.lines.map((l) => revenueNumber(l.product_id))];
+  const account = await accountsByNumber(db, scope, numbers);
   const lines = row.lines.map((l) => ({
     accountId: account(revenueNumber(l.product_id), `lines[${l.line_number - 1}].product_id`).id,
     amount: dec(l.amount),
@@ -294,12 +291,7 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
   if (postingLines.length < 2) throw new DomainError('invoice_incomplete', 'The invoice totals 0.00: there is nothing to invoice or post.', 'lines');
 
   // The accounts travel with the lines, so the posting does not read them again.
-  const named = new Map(
-    [INVOICE_ACCOUNTS.receivable, INVOICE_ACCOUNTS.outputVat, ...row.lines.map((l) => revenueNumber(l.product_id))].map((n) => {
-      const a = account(n);
-      return [a.id, { account_number: a.account_number, name: a.name }] as const;
-    }),
-  );
+  const named = new Map(numbers.map((n) => account(n)).map((a) => [a.id, { account_number: a.account_number, name: a.name }] as const));
   const posted = await postTransaction(db, scope, {
     date: fromDate(row.issue_date),
     description: text,

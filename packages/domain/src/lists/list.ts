@@ -50,20 +50,26 @@ export interface ListDelegate<Row> {
   count(args: { where: object }): Promise<number>;
 }
 
-/** No date range and no search: the list's total can come from kept counts (lists/kept-counts.ts); a status filter is the caller's to handle. */
-export const unfiltered = (params: ListParams): boolean => !params.since && !params.until && !params.search?.trim();
-
-/** The Prisma `where` for since/until/search/status, added to the caller's company-scoped base. */
-export function listWhere(base: Where, params: ListParams, spec: ListSpec): Where {
-  const and: Where[] = [base];
+/** The date range and search of a list call, as Prisma conditions (none when neither is given). */
+function dateAndSearch(params: ListParams, spec: ListSpec): Where[] {
+  const out: Where[] = [];
   if (params.since || params.until) {
     const range: Where = {};
     if (params.since) range.gte = toDate(params.since);
     if (params.until) range.lt = toDate(dayAfter(params.until));
-    and.push({ [spec.dateColumn]: range });
+    out.push({ [spec.dateColumn]: range });
   }
   const term = params.search?.trim();
-  if (term) and.push({ OR: spec.search.map((c) => ({ [c]: { contains: term, mode: 'insensitive' } })) });
+  if (term) out.push({ OR: spec.search.map((c) => ({ [c]: { contains: term, mode: 'insensitive' } })) });
+  return out;
+}
+
+/** No date range and no search: the list's total can come from kept counts (lists/kept-counts.ts); a status filter is the caller's to handle. */
+export const unfiltered = (params: ListParams, spec: ListSpec): boolean => dateAndSearch(params, spec).length === 0;
+
+/** The Prisma `where` for since/until/search/status, added to the caller's company-scoped base. */
+export function listWhere(base: Where, params: ListParams, spec: ListSpec): Where {
+  const and: Where[] = [base, ...dateAndSearch(params, spec)];
   if (params.status) and.push({ status: params.status });
   return { AND: and };
 }

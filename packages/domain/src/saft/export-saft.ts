@@ -312,8 +312,9 @@ async function writeJournal(
   let debit = 0n;
   let credit = 0n;
   let open = -1; // system id of the Transaction element currently open
-  const fetch = (afterSystemId: number, afterLine: number) => client.query<JournalRow>(JOURNAL_SQL, [company.id, from, to, afterSystemId, afterLine, batch]);
-  let next: ReturnType<typeof fetch> | undefined = fetch(-1, 0);
+  const batchAfter = (afterSystemId: number, afterLine: number) =>
+    client.query<JournalRow>(JOURNAL_SQL, [company.id, from, to, afterSystemId, afterLine, batch]);
+  let next: ReturnType<typeof batchAfter> | undefined = batchAfter(-1, 0);
   while (next) {
     const { rows }: { rows: JournalRow[] } = await next;
     if (rows.length === 0) break;
@@ -322,7 +323,7 @@ async function writeJournal(
     // while this one is turned into XML: PostgreSQL and this process work at the same time (otherwise
     // PostgreSQL stalls on a full socket until the XML is done, and each waits for the other).
     const last = rows.at(-1)!;
-    next = rows.length < batch ? undefined : fetch(Number(last.system_id), last.line_number);
+    next = rows.length < batch ? undefined : batchAfter(Number(last.system_id), last.line_number);
     // Should this batch fail, the export is abandoned; the prefetch's own failure must not go unhandled.
     next?.catch(() => {});
     let parts: string[] = [];
