@@ -117,5 +117,12 @@ describe('Idempotency-Key', () => {
     expect(new Set(replies.map((r) => r.body.data.id)).size).toBe(1);
     expect(replies.filter((r) => r.headers.get('x-idempotency-replayed') === 'true')).toHaveLength(15);
     expect(await countCustomers(company.companyId, 'Twin ApS')).toBe(1);
+    // The losers' held events and kept counts rolled back with them: one event, and the list's total is the rows.
+    const events = await testDb().prisma.outboxEvent.count({
+      where: { company_id: company.companyId, type: 'customer.created', data: { path: ['id'], equals: replies[0]!.body.data.id } },
+    });
+    expect(events).toBe(1);
+    const live = await testDb().prisma.customer.count({ where: { company_id: company.companyId, deleted_at: null } });
+    expect((await client(svc.url, key).get('/customers')).body.meta.total).toBe(live);
   });
 });
