@@ -515,6 +515,28 @@ describe('a ledger of thousands of transactions', () => {
     console.info(`XSD validation of ${(xml.length / 1e6).toFixed(1)} MB: ${Date.now() - t2} ms`);
   });
 
+  it('writes the same file whatever the batch size, batches ending inside transactions included', async () => {
+    // A transaction's own fields travel with its first line only: a batch that begins mid-transaction
+    // must continue the open Transaction element, not start one without them.
+    const written = async (lineBatch: number) => {
+      const parts: string[] = [];
+      const sink = new Writable({
+        write(chunk: Buffer, _enc, done) {
+          parts.push(chunk.toString('utf8'));
+          done();
+        },
+      });
+      await exportSaft(testDb().pool, { companyId: big.companyId }, sink, { lineBatch, today: '2026-11-25' });
+      return parts.join('');
+    };
+    const whole = await written(100_000);
+    // Lines come in threes, threes and twos (8 per 3 transactions): 500 lines end inside one.
+    const in500 = await written(500);
+    expect((in500.match(/<Line>/g) ?? []).length).toBe(Math.floor(count / 3) * 2 + (count - Math.floor(count / 3)) * 3);
+    expect(in500).toBe(whole);
+    expect(in500).toContain('<Description>Salg &amp; &lt;moms&gt;</Description>');
+  });
+
   it('stops reading and gives its connection back when the output closes mid-stream', async () => {
     const pool = testDb().pool;
     let received = 0;

@@ -1,9 +1,9 @@
 import { fragment } from 'xmlbuilder2';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../errors.ts';
-import { lineElement, transactionStart, TRANSACTION_END, type JournalRow } from './journal.ts';
+import { lineElement, transactionStart, TRANSACTION_END, type JournalLine, type JournalTransaction } from './journal.ts';
 import { generalLedgerAccountsXml, partiesXml } from './master-files.ts';
-import { accountingPeriod, balanceSide, escapeText, fit, fromOere, isCvr, saftAccountType, saftFilename, saftPeriod, toOere } from './rules.ts';
+import { accountingPeriod, balanceSide, escapeText, fit, fromOere, isCvr, saftAccountType, saftFilename, saftPeriod, toOere, toOereFixed2 } from './rules.ts';
 
 describe('the export period', () => {
   it('defaults to the fiscal year containing today, or containing the one bound given', () => {
@@ -88,6 +88,11 @@ describe('amounts', () => {
     expect(() => toOere('1e3')).toThrow();
   });
 
+  it('reads numeric(n,2) text as toOere does, and anything else through toOere', () => {
+    for (const text of ['1250.00', '-0.05', '0.00', '-1250.75', '9999999999999999.99', '3.5', '7']) expect(toOereFixed2(text)).toBe(toOere(text));
+    for (const text of ['1.005', '1e3', '0x.00', '+1.00', '1 .00', '']) expect(() => toOereFixed2(text)).toThrow();
+  });
+
   it('puts a balance on its side with a non-negative amount', () => {
     expect(balanceSide('1250.50')).toEqual({ side: 'Debit', amount: '1250.50' });
     expect(balanceSide('-0.01')).toEqual({ side: 'Credit', amount: '0.01' });
@@ -96,29 +101,30 @@ describe('amounts', () => {
 });
 
 describe('XML', () => {
-  const row = (over: Partial<JournalRow> = {}): JournalRow => ({
+  const transaction = (over: Partial<JournalTransaction> = {}): JournalTransaction => ({
     system_id: 7,
     document_number: 12,
     date: '2026-03-05',
     description: 'Husleje <marts> & "varme"\u0001',
     source: 'manual',
     entry_date: '2026-03-06',
+    voucher_id: null,
+    ...over,
+  });
+  const line = (over: Partial<JournalLine & { account_number: string }> = {}) => ({
     line_number: 1,
     account_number: '2030',
     debit: '8000.00',
     credit: '0.00',
     line_description: '',
-    voucher_id: null,
     ...over,
   });
 
   it('writes journal transactions exactly as xmlbuilder2 would', () => {
     const voucher = '0192f3a4-5b6c-7d8e-9f00-112233445566';
-    const rows = [
-      row({ voucher_id: voucher }),
-      row({ voucher_id: voucher, line_number: 2, account_number: '6470', debit: '0.00', credit: '8000.00', line_description: 'Bank ' + 'x'.repeat(300) }),
-    ];
-    const hand = transactionStart(rows[0]!, 1) + rows.map((r) => lineElement(r, r.debit !== '0.00', 'DKK')).join('') + TRANSACTION_END;
+    const t = transaction({ voucher_id: voucher });
+    const lines = [line(), line({ line_number: 2, account_number: '6470', debit: '0.00', credit: '8000.00', line_description: 'Bank ' + 'x'.repeat(300) })];
+    const hand = transactionStart(t, 1) + lines.map((l) => lineElement(l, l.account_number, t, l.debit !== '0.00', 'DKK')).join('') + TRANSACTION_END;
     const amount = (a: string) => ({ Amount: a, CurrencyCode: 'DKK', CurrencyAmount: a, ExchangeRate: '1' });
     const built = fragment({
       Transaction: {

@@ -100,6 +100,16 @@ export function toOere(amount: string): bigint {
   return m[1] ? -oere : oere;
 }
 
+const FIXED2 = /^-?\d+\.\d\d$/;
+
+/**
+ * toOere, twice as fast for text as PostgreSQL writes numeric(n,2) (always two decimals): the export
+ * reads a million of them. Any other text goes through toOere.
+ */
+export function toOereFixed2(amount: string): bigint {
+  return FIXED2.test(amount) ? BigInt(amount.slice(0, -3) + amount.slice(-2)) : toOere(amount);
+}
+
 /** Øre as an exact decimal string with 2 decimals ("-0.05", "1250.00"). */
 export function fromOere(oere: bigint): string {
   const sign = oere < 0n ? '-' : '';
