@@ -6,7 +6,19 @@ export { createDatabase, DEFAULT_TIMEOUTS, type Database, type DbTimeouts } from
 export { applyMigrations } from './migrate.ts';
 export { resolveDatabaseServer, ensureDatabase, dropDatabase, withDatabase, freePort, type DatabaseServer } from './server.ts';
 export { Prisma, PrismaClient } from './generated/prisma/client.ts';
-export type { User, Company, ApiKey, Customer, Product, Supplier, OutboxEvent, IdempotencyKey, FiscalYear } from './generated/prisma/client.ts';
+export type {
+  User,
+  Company,
+  ApiKey,
+  Account,
+  Customer,
+  Product,
+  Supplier,
+  Invoice,
+  OutboxEvent,
+  IdempotencyKey,
+  FiscalYear,
+} from './generated/prisma/client.ts';
 
 /** A Prisma client or an interactive transaction: what domain functions take as their database handle. */
 export type Db = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
