@@ -6,7 +6,7 @@ import { notFound } from '../errors.ts';
 import { dayAfter, today as utcToday } from '../calendar.ts';
 import { fiscalYearContaining } from '../ledger/fiscal-years.ts';
 import { BEGINNING, movements } from '../reports/balances.ts';
-import { lineElement, transactionStart, TRANSACTION_END, type JournalLine, type JournalTransaction } from './journal.ts';
+import { lineElement, lineShared, transactionStart, TRANSACTION_END, type JournalLine, type JournalTransaction, type LineShared } from './journal.ts';
 import {
   generalLedgerAccountsXml,
   headerXml,
@@ -330,6 +330,7 @@ async function writeJournal(
   let debit = 0n;
   let credit = 0n;
   let open: JournalTransaction | undefined; // the transaction whose element is open
+  let shared: LineShared | undefined; // what its lines repeat
   const batchAfter = (afterSystemId: number, afterLine: number) =>
     client.query<JournalRow>(JOURNAL_SQL, [company.id, from, to, afterSystemId, afterLine, batch]);
   let next: ReturnType<typeof batchAfter> | undefined = batchAfter(-1, 0);
@@ -368,6 +369,7 @@ async function writeJournal(
           voucher_id: r.voucher_id,
         };
         parts.push(transactionStart(open, company.fiscal_year_start_month));
+        shared = lineShared(open);
         transactions += 1;
       }
       // The schema's keyrefs select nothing (unprefixed XPaths), so referential integrity is ours.
@@ -379,7 +381,7 @@ async function writeJournal(
       const c = toOereFixed2(r.credit);
       debit += d;
       credit += c;
-      parts.push(lineElement(r, accountNumber, open, d > 0n, company.currency));
+      parts.push(lineElement(r, accountNumber, shared!, d > 0n, company.currency));
     }
     await w.write(parts.join(''));
   }

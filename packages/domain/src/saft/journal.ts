@@ -38,20 +38,32 @@ export function transactionStart(t: JournalTransaction, fiscalYearStartMonth: nu
 
 export const TRANSACTION_END = '</Transaction>';
 
+/** What every Line of one transaction repeats, as XML: worked out once per transaction, not per line. */
+export interface LineShared {
+  /** The transaction's description, fitted and escaped: the text of a line without its own. */
+  description: string;
+  /** The voucher's id, as GET /vouchers/{id} knows it (without hyphens: SAF-T ids are short text). */
+  sourceDocument: string;
+}
+
+export function lineShared(t: JournalTransaction): LineShared {
+  return {
+    description: xmlText(t.description, SAFT_TEXT.long),
+    sourceDocument: t.voucher_id ? `<SourceDocumentID>${compactId(t.voucher_id)}</SourceDocumentID>` : '',
+  };
+}
+
 /**
- * One Line of transaction `t`: RecordID, AccountID, SourceDocumentID (the voucher), Description, and
- * the debit or the credit with its currency triplet.
+ * One Line: RecordID, AccountID, SourceDocumentID (the voucher), Description, and the debit or the
+ * credit with its currency triplet. `shared` is lineShared of the line's transaction.
  */
-export function lineElement(l: JournalLine, accountNumber: string, t: JournalTransaction, isDebit: boolean, currency: string): string {
+export function lineElement(l: JournalLine, accountNumber: string, shared: LineShared, isDebit: boolean, currency: string): string {
   const side = isDebit ? 'DebitAmount' : 'CreditAmount';
   const amount = isDebit ? l.debit : l.credit;
-  // A line without text of its own is described by its transaction.
-  const description = l.line_description || t.description;
   return (
-    `<Line><RecordID>${l.line_number}</RecordID><AccountID>${escapeText(accountNumber)}</AccountID>` +
-    // The voucher's id, as GET /vouchers/{id} knows it (without hyphens: SAF-T ids are short text).
-    (t.voucher_id ? `<SourceDocumentID>${compactId(t.voucher_id)}</SourceDocumentID>` : '') +
-    `<Description>${xmlText(description, SAFT_TEXT.long)}</Description>` +
+    `<Line><RecordID>${l.line_number}</RecordID><AccountID>${escapeText(accountNumber)}</AccountID>${shared.sourceDocument}` +
+    // A line without text of its own is described by its transaction.
+    `<Description>${l.line_description ? xmlText(l.line_description, SAFT_TEXT.long) : shared.description}</Description>` +
     `<${side}><Amount>${amount}</Amount><CurrencyCode>${currency}</CurrencyCode><CurrencyAmount>${amount}</CurrencyAmount>` +
     `<ExchangeRate>1</ExchangeRate></${side}></Line>`
   );

@@ -1,7 +1,7 @@
 import { fragment } from 'xmlbuilder2';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../errors.ts';
-import { lineElement, transactionStart, TRANSACTION_END, type JournalLine, type JournalTransaction } from './journal.ts';
+import { lineElement, lineShared, transactionStart, TRANSACTION_END, type JournalLine, type JournalTransaction } from './journal.ts';
 import { generalLedgerAccountsXml, partiesXml } from './master-files.ts';
 import { accountingPeriod, balanceSide, escapeText, fit, fromOere, isCvr, saftAccountType, saftFilename, saftPeriod, toOere, toOereFixed2 } from './rules.ts';
 
@@ -124,7 +124,8 @@ describe('XML', () => {
     const voucher = '0192f3a4-5b6c-7d8e-9f00-112233445566';
     const t = transaction({ voucher_id: voucher });
     const lines = [line(), line({ line_number: 2, account_number: '6470', debit: '0.00', credit: '8000.00', line_description: 'Bank ' + 'x'.repeat(300) })];
-    const hand = transactionStart(t, 1) + lines.map((l) => lineElement(l, l.account_number, t, l.debit !== '0.00', 'DKK')).join('') + TRANSACTION_END;
+    const hand =
+      transactionStart(t, 1) + lines.map((l) => lineElement(l, l.account_number, lineShared(t), l.debit !== '0.00', 'DKK')).join('') + TRANSACTION_END;
     const amount = (a: string) => ({ Amount: a, CurrencyCode: 'DKK', CurrencyAmount: a, ExchangeRate: '1' });
     const built = fragment({
       Transaction: {
