@@ -198,17 +198,13 @@ WHERE t.company_id = $1 AND t.date BETWEEN $2::date AND $3::date
 ORDER BY t.system_id, l.line_number
 LIMIT $6`;
 
+type OrNull<T> = { [K in keyof T]: T[K] | null };
+
 /** A row of JOURNAL_SQL: a line, and on line 1 its transaction's fields (null on the others). */
-interface JournalRow extends JournalLine {
+interface JournalRow extends JournalLine, OrNull<Omit<JournalTransaction, 'system_id'>> {
   /** bigint, as text. */
   system_id: string;
   account_id: string;
-  document_number: number | null;
-  date: string | null;
-  description: string | null;
-  source: string | null;
-  entry_date: string | null;
-  voucher_id: string | null;
 }
 
 const FIRST_UUID = '00000000-0000-0000-0000-000000000000';
@@ -329,8 +325,8 @@ async function writeJournal(
   let transactions = 0;
   let debit = 0n;
   let credit = 0n;
-  let open: JournalTransaction | undefined; // the transaction whose element is open
-  let shared: LineShared | undefined; // what its lines repeat
+  let open = -1; // system id of the Transaction element currently open
+  let shared: LineShared = { description: '', sourceDocument: '' }; // what its lines repeat (set as it opens)
   const batchAfter = (afterSystemId: number, afterLine: number) =>
     client.query<JournalRow>(JOURNAL_SQL, [company.id, from, to, afterSystemId, afterLine, batch]);
   let next: ReturnType<typeof batchAfter> | undefined = batchAfter(-1, 0);
@@ -353,13 +349,13 @@ async function writeJournal(
         await new Promise(setImmediate);
       }
       const systemId = Number(r.system_id);
-      if (systemId !== open?.system_id) {
-        if (open && systemId < open.system_id) throw new Error(`SAF-T journal out of order: system id ${systemId} after ${open.system_id}`);
+      if (systemId !== open) {
+        if (systemId < open) throw new Error(`SAF-T journal out of order: system id ${systemId} after ${open}`);
         if (r.document_number === null || r.date === null || r.entry_date === null) {
           throw new Error(`SAF-T journal: transaction ${systemId} begins with line ${r.line_number}, not line 1`);
         }
-        if (open) parts.push(TRANSACTION_END);
-        open = {
+        if (open !== -1) parts.push(TRANSACTION_END);
+        const t: JournalTransaction = {
           system_id: systemId,
           document_number: r.document_number,
           date: r.date,
@@ -368,8 +364,9 @@ async function writeJournal(
           entry_date: r.entry_date,
           voucher_id: r.voucher_id,
         };
-        parts.push(transactionStart(open, company.fiscal_year_start_month));
-        shared = lineShared(open);
+        parts.push(transactionStart(t, company.fiscal_year_start_month));
+        shared = lineShared(t);
+        open = systemId;
         transactions += 1;
       }
       // The schema's keyrefs select nothing (unprefixed XPaths), so referential integrity is ours.
@@ -381,10 +378,10 @@ async function writeJournal(
       const c = toOereFixed2(r.credit);
       debit += d;
       credit += c;
-      parts.push(lineElement(r, accountNumber, shared!, d > 0n, company.currency));
+      parts.push(lineElement(r, accountNumber, shared, d > 0n, company.currency));
     }
     await w.write(parts.join(''));
   }
-  if (open) await w.write(TRANSACTION_END);
+  if (open !== -1) await w.write(TRANSACTION_END);
   return { transactions, debit, credit };
 }
