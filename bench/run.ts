@@ -7,9 +7,10 @@
 //      LOG_LEVEL=silent) in child processes, with the same pool size; the baseline gets the company's
 //      account ids and one customer for its bare posting and invoice (bare-writes.ts)
 //   4. autocannon (programmatic), per scenario a short warm-up then the measurement. Pairs, each tlr
-//      against the baseline doing the bare work of the same request: GET by id, list (50 rows and the
-//      total), create a customer, POST /transactions (a balanced 4-line posting, the same body to both),
-//      POST /invoices with auto_approve (2 lines, the same body to both); then the diagnostics (401, 429 ...)
+//      against the baseline doing the bare work of the same request: GET by id (and again paced at half
+//      the rate it reached, for its p99 at half load), list (50 rows and the total), create a customer,
+//      POST /transactions (a balanced 4-line posting, the same body to both), POST /invoices with
+//      auto_approve (2 lines, the same body to both); then the diagnostics (401, 429 ...)
 //   5. prints a table (req/s, p50, p99, non-2xx, errors), CPU time per request of the server, of
 //      PostgreSQL and of autocannon (Linux /proc), the tlr/baseline ratio of each pair, and whether the
 //      company's document and system numbers stayed gapless after all the postings and invoices
@@ -36,6 +37,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { paced, type PacedRequest } from './paced.ts';
 import {
   applyMigrations,
   createDatabase,
@@ -115,6 +117,16 @@ class KeyPool {
     this.created += count;
   }
 
+  /**
+   * Adds, before a latency measurement, the keys its requests will use: a refill during it would stall
+   * this process (which sends the requests) for the tens of milliseconds that making 1,000 keys takes.
+   */
+  async reserve(requests: number): Promise<void> {
+    await this.refilling;
+    const missing = Math.ceil(requests / REQUESTS_PER_KEY) + this.batch / 2 - this.fresh.length;
+    if (missing > 0) await this.add(missing);
+  }
+
   /** Synchronous (autocannon's setupRequest cannot wait): tops the pool up in the background. */
   next(): string {
     if (this.fresh.length < this.batch / 2 && !this.refilling) {
@@ -148,6 +160,8 @@ interface Scenario {
   diagnostic?: boolean;
   prepare?: () => Promise<void>;
   request: () => autocannon.Request;
+  /** Paced at half the rate the named scenario reached (measured earlier in the run), not as fast as it goes. */
+  halfRateOf?: string;
 }
 
 /** The create scenarios' body: the same fields for tlr and the baseline. */
@@ -247,6 +261,31 @@ async function measure(url: string, s: Scenario, seconds: number): Promise<autoc
     timeout: 10,
     requests: [s.request()],
   });
+}
+
+/** The scenario's requests, paced at `rate` per second (paced.ts), as a row of the table. */
+async function measurePaced(url: string, s: Scenario, seconds: number, rate: number): Promise<Row> {
+  const template = s.request();
+  const request = (): PacedRequest => {
+    const r = typeof template.setupRequest === 'function' ? template.setupRequest({ ...template }, {}) : template;
+    return { method: r.method ?? 'GET', path: r.path ?? '/', ...(r.headers ? { headers: r.headers as Record<string, string> } : {}) };
+  };
+  const r = await paced(url, { rate, seconds, connections: CONNECTIONS, request });
+  const ok = r.statuses[String(s.expect)] ?? 0;
+  return {
+    id: s.id,
+    title: `${s.title} (${rate} req/s paced)`,
+    rps: r.rps,
+    p50: Math.round(r.p50 * 10) / 10,
+    p99: Math.round(r.p99 * 10) / 10,
+    total: r.sent,
+    expected: ok,
+    non2xx: Object.entries(r.statuses).reduce((n, [code, c]) => (code.startsWith('2') ? n : n + c), 0),
+    errors: r.errors,
+    timeouts: 0,
+    statuses: r.statuses,
+    duration: seconds,
+  };
 }
 
 function toRow(s: Scenario, r: autocannon.Result): Row {
@@ -501,24 +540,46 @@ async function main() {
         }
       }
     }
+    // GET by id of a random customer, for the full-load and the paced scenarios.
+    const baselineGet = (): autocannon.Request => ({ method: 'GET', path: '/customers/x', setupRequest: (req) => ({ ...req, path: `/customers/${pick()}` }) });
+    const tlrGet = (): autocannon.Request => ({
+      method: 'GET',
+      path: '/api/v1/customers/x',
+      setupRequest: (req) => ({ ...req, path: `/api/v1/customers/${pick()}`, headers: { 'x-api-key': keys.next() } }),
+    });
     const scenarios: Scenario[] = [
       {
         id: 'baseline-get',
         title: 'baseline Express+pg GET /customers/:id',
         server: 'baseline',
         expect: 200,
-        request: () => ({ method: 'GET', path: '/customers/x', setupRequest: (req) => ({ ...req, path: `/customers/${pick()}` }) }),
+        request: baselineGet,
       },
       {
         id: 'tlr-get',
         title: 'tlr GET /api/v1/customers/{id}',
         server: 'tlr',
         expect: 200,
-        request: () => ({
-          method: 'GET',
-          path: '/api/v1/customers/x',
-          setupRequest: (req) => ({ ...req, path: `/api/v1/customers/${pick()}`, headers: { 'x-api-key': keys.next() } }),
-        }),
+        request: tlrGet,
+      },
+      {
+        // Order 10: p99 under 10 ms at half of the maximum load (the same requests as tlr-get, paced
+        // evenly by paced.ts: autocannon's own pacing sends bursts at full load).
+        id: 'tlr-get-half',
+        title: "tlr GET /api/v1/customers/{id} at half of tlr-get's rate",
+        server: 'tlr',
+        expect: 200,
+        halfRateOf: 'tlr-get',
+        request: tlrGet,
+      },
+      {
+        // The bare baseline at the same paced rate: what the machine itself adds to the tail.
+        id: 'baseline-get-half',
+        title: "baseline Express+pg GET /customers/:id at half of tlr-get's rate",
+        server: 'baseline',
+        expect: 200,
+        halfRateOf: 'tlr-get',
+        request: baselineGet,
       },
       {
         id: 'baseline-list',
@@ -635,12 +696,19 @@ async function main() {
     for (const s of selected) {
       const url = servers[s.server].url;
       const seconds = s.diagnostic ? DIAG_DURATION : DURATION;
-      log(`${s.id}: warm-up ${WARMUP} s, then ${seconds} s with ${CONNECTIONS} connections`);
+      const full = s.halfRateOf === undefined ? undefined : rows.find((r) => r.id === s.halfRateOf);
+      if (s.halfRateOf !== undefined && !full) {
+        log(`${s.id}: skipped, it paces itself by ${s.halfRateOf}, which did not run`);
+        continue;
+      }
+      const rate = full ? Math.max(1, Math.round(full.rps / 2)) : undefined;
+      log(`${s.id}: warm-up ${WARMUP} s, then ${seconds} s with ${CONNECTIONS} connections${rate ? ` at ${rate} req/s` : ''}`);
       await s.prepare?.();
-      if (WARMUP > 0) served[s.server] += (await measure(url, s, WARMUP)).requests.total;
+      if (rate) await keys.reserve(rate * (WARMUP + seconds));
+      if (WARMUP > 0) served[s.server] += rate ? (await measurePaced(url, s, WARMUP, rate)).total : (await measure(url, s, WARMUP)).requests.total;
       const before = cpuSnapshot(servers[s.server].pid, postmaster);
-      const result = await measure(url, s, seconds);
-      const row = { ...toRow(s, result), cpu: cpuPerRequest(before, cpuSnapshot(servers[s.server].pid, postmaster), result.requests.total) };
+      const measured = rate ? await measurePaced(url, s, seconds, rate) : toRow(s, await measure(url, s, seconds));
+      const row = { ...measured, cpu: cpuPerRequest(before, cpuSnapshot(servers[s.server].pid, postmaster), measured.total) };
       served[s.server] += row.total + (s.prepare ? 101 : 0);
       rows.push(row);
       log(`${s.id}: ${row.rps.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, statuses ${JSON.stringify(row.statuses)}`);
@@ -709,6 +777,14 @@ async function main() {
       const ratio = t.rps / b.rps;
       const verdict = aim === null ? '(no aim)' : `(aim: ${aim * 100}%) -> ${ratio >= aim ? 'meets' : 'below'} the aim`;
       lines.push(`${what}: tlr ${t.rps.toFixed(0)} req/s vs baseline ${b.rps.toFixed(0)} req/s = ${(100 * ratio).toFixed(1)}% of baseline ${verdict}`);
+    }
+    const half = rows.find((r) => r.id === 'tlr-get-half');
+    if (half) {
+      const bare = rows.find((r) => r.id === 'baseline-get-half');
+      const verdict = half.p99 < 10 ? 'meets' : 'misses';
+      lines.push(
+        `GET by id at half load: p99 ${half.p99} ms at ${half.rps.toFixed(0)} req/s${bare ? ` (baseline at the same rate: ${bare.p99} ms)` : ''} (aim: under 10 ms) -> ${verdict} the aim`,
+      );
     }
     lines.push(
       `database after the run: ${createdRows} customers created by POST (both servers), ${audited} audit records, ${windows.n} keys used by the load (highest count in a window: ${windows.max}, limit 100)`,

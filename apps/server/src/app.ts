@@ -1,10 +1,8 @@
-// The Express application: what the tRPC adapter cannot do itself (request ids, CORS, 404/405,
-// authentication and rate limits, body limits, the public documents) around the REST adapter.
+// The Express application: request ids, CORS, 404/405, authentication and rate limits, body limits
+// and the public documents, around the REST adapter (http/rest.ts) that runs the procedures.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
 import {
-  appRouter,
   authorizationServerMetadata,
   jsonTextDepth,
   MAX_JSON_DEPTH,
@@ -14,10 +12,7 @@ import {
   internalProblem,
   openApiDocument,
   problem,
-  PROBLEM_CONTENT_TYPE,
   routes,
-  toProblem,
-  type ApiContext,
   type AuditSink,
   type BackgroundJobs,
 } from '@tlr/api';
@@ -29,8 +24,8 @@ import { deadline } from './http/deadline.ts';
 import { discovery } from './http/discovery.ts';
 import { docsPage, redirectToDocs } from './http/docs-page.ts';
 import { inspectQuery, requireJsonContent, requireJsonObject } from './http/json-body.ts';
-import { problemBodies } from './http/problem-bodies.ts';
 import { sendProblem } from './http/problem-response.ts';
+import { restAdapter } from './http/rest.ts';
 import { requestContext } from './http/request-context.ts';
 import { routeGuard, routeGuardAnonymous } from './http/route-guard.ts';
 import { mountRawRoutes } from './http/raw-routes.ts';
@@ -107,7 +102,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
   api.use(authenticate(db.pool));
   api.use(routeGuard);
   api.use(inspectQuery);
-  // The streamed routes, before the adapter: it answers every path itself.
+  // The streamed routes, before the JSON body parser (an upload's body is read as a stream).
   mountRawRoutes(
     api,
     routes,
@@ -117,7 +112,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
       'vouchers.upload': voucherUpload(),
       'vouchers.content': voucherDownload(logger, store),
     },
-    { db, logger, store },
+    { db, logger, store, webhooks, jobs },
   );
   api.use(requireJsonContent);
   // Not strict: a top-level string or number parses, so requireJsonObject can say what is wrong with it.
@@ -136,39 +131,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
     }),
   );
   api.use(requireJsonObject);
-  api.use(problemBodies);
-  api.use(
-    createOpenApiExpressMiddleware({
-      router: appRouter,
-      createContext: ({ req, res }): ApiContext => ({
-        db,
-        actor: { type: 'credential', credential: res.locals.credential },
-        requestId: res.locals.requestId,
-        idempotencyKey: req.get('Idempotency-Key'),
-        response: { headers: {} },
-        // The request is audited by the HTTP layer (request-context), with what never reaches a procedure.
-        audit: null,
-        store,
-        webhooks,
-        jobs,
-      }),
-      responseMeta: ({ ctx, errors }) => {
-        if (errors.length) {
-          const p = toProblem(errors[0]);
-          const retry = p.status === 503 ? { 'Retry-After': String(BUSY_RETRY_AFTER) } : {};
-          return { status: p.status, headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...retry } };
-        }
-        const response = (ctx as ApiContext | undefined)?.response;
-        return { status: response?.status ?? 200, headers: response?.headers ?? {} };
-      },
-      onError: ({ error, path, req }) => {
-        if (toProblem(error).status >= 500) {
-          const requestId = (req as Request).res?.locals.requestId;
-          logger.error({ err: error.cause ?? error, procedure: path, request_id: requestId }, 'procedure failed');
-        }
-      },
-    }),
-  );
+  api.use(restAdapter({ db, logger, store, webhooks, jobs }));
   app.use('/api/v1', api);
   app.use('/api/oauth', oauthEndpoints(db));
 

@@ -200,6 +200,33 @@ describe('client mistakes are problems, never 500', () => {
     expect(bad.body.field).toBe('id');
     expectProblem(await c().get('/customers/00000000-0000-4000-8000-000000000000'), 404, 'not_found');
   });
+
+  // The REST adapter (http/rest.ts) builds a procedure's input: the query or the body, then the path.
+  it('a path parameter is not replaced by a query parameter of the same name', async () => {
+    const made = await c().post('/customers', { name: 'Path Wins ApS' });
+    expect(made.status).toBe(201);
+    const r = await c().get(`/customers/${made.body.data.id}?id=00000000-0000-4000-8000-000000000000`);
+    expect(r.status).toBe(200);
+    expect(r.body.data.id).toBe(made.body.data.id);
+    expect(r.body.data.name).toBe('Path Wins ApS');
+  });
+
+  it('an empty query value counts as not given, and query numbers are converted', async () => {
+    const blank = await c().get('/customers?search=&per_page=2');
+    expect(blank.status).toBe(200);
+    expect(blank.body.data.length).toBeLessThanOrEqual(2);
+    expect(blank.body.meta.per_page).toBe(2);
+    expectProblem(await c().get('/customers?per_page=two'), 400, 'invalid_request');
+  });
+
+  it('a JSON body sent as application/<x>+json is read as JSON', async () => {
+    const r = await c().call('POST', '/customers', {
+      raw: JSON.stringify({ name: 'Plus Json ApS' }),
+      headers: { 'Content-Type': 'application/vnd.tlr+json', 'Idempotency-Key': 'plus-json-1' },
+    });
+    expect(r.status).toBe(201);
+    expect(r.body.data.name).toBe('Plus Json ApS');
+  });
 });
 
 describe('public documents', () => {

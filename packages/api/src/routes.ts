@@ -13,6 +13,8 @@ export interface Route {
   pattern: RegExp;
   /** The procedure's path in the router, e.g. exports.saft */
   procedure: string;
+  /** The procedure itself (what the REST adapter calls and reads the input schema of). */
+  target: AnyProcedure;
   meta: ApiMeta & { openapi: NonNullable<ApiMeta['openapi']> };
   /** Answered by an HTTP shell that streams (meta.raw, meta.streamedBody), not by the REST adapter. */
   raw: boolean;
@@ -20,8 +22,9 @@ export interface Route {
   acceptsEmptyBody: boolean;
 }
 
+/** A path template as a pattern whose named groups are its parameters (/customers/{id}: `id`). */
 function compile(path: string): RegExp {
-  const re = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}|\{[^}]+\}/g, '[^/]+');
+  const re = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');
   return new RegExp(`^${re}/?$`);
 }
 
@@ -47,6 +50,7 @@ export const routes: Route[] = Object.entries(procedures).flatMap(([procedure, p
       path,
       pattern: compile(path),
       procedure,
+      target: p,
       meta: { ...meta, openapi: meta.openapi },
       raw: Boolean(meta.raw || meta.streamedBody),
       acceptsEmptyBody: acceptsEmptyBody(p, path),

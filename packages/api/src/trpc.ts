@@ -58,7 +58,7 @@ const t = initTRPC
   .create({
     // Never put stack traces into error shapes, whoever the caller is.
     isDev: false,
-    // @trpc/client reads message and code; the REST layer sends data.problem alone (problem-bodies).
+    // @trpc/client reads message and code; the REST adapter sends the problem alone (toProblem).
     errorFormatter: ({ shape, error }): typeof shape & { data: { problem: Problem } } => {
       const problem = toProblem(error);
       return { ...shape, message: problem.detail, data: { ...shape.data, httpStatus: problem.status, problem } };

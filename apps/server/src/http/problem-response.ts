@@ -1,5 +1,5 @@
-// Writes problem+json responses from Express middleware (the tRPC adapter's errors are rewritten to
-// the same shape by problem-bodies.ts). Both note the problem for the request log and the audit.
+// Writes problem+json responses (from Express middleware and the REST adapter), noting the problem
+// for the request log and the audit.
 import type { Response } from 'express';
 import { PROBLEM_CONTENT_TYPE, type Problem } from '@tlr/api';
 

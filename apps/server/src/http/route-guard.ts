@@ -10,7 +10,11 @@ const hasCredentials = (req: Request) => req.get('X-API-Key') !== undefined || r
 
 function refuseUnknown(req: Request, res: Response): boolean {
   const { route, allowed } = matchRoute(req.method, req.path);
-  if (route) return false;
+  if (route) {
+    // The REST adapter runs this route's procedure without matching again.
+    res.locals.route = route;
+    return false;
+  }
   if (allowed.length === 0) {
     sendProblem(res, problem('not_found', `No endpoint ${req.path} exists under /api/v1.`));
     return true;
