@@ -1,8 +1,10 @@
-// The REST adapter switches every number, boolean, bigint and date schema it can reach in an input's
-// object shape (through optional, nullable, default and array wrappers, into nested objects) into
-// coercing mode, so a JSON body of {"active":"false"} would become true and null would become 0. Body
-// fields are shielded by wrapping them in a pipe (fields.ts: exact, integer, boolean, money), which the
-// adapter leaves alone. This walks every body schema the way the adapter does and finds none exposed.
+// Coercion switches a number, boolean, bigint or date schema reachable in an input's object shape
+// (through optional, nullable, default and array wrappers, into nested objects) into coercing mode for
+// good, so a JSON body of {"active":"false"} would become true and null would become 0. Our REST adapter
+// switches it on for query inputs only (decision 146), but a field schema shared between a query and a
+// body would carry it over; so body fields stay shielded by a pipe (fields.ts: exact, integer, boolean,
+// money), which coercion leaves alone. This walks every body schema the way coercion does and finds none
+// exposed.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { routes } from './routes.ts';
