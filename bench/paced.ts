@@ -53,6 +53,8 @@ export async function paced(baseUrl: string, opts: { rate: number; seconds: numb
           resolve();
         });
       });
+      // As autocannon's timeout: a server that never answers counts as an error, not a hung bench.
+      req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
       req.on('error', () => {
         errors += 1;
         resolve();

@@ -217,6 +217,12 @@ describe('client mistakes are problems, never 500', () => {
     expect(blank.body.data.length).toBeLessThanOrEqual(2);
     expect(blank.body.meta.per_page).toBe(2);
     expectProblem(await c().get('/customers?per_page=two'), 400, 'invalid_request');
+    // decision 11: an unknown query parameter is named, whatever its name
+    for (const q of ['__proto__=x', '__proto__=x&__proto__=y', 'constructor=x']) {
+      const r = await c().get(`/customers?${q}`);
+      expectProblem(r, 400, 'invalid_request');
+      expect(r.body.field, q).toBe(q.split('=')[0]);
+    }
   });
 
   it('a JSON body sent as application/<x>+json is read as JSON', async () => {

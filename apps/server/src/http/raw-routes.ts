@@ -1,7 +1,7 @@
 // The HTTP shells of the procedures that stream (meta.raw: XML, raw bytes out; meta.streamedBody: a
 // large body in). Each shell calls its procedure (the same validation, scope check and errors as every
-// endpoint) and streams around it. Registered from the route table, before the REST adapter (which
-// answers every path itself) and before the JSON body parser.
+// endpoint) and streams around it. Registered from the route table, before the JSON body parser (an
+// upload is read as a stream); the REST adapter (rest.ts) leaves raw routes to them.
 import type { Request, Response, Router } from 'express';
 import type { Logger } from 'pino';
 import { callerOf, type ApiContext, type Caller, type Route } from '@tlr/api';

@@ -54,7 +54,9 @@ function plan(route: Route): InputPlan {
 
 /** The query parameters as trpc-to-openapi hands them over: empty values left out, one value unwrapped. */
 function queryInput(query: Request['query'], arrays: ReadonlySet<string>): Record<string, unknown> {
-  const input: Record<string, unknown> = {};
+  // Without a prototype, `?__proto__=x` is a parameter like any other (and refused as unknown), not a
+  // prototype assignment that would drop it unseen.
+  const input: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [key, value] of Object.entries(query)) {
     if (!value) continue;
     const one = Array.isArray(value) && value.length === 1 ? value[0] : value;
@@ -84,7 +86,7 @@ export function sendProcedureProblem(res: Response, logger: Logger, procedure: s
   if (!res.headersSent) sendProblem(res, p, p.status === 503 ? { 'Retry-After': String(BUSY_RETRY_AFTER) } : {});
 }
 
-export function restAdapter(deps: ProcedureDeps & { logger: Logger }) {
+export function restAdapter({ logger, ...deps }: ProcedureDeps & { logger: Logger }) {
   const plans = new Map(routes.filter((r) => !r.raw).map((r) => [r, plan(r)]));
   return async (req: Request, res: Response, next: NextFunction) => {
     const route = res.locals.route as Route | undefined;
@@ -105,12 +107,14 @@ export function restAdapter(deps: ProcedureDeps & { logger: Logger }) {
         signal: undefined,
         batchIndex: 0,
       });
+      // The deadline (deadline.ts) may have answered 503 meanwhile: that answer stands.
+      if (res.headersSent) return;
       res.statusCode = ctx.response.status ?? 200;
       res.setHeader('Content-Type', 'application/json');
       for (const [name, value] of Object.entries(ctx.response.headers)) res.setHeader(name, value);
       res.end(JSON.stringify(data));
     } catch (err) {
-      sendProcedureProblem(res, deps.logger, route.procedure, getTRPCErrorFromUnknown(err));
+      sendProcedureProblem(res, logger, route.procedure, getTRPCErrorFromUnknown(err));
     }
   };
 }
