@@ -77,8 +77,12 @@ describe('meta.total of the master data lists', () => {
     const expected = await liveRows(company.companyId);
     expect(expected).toEqual({ customers: 263, products: 3, suppliers: 1 });
     expect(await listTotals(a)).toEqual(expected);
+    // The fold takes only companies with more than 12 rows (FOLD_ABOVE): how many the racing creates
+    // left after the last fold above depends on the race, so both outcomes are checked.
+    const beforeFold = await keptRows(company.companyId);
     await ops.foldKeptCounts({});
-    expect(await keptRows(company.companyId)).toBeLessThanOrEqual(3);
+    if (beforeFold > 12) expect(await keptRows(company.companyId)).toBeLessThanOrEqual(3);
+    else expect(await keptRows(company.companyId)).toBe(beforeFold);
     expect(await listTotals(b)).toEqual(expected);
 
     // A filtered list counts its rows (the kept count is for the whole list only).
