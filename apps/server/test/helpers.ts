@@ -156,6 +156,16 @@ export async function approveCode(
   return code;
 }
 
+/** The body of an authorization code's exchange as a partner sends it (RFC 6749 4.1.3 with PKCE). */
+export const codeExchange = (app: { clientId: string; clientSecret: string; redirectUri: string }, code: string, verifier: string): Record<string, string> => ({
+  grant_type: 'authorization_code',
+  code,
+  redirect_uri: app.redirectUri,
+  client_id: app.clientId,
+  client_secret: app.clientSecret,
+  code_verifier: verifier,
+});
+
 /** POST to an OAuth endpoint under {app_url}/api/oauth, JSON by default. */
 export async function oauthPost(
   baseUrl: string,

@@ -3,7 +3,7 @@
 // RFC 7009 revocation, single use under concurrency, and the token endpoint's limit. Codes come from
 // the consent procedure the authorization page calls (the page itself: authorize-page.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approveCode, client, internal, newCompany, oauthClient, oauthPost, pkcePair, startServers, testDb } from './helpers.ts';
+import { approveCode, client, codeExchange, internal, newCompany, oauthClient, oauthPost, pkcePair, startServers, testDb } from './helpers.ts';
 
 let servers: Awaited<ReturnType<typeof startServers>>;
 let url: string;
@@ -25,15 +25,7 @@ async function authorized(scopes: Parameters<typeof oauthClient>[0] = ['customer
   const pkce = pkcePair();
   const code = await approveCode(owner, app, pkce.challenge);
   const headers = nextIp();
-  // The exchange's body as a partner sends it (RFC 6749 4.1.3 with PKCE).
-  const exchangeBody = {
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: app.redirectUri,
-    client_id: app.clientId,
-    client_secret: app.clientSecret,
-    code_verifier: pkce.verifier,
-  };
+  const exchangeBody = codeExchange(app, code, pkce.verifier);
   const exchange = (over: Record<string, string> = {}, base = url) => oauthPost(base, 'token', { ...exchangeBody, ...over }, { headers });
   const refresh = (refreshToken: string, base = url) =>
     oauthPost(

@@ -1,7 +1,7 @@
 // Customers, products and suppliers end to end: CRUD, lookup, validation, company scoping, sandbox
 // isolation and the events outbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, newCompany, startTestService, testDb } from './helpers.ts';
+import { approveCode, client, codeExchange, newCompany, oauthClient, oauthPost, pkcePair, startTestService, testDb } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 let svc: Service;
@@ -203,5 +203,72 @@ describe('sandbox', () => {
     expect((await tc.get('/customers')).body.data.map((x: any) => x.name)).toEqual(['Sandkasse ApS']);
     const evt = (await events(test.company_id, 'customer.created'))[0];
     expect(evt?.livemode).toBe(false);
+  });
+});
+
+describe('GET by id with its read in the authentication statement (decision 148)', () => {
+  /** The statements the service sends on its pool while `run` runs (the audit log's batches left out). */
+  async function statements<T>(run: () => Promise<T>): Promise<{ result: T; sent: number }> {
+    const pool = svc.db.pool;
+    const query = pool.query;
+    let sent = 0;
+    pool.query = function (this: typeof pool, config: unknown, ...rest: unknown[]) {
+      const text = typeof config === 'string' ? config : (config as { text?: string }).text;
+      if (!text?.includes('request_audit_log')) sent += 1;
+      return (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
+    } as typeof query;
+    try {
+      return { result: await run(), sent };
+    } finally {
+      pool.query = query;
+    }
+  }
+
+  it("answers as the create did, in one statement, and only with the key's company's live row", async () => {
+    const product = (await c.post('/products', { name: 'Revision', unit_price: '12345.67', vat_rate: 25, product_number: 'R-148' })).body.data;
+    const customer = (await c.post('/customers', { name: 'Ét Kald ApS', cvr: '14814814', payment_terms_days: 8 })).body.data;
+
+    const got = await statements(() => c.get(`/products/${product.id}`));
+    expect(got.result.status).toBe(200);
+    // The row mapped by the same view as the create's answer: exact money, dates, every field.
+    expect(got.result.body.data).toEqual(product);
+    expect(got.sent).toBe(1);
+    expect(got.result.headers.get('X-RateLimit-Remaining')).toMatch(/^\d+$/);
+    expect((await c.get(`/customers/${customer.id}`)).body.data).toEqual(customer);
+
+    // Another company's key: the read is scoped to the key's company, so the row is not found.
+    const other = await newCompany('Anden Læser ApS');
+    const oc = client(svc.url, (await other.key()).key);
+    const foreign = await statements(() => oc.get(`/customers/${customer.id}`));
+    expect(foreign.result.status).toBe(404);
+    expect(foreign.result.body).toMatchObject({ code: 'not_found' });
+    expect(foreign.sent).toBe(1);
+
+    // Without the scope: 403, and the row read along is not shown.
+    const writer = client(svc.url, (await company.key(['products:write'])).key);
+    const refused = await writer.get(`/products/${product.id}`);
+    expect(refused.status).toBe(403);
+    expect(refused.text).not.toContain('Revision');
+
+    // A deleted row is not found; an invalid id is refused by the endpoint's rule, after authentication.
+    await c.del(`/customers/${customer.id}`);
+    expect((await c.get(`/customers/${customer.id}`)).status).toBe(404);
+    const invalid = await statements(() => c.get('/customers/not-a-uuid'));
+    expect(invalid.result.status).toBe(400);
+    expect(invalid.result.body).toMatchObject({ code: 'invalid_request', field: 'id' });
+    expect(invalid.result.headers.get('X-RateLimit-Remaining')).toMatch(/^\d+$/);
+    expect(invalid.sent).toBe(1);
+  });
+
+  it('an OAuth access token reads the same row with two statements (its authentication does not carry the read)', async () => {
+    const app = await oauthClient(['products:read']);
+    const pkce = pkcePair();
+    const code = await approveCode(company, app, pkce.challenge);
+    const token = await oauthPost(svc.url, 'token', codeExchange(app, code, pkce.verifier));
+    expect(token.status).toBe(200);
+    const product = (await c.post('/products', { name: 'Bogføring', unit_price: '999.50' })).body.data;
+    const got = await statements(() => client(svc.url, token.body.access_token).get(`/products/${product.id}`));
+    expect(got.result.body.data).toEqual(product);
+    expect(got.sent).toBe(2);
   });
 });

@@ -3,7 +3,7 @@
 // place for the HTTP status and headers of a success (the REST adapter reads them in responseMeta).
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@tlr/db';
-import type { Credential, StagedContent, VoucherStore, WebhookSettings } from '@tlr/domain';
+import type { Credential, Prefetched, StagedContent, VoucherStore, WebhookSettings } from '@tlr/domain';
 import { writeAuditRecords, type AuditSink } from './audit.ts';
 
 export type StaffRole = 'support' | 'admin';
@@ -38,6 +38,8 @@ export interface ApiContext {
   oauthAllowLocalhost?: boolean | undefined;
   /** The background job queue (pg-boss); absent for one-shot callers (the CLI), which run the work themselves. */
   jobs?: BackgroundJobs | undefined;
+  /** A GET by id's read, already answered by the authentication statement (decision 148). */
+  prefetched?: Prefetched | undefined;
 }
 
 /** What procedures hand to the background workers. */
@@ -74,6 +76,7 @@ export interface CallerOptions {
   webhooks?: WebhookSettings;
   oauthAllowLocalhost?: boolean;
   jobs?: BackgroundJobs;
+  prefetched?: Prefetched | undefined;
 }
 
 /** The context of an in-process caller (operator CLI, admin app, tests): the same rules as REST. */
@@ -90,5 +93,6 @@ export function callerContext(db: Database, actor: Actor, opts: CallerOptions = 
     upload: opts.upload,
     oauthAllowLocalhost: opts.oauthAllowLocalhost,
     jobs: opts.jobs,
+    prefetched: opts.prefetched,
   };
 }

@@ -4,10 +4,11 @@
 // only add domain calls.
 import { z } from 'zod';
 import type { Db, Queryable } from '@tlr/db';
-import type { CompanyScope, ListParams, ListSpec, Page, Scope } from '@tlr/domain';
+import { primed, type CompanyScope, type ListParams, type ListSpec, type Page, type ReadAlong, type ReadById, type Scope } from '@tlr/domain';
 import { deleted, list, single } from './schemas/envelopes.ts';
 import { uuid } from './schemas/fields.ts';
 import { listQuery } from './schemas/list-query.ts';
+import type { Route } from './routes.ts';
 import { authedProcedure, type ApiMeta } from './trpc.ts';
 
 type Path = `/${string}`;
@@ -58,13 +59,29 @@ export function listEndpoint<Q extends z.ZodObject, R extends z.ZodType>(
 }
 
 export function getEndpoint<R extends z.ZodType>(
-  o: Common & { resource: R; run: (db: Db, scope: CompanyScope, id: string, sql: Queryable) => Promise<z.input<R>> },
+  o: Common & {
+    resource: R;
+    run: (db: Db, scope: CompanyScope, id: string, sql: Queryable) => Promise<z.input<R>>;
+    /** The SQL `run` reads with, when it can ride on the authentication statement (decision 148). */
+    byId?: ReadById;
+  },
 ) {
   return authedProcedure
-    .meta(metaOf(o, 'GET'))
+    .meta(metaOf(o, 'GET', o.byId ? { byId: o.byId } : {}))
     .input(idParam)
     .output(envelope(o.resource))
-    .query(async ({ ctx, input }) => ({ data: await o.run(ctx.tx, ctx.scope, input.id, ctx.db.pool) }));
+    .query(async ({ ctx, input }) => ({ data: await o.run(ctx.tx, ctx.scope, input.id, primed(ctx.db.pool, ctx.prefetched)) }));
+}
+
+/**
+ * The read a request on `route` can run along with its authentication: for a GET by id that declares
+ * one, when the path's id passes the endpoint's own input rule (an invalid id gets its 400 from the
+ * procedure, after authentication as always).
+ */
+export function readAlong(route: Route | undefined, path: string): ReadAlong | undefined {
+  if (!route?.meta.byId) return undefined;
+  const parsed = idParam.safeParse(route.pattern.exec(path)?.groups);
+  return parsed.success ? { read: route.meta.byId, id: parsed.data.id } : undefined;
 }
 
 export function createEndpoint<B extends z.ZodObject, R extends z.ZodType>(

@@ -5,6 +5,7 @@ export { AuditLog, writeAuditRecords, type AuditRecord, type AuditSink } from '.
 export { openApiDocument } from './openapi.ts';
 export { inspectInput, jsonTextDepth, MAX_JSON_DEPTH } from './inspect.ts';
 export { routes, matchRoute, type Route } from './routes.ts';
+export { readAlong } from './crud.ts';
 export {
   toProblem,
   toTrpcError,

@@ -6,7 +6,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Db } from '@tlr/db';
-import { invalidRequest, isUuid, notFound, recordStaffAction, type CompanyScope, type Credential, type Scope } from '@tlr/domain';
+import { invalidRequest, isUuid, notFound, recordStaffAction, type CompanyScope, type Credential, type ReadById, type Scope } from '@tlr/domain';
 import type { ApiContext, StaffRole } from './context.ts';
 import { runMutation } from './idempotency.ts';
 import { inspectInput, textFault } from './inspect.ts';
@@ -50,6 +50,8 @@ export interface ApiMeta extends OpenApiMeta {
    * own, named by the input's `companyId`; a procedure without one acts on the owner themself.
    */
   owner?: true;
+  /** A GET by id whose read can ride on the authentication statement (decision 148; crud.ts readAlong). */
+  byId?: ReadById;
 }
 
 const t = initTRPC

@@ -11,6 +11,7 @@ export * from './credentials/secrets.ts';
 export * from './credentials/companies.ts';
 export * from './credentials/api-keys.ts';
 export * from './credentials/authenticate.ts';
+export * from './read-by-id.ts';
 export * from './ratelimit/rate-limit.ts';
 export * from './idempotency/idempotency.ts';
 export * from './customers/customers.ts';

@@ -7,6 +7,7 @@ import type { CompanyScope } from './context.ts';
 import { notFound } from './errors.ts';
 import { recordEvent, type EventType } from './events/outbox.ts';
 import { newId } from './ids.ts';
+import { standaloneSql, type ReadById } from './read-by-id.ts';
 import { countLive } from './lists/kept-counts.ts';
 import { listPage, unfiltered, type ListDelegate, type ListParams, type ListSpec, type Page } from './lists/list.ts';
 
@@ -21,6 +22,8 @@ export interface MasterData<View, Create, Update> {
   create(db: Db, scope: CompanyScope, input: Create): Promise<View>;
   /** `sql`: the pool, for the hot read without Prisma's runtime (a named statement, planned once per connection). */
   get(db: Db, scope: CompanyScope, id: string, sql?: Queryable): Promise<View>;
+  /** The SQL of `get`, which a GET by id runs along with its authentication (read-by-id.ts). */
+  byId: ReadById;
   update(db: Db, scope: CompanyScope, id: string, input: Update): Promise<View>;
   remove(db: Db, scope: CompanyScope, id: string): Promise<{ id: string; deleted: true }>;
   list(db: Db, scope: CompanyScope, params: ListParams): Promise<Page<View>>;
@@ -37,7 +40,11 @@ export function masterData<Row extends { id: string }, View extends Record<strin
   list: ListSpec;
 }): MasterData<View, Create, Update> {
   const table = (db: Db) => opts.delegate(db) as Delegate<Row>;
-  const GET_SQL = `SELECT * FROM ${opts.noun}s WHERE id = $1::uuid AND company_id = $2::uuid AND deleted_at IS NULL`;
+  const byId: ReadById = {
+    name: `tlr_get_${opts.noun}`,
+    select: (id, company) => `SELECT * FROM ${opts.noun}s WHERE id = ${id}::uuid AND company_id = ${company} AND deleted_at IS NULL`,
+  };
+  const GET_SQL = standaloneSql(byId);
   const live = (scope: CompanyScope, id: string) => ({ id, company_id: scope.companyId, deleted_at: null });
   const event = (suffix: 'created' | 'updated' | 'deleted') => `${opts.noun}.${suffix}` as EventType;
   const missing = (e: unknown, id: string) => (e instanceof Prisma.PrismaClientKnownRequestError && e.code === 'P2025' ? notFound(opts.noun, id) : e);
@@ -53,7 +60,7 @@ export function masterData<Row extends { id: string }, View extends Record<strin
       // The hottest read of the API: plain SQL, on the pool when given (pg's rows are what the view
       // reads: timestamps as Date, numeric as exact text), else through Prisma without its query compiler.
       const [row] = sql
-        ? (await sql.query<Row>({ name: `tlr_get_${opts.noun}`, text: GET_SQL, values: [id, scope.companyId] })).rows
+        ? (await sql.query<Row>({ name: byId.name, text: GET_SQL, values: [id, scope.companyId] })).rows
         : await db.$queryRawUnsafe<Row[]>(GET_SQL, id, scope.companyId);
       if (!row) throw notFound(opts.noun, id);
       return opts.view(row);
@@ -82,6 +89,7 @@ export function masterData<Row extends { id: string }, View extends Record<strin
       };
       return listPage(delegate, { company_id: scope.companyId, deleted_at: null }, params, opts.list, opts.view);
     },
+    byId,
     listSpec: opts.list,
   };
 }

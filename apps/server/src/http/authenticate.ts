@@ -2,7 +2,7 @@
 // rate limit. 401 carries no rate-limit headers (no credential was identified); every response after
 // this point carries them, errors and 429 included.
 import type { NextFunction, Request, Response } from 'express';
-import { problem } from '@tlr/api';
+import { problem, readAlong, type Route } from '@tlr/api';
 import type { Queryable } from '@tlr/db';
 import {
   apiKeyStillValid,
@@ -34,11 +34,10 @@ function setRateHeaders(res: Response, rateLimit: RateLimitState) {
   res.setHeader('X-RateLimit-Reset', String(rateLimit.reset));
 }
 
-const API_KEY = { valid: apiKeyStillValid, authenticate: authenticateApiKey, refused: 'The API key is invalid, expired or revoked.', challenge: undefined };
+const API_KEY = { valid: apiKeyStillValid, refused: 'The API key is invalid, expired or revoked.', challenge: undefined };
 // RFC 6750 3: a bearer token that was presented and refused is named in the challenge.
 const BEARER = {
   valid: bearerStillValid,
-  authenticate: authenticateBearer,
   refused: 'The access token is invalid, expired or revoked.',
   challenge: 'invalid_token',
 };
@@ -69,10 +68,15 @@ export function authenticate(db: Queryable) {
       setRateHeaders(res, state);
       return tooMany(res, state);
     }
-    const auth: Authenticated | null = await kind.authenticate(db, presented);
+    // An API key's GET by id reads its row in the same statement (decision 148).
+    const auth: Authenticated | null =
+      apiKey !== undefined
+        ? await authenticateApiKey(db, apiKey, readAlong(res.locals.route as Route | undefined, req.path))
+        : await authenticateBearer(db, presented);
     if (!auth) return unauthorized(res, kind.refused, kind.challenge);
     const { credential, rateLimit } = auth;
     res.locals.credential = credential;
+    res.locals.prefetched = auth.prefetched;
     setRateHeaders(res, rateLimit);
     if (rateLimit.exceeded) {
       spent.remember(presented, rateLimit.reset, credential);

@@ -21,7 +21,7 @@ import {
 } from 'trpc-to-openapi';
 import { appRouter, BUSY_RETRY_AFTER, callerContext, routes, toProblem, type ApiContext, type CallerOptions, type Route } from '@tlr/api';
 import type { Database } from '@tlr/db';
-import type { Credential } from '@tlr/domain';
+import type { Credential, Prefetched } from '@tlr/domain';
 import { sendProblem } from './problem-response.ts';
 
 type ZodType = Parameters<typeof instanceofZodTypeKind>[0];
@@ -69,13 +69,22 @@ export interface ProcedureDeps extends Pick<CallerOptions, 'store' | 'webhooks' 
   db: Database;
 }
 
-/** A REST request's procedure context: its credential, request id and Idempotency-Key; audited by the HTTP layer. */
+/**
+ * A REST request's procedure context: its credential, request id, Idempotency-Key and the read that rode
+ * on its authentication; audited by the HTTP layer.
+ */
 export function restContext(deps: ProcedureDeps, req: Request, res: Response): ApiContext {
   const { db, ...services } = deps;
   return callerContext(
     db,
     { type: 'credential', credential: res.locals.credential as Credential },
-    { requestId: res.locals.requestId as string, audit: null, idempotencyKey: req.get('Idempotency-Key'), ...services },
+    {
+      requestId: res.locals.requestId as string,
+      audit: null,
+      idempotencyKey: req.get('Idempotency-Key'),
+      prefetched: res.locals.prefetched as Prefetched | undefined,
+      ...services,
+    },
   );
 }
 

@@ -88,7 +88,15 @@ export const customersRouter = router({
       if (telephone !== undefined && input.phone !== undefined) throw invalidRequest('Give phone or telephone, not both.', 'telephone');
       return { data: await lookupCustomer(ctx.tx, ctx.scope, { ...input, phone: input.phone ?? telephone }) };
     }),
-  get: getEndpoint({ path: '/customers/{id}', tag, summary: 'Get a customer', scope: 'customers:read', resource: customerResource, run: customers.get }),
+  get: getEndpoint({
+    path: '/customers/{id}',
+    tag,
+    summary: 'Get a customer',
+    scope: 'customers:read',
+    resource: customerResource,
+    run: customers.get,
+    byId: customers.byId,
+  }),
   create: createEndpoint({
     path: '/customers',
     tag,

@@ -46,7 +46,15 @@ export const productsRouter = router({
     resource: productResource,
     run: products.list,
   }),
-  get: getEndpoint({ path: '/products/{id}', tag, summary: 'Get a product', scope: 'products:read', resource: productResource, run: products.get }),
+  get: getEndpoint({
+    path: '/products/{id}',
+    tag,
+    summary: 'Get a product',
+    scope: 'products:read',
+    resource: productResource,
+    run: products.get,
+    byId: products.byId,
+  }),
   create: createEndpoint({
     path: '/products',
     tag,

@@ -73,7 +73,15 @@ export const suppliersRouter = router({
     resource: supplierResource,
     run: suppliers.list,
   }),
-  get: getEndpoint({ path: '/suppliers/{id}', tag, summary: 'Get a supplier', scope: 'suppliers:read', resource: supplierResource, run: suppliers.get }),
+  get: getEndpoint({
+    path: '/suppliers/{id}',
+    tag,
+    summary: 'Get a supplier',
+    scope: 'suppliers:read',
+    resource: supplierResource,
+    run: suppliers.get,
+    byId: suppliers.byId,
+  }),
   create: createEndpoint({
     path: '/suppliers',
     tag,
