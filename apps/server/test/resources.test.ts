@@ -260,7 +260,7 @@ describe('GET by id with its read in the authentication statement (decision 148)
     expect(invalid.sent).toBe(1);
   });
 
-  it('an OAuth access token reads the same row with two statements (its authentication does not carry the read)', async () => {
+  it("an OAuth access token reads the same row in one statement too, and another company's row not at all", async () => {
     const app = await oauthClient(['products:read']);
     const pkce = pkcePair();
     const code = await approveCode(company, app, pkce.challenge);
@@ -269,6 +269,11 @@ describe('GET by id with its read in the authentication statement (decision 148)
     const product = (await c.post('/products', { name: 'Bogføring', unit_price: '999.50' })).body.data;
     const got = await statements(() => client(svc.url, token.body.access_token).get(`/products/${product.id}`));
     expect(got.result.body.data).toEqual(product);
-    expect(got.sent).toBe(2);
+    expect(got.sent).toBe(1);
+    const other = await newCompany('Tredje Part ApS');
+    const theirs = (await client(svc.url, (await other.key()).key).post('/products', { name: 'Deres', unit_price: '1.00' })).body.data;
+    const foreign = await statements(() => client(svc.url, token.body.access_token).get(`/products/${theirs.id}`));
+    expect(foreign.result.status).toBe(404);
+    expect(foreign.sent).toBe(1);
   });
 });

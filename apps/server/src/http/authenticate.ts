@@ -34,10 +34,11 @@ function setRateHeaders(res: Response, rateLimit: RateLimitState) {
   res.setHeader('X-RateLimit-Reset', String(rateLimit.reset));
 }
 
-const API_KEY = { valid: apiKeyStillValid, refused: 'The API key is invalid, expired or revoked.', challenge: undefined };
+const API_KEY = { valid: apiKeyStillValid, authenticate: authenticateApiKey, refused: 'The API key is invalid, expired or revoked.', challenge: undefined };
 // RFC 6750 3: a bearer token that was presented and refused is named in the challenge.
 const BEARER = {
   valid: bearerStillValid,
+  authenticate: authenticateBearer,
   refused: 'The access token is invalid, expired or revoked.',
   challenge: 'invalid_token',
 };
@@ -68,11 +69,8 @@ export function authenticate(db: Queryable) {
       setRateHeaders(res, state);
       return tooMany(res, state);
     }
-    // An API key's GET by id reads its row in the same statement (decision 148).
-    const auth: Authenticated | null =
-      apiKey !== undefined
-        ? await authenticateApiKey(db, apiKey, readAlong(res.locals.route as Route | undefined, req.path))
-        : await authenticateBearer(db, presented);
+    // A GET by id reads its row in the same statement (decision 148).
+    const auth: Authenticated | null = await kind.authenticate(db, presented, readAlong(res.locals.route as Route | undefined, req.path));
     if (!auth) return unauthorized(res, kind.refused, kind.challenge);
     const { credential, rateLimit } = auth;
     res.locals.credential = credential;

@@ -3,7 +3,7 @@
 // is plain SQL on the pool rather than Prisma.
 import type { Queryable } from '@tlr/db';
 import { rateLimitHitCte, rateLimitState, type RateLimitState } from '../ratelimit/rate-limit.ts';
-import type { Prefetched, ReadById } from '../read-by-id.ts';
+import { carrier, type Prefetched, type ReadAlong } from '../read-by-id.ts';
 import { KEY_PATTERN, keyDigest, type KeyMode } from './secrets.ts';
 
 export interface Credential {
@@ -23,17 +23,9 @@ export interface Authenticated {
   prefetched?: Prefetched;
 }
 
-/** A read by id to run in the same statement, on the key's company: a GET by id then costs one round trip. */
-export interface ReadAlong {
-  read: ReadById;
-  /** The id from the path, already valid by the endpoint's input schema. */
-  id: string;
-}
-
-// The credential's columns come first; a read that rides along adds its row's columns after them.
-const CREDENTIAL_COLUMNS = 7;
-
-const sql = (along?: ReadById) => `
+const API_KEY = carrier({
+  name: 'tlr_authenticate_api_key',
+  head: `
 WITH k AS (
   SELECT k.id, k.company_id, k.scopes, k.mode, k.last_used_at, c.sandbox_of_id IS NULL AS livemode
   FROM api_keys k JOIN companies c ON c.id = k.company_id
@@ -43,17 +35,13 @@ touch AS (
   -- last-used time at minute precision: one write a minute per key, not one per request
   UPDATE api_keys SET last_used_at = now()
   WHERE id = (SELECT id FROM k) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
-)
-SELECT k.id, k.company_id, k.scopes, k.mode, k.livemode, hit.count, hit.reset_seconds${along ? ', r.*' : ''}
-FROM k CROSS JOIN hit${along ? ` LEFT JOIN LATERAL (${along.select('$2', 'k.company_id')}) r ON true` : ''}`;
-
-const statements = new Map<string, { name: string; text: string }>([['', { name: 'tlr_authenticate_api_key', text: sql() }]]);
-function statement(along?: ReadById): { name: string; text: string } {
-  const key = along?.name ?? '';
-  let s = statements.get(key);
-  if (!s) statements.set(key, (s = { name: `tlr_authenticate_api_key_${key}`, text: sql(along) }));
-  return s;
-}
+)`,
+  columns: 'k.id, k.company_id, k.scopes, k.mode, k.livemode, hit.count, hit.reset_seconds',
+  columnCount: 7,
+  companyColumn: 1,
+  from: 'k CROSS JOIN hit',
+  company: 'k.company_id',
+});
 
 /**
  * Null when the key is malformed, unknown, expired or revoked. With `along`, the read runs in the same
@@ -61,25 +49,13 @@ function statement(along?: ReadById): { name: string; text: string } {
  */
 export async function authenticateApiKey(db: Queryable, key: string, along?: ReadAlong): Promise<Authenticated | null> {
   if (!KEY_PATTERN.test(key)) return null;
-  // Named, so each pooled connection plans it once instead of on every request.
-  const { rows, fields } = await db.query<unknown[]>({
-    ...statement(along?.read),
-    values: along ? [keyDigest(key), along.id] : [keyDigest(key)],
-    rowMode: 'array',
-  });
-  const row = rows[0];
-  if (!row) return null;
-  const [id, companyId, scopes, mode, livemode, count, reset] = row as [string, string, string[], KeyMode, boolean, number, number];
-  let prefetched: Prefetched | undefined;
-  if (along) {
-    const read = Object.fromEntries(fields.slice(CREDENTIAL_COLUMNS).map((f, i) => [f.name, row[CREDENTIAL_COLUMNS + i]]));
-    // The lateral join leaves the columns null when the company has no such row.
-    prefetched = { name: along.read.name, values: [along.id, companyId], rows: read.id === null ? [] : [read] };
-  }
+  const found = await API_KEY.run(db, keyDigest(key), along);
+  if (!found) return null;
+  const [id, companyId, scopes, mode, livemode, count, reset] = found.columns as [string, string, string[], KeyMode, boolean, number, number];
   return {
     credential: { type: 'api_key', id, companyId, livemode, mode, scopes: new Set<string>(scopes) },
     rateLimit: rateLimitState(count, reset),
-    ...(prefetched ? { prefetched } : {}),
+    ...(found.prefetched ? { prefetched: found.prefetched } : {}),
   };
 }
 

@@ -9,6 +9,7 @@ import { forbidden, notFound } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
 import { rateLimitHitCte, rateLimitState, type RateLimitState } from '../ratelimit/rate-limit.ts';
 import type { Authenticated } from '../credentials/authenticate.ts';
+import { carrier, type ReadAlong } from '../read-by-id.ts';
 import {
   ACCESS_TOKEN_SECONDS,
   CODE_SECONDS,
@@ -174,7 +175,9 @@ export async function revokeToken(db: Db, client: RegisteredClient, token: unkno
   else await db.oAuthToken.updateMany({ where: { id: row.id, revoked_at: null }, data: { revoked_at: new Date() } });
 }
 
-const BEARER_SQL = `
+const BEARER = carrier({
+  name: 'tlr_authenticate_bearer',
+  head: `
 WITH t AS (
   SELECT t.id, g.id AS grant_id, g.company_id, g.scopes
   FROM oauth_tokens t
@@ -187,22 +190,29 @@ touch AS (
   -- the connected-apps page shows when an app last used its grant, at minute precision
   UPDATE oauth_grants SET last_used_at = now()
   WHERE id = (SELECT grant_id FROM t) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
-)
-SELECT t.id, t.company_id, t.scopes, hit.count, hit.reset_seconds FROM t CROSS JOIN hit`;
+)`,
+  columns: 't.id, t.company_id, t.scopes, hit.count, hit.reset_seconds',
+  columnCount: 5,
+  companyColumn: 1,
+  from: 't CROSS JOIN hit',
+  company: 't.company_id',
+});
 
 /**
  * `Authorization: Bearer tlr_at_...`: the credential (the grant's live company and scopes) and one
  * request counted against the access token's own limit (contract: the same 100 per 60 s). Null when
- * the token is malformed, unknown, expired or revoked, or its grant or client is.
+ * the token is malformed, unknown, expired or revoked, or its grant or client is. With `along`, a GET
+ * by id's read runs in the same statement (read-by-id.ts).
  */
-export async function authenticateBearer(db: Queryable, token: string): Promise<Authenticated | null> {
+export async function authenticateBearer(db: Queryable, token: string, along?: ReadAlong): Promise<Authenticated | null> {
   if (!isToken('access', token)) return null;
-  const { rows } = await db.query({ name: 'tlr_authenticate_bearer', text: BEARER_SQL, values: [tokenDigest(token)] });
-  const row = rows[0];
-  if (!row) return null;
+  const found = await BEARER.run(db, tokenDigest(token), along);
+  if (!found) return null;
+  const [id, companyId, scopes, count, reset] = found.columns as [string, string, string[], number, number];
   return {
-    credential: { type: 'oauth_token', id: row.id, companyId: row.company_id, livemode: true, mode: 'live', scopes: new Set<string>(row.scopes) },
-    rateLimit: rateLimitState(row.count, row.reset_seconds),
+    credential: { type: 'oauth_token', id, companyId, livemode: true, mode: 'live', scopes: new Set<string>(scopes) },
+    rateLimit: rateLimitState(count, reset),
+    ...(found.prefetched ? { prefetched: found.prefetched } : {}),
   };
 }
 
