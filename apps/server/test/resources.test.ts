@@ -235,6 +235,10 @@ describe('GET by id with its read in the authentication statement (decision 148)
     expect(got.sent).toBe(1);
     expect(got.result.headers.get('X-RateLimit-Remaining')).toMatch(/^\d+$/);
     expect((await c.get(`/customers/${customer.id}`)).body.data).toEqual(customer);
+    // The same id in capitals and with a trailing slash: the same row, still in one statement.
+    const shouted = await statements(() => c.get(`/customers/${customer.id.toUpperCase()}/`));
+    expect(shouted.result.body.data).toEqual(customer);
+    expect(shouted.sent).toBe(1);
 
     // Another company's key: the read is scoped to the key's company, so the row is not found.
     const other = await newCompany('Anden Læser ApS');
