@@ -84,6 +84,18 @@ describe('rate limits', () => {
       expect((await client(b.url, key).get('/customers')).status).toBe(429);
       const remaining = ok.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y);
       expect(remaining).toEqual(Array.from({ length: 100 }, (_, i) => i));
+
+      // A GET by id counts in the statement that also reads the row (decision 148): the same exact
+      // budget over both servers, the row in every 200 and in no 429.
+      const customer = (await client(svc.url, (await company.key()).key).post('/customers', { name: 'Tælles Ens ApS' })).body.data;
+      const reader = (await company.key()).key;
+      const reads = await Promise.all(Array.from({ length: 130 }, (_, i) => client(i % 2 ? a.url : b.url, reader).get(`/customers/${customer.id}`)));
+      const found = reads.filter((r) => r.status === 200);
+      expect(found).toHaveLength(100);
+      expect(reads.filter((r) => r.status === 429)).toHaveLength(30);
+      for (const r of found) expect(r.body.data).toEqual(customer);
+      for (const r of reads.filter((x) => x.status === 429)) expect(r.text).not.toContain('Tælles');
+      expect(found.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y)).toEqual(Array.from({ length: 100 }, (_, i) => i));
     } finally {
       a.proc.kill('SIGTERM');
       b.proc.kill('SIGTERM');
