@@ -19,7 +19,7 @@ export interface Credential {
 export interface Authenticated {
   credential: Credential;
   rateLimit: RateLimitState;
-  /** The answer of the read that rode along (authenticateApiKey's `along`). */
+  /** The answer of the GET by id's read that rode along (`along` of authenticateApiKey and authenticateBearer). */
   prefetched?: Prefetched;
 }
 
