@@ -4,6 +4,7 @@
 import type { Queryable } from '@tlr/db';
 import { rateLimitHitCte, rateLimitState, type RateLimitState } from '../ratelimit/rate-limit.ts';
 import { carrier, type Prefetched, type ReadAlong } from '../read-by-id.ts';
+import { scopeSet } from './scopes.ts';
 import { KEY_PATTERN, keyDigest, type KeyMode } from './secrets.ts';
 
 export interface Credential {
@@ -27,7 +28,7 @@ const API_KEY = carrier({
   name: 'tlr_authenticate_api_key',
   head: `
 WITH k AS (
-  SELECT k.id, k.company_id, k.scopes, k.mode, k.last_used_at, c.sandbox_of_id IS NULL AS livemode
+  SELECT k.id, k.company_id, array_to_string(k.scopes, ' ') AS scopes, k.mode, k.last_used_at, c.sandbox_of_id IS NULL AS livemode
   FROM api_keys k JOIN companies c ON c.id = k.company_id
   WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
 ), ${rateLimitHitCte('SELECT id FROM k')},
@@ -51,9 +52,9 @@ export async function authenticateApiKey(db: Queryable, key: string, along?: Rea
   if (!KEY_PATTERN.test(key)) return null;
   const found = await API_KEY.run(db, keyDigest(key), along);
   if (!found) return null;
-  const [id, companyId, scopes, mode, livemode, count, reset] = found.columns as [string, string, string[], KeyMode, boolean, number, number];
+  const [id, companyId, scopes, mode, livemode, count, reset] = found.columns as [string, string, string, KeyMode, boolean, number, number];
   return {
-    credential: { type: 'api_key', id, companyId, livemode, mode, scopes: new Set<string>(scopes) },
+    credential: { type: 'api_key', id, companyId, livemode, mode, scopes: scopeSet(scopes) },
     rateLimit: rateLimitState(count, reset),
     ...(found.prefetched ? { prefetched: found.prefetched } : {}),
   };

@@ -32,3 +32,21 @@ export function parseScopes(text: string): { scopes: Scope[] } | { unknown: stri
   if (unknown.length || names.length === 0) return { unknown: unknown.length ? unknown : ['(none given)'] };
   return { scopes: [...new Set(names)] as Scope[] };
 }
+
+const scopeSets = new Map<string, ReadonlySet<string>>();
+
+/**
+ * A credential's scopes as a set, from `array_to_string(scopes, ' ')` of its row. Every request
+ * authenticates, and pg's parser of a text[] builds each element character by character: that was a
+ * quarter of what a GET by id left for the old generation (docs/perf.md, sixth session). The lists in
+ * use are few, so each is split once and its set shared (read-only); the memo is bounded all the same.
+ */
+export function scopeSet(text: string): ReadonlySet<string> {
+  let set = scopeSets.get(text);
+  if (!set) {
+    if (scopeSets.size >= 1_000) scopeSets.clear();
+    set = new Set(text.split(' ').filter(Boolean));
+    scopeSets.set(text, set);
+  }
+  return set;
+}

@@ -10,6 +10,7 @@ import { isUuid, newId } from '../ids.ts';
 import { rateLimitHitCte, rateLimitState, type RateLimitState } from '../ratelimit/rate-limit.ts';
 import type { Authenticated } from '../credentials/authenticate.ts';
 import { carrier, type ReadAlong } from '../read-by-id.ts';
+import { scopeSet } from '../credentials/scopes.ts';
 import {
   ACCESS_TOKEN_SECONDS,
   CODE_SECONDS,
@@ -179,7 +180,7 @@ const BEARER = carrier({
   name: 'tlr_authenticate_bearer',
   head: `
 WITH t AS (
-  SELECT t.id, g.id AS grant_id, g.company_id, g.scopes
+  SELECT t.id, g.id AS grant_id, g.company_id, array_to_string(g.scopes, ' ') AS scopes
   FROM oauth_tokens t
   JOIN oauth_grants g ON g.id = t.grant_id
   JOIN oauth_clients c ON c.id = g.client_id
@@ -208,9 +209,9 @@ export async function authenticateBearer(db: Queryable, token: string, along?: R
   if (!isToken('access', token)) return null;
   const found = await BEARER.run(db, tokenDigest(token), along);
   if (!found) return null;
-  const [id, companyId, scopes, count, reset] = found.columns as [string, string, string[], number, number];
+  const [id, companyId, scopes, count, reset] = found.columns as [string, string, string, number, number];
   return {
-    credential: { type: 'oauth_token', id, companyId, livemode: true, mode: 'live', scopes: new Set<string>(scopes) },
+    credential: { type: 'oauth_token', id, companyId, livemode: true, mode: 'live', scopes: scopeSet(scopes) },
     rateLimit: rateLimitState(count, reset),
     ...(found.prefetched ? { prefetched: found.prefetched } : {}),
   };
