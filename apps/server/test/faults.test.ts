@@ -163,6 +163,44 @@ describe('PostgreSQL freezes (SIGSTOP)', () => {
     expect(status).toBe(200);
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
   }, 60_000);
+
+  it('a statement that hears nothing for its bound fails as a read timeout and frees its connection; an idle connection is left alone', async () => {
+    // "the client gives up one second later" (client.ts): statement_timeout 1 s, so 2 s of silence.
+    const small = createDatabase(url, 1, { statementMs: 1_000 });
+    try {
+      const first = await small.pool.connect();
+      const backend = (first as unknown as { processID: number }).processID;
+      first.release();
+      // Idle in the pool for longer than the bound: nothing was awaited, so the connection stays.
+      await new Promise((r) => setTimeout(r, 2_500));
+      const again = await small.pool.connect();
+      expect((again as unknown as { processID: number }).processID).toBe(backend);
+      again.release();
+
+      const pids = postgresPids();
+      for (const pid of pids) process.kill(pid, 'SIGSTOP');
+      let failed: Error | undefined;
+      const t = Date.now();
+      try {
+        await small.pool.query('SELECT 1');
+      } catch (e) {
+        failed = e as Error;
+      } finally {
+        for (const pid of pids) process.kill(pid, 'SIGCONT');
+      }
+      const took = Date.now() - t;
+      expect(failed?.message).toMatch(/Query read timeout/);
+      expect(took).toBeGreaterThanOrEqual(1_900);
+      expect(took).toBeLessThan(4_000);
+      // The silent connection was destroyed, not handed back: the next statement gets a new backend.
+      const fresh = await small.pool.connect();
+      expect((fresh as unknown as { processID: number }).processID).not.toBe(backend);
+      expect((await fresh.query('SELECT 1 AS one')).rows[0].one).toBe(1);
+      fresh.release();
+    } finally {
+      await small.close();
+    }
+  }, 60_000);
 });
 
 describe('the server never answers without its headers', () => {
