@@ -45,6 +45,44 @@ describe('request audit log', () => {
     );
     expect(anon).toMatchObject({ status: 401, actor_id: null, company_id: null, problem_code: 'unauthorized' });
   });
+
+  it('writes a buffered batch exactly as recorded: text JSON must escape, non-ASCII, a long path, more than one batch', async () => {
+    const { AuditLog } = await import('@tlr/api');
+    const errors: unknown[] = [];
+    const audit = new AuditLog(testDb().pool, { error: (o: unknown) => errors.push(o) });
+    const run = randomUUID();
+    const created = new Date('2026-11-25T10:11:12.345Z');
+    const paths = ['/api/v1/customers/"quoted"\\back\\slash', '/api/v1/Søren-Ærø-Åse/€/😀', `/api/v1/${'x'.repeat(20_000)}`, '/tab\tnew\nline'];
+    // 1,203 records: three batches (500 each), the buffer grown past its first 16 KB.
+    const records = Array.from({ length: 1203 }, (_, i) => ({
+      request_id: `${run}-${i}`,
+      actor_type: i % 2 ? 'api_key' : null,
+      actor_id: i % 2 ? `key-${i}` : null,
+      company_id: i % 3 ? null : '00000000-0000-7000-8000-000000000001',
+      method: 'POST',
+      path: paths[i % paths.length]!,
+      status: 200 + (i % 300),
+      problem_code: i % 5 ? null : 'invalid_request',
+      duration_ms: i / 7,
+      ip: i % 4 ? '127.0.0.1' : null,
+      created_at: new Date(created.getTime() + i),
+    }));
+    for (const r of records) audit.record(r);
+    await audit.close();
+    expect(errors).toEqual([]);
+    const rows = await testDb().pool.query(
+      `SELECT request_id, actor_type, actor_id, company_id, method, path, status, problem_code, duration_ms, ip, created_at
+       FROM request_audit_log WHERE request_id LIKE $1 ORDER BY id`,
+      [`${run}-%`],
+    );
+    expect(rows.rows).toHaveLength(records.length);
+    rows.rows.forEach((row, i) => {
+      const want = records[i]!;
+      // real: single precision, as the column has always stored it
+      expect(Math.fround(row.duration_ms)).toBe(Math.fround(want.duration_ms));
+      expect(row).toEqual({ ...want, duration_ms: row.duration_ms });
+    });
+  });
 });
 
 describe('graceful shutdown', () => {

@@ -20,9 +20,10 @@ function flakyDb() {
   const written: string[] = [];
   const db = {
     down: true,
-    async query(_sql: string, values: unknown[][]) {
+    async query(_sql: string, values: [Buffer]) {
       if (db.down) throw Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' });
-      written.push(...(values[0] as string[]));
+      // The batch is one JSON array of records, each an array whose first value is the request id.
+      written.push(...(JSON.parse(values[0].toString('utf8')) as string[][]).map((r) => r[0]!));
       return { rows: [] };
     },
   };
