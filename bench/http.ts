@@ -6,6 +6,7 @@
 //           shuts the server down and exits (which is also when --cpu-prof writes its profile).
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs';
 import type { BaselineOptions } from './baseline.ts';
 
 export type ServerSpec =
@@ -22,8 +23,8 @@ export interface RunningServer {
 type FromChild = { url: string } | { error: string };
 
 export async function spawnServer(spec: ServerSpec, opts: { cpuProfDir?: string } = {}): Promise<RunningServer> {
-  // The V8 flags of `npm start` (scripts/tlr.mjs), so the server measured is the one that runs.
-  const execArgv = ['--max-semi-space-size=8', '--import', 'tsx', ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])];
+  // The V8 flags of `npm start`, so the server measured is the one that runs.
+  const execArgv = [...SERVER_NODE_FLAGS, '--import', 'tsx', ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])];
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const reply = await new Promise<FromChild>((resolve, reject) => {

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from './server-flags.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const runtimeDir = join(root, 'scripts', 'runtime');
@@ -92,9 +93,7 @@ const commands = {
   // Node with tsx's loader in-process, not the tsx CLI: that wrapper relays Ctrl-C and, when the child
   // has not acknowledged within 30 ms (a busy machine), kills it with SIGKILL and exits 130, cutting
   // the graceful shutdown short.
-  // An 8 MB young generation (V8's default is 16): voucher uploads churn through 13 MB bodies, and the
-  // larger one let 10 concurrent uploads take the process from 177 to 336 MiB (docs/perf.md, Vouchers).
-  start: ['node', ['--max-semi-space-size=8', '--import', 'tsx', 'apps/server/src/main.ts', ...args]],
+  start: ['node', [...SERVER_NODE_FLAGS, '--import', 'tsx', 'apps/server/src/main.ts', ...args]],
   test: ['pnpm', ['run', '--silent', 'test:all', ...args]],
   cli: ['node', ['--import', 'tsx', 'apps/cli/src/main.ts', ...args]],
   exec: args.length ? [args[0], args.slice(1)] : undefined,
