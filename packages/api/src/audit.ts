@@ -51,7 +51,8 @@ function encode(r: AuditRecord): string {
     r.path,
     r.status,
     r.problem_code,
-    r.duration_ms,
+    // As text: JSON has no NaN or Infinity, and the real column takes their text as the old text[] did.
+    String(r.duration_ms),
     r.ip,
     r.created_at.toISOString(),
   ]);
