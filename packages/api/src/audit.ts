@@ -40,23 +40,15 @@ const INSERT = `INSERT INTO request_audit_log (${COLUMNS.join(', ')})
   SELECT ${TYPES.map((t, i) => `(r->>${i})::${t}`).join(', ')}
   FROM jsonb_array_elements(convert_from($1::bytea, 'UTF8')::jsonb) AS r`;
 
-/** One record as the JSON text of its values in COLUMNS order. */
+/**
+ * One record as the JSON text of its values in COLUMNS order, each as the text its column parses. Numbers
+ * too: JSON has no NaN or Infinity, and the real column takes their text, as the old text[] did.
+ */
 function encode(r: AuditRecord): string {
-  return JSON.stringify([
-    r.request_id,
-    r.actor_type,
-    r.actor_id,
-    r.company_id,
-    r.method,
-    r.path,
-    r.status,
-    r.problem_code,
-    // As text: JSON has no NaN or Infinity, and the real column takes their text as the old text[] did.
-    String(r.duration_ms),
-    r.ip,
-    r.created_at.toISOString(),
-  ]);
+  return JSON.stringify(COLUMNS.map((c) => columnText(r[c])));
 }
+
+const columnText = (v: string | number | Date | null): string | null => (v === null ? null : v instanceof Date ? v.toISOString() : String(v));
 
 const COMMA = 0x2c;
 
