@@ -28,7 +28,8 @@ import { sendProblem } from './http/problem-response.ts';
 import { restAdapter } from './http/rest.ts';
 import { requestContext } from './http/request-context.ts';
 import { routeGuard, routeGuardAnonymous } from './http/route-guard.ts';
-import { mountRawRoutes } from './http/raw-routes.ts';
+import { rawRoutes } from './http/raw-routes.ts';
+import { inOrder } from './http/in-order.ts';
 import { invoicePdf } from './http/invoice-pdf.ts';
 import { oauthEndpoints } from './http/oauth.ts';
 import { ADMIN_BASE, adminPages } from '@tlr/admin';
@@ -68,9 +69,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
   app.set('trust proxy', 'loopback');
   app.set('query parser', 'simple');
 
-  app.use(requestContext(logger, audit));
-  app.use(deadline(requestTimeoutMs));
-  app.use(cors);
+  app.use(inOrder(requestContext(logger, audit), deadline(requestTimeoutMs), cors));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -98,40 +97,40 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
   api.use('/docs', docsPage());
   app.get('/docs', redirectToDocs);
   api.get('/', discovery);
-  api.use(routeGuardAnonymous);
-  api.use(authenticate(db.pool));
-  api.use(routeGuard);
-  api.use(inspectQuery);
+  api.use(inOrder(routeGuardAnonymous, authenticate(db.pool), routeGuard, inspectQuery));
   // The streamed routes, before the JSON body parser (an upload's body is read as a stream).
-  mountRawRoutes(
-    api,
-    routes,
-    {
-      'exports.saft': saftExport(db, logger),
-      'invoices.pdf': invoicePdf(),
-      'vouchers.upload': voucherUpload(),
-      'vouchers.content': voucherDownload(logger, store),
-    },
-    { db, logger, store, webhooks, jobs },
-  );
-  api.use(requireJsonContent);
-  // Not strict: a top-level string or number parses, so requireJsonObject can say what is wrong with it.
   api.use(
-    express.json({
-      limit: JSON_BODY_LIMIT,
-      strict: false,
-      type: ['application/json', 'application/*+json'],
-      // Refused before parsing: parsing with a reviver recurses, and deep enough JSON overflows it.
-      verify: (_req, _res, buf) => {
-        if (jsonTextDepth(buf) > MAX_JSON_DEPTH)
-          throw Object.assign(new Error(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`), { status: 400, type: 'entity.too.deep' });
+    rawRoutes(
+      routes,
+      {
+        'exports.saft': saftExport(db, logger),
+        'invoices.pdf': invoicePdf(),
+        'vouchers.upload': voucherUpload(),
+        'vouchers.content': voucherDownload(logger, store),
       },
-      // A number a double cannot hold exactly reaches the schema as its exact text (money.ts).
-      reviver: (_key: string, value: unknown, context?: { source?: string }) => (typeof value === 'number' ? exactJsonNumber(value, context?.source) : value),
-    }),
+      { db, logger, store, webhooks, jobs },
+    ),
   );
-  api.use(requireJsonObject);
-  api.use(restAdapter({ db, logger, store, webhooks, jobs }));
+  api.use(
+    inOrder(
+      requireJsonContent,
+      // Not strict: a top-level string or number parses, so requireJsonObject can say what is wrong with it.
+      express.json({
+        limit: JSON_BODY_LIMIT,
+        strict: false,
+        type: ['application/json', 'application/*+json'],
+        // Refused before parsing: parsing with a reviver recurses, and deep enough JSON overflows it.
+        verify: (_req, _res, buf) => {
+          if (jsonTextDepth(buf) > MAX_JSON_DEPTH)
+            throw Object.assign(new Error(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`), { status: 400, type: 'entity.too.deep' });
+        },
+        // A number a double cannot hold exactly reaches the schema as its exact text (money.ts).
+        reviver: (_key: string, value: unknown, context?: { source?: string }) => (typeof value === 'number' ? exactJsonNumber(value, context?.source) : value),
+      }),
+      requireJsonObject,
+      restAdapter({ db, logger, store, webhooks, jobs }),
+    ),
+  );
   app.use('/api/v1', api);
   app.use('/api/oauth', oauthEndpoints(db));
 

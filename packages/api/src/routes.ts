@@ -58,8 +58,22 @@ export const routes: Route[] = Object.entries(procedures).flatMap(([procedure, p
   ];
 });
 
+/** A path's first segment ("customers" of /customers/{id}); the empty text for a template's parameter. */
+const firstSegment = (path: string) => {
+  const end = path.indexOf('/', 1);
+  const segment = path.slice(1, end === -1 ? undefined : end);
+  return segment.startsWith('{') ? '' : segment;
+};
+
+// The routes by first segment, so that a request tests the patterns of its own resource only (every
+// request matches its route, and there are dozens); a route led by a parameter would be tried for all.
+const routesBySegment = new Map<string, Route[]>();
+for (const r of routes) routesBySegment.set(firstSegment(r.path), [...(routesBySegment.get(firstSegment(r.path)) ?? []), r]);
+const anySegment = routesBySegment.get('') ?? [];
+
 /** The route a request matches, and the methods its path accepts (empty: no such path). */
 export function matchRoute(method: string, path: string): { route: Route | undefined; allowed: string[] } {
-  const matching = routes.filter((r) => r.pattern.test(path));
+  const candidates = routesBySegment.get(firstSegment(path)) ?? [];
+  const matching = (anySegment.length ? [...candidates, ...anySegment] : candidates).filter((r) => r.pattern.test(path));
   return { route: matching.find((r) => r.method === method), allowed: [...new Set(matching.map((r) => r.method))] };
 }
