@@ -22,9 +22,18 @@ export interface RunningServer {
 
 type FromChild = { url: string } | { error: string };
 
+/** BENCH_NODE_FLAGS: more Node/V8 flags for both servers, for diagnostics (e.g. --trace-gc-nvp); space-separated. */
+const extraNodeFlags = () => (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+
 export async function spawnServer(spec: ServerSpec, opts: { cpuProfDir?: string } = {}): Promise<RunningServer> {
   // The V8 flags of `npm start`, so the server measured is the one that runs.
-  const execArgv = [...SERVER_NODE_FLAGS, '--import', 'tsx', ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])];
+  const execArgv = [
+    ...SERVER_NODE_FLAGS,
+    ...extraNodeFlags(),
+    '--import',
+    'tsx',
+    ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []),
+  ];
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const reply = await new Promise<FromChild>((resolve, reject) => {

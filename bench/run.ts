@@ -33,6 +33,7 @@
 //   BENCH_SQL           0 to skip the closing SQL micro-benchmark (the product's authentication statement
 //                       as sent today, unnamed, against the same text as a prepared statement)
 //   BENCH_JSON          path: also write the results as JSON there
+//   BENCH_NODE_FLAGS    more Node/V8 flags for both servers (diagnostics), e.g. --trace-gc-nvp
 //   BENCH_SYNCHRONOUS_COMMIT  off: ALTER DATABASE ... SET synchronous_commit = off for the bench database
 //                       (a what-if: how much of the cost is the WAL flush of the per-request rate-limit write)
 //   DATABASE_URL        use this PostgreSQL server instead of the embedded one
