@@ -1,9 +1,10 @@
 // tRPC initialisation and the one procedure pipeline every caller goes through (REST through the
 // adapter, the operator CLI and the admin app through createCaller). Each rule is a middleware driven
 // by the procedure's meta, in this order:
-//   audit (in-process calls) -> error mapping -> hostile input -> actor (scopes or staff role) ->
-//   transaction and idempotency (mutations) -> input -> output -> the procedure.
-import { initTRPC, TRPCError } from '@trpc/server';
+//   audit and staff trail (in-process calls) -> hostile input and error mapping -> actor (scopes or
+//   staff role) with transaction and idempotency (mutations) -> input -> output -> the procedure.
+// Three layers of our own: tRPC copies a call's options at every layer (docs/perf.md, tenth session).
+import { getTRPCErrorFromUnknown, initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Db } from '@tlr/db';
 import { invalidRequest, isUuid, notFound, recordStaffAction, type CompanyScope, type Credential, type ReadById, type Scope } from '@tlr/domain';
@@ -70,31 +71,6 @@ const t = initTRPC
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** An in-process call's audit record (REST requests are recorded by the HTTP layer). */
-const audited = t.middleware(async ({ ctx, path, next, getRawInput }) => {
-  if (!ctx.audit) return next();
-  const started = performance.now();
-  const result = await next();
-  const problem = result.ok ? undefined : toProblem(result.error);
-  const actor = ctx.actor;
-  const input = await getRawInput().catch(() => undefined);
-  const inputCompany = (input as { companyId?: unknown } | undefined)?.companyId;
-  ctx.audit.record({
-    request_id: ctx.requestId,
-    actor_type: actor ? (actor.type === 'credential' ? actor.credential.type : actor.type) : null,
-    actor_id: actor?.type === 'credential' ? actor.credential.id : actor?.type === 'staff' || actor?.type === 'owner' ? actor.userId : null,
-    company_id: actor?.type === 'credential' ? actor.credential.companyId : typeof inputCompany === 'string' && isUuid(inputCompany) ? inputCompany : null,
-    method: 'CALL',
-    path,
-    status: problem?.status ?? ctx.response.status ?? 200,
-    problem_code: problem?.code ?? null,
-    duration_ms: performance.now() - started,
-    ip: null,
-    created_at: new Date(),
-  });
-  return result;
-});
-
 /** The trail's record of a staff call: the company and the other ids its input named. */
 function staffRecord(userId: string, requestId: string, path: string, kind: 'query' | 'mutation', input: unknown, outcome: string) {
   const fields = input && typeof input === 'object' ? (input as Record<string, unknown>) : {};
@@ -111,51 +87,96 @@ function staffRecord(userId: string, requestId: string, path: string, kind: 'que
 }
 
 /**
- * Every call of a staff member lands in the append-only trail (who, what, which company, when, how it
- * ended): a committed change from inside its transaction (see transactional), everything else here.
- * Refusals are recorded too: a support member trying an admin action is in the trail.
+ * The records of a call: an in-process call's audit record (REST requests are recorded by the HTTP
+ * layer), and for a staff member the append-only trail (who, what, which company, when, how it ended):
+ * a committed change from inside its transaction (see transactional), everything else here. Refusals
+ * are recorded too: a support member trying an admin action is in the trail. One tRPC layer for both
+ * (each layer copies the call's options): a REST request passes it with a single test.
  */
-const staffTrail = t.middleware(async ({ ctx, type, path, next, getRawInput }) => {
+const recorded = t.middleware(async ({ ctx, type, path, next, getRawInput }) => {
   const actor = ctx.actor;
-  // Not a staff call (every REST request): nothing to record, and no context to extend.
-  if (actor?.type !== 'staff') return next();
+  if (!ctx.audit && actor?.type !== 'staff') return next();
+  const started = performance.now();
   // Per call (one caller's context serves many calls): set when the transaction recorded it.
-  const staffCall = { recorded: false };
-  const result = await next({ ctx: { staffCall } });
-  if (staffCall.recorded) return result;
-  const outcome = result.ok ? 'ok' : toProblem(result.error).code;
+  const staffCall = actor?.type === 'staff' ? { recorded: false } : undefined;
+  const result = await (staffCall ? next({ ctx: { staffCall } }) : next());
   const input = await getRawInput().catch(() => undefined);
-  await recordStaffAction(ctx.db.prisma as Db, staffRecord(actor.userId, ctx.requestId, path, type === 'mutation' ? 'mutation' : 'query', input, outcome));
+  // A trail that cannot be written fails the call, and the audit record says so.
+  let trailFailure: { error: unknown } | undefined;
+  if (actor?.type === 'staff' && !staffCall!.recorded) {
+    const outcome = result.ok ? 'ok' : toProblem(result.error).code;
+    const kind = type === 'mutation' ? 'mutation' : 'query';
+    await recordStaffAction(ctx.db.prisma as Db, staffRecord(actor.userId, ctx.requestId, path, kind, input, outcome)).catch(
+      (error: unknown) => (trailFailure = { error }),
+    );
+  }
+  if (ctx.audit) {
+    const problem = trailFailure ? toProblem(trailFailure.error) : result.ok ? undefined : toProblem(result.error);
+    const inputCompany = (input as { companyId?: unknown } | undefined)?.companyId;
+    ctx.audit.record({
+      request_id: ctx.requestId,
+      actor_type: actor ? (actor.type === 'credential' ? actor.credential.type : actor.type) : null,
+      actor_id: actor?.type === 'credential' ? actor.credential.id : actor?.type === 'staff' || actor?.type === 'owner' ? actor.userId : null,
+      company_id: actor?.type === 'credential' ? actor.credential.companyId : typeof inputCompany === 'string' && isUuid(inputCompany) ? inputCompany : null,
+      method: 'CALL',
+      path,
+      status: problem?.status ?? ctx.response.status ?? 200,
+      problem_code: problem?.code ?? null,
+      duration_ms: performance.now() - started,
+      ip: null,
+      created_at: new Date(),
+    });
+  }
+  if (trailFailure) throw trailFailure.error;
   return result;
 });
 
-/** Every error leaves as the tRPC error of its problem (FORBIDDEN, NOT_FOUND, CONFLICT, ...). */
-const mapErrors = t.middleware(async ({ next }) => {
+/**
+ * Hostile input (NUL, lone surrogates, absurd nesting) is refused before any schema sees it, and every
+ * error leaves as the tRPC error of its problem (FORBIDDEN, NOT_FOUND, CONFLICT, ...).
+ */
+const guarded = t.middleware(async ({ next, getRawInput }) => {
+  try {
+    const fault = inspectInput(await getRawInput(), 'input');
+    if (fault) throw invalidRequest(`${fault.field}: ${fault.message}`, fault.field);
+  } catch (cause) {
+    throw toTrpcError(getTRPCErrorFromUnknown(cause));
+  }
   const result = await next();
   return result.ok ? result : { ...result, error: toTrpcError(result.error) };
 });
 
-/** Hostile input (NUL, lone surrogates, absurd nesting) is refused before any schema sees it. */
-const inspected = t.middleware(async ({ next, getRawInput }) => {
-  const fault = inspectInput(await getRawInput(), 'input');
-  if (fault) throw invalidRequest(`${fault.field}: ${fault.message}`, fault.field);
-  return next();
-});
-
-const base = t.procedure.use(audited).use(staffTrail).use(mapErrors).use(inspected);
+const base = t.procedure.use(recorded).use(guarded);
 
 /** Public documents only. */
 export const publicProcedure = base;
 
+/** Runs after the commit, on the pool (the transaction is over). */
+type AfterCommit = (db: Db) => Promise<void>;
+const noHooks = (): void => {
+  throw new Error('afterCommit is for mutations');
+};
+
+interface CallOptions {
+  ctx: ApiContext;
+  meta: ApiMeta | undefined;
+  type: string;
+  path: string;
+  getRawInput: () => Promise<unknown>;
+}
+
 /**
  * Mutations run in one transaction (with the Idempotency-Key when the meta says so) and get it as
- * ctx.tx; queries get the client.
+ * ctx.tx; queries get the client. `next` passes tx and afterCommit on with the caller's own context
+ * extension, in the same tRPC layer (each layer copies the call's options and context).
  */
-const transactional = t.middleware(async ({ ctx, meta, type, path, next, getRawInput }) => {
-  if (type !== 'mutation') return next({ ctx: { tx: ctx.db.prisma as Db, afterCommit: noHooks } });
-  if (meta?.transaction === false) {
-    return next({ ctx: { tx: ctx.db.prisma as Db, afterCommit: (fn: AfterCommit) => void fn(ctx.db.prisma as Db).catch(() => {}) } });
-  }
+async function transactional<R extends { ok: boolean }>(
+  { ctx, meta, type, path, getRawInput }: CallOptions,
+  next: (tx: Db, afterCommit: (fn: AfterCommit) => void) => Promise<R>,
+): Promise<R> {
+  const pool = ctx.db.prisma as Db;
+  if (type !== 'mutation') return next(pool, noHooks);
+  if (meta?.transaction === false) return next(pool, (fn) => void fn(pool).catch(() => {}));
   // Work that must follow the commit and never precede it (deleting a stored object whose row is gone).
   const hooks: AfterCommit[] = [];
   const result = await runMutation({
@@ -164,7 +185,7 @@ const transactional = t.middleware(async ({ ctx, meta, type, path, next, getRawI
     path,
     getRawInput,
     next: async (tx: Db) => {
-      const r = await next({ ctx: { tx, afterCommit: (fn: AfterCommit) => void hooks.push(fn) } });
+      const r = await next(tx, (fn) => void hooks.push(fn));
       // A staff member's change commits with its record in the trail, or not at all.
       if (r.ok && ctx.actor?.type === 'staff') {
         await recordStaffAction(tx, staffRecord(ctx.actor.userId, ctx.requestId, path, 'mutation', await getRawInput(), 'ok'));
@@ -175,45 +196,36 @@ const transactional = t.middleware(async ({ ctx, meta, type, path, next, getRawI
     },
   });
   // A hook that fails leaves its work to a sweeper job: the committed answer stands.
-  if (result.ok) for (const hook of hooks) await hook(ctx.db.prisma as Db).catch(() => {});
+  if (result.ok) for (const hook of hooks) await hook(pool).catch(() => {});
   return result;
-});
-
-/** Runs after the commit, on the pool (the transaction is over). */
-type AfterCommit = (db: Db) => Promise<void>;
-const noHooks = (): void => {
-  throw new Error('afterCommit is for mutations');
-};
+}
 
 /** The public API: an API credential within the procedure's scopes, acting on its company. */
-export const authedProcedure = base
-  .use(({ ctx, meta, next }) => {
-    const credential: Credential = requireScopes(ctx.actor, meta?.scopes ?? []);
-    const scope: CompanyScope = { companyId: credential.companyId, livemode: credential.livemode };
-    return next({ ctx: { credential, scope } });
-  })
-  .use(transactional);
+export const authedProcedure = base.use((opts) => {
+  const credential: Credential = requireScopes(opts.ctx.actor, opts.meta?.scopes ?? []);
+  const scope: CompanyScope = { companyId: credential.companyId, livemode: credential.livemode };
+  return transactional(opts, (tx, afterCommit) => opts.next({ ctx: { credential, scope, tx, afterCommit } }));
+});
 
 /**
  * The operator CLI, the admin app and the owner pages: an operator, staff with the role the meta
  * names, or (meta `owner`) a company owner for a company they own. Another owner's company is "not
  * found", as on the REST API.
  */
-export const internalProcedure = base
-  .use(async ({ ctx, meta, next, getRawInput }) => {
-    requireInternal(ctx.actor, meta?.staffRole, meta?.owner);
-    if (ctx.actor?.type === 'owner') {
-      const companyId = ((await getRawInput()) as { companyId?: unknown } | undefined)?.companyId;
-      if (companyId !== undefined) {
-        const owned =
-          typeof companyId === 'string' &&
-          isUuid(companyId) &&
-          (await ctx.db.prisma.company.count({ where: { id: companyId, owner_user_id: ctx.actor.userId, sandbox_of_id: null } })) === 1;
-        if (!owned) throw notFound('company', String(companyId));
-      }
+export const internalProcedure = base.use(async (opts) => {
+  const { ctx, meta, getRawInput } = opts;
+  requireInternal(ctx.actor, meta?.staffRole, meta?.owner);
+  if (ctx.actor?.type === 'owner') {
+    const companyId = ((await getRawInput()) as { companyId?: unknown } | undefined)?.companyId;
+    if (companyId !== undefined) {
+      const owned =
+        typeof companyId === 'string' &&
+        isUuid(companyId) &&
+        (await ctx.db.prisma.company.count({ where: { id: companyId, owner_user_id: ctx.actor.userId, sandbox_of_id: null } })) === 1;
+      if (!owned) throw notFound('company', String(companyId));
     }
-    return next();
-  })
-  .use(transactional);
+  }
+  return transactional(opts, (tx, afterCommit) => opts.next({ ctx: { tx, afterCommit } }));
+});
 
 export { TRPCError };
