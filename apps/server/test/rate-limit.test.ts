@@ -1,7 +1,8 @@
 // Contract, Limits: "100 per 60 seconds, enforced across all servers"; rate limit headers "on every
 // authenticated response, errors and 429 included"; "A 429 carries Retry-After in seconds."
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, newCompany, startServerProcess, startTestService } from './helpers.ts';
+import { authenticateApiKey, countTokenEndpointRequest } from '@tlr/domain';
+import { client, newCompany, startServerProcess, startTestService, testDb } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 let svc: Service;
@@ -99,6 +100,34 @@ describe('rate limits', () => {
     } finally {
       a.proc.kill('SIGTERM');
       b.proc.kill('SIGTERM');
+    }
+  });
+
+  it("commits the counting statement asynchronously, and only that statement's transaction", async () => {
+    // Decision 19: nothing the counting statement writes needs a WAL flush before the answer (the count
+    // is unlogged, last-used times are kept at minute precision). A posting on the same pooled
+    // connection afterwards must still wait for its flush, so the setting may not outlive the statement.
+    const company = await newCompany();
+    const conn = await testDb().pool.connect();
+    try {
+      const setting = async () => (await conn.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit;
+      expect(await setting()).toBe('on');
+      const key = (await company.key()).key;
+      const counts: [() => Promise<number | undefined>, number][] = [
+        [async () => (await authenticateApiKey(conn, key))?.rateLimit.remaining, 100],
+        [async () => (await countTokenEndpointRequest(conn, 'token', company.companyId, '192.0.2.7')).remaining, 10],
+      ];
+      for (const [count, limit] of counts) {
+        expect(await count()).toBe(limit - 1);
+        expect(await setting()).toBe('on');
+        await conn.query('BEGIN');
+        expect(await count()).toBe(limit - 2);
+        expect(await setting()).toBe('off');
+        await conn.query('ROLLBACK');
+        expect(await setting()).toBe('on');
+      }
+    } finally {
+      conn.release();
     }
   });
 });

@@ -9,12 +9,21 @@ export const RATE_WINDOW_SECONDS = 60;
 /**
  * A CTE named `hit` that counts one request for the credential ids selected by `credentialIds`
  * (a SELECT of one `id` column) and returns `count` and `reset_seconds`.
+ *
+ * It also makes the commit of its statement asynchronous, so the statement must be its own
+ * transaction (never part of one that writes records). The count is unlogged, and the statements
+ * that count also keep a credential's last-used time at minute precision: a PostgreSQL crash may lose
+ * the last fraction of a second of those and nothing else. Without it, a request whose statement
+ * touched a last-used time, or pruned a page of old row versions, waited for a WAL flush (an fsync)
+ * before its answer (docs/perf.md, Order 10, tenth session).
  */
 export function rateLimitHitCte(credentialIds: string): string {
   const expired = `w.window_start <= now() - make_interval(secs => ${RATE_WINDOW_SECONDS})`;
-  return `hit AS (
+  return `async_commit AS (
+    SELECT set_config('synchronous_commit', 'off', true)
+  ), hit AS (
     INSERT INTO rate_limit_windows AS w (credential_id, window_start, count)
-    SELECT id, now(), 1 FROM (${credentialIds}) AS ids
+    SELECT id, now(), 1 FROM (${credentialIds}) AS ids CROSS JOIN async_commit
     ON CONFLICT (credential_id) DO UPDATE SET
       window_start = CASE WHEN ${expired} THEN now() ELSE w.window_start END,
       count = CASE WHEN ${expired} THEN 1 ELSE w.count + 1 END
