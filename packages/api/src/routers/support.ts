@@ -1,7 +1,7 @@
 // The admin app's procedures for support staff (and the operator): find a company and everything
 // attached to it, look up a request by its X-Request-ID, reset a sandbox on the owner's request, watch
 // and replay webhook deliveries, and read the health of the service and the staff trail. Every call of
-// a staff member is recorded by the pipeline (trpc.ts, staffTrail). Revoking keys, grants and clients
+// a staff member is recorded by the pipeline (trpc.ts, recorded). Revoking keys, grants and clients
 // (admin role) are the internal and oauth procedures the CLI and the owner pages use too.
 import { z } from 'zod';
 import {
