@@ -1,6 +1,7 @@
 // Hostile and odd input (issue: faults and hostile input): NUL characters, lone surrogates, dates at
 // the edges of the calendar, deep JSON, amounts at the edge of what a double holds, a sandbox reset in
 // the middle of postings, keys with whitespace and a revoked key that was rate-limited. Never a 500.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, internal, newCompany, startTestService, testDb } from './helpers.ts';
 import type { Service } from '../src/service.ts';
@@ -153,6 +154,15 @@ describe('large amounts', () => {
     expect(sum.body).toMatchObject({ status: 400, field: 'lines' });
     const price = await api().post('/products', { name: 'Dyr', unit_price: 1e15 });
     expect(price.body).toMatchObject({ status: 400, field: 'unit_price' });
+    // A number no double holds (JSON.parse makes it Infinity) and an amount of the wrong type: the
+    // amount rule names what is wrong, not a generic "Invalid input".
+    const huge = await api().call('POST', '/products', {
+      raw: '{"name":"Uendelig","unit_price":1e400}',
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
+    });
+    expect(huge.body).toMatchObject({ status: 400, field: 'unit_price', detail: 'unit_price: must be a finite number' });
+    const typed = await api().post('/products', { name: 'Forkert', unit_price: { dkk: 5 } });
+    expect(typed.body).toMatchObject({ status: 400, field: 'unit_price', detail: 'unit_price: must be a decimal number' });
   });
 });
 

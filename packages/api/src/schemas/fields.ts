@@ -25,7 +25,9 @@ export const boolean = () => exact(z.boolean());
 /** An amount in DKK: a JSON number (or decimal string) with at most 2 decimals, parsed to a Decimal. */
 export const money = (opts: { min?: number } = {}) =>
   z
-    .union([z.number(), z.string()])
+    // Neither a number nor a string, or a number JSON could not hold (1e400 parses to Infinity): the
+    // amount rule words the refusal, as it does for every other bad amount.
+    .union([z.number(), z.string()], { error: (issue) => parseAmount(issue.input) as string })
     .transform((v, ctx): Decimal => {
       const d = parseAmount(v);
       if (typeof d === 'string') {
@@ -49,7 +51,9 @@ export const amountOut = (description = 'Amount in DKK') => z.custom<number>(isJ
 /** A percentage such as a VAT rate, 0 to 100 with at most 2 decimals. */
 export const percent = () =>
   z
-    .union([z.number(), z.string()])
+    // Neither a number nor a string, or a number JSON could not hold (1e400 parses to Infinity): the
+    // amount rule words the refusal, as it does for every other bad amount.
+    .union([z.number(), z.string()], { error: (issue) => parseAmount(issue.input) as string })
     .transform((v, ctx): Decimal => {
       const d = parseAmount(v);
       if (typeof d === 'string' || d.lessThan(0) || d.greaterThan(100)) {
@@ -138,7 +142,9 @@ export const timestamp = () => z.iso.datetime({ offset: true }).meta({ descripti
 /** A quantity on a document line: up to 4 decimals, below a billion units in absolute value. */
 export const quantity = () =>
   z
-    .union([z.number(), z.string()])
+    // Neither a number nor a string, or a number JSON could not hold (1e400 parses to Infinity): the
+    // amount rule words the refusal, as it does for every other bad amount.
+    .union([z.number(), z.string()], { error: (issue) => parseAmount(issue.input) as string })
     .transform((v, ctx): Decimal => {
       const d = parseAmount(v, 4);
       if (typeof d === 'string' || d.abs().greaterThan('999999999.9999')) {
