@@ -22,12 +22,15 @@ export const exact = <T extends z.ZodType>(schema: T) => schema.pipe(z.custom<z.
 export const integer = (min: number, max: number) => exact(z.int().min(min).max(max));
 export const boolean = () => exact(z.boolean());
 
+/**
+ * A decimal as JSON sends it: a number or a decimal string. Anything else, or a number JSON could not
+ * hold (1e400 parses to Infinity), is refused in the amount rule's words, as every other bad amount is.
+ */
+const decimalInput = () => z.union([z.number(), z.string()], { error: (issue) => parseAmount(issue.input) as string });
+
 /** An amount in DKK: a JSON number (or decimal string) with at most 2 decimals, parsed to a Decimal. */
 export const money = (opts: { min?: number } = {}) =>
-  z
-    // Neither a number nor a string, or a number JSON could not hold (1e400 parses to Infinity): the
-    // amount rule words the refusal, as it does for every other bad amount.
-    .union([z.number(), z.string()], { error: (issue) => parseAmount(issue.input) as string })
+  decimalInput()
     .transform((v, ctx): Decimal => {
       const d = parseAmount(v);
       if (typeof d === 'string') {
@@ -50,10 +53,7 @@ export const amountOut = (description = 'Amount in DKK') => z.custom<number>(isJ
 
 /** A percentage such as a VAT rate, 0 to 100 with at most 2 decimals. */
 export const percent = () =>
-  z
-    // Neither a number nor a string, or a number JSON could not hold (1e400 parses to Infinity): the
-    // amount rule words the refusal, as it does for every other bad amount.
-    .union([z.number(), z.string()], { error: (issue) => parseAmount(issue.input) as string })
+  decimalInput()
     .transform((v, ctx): Decimal => {
       const d = parseAmount(v);
       if (typeof d === 'string' || d.lessThan(0) || d.greaterThan(100)) {
@@ -141,10 +141,7 @@ export const timestamp = () => z.iso.datetime({ offset: true }).meta({ descripti
 
 /** A quantity on a document line: up to 4 decimals, below a billion units in absolute value. */
 export const quantity = () =>
-  z
-    // Neither a number nor a string, or a number JSON could not hold (1e400 parses to Infinity): the
-    // amount rule words the refusal, as it does for every other bad amount.
-    .union([z.number(), z.string()], { error: (issue) => parseAmount(issue.input) as string })
+  decimalInput()
     .transform((v, ctx): Decimal => {
       const d = parseAmount(v, 4);
       if (typeof d === 'string' || d.abs().greaterThan('999999999.9999')) {
