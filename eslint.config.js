@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/generated/**', 'scripts/runtime/**', '.data/**', 'apps/server/test/generated/**', 'packages/db/schema-engine/**'] },
+  { ignores: ['**/node_modules/**', '**/generated/**', 'scripts/runtime/**', '.data/**', 'packages/db/schema-engine/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

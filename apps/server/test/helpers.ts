@@ -3,8 +3,10 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { inject } from 'vitest';
+import createClient, { type Client } from 'openapi-fetch';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type {} from '../../../test/global-setup.ts';
+import type { components, paths } from '../../../test/generated/api.ts';
 import { createCaller } from '@tlr/api';
 import { loadConfig } from '@tlr/config';
 import { createDatabase, type Database } from '@tlr/db';
@@ -166,8 +168,12 @@ export const codeExchange = (app: { clientId: string; clientSecret: string; redi
   code_verifier: verifier,
 });
 
-/** POST to an OAuth endpoint under {app_url}/api/oauth, JSON by default. */
-export async function oauthPost(
+/**
+ * POST to an OAuth endpoint under {app_url}/api/oauth, JSON by default, untyped: for form bodies and
+ * malformed requests (`oauthApi` types the well-formed ones). Its answers are OAuth errors unless the
+ * caller says otherwise.
+ */
+export async function oauthPost<T = Schemas['OAuthError']>(
   baseUrl: string,
   path: 'token' | 'revoke',
   body: Record<string, string>,
@@ -178,32 +184,30 @@ export async function oauthPost(
     headers: { 'Content-Type': opts.form ? 'application/x-www-form-urlencoded' : 'application/json', ...opts.headers },
     body: opts.form ? new URLSearchParams(body).toString() : JSON.stringify(body),
   });
-  const text = await res.text();
-  let json: any = text;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, headers: res.headers, body: json };
+  return { status: res.status, headers: res.headers, body: parseJson(await res.text()) as T };
 }
 
-export interface Reply<T = any> {
+/** The typed client of the OAuth endpoints ({app_url}/api: POST /oauth/token and /oauth/revoke). */
+export const oauthApi = (baseUrl: string): Api => createClient<paths>({ baseUrl: `${baseUrl}/api` });
+
+export interface Reply<T> {
   status: number;
   headers: Headers;
   body: T;
   text: string;
 }
 
+/**
+ * The untyped client: for what the typed one (`api`) refuses to send (malformed paths, queries, headers
+ * and bodies) and for answers that are not JSON. Its answers are problems unless the caller says otherwise.
+ */
 export function client(baseUrl: string, key?: string) {
-  const call = async <T = any>(
+  const call = async <T = Problem>(
     method: string,
     path: string,
     opts: { body?: unknown; headers?: Record<string, string>; raw?: string } = {},
   ): Promise<Reply<T>> => {
-    // An OAuth access token goes as a bearer token, an API key in its header.
-    const auth: Record<string, string> = key === undefined ? {} : key.startsWith('tlr_at_') ? { Authorization: `Bearer ${key}` } : { 'X-API-Key': key };
-    const headers: Record<string, string> = { ...auth, ...opts.headers };
+    const headers: Record<string, string> = { ...credentialHeader(key), ...opts.headers };
     let payload: string | undefined = opts.raw;
     if (opts.body !== undefined) {
       payload = JSON.stringify(opts.body);
@@ -211,21 +215,74 @@ export function client(baseUrl: string, key?: string) {
     }
     const res = await fetch(`${baseUrl}/api/v1${path}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
     const text = await res.text();
-    let body: any = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      // not JSON
-    }
-    return { status: res.status, headers: res.headers, body, text };
+    return { status: res.status, headers: res.headers, body: parseJson(text) as T, text };
   };
-  // Random: keys are scoped to the company, and several clients of one company post at the same moment.
-  const idem = () => `test-${randomUUID()}`;
   return {
     call,
-    get: <T = any>(path: string, headers?: Record<string, string>) => call<T>('GET', path, { headers: headers ?? {} }),
-    post: <T = any>(path: string, body: unknown, headers: Record<string, string> = { 'Idempotency-Key': idem() }) => call<T>('POST', path, { body, headers }),
-    put: <T = any>(path: string, body: unknown) => call<T>('PUT', path, { body }),
-    del: <T = any>(path: string) => call<T>('DELETE', path),
+    get: <T = Problem>(path: string, headers?: Record<string, string>) => call<T>('GET', path, { headers: headers ?? {} }),
+    post: <T = Problem>(path: string, body: unknown, headers: Record<string, string> = idem().header) => call<T>('POST', path, { body, headers }),
+    put: <T = Problem>(path: string, body: unknown) => call<T>('PUT', path, { body }),
+    del: <T = Problem>(path: string) => call<T>('DELETE', path),
   };
+}
+
+/** JSON when the text is JSON, else the text itself. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The schemas of the OpenAPI document, as the HTTP tests see them (test/generated/api.ts). */
+export type Schemas = components['schemas'];
+export type Problem = Schemas['Problem'];
+/** A client typed from the served OpenAPI document (openapi-fetch): paths, parameters, bodies and answers. */
+export type Api = Client<paths>;
+
+const credentialHeader = (credential?: string): Record<string, string> =>
+  credential === undefined ? {} : credential.startsWith('tlr_at_') ? { Authorization: `Bearer ${credential}` } : { 'X-API-Key': credential };
+
+/** The typed client of {base_url}, with an API key or an OAuth access token (or none). */
+export const api = (baseUrl: string, credential?: string): Api => createClient<paths>({ baseUrl: `${baseUrl}/api/v1`, headers: credentialHeader(credential) });
+
+/**
+ * `params.header` of a create: a fresh Idempotency-Key (random: keys are scoped to the company, and several
+ * clients of one company post at the same moment), or the one given.
+ */
+export const idem = (key = `test-${randomUUID()}`) => ({ header: { 'Idempotency-Key': key } });
+
+/** The body of a 2xx answer; any other answer fails the test with its status and problem. */
+export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (!response.ok || data === undefined) throw new Error(`expected a 2xx answer, got ${response.status}: ${JSON.stringify(error)}`);
+  return data;
+}
+
+export interface CompanyFixture {
+  svc: Service;
+  company: Awaited<ReturnType<typeof newCompany>>;
+  /** A live key with every scope. */
+  key: string;
+  /** The typed client with that key. */
+  api: Api;
+  /** The untyped client with that key, for what the types refuse (malformed input, raw bytes). */
+  raw: ReturnType<typeof client>;
+}
+
+/**
+ * The setup most HTTP test files share: a test service and a company with a live key of every scope,
+ * made in this file's beforeAll and stopped in its afterAll. The fields are set once beforeAll has run.
+ */
+export function useCompany(opts: { name?: string; cvr?: string; env?: Record<string, string> } = {}): CompanyFixture {
+  const f = {} as CompanyFixture;
+  beforeAll(async () => {
+    [f.svc, f.company] = await Promise.all([startTestService(opts.env), newCompany(opts.name, opts.cvr)]);
+    f.key = (await f.company.key()).key;
+    f.api = api(f.svc.url, f.key);
+    f.raw = client(f.svc.url, f.key);
+  });
+  afterAll(() => f.svc?.stop());
+  return f;
 }
