@@ -164,6 +164,14 @@ async function serverDataDir(): Promise<string> {
   return dataDir;
 }
 
+/** Ctrl-C: the server ends with 0, leaving no PostgreSQL running in its data folder and no lock. */
+async function interruptCleanly(run: Run, dataDir: string): Promise<void> {
+  process.kill(-run.proc.pid!, 'SIGINT');
+  expect(await run.exited).toBe(0);
+  expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+  expect(existsSync(join(dataDir, 'server.lock'))).toBe(false);
+}
+
 /** The exit code, or undefined when the process is still running after `ms`. */
 const exitWithin = (run: Run, ms: number) => Promise.race([run.exited, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms))]);
 
@@ -189,9 +197,7 @@ describe('one npm start per data folder', () => {
     expect(cli.stderr).toBe('');
     expect(cli.status).toBe(0);
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
-    process.kill(-first.proc.pid!, 'SIGINT');
-    expect(await first.exited).toBe(0);
-    expect(existsSync(join(dataDir, 'server.lock'))).toBe(false);
+    await interruptCleanly(first, dataDir);
   }, 120_000);
 
   it('PORT taken: refused before the embedded PostgreSQL is made, started or migrated', async () => {
@@ -217,10 +223,8 @@ describe('one npm start per data folder', () => {
     const url = await listening(next);
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
     expect(readFileSync(join(dataDir, 'server.lock'), 'utf8')).toMatch(new RegExp(`^${serverPid(next)} `));
-    process.kill(-next.proc.pid!, 'SIGINT');
-    expect(await next.exited).toBe(0);
-    // The PostgreSQL the killed server left running belongs to the data folder's server: it stopped it too.
-    expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+    // The PostgreSQL the killed server left running belongs to the data folder's server: it stops it too.
+    await interruptCleanly(next, dataDir);
   }, 120_000);
 });
 
@@ -235,9 +239,7 @@ describe('the CLI beside npm start', () => {
     await closeAfterCommand(command, dataDir); // the command ends
     await new Promise((r) => setTimeout(r, 500));
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
-    process.kill(-run.proc.pid!, 'SIGINT');
-    expect(await run.exited).toBe(0);
-    expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+    await interruptCleanly(run, dataDir);
   }, 120_000);
 });
 
