@@ -78,8 +78,10 @@ describe('one server per data folder', () => {
 
   it('a garbled lock file does not block', () => {
     const dir = fresh();
-    writeFileSync(join(dir, 'server.lock'), '');
-    lockDataFolder(dir).release();
+    for (const garbled of ['', 'x', '0 -\n']) {
+      writeFileSync(join(dir, 'server.lock'), garbled);
+      lockDataFolder(dir).release();
+    }
   });
 
   it('of eight starts racing for a fresh folder exactly one wins; the others name it', async () => {

@@ -43,7 +43,8 @@ const format = (h: Holder) => `${h.pid} ${h.start ?? '-'}\n`;
 
 function parse(text: string): Holder | undefined {
   const [pid, start] = text.trim().split(' ');
-  return /^\d+$/.test(pid ?? '') ? { pid: Number(pid), start: start && start !== '-' ? start : undefined } : undefined;
+  // Not 0: kill(0) would ask about our own process group.
+  return /^[1-9]\d*$/.test(pid ?? '') ? { pid: Number(pid), start: start && start !== '-' ? start : undefined } : undefined;
 }
 
 /** Is the process that wrote this lock still running? */
@@ -54,7 +55,8 @@ function alive(h: Holder): boolean {
     // EPERM: a process of another user has that pid; its start time below tells whether it is the holder.
     if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  return h.start === undefined || processStart(h.pid) === undefined || processStart(h.pid) === h.start;
+  const now = processStart(h.pid);
+  return h.start === undefined || now === undefined || now === h.start;
 }
 
 const read = (path: string): string | undefined => {
@@ -68,7 +70,9 @@ const read = (path: string): string | undefined => {
 /** Creates `path` holding `text`, whole, or returns false when it exists (link(2) is atomic). */
 function create(path: string, text: string): boolean {
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
+  // Made new (O_EXCL), so that a link planted at that name is never written through.
+  rmSync(tmp, { force: true });
+  writeFileSync(tmp, text, { flag: 'wx' });
   try {
     linkSync(tmp, path);
     return true;
