@@ -19,7 +19,7 @@
 // The rate limit (100 requests per 60 s per key, counted in PostgreSQL) stays on. Every request takes
 // a key from a round-robin set of keys and no key is ever used more than BENCH_REQUESTS_PER_KEY (90)
 // times, so no request is refused with 429 while every request still pays for authentication and
-// counting. Results and their reading: docs/perf.md.
+// counting. Latest results: docs/perf.md; every run and its reading: docs/perf-log.md.
 //
 // Environment (all optional):
 //   BENCH_DURATION      seconds per main scenario (10)       BENCH_WARMUP   warm-up seconds (2)

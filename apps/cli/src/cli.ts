@@ -3,7 +3,7 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { createCaller, toProblem, type Caller } from '@tlr/api';
 import { ConfigError, loadConfig } from '@tlr/config';
-import { applyMigrations, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
+import { applyMigrations, closeAfterCommand, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
 import { StartupError } from '@tlr/db/server';
 import { parseScopes, type VatFrequency } from '@tlr/domain';
 
@@ -364,6 +364,6 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
   } finally {
     await db?.close().catch(() => {});
     // A no-op when we joined a server someone else started (a running `npm start`).
-    await server?.stop().catch(() => {});
+    if (server) await closeAfterCommand(server, config.DATA_DIR).catch(() => {});
   }
 }

@@ -3,7 +3,7 @@
 // by the procedure's meta, in this order:
 //   audit and staff trail (in-process calls) -> hostile input and error mapping -> actor (scopes or
 //   staff role) with transaction and idempotency (mutations) -> input -> output -> the procedure.
-// Three layers of our own: tRPC copies a call's options at every layer (docs/perf.md, tenth session).
+// Three layers of our own: tRPC copies a call's options at every layer (docs/perf-log.md, tenth session).
 import { getTRPCErrorFromUnknown, initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Db } from '@tlr/db';

@@ -4,7 +4,8 @@ import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
 
 export { createDatabase, DEFAULT_TIMEOUTS, type Database, type DbTimeouts } from './client.ts';
 export { applyMigrations } from './migrate.ts';
-export { resolveDatabaseServer, ensureDatabase, dropDatabase, withDatabase, freePort, type DatabaseServer } from './server.ts';
+export { lockDataFolder, type DataFolderLock } from './data-lock.ts';
+export { resolveDatabaseServer, closeAfterCommand, ensureDatabase, dropDatabase, withDatabase, freePort, type DatabaseServer } from './server.ts';
 export { Prisma, PrismaClient } from './generated/prisma/client.ts';
 export type {
   User,
