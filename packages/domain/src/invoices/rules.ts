@@ -64,14 +64,9 @@ export function invoiceTotals(lines: readonly LineInput[]): InvoiceTotals {
       throw new DomainError('invalid_request', `The line amount ${a.toFixed(2)} exceeds ${MAX_AMOUNT.toFixed(2)}.`, `lines[${i}]`);
   });
   const vat = computeVat(lines.map((l, i) => ({ net: amounts[i]!, rate: l.vatRate })));
-  // Both: negative VAT (discounts outweighing a group) can bring the total back under a subtotal beyond it.
-  for (const [name, amount] of [
-    ['subtotal', vat.subtotal],
-    ['total', vat.total],
-  ] as const) {
-    if (amount.abs().greaterThan(MAX_AMOUNT))
-      throw new DomainError('invalid_request', `The invoice ${name} ${amount.toFixed(2)} exceeds ${MAX_AMOUNT.toFixed(2)}.`, 'lines');
-  }
+  // The subtotal too: negative VAT (discounts outweighing a group) can bring the total back under it.
+  const beyond = (['subtotal', 'total'] as const).find((name) => vat[name].abs().greaterThan(MAX_AMOUNT));
+  if (beyond) throw new DomainError('invalid_request', `The invoice ${beyond} ${vat[beyond].toFixed(2)} exceeds ${MAX_AMOUNT.toFixed(2)}.`, 'lines');
   return { amounts, subtotal: vat.subtotal, vat: vat.vat, total: vat.total, byRate: vat.byRate };
 }
 
