@@ -13,8 +13,11 @@ import { runMutation } from './idempotency.ts';
 import { inspectInput, textFault } from './inspect.ts';
 import { toProblem, toTrpcError, type Problem } from './problem.ts';
 import { requireInternal, requireScopes } from './scopes.ts';
+import type { Tag } from './tags.ts';
 
 export interface ApiMeta extends OpenApiMeta {
+  /** The operation's REST meta; its tags come from the catalogue (tags.ts), the reference's sections. */
+  openapi?: OpenApiMeta['openapi'] & { tags?: Tag[] };
   /** Every scope listed is required (the voucher endpoints need both voucher scopes). */
   scopes?: Scope[];
   /**

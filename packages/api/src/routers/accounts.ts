@@ -6,6 +6,7 @@ import { createEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../cr
 import { single } from '../schemas/envelopes.ts';
 import { boolean, dateOut, requiredText, timestamp } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
+import { month } from '../schemas/integers.ts';
 
 const accountNumber = z
   .string()
@@ -43,7 +44,7 @@ const settingsResource = z
     currency: z.string(),
     vat_registered: z.boolean(),
     vat_period_frequency: z.string(),
-    fiscal_year_start_month: z.int(),
+    fiscal_year_start_month: month(),
     lock_date: dateOut().nullable(),
     fiscal_years: z.array(
       z.object({
@@ -91,8 +92,7 @@ export const accountsRouter = router({
     path: '/accounts/{id}',
     tag,
     summary: 'Update an account',
-    description:
-      'Fields left out keep their value. Number and type cannot change once the account has postings (409 account_has_postings); deactivate with active=false instead of deleting.',
+    description: 'Number and type cannot change once the account has postings (409 account_has_postings); deactivate with active=false instead of deleting.',
     scope: 'accounts:write',
     problems: [409],
     body: z.strictObject({ ...fields, account_number: accountNumber.optional(), name: fields.name.optional(), type: fields.type.optional() }),

@@ -5,6 +5,7 @@ import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, updateEndpoi
 import { single } from '../schemas/envelopes.ts';
 import { country, cvr, ean, email, integer, phone, requiredText, text, timestamp } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
+import { paymentTermsDays } from '../schemas/integers.ts';
 
 const fields = {
   name: requiredText(200).meta({ example: 'Nordisk Tømrer ApS' }),
@@ -39,7 +40,7 @@ export const customerResource = z
     postal_code: z.string(),
     city: z.string(),
     country: z.string(),
-    payment_terms_days: z.int(),
+    payment_terms_days: paymentTermsDays(),
     notes: z.string(),
     created_at: timestamp(),
     updated_at: timestamp(),
@@ -110,7 +111,6 @@ export const customersRouter = router({
     path: '/customers/{id}',
     tag,
     summary: 'Update a customer',
-    description: 'Fields left out keep their value; null clears an optional text field.',
     scope: 'customers:write',
     body: customerUpdate,
     resource: customerResource,

@@ -16,6 +16,7 @@ import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, metaOf, upda
 import { single } from '../schemas/envelopes.ts';
 import { accountNumber, amountOut, boolean, date, dateOut, money, text, timestamp, uuid } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
+import { ordinal } from '../schemas/integers.ts';
 
 const fields = {
   supplier_id: uuid().nullable().optional().meta({ description: 'A supplier of the company; optional (a till receipt has none)' }),
@@ -49,7 +50,7 @@ export const expenseResource = z
     account_number: z.string(),
     status: z.enum(EXPENSE_STATUSES),
     posted_transaction_id: z.guid().nullable().meta({ description: "The booking's posting; null on a draft" }),
-    posted_system_id: z.int().nullable(),
+    posted_system_id: ordinal().nullable(),
     payment_transaction_id: z.guid().nullable(),
     paid_date: dateOut().nullable(),
     created_at: timestamp(),
@@ -65,7 +66,6 @@ export const expensesRouter = router({
     path: '/expenses',
     tag,
     summary: 'List expenses',
-    description: `since/until filter on the creation date; status one of ${EXPENSE_STATUSES.join(', ')}.`,
     scope: 'expenses:read',
     spec: EXPENSE_LIST,
     searchDescription: 'Case-insensitive search in the description',

@@ -19,6 +19,7 @@ import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, metaOf, upda
 import { single } from '../schemas/envelopes.ts';
 import { accountNumber, amountOut, boolean, date, dateOut, money, percent, quantity, requiredText, text, timestamp, uuid } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
+import { lineNumber, ordinal } from '../schemas/integers.ts';
 
 const line = z.strictObject({
   product_id: uuid().nullable().optional().meta({ description: 'A product of the company; its name, unit price and VAT rate are the defaults of the line' }),
@@ -80,7 +81,7 @@ const invoiceFields = {
   paid_amount: amountOut('Payments registered so far, DKK'),
   balance_due: amountOut('total - paid_amount (0 once cancelled), DKK'),
   posted_transaction_id: z.guid().nullable().meta({ description: 'The ledger posting of the approval; null on a draft' }),
-  posted_system_id: z.int().nullable().meta({ description: 'SystemID of that posting; null on a draft' }),
+  posted_system_id: ordinal().nullable().meta({ description: 'SystemID of that posting; null on a draft' }),
   credit_note: creditNote,
 };
 
@@ -103,7 +104,7 @@ export const fullInvoiceResource = z
     ...invoiceFields,
     lines: z.array(
       z.object({
-        line_number: z.int(),
+        line_number: lineNumber(),
         product_id: z.guid().nullable(),
         description: z.string(),
         quantity: z.number(),
@@ -125,7 +126,7 @@ const summary = z
     vat_amount: amountOut(),
     total: amountOut(),
     posted_transaction_id: z.guid().optional().meta({ description: 'Only with auto_approve: the ledger posting' }),
-    posted_system_id: z.int().optional().meta({ description: 'Only with auto_approve: its SystemID' }),
+    posted_system_id: ordinal().optional().meta({ description: 'Only with auto_approve: its SystemID' }),
   })
   .meta({ id: 'InvoiceSummary' });
 
@@ -137,7 +138,7 @@ export const invoicesRouter = router({
     path: '/invoices',
     tag,
     summary: 'List invoices',
-    description: 'since/until filter on the creation date; sort invoice_number sorts numerically (drafts, unnumbered, last in ascending order).',
+    description: 'sort=invoice_number sorts numerically (drafts, unnumbered, last in ascending order).',
     scope: 'invoices:read',
     spec: INVOICE_LIST,
     searchDescription: 'Case-insensitive search in invoice number and notes',
@@ -168,7 +169,7 @@ export const invoicesRouter = router({
     path: '/invoices/{id}',
     tag,
     summary: 'Update a draft invoice',
-    description: 'Only a draft; any other status is 409 invoice_not_draft. Fields not given keep their value; lines, when given, replace all lines.',
+    description: 'Only a draft; any other status is 409 invoice_not_draft. Lines, when given, replace all lines.',
     scope: 'invoices:write',
     problems: [409],
     body: invoiceUpdate,
@@ -191,7 +192,7 @@ export const invoicesRouter = router({
           path: '/invoices/{id}/status',
           tag,
           summary: 'Change the status of an invoice',
-          description: `Transitions: ${transitionTable}. approved numbers and posts the invoice (422 invoice_incomplete without customer); paid registers the balance due as a payment (debit account_number/account_id, default 6470 Bankkonto; credit 6190) on date (default today); cancelled issues a credit note with its own number whose posting reverses the invoice, on date (default today; 409 invoice_has_payments when payments are registered); overdue is also set by the daily sweep once the due date has passed. The current status again is a no-op (200, nothing posted). A move the table forbids: 409 invalid_transition with current_status and allowed_statuses. An Idempotency-Key is optional.`,
+          description: `Transitions: ${transitionTable}. approved numbers and posts the invoice (422 invoice_incomplete without customer); paid registers the balance due as a payment (debit account_number/account_id, default 6470 Bankkonto; credit 6190) on date (default today); cancelled issues a credit note with its own number whose posting reverses the invoice, on date (default today; 409 invoice_has_payments when payments are registered); overdue is also set by the daily sweep once the due date has passed. The current status again is a no-op (200, nothing posted). A move the table forbids: 409 invalid_transition with current_status and allowed_statuses.`,
           scope: 'invoices:write',
           problems: [409, 422],
         },

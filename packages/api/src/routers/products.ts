@@ -68,7 +68,6 @@ export const productsRouter = router({
     path: '/products/{id}',
     tag,
     summary: 'Update a product',
-    description: 'Fields left out keep their value.',
     scope: 'products:write',
     body: z.strictObject({ ...fields, name: fields.name.optional() }),
     resource: productResource,

@@ -6,6 +6,7 @@ import { BANK_ACCOUNT_NUMBER, BANK_REG_NUMBER, checkIban, getCompanySettings, no
 import { single } from '../schemas/envelopes.ts';
 import { country, email, phone, requiredText, text } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
+import { month } from '../schemas/integers.ts';
 
 const optionalDigits = (pattern: RegExp, message: string) =>
   text(40)
@@ -46,7 +47,7 @@ const companySettings = z
     livemode: z.boolean().meta({ description: 'false for the sandbox of a test key' }),
     currency: z.string(),
     vat_registered: z.boolean(),
-    fiscal_year_start_month: z.int(),
+    fiscal_year_start_month: month(),
     vat_period_frequency: z.string(),
     lock_date: z.string().nullable(),
     address_line1: z.string(),

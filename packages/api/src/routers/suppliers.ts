@@ -4,6 +4,7 @@ import { suppliers } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
 import { country, cvr, email, integer, phone, requiredText, text, timestamp } from '../schemas/fields.ts';
 import { router } from '../trpc.ts';
+import { paymentTermsDays } from '../schemas/integers.ts';
 
 const fields = {
   name: requiredText(200).meta({ example: 'Kontorartikler A/S' }),
@@ -51,7 +52,7 @@ const supplierResource = z
     postal_code: z.string(),
     city: z.string(),
     country: z.string(),
-    payment_terms_days: z.int(),
+    payment_terms_days: paymentTermsDays(),
     bank_reg_number: z.string(),
     bank_account_number: z.string(),
     iban: z.string(),
@@ -95,7 +96,6 @@ export const suppliersRouter = router({
     path: '/suppliers/{id}',
     tag,
     summary: 'Update a supplier',
-    description: 'Fields left out keep their value.',
     scope: 'suppliers:write',
     body: z.strictObject({ ...fields, name: fields.name.optional() }),
     resource: supplierResource,

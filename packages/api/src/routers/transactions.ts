@@ -6,6 +6,7 @@ import { createEndpoint, getEndpoint, listEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
 import { accountNumber, amountOut, date, dateOut, money, text, timestamp, uuid } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
+import { lineNumber, ordinal } from '../schemas/integers.ts';
 
 const lineInput = z.strictObject({
   account_id: uuid().optional().meta({ description: 'The account; or give account_number' }),
@@ -34,8 +35,8 @@ const transactionBody = z.strictObject({
 export const transactionResource = z
   .object({
     id: z.guid(),
-    document_number: z.int().meta({ description: "Number in the company's unified document number sequence (gapless)" }),
-    system_id: z.int().meta({ description: 'Gapless posting-order number (SAF-T SystemID)' }),
+    document_number: ordinal().meta({ description: "Number in the company's unified document number sequence (gapless)" }),
+    system_id: ordinal().meta({ description: 'Gapless posting-order number (SAF-T SystemID)' }),
     date: dateOut(),
     description: z.string(),
     source: z.string().meta({ description: `What produced it: ${POSTING_SOURCES.join(', ')}` }),
@@ -47,7 +48,7 @@ export const transactionResource = z
     currency: z.string(),
     lines: z.array(
       z.object({
-        line_number: z.int(),
+        line_number: lineNumber(),
         account_id: z.guid(),
         account_number: z.string(),
         account_name: z.string(),
@@ -67,7 +68,6 @@ export const transactionsRouter = router({
     path: '/transactions',
     tag,
     summary: 'List ledger transactions',
-    description: 'since/until filter on the posting date.',
     scope: 'transactions:read',
     spec: TRANSACTION_LIST,
     searchDescription: 'Case-insensitive search in the description',

@@ -17,6 +17,7 @@ import { storageUnavailable } from '../problem.ts';
 import { single } from '../schemas/envelopes.ts';
 import { timestamp, uuid } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
+import { count, deliveryAttempts, receivedStatus } from '../schemas/integers.ts';
 
 const tag = 'Webhooks';
 const scope = ['webhooks:manage'] as const;
@@ -48,14 +49,13 @@ const delivery = z
     status: z
       .enum(DELIVERY_STATUSES)
       .meta({ description: 'pending (not yet tried), retrying (failed, next attempt scheduled), succeeded (a 2xx), dead_letter (8 attempts failed)' }),
-    attempts: z.int(),
+    attempts: deliveryAttempts(),
     next_attempt_at: timestamp().nullable(),
     last_attempt_at: timestamp().nullable(),
-    last_response_status: z
-      .int()
+    last_response_status: receivedStatus()
       .nullable()
       .meta({ description: 'HTTP status of the last attempt; null when no answer (unreachable, timeout, refused address)' }),
-    last_duration_ms: z.int().nullable(),
+    last_duration_ms: count().nullable(),
     last_error: z.string().meta({ description: 'Why the last attempt got no answer; "" otherwise' }),
     created_at: timestamp(),
   })
