@@ -28,8 +28,13 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'tr
 const META_PATHS = new Set(['/', '/openapi.json']);
 /** The contract's collections: each has a list (GET) and a create (POST, Idempotency-Key). */
 const CONTRACT_COLLECTIONS = ['/invoices', '/customers', '/products', '/expenses', '/suppliers', '/accounts', '/transactions', '/vouchers'];
-/** The contract's allowed sort fields per list. */
-const CONTRACT_SORT: Record<string, string[]> = {
+/**
+ * Every list: the collections and the webhook subscriptions ("List responses add `meta`"; the list
+ * parameters apply to "all list endpoints").
+ */
+const LISTS = [...CONTRACT_COLLECTIONS, '/webhooks'];
+/** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
+const LIST_SORT: Record<string, string[]> = {
   '/invoices': ['created_at', 'issue_date', 'due_date', 'total', 'invoice_number'],
   '/customers': ['name', 'created_at', 'email'],
   '/products': ['name', 'created_at', 'unit_price'],
@@ -38,6 +43,7 @@ const CONTRACT_SORT: Record<string, string[]> = {
   '/accounts': ['account_number', 'name', 'created_at'],
   '/transactions': ['date', 'created_at'],
   '/vouchers': ['upload_date', 'original_filename', 'file_size'],
+  '/webhooks': ['created_at', 'url'],
 };
 
 let svc: Service;
@@ -222,13 +228,13 @@ describe('contract rules in the document', () => {
     }
   });
 
-  it("list endpoints document page, per_page (1 to 200), sort (the contract's fields), order, since, until and search", () => {
+  it("list endpoints, /webhooks included, document page, per_page (1 to 200), sort (the contract's fields), order, since, until and search", () => {
     const isListResponse = (op: Json) => Boolean(op.responses['200']?.content?.['application/json']?.schema?.properties?.meta?.properties?.per_page);
-    // Lists are the contract's collections; no other endpoint may answer with the list envelope.
-    const lists = apiOperations().filter(([path, method]) => method === 'get' && CONTRACT_COLLECTIONS.includes(path));
-    expect(lists.map(([path]) => path)).toEqual(expect.arrayContaining(['/customers', '/products', '/suppliers']));
+    // Lists are the contract's collections and the webhook subscriptions; no other endpoint may answer with the list envelope.
+    const lists = apiOperations().filter(([path, method]) => method === 'get' && LISTS.includes(path));
+    expect(lists.map(([path]) => path)).toEqual(expect.arrayContaining(['/customers', '/products', '/suppliers', '/webhooks']));
     for (const [path, method, op] of apiOperations()) {
-      if (method === 'get' && isListResponse(op)) expect(CONTRACT_COLLECTIONS, `GET ${path} answers a list`).toContain(path);
+      if (method === 'get' && isListResponse(op)) expect(LISTS, `GET ${path} answers a list`).toContain(path);
     }
     for (const [path, , op] of lists) {
       expect(isListResponse(op), path).toBe(true);
@@ -237,7 +243,7 @@ describe('contract rules in the document', () => {
       expect(params.page, path).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
       expect(params.per_page, path).toMatchObject({ type: 'integer', minimum: 1, maximum: 200, default: 50 });
       expect(params.order, path).toMatchObject({ enum: ['asc', 'desc'], default: 'desc' });
-      expect([...params.sort.enum].sort(), `${path} sort`).toEqual([...CONTRACT_SORT[path]!].sort());
+      expect([...params.sort.enum].sort(), `${path} sort`).toEqual([...LIST_SORT[path]!].sort());
       // "status: only on invoices, expenses and vouchers"
       if (['/invoices', '/expenses', '/vouchers'].includes(path)) expect(params.status?.enum?.length, path).toBeGreaterThan(0);
       else expect(params, path).not.toHaveProperty('status');
