@@ -39,7 +39,7 @@ beforeAll(async () => {
   svc = await startTestService();
   company = await newCompany('Snedker Ærø ApS', '31415926');
   const c = await api();
-  customerId = (await c.post('/customers', { name: 'Kunde Åbenrå A/S', address_line1: 'Storegade 3', postal_code: '6200', city: 'Aabenraa', cvr: '12345678' }))
+  customerId = (await c.post('/customers', { name: 'Kunde Åbenrå A/S', address_line1: 'Storegade 3', postal_code: '6200', city: 'Aabenraa', cvr: '12345674' }))
     .body.data.id;
 });
 afterAll(() => svc.stop());
@@ -71,6 +71,8 @@ describe('GET/PUT /settings/company', () => {
       ['bank_account_number', '12345678901', /up to 10 digits/],
       ['country', 'Danmark', /alpha-2/],
       ['email', 'not-an-email', /e-mail/],
+      ['cvr', '11111111', /wrong check digit \(not a valid CVR number by the modulus 11 rule/],
+      ['cvr', '1234567', /must have 8 digits/],
     ] as const) {
       const r = await c.put('/settings/company', { city: 'Odense', [field]: value });
       expect(r.status, `${field}=${value}`).toBe(400);
@@ -78,7 +80,37 @@ describe('GET/PUT /settings/company', () => {
       expect(r.body.errors).toEqual([expect.objectContaining({ field, message: expect.stringMatching(rule) })]);
     }
     expect((await c.get('/settings/company')).body.data).toEqual(before);
-    expect((await c.put('/settings/company', { cvr: '11111111' })).status).toBe(400); // the CVR is not the company's to change here
+  });
+
+  it('sets the CVR of a company created without one, which its sandbox and invoice PDF then carry (SAF-T: saft.test.ts); "" removes it', async () => {
+    const late = await newCompany('Sen CVR ApS');
+    const key = (await late.key()).key;
+    const c = client(svc.url, key);
+    const test = client(svc.url, (await late.key(undefined, 'test')).key);
+    const customer = (await c.post('/customers', { name: 'Kunde uden CVR' })).body.data.id;
+    const inv = (
+      await c.post('/invoices', {
+        customer_id: customer,
+        issue_date: day(),
+        due_date: day(14),
+        lines: [{ description: 'Arbejde', quantity: 1, unit_price: 100 }],
+        auto_approve: true,
+      })
+    ).body.data;
+    expect((await pdf(key, `/invoices/${inv.id}/pdf`)).text).not.toContain('CVR-nr.');
+
+    const put = await c.put('/settings/company', { cvr: '12 34 56 82' });
+    expect(put.status).toBe(200);
+    expect(put.body.data.cvr).toBe('12345682');
+    expect((await c.get('/settings/company')).body.data.cvr).toBe('12345682');
+    expect((await test.get('/settings/company')).body.data.cvr).toBe('12345682');
+    expect((await pdf(key, `/invoices/${inv.id}/pdf`)).text).toContain('Sen CVR ApS CVR-nr. 12345682');
+
+    expect((await c.put('/settings/company', { city: 'Ribe' })).body.data.cvr).toBe('12345682');
+    expect((await c.put('/settings/company', { cvr: '' })).body.data.cvr).toBe('');
+    expect((await test.get('/settings/company')).body.data.cvr).toBe('');
+    expect((await c.put('/settings/company', { cvr: '87654346' })).body.data.cvr).toBe('87654346');
+    expect((await c.put('/settings/company', { cvr: null })).body.data.cvr).toBe('');
   });
 
   it('mirrors a live change to the sandbox; a test key changes only the sandbox', async () => {
@@ -141,7 +173,7 @@ describe('GET /invoices/{id}/pdf', () => {
       'Kunde Åbenrå A/S',
       'Storegade 3',
       '6200 Aabenraa',
-      'CVR-nr. 12345678',
+      'CVR-nr. 12345674',
       // lines: description, quantity, unit price excl. VAT, rate, amount
       'Egetræsbord, håndlavet 3 19,96 25 59,88',
       'Momsfri rådgivning 1,5 10,10 0 15,15',

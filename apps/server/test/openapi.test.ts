@@ -276,7 +276,7 @@ export async function drive(baseUrl: string, key: string): Promise<string> {
   const api = createClient<paths>({ baseUrl, headers: { 'X-API-Key': key } });
   const created = await api.POST('/customers', {
     params: { header: { 'Idempotency-Key': 'k-1' } },
-    body: { name: 'Typed ApS', email: 'typed@example.dk', cvr: '12345678', payment_terms_days: 30 },
+    body: { name: 'Typed ApS', email: 'typed@example.dk', cvr: '12345674', payment_terms_days: 30 },
   });
   if (!created.data) throw new Error(created.error.detail);
   const customer: components['schemas']['Customer'] = created.data.data;
@@ -333,7 +333,7 @@ export async function drive(baseUrl: string, key: string): Promise<string> {
     // version of these calls is compiled above.
     const api = createClient<any>({ baseUrl: `${svc.url}/api/v1`, headers: { 'X-API-Key': key } });
     const idempotencyKey = `openapi-fetch-${Date.now()}`;
-    const body = { name: 'Generer Klient ApS', email: 'klient@example.dk', cvr: '87654321', city: 'Odense C', payment_terms_days: 30 };
+    const body = { name: 'Generer Klient ApS', email: 'klient@example.dk', cvr: '87654338', city: 'Odense C', payment_terms_days: 30 };
 
     const created = await api.POST('/customers', { params: { header: { 'Idempotency-Key': idempotencyKey } }, body });
     expect(created.error).toBeUndefined();

@@ -5,6 +5,7 @@ import {
   accountingSettings,
   createApiKey,
   createCompany,
+  getCompanySettings,
   listApiKeys,
   listCompanies,
   revokeApiKey,
@@ -73,11 +74,12 @@ export const internalRouter = router({
     .mutation(async ({ ctx, input: { companyId, fiscal_year_start_month, vat_registered, vat_period_frequency, lock_date, ...profile } }) => {
       const accounting = { fiscal_year_start_month, vat_registered, vat_period_frequency, lock_date };
       // The profile first: it answers 404 for an unknown company.
-      const company = await updateCompanyProfile(ctx.tx, companyId, profile);
+      await updateCompanyProfile(ctx.tx, companyId, profile);
       const books = Object.values(accounting).some((v) => v !== undefined)
         ? await updateAccountingSettings(ctx.tx, companyId, accounting)
         : await accountingSettings(ctx.tx, companyId);
-      return { ...books, company };
+      // Read after both changes: the profile's view also shows the books settings (VAT, lock date).
+      return { ...books, company: await getCompanySettings(ctx.tx, companyId) };
     }),
   listApiKeys: internalProcedure
     .meta({ staffRole: 'support', owner: true })
