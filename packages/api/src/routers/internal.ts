@@ -81,6 +81,19 @@ export const internalRouter = router({
       // Read after both changes: the profile's view also shows the books settings (VAT, lock date).
       return { ...books, company: await getCompanySettings(ctx.tx, companyId) };
     }),
+  /** The owner's company page: the company as GET /settings/company shows it. */
+  companySettings: internalProcedure
+    .meta({ owner: true })
+    .input(z.strictObject({ companyId }))
+    .query(({ ctx, input }) => getCompanySettings(ctx.tx, input.companyId)),
+  /**
+   * The owner's company page: the seller on their invoices (name, CVR, address, contact, bank details)
+   * with the schema and rules of PUT /settings/company, as an accounts:write key of theirs may.
+   */
+  updateSeller: internalProcedure
+    .meta({ owner: true })
+    .input(z.strictObject({ companyId, ...companyProfileInput }))
+    .mutation(({ ctx, input: { companyId, ...seller } }) => updateCompanyProfile(ctx.tx, companyId, seller)),
   listApiKeys: internalProcedure
     .meta({ staffRole: 'support', owner: true })
     .input(z.strictObject({ companyId }))
