@@ -252,6 +252,14 @@ describe('contract rules in the document', () => {
       expect(ok.properties.meta.required, path).toEqual(['page', 'per_page', 'total', 'total_pages']);
     }
   });
+  it('tells how to get the credit note of a cancelled invoice: GET /invoices/{id}/pdf?document=credit_note', () => {
+    const op = doc.paths['/invoices/{id}/pdf'].get;
+    expect(op.description).toContain('GET /invoices/{id}/pdf?document=credit_note');
+    expect(op.description).toMatch(/cancelled invoice is watermarked ANNULLERET, names the credit note that credited it and asks for no payment/);
+    const document = (op.parameters as Json[]).find((p) => p.name === 'document');
+    expect(document).toMatchObject({ in: 'query', schema: { enum: ['invoice', 'credit_note'], default: 'invoice' } });
+    expect(document!.schema.description ?? document!.description).toMatch(/credit_note: the credit note \(kreditnota\)/);
+  });
 });
 
 describe('a client generated from the document', () => {
