@@ -88,9 +88,10 @@ export async function createSubscription(db: Db, scope: CompanyScope, settings: 
 export const WEBHOOK_LIST = {
   sort: { created_at: 'created_at', url: 'url' },
   defaultSort: 'created_at',
-  search: ['url'],
   dateColumn: 'created_at',
   dateDescription: 'creation date',
+  // The URL is all that tells one subscription from another.
+  search: ['url'],
 } satisfies ListSpec;
 
 /** The active subscriptions, a page of them. */
