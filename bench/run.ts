@@ -55,6 +55,7 @@ import {
 import {
   addDays,
   authenticateApiKey,
+  checkCvr,
   createApiKey,
   createCompany,
   generateApiKey,
@@ -459,14 +460,17 @@ async function main() {
     });
     const started = Date.now() - CUSTOMERS * 1000;
     const ids = Array.from({ length: CUSTOMERS }, (_, i) => newId(started + i * 1000));
+    // Valid CVR numbers (modulus 11), as the API would have accepted them: about one number in eleven.
+    const cvrs: string[] = [];
+    for (let n = 30000000; cvrs.length < CUSTOMERS; n++) if (!checkCvr(String(n))) cvrs.push(String(n));
     await db.pool.query(
       `INSERT INTO customers (id, company_id, name, email, lookup_email, phone, lookup_phone, cvr, address_line1, postal_code, city,
                               country, payment_terms_days, created_at, updated_at)
        SELECT t.id, $1, 'Kunde ' || lpad(t.n::text, 5, '0') || ' ApS', 'Kunde' || t.n || '@Example.dk', 'kunde' || t.n || '@example.dk',
-              '+45 ' || (20000000 + t.n), (20000000 + t.n)::text, (30000000 + t.n)::text, 'Vestergade ' || t.n, '8000', 'Aarhus C',
+              '+45 ' || (20000000 + t.n), (20000000 + t.n)::text, ($4::text[])[t.n], 'Vestergade ' || t.n, '8000', 'Aarhus C',
               'DK', 14, $3::timestamptz + t.n * interval '1 second', $3::timestamptz + t.n * interval '1 second'
        FROM unnest($2::uuid[]) WITH ORDINALITY AS t(id, n)`,
-      [companyId, ids, new Date(started)],
+      [companyId, ids, new Date(started), cvrs],
     );
     await db.pool.query('ANALYZE customers');
     // One key through the domain function, the way the CLI makes them; the pool's keys are the same rows in bulk.

@@ -23,7 +23,7 @@ beforeAll(async () => {
   svc = await startTestService();
   company = await newCompany('Fakturafirma ApS');
   const c = await api();
-  customerId = (await c.post('/customers', { name: 'Kunde A/S', address_line1: 'Vestergade 12', postal_code: '8000', city: 'Aarhus C', cvr: '12345678' })).body
+  customerId = (await c.post('/customers', { name: 'Kunde A/S', address_line1: 'Vestergade 12', postal_code: '8000', city: 'Aarhus C', cvr: '12345674' })).body
     .data.id;
 });
 afterAll(() => svc.stop());

@@ -28,8 +28,13 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'tr
 const META_PATHS = new Set(['/', '/openapi.json']);
 /** The contract's collections: each has a list (GET) and a create (POST, Idempotency-Key). */
 const CONTRACT_COLLECTIONS = ['/invoices', '/customers', '/products', '/expenses', '/suppliers', '/accounts', '/transactions', '/vouchers'];
-/** The contract's allowed sort fields per list. */
-const CONTRACT_SORT: Record<string, string[]> = {
+/**
+ * Every list: the collections and the webhook subscriptions ("List responses add `meta`"; the list
+ * parameters apply to "all list endpoints").
+ */
+const LISTS = [...CONTRACT_COLLECTIONS, '/webhooks'];
+/** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
+const LIST_SORT: Record<string, string[]> = {
   '/invoices': ['created_at', 'issue_date', 'due_date', 'total', 'invoice_number'],
   '/customers': ['name', 'created_at', 'email'],
   '/products': ['name', 'created_at', 'unit_price'],
@@ -38,6 +43,7 @@ const CONTRACT_SORT: Record<string, string[]> = {
   '/accounts': ['account_number', 'name', 'created_at'],
   '/transactions': ['date', 'created_at'],
   '/vouchers': ['upload_date', 'original_filename', 'file_size'],
+  '/webhooks': ['created_at', 'url'],
 };
 
 let svc: Service;
@@ -223,13 +229,13 @@ describe('contract rules in the document', () => {
     }
   });
 
-  it("list endpoints document page, per_page (1 to 200), sort (the contract's fields), order, since, until and search", () => {
+  it("list endpoints, /webhooks included, document page, per_page (1 to 200), sort (the contract's fields), order, since, until and search", () => {
     const isListResponse = (op: Json) => Boolean(op.responses['200']?.content?.['application/json']?.schema?.properties?.meta?.properties?.per_page);
-    // Lists are the contract's collections; no other endpoint may answer with the list envelope.
-    const lists = apiOperations().filter(([path, method]) => method === 'get' && CONTRACT_COLLECTIONS.includes(path));
-    expect(lists.map(([path]) => path)).toEqual(expect.arrayContaining(['/customers', '/products', '/suppliers']));
+    // Lists are the contract's collections and the webhook subscriptions; no other endpoint may answer with the list envelope.
+    const lists = apiOperations().filter(([path, method]) => method === 'get' && LISTS.includes(path));
+    expect(lists.map(([path]) => path)).toEqual(expect.arrayContaining(['/customers', '/products', '/suppliers', '/webhooks']));
     for (const [path, method, op] of apiOperations()) {
-      if (method === 'get' && isListResponse(op)) expect(CONTRACT_COLLECTIONS, `GET ${path} answers a list`).toContain(path);
+      if (method === 'get' && isListResponse(op)) expect(LISTS, `GET ${path} answers a list`).toContain(path);
     }
     for (const [path, , op] of lists) {
       expect(isListResponse(op), path).toBe(true);
@@ -238,7 +244,7 @@ describe('contract rules in the document', () => {
       expect(params.page, path).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
       expect(params.per_page, path).toMatchObject({ type: 'integer', minimum: 1, maximum: 200, default: 50 });
       expect(params.order, path).toMatchObject({ enum: ['asc', 'desc'], default: 'desc' });
-      expect([...params.sort.enum].sort(), `${path} sort`).toEqual([...CONTRACT_SORT[path]!].sort());
+      expect([...params.sort.enum].sort(), `${path} sort`).toEqual([...LIST_SORT[path]!].sort());
       // "status: only on invoices, expenses and vouchers"
       if (['/invoices', '/expenses', '/vouchers'].includes(path)) expect(params.status?.enum?.length, path).toBeGreaterThan(0);
       else expect(params, path).not.toHaveProperty('status');
@@ -246,6 +252,14 @@ describe('contract rules in the document', () => {
       expect(ok.required, path).toEqual(['data', 'meta']);
       expect(ok.properties.meta.required, path).toEqual(['page', 'per_page', 'total', 'total_pages']);
     }
+  });
+  it('tells how to get the credit note of a cancelled invoice: GET /invoices/{id}/pdf?document=credit_note', () => {
+    const op = doc.paths['/invoices/{id}/pdf'].get;
+    expect(op.description).toContain('GET /invoices/{id}/pdf?document=credit_note');
+    expect(op.description).toMatch(/cancelled invoice is watermarked ANNULLERET, names the credit note that credited it and asks for no payment/);
+    const document = (op.parameters as Json[]).find((p) => p.name === 'document');
+    expect(document).toMatchObject({ in: 'query', schema: { enum: ['invoice', 'credit_note'], default: 'invoice' } });
+    expect(document!.schema.description ?? document!.description).toMatch(/credit_note: the credit note \(kreditnota\)/);
   });
 });
 
@@ -271,7 +285,7 @@ export async function drive(baseUrl: string, key: string): Promise<string> {
   const api = createClient<paths>({ baseUrl, headers: { 'X-API-Key': key } });
   const created = await api.POST('/customers', {
     params: { header: { 'Idempotency-Key': 'k-1' } },
-    body: { name: 'Typed ApS', email: 'typed@example.dk', cvr: '12345678', payment_terms_days: 30 },
+    body: { name: 'Typed ApS', email: 'typed@example.dk', cvr: '12345674', payment_terms_days: 30 },
   });
   if (!created.data) throw new Error(created.error.detail);
   const customer: components['schemas']['Customer'] = created.data.data;
@@ -328,7 +342,7 @@ export async function drive(baseUrl: string, key: string): Promise<string> {
     // version of these calls is compiled above.
     const api = createClient<any>({ baseUrl: `${svc.url}/api/v1`, headers: { 'X-API-Key': key } });
     const idempotencyKey = `openapi-fetch-${Date.now()}`;
-    const body = { name: 'Generer Klient ApS', email: 'klient@example.dk', cvr: '87654321', city: 'Odense C', payment_terms_days: 30 };
+    const body = { name: 'Generer Klient ApS', email: 'klient@example.dk', cvr: '87654338', city: 'Odense C', payment_terms_days: 30 };
 
     const created = await api.POST('/customers', { params: { header: { 'Idempotency-Key': idempotencyKey } }, body });
     expect(created.error).toBeUndefined();

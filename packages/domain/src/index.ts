@@ -31,6 +31,7 @@ export * from './saft/rules.ts';
 export * from './saft/export-saft.ts';
 export * from './credentials/sandbox.ts';
 export * from './credentials/bank.ts';
+export * from './identifiers/cvr.ts';
 export * from './invoices/rules.ts';
 export * from './invoices/views.ts';
 export * from './invoices/invoices.ts';

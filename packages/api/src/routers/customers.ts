@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { customers, invalidRequest, lookupCustomer } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
-import { country, cvr, ean, email, integer, phone, requiredText, text, timestamp } from '../schemas/fields.ts';
+import { country, cvr, cvrNumber, ean, email, integer, phone, requiredText, text, timestamp } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
 import { paymentTermsDays } from '../schemas/integers.ts';
 
@@ -74,10 +74,7 @@ export const customersRouter = router({
     })
     .input(
       z.strictObject({
-        cvr: z
-          .string()
-          .regex(/^\d{8}$/, 'must be a Danish CVR number of exactly 8 digits')
-          .optional(),
+        cvr: cvrNumber().optional(),
         email: z.string().max(254).optional(),
         phone: z.string().max(40).optional(),
         telephone: z.string().max(40).optional().meta({ description: 'Same as phone' }),

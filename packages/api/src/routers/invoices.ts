@@ -246,7 +246,7 @@ export const invoicesRouter = router({
         tags: [tag],
         summary: 'The invoice (or its credit note) as a PDF',
         description:
-          'A Danish invoice as faktureringsbekendtgørelsen requires it: issue date, number, seller (name, address, CVR from GET/PUT /settings/company), buyer (frozen at approval), lines with quantity and unit price excluding VAT, VAT rate and amount per rate, totals, payment terms and bank details. A draft is watermarked KLADDE and has no number yet. document=credit_note gives the credit note of a cancelled invoice (404 when it has none).',
+          'A Danish invoice as faktureringsbekendtgørelsen requires it: issue date, number, seller (name, address, CVR from GET/PUT /settings/company), buyer (frozen at approval), lines with quantity and unit price excluding VAT, VAT rate and amount per rate, totals, payment terms and bank details. A draft is watermarked KLADDE and has no number yet. A cancelled invoice is watermarked ANNULLERET, names the credit note that credited it and asks for no payment (no payment terms or bank details). The credit note itself (KREDITNOTA, its own number, the credited invoice named, negative amounts) is GET /invoices/{id}/pdf?document=credit_note with the id of the cancelled invoice (404 for an invoice that has none).',
       },
       scopes: ['invoices:read'],
       raw: {
@@ -262,7 +262,7 @@ export const invoicesRouter = router({
         document: z
           .enum(['invoice', 'credit_note'], { error: 'must be invoice or credit_note' })
           .default('invoice')
-          .meta({ description: 'invoice (default) or credit_note' }),
+          .meta({ description: 'invoice (default): the invoice; credit_note: the credit note (kreditnota) that cancelled it' }),
       }),
     )
     .output(z.custom<InvoiceDocument>().meta({ type: 'object', description: 'What the PDF shows; the HTTP shell renders it' }))

@@ -1,10 +1,10 @@
-// /settings/company: the company as its invoices present it (name, address, contact, bank details).
+// /settings/company: the company as its invoices present it (name, CVR, address, contact, bank details).
 // The same input schema serves the operator CLI and the admin app (internal.updateCompanyProfile), so
-// an IBAN or a registration number is checked by one rule whoever changes it.
+// a CVR, an IBAN or a registration number is checked by one rule whoever changes it.
 import { z } from 'zod';
 import { BANK_ACCOUNT_NUMBER, BANK_REG_NUMBER, checkIban, getCompanySettings, normalizeIban, updateCompanyProfile } from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
-import { country, email, phone, requiredText, text } from '../schemas/fields.ts';
+import { country, cvr, email, phone, requiredText, text } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
 import { month } from '../schemas/integers.ts';
 
@@ -16,6 +16,11 @@ const optionalDigits = (pattern: RegExp, message: string) =>
 /** The seller profile; fields left out keep their value, "" or null clears one. */
 export const companyProfileInput = {
   name: requiredText(200).optional().meta({ description: 'The legal name printed as the seller', example: 'Nordisk Tømrer ApS' }),
+  cvr: cvr().optional().meta({
+    description:
+      'The seller\'s CVR number, printed on invoices and in the SAF-T header: 8 digits passing the modulus 11 check, spaces removed; "" or null removes it',
+    example: '12345674',
+  }),
   address_line1: text(200).optional().meta({ example: 'Vestergade 12' }),
   address_line2: text(200).optional(),
   postal_code: text(20).optional().meta({ example: '8000' }),
@@ -43,7 +48,7 @@ const companySettings = z
   .object({
     id: z.guid(),
     name: z.string(),
-    cvr: z.string().meta({ description: 'Set when the company is created; empty if none' }),
+    cvr: z.string().meta({ description: 'Given when the company is created or set later with PUT /settings/company; "" if none' }),
     livemode: z.boolean().meta({ description: 'false for the sandbox of a test key' }),
     currency: z.string(),
     vat_registered: z.boolean(),
@@ -82,7 +87,7 @@ export const settingsRouter = router({
         tags: [tag],
         summary: 'Update the seller profile printed on invoices',
         description:
-          'Name, address, contact and bank details (registration and account number, IBAN). Fields left out keep their value; "" or null clears one. With a live key the sandbox gets the same profile; with a test key only the sandbox changes. Invoices print the profile as it is when the PDF is made.',
+          'Name, CVR number, address, contact and bank details (registration and account number, IBAN). Fields left out keep their value; "" or null clears one. With a live key the sandbox gets the same profile; with a test key only the sandbox changes. Invoices print the profile as it is when the PDF is made.',
       },
       scopes: ['accounts:write'],
     })

@@ -2,7 +2,7 @@
 // schemas of an input into coercing mode (so "false" would become true and null would become 0);
 // every number and boolean here is therefore wrapped in a pipe, which the adapter leaves alone.
 import { z } from 'zod';
-import { checkDate, isJsonAmount, parseAmount, type Decimal } from '@tlr/domain';
+import { checkCvr, checkDate, isJsonAmount, normalizeCvr, parseAmount, type Decimal } from '@tlr/domain';
 
 // Messages a client can act on, for every schema of the API: a missing field "is required", a wrong
 // type says what it must be (zod's default is "Invalid input: expected string, received undefined").
@@ -90,13 +90,18 @@ export const phone = () =>
       .max(40)
       .regex(/^\+?[0-9 ()-]+$/, 'must be a telephone number'),
   );
-export const cvr = () =>
-  withEmpty(
-    z
-      .string()
-      .trim()
-      .regex(/^\d{8}$/, 'must be a Danish CVR number of exactly 8 digits'),
-  ).meta({ example: '12345678' });
+/** A CVR number, checked by the CVR module's rule (modulus 11) and stored without spaces. */
+export const cvrNumber = () =>
+  z
+    .string()
+    .overwrite(normalizeCvr)
+    .superRefine((s, ctx) => {
+      const problem = checkCvr(s);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .meta({ description: 'Danish CVR number: 8 digits passing the modulus 11 check; spaces are removed', example: '12345674' });
+/** An optional CVR: "" or null for none. */
+export const cvr = () => withEmpty(cvrNumber());
 export const ean = () =>
   withEmpty(
     z

@@ -2,6 +2,7 @@
 import type { Db, Customer } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { invalidRequest, notFound } from '../errors.ts';
+import { normalizeCvr } from '../identifiers/cvr.ts';
 import { definedOnly, masterData } from '../master-data.ts';
 import { normaliseEmail, normalisePhone } from './rules.ts';
 
@@ -80,7 +81,7 @@ export async function lookupCustomer(db: Db, scope: CompanyScope, query: Custome
   if (given.length !== 1) throw invalidRequest('Give exactly one of the query parameters cvr, email, phone or q.', given[1] ?? 'cvr');
   const key = given[0]!;
   const value = query[key]!.trim();
-  const byCvr = { cvr: value };
+  const byCvr = { cvr: normalizeCvr(value) };
   const byEmail = { lookup_email: normaliseEmail(value) };
   const byPhone = { lookup_phone: normalisePhone(value) };
   const where =
