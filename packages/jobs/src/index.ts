@@ -33,7 +33,7 @@ export const QUEUES = {
   /** Stored objects whose voucher never committed (or was deleted) are removed after a grace period. */
   sweepStoredObjects: { name: 'sweep-stored-objects', cron: '*/10 * * * *' },
   /**
-   * One sandbox reset (credentials/sandbox-reset.ts), by id. Standard policy: a job sent again for the
+   * One sandbox reset (companies/sandbox-reset.ts), by id. Standard policy: a job sent again for the
    * same reset (a request that joined it, a worker resuming it) is a no-op once it is done, and the
    * reset's own row lock keeps two runs apart, so no singleton policy is needed; a singleton would even
    * hold the resumed job back behind the dead worker's until that one expires. Retried with back-off.

@@ -11,7 +11,7 @@ import PDFDocument from 'pdfkit';
 import type { Db } from '@tlr/db';
 import { daysBetween, fromDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
-import { printIban } from '../credentials/bank.ts';
+import { printIban } from '../identifiers/bank.ts';
 import { notFound } from '../errors.ts';
 import { Decimal, roundOere } from '../money.ts';
 import { invoiceTotals } from './rules.ts';

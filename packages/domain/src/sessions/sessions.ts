@@ -4,7 +4,7 @@
 // exists or not, and an unknown e-mail costs the same argon2id verification as a wrong password.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '@tlr/db';
-import { hashPassword, verifyPassword } from './secrets.ts';
+import { hashPassword, verifyPassword } from '../credentials/secrets.ts';
 
 /** Idle and absolute lifetimes of a signed-in session; a sign-in form's session lasts an hour. */
 export const SESSION_IDLE_SECONDS = 2 * 3600;

@@ -4,7 +4,7 @@ import type { Company, Db } from '@tlr/db';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
 import { provisionBooks } from '../ledger/books.ts';
-import { hashPassword, verifyPassword } from './secrets.ts';
+import { hashPassword, verifyPassword } from '../credentials/secrets.ts';
 
 export interface CreateCompanyInput {
   name: string;
