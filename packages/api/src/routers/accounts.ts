@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ACCOUNT_LIST, ACCOUNT_TYPES, accountingSettings, createAccount, getAccount, listAccounts, updateAccount } from '@tlr/domain';
 import { createEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
-import { boolean, dateOut, requiredText, timestamp } from '../schemas/fields.ts';
+import { boolean, dateOut, requiredText, timestamp } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 
 const accountNumber = z

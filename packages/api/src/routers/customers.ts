@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { customers, invalidRequest, lookupCustomer } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
-import { country, cvr, ean, email, integer, phone, requiredText, text, timestamp } from '../schemas/fields.ts';
+import { country, cvr, ean, email, integer, phone, requiredText, text, timestamp } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 
 const fields = {

@@ -14,7 +14,7 @@ import {
 } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, metaOf, updateEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
-import { accountNumber, amountOut, boolean, date, dateOut, money, text, timestamp, uuid } from '../schemas/fields.ts';
+import { accountNumber, amountOut, boolean, date, dateOut, money, text, timestamp, uuid } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 
 const fields = {

@@ -2,7 +2,7 @@
 // names the company; the HTTP shell (apps/server, raw routes) streams the XML, which the REST adapter
 // cannot (it always JSON-encodes).
 import { z } from 'zod';
-import { date } from '../schemas/fields.ts';
+import { date } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 
 export const exportsRouter = router({

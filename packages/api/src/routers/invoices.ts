@@ -17,7 +17,7 @@ import {
 } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, metaOf, updateEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
-import { accountNumber, amountOut, boolean, date, dateOut, money, percent, quantity, requiredText, text, timestamp, uuid } from '../schemas/fields.ts';
+import { accountNumber, amountOut, boolean, date, dateOut, money, percent, quantity, requiredText, text, timestamp, uuid } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 
 const line = z.strictObject({

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { products } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
-import { accountNumber, amountOut, money, percent, requiredText, text, timestamp } from '../schemas/fields.ts';
+import { accountNumber, amountOut, money, percent, requiredText, text, timestamp } from '@tlr/domain/fields';
 import { router } from '../trpc.ts';
 
 const fields = {

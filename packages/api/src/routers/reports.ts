@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { BALANCE_GROUP_KEYS, BALANCE_SECTION_KEYS, balanceSheet, PROFIT_LOSS_SECTION_KEYS, profitAndLoss } from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
-import { amountOut, date, dateOut } from '../schemas/fields.ts';
+import { amountOut, date, dateOut } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 
 const amount = (description: string) => amountOut(`${description} (DKK)`);

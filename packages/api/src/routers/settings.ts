@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { BANK_ACCOUNT_NUMBER, BANK_REG_NUMBER, checkIban, getCompanySettings, normalizeIban, updateCompanyProfile } from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
-import { country, email, phone, requiredText, text } from '../schemas/fields.ts';
+import { country, email, phone, requiredText, text } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 
 const optionalDigits = (pattern: RegExp, message: string) =>

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { suppliers } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
-import { country, cvr, email, integer, phone, requiredText, text, timestamp } from '../schemas/fields.ts';
+import { country, cvr, email, integer, phone, requiredText, text, timestamp } from '@tlr/domain/fields';
 import { router } from '../trpc.ts';
 
 const fields = {

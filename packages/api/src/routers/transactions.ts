@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { createTransaction, getTransaction, listTransactions, POSTING_SOURCES, reverseTransaction, TRANSACTION_LIST } from '@tlr/domain';
 import { createEndpoint, getEndpoint, listEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
-import { accountNumber, amountOut, date, dateOut, money, text, timestamp, uuid } from '../schemas/fields.ts';
+import { accountNumber, amountOut, date, dateOut, money, text, timestamp, uuid } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 
 const lineInput = z.strictObject({

@@ -17,7 +17,7 @@ import {
 import { getEndpoint, listEndpoint, metaOf } from '../crud.ts';
 import { storageUnavailable } from '../problem.ts';
 import { single } from '../schemas/envelopes.ts';
-import { dateOut, timestamp, uuid } from '../schemas/fields.ts';
+import { dateOut, timestamp, uuid } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 
 const tag = 'Vouchers';

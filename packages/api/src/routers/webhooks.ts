@@ -15,7 +15,7 @@ import {
 import { deleteEndpoint, metaOf } from '../crud.ts';
 import { storageUnavailable } from '../problem.ts';
 import { single } from '../schemas/envelopes.ts';
-import { timestamp, uuid } from '../schemas/fields.ts';
+import { timestamp, uuid } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 
 const tag = 'Webhooks';

@@ -3,7 +3,7 @@
 // (the one declaration the list engine also reads).
 import { z } from 'zod';
 import type { ListSpec } from '@tlr/domain';
-import { date } from './fields.ts';
+import { date } from '@tlr/domain/fields';
 
 export function listQuery(spec: ListSpec, searchDescription: string) {
   const sortFields = Object.keys(spec.sort) as [string, ...string[]];

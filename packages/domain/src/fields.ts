@@ -2,7 +2,8 @@
 // schemas of an input into coercing mode (so "false" would become true and null would become 0);
 // every number and boolean here is therefore wrapped in a pipe, which the adapter leaves alone.
 import { z } from 'zod';
-import { checkDate, isJsonAmount, parseAmount, type Decimal } from '@tlr/domain';
+import { checkDate } from './calendar.ts';
+import { isJsonAmount, parseAmount, type Decimal } from './money.ts';
 
 // Messages a client can act on, for every schema of the API: a missing field "is required", a wrong
 // type says what it must be (zod's default is "Invalid input: expected string, received undefined").
