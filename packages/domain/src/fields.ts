@@ -3,6 +3,7 @@
 // every number and boolean here is therefore wrapped in a pipe, which the adapter leaves alone.
 import { z } from 'zod';
 import { checkDate } from './calendar.ts';
+import { BANK_ACCOUNT_NUMBER, BANK_REG_NUMBER, checkIban, normalizeIban } from './identifiers/bank.ts';
 import { isJsonAmount, parseAmount, type Decimal } from './money.ts';
 
 // Messages a client can act on, for every schema of the API: a missing field "is required", a wrong
@@ -108,6 +109,25 @@ export const ean = () =>
     example: '5790000123456',
     description: 'EAN/GLN location number, for invoicing public customers (OIOUBL/NemHandel)',
   });
+// Bank details (identifiers/bank.ts), for the company's profile and for suppliers alike. Digits may be
+// typed in groups (0440 116243, 0440-116243) and are stored as the digits; "" or null clears a field.
+const bankDigits = (pattern: RegExp, message: string) =>
+  text(40)
+    .transform((v) => v.replace(/[\s-]/g, ''))
+    .refine((v) => v === '' || pattern.test(v), message);
+
+export const bankRegNumber = () =>
+  bankDigits(BANK_REG_NUMBER, 'must be a Danish bank registration number of 4 digits').meta({ description: 'Registreringsnummer', example: '0040' });
+export const bankAccountNumber = () =>
+  bankDigits(BANK_ACCOUNT_NUMBER, 'must be a Danish bank account number of up to 10 digits').meta({ description: 'Kontonummer', example: '0440116243' });
+export const iban = () =>
+  text(42)
+    .superRefine((v, ctx) => {
+      const why = v === '' ? undefined : checkIban(v);
+      if (why) ctx.addIssue({ code: 'custom', message: why });
+    })
+    .transform(normalizeIban)
+    .meta({ description: 'Stored without spaces; checked by its mod-97 check digits', example: 'DK5000400440116243' });
 export const country = () =>
   z
     .string()

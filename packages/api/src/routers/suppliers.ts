@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { suppliers } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
-import { country, cvr, email, integer, phone, requiredText, text, timestamp } from '@tlr/domain/fields';
+import { bankAccountNumber, bankRegNumber, country, cvr, email, iban, integer, phone, requiredText, text, timestamp } from '@tlr/domain/fields';
 import { router } from '../trpc.ts';
 
 const fields = {
@@ -17,24 +17,9 @@ const fields = {
   city: text(100).optional(),
   country: country().optional().meta({ description: 'ISO 3166-1 alpha-2; default DK' }),
   payment_terms_days: integer(0, 365).optional().meta({ description: 'Default 30', example: 30 }),
-  bank_reg_number: z
-    .string()
-    .trim()
-    .regex(/^\d{4}$/, 'must be a 4-digit Danish bank registration number')
-    .or(z.literal(''))
-    .optional(),
-  bank_account_number: z
-    .string()
-    .trim()
-    .regex(/^\d{1,10}$/, 'must be a Danish bank account number of up to 10 digits')
-    .or(z.literal(''))
-    .optional(),
-  iban: z
-    .string()
-    .trim()
-    .transform((v) => v.replace(/\s/g, '').toUpperCase())
-    .pipe(z.string().regex(/^([A-Z]{2}\d{2}[A-Z0-9]{10,30})?$/, 'must be an IBAN'))
-    .optional(),
+  bank_reg_number: bankRegNumber().optional(),
+  bank_account_number: bankAccountNumber().optional(),
+  iban: iban().optional(),
   notes: text(2000).optional(),
 };
 
