@@ -1,6 +1,7 @@
 // Calendar dates (YYYY-MM-DD), in one place: what a valid date is, the accepted range, formatting and
 // day arithmetic. Dates stay strings or UTC midnights, so no time zone ever shifts a day. The zod
 // schema of every date field, the domain's own checks and the CLI all call checkDate.
+import { BUSINESS_TIME_ZONE } from '@tlr/config';
 
 const DATE_FORMAT = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -52,8 +53,12 @@ export const dayAfter = (date: string) => addDays(date, 1);
 /** Whole days from one date to another (negative when `to` is earlier). */
 export const daysBetween = (from: string, to: string) => Math.round((toDate(to).getTime() - toDate(from).getTime()) / 86_400_000);
 
-/** Today's date in a time zone (default UTC); Danish business days use Europe/Copenhagen. */
-export function today(timeZone = 'UTC', now = new Date()): string {
+/**
+ * Today's date as the company counts its business days: in Denmark (Europe/Copenhagen), whatever the
+ * server's zone. Every default date (a report's end, a payment, a reversal, the first fiscal year, the
+ * overdue sweep) is this day: between 22:00 and midnight UTC it is already tomorrow in Denmark.
+ */
+export function today(now = new Date()): string {
   // en-CA formats as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+  return new Intl.DateTimeFormat('en-CA', { timeZone: BUSINESS_TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
 }

@@ -1,6 +1,7 @@
 // The queue catalogue: every background job's name, schedule and options, and the typed way to start
 // pg-boss on the service's own database (schema pgboss, beside Prisma's tables).
 import { PgBoss, type Queue } from 'pg-boss';
+import { BUSINESS_TIME_ZONE } from '@tlr/config';
 
 export interface QueueSpec {
   name: string;
@@ -21,7 +22,7 @@ export const QUEUES = {
   /** Expired OAuth codes and tokens (a day past expiry), browser sessions and sign-in throttle windows. */
   purgeExpiredCredentials: { name: 'purge-expired-credentials', cron: '29 * * * *' },
   /** Approved and sent invoices past their due date become overdue, just after midnight in Denmark. */
-  sweepOverdueInvoices: { name: 'sweep-overdue-invoices', cron: '5 0 * * *', tz: 'Europe/Copenhagen' },
+  sweepOverdueInvoices: { name: 'sweep-overdue-invoices', cron: '5 0 * * *', tz: BUSINESS_TIME_ZONE },
   /**
    * The lists' kept counts (invoices, customers, products, suppliers) are folded to a few rows per company
    * (lists/kept-counts.ts). The name is from when it folded invoices only: a new one would leave the old

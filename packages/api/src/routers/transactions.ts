@@ -101,7 +101,8 @@ export const transactionsRouter = router({
         path: '/transactions/{id}/reverse',
         tags: [tag],
         summary: 'Reverse a transaction',
-        description: 'Posts a new transaction with debit and credit swapped (at most once per transaction; 409 already_reversed). Default date today.',
+        description:
+          'Posts a new transaction with debit and credit swapped (at most once per transaction; 409 already_reversed). Default date today (Europe/Copenhagen).',
       },
       scopes: ['transactions:write'],
       idempotent: { status: 201 },

@@ -282,7 +282,7 @@ export async function setExpenseStatus(db: Db, scope: CompanyScope, id: string, 
       },
     );
   }
-  const date = input.date ?? today('Europe/Copenhagen');
+  const date = input.date ?? today();
   if (input.status === 'booked') return view(db, await book(db, scope, row));
   if (date < fromDate(row.date)) throw invalidRequest(`date: ${date} is before the expense date ${fromDate(row.date)}.`, 'date');
   if (input.status === 'paid') {

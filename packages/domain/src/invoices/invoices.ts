@@ -28,9 +28,6 @@ import {
   type InvoiceView,
 } from './views.ts';
 
-/** The calendar the company's days are counted in (due dates, today's payments and credit notes). */
-export const COMPANY_TIME_ZONE = 'Europe/Copenhagen';
-
 /** Account numbers of the standard chart an invoice posts to (Debitorer, Salgsmoms, Salg, Bank). */
 export const INVOICE_ACCOUNTS = { receivable: '6190', outputVat: '7680', sales: '1010', bank: '6470' } as const;
 
@@ -410,7 +407,7 @@ async function pay(db: Db, scope: CompanyScope, row: FullInvoiceRow, input: Paym
   }
   const account = await settlementAccount(db, scope, input, INVOICE_ACCOUNTS.bank, [INVOICE_ACCOUNTS.receivable]);
   const receivable = (await accountsByNumber(db, scope, [INVOICE_ACCOUNTS.receivable]))(INVOICE_ACCOUNTS.receivable);
-  const date = input.date ?? today(COMPANY_TIME_ZONE);
+  const date = input.date ?? today();
   const posted = await postPayment(db, scope, {
     date,
     text: `Betaling af faktura ${row.invoice_number}`,
@@ -444,7 +441,7 @@ async function pay(db: Db, scope: CompanyScope, row: FullInvoiceRow, input: Paym
  * Cancels an approved, unpaid invoice with a credit note (kreditnota): a document with its own number
  * whose posting reverses the invoice's posting line by line. The invoice's posting is never changed.
  */
-async function cancel(db: Db, scope: CompanyScope, row: FullInvoiceRow, date = today(COMPANY_TIME_ZONE)): Promise<FullInvoiceRow> {
+async function cancel(db: Db, scope: CompanyScope, row: FullInvoiceRow, date = today()): Promise<FullInvoiceRow> {
   if (dec(row.paid_amount).greaterThan(0)) {
     throw new DomainError(
       'invoice_has_payments',
@@ -482,7 +479,7 @@ async function cancel(db: Db, scope: CompanyScope, row: FullInvoiceRow, date = t
  * sweeps at once split the work; batches keep each transaction short. `db` is the pool client (not a
  * transaction); each batch is its own transaction.
  */
-export async function sweepOverdue(run: <T>(fn: (tx: Db) => Promise<T>) => Promise<T>, day = today(COMPANY_TIME_ZONE), batch = 500): Promise<number> {
+export async function sweepOverdue(run: <T>(fn: (tx: Db) => Promise<T>) => Promise<T>, day = today(), batch = 500): Promise<number> {
   let moved = 0;
   for (;;) {
     const n = await run(async (tx) => {
