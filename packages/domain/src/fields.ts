@@ -3,6 +3,7 @@
 // every number and boolean here is therefore wrapped in a pipe, which the adapter leaves alone.
 import { z } from 'zod';
 import { checkDate } from './calendar.ts';
+import { ACCOUNT_NUMBER } from './ledger/rules.ts';
 import { BANK_ACCOUNT_NUMBER, BANK_REG_NUMBER, checkIban, normalizeIban } from './identifiers/bank.ts';
 import { isJsonAmount, parseAmount, type Decimal } from './money.ts';
 
@@ -139,11 +140,7 @@ export const country = () =>
 export const uuid = () => z.guid('must be a UUID');
 
 /** A reference to an account of the chart by its number (a line, a product's revenue, a settlement). */
-export const accountNumber = () =>
-  z
-    .string()
-    .trim()
-    .regex(/^\d{1,10}$/, 'must be an account number');
+export const accountNumber = () => z.string().trim().regex(ACCOUNT_NUMBER, 'must be an account number of 1 to 10 digits');
 
 /** A calendar date YYYY-MM-DD that exists, within the accepted range (calendar.ts). */
 export const date = () =>
