@@ -100,13 +100,13 @@ export function masterData<Row extends { id: string }, View extends Record<strin
  * The schemas of a master-data resource from its body's fields: the create body, the update body (the
  * same fields, the name optional too: what is left out keeps its value) and the resource the API
  * answers with: its id, each field of the body as stored (text as a string, the others as `stored`
- * says) and its timestamps, so that no field is listed twice.
+ * says), the fields no body sets (`derived`) and its timestamps, so that no field is listed twice.
  */
-export function masterDataSchemas<F extends { name: z.ZodType } & Record<string, z.ZodType>, S extends { [K in keyof F]?: z.ZodType }>(
-  id: string,
-  fields: F,
-  stored: S,
-) {
+export function masterDataSchemas<
+  F extends { name: z.ZodType } & Record<string, z.ZodType>,
+  S extends { [K in keyof F]?: z.ZodType },
+  D extends Record<string, z.ZodType> = Record<never, z.ZodType>,
+>(id: string, fields: F, stored: S, derived?: D) {
   const updatable = { ...fields, name: fields.name.optional() } as Omit<F, 'name'> & { name: z.ZodOptional<F['name']> };
   const answered = Object.fromEntries(Object.keys(fields).map((key) => [key, stored[key] ?? z.string()]));
   return {
@@ -116,6 +116,7 @@ export function masterDataSchemas<F extends { name: z.ZodType } & Record<string,
       .object({
         id: z.guid(),
         ...(answered as { [K in keyof F]: K extends keyof S ? NonNullable<S[K]> : z.ZodString }),
+        ...(derived as D),
         created_at: timestamp(),
         updated_at: timestamp(),
       })

@@ -1,5 +1,5 @@
 // /products: CRUD of what a company sells.
-import { productCreate, productResource, products, productUpdate } from '@tlr/domain';
+import { productSchemas, products } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
 import { router } from '../trpc.ts';
 
@@ -12,7 +12,7 @@ export const productsRouter = router({
     scope: 'products:read',
     spec: products.listSpec,
     searchDescription: 'Case-insensitive search in name, product number and description',
-    resource: productResource,
+    resource: productSchemas.resource,
     run: products.list,
   }),
   get: getEndpoint({
@@ -20,7 +20,7 @@ export const productsRouter = router({
     tag,
     summary: 'Get a product',
     scope: 'products:read',
-    resource: productResource,
+    resource: productSchemas.resource,
     run: products.get,
     byId: products.byId,
   }),
@@ -29,8 +29,8 @@ export const productsRouter = router({
     tag,
     summary: 'Create a product',
     scope: 'products:write',
-    body: productCreate,
-    resource: productResource,
+    body: productSchemas.create,
+    resource: productSchemas.resource,
     run: products.create,
   }),
   update: updateEndpoint({
@@ -39,8 +39,8 @@ export const productsRouter = router({
     summary: 'Update a product',
     description: 'Fields left out keep their value.',
     scope: 'products:write',
-    body: productUpdate,
-    resource: productResource,
+    body: productSchemas.update,
+    resource: productSchemas.resource,
     run: products.update,
   }),
   delete: deleteEndpoint({ path: '/products/{id}', tag, summary: 'Delete a product', scope: 'products:write', run: products.remove }),

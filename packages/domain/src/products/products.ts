@@ -3,7 +3,7 @@
 import type { Product } from '@tlr/db';
 import { definedOnly, masterData, viewOf } from '../master-data.ts';
 import { amountToJson, rateToJson } from '../money.ts';
-import { productResource, type ProductInput, type ProductUpdate, type ProductView } from './schema.ts';
+import { productSchemas, type ProductInput, type ProductUpdate, type ProductView } from './schema.ts';
 
 const toRow = (input: ProductUpdate) =>
   definedOnly({
@@ -17,7 +17,7 @@ export const products = masterData<Product, ProductView, ProductInput, ProductUp
   delegate: (db) => db.product,
   toRow,
   toPatch: toRow,
-  view: viewOf(productResource, {
+  view: viewOf(productSchemas.resource, {
     unit_price: (p: Product) => amountToJson(p.unit_price),
     vat_rate: (p: Product) => rateToJson(p.vat_rate),
     currency: () => 'DKK',
