@@ -9,12 +9,14 @@ import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
-import { postPayment, postReversalOf, settlementAccount, type DocumentStatusInput } from '../ledger/documents.ts';
+import { postPayment, postReversalOf, settlementAccount } from '../ledger/documents.ts';
 import { postTransaction } from '../ledger/post.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { amountToJson, Decimal } from '../money.ts';
 import { vatFromGross } from '../vat.ts';
 import { attachVoucherToExpense, detachVoucherFromExpense, markVoucherPosted } from '../vouchers/vouchers.ts';
+// Types only: the schema reads EXPENSE_STATUSES from here.
+import type { ExpenseInput, ExpenseStatusInput, ExpenseUpdate, ExpenseView } from './schema.ts';
 
 export const EXPENSE_STATUSES = ['draft', 'booked', 'paid', 'cancelled'] as const;
 export type ExpenseStatus = (typeof EXPENSE_STATUSES)[number];
@@ -43,7 +45,7 @@ export const EXPENSE_LIST = {
 
 type ExpenseRow = Prisma.ExpenseGetPayload<object>;
 
-export function expenseView(e: ExpenseRow, accountNumber: string) {
+export function expenseView(e: ExpenseRow, accountNumber: string): ExpenseView {
   return {
     id: e.id,
     supplier_id: e.supplier_id,
@@ -64,22 +66,6 @@ export function expenseView(e: ExpenseRow, accountNumber: string) {
     updated_at: e.updated_at.toISOString(),
   };
 }
-export type ExpenseView = ReturnType<typeof expenseView>;
-
-export interface ExpenseInput {
-  supplier_id?: string | null | undefined;
-  voucher_id?: string | null | undefined;
-  date: string;
-  due_date?: string | undefined;
-  description?: string | undefined;
-  amount: Decimal;
-  vat_amount?: Decimal | undefined;
-  account_number?: string | undefined;
-  /** true: book at once (posted and numbered in the same transaction). */
-  book?: boolean | undefined;
-}
-
-export type ExpenseUpdate = Partial<Omit<ExpenseInput, 'book'>>;
 
 /** The amounts' rule: amount > 0 includes VAT; 0 <= vat_amount <= the 25 % VAT contained in amount. */
 export function checkExpenseAmounts(amount: Decimal, vat: Decimal): void {
@@ -263,8 +249,6 @@ async function book(db: Db, scope: CompanyScope, row: ExpenseRow): Promise<Expen
   await announce(db, scope, 'expense.updated', booked);
   return booked;
 }
-
-export type ExpenseStatusInput = DocumentStatusInput<ExpenseStatus>;
 
 export async function setExpenseStatus(db: Db, scope: CompanyScope, id: string, input: ExpenseStatusInput): Promise<ExpenseView> {
   const row = await lockExpense(db, scope, id);

@@ -11,10 +11,11 @@ import { countInvoices } from '../lists/kept-counts.ts';
 import { recordEvent, type EventType } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { postTransaction } from '../ledger/post.ts';
-import { postPayment, postReversalOf, settlementAccount, type DocumentStatusInput } from '../ledger/documents.ts';
+import { postPayment, postReversalOf, settlementAccount } from '../ledger/documents.ts';
 import { listPage, unfiltered, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { Decimal } from '../money.ts';
-import { approvalPosting, assertTransition, INVOICE_STATUSES, invoiceTotals, OPEN_STATUSES, type InvoiceStatus } from './rules.ts';
+import { approvalPosting, assertTransition, INVOICE_STATUSES, INVOICE_VAT_RATES, invoiceTotals, OPEN_STATUSES, type InvoiceStatus } from './rules.ts';
+import type { FullInvoiceView, InvoiceInput, InvoiceStatusInput, InvoiceUpdate, InvoiceView, PaymentInput } from './schema.ts';
 import {
   fullInvoiceInclude,
   fullInvoiceView,
@@ -24,34 +25,10 @@ import {
   invoiceView,
   paymentView,
   type FullInvoiceRow,
-  type FullInvoiceView,
-  type InvoiceView,
 } from './views.ts';
 
 /** Account numbers of the standard chart an invoice posts to (Debitorer, Salgsmoms, Salg, Bank). */
 export const INVOICE_ACCOUNTS = { receivable: '6190', outputVat: '7680', sales: '1010', bank: '6470' } as const;
-
-/** The VAT rates an invoice line may carry: Danish VAT (25 %) and VAT-exempt or zero-rated sales (0 %). */
-export const INVOICE_VAT_RATES = ['25', '0'] as const;
-
-export interface InvoiceLineInput {
-  product_id?: string | null | undefined;
-  description?: string | undefined;
-  quantity: Decimal;
-  unit_price?: Decimal | undefined;
-  vat_rate?: Decimal | undefined;
-}
-
-export interface InvoiceInput {
-  customer_id?: string | null | undefined;
-  issue_date: string;
-  due_date: string;
-  notes?: string | undefined;
-  lines: InvoiceLineInput[];
-  auto_approve?: boolean | undefined;
-}
-
-export type InvoiceUpdate = Partial<Omit<InvoiceInput, 'auto_approve'>>;
 
 export const INVOICE_LIST = {
   // Invoice numbers sort as numbers (the document number behind them); drafts have none.
@@ -73,7 +50,7 @@ async function liveCustomer(db: Db, scope: CompanyScope, id: string): Promise<Cu
 }
 
 /** A draft's lines as stored: product defaults applied, amounts computed, rates checked. */
-async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceLineInput[]) {
+async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceInput['lines']) {
   const productIds = [...new Set(lines.flatMap((l) => (l.product_id ? [l.product_id] : [])))];
   const products = new Map(
     (productIds.length ? await db.product.findMany({ where: { company_id: scope.companyId, deleted_at: null, id: { in: productIds } } }) : []).map((p) => [
@@ -328,13 +305,11 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
   return approved;
 }
 
-export type StatusInput = DocumentStatusInput<InvoiceStatus>;
-
 /**
  * PUT /invoices/{id}/status. Repeating the current status changes and posts nothing (PUT semantics);
  * any other move must be in the transition table (rules.ts).
  */
-export async function setInvoiceStatus(db: Db, scope: CompanyScope, id: string, input: StatusInput): Promise<FullInvoiceView> {
+export async function setInvoiceStatus(db: Db, scope: CompanyScope, id: string, input: InvoiceStatusInput): Promise<FullInvoiceView> {
   const row = await lockInvoice(db, scope, id);
   const from = row.status as InvoiceStatus;
   if (input.status !== 'paid' && (input.account_id || input.account_number)) {
@@ -372,13 +347,6 @@ export async function setInvoiceStatus(db: Db, scope: CompanyScope, id: string, 
       // Unreachable: no transition leads back to draft (assertTransition refused it).
       throw new Error('no transition to draft');
   }
-}
-
-export interface PaymentInput {
-  amount: Decimal;
-  date?: string | undefined;
-  account_id?: string | undefined;
-  account_number?: string | undefined;
 }
 
 export async function registerPayment(db: Db, scope: CompanyScope, id: string, input: PaymentInput) {
