@@ -10,8 +10,8 @@ const DATE_FORMAT = /^(\d{4})-(\d{2})-(\d{2})$/;
  * room, so every date derived from an accepted one (the end of its fiscal year, the day after) still has
  * four digits, which JavaScript dates and YYYY-MM-DD need.
  */
-export const MIN_DATE = '1900-01-01';
-export const MAX_DATE = '9998-12-31';
+const MIN_DATE = '1900-01-01';
+const MAX_DATE = '9998-12-31';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
@@ -33,8 +33,6 @@ export function checkDate(text: string): string | undefined {
   if (text < MIN_DATE || text > MAX_DATE) return `must be between ${MIN_DATE} and ${MAX_DATE}`;
   return undefined;
 }
-
-export const isDate = (text: string) => checkDate(text) === undefined;
 
 /** UTC midnight of a date, for date columns. */
 export const toDate = (date: string) => new Date(`${date}T00:00:00.000Z`);

@@ -47,7 +47,7 @@ export const QUEUES = {
  * Queues of earlier versions, by their old names: start removes each with its schedule and its jobs, so
  * that a renamed job's old schedule does not go on running in an existing database.
  */
-export const RETIRED_QUEUES = [
+const RETIRED_QUEUES = [
   // foldKeptCounts, named when it folded the invoice counts only.
   'fold-invoice-counts',
 ] as const;

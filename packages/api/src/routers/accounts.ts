@@ -16,7 +16,7 @@ const fields = {
   active: boolean().optional(),
 };
 
-export const accountResource = z
+const accountResource = z
   .object({
     id: z.guid(),
     account_number: z.string(),

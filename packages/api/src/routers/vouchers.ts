@@ -23,7 +23,7 @@ import { authedProcedure, router } from '../trpc.ts';
 const tag = 'Vouchers';
 const scope = ['vouchers:read', 'vouchers:write'] as const;
 
-export const voucherResource = z
+const voucherResource = z
   .object({
     id: z.guid(),
     filename: z.string().meta({ description: 'The original file name' }),

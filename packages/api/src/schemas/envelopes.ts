@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 export const single = <T extends z.ZodType>(resource: T) => z.object({ data: resource });
 
-export const listMeta = z.object({
+const listMeta = z.object({
   page: z.int().min(1).meta({ example: 1 }),
   per_page: z.int().min(1).max(200).meta({ example: 50 }),
   total: z.int().min(0).meta({ example: 123 }),

@@ -88,7 +88,7 @@ export async function flushEvents(tx: Db, andThen?: Prisma.Sql): Promise<void> {
 }
 
 /** Days a fanned-out event stays in the outbox; its webhook deliveries keep their own bodies. */
-export const OUTBOX_RETENTION_DAYS = 30;
+const OUTBOX_RETENTION_DAYS = 30;
 
 /** Deletes events fanned out more than 30 days ago (a daily job); an event not yet fanned out stays. */
 export async function purgeDispatchedEvents(db: Db): Promise<number> {

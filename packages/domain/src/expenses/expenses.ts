@@ -30,7 +30,7 @@ export const EXPENSE_TRANSITIONS: Record<ExpenseStatus, readonly ExpenseStatus[]
 };
 
 /** Standard chart: 7440 Leverandører (payables), 7740 Købsmoms (input VAT), 2810 Andre eksterne omkostninger, 6470 Bankkonto. */
-export const EXPENSE_ACCOUNTS = { payable: '7440', inputVat: '7740', expense: '2810', bank: '6470' } as const;
+const EXPENSE_ACCOUNTS = { payable: '7440', inputVat: '7740', expense: '2810', bank: '6470' } as const;
 /** The input VAT a Danish bill can carry: 25 % of the net, so at most a fifth of the amount including VAT. */
 const FULL_VAT_RATE = new Decimal(25);
 
@@ -45,7 +45,7 @@ export const EXPENSE_LIST = {
 
 type ExpenseRow = Prisma.ExpenseGetPayload<object>;
 
-export function expenseView(e: ExpenseRow, accountNumber: string): ExpenseView {
+function expenseView(e: ExpenseRow, accountNumber: string): ExpenseView {
   return {
     id: e.id,
     supplier_id: e.supplier_id,
@@ -68,7 +68,7 @@ export function expenseView(e: ExpenseRow, accountNumber: string): ExpenseView {
 }
 
 /** The amounts' rule: amount > 0 includes VAT; 0 <= vat_amount <= the 25 % VAT contained in amount. */
-export function checkExpenseAmounts(amount: Decimal, vat: Decimal): void {
+function checkExpenseAmounts(amount: Decimal, vat: Decimal): void {
   if (amount.lessThanOrEqualTo(0)) throw invalidRequest('amount: must be greater than 0 (the total of the bill including VAT).', 'amount');
   if (vat.isNegative()) throw invalidRequest('vat_amount: must not be negative.', 'vat_amount');
   const most = vatFromGross(amount, FULL_VAT_RATE).vat;

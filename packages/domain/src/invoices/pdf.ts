@@ -119,7 +119,7 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
 // Layout
 
 /** 1234567.5 -> "1.234.567,50" (Danish grouping and decimal comma), from the exact decimal string. */
-export function kroner(amount: string, negate = false): string {
+function kroner(amount: string, negate = false): string {
   const d = new Decimal(amount);
   const value = negate ? d.negated() : d;
   const [int, dec] = value.abs().toFixed(2).split('.') as [string, string];
@@ -128,7 +128,7 @@ export function kroner(amount: string, negate = false): string {
 /** A quantity or rate with a decimal comma and no trailing zeros: "1,5", "3", "12,25". */
 const decimalComma = (n: string) => new Decimal(n).toString().replace('.', ',');
 /** 2026-11-22 -> "22.11.2026". */
-export const danishDate = (iso: string) => iso.split('-').reverse().join('.');
+const danishDate = (iso: string) => iso.split('-').reverse().join('.');
 
 const A4 = { width: 595.28, height: 841.89 };
 const M = 50;

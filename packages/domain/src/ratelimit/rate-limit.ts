@@ -5,7 +5,7 @@
 import type { Db } from '@tlr/db';
 
 export const RATE_LIMIT = 100;
-export const RATE_WINDOW_SECONDS = 60;
+const RATE_WINDOW_SECONDS = 60;
 
 /**
  * A CTE named `hit` that counts one request for the credential ids selected by `credentialIds`

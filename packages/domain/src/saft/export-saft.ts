@@ -20,7 +20,7 @@ import {
 import { writeSalesInvoices } from './source-documents.ts';
 import { dayBefore, fromOere, saftFilename, saftPeriod, toOereFixed2, type SaftPeriod } from './rules.ts';
 
-export const SAFT_NAMESPACE = 'urn:StandardAuditFile-Taxation-Financial:DK';
+const SAFT_NAMESPACE = 'urn:StandardAuditFile-Taxation-Financial:DK';
 
 /** What the export writes to: a Node Writable or an http.ServerResponse. */
 export interface XmlSink {
