@@ -15,7 +15,7 @@ export interface Io {
 type Internal = Pick<Caller, 'internal' | 'oauth' | 'support'>;
 type Values = Record<string, string | string[] | boolean | undefined>;
 
-export const USAGE = `usage: tlr <command> [flags] [--json]
+const USAGE = `usage: tlr <command> [flags] [--json]
 
   company create --name N --owner-email E --owner-password P [--cvr 12345674]
   company list   [--search TEXT]   (name, CVR, owner e-mail, company id or API key prefix)

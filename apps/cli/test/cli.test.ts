@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { SCOPES } from '@tlr/domain';
+import { SCOPES, today } from '@tlr/domain';
 import { runCli } from '../src/cli.ts';
 // Brings in the typing of inject('databaseUrl') (a module augmentation there).
 import type {} from '../../../test/global-setup.ts';
@@ -79,7 +79,7 @@ describe('tlr', () => {
 
   it('company set changes the VAT period frequency, VAT registration and lock date', async () => {
     const company = await newCompany();
-    const year = new Date().getUTCFullYear();
+    const year = Number(today().slice(0, 4));
     const settings = await json(
       'company',
       'set',

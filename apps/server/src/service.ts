@@ -40,7 +40,7 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
 }
 
 /** The database timeouts of the configuration (docs/operations.md). */
-export const timeoutsOf = (config: Config): DbTimeouts => ({
+const timeoutsOf = (config: Config): DbTimeouts => ({
   statementMs: config.DB_STATEMENT_TIMEOUT_MS,
   connectMs: config.DB_CONNECT_TIMEOUT_MS,
   transactionMs: config.DB_TRANSACTION_TIMEOUT_MS,

@@ -5,13 +5,14 @@
 // details; drafts watermarked, credit notes titled as such.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractText, getDocumentProxy, getResolvedPDFJS } from 'unpdf';
+import { addDays, today } from '@tlr/domain';
 import { client, internal, newCompany, startTestService } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 let svc: Service;
 let company: Awaited<ReturnType<typeof newCompany>>;
 let customerId: string;
-const day = (offset = 0) => new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Copenhagen' }).format(Date.now() + offset * 86_400_000);
+const day = (offset = 0) => addDays(today(), offset);
 const danish = (iso: string) => iso.split('-').reverse().join('.');
 const api = async (scopes?: Parameters<typeof company.key>[0], mode?: 'live' | 'test') => client(svc.url, (await company.key(scopes, mode)).key);
 

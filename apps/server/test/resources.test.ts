@@ -185,6 +185,30 @@ describe('suppliers', () => {
     );
     expect(kinds).toEqual(['supplier.created', 'supplier.updated', 'supplier.updated', 'supplier.deleted']);
   });
+
+  let supplierId: string;
+  beforeAll(async () => {
+    supplierId = (await c.post('/suppliers', { name: 'Rigtig Bank ApS' })).body.data.id;
+  });
+
+  it("checks bank details by the company profile's rules: an IBAN's mod-97 check digits and its country's length", async () => {
+    for (const [field, value, rule] of [
+      ['iban', 'DK5000400440116244', /check digits/],
+      ['iban', 'DK500040044011624', /18 characters for DK/],
+      ['bank_reg_number', '40', /4 digits/],
+      ['bank_account_number', '12345678901', /up to 10 digits/],
+    ] as const) {
+      for (const r of [await c.post('/suppliers', { name: 'Forkert Bank ApS', [field]: value }), await c.put(`/suppliers/${supplierId}`, { [field]: value })]) {
+        expect(r.status, `${field}=${value}`).toBe(400);
+        expect(r.headers.get('content-type')).toMatch(/application\/problem\+json/);
+        expect(r.body.errors).toEqual([expect.objectContaining({ field, message: expect.stringMatching(rule) })]);
+      }
+    }
+    // The same normal form as the company's: spaces and dashes dropped, the IBAN upper-cased; null clears.
+    const ok = await c.put(`/suppliers/${supplierId}`, { bank_reg_number: '0 040', bank_account_number: '0440-116243', iban: 'gb29 nwbk 6016 1331 9268 19' });
+    expect(ok.body.data).toMatchObject({ bank_reg_number: '0040', bank_account_number: '0440116243', iban: 'GB29NWBK60161331926819' });
+    expect((await c.put(`/suppliers/${supplierId}`, { iban: null })).body.data.iban).toBe('');
+  });
 });
 
 describe('sandbox', () => {

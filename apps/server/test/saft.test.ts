@@ -6,13 +6,14 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { memoryPages, validateXML } from 'xmllint-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportSaft, SCOPES, SinkClosedError, type Scope } from '@tlr/domain';
+import { exportSaft, SCOPES, SinkClosedError, today as businessDay, type Scope } from '@tlr/domain';
 import { client, internal, startTestService, testDb } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 const XSD = readFileSync(join(import.meta.dirname, '..', '..', '..', 'prisma', 'seed', 'saft', 'Danish_SAF-T_Financial_Schema.xsd'), 'utf8');
 const CVR = '31415926';
-const year = Number(new Date().toISOString().slice(0, 4));
+const today = businessDay();
+const year = Number(today.slice(0, 4));
 const d = (mmdd: string, y = year) => `${y}-${mmdd}`;
 
 let svc: Service;
@@ -255,7 +256,6 @@ describe('with invoices', () => {
   it('stays valid with invoice, payment and credit note postings, each a transaction under its document number', async () => {
     const firm = await companyWithKey('Fakturerende ApS', '12345704');
     const fc = client(svc.url, await firm.key());
-    const today = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Copenhagen' }).format(new Date());
     const customer = (await fc.post('/customers', { name: 'Kunde & Co <A/S>', cvr: '12345674' })).body.data.id;
     const lines = [
       { description: 'Ydelse', quantity: 3, unit_price: 19.96 },
@@ -308,7 +308,6 @@ describe('with invoices', () => {
   it('names the voucher of a documented posting on each of its lines (SourceDocumentID), and stays valid', async () => {
     const firm = await companyWithKey('Bilagsført ApS', '31415926');
     const fc = client(svc.url, await firm.key());
-    const today = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Copenhagen' }).format(new Date());
     const upload = async (filename: string) =>
       (await fc.post('/vouchers', { filename, content_base64: Buffer.from(`bilag ${filename}`).toString('base64') })).body.data.id as string;
     const [forPosting, forExpense] = [await upload('husleje.pdf'), await upload('papir.pdf')];

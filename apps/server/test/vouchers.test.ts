@@ -7,12 +7,13 @@ import { join } from 'node:path';
 import PDFDocument from 'pdfkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaller } from '@tlr/api';
+import { addDays, today } from '@tlr/domain';
 import { client, newCompany, startTestService, testDb } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 let svc: Service;
 let company: Awaited<ReturnType<typeof newCompany>>;
-const day = (offset = 0) => new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Copenhagen' }).format(Date.now() + offset * 86_400_000);
+const day = (offset = 0) => addDays(today(), offset);
 const year = Number(day().slice(0, 4));
 const api = async (scopes?: Parameters<typeof company.key>[0], mode?: 'live' | 'test') => client(svc.url, (await company.key(scopes, mode)).key);
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');

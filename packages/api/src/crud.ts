@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Db, Queryable } from '@tlr/db';
 import { primed, type CompanyScope, type ListParams, type ListSpec, type Page, type ReadAlong, type ReadById, type Scope } from '@tlr/domain';
 import { deleted, list, single } from './schemas/envelopes.ts';
-import { uuid } from './schemas/fields.ts';
+import { uuid } from '@tlr/domain/fields';
 import { listQuery } from './schemas/list-query.ts';
 import type { Route } from './routes.ts';
 import type { Tag } from './tags.ts';

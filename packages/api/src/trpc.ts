@@ -4,7 +4,7 @@
 //   audit and staff trail (in-process calls) -> hostile input and error mapping -> actor (scopes or
 //   staff role) with transaction and idempotency (mutations) -> input -> output -> the procedure.
 // Three layers of our own: tRPC copies a call's options at every layer (docs/perf-log.md, tenth session).
-import { getTRPCErrorFromUnknown, initTRPC, TRPCError } from '@trpc/server';
+import { getTRPCErrorFromUnknown, initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Db } from '@tlr/db';
 import { invalidRequest, isUuid, notFound, recordStaffAction, type CompanyScope, type Credential, type ReadById, type Scope } from '@tlr/domain';
@@ -151,9 +151,6 @@ const guarded = t.middleware(async ({ next, getRawInput }) => {
 
 const base = t.procedure.use(recorded).use(guarded);
 
-/** Public documents only. */
-export const publicProcedure = base;
-
 /** Runs after the commit, on the pool (the transaction is over). */
 type AfterCommit = (db: Db) => Promise<void>;
 const noHooks = (): void => {
@@ -230,5 +227,3 @@ export const internalProcedure = base.use(async (opts) => {
   }
   return transactional(opts, (tx, afterCommit) => opts.next({ ctx: { tx, afterCommit } }));
 });
-
-export { TRPCError };

@@ -16,7 +16,7 @@ export interface DbTimeouts {
   transactionMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: DbTimeouts = { statementMs: 10_000, connectMs: 5_000, transactionMs: 15_000 };
+const DEFAULT_TIMEOUTS: DbTimeouts = { statementMs: 10_000, connectMs: 5_000, transactionMs: 15_000 };
 
 export interface Database {
   pool: pg.Pool;

@@ -19,7 +19,7 @@ import {
   VAT_FREQUENCIES,
   invalidRequest,
 } from '@tlr/domain';
-import { date, integer, uuid } from '../schemas/fields.ts';
+import { date, integer, uuid } from '@tlr/domain/fields';
 import { internalProcedure, router } from '../trpc.ts';
 import { companyProfileInput } from './settings.ts';
 import { requireStore } from './vouchers.ts';

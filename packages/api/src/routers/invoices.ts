@@ -3,132 +3,29 @@ import { z } from 'zod';
 import {
   createInvoice,
   deleteInvoice,
+  fullInvoiceResource,
   getInvoice,
   INVOICE_LIST,
+  invoiceCreate,
   invoiceDocument,
   type InvoiceDocument,
+  invoicePaymentBody,
+  invoicePaymentResource,
+  invoiceResource,
   INVOICE_STATUSES,
-  INVOICE_VAT_RATES,
+  invoiceStatusBody,
+  invoiceSummaryResource,
+  invoiceUpdate,
   listInvoices,
   registerPayment,
   setInvoiceStatus,
   TRANSITIONS,
   updateInvoice,
 } from '@tlr/domain';
+import { uuid } from '@tlr/domain/fields';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, metaOf, updateEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
-import { accountNumber, amountOut, boolean, date, dateOut, money, percent, quantity, requiredText, text, timestamp, uuid } from '../schemas/fields.ts';
 import { authedProcedure, router } from '../trpc.ts';
-import { lineNumber, ordinal } from '../schemas/integers.ts';
-
-const line = z.strictObject({
-  product_id: uuid().nullable().optional().meta({ description: 'A product of the company; its name, unit price and VAT rate are the defaults of the line' }),
-  description: requiredText(500).optional().meta({ description: 'Required unless product_id gives it', example: 'Konsulentbistand' }),
-  quantity: quantity(),
-  unit_price: money().optional().meta({ description: 'DKK excluding VAT, at most 2 decimals; required unless product_id gives it', example: 19.96 }),
-  vat_rate: percent()
-    .optional()
-    .meta({ description: `Percent: ${INVOICE_VAT_RATES.join(' or ')}; default 25 (or the product's rate)`, example: 25 }),
-});
-
-const fields = {
-  customer_id: uuid().nullable().optional().meta({ description: 'A customer of the company; required when auto_approve is true and for approval' }),
-  issue_date: date().meta({ description: 'Invoice date (fakturadato); the approval posts on it' }),
-  due_date: date().meta({ description: 'Payment due date; not before issue_date' }),
-  notes: text(2000).optional().meta({ description: 'Free text shown on the invoice; searchable' }),
-  lines: z.array(line).min(1, 'needs at least one line').max(500, 'has more than 500 lines'),
-};
-
-const invoiceCreate = z.strictObject({
-  ...fields,
-  auto_approve: boolean().optional().meta({
-    description: 'true: approve at once: draws the next number of the unified document number sequence and posts the invoice to the general ledger',
-  }),
-});
-const invoiceUpdate = z.strictObject({
-  customer_id: fields.customer_id,
-  issue_date: fields.issue_date.optional(),
-  due_date: fields.due_date.optional(),
-  notes: fields.notes,
-  lines: fields.lines.optional().meta({ description: 'When given, replaces all lines' }),
-});
-
-const creditNote = z
-  .object({
-    id: z.guid(),
-    credit_note_number: z.string().meta({ description: 'Its own number from the unified document number sequence' }),
-    date: dateOut(),
-    transaction_id: z.guid().meta({ description: 'The posting that reverses the invoice' }),
-  })
-  .nullable()
-  .meta({ description: 'The credit note (kreditnota) that cancelled the invoice; null otherwise' });
-
-const invoiceFields = {
-  id: z.guid(),
-  invoice_number: z.string().meta({ description: 'Empty string until the invoice is approved and numbered' }),
-  customer_id: z.guid().nullable().meta({ description: 'null on a draft without customer' }),
-  customer_name: z.string().meta({ description: 'May be empty; frozen at approval' }),
-  status: z.enum(INVOICE_STATUSES),
-  issue_date: dateOut(),
-  due_date: dateOut(),
-  subtotal: amountOut('Sum of the line amounts, DKK excluding VAT'),
-  vat_amount: amountOut('VAT, computed per rate and rounded half up, DKK'),
-  total: amountOut('subtotal + vat_amount, DKK'),
-  currency: z.string().meta({ example: 'DKK' }),
-  created_at: timestamp(),
-  updated_at: timestamp(),
-  notes: z.string(),
-  paid_amount: amountOut('Payments registered so far, DKK'),
-  balance_due: amountOut('total - paid_amount (0 once cancelled), DKK'),
-  posted_transaction_id: z.guid().nullable().meta({ description: 'The ledger posting of the approval; null on a draft' }),
-  posted_system_id: ordinal().nullable().meta({ description: 'SystemID of that posting; null on a draft' }),
-  credit_note: creditNote,
-};
-
-export const invoiceResource = z.object(invoiceFields).meta({ id: 'Invoice' });
-
-const payment = z
-  .object({
-    id: z.guid(),
-    invoice_id: z.guid(),
-    amount: amountOut(),
-    date: dateOut(),
-    account_id: z.guid().meta({ description: 'The account debited (bank)' }),
-    transaction_id: z.guid().meta({ description: 'The ledger posting of the payment' }),
-    created_at: timestamp(),
-  })
-  .meta({ id: 'InvoicePayment' });
-
-export const fullInvoiceResource = z
-  .object({
-    ...invoiceFields,
-    lines: z.array(
-      z.object({
-        line_number: lineNumber(),
-        product_id: z.guid().nullable(),
-        description: z.string(),
-        quantity: z.number(),
-        unit_price: amountOut(),
-        vat_rate: z.number().meta({ description: 'Percent, as sent (25 when omitted)' }),
-        amount: amountOut('quantity × unit_price rounded half up to øre'),
-      }),
-    ),
-    payments: z.array(payment),
-  })
-  .meta({ id: 'InvoiceWithLines' });
-
-const summary = z
-  .object({
-    id: z.guid(),
-    invoice_number: z.string().meta({ description: 'Empty for a draft; filled with auto_approve' }),
-    status: z.enum(INVOICE_STATUSES),
-    subtotal: amountOut(),
-    vat_amount: amountOut(),
-    total: amountOut(),
-    posted_transaction_id: z.guid().optional().meta({ description: 'Only with auto_approve: the ledger posting' }),
-    posted_system_id: ordinal().optional().meta({ description: 'Only with auto_approve: its SystemID' }),
-  })
-  .meta({ id: 'InvoiceSummary' });
 
 const transitionTable = INVOICE_STATUSES.map((s) => `${s} → ${TRANSITIONS[s].length ? TRANSITIONS[s].join(', ') : '(final)'}`).join('; ');
 
@@ -154,7 +51,7 @@ export const invoicesRouter = router({
     scope: 'invoices:write',
     problems: [409, 422],
     body: invoiceCreate,
-    resource: summary,
+    resource: invoiceSummaryResource,
     run: createInvoice,
   }),
   get: getEndpoint({
@@ -200,15 +97,7 @@ export const invoicesRouter = router({
         { idempotent: { status: 200, optional: true } },
       ),
     )
-    .input(
-      z.strictObject({
-        id: uuid(),
-        status: z.enum(INVOICE_STATUSES, { error: `must be one of ${INVOICE_STATUSES.join(', ')}` }),
-        date: date().optional().meta({ description: 'paid: payment date; cancelled: credit note date. Default today (Europe/Copenhagen)' }),
-        account_id: uuid().optional().meta({ description: 'paid: the asset account the money went to' }),
-        account_number: accountNumber().optional().meta({ description: 'paid: as account_id, by number; default 6470' }),
-      }),
-    )
+    .input(z.strictObject({ id: uuid(), ...invoiceStatusBody.shape }))
     .output(single(fullInvoiceResource))
     .mutation(async ({ ctx, input: { id, ...body } }) => ({ data: await setInvoiceStatus(ctx.tx, ctx.scope, id, body) })),
   pay: authedProcedure
@@ -227,16 +116,8 @@ export const invoicesRouter = router({
         { idempotent: { status: 201 } },
       ),
     )
-    .input(
-      z.strictObject({
-        id: uuid(),
-        amount: money().meta({ description: 'DKK, greater than 0 and at most the balance due', example: 500 }),
-        date: date().optional().meta({ description: 'Payment date; default today (Europe/Copenhagen)' }),
-        account_id: uuid().optional().meta({ description: 'The asset account the money went to' }),
-        account_number: accountNumber().optional().meta({ description: 'As account_id, by number; default 6470' }),
-      }),
-    )
-    .output(single(payment))
+    .input(z.strictObject({ id: uuid(), ...invoicePaymentBody.shape }))
+    .output(single(invoicePaymentResource))
     .mutation(async ({ ctx, input: { id, ...body } }) => ({ data: await registerPayment(ctx.tx, ctx.scope, id, body) })),
   pdf: authedProcedure
     .meta({

@@ -2,16 +2,11 @@
 // The same input schema serves the operator CLI and the admin app (internal.updateCompanyProfile), so
 // a CVR, an IBAN or a registration number is checked by one rule whoever changes it.
 import { z } from 'zod';
-import { BANK_ACCOUNT_NUMBER, BANK_REG_NUMBER, checkIban, getCompanySettings, normalizeIban, updateCompanyProfile } from '@tlr/domain';
+import { getCompanySettings, updateCompanyProfile } from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
-import { country, cvr, email, phone, requiredText, text } from '../schemas/fields.ts';
+import { bankAccountNumber, bankRegNumber, country, cvr, email, iban, phone, requiredText, text } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
-import { month } from '../schemas/integers.ts';
-
-const optionalDigits = (pattern: RegExp, message: string) =>
-  text(40)
-    .transform((v) => v.replace(/[\s-]/g, ''))
-    .refine((v) => v === '' || pattern.test(v), message);
+import { month } from '@tlr/domain/integers';
 
 /** The seller profile; fields left out keep their value, "" or null clears one. */
 export const companyProfileInput = {
@@ -28,20 +23,9 @@ export const companyProfileInput = {
   country: country().optional().meta({ description: 'ISO 3166-1 alpha-2', example: 'DK' }),
   email: email().optional().meta({ example: 'faktura@nordisktomrer.dk' }),
   phone: phone().optional().meta({ example: '+45 12 34 56 78' }),
-  bank_reg_number: optionalDigits(BANK_REG_NUMBER, 'must be a Danish bank registration number of 4 digits')
-    .optional()
-    .meta({ description: 'Registreringsnummer', example: '0040' }),
-  bank_account_number: optionalDigits(BANK_ACCOUNT_NUMBER, 'must be a Danish bank account number of up to 10 digits')
-    .optional()
-    .meta({ description: 'Kontonummer', example: '0440116243' }),
-  iban: text(42)
-    .superRefine((v, ctx) => {
-      const why = v === '' ? undefined : checkIban(v);
-      if (why) ctx.addIssue({ code: 'custom', message: why });
-    })
-    .transform(normalizeIban)
-    .optional()
-    .meta({ description: 'Stored without spaces; checked by its mod-97 check digits', example: 'DK5000400440116243' }),
+  bank_reg_number: bankRegNumber().optional(),
+  bank_account_number: bankAccountNumber().optional(),
+  iban: iban().optional(),
 };
 
 const companySettings = z

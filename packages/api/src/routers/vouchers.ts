@@ -17,14 +17,14 @@ import {
 import { getEndpoint, listEndpoint, metaOf } from '../crud.ts';
 import { storageUnavailable } from '../problem.ts';
 import { single } from '../schemas/envelopes.ts';
-import { dateOut, timestamp, uuid } from '../schemas/fields.ts';
+import { dateOut, timestamp, uuid } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
-import { fileSize } from '../schemas/integers.ts';
+import { fileSize } from '@tlr/domain/integers';
 
 const tag = 'Vouchers';
 const scope = ['vouchers:read', 'vouchers:write'] as const;
 
-export const voucherResource = z
+const voucherResource = z
   .object({
     id: z.guid(),
     filename: z.string().meta({ description: 'The original file name' }),

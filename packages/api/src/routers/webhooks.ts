@@ -16,9 +16,9 @@ import {
 import { deleteEndpoint, listEndpoint, metaOf } from '../crud.ts';
 import { storageUnavailable } from '../problem.ts';
 import { single } from '../schemas/envelopes.ts';
-import { timestamp, uuid } from '../schemas/fields.ts';
+import { timestamp, uuid } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
-import { count, deliveryAttempts, receivedStatus } from '../schemas/integers.ts';
+import { count, deliveryAttempts, receivedStatus } from '@tlr/domain/integers';
 
 const tag = 'Webhooks';
 const scope = ['webhooks:manage'] as const;

@@ -1,6 +1,6 @@
 // The contract's envelopes: { data }, { data, meta } and the delete envelope.
 import { z } from 'zod';
-import { count, ordinal } from './integers.ts';
+import { count, ordinal } from '@tlr/domain/integers';
 
 export const single = <T extends z.ZodType>(resource: T) => z.object({ data: resource });
 

@@ -3,8 +3,8 @@
 // (the one declaration the list engine also reads).
 import { z } from 'zod';
 import type { ListSpec } from '@tlr/domain';
-import { date } from './fields.ts';
-import { INT32_MAX } from './integers.ts';
+import { date } from '@tlr/domain/fields';
+import { INT32_MAX } from '@tlr/domain/integers';
 
 export function listQuery(spec: ListSpec, searchDescription: string) {
   const sortFields = Object.keys(spec.sort) as [string, ...string[]];

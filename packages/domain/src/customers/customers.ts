@@ -3,48 +3,13 @@ import type { Db, Customer } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { invalidRequest, notFound } from '../errors.ts';
 import { normalizeCvr } from '../identifiers/cvr.ts';
-import { definedOnly, masterData } from '../master-data.ts';
+import { definedOnly, masterData, viewOf } from '../master-data.ts';
 import { normaliseEmail, normalisePhone } from './rules.ts';
+import { customerSchemas, type CustomerInput, type CustomerUpdate, type CustomerView } from './schema.ts';
 
-export interface CustomerInput {
-  name: string;
-  email?: string | undefined;
-  phone?: string | undefined;
-  cvr?: string | undefined;
-  ean?: string | undefined;
-  contact_person?: string | undefined;
-  address_line1?: string | undefined;
-  address_line2?: string | undefined;
-  postal_code?: string | undefined;
-  city?: string | undefined;
-  country?: string | undefined;
-  payment_terms_days?: number | undefined;
-  notes?: string | undefined;
-}
+const customerView = viewOf(customerSchemas.resource);
 
-export function customerView(c: Customer) {
-  return {
-    id: c.id,
-    name: c.name,
-    email: c.email,
-    phone: c.phone,
-    cvr: c.cvr,
-    ean: c.ean,
-    contact_person: c.contact_person,
-    address_line1: c.address_line1,
-    address_line2: c.address_line2,
-    postal_code: c.postal_code,
-    city: c.city,
-    country: c.country,
-    payment_terms_days: c.payment_terms_days,
-    notes: c.notes,
-    created_at: c.created_at.toISOString(),
-    updated_at: c.updated_at.toISOString(),
-  };
-}
-export type CustomerView = ReturnType<typeof customerView>;
-
-function withLookupKeys(input: Partial<CustomerInput>) {
+function withLookupKeys(input: CustomerUpdate) {
   return definedOnly({
     ...input,
     lookup_email: input.email === undefined ? undefined : normaliseEmail(input.email),
@@ -52,7 +17,7 @@ function withLookupKeys(input: Partial<CustomerInput>) {
   });
 }
 
-export const customers = masterData<Customer, CustomerView, CustomerInput, Partial<CustomerInput>>({
+export const customers = masterData<Customer, CustomerView, CustomerInput, CustomerUpdate>({
   noun: 'customer',
   delegate: (db) => db.customer,
   toRow: withLookupKeys,

@@ -12,7 +12,7 @@ import PDFDocument from 'pdfkit';
 import type { Db } from '@tlr/db';
 import { daysBetween, fromDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
-import { printIban } from '../credentials/bank.ts';
+import { printIban } from '../identifiers/bank.ts';
 import { notFound } from '../errors.ts';
 import { Decimal, roundOere } from '../money.ts';
 import { invoiceTotals } from './rules.ts';
@@ -123,7 +123,7 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
 // Layout
 
 /** 1234567.5 -> "1.234.567,50" (Danish grouping and decimal comma), from the exact decimal string. */
-export function kroner(amount: string, negate = false): string {
+function kroner(amount: string, negate = false): string {
   const d = new Decimal(amount);
   const value = negate ? d.negated() : d;
   const [int, dec] = value.abs().toFixed(2).split('.') as [string, string];
@@ -132,7 +132,7 @@ export function kroner(amount: string, negate = false): string {
 /** A quantity or rate with a decimal comma and no trailing zeros: "1,5", "3", "12,25". */
 const decimalComma = (n: string) => new Decimal(n).toString().replace('.', ',');
 /** 2026-11-22 -> "22.11.2026". */
-export const danishDate = (iso: string) => iso.split('-').reverse().join('.');
+const danishDate = (iso: string) => iso.split('-').reverse().join('.');
 const cancelledText = (by: { number: string; date: string }) => `Annulleret – krediteret ved kreditnota nr. ${by.number} af ${danishDate(by.date)}`;
 
 const A4 = { width: 595.28, height: 841.89 };

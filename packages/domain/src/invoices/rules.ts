@@ -8,6 +8,9 @@ import { computeVat, type VatGroup } from '../vat.ts';
 export const INVOICE_STATUSES = ['draft', 'approved', 'sent', 'paid', 'overdue', 'cancelled'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
+/** The VAT rates an invoice line may carry: Danish VAT (25 %) and VAT-exempt or zero-rated sales (0 %). */
+export const INVOICE_VAT_RATES = ['25', '0'] as const;
+
 /**
  * Where each status may go (PUT /invoices/{id}/status; the overdue sweep uses approved/sent -> overdue).
  * A draft is approved (or deleted); an approved invoice is sent, paid, cancelled by a credit note or falls

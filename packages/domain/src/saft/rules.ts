@@ -9,8 +9,8 @@ import type { AccountType } from '../ledger/standard-chart.ts';
 export const SAFT_TEXT = { code: 9, short: 18, middle1: 35, middle2: 70, long: 256 } as const;
 
 /** The schema's PeriodYear runs from 1970 to 2100. */
-export const SAFT_FIRST_DAY = '1970-01-01';
-export const SAFT_LAST_DAY = '2100-12-31';
+const SAFT_FIRST_DAY = '1970-01-01';
+const SAFT_LAST_DAY = '2100-12-31';
 
 export interface SaftPeriod {
   from: string;

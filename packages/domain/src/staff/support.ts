@@ -4,10 +4,10 @@
 import type { Db } from '@tlr/db';
 import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
-import { companySettingsView } from '../credentials/companies.ts';
+import { companySettingsView } from '../companies/companies.ts';
 import { listApiKeys } from '../credentials/api-keys.ts';
 import { listOAuthGrants } from '../oauth/flow.ts';
-import { listSandboxResets } from '../credentials/sandbox-reset.ts';
+import { listSandboxResets } from '../companies/sandbox-reset.ts';
 import { MAX_ACTIVE_SUBSCRIPTIONS } from '../webhooks/rules.ts';
 import { listDeliveries, listSubscriptions, replayDelivery } from '../webhooks/subscriptions.ts';
 

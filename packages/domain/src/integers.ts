@@ -1,7 +1,8 @@
 // The integers of the API, each with the range it really has (decision 164): a bare z.int() documents
 // ±9007199254740991, which says nothing to a reader and makes generators pick 64-bit types.
 import { z } from 'zod';
-import { MAX_ATTEMPTS, MAX_VOUCHER_BYTES } from '@tlr/domain';
+import { MAX_VOUCHER_BYTES } from './vouchers/rules.ts';
+import { MAX_ATTEMPTS } from './webhooks/rules.ts';
 
 /**
  * The top of a 32-bit signed integer (PostgreSQL `integer`), the bound of every count and sequence

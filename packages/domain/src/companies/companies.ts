@@ -5,7 +5,7 @@ import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { checkCvr, normalizeCvr } from '../identifiers/cvr.ts';
 import { isUuid, newId } from '../ids.ts';
 import { provisionBooks } from '../ledger/books.ts';
-import { hashPassword, verifyPassword } from './secrets.ts';
+import { hashPassword, verifyPassword } from '../credentials/secrets.ts';
 
 export interface CreateCompanyInput {
   name: string;
@@ -47,7 +47,7 @@ export async function getLiveCompany(db: Db, companyId: string): Promise<Company
 }
 
 /** The seller on the company's invoices: address, contact and where to pay. */
-export const COMPANY_PROFILE_FIELDS = [
+const COMPANY_PROFILE_FIELDS = [
   'address_line1',
   'address_line2',
   'postal_code',
@@ -60,7 +60,7 @@ export const COMPANY_PROFILE_FIELDS = [
   'iban',
 ] as const;
 export type CompanyProfile = Record<(typeof COMPANY_PROFILE_FIELDS)[number], string>;
-export const companyProfile = (c: Company): CompanyProfile => Object.fromEntries(COMPANY_PROFILE_FIELDS.map((f) => [f, c[f]])) as CompanyProfile;
+const companyProfile = (c: Company): CompanyProfile => Object.fromEntries(COMPANY_PROFILE_FIELDS.map((f) => [f, c[f]])) as CompanyProfile;
 
 /**
  * What a sandbox mirrors of its live company (contract: currency, VAT registration, fiscal year bounds),
