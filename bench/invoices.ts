@@ -41,6 +41,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { loadConfig } from '@tlr/config';
 import type { Database } from '@tlr/db';
+import { BUSINESS_TIME_ZONE } from '@tlr/config';
 import { addDays, INVOICE_ACCOUNTS, newId, today } from '@tlr/domain';
 import { spawnServer, type RunningServer } from './http.ts';
 import { cleanupStack } from './cleanup.ts';
@@ -81,7 +82,7 @@ const REQUESTS_PER_KEY = 90;
 const PER_PAGE = 50; // the list's default per_page (packages/api/src/schemas/list-query.ts)
 const RUN_ID = `${Date.now().toString(36)}${process.pid.toString(36)}`;
 const FOLDER = 'bench-invoices-pg';
-const TIME_ZONE = 'Europe/Copenhagen';
+const TIME_ZONE = BUSINESS_TIME_ZONE;
 
 const log = (m: string) => process.stderr.write(`[bench-invoices] ${m}\n`);
 const print = (line = '') => process.stdout.write(`${line}\n`);
@@ -354,7 +355,7 @@ async function main() {
     // Not in this process: the load generator would share the service's event loop and heap.
     const svc = await spawnServer({ kind: 'tlr', databaseUrl });
     cleanups.push(() => svc.stop());
-    const issue = today(TIME_ZONE);
+    const issue = today();
     const accounts = await accountIds(db.pool, seller.companyId, [INVOICE_ACCOUNTS.receivable, INVOICE_ACCOUNTS.sales, INVOICE_ACCOUNTS.outputVat]);
     const inv: Invoicing = {
       companyId: seller.companyId,

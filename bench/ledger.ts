@@ -32,7 +32,7 @@ import http from 'node:http';
 import { resolve } from 'node:path';
 import { loadConfig } from '@tlr/config';
 import type { Database } from '@tlr/db';
-import { JOURNAL_SQL, profitAndLossSql } from '@tlr/domain';
+import { JOURNAL_SQL, profitAndLossSql, today as businessDay } from '@tlr/domain';
 import { spawnServer, type RunningServer } from './http.ts';
 import { cleanupStack } from './cleanup.ts';
 import { accountIds, barePosting, POSTING_ACCOUNTS, postingBody, postingLines } from './bare-writes.ts';
@@ -364,7 +364,7 @@ async function main() {
     // Not in this process: the load generator would share the service's event loop and heap.
     const svc = await spawnServer({ kind: 'tlr', databaseUrl }, env.BENCH_CPU_PROF === '1' ? { cpuProfDir: resolve('.data/bench-prof', RUN_ID) } : {});
     cleanups.push(() => svc.stop());
-    const today = new Date().toISOString().slice(0, 10);
+    const today = businessDay();
     const before = (await db.pool.query(`SELECT last_system_id FROM number_sequences WHERE company_id = $1`, [companyId])).rows[0].last_system_id as number;
 
     log(`POST /transactions: ${WARMUP} s warm-up, ${DURATION} s at ${CONNECTIONS} connections`);

@@ -19,7 +19,7 @@
 // The rate limit (100 requests per 60 s per key, counted in PostgreSQL) stays on. Every request takes
 // a key from a round-robin set of keys and no key is ever used more than BENCH_REQUESTS_PER_KEY (90)
 // times, so no request is refused with 429 while every request still pays for authentication and
-// counting. Results and their reading: docs/perf.md.
+// counting. Latest results: docs/perf.md; every run and its reading: docs/perf-log.md.
 //
 // Environment (all optional):
 //   BENCH_DURATION      seconds per main scenario (10)       BENCH_WARMUP   warm-up seconds (2)
@@ -55,6 +55,7 @@ import {
 import {
   addDays,
   authenticateApiKey,
+  checkCvr,
   createApiKey,
   createCompany,
   generateApiKey,
@@ -459,14 +460,17 @@ async function main() {
     });
     const started = Date.now() - CUSTOMERS * 1000;
     const ids = Array.from({ length: CUSTOMERS }, (_, i) => newId(started + i * 1000));
+    // Valid CVR numbers (modulus 11), as the API would have accepted them: about one number in eleven.
+    const cvrs: string[] = [];
+    for (let n = 30000000; cvrs.length < CUSTOMERS; n++) if (!checkCvr(String(n))) cvrs.push(String(n));
     await db.pool.query(
       `INSERT INTO customers (id, company_id, name, email, lookup_email, phone, lookup_phone, cvr, address_line1, postal_code, city,
                               country, payment_terms_days, created_at, updated_at)
        SELECT t.id, $1, 'Kunde ' || lpad(t.n::text, 5, '0') || ' ApS', 'Kunde' || t.n || '@Example.dk', 'kunde' || t.n || '@example.dk',
-              '+45 ' || (20000000 + t.n), (20000000 + t.n)::text, (30000000 + t.n)::text, 'Vestergade ' || t.n, '8000', 'Aarhus C',
+              '+45 ' || (20000000 + t.n), (20000000 + t.n)::text, ($4::text[])[t.n], 'Vestergade ' || t.n, '8000', 'Aarhus C',
               'DK', 14, $3::timestamptz + t.n * interval '1 second', $3::timestamptz + t.n * interval '1 second'
        FROM unnest($2::uuid[]) WITH ORDINALITY AS t(id, n)`,
-      [companyId, ids, new Date(started)],
+      [companyId, ids, new Date(started), cvrs],
     );
     await db.pool.query('ANALYZE customers');
     // One key through the domain function, the way the CLI makes them; the pool's keys are the same rows in bulk.
@@ -480,7 +484,7 @@ async function main() {
     // the way tlr would look them up, once, beforehand.
     const accounts = await accountIds(db.pool, companyId, [...POSTING_ACCOUNTS, INVOICE_ACCOUNTS.receivable]);
     const buyer = (await db.pool.query<{ id: string; name: string }>('SELECT id, name FROM customers WHERE id = $1', [ids[0]])).rows[0]!;
-    const bookDate = today('Europe/Copenhagen');
+    const bookDate = today();
     const invoice = invoiceBody({ customerId: buyer.id, issue: bookDate, due: addDays(bookDate, 14) });
     const writes = {
       monthly: await hasMonthlyBalances(db.pool),

@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EVENT_TYPES } from '@tlr/domain';
+import { EVENT_TYPES, today as businessDay } from '@tlr/domain';
 import { s3Settings, startS3Server } from '@tlr/storage/testing/s3-server';
 import { cleanupStack } from './cleanup.ts';
 import { spawnServer, type RunningServer } from './http.ts';
@@ -102,7 +102,7 @@ async function main(): Promise<number> {
       if (cust.status !== 201) throw new Error(`customer: ${cust.status} ${cust.body}`);
       companies.push({ id: c.companyId, keys, customerId: (JSON.parse(cust.body) as { data: { id: string } }).data.id });
     }
-    const today = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Copenhagen' }).format(new Date());
+    const today = businessDay();
 
     // The mix: what integrators do, spread over the three API processes.
     let n = 0;

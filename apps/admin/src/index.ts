@@ -10,7 +10,7 @@ import type { AdminDeps } from './staff.ts';
 
 export const ADMIN_BASE = '/admin';
 
-export const ADMIN_SITE: Site = {
+const ADMIN_SITE: Site = {
   realm: 'staff',
   // Its own cookie, sent only under /admin: an owner's session is never a staff session, and the reverse.
   cookie: 'tlr_admin_session',

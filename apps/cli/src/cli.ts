@@ -3,7 +3,7 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { createCaller, toProblem, type Caller } from '@tlr/api';
 import { ConfigError, loadConfig } from '@tlr/config';
-import { applyMigrations, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
+import { applyMigrations, closeAfterCommand, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
 import { StartupError } from '@tlr/db/server';
 import { parseScopes, type VatFrequency } from '@tlr/domain';
 
@@ -15,15 +15,16 @@ export interface Io {
 type Internal = Pick<Caller, 'internal' | 'oauth' | 'support'>;
 type Values = Record<string, string | string[] | boolean | undefined>;
 
-export const USAGE = `usage: tlr <command> [flags] [--json]
+const USAGE = `usage: tlr <command> [flags] [--json]
 
-  company create --name N --owner-email E --owner-password P [--cvr 12345678]
+  company create --name N --owner-email E --owner-password P [--cvr 12345674]
   company list   [--search TEXT]   (name, CVR, owner e-mail, company id or API key prefix)
   company set    --company ID [--fiscal-year-start-month 1-12] [--vat-registered true|false]
                  [--vat-period monthly|quarterly|half_yearly] [--lock-date YYYY-MM-DD|none]
-                 [--name N] [--address-line1 T] [--address-line2 T] [--postal-code T] [--city T]
-                 [--country DK] [--email E] [--phone T] [--bank-reg-number 1234]
-                 [--bank-account-number 1234567890] [--iban DK50...]   ("" clears one)
+                 [--name N] [--cvr 12345674] [--address-line1 T] [--address-line2 T]
+                 [--postal-code T] [--city T] [--country DK] [--email E] [--phone T]
+                 [--bank-reg-number 1234] [--bank-account-number 1234567890] [--iban DK50...]
+                 ("" clears one; --cvr is checked by the CVR modulus 11 rule)
   key create     --company ID --name N --scopes a,b|all --mode live|test [--expires-at 2027-01-01T00:00:00Z]
   key revoke     --id ID
   key list       --company ID
@@ -57,6 +58,7 @@ const s = (v: Values, name: string) => v[name] as string;
 /** `tlr company set` flags of the seller profile; each is the settings field with - for _. */
 const PROFILE_FLAGS = [
   'name',
+  'cvr',
   'address-line1',
   'address-line2',
   'postal-code',
@@ -106,7 +108,7 @@ const commands: Record<string, Command> = {
       const registered = v['vat-registered'];
       if (registered !== undefined && registered !== 'true' && registered !== 'false') throw new UsageError('--vat-registered must be true or false');
       const lock = v['lock-date'] === undefined ? undefined : s(v, 'lock-date') === 'none' ? null : s(v, 'lock-date');
-      // The profile's rules (IBAN check digits, registration number, e-mail) are the procedure's, as for PUT /settings/company.
+      // The profile's rules (CVR and IBAN check digits, registration number, e-mail) are the procedure's, as for PUT /settings/company.
       const profile = Object.fromEntries(PROFILE_FLAGS.filter((f) => v[f] !== undefined).map((f) => [f.replaceAll('-', '_'), s(v, f)]));
       if (month === undefined && registered === undefined && v['vat-period'] === undefined && lock === undefined && Object.keys(profile).length === 0) {
         throw new UsageError(
@@ -131,7 +133,7 @@ const commands: Record<string, Command> = {
           json: settings,
           text: [
             `company ${settings.company_id}: VAT ${settings.vat_registered ? 'registered' : 'not registered'}, ${settings.vat_period_frequency} VAT periods, lock date ${settings.lock_date ?? 'none'}; fiscal years ${years}`,
-            `seller: ${c.name}${address ? `, ${address}` : ''}${bank ? `; ${bank}` : '; no bank details'}`,
+            `seller: ${c.name}${c.cvr ? ` (CVR ${c.cvr})` : ''}${address ? `, ${address}` : ''}${bank ? `; ${bank}` : '; no bank details'}`,
           ].join('\n'),
         };
       };
@@ -364,6 +366,6 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
   } finally {
     await db?.close().catch(() => {});
     // A no-op when we joined a server someone else started (a running `npm start`).
-    await server?.stop().catch(() => {});
+    if (server) await closeAfterCommand(server, config.DATA_DIR).catch(() => {});
   }
 }

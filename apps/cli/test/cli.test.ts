@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { SCOPES } from '@tlr/domain';
+import { SCOPES, today } from '@tlr/domain';
 import { runCli } from '../src/cli.ts';
 // Brings in the typing of inject('databaseUrl') (a module augmentation there).
 import type {} from '../../../test/global-setup.ts';
@@ -49,7 +49,7 @@ describe('tlr', () => {
       '--owner-password',
       'a long secret',
       '--cvr',
-      '12345678',
+      '12345674',
     );
     expect(Object.keys(company).sort()).toEqual(['company_id', 'user_id']);
 
@@ -79,7 +79,7 @@ describe('tlr', () => {
 
   it('company set changes the VAT period frequency, VAT registration and lock date', async () => {
     const company = await newCompany();
-    const year = new Date().getUTCFullYear();
+    const year = Number(today().slice(0, 4));
     const settings = await json(
       'company',
       'set',
@@ -142,6 +142,50 @@ describe('tlr', () => {
     expect((await json('company', 'set', '--company', company.company_id, '--city', '')).lock_date).toBeNull();
   });
 
+  it('company set --json answers the values after the change, in the books and in the seller profile alike', async () => {
+    const company = await newCompany();
+    const year = new Date().getUTCFullYear();
+    const args = ['--vat-registered', 'false', '--vat-period', 'monthly', '--lock-date', `${year}-01-31`, '--city', 'Vejle'] as const;
+    const after = { vat_registered: false, vat_period_frequency: 'monthly', lock_date: `${year}-01-31` };
+    const set = await json('company', 'set', '--company', company.company_id, ...args);
+    expect(set).toMatchObject(after);
+    expect(set.company).toMatchObject({ ...after, city: 'Vejle' });
+    // What the CLI answered is what is stored.
+    expect((await json('company', 'set', '--company', company.company_id, '--city', 'Vejle')).company).toEqual(set.company);
+  });
+
+  it('company set --cvr sets the seller CVR after creation by the modulus 11 rule, and "" removes it', async () => {
+    const company = await newCompany();
+    const set = await json('company', 'set', '--company', company.company_id, '--cvr', '12 34 56 74');
+    expect(set.company.cvr).toBe('12345674');
+    const listed = await json('company', 'list', '--search', '12345674');
+    expect(listed.companies.map((c: { id: string }) => c.id)).toContain(company.company_id);
+    const bad = await tlr('company', 'set', '--company', company.company_id, '--cvr', '12345678');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe('tlr: --cvr: has a wrong check digit (not a valid CVR number by the modulus 11 rule; check for a typing error)\n');
+    const short = await tlr('company', 'set', '--company', company.company_id, '--cvr', '1234567');
+    expect(short.stderr).toMatch(/^tlr: --cvr: must have 8 digits, the first not 0/);
+    expect((await json('company', 'set', '--company', company.company_id, '--city', 'Kolding')).company.cvr).toBe('12345674');
+    expect((await json('company', 'set', '--company', company.company_id, '--cvr', '')).company.cvr).toBe('');
+    // company create applies the same rule.
+    const created = await tlr(
+      'company',
+      'create',
+      '--name',
+      'Forkert CVR ApS',
+      '--owner-email',
+      ownerEmail(),
+      '--owner-password',
+      'a long secret',
+      '--cvr',
+      '87654321',
+    );
+    expect(created.code).toBe(1);
+    expect(created.stderr).toBe(
+      'tlr: --cvr: The CVR number has a wrong check digit (not a valid CVR number by the modulus 11 rule; check for a typing error).\n',
+    );
+  });
+
   it('company set refuses an impossible lock date instead of rolling it over (2026-02-30 is not 2026-03-02)', async () => {
     const company = await newCompany();
     const r = await tlr('company', 'set', '--company', company.company_id, '--lock-date', '2026-02-30');
@@ -163,13 +207,13 @@ describe('tlr', () => {
       '--owner-password',
       'a long secret',
       '--cvr',
-      '87654321',
+      '87654338',
     );
     const sandbox = (await json('key', 'create', '--company', company.company_id, '--name', 't', '--scopes', 'all', '--mode', 'test')).company_id;
-    for (const search of ['listefirmaet ærø', '87654321', email, company.company_id]) {
+    for (const search of ['listefirmaet ærø', '87654338', email, company.company_id]) {
       const { companies } = await json('company', 'list', '--search', search);
       expect(companies, search).toEqual([
-        expect.objectContaining({ id: company.company_id, name: 'Listefirmaet Ærø ApS', cvr: '87654321', owner_email: email, sandbox_id: sandbox }),
+        expect.objectContaining({ id: company.company_id, name: 'Listefirmaet Ærø ApS', cvr: '87654338', owner_email: email, sandbox_id: sandbox }),
       ]);
     }
     const human = await tlr('company', 'list', '--search', company.company_id);

@@ -38,7 +38,7 @@ import { saftExport } from './http/saft.ts';
 import { voucherDownload, voucherUpload } from './http/vouchers.ts';
 
 /** Request bodies other than voucher uploads (those get their own, larger, limit). */
-export const JSON_BODY_LIMIT = '1mb';
+const JSON_BODY_LIMIT = '1mb';
 
 export interface AppDeps {
   db: Database;

@@ -5,7 +5,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { AuditLog, type BackgroundJobs } from '@tlr/api';
 import type { Config } from '@tlr/config';
-import { applyMigrations, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
+import { applyMigrations, createDatabase, lockDataFolder, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
 import { StartupError } from '@tlr/db/server';
 import type { WebhookSettings } from '@tlr/domain';
 import { QUEUES, startBoss, type Boss } from '@tlr/jobs';
@@ -40,7 +40,7 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
 }
 
 /** The database timeouts of the configuration (docs/operations.md). */
-export const timeoutsOf = (config: Config): DbTimeouts => ({
+const timeoutsOf = (config: Config): DbTimeouts => ({
   statementMs: config.DB_STATEMENT_TIMEOUT_MS,
   connectMs: config.DB_CONNECT_TIMEOUT_MS,
   transactionMs: config.DB_TRANSACTION_TIMEOUT_MS,
@@ -63,18 +63,17 @@ function listen(app: RequestListener, port: number, host: string): Promise<Serve
   });
 }
 
+/** PORT is checked before the database is started and migrated (seconds), not only when the API listens. */
+async function checkPort(port: number, host: string): Promise<void> {
+  if (port === 0) return; // any free port
+  const probe = await listen(() => {}, port, host);
+  await new Promise((resolve) => probe.close(resolve));
+}
+
 export async function startService(config: Config, logger = createLogger(config)): Promise<Service> {
-  const dbServer: DatabaseServer = await resolveDatabaseServer({
-    databaseUrl: config.DATABASE_URL,
-    dataDir: config.DATA_DIR,
-    embeddedPort: config.EMBEDDED_PG_PORT,
-    log: (m) => logger.debug({ component: 'embedded-postgres' }, m),
-    // Ctrl-C is for us: we finish in-flight work on the database and stop it last.
-    embedded: { ownProcessGroup: true },
-  });
   // What is open so far: stop() closes it in reverse order, and so does a start that fails half-way,
   // so that the process can end with the one line about the cause.
-  const opened: (() => Promise<unknown>)[] = [() => dbServer.stop()];
+  const opened: (() => Promise<unknown>)[] = [];
   const closeAll = async (quietly = false) => {
     for (const close of [...opened].reverse()) await (quietly ? close().catch(() => {}) : close());
   };
@@ -82,6 +81,23 @@ export async function startService(config: Config, logger = createLogger(config)
     await closeAll(true);
     throw e;
   };
+  // One server per embedded data folder (decision 159): a second one would share the first one's
+  // PostgreSQL and lose it when the first stops. Servers on DATABASE_URL share their database by design.
+  if (!config.DATABASE_URL) {
+    const lock = lockDataFolder(config.DATA_DIR);
+    opened.push(async () => lock.release());
+  }
+  await checkPort(config.PORT, config.HOST).catch(giveUp);
+  const dbServer: DatabaseServer = await resolveDatabaseServer({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    embeddedPort: config.EMBEDDED_PG_PORT,
+    log: (m) => logger.debug({ component: 'embedded-postgres' }, m),
+    // Ctrl-C is for us: we finish in-flight work on the database and stop it last, also one we found
+    // running in the data folder we hold.
+    embedded: { ownProcessGroup: true, adopt: true },
+  }).catch(giveUp);
+  opened.push(() => dbServer.stop());
   if (dbServer.embedded) logger.info({ data_dir: dbServer.dataDir }, 'using embedded PostgreSQL (DATABASE_URL is unset)');
   const applied = await applyMigrations(dbServer.url).catch(giveUp);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');

@@ -5,8 +5,10 @@ import type { Database, Db } from '@tlr/db';
 import {
   foldKeptCounts,
   processPendingVouchers,
+  purgeDispatchedEvents,
   purgeExpiredIdempotencyKeys,
   purgeExpiredOAuth,
+  purgeIdleRateLimitWindows,
   purgeWebSessions,
   openSandboxResets,
   runSandboxReset,
@@ -23,11 +25,11 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
     if (n) logger.info({ purged: n }, 'expired idempotency keys forgotten');
   });
   await boss.work(QUEUES.purgeOutbox.name, async () => {
-    const { rowCount } = await db.pool.query(`DELETE FROM outbox_events WHERE dispatched_at < now() - interval '30 days'`);
-    if (rowCount) logger.info({ purged: rowCount }, 'dispatched outbox events older than 30 days removed');
+    const n = await purgeDispatchedEvents(db.prisma);
+    if (n) logger.info({ purged: n }, 'dispatched outbox events older than 30 days removed');
   });
   await boss.work(QUEUES.purgeRateLimitWindows.name, async () => {
-    await db.pool.query(`DELETE FROM rate_limit_windows WHERE window_start < now() - interval '1 hour'`);
+    await purgeIdleRateLimitWindows(db.prisma);
   });
   await boss.work(QUEUES.purgeExpiredCredentials.name, async () => {
     const n = (await purgeExpiredOAuth(db.prisma)) + (await purgeWebSessions(db.prisma));

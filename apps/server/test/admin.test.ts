@@ -9,14 +9,20 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkCvr } from '@tlr/domain';
 import { freshPage as isolatedPage, launchBrowser, screenshot as saveScreenshot, type BrowserSession } from '../../../test/browser.ts';
 import { approveCode, client, internal, newCompany, oauthClient, oauthPost, pkcePair, startTestService, waitFor } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 const STAFF_PASSWORD = 'a long staff password';
 const COMPANY = `Støttecenter ${randomUUID().slice(0, 6)} ApS`;
-/** A CVR number no other test file's company has (8 digits). */
-const CVR = String(10_000_000 + Math.floor(Math.random() * 89_999_999));
+/** A valid CVR number (modulus 11) no other test file's company has. */
+const CVR = ((): string => {
+  for (;;) {
+    const n = String(10_000_000 + Math.floor(Math.random() * 89_999_999));
+    if (!checkCvr(n)) return n;
+  }
+})();
 
 let svc: Service;
 let browser: BrowserSession;

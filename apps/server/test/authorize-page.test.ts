@@ -254,12 +254,31 @@ describe('CSRF and Origin', () => {
 
   it('refuses the other forms without the token too', async () => {
     const { cookie } = await signedIn();
-    for (const path of ['/oauth/authorize', '/settings/api-keys', '/settings/api-keys/revoke', '/settings/connected-apps/revoke', '/signout']) {
-      const res = await send(path, { cookie, form: { company: owner.companyId, name: 'x', scopes: 'customers:read', mode: 'live' } });
+    for (const path of [
+      '/oauth/authorize',
+      '/settings/api-keys',
+      '/settings/api-keys/revoke',
+      '/settings/connected-apps/revoke',
+      '/settings/company',
+      '/signout',
+    ]) {
+      const res = await send(path, { cookie, form: { company: owner.companyId, name: 'x', scopes: 'customers:read', mode: 'live', cvr: '12345674' } });
       expect([path, res.status]).toEqual([path, 403]);
     }
     // Still signed in: the refused sign-out did nothing.
     expect((await send('/settings/api-keys', { cookie })).status).toBe(200);
+    // And the refused company form changed nothing.
+    expect((await internal().internal.companySettings({ companyId: owner.companyId })).cvr).toBe('');
+  });
+
+  it('refuses the company form for a company the user does not own: a 400 page, that company unchanged', async () => {
+    const other = await newCompany('Fremmed Sælger ApS');
+    const { cookie, csrf } = await signedIn();
+    const res = await send('/settings/company', { cookie, form: { csrf_token: csrf, company: other.companyId, name: 'Overtaget ApS', cvr: '12345674' } });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    expect(alertOf(res.text)).toBe(`No company with id ${other.companyId}.`);
+    expect(await internal().internal.companySettings({ companyId: other.companyId })).toMatchObject({ name: 'Fremmed Sælger ApS', cvr: '' });
   });
 });
 

@@ -110,6 +110,11 @@ describe('the API reference in Chromium', () => {
     const missing = [...summaries].filter((s) => !text.includes(s));
     expect(missing).toEqual([]);
     expect(summaries.size).toBeGreaterThan(20);
+    // Every section opens with its tag's description (packages/api/src/tags.ts), not with nothing.
+    const tags = doc.tags as { name: string; description: string }[];
+    expect(tags.length).toBeGreaterThan(10);
+    const undescribed = tags.filter((t) => !text.includes(t.description.replace(/`/g, '').split('. ')[0]!)).map((t) => t.name);
+    expect(undescribed).toEqual([]);
 
     const shot = await page.screenshot({ fullPage: false });
     expect(shot.subarray(1, 4).toString()).toBe('PNG');

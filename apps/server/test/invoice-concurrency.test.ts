@@ -4,6 +4,7 @@
 // racing transitions on one invoice (two approvals, pay against cancel, two full payments) end in
 // exactly one outcome with one posting. The same for expenses, and for one voucher wanted by several.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays, today } from '@tlr/domain';
 import { client, newCompany, startServers, testDb, type Reply } from './helpers.ts';
 
 let servers: Awaited<ReturnType<typeof startServers>>;
@@ -15,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => servers?.stop());
 
-const day = (offset = 0) => new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Copenhagen' }).format(Date.now() + offset * 86_400_000);
+const day = (offset = 0) => addDays(today(), offset);
 const LINES = [{ description: 'Ydelse', quantity: 2, unit_price: 100 }];
 
 /** A client per server and key: requests spread over the three servers and stay under the rate limit. */

@@ -4,14 +4,15 @@
 // quantities, unit prices excluding VAT, VAT rate and amount per rate, totals, payment terms and bank
 // details; drafts watermarked, credit notes titled as such.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractText, getDocumentProxy } from 'unpdf';
+import { extractText, getDocumentProxy, getResolvedPDFJS } from 'unpdf';
+import { addDays, today } from '@tlr/domain';
 import { client, internal, newCompany, startTestService } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 let svc: Service;
 let company: Awaited<ReturnType<typeof newCompany>>;
 let customerId: string;
-const day = (offset = 0) => new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Copenhagen' }).format(Date.now() + offset * 86_400_000);
+const day = (offset = 0) => addDays(today(), offset);
 const danish = (iso: string) => iso.split('-').reverse().join('.');
 const api = async (scopes?: Parameters<typeof company.key>[0], mode?: 'live' | 'test') => client(svc.url, (await company.key(scopes, mode)).key);
 
@@ -35,11 +36,47 @@ async function pdf(key: string, path: string) {
   return { res, text: text.replace(/\s+/g, ' '), pages: totalPages, bytes };
 }
 
+/**
+ * Where the first page puts its text and its horizontal rules, in PDF units from the page's bottom: each
+ * text item at its baseline, each rule (a stroked move-to/line-to at one height) at its height. Paths are
+ * drawn under the current transformation matrix (pdfkit flips the page), so it is followed through
+ * save, restore and transform.
+ */
+async function firstPageLayout(bytes: Uint8Array) {
+  const { OPS } = await getResolvedPDFJS();
+  const page = await (await getDocumentProxy(bytes.slice())).getPage(1);
+  const text = (await page.getTextContent()).items.flatMap((i) =>
+    'str' in i && i.str.trim() ? [{ str: i.str, x: i.transform[4] as number, y: i.transform[5] as number }] : [],
+  );
+  const { fnArray, argsArray } = await page.getOperatorList();
+  const rules: { y: number; from: number; to: number }[] = [];
+  const stack: number[][] = [];
+  let ctm = [1, 0, 0, 1, 0, 0];
+  fnArray.forEach((fn, i) => {
+    const args = argsArray[i];
+    if (fn === OPS.save) stack.push(ctm);
+    else if (fn === OPS.restore) ctm = stack.pop() ?? ctm;
+    else if (fn === OPS.transform) {
+      const [a, b, c, d, e, f] = args as number[];
+      const [A, B, C, D, E, F] = ctm as [number, number, number, number, number, number];
+      ctm = [a! * A + b! * C, a! * B + b! * D, c! * A + d! * C, c! * B + d! * D, e! * A + f! * C + E, e! * B + f! * D + F];
+    } else if (fn === OPS.constructPath) {
+      // [paint op, [path: 0 moveTo x y, 1 lineTo x y, ...], bounds]
+      const path = Array.from((args as [number, ArrayLike<number>[]])[1][0] ?? []);
+      if (path.length === 6 && path[0] === 0 && path[3] === 1 && path[2] === path[5]) {
+        const y = ctm[1]! * path[1]! + ctm[3]! * path[2]! + ctm[5]!;
+        rules.push({ y, from: ctm[0]! * path[1]! + ctm[4]!, to: ctm[0]! * path[4]! + ctm[4]! });
+      }
+    }
+  });
+  return { text, rules };
+}
+
 beforeAll(async () => {
   svc = await startTestService();
   company = await newCompany('Snedker Ærø ApS', '31415926');
   const c = await api();
-  customerId = (await c.post('/customers', { name: 'Kunde Åbenrå A/S', address_line1: 'Storegade 3', postal_code: '6200', city: 'Aabenraa', cvr: '12345678' }))
+  customerId = (await c.post('/customers', { name: 'Kunde Åbenrå A/S', address_line1: 'Storegade 3', postal_code: '6200', city: 'Aabenraa', cvr: '12345674' }))
     .body.data.id;
 });
 afterAll(() => svc.stop());
@@ -71,6 +108,8 @@ describe('GET/PUT /settings/company', () => {
       ['bank_account_number', '12345678901', /up to 10 digits/],
       ['country', 'Danmark', /alpha-2/],
       ['email', 'not-an-email', /e-mail/],
+      ['cvr', '11111111', /wrong check digit \(not a valid CVR number by the modulus 11 rule/],
+      ['cvr', '1234567', /must have 8 digits/],
     ] as const) {
       const r = await c.put('/settings/company', { city: 'Odense', [field]: value });
       expect(r.status, `${field}=${value}`).toBe(400);
@@ -78,7 +117,37 @@ describe('GET/PUT /settings/company', () => {
       expect(r.body.errors).toEqual([expect.objectContaining({ field, message: expect.stringMatching(rule) })]);
     }
     expect((await c.get('/settings/company')).body.data).toEqual(before);
-    expect((await c.put('/settings/company', { cvr: '11111111' })).status).toBe(400); // the CVR is not the company's to change here
+  });
+
+  it('sets the CVR of a company created without one, which its sandbox and invoice PDF then carry (SAF-T: saft.test.ts); "" removes it', async () => {
+    const late = await newCompany('Sen CVR ApS');
+    const key = (await late.key()).key;
+    const c = client(svc.url, key);
+    const test = client(svc.url, (await late.key(undefined, 'test')).key);
+    const customer = (await c.post('/customers', { name: 'Kunde uden CVR' })).body.data.id;
+    const inv = (
+      await c.post('/invoices', {
+        customer_id: customer,
+        issue_date: day(),
+        due_date: day(14),
+        lines: [{ description: 'Arbejde', quantity: 1, unit_price: 100 }],
+        auto_approve: true,
+      })
+    ).body.data;
+    expect((await pdf(key, `/invoices/${inv.id}/pdf`)).text).not.toContain('CVR-nr.');
+
+    const put = await c.put('/settings/company', { cvr: '12 34 56 82' });
+    expect(put.status).toBe(200);
+    expect(put.body.data.cvr).toBe('12345682');
+    expect((await c.get('/settings/company')).body.data.cvr).toBe('12345682');
+    expect((await test.get('/settings/company')).body.data.cvr).toBe('12345682');
+    expect((await pdf(key, `/invoices/${inv.id}/pdf`)).text).toContain('Sen CVR ApS CVR-nr. 12345682');
+
+    expect((await c.put('/settings/company', { city: 'Ribe' })).body.data.cvr).toBe('12345682');
+    expect((await c.put('/settings/company', { cvr: '' })).body.data.cvr).toBe('');
+    expect((await test.get('/settings/company')).body.data.cvr).toBe('');
+    expect((await c.put('/settings/company', { cvr: '87654346' })).body.data.cvr).toBe('87654346');
+    expect((await c.put('/settings/company', { cvr: null })).body.data.cvr).toBe('');
   });
 
   it('mirrors a live change to the sandbox; a test key changes only the sandbox', async () => {
@@ -141,7 +210,7 @@ describe('GET /invoices/{id}/pdf', () => {
       'Kunde Åbenrå A/S',
       'Storegade 3',
       '6200 Aabenraa',
-      'CVR-nr. 12345678',
+      'CVR-nr. 12345674',
       // lines: description, quantity, unit price excl. VAT, rate, amount
       'Egetræsbord, håndlavet 3 19,96 25 59,88',
       'Momsfri rådgivning 1,5 10,10 0 15,15',
@@ -191,6 +260,49 @@ describe('GET /invoices/{id}/pdf', () => {
     expect(text).not.toContain('FAKTURA ');
     // The invoice itself still prints as the invoice it was.
     expect((await pdf(k, `/invoices/${inv.id}/pdf`)).text).toContain(`Fakturanr. ${inv.invoice_number}`);
+  });
+
+  it('prints a cancelled invoice as cancelled and credited by its credit note, asking for no payment', async () => {
+    const k = (await company.key()).key;
+    const c = client(svc.url, k);
+    const inv = (await c.post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(14), lines, auto_approve: true })).body.data;
+    const paying = (await pdf(k, `/invoices/${inv.id}/pdf`)).text;
+    for (const asks of ['Forfaldsdato', 'Betales til', 'ved betaling']) expect(paying).toContain(asks);
+    const note = (await c.put(`/invoices/${inv.id}/status`, { status: 'cancelled' })).body.data.credit_note;
+    const { res, text } = await pdf(k, `/invoices/${inv.id}/pdf`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toBe(`inline; filename="faktura-${inv.invoice_number}.pdf"`);
+    expect(text).toContain('FAKTURA (ANNULLERET)');
+    expect(text).toContain(`Fakturanr. ${inv.invoice_number}`);
+    expect(text).toContain(`Status Annulleret – krediteret ved kreditnota nr. ${note.credit_note_number} af ${danish(day())}`);
+    expect(text).toContain('Fakturaen skal ikke betales.');
+    // No due date, payment terms or bank details: nothing asks for money.
+    for (const asks of ['Forfaldsdato', 'Betalingsbetingelser', 'Betales til', 'betales senest', 'Reg.nr.', 'IBAN', 'ved betaling'])
+      expect(text).not.toContain(asks);
+    // What was invoiced stays readable.
+    expect(text).toContain('Total DKK inkl. moms 90,00');
+  });
+
+  it('sets the line table headings each on one line, above the rule under them', async () => {
+    const k = (await company.key()).key;
+    const inv = (await client(svc.url, k).post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(14), lines })).body.data;
+    const { text, rules } = await firstPageLayout((await pdf(k, `/invoices/${inv.id}/pdf`)).bytes!);
+    const headings = ['Beskrivelse', 'Antal', 'Enhedspris ekskl. moms', 'Moms %', 'Beløb DKK'].map((h) => {
+      const found = text.filter((t) => t.str === h);
+      expect(found, h).toHaveLength(1); // the whole heading in one piece: not wrapped
+      return found[0]!;
+    });
+    // One baseline for all of them.
+    expect(new Set(headings.map((h) => h.y.toFixed(1))).size).toBe(1);
+    // The header rule: the first full-width rule below them; the headings' descenders (8 pt) clear it.
+    const baseline = headings[0]!.y;
+    const rule = rules.filter((r) => r.y < baseline && r.from <= 50 && r.to >= 545).sort((a, b) => b.y - a.y)[0];
+    expect(rule).toBeDefined();
+    expect(baseline - rule!.y).toBeGreaterThan(8 * 0.25);
+    // Nothing of the table's heading sits between the rule and the first line.
+    const firstLine = text.find((t) => t.str === 'Egetræsbord, håndlavet')!;
+    expect(firstLine.y).toBeLessThan(rule!.y);
+    expect(text.filter((t) => t.y < rule!.y && t.y > firstLine.y)).toEqual([]);
   });
 
   it('flows a long invoice over several pages without losing a line', async () => {

@@ -3,7 +3,7 @@
 // refusals. Contract: Resources > Invoice, Invoice create input; States and transitions > Invoice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@tlr/db';
-import { sweepOverdue } from '@tlr/domain';
+import { addDays, sweepOverdue, today as businessDay } from '@tlr/domain';
 import { QUEUES, startBoss } from '@tlr/jobs';
 import { client, databaseUrl, internal, newCompany, startTestService, testDb } from './helpers.ts';
 import type { Service } from '../src/service.ts';
@@ -11,10 +11,9 @@ import type { Service } from '../src/service.ts';
 let svc: Service;
 let company: Awaited<ReturnType<typeof newCompany>>;
 let customerId: string;
-// The company's calendar day (Copenhagen), which dated defaults such as a payment date use.
-const copenhagenDay = (at: number) => new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Copenhagen' }).format(at);
-const today = copenhagenDay(Date.now());
-const plus = (days: number) => copenhagenDay(Date.now() + days * 86_400_000);
+// The company's business day (calendar.ts), which dated defaults such as a payment date use.
+const today = businessDay();
+const plus = (days: number) => addDays(today, days);
 
 // A fresh key per test keeps each test under the contract's 100 requests per minute per credential.
 const api = async () => client(svc.url, (await company.key()).key);
@@ -23,7 +22,7 @@ beforeAll(async () => {
   svc = await startTestService();
   company = await newCompany('Fakturafirma ApS');
   const c = await api();
-  customerId = (await c.post('/customers', { name: 'Kunde A/S', address_line1: 'Vestergade 12', postal_code: '8000', city: 'Aarhus C', cvr: '12345678' })).body
+  customerId = (await c.post('/customers', { name: 'Kunde A/S', address_line1: 'Vestergade 12', postal_code: '8000', city: 'Aarhus C', cvr: '12345674' })).body
     .data.id;
 });
 afterAll(() => svc.stop());

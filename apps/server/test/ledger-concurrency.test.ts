@@ -3,7 +3,7 @@
 // and system ids must come out gapless, unique and in posting order, a refused posting must consume no
 // number, and the daily balances must equal the sum of the posted lines.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateAccountingSettings } from '@tlr/domain';
+import { addDays, today as businessDay, updateAccountingSettings } from '@tlr/domain';
 import { client, newCompany, startServers, testDb, type Reply } from './helpers.ts';
 
 let servers: Awaited<ReturnType<typeof startServers>>;
@@ -15,9 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => servers?.stop());
 
-const year = new Date().getUTCFullYear();
-const today = new Date().toISOString().slice(0, 10);
-const addDays = (d: string, n: number) => new Date(Date.parse(`${d}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+const today = businessDay();
+const year = Number(today.slice(0, 4));
 const ACCOUNTS = ['1010', '6470', '7680', '2200'] as const;
 const cents = (amount: string) => Math.round(Number(amount) * 100);
 

@@ -1,15 +1,15 @@
 // The accounting core through HTTP: the seeded chart, accounts, transactions and their refusals,
 // immutability, reversal, and gapless numbering.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateAccountingSettings } from '@tlr/domain';
+import { today as businessDay, updateAccountingSettings } from '@tlr/domain';
 import { client, newCompany, startTestService, testDb } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 let svc: Service;
 let company: Awaited<ReturnType<typeof newCompany>>;
 let c: ReturnType<typeof client>;
-const year = new Date().getUTCFullYear();
-const today = new Date().toISOString().slice(0, 10);
+const today = businessDay();
+const year = Number(today.slice(0, 4));
 
 beforeAll(async () => {
   svc = await startTestService();

@@ -18,8 +18,13 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'tr
 const META_PATHS = new Set(['/', '/openapi.json']);
 /** The contract's collections: each has a list (GET) and a create (POST, Idempotency-Key). */
 const CONTRACT_COLLECTIONS = ['/invoices', '/customers', '/products', '/expenses', '/suppliers', '/accounts', '/transactions', '/vouchers'];
-/** The contract's allowed sort fields per list. */
-const CONTRACT_SORT: Record<string, string[]> = {
+/**
+ * Every list: the collections and the webhook subscriptions ("List responses add `meta`"; the list
+ * parameters apply to "all list endpoints").
+ */
+const LISTS = [...CONTRACT_COLLECTIONS, '/webhooks'];
+/** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
+const LIST_SORT: Record<string, string[]> = {
   '/invoices': ['created_at', 'issue_date', 'due_date', 'total', 'invoice_number'],
   '/customers': ['name', 'created_at', 'email'],
   '/products': ['name', 'created_at', 'unit_price'],
@@ -28,6 +33,7 @@ const CONTRACT_SORT: Record<string, string[]> = {
   '/accounts': ['account_number', 'name', 'created_at'],
   '/transactions': ['date', 'created_at'],
   '/vouchers': ['upload_date', 'original_filename', 'file_size'],
+  '/webhooks': ['created_at', 'url'],
 };
 
 let svc: Service;
@@ -199,8 +205,9 @@ describe('contract rules in the document', () => {
         const r = op.responses[status];
         expect(Object.keys(r.content), `${where} ${status}`).toEqual(['application/problem+json']);
         expect(r.content['application/problem+json'].schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Problem' });
-        // 401: no credential identified, so no rate limit headers; 429 carries Retry-After.
-        expect(Boolean(r.headers?.['X-RateLimit-Limit']), `${where} ${status}`).toBe(status !== '401');
+        // 401: no credential identified, 431: refused before the API is reached, so no rate limit
+        // headers; 429 carries Retry-After.
+        expect(Boolean(r.headers?.['X-RateLimit-Limit']), `${where} ${status}`).toBe(status !== '401' && status !== '431');
         if (status === '429' || status === '503') expect(r.headers['Retry-After'], where).toBeTruthy();
       }
       // business-rule refusals are documented where they can happen
@@ -212,13 +219,13 @@ describe('contract rules in the document', () => {
     }
   });
 
-  it("list endpoints document page, per_page (1 to 200), sort (the contract's fields), order, since, until and search", () => {
+  it("list endpoints, /webhooks included, document page, per_page (1 to 200), sort (the contract's fields), order, since, until and search", () => {
     const isListResponse = (op: Json) => Boolean(op.responses['200']?.content?.['application/json']?.schema?.properties?.meta?.properties?.per_page);
-    // Lists are the contract's collections; no other endpoint may answer with the list envelope.
-    const lists = apiOperations().filter(([path, method]) => method === 'get' && CONTRACT_COLLECTIONS.includes(path));
-    expect(lists.map(([path]) => path)).toEqual(expect.arrayContaining(['/customers', '/products', '/suppliers']));
+    // Lists are the contract's collections and the webhook subscriptions; no other endpoint may answer with the list envelope.
+    const lists = apiOperations().filter(([path, method]) => method === 'get' && LISTS.includes(path));
+    expect(lists.map(([path]) => path)).toEqual(expect.arrayContaining(['/customers', '/products', '/suppliers', '/webhooks']));
     for (const [path, method, op] of apiOperations()) {
-      if (method === 'get' && isListResponse(op)) expect(CONTRACT_COLLECTIONS, `GET ${path} answers a list`).toContain(path);
+      if (method === 'get' && isListResponse(op)) expect(LISTS, `GET ${path} answers a list`).toContain(path);
     }
     for (const [path, , op] of lists) {
       expect(isListResponse(op), path).toBe(true);
@@ -227,7 +234,7 @@ describe('contract rules in the document', () => {
       expect(params.page, path).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
       expect(params.per_page, path).toMatchObject({ type: 'integer', minimum: 1, maximum: 200, default: 50 });
       expect(params.order, path).toMatchObject({ enum: ['asc', 'desc'], default: 'desc' });
-      expect([...params.sort.enum].sort(), `${path} sort`).toEqual([...CONTRACT_SORT[path]!].sort());
+      expect([...params.sort.enum].sort(), `${path} sort`).toEqual([...LIST_SORT[path]!].sort());
       // "status: only on invoices, expenses and vouchers"
       if (['/invoices', '/expenses', '/vouchers'].includes(path)) expect(params.status?.enum?.length, path).toBeGreaterThan(0);
       else expect(params, path).not.toHaveProperty('status');
@@ -236,14 +243,47 @@ describe('contract rules in the document', () => {
       expect(ok.properties.meta.required, path).toEqual(['page', 'per_page', 'total', 'total_pages']);
     }
   });
+  it('tells how to get the credit note of a cancelled invoice: GET /invoices/{id}/pdf?document=credit_note', () => {
+    const op = doc.paths['/invoices/{id}/pdf'].get;
+    expect(op.description).toContain('GET /invoices/{id}/pdf?document=credit_note');
+    expect(op.description).toMatch(/cancelled invoice is watermarked ANNULLERET, names the credit note that credited it and asks for no payment/);
+    const document = (op.parameters as Json[]).find((p) => p.name === 'document');
+    expect(document).toMatchObject({ in: 'query', schema: { enum: ['invoice', 'credit_note'], default: 'invoice' } });
+    expect(document!.schema.description ?? document!.description).toMatch(/credit_note: the credit note \(kreditnota\)/);
+  });
 });
 
 describe('a client generated from the document', () => {
+<<<<<<< HEAD
   it('the HTTP tests are typed by the served document: test/generated/api.ts is what openapi-typescript makes of it', async () => {
     const committed = await readFile(API_TYPES_FILE, 'utf8');
     // When this fails, the document changed: `npm run test:types` writes the file anew.
     expect(await apiTypesSource(doc), 'test/generated/api.ts is stale: run `npm run test:types`').toBe(committed);
     for (const p of ['"/customers"', '"/customers/{id}"', '"/customers/lookup"']) expect(committed).toContain(`${p}: {`);
+=======
+  it('generates TypeScript types that compile and type the calls made below', async () => {
+    // openapi-typescript on the served document, fetched over HTTP.
+    const ast = await openapiTS(new URL(`${svc.url}/api/v1/openapi.json`));
+    const source = `// GENERATED by apps/server/test/openapi.test.ts from GET /api/v1/openapi.json. Do not edit.\n${astToString(ast)}`;
+    await mkdir(generatedDir, { recursive: true });
+    await writeFile(typesFile, source);
+    expect(source).toMatch(/export interface paths \{/);
+    for (const p of ['"/customers"', '"/customers/{id}"', '"/customers/lookup"']) expect(source).toContain(`${p}: {`);
+
+    // The same calls as the test below, fully typed; the @ts-expect-error lines prove that the
+    // generated types refuse a create without Idempotency-Key, an unknown path and a mistyped field.
+    await writeFile(
+      checkFile,
+      `// GENERATED by apps/server/test/openapi.test.ts. Do not edit.
+import createClient from 'openapi-fetch';
+import type { components, paths } from './openapi.ts';
+
+export async function drive(baseUrl: string, key: string): Promise<string> {
+  const api = createClient<paths>({ baseUrl, headers: { 'X-API-Key': key } });
+  const created = await api.POST('/customers', {
+    params: { header: { 'Idempotency-Key': 'k-1' } },
+    body: { name: 'Typed ApS', email: 'typed@example.dk', cvr: '12345674', payment_terms_days: 30 },
+>>>>>>> main
   });
 
   it('refuses, at compile time, a create without Idempotency-Key, an unknown path and a mistyped field', () => {

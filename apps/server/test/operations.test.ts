@@ -170,6 +170,29 @@ describe('background jobs', () => {
   });
 });
 
+describe('job queues', () => {
+  it("every job's queue is named for it; a renamed job's old queue and schedule are gone after start", async () => {
+    const names = Object.entries(QUEUES).map(([job, q]) => [job, q.name]);
+    // camelCase job, kebab-case queue: purgeOutbox -> purge-outbox.
+    for (const [job, name] of names) expect(name, job).toBe(job!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`));
+    // A database as an earlier version left it: the fold job's queue under its old name, scheduled.
+    const earlier = await startBoss(databaseUrl(), () => {});
+    await earlier.createQueue('fold-invoice-counts');
+    await earlier.schedule('fold-invoice-counts', '* * * * *');
+    await earlier.stop({ graceful: false });
+    const boss = await startBoss(databaseUrl(), () => {});
+    try {
+      const queues = (await testDb().pool.query('SELECT name FROM pgboss.queue')).rows.map((r) => r.name);
+      const schedules = (await testDb().pool.query('SELECT name FROM pgboss.schedule')).rows.map((r) => r.name);
+      expect(queues).not.toContain('fold-invoice-counts');
+      expect(schedules).not.toContain('fold-invoice-counts');
+      expect(schedules.filter((n) => n.startsWith('fold-'))).toEqual([QUEUES.foldKeptCounts.name]);
+    } finally {
+      await boss.stop({ graceful: false });
+    }
+  });
+});
+
 describe('start-up', () => {
   it('refuses a bad configuration with one clear message per value and exit code 2', () => {
     const root = join(import.meta.dirname, '..', '..', '..');

@@ -1,7 +1,8 @@
 // The owner pages in a real Chromium (docs/owner-pages.md): sign-in, the OAuth consent page with a
 // partner's callback served by this test, API keys (shown once, working on the API, revoked) and
-// connected apps (a revoked grant's bearer token stops working). The pages must raise no console error
-// (a CSP violation is one). TLR_SCREENSHOTS=1 refreshes the five screenshots under docs/screenshots/.
+// connected apps (a revoked grant's bearer token stops working), the company page (the seller and its
+// CVR, refused by field and rule). The pages must raise no console error
+// (a CSP violation is one). TLR_SCREENSHOTS=1 refreshes the six screenshots under docs/screenshots/.
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -251,6 +252,40 @@ describe('the authorization page', () => {
     expect(Object.fromEntries(back)).toEqual({ error: 'access_denied', state: app.state });
     const { rows } = await testDb().pool.query('SELECT count(*)::int AS n FROM oauth_codes WHERE client_id = $1', [app.client_id]);
     expect(rows[0].n).toBe(0);
+    expect(problems).toEqual([]);
+  });
+});
+
+// Last: the CVR set here also shows in the consent page's company select.
+describe('company page', () => {
+  it('shows the seller, refuses a CVR failing the modulus 11 rule by field and rule keeping what was typed, and saves a valid one', async () => {
+    const { page, problems } = await signedInPage();
+    await page.getByRole('link', { name: 'Company' }).click();
+    await page.waitForURL(`${svc.url}/settings/company`);
+    await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('Company');
+    await expect(page.getByLabel('Name').inputValue()).resolves.toBe('Nordlys Regnskab ApS');
+    await expect(page.getByLabel('CVR number').inputValue()).resolves.toBe('');
+    const api = client(svc.url, (await owner.key(['accounts:read'])).key);
+
+    await page.getByLabel('CVR number').fill('12345678');
+    await page.getByLabel('City').fill('Aalborg');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByRole('alert').innerText()).resolves.toBe(
+      'CVR number: has a wrong check digit (not a valid CVR number by the modulus 11 rule; check for a typing error)',
+    );
+    await expect(page.getByLabel('CVR number').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.getByLabel('City').getAttribute('aria-invalid')).resolves.toBeNull();
+    await expect(page.getByLabel('CVR number').inputValue()).resolves.toBe('12345678');
+    await expect(page.getByLabel('City').inputValue()).resolves.toBe('Aalborg');
+    expect((await api.get('/settings/company')).body.data).toMatchObject({ cvr: '', city: '' });
+
+    await page.getByLabel('CVR number').fill('12 34 56 74');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/\/settings\/company\?company=[0-9a-f-]+&saved=1$/);
+    await expect(page.getByRole('status').innerText()).resolves.toBe('Saved');
+    await expect(page.getByLabel('CVR number').inputValue()).resolves.toBe('12345674');
+    expect((await api.get('/settings/company')).body.data).toMatchObject({ name: 'Nordlys Regnskab ApS', cvr: '12345674', city: 'Aalborg' });
+    await screenshot(page, 'company');
     expect(problems).toEqual([]);
   });
 });

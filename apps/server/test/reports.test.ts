@@ -1,15 +1,16 @@
 // The reports through HTTP: a hand-checked set of postings over two fiscal years, the profit and loss
 // statement and the balance sheet with every number asserted, filters, isolation and refusals.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { today as businessDay } from '@tlr/domain';
 import { client, newCompany, startTestService } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 let svc: Service;
 let c: ReturnType<typeof client>;
 let company: Awaited<ReturnType<typeof newCompany>>;
-const Y = new Date().getUTCFullYear(); // the company's first fiscal year (calendar year)
+const today = businessDay();
+const Y = Number(today.slice(0, 4)); // the company's first fiscal year (calendar year)
 const N = Y + 1; // the next one, opened by posting into it
-const today = new Date().toISOString().slice(0, 10);
 
 /** account_number -> { id, name }, from the posted lines. */
 const accounts = new Map<string, { id: string; name: string }>();
@@ -169,6 +170,22 @@ describe('GET /reports/profit-loss', () => {
     expect(r.body.data).toMatchObject({ from: `${Y}-01-01`, to: today });
     expect(r.body).toEqual((await c.get(`/reports/profit-loss?from=${Y}-01-01&to=${today}`)).body);
     expect((await c.get(`/reports/profit-loss?to=${N}-06-30`)).body.data).toMatchObject({ from: `${N}-01-01`, to: `${N}-06-30`, totals: { result: 2000 } });
+  });
+
+  it("'today' is the business day in Denmark: at 23:30 UTC on 30 June the defaults are already 1 July", async () => {
+    const own = client(svc.url, (await (await newCompany('Sen Aften ApS')).key()).key);
+    const posted = await post(own, `${Y}-06-30`, 'Rettes', [dr('6470', 1), cr('1010', 1)]);
+    // The service runs in this process, so its clock is the mocked one (Date only; timers run as usual).
+    vi.setSystemTime(`${Y}-06-30T23:30:00Z`);
+    try {
+      expect((await own.get('/reports/profit-loss')).body.data).toMatchObject({ from: `${Y}-01-01`, to: `${Y}-07-01` });
+      expect((await own.get('/reports/balance')).body.data.as_of).toBe(`${Y}-07-01`);
+      const reversal = await own.post(`/transactions/${posted.id}/reverse`, {});
+      expect(reversal.status).toBe(201);
+      expect(reversal.body.data.date).toBe(`${Y}-07-01`);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("never shows another company's postings", async () => {

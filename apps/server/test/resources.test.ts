@@ -65,29 +65,33 @@ describe('customers', () => {
   });
 
   it('looks up by CVR, e-mail (any case) and telephone (any spacing, with or without +45)', async () => {
-    const r = await c.post('/customers', { name: 'Lookup ApS', email: 'Hej@Lookup.dk', phone: '12 34 56 78', cvr: '87654321' });
+    const r = await c.post('/customers', { name: 'Lookup ApS', email: 'Hej@Lookup.dk', phone: '12 34 56 78', cvr: '87654338' });
     const id = r.body.data.id;
     for (const q of [
-      'cvr=87654321',
+      'cvr=87654338',
       'email=hej%40lookup.dk',
       'email=HEJ%40LOOKUP.DK',
       'phone=%2B4512345678',
       'phone=12345678',
       'telephone=12%2034%2056%2078',
-      'q=87654321',
+      'q=87654338',
       'q=Hej%40lookup.dk',
       'q=%2B45%2012345678',
+      'cvr=87%2065%2043%2038',
+      'q=8765%204338',
     ]) {
       const found = await c.get(`/customers/lookup?${q}`);
       expect(found.status, q).toBe(200);
       expect(found.body.data.id).toBe(id);
     }
-    expect((await c.get('/customers/lookup?cvr=11112222')).body.code).toBe('not_found');
+    expect((await c.get('/customers/lookup?cvr=87654346')).body.code).toBe('not_found');
     expect((await c.get('/customers/lookup')).status).toBe(400);
-    expect((await c.get('/customers/lookup?cvr=87654321&email=a%40b.dk')).status).toBe(400);
+    expect((await c.get('/customers/lookup?cvr=87654338&email=a%40b.dk')).status).toBe(400);
     const badCvr = await c.get('/customers/lookup?cvr=123');
     expect(badCvr.status).toBe(400);
     expect(badCvr.body.field).toBe('cvr');
+    // The CVR module's rule, as on create: a number failing the modulus 11 check cannot be anyone's.
+    expect((await c.get('/customers/lookup?cvr=87654321')).body).toMatchObject({ status: 400, field: 'cvr', detail: expect.stringMatching(/modulus 11/) });
   });
 
   it.each([
@@ -96,6 +100,7 @@ describe('customers', () => {
     [{}, 'name'],
     [{ name: 'A', email: 'not-an-email' }, 'email'],
     [{ name: 'A', cvr: '1234567a' }, 'cvr'],
+    [{ name: 'A', cvr: '12345678' }, 'cvr'],
     [{ name: 'A', ean: '579800002000' }, 'ean'],
     [{ name: 'A', country: 'Denmark' }, 'country'],
     [{ name: 'A', payment_terms_days: -1 }, 'payment_terms_days'],
@@ -109,11 +114,11 @@ describe('customers', () => {
   it("treats another company's customer as not found, for every verb", async () => {
     const other = await newCompany('Fremmed ApS');
     const oc = client(svc.url, (await other.key()).key);
-    const theirs = (await oc.post('/customers', { name: 'Theirs', cvr: '44445555' })).body.data.id;
+    const theirs = (await oc.post('/customers', { name: 'Theirs', cvr: '87654354' })).body.data.id;
     expect((await c.get(`/customers/${theirs}`)).status).toBe(404);
     expect((await c.put(`/customers/${theirs}`, { name: 'Mine now' })).status).toBe(404);
     expect((await c.del(`/customers/${theirs}`)).status).toBe(404);
-    expect((await c.get('/customers/lookup?cvr=44445555')).status).toBe(404);
+    expect((await c.get('/customers/lookup?cvr=87654354')).status).toBe(404);
     expect((await c.get('/customers?search=Theirs')).body.meta.total).toBe(0);
     expect((await oc.get(`/customers/${theirs}`)).body.data.name).toBe('Theirs');
   });
@@ -160,7 +165,7 @@ describe('suppliers', () => {
   it('creates, updates, lists and deletes with events', async () => {
     const s = await c.post('/suppliers', {
       name: 'Kontorartikler A/S',
-      cvr: '11223344',
+      cvr: '12345682',
       bank_reg_number: '1234',
       bank_account_number: '0001234567',
       iban: 'dk50 0040 0440 1162 43',
@@ -171,11 +176,38 @@ describe('suppliers', () => {
     expect((await c.put(`/suppliers/${id}`, { email: 'ordre@kontor.dk' })).body.data.email).toBe('ordre@kontor.dk');
     expect((await c.get('/suppliers?search=kontor')).body.data.map((x: any) => x.id)).toContain(id);
     expect((await c.post('/suppliers', { name: 'x', bank_reg_number: '12' })).body.field).toBe('bank_reg_number');
+    // Suppliers' CVR follows the same modulus 11 rule as customers' (one module), spaces removed.
+    expect((await c.post('/suppliers', { name: 'x', cvr: '11223344' })).body).toMatchObject({ field: 'cvr', detail: expect.stringMatching(/modulus 11/) });
+    expect((await c.put(`/suppliers/${id}`, { cvr: '8765 4346' })).body.data.cvr).toBe('87654346');
     expect((await c.del(`/suppliers/${id}`)).status).toBe(200);
     const kinds = (await testDb().prisma.outboxEvent.findMany({ where: { data: { path: ['id'], equals: id } }, orderBy: { sequence: 'asc' } })).map(
       (e) => e.type,
     );
-    expect(kinds).toEqual(['supplier.created', 'supplier.updated', 'supplier.deleted']);
+    expect(kinds).toEqual(['supplier.created', 'supplier.updated', 'supplier.updated', 'supplier.deleted']);
+  });
+
+  let supplierId: string;
+  beforeAll(async () => {
+    supplierId = (await c.post('/suppliers', { name: 'Rigtig Bank ApS' })).body.data.id;
+  });
+
+  it("checks bank details by the company profile's rules: an IBAN's mod-97 check digits and its country's length", async () => {
+    for (const [field, value, rule] of [
+      ['iban', 'DK5000400440116244', /check digits/],
+      ['iban', 'DK500040044011624', /18 characters for DK/],
+      ['bank_reg_number', '40', /4 digits/],
+      ['bank_account_number', '12345678901', /up to 10 digits/],
+    ] as const) {
+      for (const r of [await c.post('/suppliers', { name: 'Forkert Bank ApS', [field]: value }), await c.put(`/suppliers/${supplierId}`, { [field]: value })]) {
+        expect(r.status, `${field}=${value}`).toBe(400);
+        expect(r.headers.get('content-type')).toMatch(/application\/problem\+json/);
+        expect(r.body.errors).toEqual([expect.objectContaining({ field, message: expect.stringMatching(rule) })]);
+      }
+    }
+    // The same normal form as the company's: spaces and dashes dropped, the IBAN upper-cased; null clears.
+    const ok = await c.put(`/suppliers/${supplierId}`, { bank_reg_number: '0 040', bank_account_number: '0440-116243', iban: 'gb29 nwbk 6016 1331 9268 19' });
+    expect(ok.body.data).toMatchObject({ bank_reg_number: '0040', bank_account_number: '0440116243', iban: 'GB29NWBK60161331926819' });
+    expect((await c.put(`/suppliers/${supplierId}`, { iban: null })).body.data.iban).toBe('');
   });
 });
 
@@ -226,7 +258,7 @@ describe('GET by id with its read in the authentication statement (decision 148)
 
   it("answers as the create did, in one statement, and only with the key's company's live row", async () => {
     const product = (await c.post('/products', { name: 'Revision', unit_price: '12345.67', vat_rate: 25, product_number: 'R-148' })).body.data;
-    const customer = (await c.post('/customers', { name: 'Ét Kald ApS', cvr: '14814814', payment_terms_days: 8 })).body.data;
+    const customer = (await c.post('/customers', { name: 'Ét Kald ApS', cvr: '12345690', payment_terms_days: 8 })).body.data;
 
     const got = await statements(() => c.get(`/products/${product.id}`));
     expect(got.result.status).toBe(200);

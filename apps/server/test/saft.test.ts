@@ -6,13 +6,14 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { memoryPages, validateXML } from 'xmllint-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportSaft, SCOPES, SinkClosedError, type Scope } from '@tlr/domain';
+import { exportSaft, SCOPES, SinkClosedError, today as businessDay, type Scope } from '@tlr/domain';
 import { client, internal, startTestService, testDb } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 const XSD = readFileSync(join(import.meta.dirname, '..', '..', '..', 'prisma', 'seed', 'saft', 'Danish_SAF-T_Financial_Schema.xsd'), 'utf8');
 const CVR = '31415926';
-const year = Number(new Date().toISOString().slice(0, 4));
+const today = businessDay();
+const year = Number(today.slice(0, 4));
 const d = (mmdd: string, y = year) => `${y}-${mmdd}`;
 
 let svc: Service;
@@ -66,7 +67,7 @@ describe('a small ledger', () => {
       (
         await c.post('/customers', {
           name: long,
-          cvr: '12345678',
+          cvr: '12345674',
           email: 'info@bageri.dk',
           phone: '+45 86 12 34 56',
           contact_person: 'Åse Ørum',
@@ -79,8 +80,8 @@ describe('a small ledger', () => {
     expect((await c.post('/customers', { name: 'Privatkunde' })).status).toBe(201);
     const gone = await c.post('/customers', { name: 'Slettet kunde' });
     expect((await c.del(`/customers/${gone.body.data.id}`)).status).toBe(200);
-    expect((await c.post('/suppliers', { name: 'Byggemarked A/S', cvr: '87654321', iban: 'DK5000400440116243', city: 'Odense' })).status).toBe(201);
-    expect((await c.post('/suppliers', { name: 'Tømmerhandel', bank_reg_number: '1234', bank_account_number: '0012345678' })).status).toBe(201);
+    expect((await c.post('/suppliers', { name: 'Byggemarked A/S', cvr: '87654338', iban: 'DK5000400440116243', city: 'Odense' })).status).toBe(201);
+    expect((await c.post('/suppliers', { name: 'Tømmerhandel', bank_reg_number: '1234', bank_account_number: '0012345674' })).status).toBe(201);
 
     const post = async (date: string, description: string, lines: object[]) => {
       const r = await c.post('/transactions', { date, description, lines });
@@ -137,8 +138,8 @@ describe('a small ledger', () => {
   it('carries customers and suppliers, ID first, cut to the schema lengths', () => {
     const customers = blocks(xml, 'Customer');
     expect(customers).toHaveLength(3); // the deleted one existed in the period
-    const bakery = customers.find((x) => x.includes('12345678'))!;
-    expect(bakery).toMatch(/^<CustomerID>[0-9a-f]{32}<\/CustomerID><CVR>12345678<\/CVR><Name>/);
+    const bakery = customers.find((x) => x.includes('12345674'))!;
+    expect(bakery).toMatch(/^<CustomerID>[0-9a-f]{32}<\/CustomerID><CVR>12345674<\/CVR><Name>/);
     const name = value(bakery, 'Name')!.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
     expect([...name]).toHaveLength(70);
     expect(name.startsWith('Aarhus Bageri & Konditori <Østergade> xxx')).toBe(true);
@@ -149,7 +150,7 @@ describe('a small ledger', () => {
     const suppliers = blocks(xml, 'Supplier');
     expect(suppliers).toHaveLength(2);
     expect(suppliers.join()).toContain('<BankAccount><IBANNumber>DK5000400440116243</IBANNumber></BankAccount>');
-    expect(suppliers.join()).toContain('<BankAccount><BankAccountNumber>0012345678</BankAccountNumber><SortCode>1234</SortCode></BankAccount>');
+    expect(suppliers.join()).toContain('<BankAccount><BankAccountNumber>0012345674</BankAccountNumber><SortCode>1234</SortCode></BankAccount>');
     const tax = blocks(xml, 'TaxTableEntry')[0]!;
     expect(tax.startsWith('<TaxType>VAT</TaxType><Description>VAT</Description><TaxCodeDetails><TaxCode>')).toBe(true);
     expect(
@@ -253,10 +254,9 @@ describe('a small ledger', () => {
 
 describe('with invoices', () => {
   it('stays valid with invoice, payment and credit note postings, each a transaction under its document number', async () => {
-    const firm = await companyWithKey('Fakturerende ApS', '27182818');
+    const firm = await companyWithKey('Fakturerende ApS', '12345704');
     const fc = client(svc.url, await firm.key());
-    const today = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Copenhagen' }).format(new Date());
-    const customer = (await fc.post('/customers', { name: 'Kunde & Co <A/S>', cvr: '12345678' })).body.data.id;
+    const customer = (await fc.post('/customers', { name: 'Kunde & Co <A/S>', cvr: '12345674' })).body.data.id;
     const lines = [
       { description: 'Ydelse', quantity: 3, unit_price: 19.96 },
       { description: 'Momsfrit', quantity: 1.5, unit_price: 10.1, vat_rate: 0 },
@@ -308,7 +308,6 @@ describe('with invoices', () => {
   it('names the voucher of a documented posting on each of its lines (SourceDocumentID), and stays valid', async () => {
     const firm = await companyWithKey('Bilagsført ApS', '31415926');
     const fc = client(svc.url, await firm.key());
-    const today = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Copenhagen' }).format(new Date());
     const upload = async (filename: string) =>
       (await fc.post('/vouchers', { filename, content_base64: Buffer.from(`bilag ${filename}`).toString('base64') })).body.data.id as string;
     const [forPosting, forExpense] = [await upload('husleje.pdf'), await upload('papir.pdf')];
@@ -368,6 +367,18 @@ describe('the HTTP surface', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-disposition')).toBe(`attachment; filename="saft-${other.companyId}-${d('01-01')}-${d('12-31')}.xml"`);
     expect(r.text).toContain('<Company><RegistrationNumber/><Name>Uden CVR ApS</Name>');
+    expect(await validate(r.text)).toEqual({ valid: true, errors: [] });
+  });
+
+  it("carries a CVR set after the company was created (PUT /settings/company) as the header company's registration", async () => {
+    const late = await companyWithKey('Sen CVR ApS');
+    const key = await late.key();
+    expect((await client(svc.url, key).put('/settings/company', { cvr: '12345690' })).status).toBe(200);
+    const r = await client(svc.url, key).get('/exports/saft');
+    expect(r.headers.get('content-disposition')).toBe(`attachment; filename="saft-12345690-${d('01-01')}-${d('12-31')}.xml"`);
+    // The schema's choice for a number of the Danish CVR register is the CVR element (RegistrationNumber is for others).
+    expect(r.text).toContain('<Company><CVR>12345690</CVR><Name>Sen CVR ApS</Name>');
+    expect(r.text).toContain('<TaxRegistration><TaxRegistrationNumber>12345690</TaxRegistrationNumber><TaxType>VAT</TaxType>');
     expect(await validate(r.text)).toEqual({ valid: true, errors: [] });
   });
 
@@ -476,7 +487,7 @@ describe('a ledger of thousands of transactions', () => {
   let big: Awaited<ReturnType<typeof companyWithKey>>;
   let seeded = 0;
   beforeAll(async () => {
-    big = await companyWithKey('Stor Ledger ApS', '16180339');
+    big = await companyWithKey('Stor Ledger ApS', '87654362');
     const t0 = Date.now();
     await seedLedger(big.companyId, count);
     seeded = Date.now() - t0;

@@ -3,6 +3,7 @@
 // master data and stored idempotency keys are deleted; chart of accounts, fiscal year and VAT periods
 // are seeded again. Only test keys may call it, with any scope; live keys and OAuth tokens get 403."
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { today as businessDay } from '@tlr/domain';
 import { client, newCompany, startServerProcess, startTestService, testDb, waitFor } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
@@ -12,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc.stop());
 
-const today = new Date().toISOString().slice(0, 10);
+const today = businessDay();
 
 describe('POST /sandbox/reset', () => {
   it("wipes the sandbox's books and master data, re-seeds them, and keeps keys, audit and the live company", async () => {

@@ -1,7 +1,8 @@
 // What a newcomer meets at start-up and shutdown of `npm start`, with the real processes: a taken port
-// (the embedded PostgreSQL's or the HTTP one) fails fast with one line naming the setting to change;
-// Ctrl-C shuts down quietly; as root, a data folder the PostgreSQL user cannot enter still works.
-import { spawn, type ChildProcess } from 'node:child_process';
+// (the embedded PostgreSQL's or the HTTP one) or a data folder another server holds fails fast with one
+// line naming the setting to change; Ctrl-C shuts down quietly; as root, a data folder the PostgreSQL
+// user cannot enter still works.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '@tlr/config';
-import { createDatabase, freePort, resolveDatabaseServer } from '@tlr/db';
+import { closeAfterCommand, createDatabase, freePort, resolveDatabaseServer } from '@tlr/db';
 import { blockedAt, reachableCopy } from '@tlr/db/embedded';
 import { startService } from '../src/service.ts';
 import { databaseUrl } from './helpers.ts';
@@ -138,6 +139,108 @@ describe('npm start fails fast with one line naming the cause and the setting to
     await new Promise((r) => setTimeout(r, 200));
     expect(sockets()).toBe(before);
   }, 60_000);
+});
+
+/** The server process of an `npm start`: the node that scripts/tlr.mjs runs apps/server/src/main.ts in. */
+function serverPid(run: Run): number {
+  const out = spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(run.proc.pid)], { encoding: 'utf8' }).stdout;
+  const line = out.split('\n').find((l) => l.includes('apps/server/src/main.ts'));
+  if (!line) throw new Error(`no server process under ${run.proc.pid}: ${out}`);
+  return Number(line.trim().split(' ')[0]);
+}
+
+/** A data folder for `npm start`; whatever the test's outcome, no PostgreSQL is left running in it. */
+async function serverDataDir(): Promise<string> {
+  const dataDir = join(await freshDir(), 'data');
+  cleanups.push(() => {
+    try {
+      const pid = readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]!;
+      // Only that folder's postmaster, should the pid file be a dead one's and its pid since reused.
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dataDir)) process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // no pid file, or its process is gone
+    }
+  });
+  return dataDir;
+}
+
+/** Ctrl-C: the server ends with 0, leaving no PostgreSQL running in its data folder and no lock. */
+async function interruptCleanly(run: Run, dataDir: string): Promise<void> {
+  process.kill(-run.proc.pid!, 'SIGINT');
+  expect(await run.exited).toBe(0);
+  expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+  expect(existsSync(join(dataDir, 'server.lock'))).toBe(false);
+}
+
+/** The exit code, or undefined when the process is still running after `ms`. */
+const exitWithin = (run: Run, ms: number) => Promise.race([run.exited, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms))]);
+
+describe('one npm start per data folder', () => {
+  it('a second npm start refuses at once with one line naming the data folder and the first server; the first serves on, the CLI works beside it', async () => {
+    const dataDir = await serverDataDir();
+    const env = { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), RUN_WORKER: 'false' };
+    const first = npmStart(env);
+    const url = await listening(first);
+    const second = npmStart(env);
+    expect(await exitWithin(second, 20_000)).toBe(1);
+    expect(lines(second.stderr)).toEqual([
+      `tlr: another tlr server (pid ${serverPid(first)}) is using the data folder ${dataDir}; stop it first, or set DATA_DIR to another folder (or DATABASE_URL) for this one`,
+    ]);
+    expect(second.stdout).toBe('');
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    // The operator CLI joins the running server's PostgreSQL for its command, as before.
+    const cli = spawnSync(process.execPath, ['scripts/tlr.mjs', 'cli', 'company', 'list', '--json'], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: '', TLR_QUIET: '1', ...env },
+      encoding: 'utf8',
+    });
+    expect(cli.stderr).toBe('');
+    expect(cli.status).toBe(0);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    await interruptCleanly(first, dataDir);
+  }, 120_000);
+
+  it('PORT taken: refused before the embedded PostgreSQL is made, started or migrated', async () => {
+    const port = await occupiedPort();
+    const dataDir = join(await freshDir(), 'data');
+    const run = npmStart({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), PORT: String(port) });
+    expect(await run.exited).toBe(1);
+    expect(lines(run.stderr)).toEqual([`tlr: cannot listen on 127.0.0.1:${port}: the port is in use; set PORT to a free port`]);
+    expect(existsSync(join(dataDir, 'pg'))).toBe(false); // no initdb, so no PostgreSQL and no migration
+    expect(readdirSync(dataDir)).toEqual([]); // nor the lock
+  }, 60_000);
+
+  it('a server killed with kill -9 leaves a lock that does not block the next start', async () => {
+    const dataDir = await serverDataDir();
+    const env = { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), RUN_WORKER: 'false' };
+    const first = npmStart(env);
+    await listening(first);
+    const killed = serverPid(first);
+    process.kill(-first.proc.pid!, 'SIGKILL');
+    await first.exited;
+    expect(readFileSync(join(dataDir, 'server.lock'), 'utf8')).toMatch(new RegExp(`^${killed} `)); // stale now
+    const next = npmStart(env);
+    const url = await listening(next);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    expect(readFileSync(join(dataDir, 'server.lock'), 'utf8')).toMatch(new RegExp(`^${serverPid(next)} `));
+    // The PostgreSQL the killed server left running belongs to the data folder's server: it stops it too.
+    await interruptCleanly(next, dataDir);
+  }, 120_000);
+});
+
+describe('the CLI beside npm start', () => {
+  it('an npm start that joined the PostgreSQL a CLI command started keeps it when the command ends, and stops it itself', async () => {
+    const dataDir = await serverDataDir();
+    const embeddedPort = await freePort();
+    // What a CLI command does when no server runs: it starts the embedded PostgreSQL for itself.
+    const command = await resolveDatabaseServer({ databaseUrl: undefined, dataDir, embeddedPort });
+    const run = npmStart({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(embeddedPort), RUN_WORKER: 'false' });
+    const url = await listening(run);
+    await closeAfterCommand(command, dataDir); // the command ends
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    await interruptCleanly(run, dataDir);
+  }, 120_000);
 });
 
 describe('Ctrl-C on npm start', () => {

@@ -7,12 +7,13 @@ import { join } from 'node:path';
 import PDFDocument from 'pdfkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaller } from '@tlr/api';
+import { addDays, today } from '@tlr/domain';
 import { client, newCompany, startTestService, testDb } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 let svc: Service;
 let company: Awaited<ReturnType<typeof newCompany>>;
-const day = (offset = 0) => new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Copenhagen' }).format(Date.now() + offset * 86_400_000);
+const day = (offset = 0) => addDays(today(), offset);
 const year = Number(day().slice(0, 4));
 const api = async (scopes?: Parameters<typeof company.key>[0], mode?: 'live' | 'test') => client(svc.url, (await company.key(scopes, mode)).key);
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
@@ -210,8 +211,8 @@ describe('processing', () => {
   it('completes pending vouchers, finds the supplier by CVR in a PDF, and makes it searchable', async () => {
     const firm = await newCompany('Proces ApS');
     const c = client(svc.url, (await firm.key()).key);
-    await c.post('/suppliers', { name: 'Papirgrossisten A/S', cvr: '29876543' });
-    const pdf = await pdfWith('Faktura\nCVR 29 87 65 43\nDato 03.11.2026\nKopipapir 500 ark  245,00 kr');
+    await c.post('/suppliers', { name: 'Papirgrossisten A/S', cvr: '87654362' });
+    const pdf = await pdfWith('Faktura\nCVR 87 65 43 62\nDato 03.11.2026\nKopipapir 500 ark  245,00 kr');
     const id = (await upload(c, { filename: 'scan-0042.pdf', content_base64: pdf.toString('base64'), mime_type: 'application/pdf' })).body.data.id;
     const blank = (await upload(c, { filename: 'billede.jpg', content_base64: b64('\xff\xd8\xff not really a jpeg'), mime_type: 'image/jpeg' })).body.data.id;
     expect((await ops().processVouchers({})).completed).toBeGreaterThanOrEqual(2);

@@ -93,6 +93,44 @@ describe('subscriptions', () => {
     expect((await c.call('POST', `/webhooks/${r.body.data.id}/rotate-secret`, {})).status).toBe(404);
   });
 
+  it('lists in the list envelope with meta, honouring page, per_page, sort, order and search like every list', async () => {
+    // Contract, Conventions 5: "List responses add `meta`"; List parameters apply to "all list endpoints".
+    const firm = await newCompany('Mange Kroge ApS');
+    const c = client(strict.url, (await firm.key(['webhooks:manage'])).key);
+    const ids: string[] = [];
+    for (const path of ['b', 'c', 'a']) {
+      ids.push((await c.call('POST', '/webhooks', { body: { url: `https://93.184.216.34/${path}`, events: ['invoice.paid'] } })).body.data.id);
+    }
+    const first = await c.get('/webhooks?per_page=2');
+    expect(first.status).toBe(200);
+    expect(first.body.meta).toEqual({ page: 1, per_page: 2, total: 3, total_pages: 2 });
+    // Newest first by default (order desc, sort created_at).
+    expect(first.body.data.map((w: { id: string }) => w.id)).toEqual([ids[2], ids[1]]);
+    const second = await c.get('/webhooks?per_page=2&page=2');
+    expect(second.body).toEqual({
+      data: [expect.objectContaining({ id: ids[0], url: 'https://93.184.216.34/b' })],
+      meta: { page: 2, per_page: 2, total: 3, total_pages: 2 },
+    });
+    expect((await c.get('/webhooks')).body.meta).toEqual({ page: 1, per_page: 50, total: 3, total_pages: 1 });
+    const byUrl = await c.get('/webhooks?sort=url&order=asc');
+    expect(byUrl.body.data.map((w: { url: string }) => w.url.slice(-1))).toEqual(['a', 'b', 'c']);
+    expect((await c.get('/webhooks?search=93.184.216.34/C')).body).toMatchObject({ data: [{ id: ids[1] }], meta: { total: 1 } });
+    for (const [query, field] of [
+      ['per_page=0', 'per_page'],
+      ['per_page=201', 'per_page'],
+      ['per_page=abc', 'per_page'],
+      ['page=0', 'page'],
+      ['sort=events', 'sort'],
+      ['order=up', 'order'],
+      ['since=2026-02-30', 'since'],
+    ]) {
+      const r = await c.get(`/webhooks?${query}`);
+      expect(r.status, query).toBe(400);
+      expect(r.headers.get('content-type')).toMatch(/problem\+json/);
+      expect(r.body, query).toMatchObject({ code: 'invalid_request', field });
+    }
+  });
+
   it('refuses URLs that are not HTTPS, carry credentials or are not public, and unknown event types, naming the field', async () => {
     const firm = await newCompany('Forsigtig ApS');
     const c = client(strict.url, (await firm.key()).key);

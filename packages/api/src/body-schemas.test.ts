@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { routes } from './routes.ts';
 import type { AnyProcedure } from '@trpc/server';
 import { appRouter } from './root.ts';
-import { boolean, integer } from './schemas/fields.ts';
+import { boolean, integer } from '@tlr/domain/fields';
 
 type Schema = { _zod: { def: { type: string; element?: Schema; innerType?: Schema; getter?: () => Schema; shape?: Record<string, Schema> } } };
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault']);

@@ -51,7 +51,7 @@ export interface BackgroundJobs {
 }
 
 /** Writes each record at once: for one-shot callers (the CLI) that have no batch to wait for. */
-export const directAudit = (db: Database): AuditSink => {
+const directAudit = (db: Database): AuditSink => {
   const pending = new Set<Promise<unknown>>();
   return {
     record(r) {

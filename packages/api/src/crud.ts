@@ -1,27 +1,35 @@
 // Procedure factories for the REST shape every resource shares: list, get, create, update, delete.
 // Each builds one typed tRPC procedure with its OpenAPI meta and scope; the pipeline (trpc.ts) gives
 // it the caller's company, a transaction for writes and the Idempotency-Key for creates, so resources
-// only add domain calls.
+// only add domain calls. What every endpoint of a kind does is described here, once, for the document.
 import { z } from 'zod';
 import type { Db, Queryable } from '@tlr/db';
 import { primed, type CompanyScope, type ListParams, type ListSpec, type Page, type ReadAlong, type ReadById, type Scope } from '@tlr/domain';
 import { deleted, list, single } from './schemas/envelopes.ts';
-import { uuid } from './schemas/fields.ts';
+import { uuid } from '@tlr/domain/fields';
 import { listQuery } from './schemas/list-query.ts';
 import type { Route } from './routes.ts';
+import type { Tag } from './tags.ts';
 import { authedProcedure, type ApiMeta } from './trpc.ts';
 
 type Path = `/${string}`;
 interface Common {
   path: Path;
-  tag: string;
+  tag: Tag;
   summary: string;
+  /** What this endpoint adds to the description every endpoint of its kind gets (below). */
   description?: string;
   /** The scope, or all the scopes, the endpoint needs (the voucher endpoints need read and write). */
   scope: Scope | readonly Scope[];
   /** Problem statuses beyond the common ones, for the OpenAPI document (e.g. 409, 422). */
   problems?: number[];
 }
+
+/** The kind's description first, then the endpoint's own; paragraphs in the rendered reference. */
+const described = <O extends Common>(o: O, kind: string): O => ({ ...o, description: [kind, o.description].filter(Boolean).join('\n\n') });
+/** "the company's customers": the tag names the collection. */
+const collection = (o: Common) => `the company's ${o.tag.toLowerCase()}`;
+const notFound = (o: Common) => `An id that is not one of ${collection(o)} (another company's included) answers 404 not_found.`;
 
 export const metaOf = (o: Common, method: 'GET' | 'POST' | 'PUT' | 'DELETE', extra: Partial<ApiMeta> = {}): ApiMeta => ({
   openapi: { method, path: o.path, tags: [o.tag], summary: o.summary, ...(o.description ? { description: o.description } : {}) },
@@ -51,8 +59,14 @@ export function listEndpoint<Q extends z.ZodObject, R extends z.ZodType>(
 ) {
   const base = listQuery(o.spec, o.searchDescription);
   const query = o.filters ? base.extend(o.filters.shape) : base;
+  const kind = [
+    `One page of ${collection(o)}: \`data\` holds the items, \`meta\` the page, per_page, total and total_pages; iterate pages until page equals total_pages.`,
+    `Sorted by ${o.spec.defaultSort} unless \`sort\` names another field, descending unless \`order\` is asc; ties are broken by id, so paging never repeats or skips an item.`,
+    `since and until (inclusive) filter on the ${o.spec.dateDescription}.`,
+    ...(o.spec.statuses ? [`status filters on one of ${o.spec.statuses.join(', ')}.`] : []),
+  ].join(' ');
   return authedProcedure
-    .meta(metaOf(o, 'GET'))
+    .meta(metaOf(described(o, kind), 'GET'))
     .input(query)
     .output(list(o.resource))
     .query(({ ctx, input }) => o.run(ctx.tx, ctx.scope, input as ListParams & z.output<Q>));
@@ -67,7 +81,7 @@ export function getEndpoint<R extends z.ZodType>(
   },
 ) {
   return authedProcedure
-    .meta(metaOf(o, 'GET', o.byId ? { byId: o.byId } : {}))
+    .meta(metaOf(described(o, notFound(o)), 'GET', o.byId ? { byId: o.byId } : {}))
     .input(idParam)
     .output(envelope(o.resource))
     .query(async ({ ctx, input }) => ({ data: await o.run(ctx.tx, ctx.scope, input.id, primed(ctx.db.pool, ctx.prefetched)) }));
@@ -97,8 +111,10 @@ export function createEndpoint<B extends z.ZodObject, R extends z.ZodType>(
 export function updateEndpoint<B extends z.ZodObject, R extends z.ZodType>(
   o: Common & { body: B; resource: R; run: (tx: Db, scope: CompanyScope, id: string, input: z.output<B>) => Promise<z.input<R>> },
 ) {
+  // Decision 28: PUT is a partial update.
+  const kind = `A partial update: fields left out keep their value; null clears an optional text field. ${notFound(o)}`;
   return authedProcedure
-    .meta(metaOf(o, 'PUT'))
+    .meta(metaOf(described(o, kind), 'PUT'))
     .input(o.body.extend(idParam.shape))
     .output(envelope(o.resource))
     .mutation(async ({ ctx, input }) => {
@@ -109,8 +125,9 @@ export function updateEndpoint<B extends z.ZodObject, R extends z.ZodType>(
 }
 
 export function deleteEndpoint(o: Common & { run: (tx: Db, scope: CompanyScope, id: string) => Promise<{ id: string; deleted: true }> }) {
+  const kind = `Answers the delete envelope \`{ data: { id, deleted: true } }\`; the id is not listed or found again. ${notFound(o)}`;
   return authedProcedure
-    .meta(metaOf(o, 'DELETE'))
+    .meta(metaOf(described(o, kind), 'DELETE'))
     .input(idParam)
     .output(deleted)
     .mutation(async ({ ctx, input }) => ({ data: await o.run(ctx.tx, ctx.scope, input.id) }));

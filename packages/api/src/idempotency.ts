@@ -41,7 +41,7 @@ async function inTransaction<R extends Result>(db: Database, work: (tx: Db) => P
   }
 }
 
-export function idempotencyKeyOf(key: string | undefined, required: boolean): string | undefined {
+function idempotencyKeyOf(key: string | undefined, required: boolean): string | undefined {
   if (key === undefined || key.trim() === '') {
     if (required) throw invalidRequest('The Idempotency-Key header is required on this endpoint.', 'Idempotency-Key');
     return undefined;
@@ -58,7 +58,7 @@ export function idempotencyKeyOf(key: string | undefined, required: boolean): st
  * The endpoint a key is bound to: method and concrete path (the same key on the reversal of another
  * transaction is another endpoint), or the procedure path for procedures without a REST path.
  */
-export function endpointOf(meta: ApiMeta | undefined, procedurePath: string, rawInput: unknown): string {
+function endpointOf(meta: ApiMeta | undefined, procedurePath: string, rawInput: unknown): string {
   const openapi = meta?.openapi;
   if (!openapi) return procedurePath;
   const params = (rawInput ?? {}) as Record<string, unknown>;

@@ -86,7 +86,7 @@ export function oauthPaths(limited: Record<string, unknown>) {
     properties: {
       access_token: { type: 'string', pattern: '^tlr_at_', example: `tlr_at_${'0'.repeat(64)}` },
       token_type: { type: 'string', enum: ['Bearer'] },
-      expires_in: { type: 'integer', example: ACCESS_TOKEN_SECONDS },
+      expires_in: { type: 'integer', minimum: ACCESS_TOKEN_SECONDS, maximum: ACCESS_TOKEN_SECONDS, description: 'Seconds the access token lives' },
       refresh_token: { type: 'string', pattern: '^tlr_rt_', example: `tlr_rt_${'0'.repeat(64)}` },
       scope: { type: 'string', description: 'space-separated', example: 'invoices:read customers:read' },
     },

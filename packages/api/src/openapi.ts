@@ -1,27 +1,29 @@
 // The OpenAPI 3.1 document, generated from the procedures by trpc-to-openapi and then completed with
 // what the generator does not know: 201 for creates, the Idempotency-Key header, the security scheme,
-// problem+json errors, the common response headers, the streamed (raw) responses and the documents
-// served outside tRPC.
+// problem+json errors, the common response headers, the streamed (raw) responses, the documents
+// served outside tRPC, and what people read: the tag catalogue, the contact and the license.
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { API_VERSION } from '@tlr/config';
-import { ERROR_CODES, errorCodes } from '@tlr/domain';
+import { ERROR_CODES, errorCodes, RATE_LIMIT, RATE_WINDOW_SECONDS, TOKEN_ENDPOINT_LIMIT } from '@tlr/domain';
 import { oauthPaths, oauthSecurityScheme } from './oauth-document.ts';
 import { appRouter } from './root.ts';
-import { PROBLEM_TYPE_BASE } from './problem.ts';
+import { BUSY_RETRY_AFTER, PROBLEM_TYPE_BASE } from './problem.ts';
 import { routes } from './routes.ts';
+import { openApiTags } from './tags.ts';
 
 // The generated document, completed in place: plain JSON whose shape the generator's types do not follow.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
+const statuses = Object.values(ERROR_CODES).map((spec: { status: number }) => spec.status);
 const problemSchema = {
   type: 'object',
-  description: 'RFC 9457 problem details. Every error response has this shape.',
+  description: 'RFC 9457 problem details. Every error response has this shape; the older `error` member (the Error schema) no longer exists.',
   required: ['type', 'title', 'status', 'detail', 'code'],
   properties: {
     type: { type: 'string', format: 'uri', example: `${PROBLEM_TYPE_BASE}invalid_request` },
     title: { type: 'string', example: 'Invalid request' },
-    status: { type: 'integer', example: 400 },
+    status: { type: 'integer', minimum: Math.min(...statuses), maximum: Math.max(...statuses), example: 400 },
     detail: { type: 'string', example: 'email: must be an e-mail address' },
     code: { type: 'string', enum: errorCodes, description: 'Stable machine-readable code (docs/errors.md)', example: 'invalid_request' },
     field: { type: 'string', description: 'The field, parameter or header at fault, when there is one', example: 'email' },
@@ -30,17 +32,44 @@ const problemSchema = {
       items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'message'] },
     },
   },
+  // Contract, Errors 2: the document declares the older { error: { code, message } } object, and
+  // responses follow the problem shape. This says both: a problem is never such an object.
+  not: { $ref: '#/components/schemas/Error' },
 };
 
-const header = (description: string, type = 'string') => ({ description, schema: { type } });
-const commonHeaders = {
+/** The contract's older error declaration (Errors 2); no response has this shape. */
+const legacyErrorSchema = {
+  type: 'object',
+  deprecated: true,
+  description: 'Declared for compatibility with older clients. No response has this shape: errors are Problem (application/problem+json).',
+  required: ['error'],
+  properties: {
+    error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
+  },
+};
+
+const header = (description: string) => ({ description, schema: { type: 'string' } });
+const intHeader = (description: string, minimum: number, maximum: number) => ({ description, schema: { type: 'integer', minimum, maximum } });
+/** The rate-limit headers of a limit of `limit` requests per window (the API's, or the token endpoint's). */
+const rateHeadersOf = (limit: number) => ({
+  'X-RateLimit-Limit': intHeader(`Requests allowed per ${RATE_WINDOW_SECONDS}-second window (${limit})`, limit, limit),
+  'X-RateLimit-Remaining': intHeader('Requests left in the current window', 0, limit),
+  'X-RateLimit-Reset': intHeader('Seconds until the current window resets', 1, RATE_WINDOW_SECONDS),
+});
+// The headers of (nearly) every response, declared once in components.headers and referenced.
+const sharedHeaders = {
   'X-Request-ID': header('Identifier of this request; quote it in support requests'),
   'X-API-Version': header('Contract version the response was produced against (2026-04-10)'),
+  ...rateHeadersOf(RATE_LIMIT),
+  // 429: until the window resets; 503: a moment (BUSY_RETRY_AFTER).
+  'Retry-After': intHeader('Seconds to wait before retrying', 1, Math.max(RATE_WINDOW_SECONDS, BUSY_RETRY_AFTER)),
 };
+const ref = (name: keyof typeof sharedHeaders) => ({ $ref: `#/components/headers/${name}` });
+const commonHeaders = { 'X-Request-ID': ref('X-Request-ID'), 'X-API-Version': ref('X-API-Version') };
 const rateHeaders = {
-  'X-RateLimit-Limit': header('Requests allowed per 60-second window (100)', 'integer'),
-  'X-RateLimit-Remaining': header('Requests left in the current window', 'integer'),
-  'X-RateLimit-Reset': header('Seconds until the current window resets', 'integer'),
+  'X-RateLimit-Limit': ref('X-RateLimit-Limit'),
+  'X-RateLimit-Remaining': ref('X-RateLimit-Remaining'),
+  'X-RateLimit-Reset': ref('X-RateLimit-Reset'),
 };
 
 // Per status, the codes of the table that answer with it.
@@ -50,17 +79,31 @@ const errorDescription = (status: number) =>
     .map(([code]) => code)
     .join(', ') || 'Error';
 
-function problemResponse(status: number, withRateHeaders: boolean) {
+// 401: no credential was identified; 431: answered before the request reaches the API.
+const WITHOUT_RATE_HEADERS = new Set([401, 431]);
+
+function problemResponse(status: number, limits: Record<string, unknown> | undefined, description = errorDescription(status)) {
   return {
-    description: errorDescription(status),
+    description,
     headers: {
       ...commonHeaders,
-      ...(withRateHeaders && status !== 401 ? rateHeaders : {}),
-      ...(status === 429 || status === 503 ? { 'Retry-After': header('Seconds to wait before retrying', 'integer') } : {}),
+      ...(limits && !WITHOUT_RATE_HEADERS.has(status) ? limits : {}),
+      ...(status === 429 || status === 503 ? { 'Retry-After': ref('Retry-After') } : {}),
     },
     content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
   };
 }
+
+// Whom integrators write to (support with an X-Request-ID, partner application registration), and the
+// terms: the service is proprietary, with no open-source license (decision 163).
+const SERVICE_CONTACT = { name: 'tlr API support', email: 'api@tlr.dk' };
+const SERVICE_LICENSE = { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-tlr-proprietary' };
+
+// Contract, Conventions 2, said once for every operation that takes an Idempotency-Key.
+const IDEMPOTENCY_REQUIRED =
+  'Requires an Idempotency-Key (at most 255 characters, kept 24 hours): the same key again on this endpoint answers the stored response (same status and body, X-Idempotency-Replayed: true) and creates nothing; on another endpoint it is 400 invalid_request.';
+const IDEMPOTENCY_OPTIONAL =
+  'Takes an optional Idempotency-Key: with one, the same key again on this endpoint answers the stored response (X-Idempotency-Replayed: true) and changes nothing.';
 
 function build(): OpenAPIObject {
   const doc = generateOpenApiDocument(appRouter, {
@@ -69,6 +112,8 @@ function build(): OpenAPIObject {
       'REST API for bookkeeping in Denmark. Amounts are decimal numbers in DKK, dates YYYY-MM-DD, timestamps ISO 8601 UTC, identifiers UUIDs. ' +
       'Every success response wraps the resource in `data`; lists add `meta`. Errors are RFC 9457 application/problem+json.',
     version: API_VERSION,
+    contact: SERVICE_CONTACT,
+    license: SERVICE_LICENSE,
     openApiVersion: '3.1.0',
     baseUrl: '/api/v1',
     securitySchemes: {
@@ -77,17 +122,9 @@ function build(): OpenAPIObject {
     },
   }) as Json;
 
-  doc.components.schemas = {
-    ...doc.components.schemas,
-    Problem: problemSchema,
-    // The contract's older error declaration; responses follow Problem, never this shape.
-    Error: {
-      type: 'object',
-      deprecated: true,
-      description: 'Declared for compatibility with older clients. Responses use Problem (application/problem+json).',
-      properties: { error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } } },
-    },
-  };
+  doc.tags = openApiTags();
+  doc.components.headers = sharedHeaders;
+  doc.components.schemas = { ...doc.components.schemas, Problem: problemSchema, Error: legacyErrorSchema };
 
   for (const route of routes) {
     const op = doc.paths[route.path.replace(/\/$/, '')]?.[route.method.toLowerCase()];
@@ -96,7 +133,14 @@ function build(): OpenAPIObject {
     // An API key, or an OAuth access token granted the same scopes (not for test-key-only endpoints).
     op.security = route.meta.testKeysOnly ? [{ ApiKeyAuth: [] }] : [{ ApiKeyAuth: [] }, { OAuth2: scopes }];
     op['x-required-scopes'] = scopes;
-    if (scopes.length) op.description = [op.description, `Requires scope ${scopes.join(' and ')}.`].filter(Boolean).join('\n\n');
+    const idempotent = route.meta.idempotent;
+    op.description = [
+      op.description,
+      idempotent && (idempotent.optional ? IDEMPOTENCY_OPTIONAL : IDEMPOTENCY_REQUIRED),
+      scopes.length && `Requires scope ${scopes.join(' and ')}.`,
+    ]
+      .filter(Boolean)
+      .join('\n\n');
     const success = op.responses['200'];
     success.headers = { ...commonHeaders, ...rateHeaders, ...success.headers };
     const raw = route.meta.raw;
@@ -107,7 +151,6 @@ function build(): OpenAPIObject {
       for (const [name, description] of Object.entries(raw.headers ?? {})) success.headers[name] = header(description);
     }
     const responses: Json = {};
-    const idempotent = route.meta.idempotent;
     if (idempotent) {
       if (idempotent.status === 201) success.description = 'Created';
       success.headers['X-Idempotency-Replayed'] = header('true when this is the stored response of an earlier request with the same Idempotency-Key');
@@ -136,34 +179,45 @@ function build(): OpenAPIObject {
       403,
       ...(route.path.includes('{') || route.path.endsWith('/lookup') ? [404] : []),
       429,
+      431,
       500,
       503,
       ...(route.meta.problems ?? []),
     ]);
     if (route.method !== 'GET') [413, 415].forEach((s) => errors.add(s));
-    for (const status of [...errors].sort()) responses[String(status)] = problemResponse(status, true);
+    for (const status of [...errors].sort()) responses[String(status)] = problemResponse(status, rateHeaders);
     op.responses = responses;
   }
 
-  doc.paths['/openapi.json'] = {
+  // The public documents: no credentials, so no rate limit. What can refuse them is what refuses any
+  // request before Express (client-error.ts): a request that is not valid HTTP, or oversized headers.
+  const publicDocument = (operationId: string, summary: string, description: string, answer: string) => ({
     get: {
-      operationId: 'openapi',
-      summary: 'This OpenAPI description',
+      operationId,
+      summary,
+      description,
       tags: ['Meta'],
       security: [],
-      responses: { '200': { description: 'OpenAPI 3.1 document', headers: commonHeaders, content: { 'application/json': { schema: { type: 'object' } } } } },
+      responses: {
+        '200': { description: answer, headers: commonHeaders, content: { 'application/json': { schema: { type: 'object' } } } },
+        '400': problemResponse(400, undefined, 'invalid_request: the request is not valid HTTP (a forbidden character in a header, a malformed request line)'),
+        '431': problemResponse(431, undefined),
+      },
     },
-  };
-  doc.paths['/'] = {
-    get: {
-      operationId: 'discovery',
-      summary: 'Service discovery: name, status, version, authentication, endpoints and features',
-      tags: ['Meta'],
-      security: [],
-      responses: { '200': { description: 'Discovery document', headers: commonHeaders, content: { 'application/json': { schema: { type: 'object' } } } } },
-    },
-  };
-  const oauth = oauthPaths(problemResponse(429, true));
+  });
+  doc.paths['/openapi.json'] = publicDocument(
+    'openapi',
+    'This OpenAPI description',
+    'The OpenAPI 3.1 description of the API (contract version 2026-04-10), public: no credentials, no rate limit. `servers` names PUBLIC_BASE_URL, or the origin the request reached. People read it rendered at /api/v1/docs.',
+    'OpenAPI 3.1 document',
+  );
+  doc.paths['/'] = publicDocument(
+    'discovery',
+    'Service discovery: name, status, version, authentication, endpoints and features',
+    'Public, in the `data` envelope: the service name, status and version; how to authenticate (the API key header and formats, the OAuth 2.0 URLs and token lifetimes, the scopes); every endpoint with the scopes it needs; the features.',
+    'Discovery document',
+  );
+  const oauth = oauthPaths(problemResponse(429, rateHeadersOf(TOKEN_ENDPOINT_LIMIT)));
   Object.assign(doc.components.schemas, oauth.schemas);
   Object.assign(doc.paths, oauth.paths);
   // The adapter's own error schemas ({ message, code: tRPC code }) are no longer referenced and would

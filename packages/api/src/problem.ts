@@ -37,7 +37,7 @@ export function fieldName(path: PropertyKey[]): string {
   return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '');
 }
 
-export function validationProblem(issues: Issue[], what = 'body'): Problem {
+function validationProblem(issues: Issue[], what = 'body'): Problem {
   const errors = issues.flatMap((i) =>
     i.code === 'unrecognized_keys' && i.keys
       ? i.keys.map((k) => ({ field: fieldName([...i.path, k]), message: 'is not a known field' }))

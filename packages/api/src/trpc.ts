@@ -3,8 +3,8 @@
 // by the procedure's meta, in this order:
 //   audit and staff trail (in-process calls) -> hostile input and error mapping -> actor (scopes or
 //   staff role) with transaction and idempotency (mutations) -> input -> output -> the procedure.
-// Three layers of our own: tRPC copies a call's options at every layer (docs/perf.md, tenth session).
-import { getTRPCErrorFromUnknown, initTRPC, TRPCError } from '@trpc/server';
+// Three layers of our own: tRPC copies a call's options at every layer (docs/perf-log.md, tenth session).
+import { getTRPCErrorFromUnknown, initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Db } from '@tlr/db';
 import { invalidRequest, isUuid, notFound, recordStaffAction, type CompanyScope, type Credential, type ReadById, type Scope } from '@tlr/domain';
@@ -13,8 +13,11 @@ import { runMutation } from './idempotency.ts';
 import { inspectInput, textFault } from './inspect.ts';
 import { toProblem, toTrpcError, type Problem } from './problem.ts';
 import { requireInternal, requireScopes } from './scopes.ts';
+import type { Tag } from './tags.ts';
 
 export interface ApiMeta extends OpenApiMeta {
+  /** The operation's REST meta; its tags come from the catalogue (tags.ts), the reference's sections. */
+  openapi?: OpenApiMeta['openapi'] & { tags?: Tag[] };
   /** Every scope listed is required (the voucher endpoints need both voucher scopes). */
   scopes?: Scope[];
   /**
@@ -148,9 +151,6 @@ const guarded = t.middleware(async ({ next, getRawInput }) => {
 
 const base = t.procedure.use(recorded).use(guarded);
 
-/** Public documents only. */
-export const publicProcedure = base;
-
 /** Runs after the commit, on the pool (the transaction is over). */
 type AfterCommit = (db: Db) => Promise<void>;
 const noHooks = (): void => {
@@ -227,5 +227,3 @@ export const internalProcedure = base.use(async (opts) => {
   }
   return transactional(opts, (tx, afterCommit) => opts.next({ ctx: { tx, afterCommit } }));
 });
-
-export { TRPCError };

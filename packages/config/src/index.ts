@@ -115,3 +115,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 /** The contract version, reported in X-API-Version, in the OpenAPI document and in every event. */
 export const API_VERSION = '2026-04-10';
+
+/**
+ * The calendar a company's business days are counted in (Danish companies): the domain's "today"
+ * (calendar.ts) and the daily jobs' schedules (@tlr/jobs) both read it here.
+ */
+export const BUSINESS_TIME_ZONE = 'Europe/Copenhagen';

@@ -29,8 +29,10 @@ export class StartupError extends Error {}
 export interface EmbeddedServer {
   /** postgresql:// URL of the server's `postgres` database. */
   url: string;
-  /** Stops the server if this process started it. */
+  /** Stops the server if this process started it (or adopted it, see EmbeddedOptions). */
   stop(): Promise<void>;
+  /** Lets it run on after this process exits (someone else has taken it over). */
+  leaveRunning(): void;
 }
 
 /** The user PostgreSQL runs as, when it is not us. */
@@ -46,19 +48,35 @@ export const SHARED_DIR = '/var/lib/tlr';
 
 const cannotStart = (reason: string) => new StartupError(`cannot start the embedded PostgreSQL: ${reason}`);
 
-function runningPort(dataDir: string): number | undefined {
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: alive, but another user's (the postgres user's, when we are not root).
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function running(dataDir: string): { pid: number; port: number } | undefined {
   // postmaster.pid: line 1 is the pid, line 4 the port. A live pid means a server of ours is up already
-  // (another `npm start`, or the test run's), so we join it instead of starting a second one.
+  // (a running `npm start` for the CLI, or one left by a server killed with kill -9), so we join it
+  // instead of starting a second one.
   const pidFile = resolve(dataDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
   const [pid, , , port] = readFileSync(pidFile, 'utf8').split('\n');
+  return alive(Number(pid)) ? { pid: Number(pid), port: Number(port) } : undefined;
+}
+
+/** Stops a PostgreSQL we did not start (fast shutdown) and waits until it has removed its pid file. */
+async function stopRunning(dataDir: string, pid: number): Promise<void> {
   try {
-    process.kill(Number(pid), 0);
-    return Number(port);
-  } catch (e) {
-    // EPERM: alive, but another user's (the postgres user's, when we are not root).
-    return (e as NodeJS.ErrnoException).code === 'EPERM' ? Number(port) : undefined;
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return; // gone already
   }
+  const pidFile = resolve(dataDir, 'postmaster.pid');
+  for (let waited = 0; waited < 60_000 && existsSync(pidFile) && alive(pid); waited += 50) await new Promise((r) => setTimeout(r, 50));
 }
 
 let postgresUserOnce: RunAs | undefined | null = null;
@@ -175,6 +193,11 @@ export interface EmbeddedOptions {
    * along with the caller, as it does any command run from a terminal.
    */
   ownProcessGroup?: boolean;
+  /**
+   * The caller holds the data folder (lockDataFolder), so a PostgreSQL it finds running there is its to
+   * stop as well: one left by a server killed with kill -9 would otherwise run on with no owner.
+   */
+  adopt?: boolean;
 }
 
 export async function startEmbeddedPostgres(
@@ -184,8 +207,10 @@ export async function startEmbeddedPostgres(
   options: EmbeddedOptions = {},
 ): Promise<EmbeddedServer> {
   const urlFor = (p: number) => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${p}/postgres`;
-  const already = runningPort(dataDir);
-  if (already) return { url: urlFor(already), stop: async () => {} };
+  const already = running(dataDir);
+  if (already) {
+    return { url: urlFor(already.port), stop: async () => (options.adopt ? stopRunning(dataDir, already.pid) : undefined), leaveRunning: () => {} };
+  }
 
   const who = postgresUser();
   const bin = binaries(who);
@@ -244,6 +269,11 @@ export async function startEmbeddedPostgres(
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT'); // fast shutdown
       await exited;
+    },
+    leaveRunning: () => {
+      process.removeListener('exit', killOnExit);
+      child.stderr.destroy(); // PostgreSQL ignores SIGPIPE: what it logs later goes nowhere
+      child.unref();
     },
   };
 }

@@ -2,23 +2,12 @@
 import type pg from 'pg';
 import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
 
-export { createDatabase, DEFAULT_TIMEOUTS, type Database, type DbTimeouts } from './client.ts';
+export { createDatabase, type Database, type DbTimeouts } from './client.ts';
 export { applyMigrations } from './migrate.ts';
-export { resolveDatabaseServer, ensureDatabase, dropDatabase, withDatabase, freePort, type DatabaseServer } from './server.ts';
+export { lockDataFolder, type DataFolderLock } from './data-lock.ts';
+export { resolveDatabaseServer, closeAfterCommand, ensureDatabase, dropDatabase, withDatabase, freePort, type DatabaseServer } from './server.ts';
 export { Prisma, PrismaClient } from './generated/prisma/client.ts';
-export type {
-  User,
-  Company,
-  ApiKey,
-  Account,
-  Customer,
-  Product,
-  Supplier,
-  Invoice,
-  OutboxEvent,
-  IdempotencyKey,
-  FiscalYear,
-} from './generated/prisma/client.ts';
+export type { Company, Account, Customer, Product, Supplier, Invoice, FiscalYear } from './generated/prisma/client.ts';
 
 /** A Prisma client or an interactive transaction: what domain functions take as their database handle. */
 export type Db = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;

@@ -3,6 +3,7 @@ import { existsSync, lstatSync, mkdirSync, realpathSync, renameSync, rmdirSync, 
 import { dirname, join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import pg from 'pg';
+import { dataFolderHolder } from './data-lock.ts';
 import { blockedAt, postgresUser, SHARED_DIR, sharedFolder, startEmbeddedPostgres, StartupError, type EmbeddedOptions } from './embedded.ts';
 
 export { StartupError } from './embedded.ts';
@@ -13,6 +14,8 @@ export interface DatabaseServer {
   /** The embedded server's data folder, links resolved (it may be under /var/lib/tlr, see dataDirFor). */
   dataDir?: string;
   stop(): Promise<void>;
+  /** Lets an embedded server this process started run on after it exits. */
+  leaveRunning(): void;
 }
 
 export async function resolveDatabaseServer(opts: {
@@ -25,13 +28,23 @@ export async function resolveDatabaseServer(opts: {
 }): Promise<DatabaseServer> {
   if (opts.databaseUrl) {
     await probe(opts.databaseUrl);
-    return { url: opts.databaseUrl, embedded: false, stop: async () => {} };
+    return { url: opts.databaseUrl, embedded: false, stop: async () => {}, leaveRunning: () => {} };
   }
   const folder = join(dataDirFor(opts.dataDir, opts.log), opts.embeddedFolder ?? 'pg');
   const server = await startEmbeddedPostgres(folder, opts.embeddedPort, opts.log, opts.embedded);
   // The embedded server's own database for the service is `tlr`.
   const url = await ensureDatabase(server.url, 'tlr');
-  return { url, embedded: true, dataDir: realpathSync(folder), stop: server.stop };
+  return { url, embedded: true, dataDir: realpathSync(folder), stop: server.stop, leaveRunning: server.leaveRunning };
+}
+
+/**
+ * Done with the database after one command (the CLI). An embedded PostgreSQL the command started is
+ * stopped, unless an `npm start` took the data folder meanwhile: that server has joined this PostgreSQL
+ * and stops it on its way out (decision 159), and would be left without a database otherwise.
+ */
+export async function closeAfterCommand(server: DatabaseServer, dataDir: string): Promise<void> {
+  if (server.embedded && dataFolderHolder(dataDir) !== undefined) server.leaveRunning();
+  else await server.stop();
 }
 
 /** Connects once, so that a wrong DATABASE_URL is one line at start and not a failure of whatever runs first. */

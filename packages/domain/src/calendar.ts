@@ -1,6 +1,7 @@
 // Calendar dates (YYYY-MM-DD), in one place: what a valid date is, the accepted range, formatting and
 // day arithmetic. Dates stay strings or UTC midnights, so no time zone ever shifts a day. The zod
 // schema of every date field, the domain's own checks and the CLI all call checkDate.
+import { BUSINESS_TIME_ZONE } from '@tlr/config';
 
 const DATE_FORMAT = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -9,8 +10,8 @@ const DATE_FORMAT = /^(\d{4})-(\d{2})-(\d{2})$/;
  * room, so every date derived from an accepted one (the end of its fiscal year, the day after) still has
  * four digits, which JavaScript dates and YYYY-MM-DD need.
  */
-export const MIN_DATE = '1900-01-01';
-export const MAX_DATE = '9998-12-31';
+const MIN_DATE = '1900-01-01';
+const MAX_DATE = '9998-12-31';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
@@ -33,8 +34,6 @@ export function checkDate(text: string): string | undefined {
   return undefined;
 }
 
-export const isDate = (text: string) => checkDate(text) === undefined;
-
 /** UTC midnight of a date, for date columns. */
 export const toDate = (date: string) => new Date(`${date}T00:00:00.000Z`);
 /** The date of a date column (a UTC midnight). */
@@ -52,8 +51,12 @@ export const dayAfter = (date: string) => addDays(date, 1);
 /** Whole days from one date to another (negative when `to` is earlier). */
 export const daysBetween = (from: string, to: string) => Math.round((toDate(to).getTime() - toDate(from).getTime()) / 86_400_000);
 
-/** Today's date in a time zone (default UTC); Danish business days use Europe/Copenhagen. */
-export function today(timeZone = 'UTC', now = new Date()): string {
+/**
+ * Today's date as the company counts its business days: in Denmark (Europe/Copenhagen), whatever the
+ * server's zone. Every default date (a report's end, a payment, a reversal, the first fiscal year, the
+ * overdue sweep) is this day: between 22:00 and midnight UTC it is already tomorrow in Denmark.
+ */
+export function today(now = new Date()): string {
   // en-CA formats as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+  return new Intl.DateTimeFormat('en-CA', { timeZone: BUSINESS_TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
 }

@@ -2,10 +2,12 @@
 // each scoped to the caller's company and each recording its catalog event in the same transaction.
 // Rows are soft-deleted (deleted_at) so that documents referring to them keep their history;
 // a deleted row is "not found" to the API.
+import { z } from 'zod';
 import { Prisma, type Db, type Queryable } from '@tlr/db';
 import type { CompanyScope } from './context.ts';
 import { notFound } from './errors.ts';
 import { recordEvent, type EventType } from './events/outbox.ts';
+import { timestamp } from './fields.ts';
 import { newId } from './ids.ts';
 import { standaloneSql, type ReadById } from './read-by-id.ts';
 import { countLive } from './lists/kept-counts.ts';
@@ -91,6 +93,55 @@ export function masterData<Row extends { id: string }, View extends Record<strin
     },
     byId,
     listSpec: opts.list,
+  };
+}
+
+/**
+ * The schemas of a master-data resource from its body's fields: the create body, the update body (the
+ * same fields, the name optional too: what is left out keeps its value) and the resource the API
+ * answers with: its id, each field of the body as stored (text as a string, the others as `stored`
+ * says), the fields no body sets (`derived`) and its timestamps, so that no field is listed twice.
+ */
+export function masterDataSchemas<
+  F extends { name: z.ZodType } & Record<string, z.ZodType>,
+  S extends { [K in keyof F]?: z.ZodType },
+  D extends Record<string, z.ZodType> = Record<never, z.ZodType>,
+>(id: string, fields: F, stored: S, derived?: D) {
+  const updatable = { ...fields, name: fields.name.optional() } as Omit<F, 'name'> & { name: z.ZodOptional<F['name']> };
+  const answered = Object.fromEntries(Object.keys(fields).map((key) => [key, stored[key] ?? z.string()]));
+  return {
+    create: z.strictObject(fields),
+    update: z.strictObject(updatable),
+    resource: z
+      .object({
+        id: z.guid(),
+        ...(answered as { [K in keyof F]: K extends keyof S ? NonNullable<S[K]> : z.ZodString }),
+        ...(derived as D),
+        created_at: timestamp(),
+        updated_at: timestamp(),
+      })
+      .meta({ id }),
+  };
+}
+
+/**
+ * A row's API view, by its resource schema: each key of the schema is read from the row's column of the
+ * same name, a timestamp (Date) becoming its ISO string; `computed` gives the keys that are not a plain
+ * column (a decimal written by the money module, a constant). The schema is the one list of the fields.
+ */
+export function viewOf<S extends z.ZodObject, Row extends object = object>(
+  resource: S,
+  computed: { [K in keyof z.input<S>]?: (row: Row) => z.input<S>[K] } = {},
+): (row: Row) => z.input<S> {
+  const keys = Object.keys(resource.shape);
+  const fns = computed as Record<string, ((row: Row) => unknown) | undefined>;
+  return (row) => {
+    const view: Record<string, unknown> = {};
+    for (const key of keys) {
+      const value = fns[key] ? fns[key](row) : (row as Record<string, unknown>)[key];
+      view[key] = value instanceof Date ? value.toISOString() : value;
+    }
+    return view as z.input<S>;
   };
 }
 

@@ -20,7 +20,6 @@ declare global {
 
 export const Decimal = DecimalJs.clone({ precision: 40, rounding: DecimalJs.ROUND_HALF_UP });
 export type Decimal = DecimalJs;
-export type Amount = Decimal;
 
 const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
 

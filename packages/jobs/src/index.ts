@@ -1,6 +1,7 @@
 // The queue catalogue: every background job's name, schedule and options, and the typed way to start
 // pg-boss on the service's own database (schema pgboss, beside Prisma's tables).
 import { PgBoss, type Queue } from 'pg-boss';
+import { BUSINESS_TIME_ZONE } from '@tlr/config';
 
 export interface QueueSpec {
   name: string;
@@ -21,19 +22,15 @@ export const QUEUES = {
   /** Expired OAuth codes and tokens (a day past expiry), browser sessions and sign-in throttle windows. */
   purgeExpiredCredentials: { name: 'purge-expired-credentials', cron: '29 * * * *' },
   /** Approved and sent invoices past their due date become overdue, just after midnight in Denmark. */
-  sweepOverdueInvoices: { name: 'sweep-overdue-invoices', cron: '5 0 * * *', tz: 'Europe/Copenhagen' },
-  /**
-   * The lists' kept counts (invoices, customers, products, suppliers) are folded to a few rows per company
-   * (lists/kept-counts.ts). The name is from when it folded invoices only: a new one would leave the old
-   * schedule behind in existing databases.
-   */
-  foldKeptCounts: { name: 'fold-invoice-counts', cron: '* * * * *' },
+  sweepOverdueInvoices: { name: 'sweep-overdue-invoices', cron: '5 0 * * *', tz: BUSINESS_TIME_ZONE },
+  /** The lists' kept counts (invoices, customers, products, suppliers) are folded to a few rows per company (lists/kept-counts.ts). */
+  foldKeptCounts: { name: 'fold-kept-counts', cron: '* * * * *' },
   /** Pending vouchers are read (text, vendor, display name) and completed; every minute (pg-boss's finest cron). */
   processVouchers: { name: 'process-vouchers', cron: '* * * * *' },
   /** Stored objects whose voucher never committed (or was deleted) are removed after a grace period. */
   sweepStoredObjects: { name: 'sweep-stored-objects', cron: '*/10 * * * *' },
   /**
-   * One sandbox reset (credentials/sandbox-reset.ts), by id. Standard policy: a job sent again for the
+   * One sandbox reset (companies/sandbox-reset.ts), by id. Standard policy: a job sent again for the
    * same reset (a request that joined it, a worker resuming it) is a no-op once it is done, and the
    * reset's own row lock keeps two runs apart, so no singleton policy is needed; a singleton would even
    * hold the resumed job back behind the dead worker's until that one expires. Retried with back-off.
@@ -45,6 +42,15 @@ export const QUEUES = {
     options: { policy: 'standard', retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds: 120, heartbeatSeconds: 10, notify: true },
   },
 } as const satisfies Record<string, QueueSpec>;
+
+/**
+ * Queues of earlier versions, by their old names: start removes each with its schedule and its jobs, so
+ * that a renamed job's old schedule does not go on running in an existing database.
+ */
+const RETIRED_QUEUES = [
+  // foldKeptCounts, named when it folded the invoice counts only.
+  'fold-invoice-counts',
+] as const;
 
 export type Boss = PgBoss;
 
@@ -65,6 +71,11 @@ export async function startBoss(connectionString: string, onError: (e: Error) =>
   boss.on('error', onError);
   try {
     await boss.start();
+    for (const name of RETIRED_QUEUES) {
+      // deleteQueue would take the schedule along (ON DELETE CASCADE); said outright, it does not rely on that.
+      await boss.unschedule(name);
+      await boss.deleteQueue(name);
+    }
     for (const q of Object.values(QUEUES) as QueueSpec[]) {
       await boss.createQueue(q.name, q.options ?? {});
       // createQueue leaves an existing queue as it was: options added since reach it here (a policy cannot change).

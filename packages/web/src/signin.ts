@@ -10,7 +10,7 @@ import { endSession, ensureSession, field, fieldsOf, sendPage, sessionOf, startS
  * Only the site's own pages (paths under one of `prefixes`): a relative path, never `//host` or a
  * scheme, and printable ASCII only.
  */
-export function safeReturnTo(value: unknown, prefixes: readonly string[]): string | null {
+function safeReturnTo(value: unknown, prefixes: readonly string[]): string | null {
   if (typeof value !== 'string' || !/^[\x21-\x7e]+$/.test(value) || value.includes('\\')) return null;
   return prefixes.some((p) => value.startsWith(p)) ? value : null;
 }

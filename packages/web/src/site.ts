@@ -6,7 +6,7 @@ import { STYLE_BODY, STYLE_PATH } from './html.ts';
 import { errorPage, pagesMiddleware, problemText, securityHeaders, type PagesDeps } from './session.ts';
 
 /** Form bodies are small: 19 scope checkboxes and a name. */
-export const FORM_LIMIT = '16kb';
+const FORM_LIMIT = '16kb';
 
 export interface SiteDeps extends PagesDeps {
   logger: { error(obj: object, msg: string): void };

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import express, { type NextFunction, type Request, type Response } from 'express';
 
-export const DOCS_PATH = '/api/v1/docs';
+const DOCS_PATH = '/api/v1/docs';
 const ASSETS_PATH = `${DOCS_PATH}/assets`;
 const SPEC_PATH = '/api/v1/openapi.json';
 

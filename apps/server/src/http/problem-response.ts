@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { PROBLEM_CONTENT_TYPE, type Problem } from '@tlr/api';
 
 /** What the request log and the audit record say about a refused request. */
-export function noteProblem(res: Response, p: Pick<Problem, 'code' | 'field'>): void {
+function noteProblem(res: Response, p: Pick<Problem, 'code' | 'field'>): void {
   res.locals.problem = { code: p.code, field: p.field };
 }
 

@@ -13,7 +13,7 @@ import type { RawCall, RawHandler } from './raw-routes.ts';
  * Exports in progress per process. Each holds one pooled connection (its snapshot) for as long as the
  * client reads, so more at once would starve the API of connections; the next one gets a 503.
  */
-export const MAX_CONCURRENT_EXPORTS = 2;
+const MAX_CONCURRENT_EXPORTS = 2;
 
 export function saftExport(db: Database, logger: Logger): RawHandler {
   let running = 0;

@@ -12,7 +12,7 @@ import { sendProblem } from './problem-response.ts';
 import type { RawCall, RawHandler } from './raw-routes.ts';
 
 /** Bytes of an upload body: 10 MiB as base64 is 13,981,016 characters; the rest is for the other fields and whitespace. */
-export const VOUCHER_BODY_LIMIT = 14 * 1024 * 1024 + 64 * 1024;
+const VOUCHER_BODY_LIMIT = 14 * 1024 * 1024 + 64 * 1024;
 const JSON_TYPE = /^application\/([\w.+-]*\+)?json\s*(;|$)/i;
 
 /** Refuses mid-body: answer, and close the connection rather than read the rest of a body we refused. */

@@ -1,6 +1,6 @@
-// The owner pages (docs/owner-pages.md): sign-in, the OAuth authorization page, API keys and connected
-// apps. Server-rendered HTML (@tlr/web) over the same tRPC procedures as the CLI, called in process as
-// the owner.
+// The owner pages (docs/owner-pages.md): sign-in, the OAuth authorization page, API keys, connected apps
+// and the company (the seller its invoices print). Server-rendered HTML (@tlr/web) over the same tRPC
+// procedures as the CLI, called in process as the owner.
 import type { Logger } from 'pino';
 import { signInRoutes, siteRouter, type PagesDeps } from '@tlr/web';
 import { OWNER_SITE } from './site.ts';
@@ -23,5 +23,7 @@ export function ownerPages(deps: Omit<PagesDeps, 'site'> & { logger: Logger }) {
     router.post('/settings/api-keys/revoke', settings.revokeKey);
     router.get('/settings/connected-apps', settings.apps);
     router.post('/settings/connected-apps/revoke', settings.revokeApp);
+    router.get('/settings/company', settings.company);
+    router.post('/settings/company', settings.saveCompany);
   });
 }

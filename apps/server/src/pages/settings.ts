@@ -1,6 +1,6 @@
-// The signed-in owner's settings: API keys (create, shown once; revoke) and connected apps (revoke).
-// Everything goes through the same procedures as the CLI, as the owner: a company they do not own is
-// "not found" there, whatever the form says.
+// The signed-in owner's settings: API keys (create, shown once; revoke), connected apps (revoke) and the
+// company, the seller its invoices print (CVR included). Everything goes through the same procedures as
+// the CLI, as the owner: a company they do not own is "not found" there, whatever the form says.
 import type { Request, Response } from 'express';
 import { createCaller, toProblem, type Caller } from '@tlr/api';
 import { SCOPE_WORDS, SCOPES, type ApiKeyView, type Scope } from '@tlr/domain';
@@ -9,6 +9,7 @@ import { OWNER_SITE } from './site.ts';
 
 const KEYS = '/settings/api-keys';
 const APPS = '/settings/connected-apps';
+const COMPANY = '/settings/company';
 
 interface Owner {
   caller: Caller;
@@ -205,6 +206,75 @@ async function appsPage(res: Response, o: Owner) {
   );
 }
 
+// ---- Company ----
+
+type Seller = Omit<Parameters<Caller['internal']['updateSeller']>[0], 'companyId'>;
+/** Every field of the seller (PUT /settings/company's schema), in the form's order, with its label. */
+const SELLER_LABELS: Record<keyof Seller, string> = {
+  name: 'Name',
+  cvr: 'CVR number',
+  address_line1: 'Address',
+  address_line2: 'Address, second line',
+  postal_code: 'Postal code',
+  city: 'City',
+  country: 'Country',
+  email: 'Invoice e-mail',
+  phone: 'Phone',
+  bank_reg_number: 'Bank registration number',
+  bank_account_number: 'Bank account number',
+  iban: 'IBAN',
+};
+const SELLER_FIELDS = Object.keys(SELLER_LABELS) as (keyof Seller)[];
+const SELLER_HINTS: Partial<Record<keyof Seller, string>> = {
+  cvr: '8 digits, checked by the CVR modulus 11 rule; empty for none',
+  country: 'two letters, such as DK',
+  iban: 'checked by its check digits',
+};
+
+interface Refusal {
+  text: string;
+  fields: Set<string>;
+}
+
+/** A refusal of the procedure as the form shows it: each field by its label, with the rule it broke. */
+function refusal(e: unknown): Refusal {
+  const p = toProblem(e);
+  const errors = p.errors ?? (p.field ? [{ field: p.field, message: p.detail }] : []);
+  const label = (f: string) => SELLER_LABELS[f as keyof Seller] ?? f;
+  return {
+    text: errors.length ? errors.map((x) => `${label(x.field)}: ${x.message}`).join('; ') : p.detail,
+    fields: new Set(errors.map((x) => x.field)),
+  };
+}
+
+async function companyPage(res: Response, o: Owner, status = 200, draft?: Fields, refused?: Refusal, saved = false) {
+  const values: Record<string, unknown> = draft ?? (o.companyId ? await o.caller.internal.companySettings({ companyId: o.companyId }) : {});
+  const input = (f: keyof Seller) => {
+    const bad = refused?.fields.has(f);
+    return html`<label for="${f}">${SELLER_LABELS[f]}${SELLER_HINTS[f] ? html` <span class="muted">(${SELLER_HINTS[f]})</span>` : ''}</label>
+      <input type="text" id="${f}" name="${f}" value="${String(values[f] ?? '')}" ${bad ? html`aria-invalid="true" aria-describedby="refusal"` : ''} />`;
+  };
+  settingsPage(
+    res,
+    status,
+    COMPANY,
+    'Company',
+    o,
+    html`<section>
+      <h2>The seller on your invoices</h2>
+      <p class="muted">Every invoice PDF prints these; the CVR number also identifies the company in its SAF-T exports. The company's sandbox gets the same.</p>
+      ${saved ? html`<p role="status"><span class="badge ok">Saved</span></p>` : ''}
+      ${refused ? html`<p class="error" role="alert" id="refusal">${refused.text}</p>` : ''}
+      <form method="post" action="${COMPANY}">
+        <input type="hidden" name="csrf_token" value="${o.csrfToken}" />
+        <input type="hidden" name="company" value="${o.companyId}" />
+        ${SELLER_FIELDS.map(input)}
+        <button type="submit">Save</button>
+      </form>
+    </section>`,
+  );
+}
+
 // ---- Routes ----
 
 export function settingsRoutes(deps: PagesDeps) {
@@ -225,6 +295,25 @@ export function settingsRoutes(deps: PagesDeps) {
     apps: get(appsPage),
     revokeKey: revoke(KEYS, (caller, companyId, id) => caller.internal.revokeApiKey({ id, companyId })),
     revokeApp: revoke(APPS, (caller, companyId, id) => caller.oauth.revokeGrant({ id, companyId })),
+    company: get((res, o) => companyPage(res, o, 200, undefined, undefined, field(fieldsOf(res.req.query), 'saved') === '1')),
+
+    /** The seller form: the procedure's rules; a refusal keeps what was typed, naming each field and its rule. */
+    async saveCompany(req: Request, res: Response) {
+      const body = fieldsOf(req.body);
+      const o = await owner(deps, req, res, field(body, 'company'));
+      if (!o) return;
+      if (!o.companyId) return errorPage(res, deps.site, 400, 'No company', 'You own no company.');
+      // Only the fields sent: one left out keeps its value, as in PUT /settings/company.
+      const seller = Object.fromEntries(SELLER_FIELDS.filter((f) => typeof body[f] === 'string').map((f) => [f, field(body, f)]));
+      try {
+        await o.caller.internal.updateSeller({ companyId: o.companyId, ...seller });
+      } catch (e) {
+        // A company not owned (404) is the site's error page; a refused field is this form again.
+        if (toProblem(e).status !== 400) throw e;
+        return companyPage(res, o, 400, body, refusal(e));
+      }
+      res.redirect(303, `${COMPANY}?company=${encodeURIComponent(o.companyId)}&saved=1`);
+    },
 
     async createKey(req: Request, res: Response) {
       const body = fieldsOf(req.body);

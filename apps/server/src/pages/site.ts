@@ -10,5 +10,6 @@ export const OWNER_SITE: Site = {
   links: [
     ['/settings/api-keys', 'API keys'],
     ['/settings/connected-apps', 'Connected apps'],
+    ['/settings/company', 'Company'],
   ],
 };

@@ -17,10 +17,10 @@ Every error is an RFC 9457 problem, \`Content-Type: application/problem+json\`:
   "type": "https://tlr.dk/problems/invalid_request",
   "title": "Invalid request",
   "status": 400,
-  "detail": "cvr: must be a Danish CVR number of exactly 8 digits",
+  "detail": "cvr: has a wrong check digit (not a valid CVR number by the modulus 11 rule; check for a typing error)",
   "code": "invalid_request",
   "field": "cvr",
-  "errors": [{ "field": "cvr", "message": "must be a Danish CVR number of exactly 8 digits" }]
+  "errors": [{ "field": "cvr", "message": "has a wrong check digit (not a valid CVR number by the modulus 11 rule; check for a typing error)" }]
 }
 \`\`\`
 

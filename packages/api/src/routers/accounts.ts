@@ -4,16 +4,12 @@ import { z } from 'zod';
 import { ACCOUNT_LIST, ACCOUNT_TYPES, accountingSettings, createAccount, getAccount, listAccounts, updateAccount } from '@tlr/domain';
 import { createEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
-import { boolean, dateOut, requiredText, timestamp } from '../schemas/fields.ts';
+import { accountNumber, boolean, dateOut, requiredText, timestamp } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
+import { month } from '@tlr/domain/integers';
 
-const accountNumber = z
-  .string()
-  .trim()
-  .regex(/^\d{1,10}$/, 'must be an account number of 1 to 10 digits')
-  .meta({ example: '1010' });
 const fields = {
-  account_number: accountNumber,
+  account_number: accountNumber().meta({ example: '1010' }),
   name: requiredText(200).meta({ example: 'Salg af varer og ydelser' }),
   type: z.enum(ACCOUNT_TYPES, { error: `must be one of ${ACCOUNT_TYPES.join(', ')}` }),
   standard_account_id: z.string().trim().max(10).optional().meta({ description: 'Account number in the Danish standard chart (SAF-T StandardAccountID)' }),
@@ -21,7 +17,7 @@ const fields = {
   active: boolean().optional(),
 };
 
-export const accountResource = z
+const accountResource = z
   .object({
     id: z.guid(),
     account_number: z.string(),
@@ -43,7 +39,7 @@ const settingsResource = z
     currency: z.string(),
     vat_registered: z.boolean(),
     vat_period_frequency: z.string(),
-    fiscal_year_start_month: z.int(),
+    fiscal_year_start_month: month(),
     lock_date: dateOut().nullable(),
     fiscal_years: z.array(
       z.object({
@@ -91,11 +87,10 @@ export const accountsRouter = router({
     path: '/accounts/{id}',
     tag,
     summary: 'Update an account',
-    description:
-      'Fields left out keep their value. Number and type cannot change once the account has postings (409 account_has_postings); deactivate with active=false instead of deleting.',
+    description: 'Number and type cannot change once the account has postings (409 account_has_postings); deactivate with active=false instead of deleting.',
     scope: 'accounts:write',
     problems: [409],
-    body: z.strictObject({ ...fields, account_number: accountNumber.optional(), name: fields.name.optional(), type: fields.type.optional() }),
+    body: z.strictObject({ ...fields, account_number: fields.account_number.optional(), name: fields.name.optional(), type: fields.type.optional() }),
     resource: accountResource,
     run: updateAccount,
   }),

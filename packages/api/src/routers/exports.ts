@@ -2,7 +2,7 @@
 // names the company; the HTTP shell (apps/server, raw routes) streams the XML, which the REST adapter
 // cannot (it always JSON-encodes).
 import { z } from 'zod';
-import { date } from '../schemas/fields.ts';
+import { date } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 
 export const exportsRouter = router({
@@ -14,7 +14,7 @@ export const exportsRouter = router({
         tags: ['Exports'],
         summary: 'SAF-T Financial export (XML)',
         description:
-          'The Danish SAF-T Financial file (urn:StandardAuditFile-Taxation-Financial:DK) of the period from..to (inclusive; default the fiscal year containing today), streamed as an attachment.',
+          'The Danish SAF-T Financial file (urn:StandardAuditFile-Taxation-Financial:DK) of the period from..to (inclusive; default the fiscal year containing today, Europe/Copenhagen), streamed as an attachment.',
       },
       scopes: ['exports:read'],
       raw: {

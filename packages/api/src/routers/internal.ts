@@ -5,6 +5,7 @@ import {
   accountingSettings,
   createApiKey,
   createCompany,
+  getCompanySettings,
   listApiKeys,
   listCompanies,
   revokeApiKey,
@@ -18,7 +19,7 @@ import {
   VAT_FREQUENCIES,
   invalidRequest,
 } from '@tlr/domain';
-import { date, integer, uuid } from '../schemas/fields.ts';
+import { date, integer, uuid } from '@tlr/domain/fields';
 import { internalProcedure, router } from '../trpc.ts';
 import { companyProfileInput } from './settings.ts';
 import { requireStore } from './vouchers.ts';
@@ -73,12 +74,26 @@ export const internalRouter = router({
     .mutation(async ({ ctx, input: { companyId, fiscal_year_start_month, vat_registered, vat_period_frequency, lock_date, ...profile } }) => {
       const accounting = { fiscal_year_start_month, vat_registered, vat_period_frequency, lock_date };
       // The profile first: it answers 404 for an unknown company.
-      const company = await updateCompanyProfile(ctx.tx, companyId, profile);
+      await updateCompanyProfile(ctx.tx, companyId, profile);
       const books = Object.values(accounting).some((v) => v !== undefined)
         ? await updateAccountingSettings(ctx.tx, companyId, accounting)
         : await accountingSettings(ctx.tx, companyId);
-      return { ...books, company };
+      // Read after both changes: the profile's view also shows the books settings (VAT, lock date).
+      return { ...books, company: await getCompanySettings(ctx.tx, companyId) };
     }),
+  /** The owner's company page: the company as GET /settings/company shows it. */
+  companySettings: internalProcedure
+    .meta({ owner: true })
+    .input(z.strictObject({ companyId }))
+    .query(({ ctx, input }) => getCompanySettings(ctx.tx, input.companyId)),
+  /**
+   * The owner's company page: the seller on their invoices (name, CVR, address, contact, bank details)
+   * with the schema and rules of PUT /settings/company, as an accounts:write key of theirs may.
+   */
+  updateSeller: internalProcedure
+    .meta({ owner: true })
+    .input(z.strictObject({ companyId, ...companyProfileInput }))
+    .mutation(({ ctx, input: { companyId, ...seller } }) => updateCompanyProfile(ctx.tx, companyId, seller)),
   listApiKeys: internalProcedure
     .meta({ staffRole: 'support', owner: true })
     .input(z.strictObject({ companyId }))

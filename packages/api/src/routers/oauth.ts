@@ -12,7 +12,7 @@ import {
   SCOPES,
   forbidden,
 } from '@tlr/domain';
-import { uuid } from '../schemas/fields.ts';
+import { uuid } from '@tlr/domain/fields';
 import { internalProcedure, router } from '../trpc.ts';
 
 const companyId = uuid();

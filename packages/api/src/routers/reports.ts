@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { BALANCE_GROUP_KEYS, BALANCE_SECTION_KEYS, balanceSheet, PROFIT_LOSS_SECTION_KEYS, profitAndLoss } from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
-import { amountOut, date, dateOut } from '../schemas/fields.ts';
+import { amountOut, date, dateOut } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 
 const amount = (description: string) => amountOut(`${description} (DKK)`);
@@ -81,14 +81,14 @@ export const reportsRouter = router({
         tags: [tag],
         summary: 'Profit and loss statement',
         description:
-          'Revenue and expense accounts summed over the posting dates from..to (inclusive), grouped like the Danish standard chart. Defaults: to = today, from = first day of the fiscal year containing to.',
+          'Revenue and expense accounts summed over the posting dates from..to (inclusive), grouped like the Danish standard chart. Defaults: to = today (Europe/Copenhagen), from = first day of the fiscal year containing to.',
       },
       scopes: ['reports:read'],
     })
     .input(
       z.strictObject({
         from: date().optional().meta({ description: 'First posting date included; default the start of the fiscal year containing to' }),
-        to: date().optional().meta({ description: 'Last posting date included; default today' }),
+        to: date().optional().meta({ description: 'Last posting date included; default today (Europe/Copenhagen)' }),
       }),
     )
     .output(single(profitAndLossResource))
@@ -105,7 +105,7 @@ export const reportsRouter = router({
       },
       scopes: ['reports:read'],
     })
-    .input(z.strictObject({ as_of: date().optional().meta({ description: 'Balance date (inclusive); default today' }) }))
+    .input(z.strictObject({ as_of: date().optional().meta({ description: 'Balance date (inclusive); default today (Europe/Copenhagen)' }) }))
     .output(single(balanceSheetResource))
     .query(async ({ ctx, input }) => ({ data: await balanceSheet(ctx.tx, ctx.scope.companyId, input) })),
 });

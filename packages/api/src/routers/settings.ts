@@ -1,20 +1,21 @@
-// /settings/company: the company as its invoices present it (name, address, contact, bank details).
+// /settings/company: the company as its invoices present it (name, CVR, address, contact, bank details).
 // The same input schema serves the operator CLI and the admin app (internal.updateCompanyProfile), so
-// an IBAN or a registration number is checked by one rule whoever changes it.
+// a CVR, an IBAN or a registration number is checked by one rule whoever changes it.
 import { z } from 'zod';
-import { BANK_ACCOUNT_NUMBER, BANK_REG_NUMBER, checkIban, getCompanySettings, normalizeIban, updateCompanyProfile } from '@tlr/domain';
+import { getCompanySettings, updateCompanyProfile } from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
-import { country, email, phone, requiredText, text } from '../schemas/fields.ts';
+import { bankAccountNumber, bankRegNumber, country, cvr, email, iban, phone, requiredText, text } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
-
-const optionalDigits = (pattern: RegExp, message: string) =>
-  text(40)
-    .transform((v) => v.replace(/[\s-]/g, ''))
-    .refine((v) => v === '' || pattern.test(v), message);
+import { month } from '@tlr/domain/integers';
 
 /** The seller profile; fields left out keep their value, "" or null clears one. */
 export const companyProfileInput = {
   name: requiredText(200).optional().meta({ description: 'The legal name printed as the seller', example: 'Nordisk Tømrer ApS' }),
+  cvr: cvr().optional().meta({
+    description:
+      'The seller\'s CVR number, printed on invoices and in the SAF-T header: 8 digits passing the modulus 11 check, spaces removed; "" or null removes it',
+    example: '12345674',
+  }),
   address_line1: text(200).optional().meta({ example: 'Vestergade 12' }),
   address_line2: text(200).optional(),
   postal_code: text(20).optional().meta({ example: '8000' }),
@@ -22,31 +23,20 @@ export const companyProfileInput = {
   country: country().optional().meta({ description: 'ISO 3166-1 alpha-2', example: 'DK' }),
   email: email().optional().meta({ example: 'faktura@nordisktomrer.dk' }),
   phone: phone().optional().meta({ example: '+45 12 34 56 78' }),
-  bank_reg_number: optionalDigits(BANK_REG_NUMBER, 'must be a Danish bank registration number of 4 digits')
-    .optional()
-    .meta({ description: 'Registreringsnummer', example: '0040' }),
-  bank_account_number: optionalDigits(BANK_ACCOUNT_NUMBER, 'must be a Danish bank account number of up to 10 digits')
-    .optional()
-    .meta({ description: 'Kontonummer', example: '0440116243' }),
-  iban: text(42)
-    .superRefine((v, ctx) => {
-      const why = v === '' ? undefined : checkIban(v);
-      if (why) ctx.addIssue({ code: 'custom', message: why });
-    })
-    .transform(normalizeIban)
-    .optional()
-    .meta({ description: 'Stored without spaces; checked by its mod-97 check digits', example: 'DK5000400440116243' }),
+  bank_reg_number: bankRegNumber().optional(),
+  bank_account_number: bankAccountNumber().optional(),
+  iban: iban().optional(),
 };
 
 const companySettings = z
   .object({
     id: z.guid(),
     name: z.string(),
-    cvr: z.string().meta({ description: 'Set when the company is created; empty if none' }),
+    cvr: z.string().meta({ description: 'Given when the company is created or set later with PUT /settings/company; "" if none' }),
     livemode: z.boolean().meta({ description: 'false for the sandbox of a test key' }),
     currency: z.string(),
     vat_registered: z.boolean(),
-    fiscal_year_start_month: z.int(),
+    fiscal_year_start_month: month(),
     vat_period_frequency: z.string(),
     lock_date: z.string().nullable(),
     address_line1: z.string(),
@@ -81,7 +71,7 @@ export const settingsRouter = router({
         tags: [tag],
         summary: 'Update the seller profile printed on invoices',
         description:
-          'Name, address, contact and bank details (registration and account number, IBAN). Fields left out keep their value; "" or null clears one. With a live key the sandbox gets the same profile; with a test key only the sandbox changes. Invoices print the profile as it is when the PDF is made.',
+          'Name, CVR number, address, contact and bank details (registration and account number, IBAN). Fields left out keep their value; "" or null clears one. With a live key the sandbox gets the same profile; with a test key only the sandbox changes. Invoices print the profile as it is when the PDF is made.',
       },
       scopes: ['accounts:write'],
     })

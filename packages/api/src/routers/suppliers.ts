@@ -1,65 +1,7 @@
 // /suppliers: CRUD of who a company buys from.
-import { z } from 'zod';
-import { suppliers } from '@tlr/domain';
+import { supplierSchemas, suppliers } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
-import { country, cvr, email, integer, phone, requiredText, text, timestamp } from '../schemas/fields.ts';
 import { router } from '../trpc.ts';
-
-const fields = {
-  name: requiredText(200).meta({ example: 'Kontorartikler A/S' }),
-  email: email().optional(),
-  phone: phone().optional(),
-  cvr: cvr().optional(),
-  contact_person: text(200).optional(),
-  address_line1: text(200).optional(),
-  address_line2: text(200).optional(),
-  postal_code: text(20).optional(),
-  city: text(100).optional(),
-  country: country().optional().meta({ description: 'ISO 3166-1 alpha-2; default DK' }),
-  payment_terms_days: integer(0, 365).optional().meta({ description: 'Default 30', example: 30 }),
-  bank_reg_number: z
-    .string()
-    .trim()
-    .regex(/^\d{4}$/, 'must be a 4-digit Danish bank registration number')
-    .or(z.literal(''))
-    .optional(),
-  bank_account_number: z
-    .string()
-    .trim()
-    .regex(/^\d{1,10}$/, 'must be a Danish bank account number of up to 10 digits')
-    .or(z.literal(''))
-    .optional(),
-  iban: z
-    .string()
-    .trim()
-    .transform((v) => v.replace(/\s/g, '').toUpperCase())
-    .pipe(z.string().regex(/^([A-Z]{2}\d{2}[A-Z0-9]{10,30})?$/, 'must be an IBAN'))
-    .optional(),
-  notes: text(2000).optional(),
-};
-
-const supplierResource = z
-  .object({
-    id: z.guid(),
-    name: z.string(),
-    email: z.string(),
-    phone: z.string(),
-    cvr: z.string(),
-    contact_person: z.string(),
-    address_line1: z.string(),
-    address_line2: z.string(),
-    postal_code: z.string(),
-    city: z.string(),
-    country: z.string(),
-    payment_terms_days: z.int(),
-    bank_reg_number: z.string(),
-    bank_account_number: z.string(),
-    iban: z.string(),
-    notes: z.string(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-  })
-  .meta({ id: 'Supplier' });
 
 const tag = 'Suppliers';
 export const suppliersRouter = router({
@@ -70,7 +12,7 @@ export const suppliersRouter = router({
     scope: 'suppliers:read',
     spec: suppliers.listSpec,
     searchDescription: 'Case-insensitive search in name, email and CVR',
-    resource: supplierResource,
+    resource: supplierSchemas.resource,
     run: suppliers.list,
   }),
   get: getEndpoint({
@@ -78,7 +20,7 @@ export const suppliersRouter = router({
     tag,
     summary: 'Get a supplier',
     scope: 'suppliers:read',
-    resource: supplierResource,
+    resource: supplierSchemas.resource,
     run: suppliers.get,
     byId: suppliers.byId,
   }),
@@ -87,18 +29,17 @@ export const suppliersRouter = router({
     tag,
     summary: 'Create a supplier',
     scope: 'suppliers:write',
-    body: z.strictObject(fields),
-    resource: supplierResource,
+    body: supplierSchemas.create,
+    resource: supplierSchemas.resource,
     run: suppliers.create,
   }),
   update: updateEndpoint({
     path: '/suppliers/{id}',
     tag,
     summary: 'Update a supplier',
-    description: 'Fields left out keep their value.',
     scope: 'suppliers:write',
-    body: z.strictObject({ ...fields, name: fields.name.optional() }),
-    resource: supplierResource,
+    body: supplierSchemas.update,
+    resource: supplierSchemas.resource,
     run: suppliers.update,
   }),
   delete: deleteEndpoint({ path: '/suppliers/{id}', tag, summary: 'Delete a supplier', scope: 'suppliers:write', run: suppliers.remove }),

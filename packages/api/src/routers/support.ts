@@ -21,7 +21,7 @@ import {
   subscriptionDeliveries,
 } from '@tlr/domain';
 import { startSandboxReset } from '../sandbox-resets.ts';
-import { uuid } from '../schemas/fields.ts';
+import { uuid } from '@tlr/domain/fields';
 import { internalProcedure, router } from '../trpc.ts';
 
 const companyId = uuid();

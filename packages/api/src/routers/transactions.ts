@@ -4,8 +4,9 @@ import { z } from 'zod';
 import { createTransaction, getTransaction, listTransactions, POSTING_SOURCES, reverseTransaction, TRANSACTION_LIST } from '@tlr/domain';
 import { createEndpoint, getEndpoint, listEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
-import { accountNumber, amountOut, date, dateOut, money, text, timestamp, uuid } from '../schemas/fields.ts';
+import { accountNumber, amountOut, date, dateOut, money, text, timestamp, uuid } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
+import { lineNumber, ordinal } from '@tlr/domain/integers';
 
 const lineInput = z.strictObject({
   account_id: uuid().optional().meta({ description: 'The account; or give account_number' }),
@@ -31,11 +32,11 @@ const transactionBody = z.strictObject({
   lines: z.array(lineInput).min(2, 'needs at least two lines').max(1000, 'has more than 1000 lines'),
 });
 
-export const transactionResource = z
+const transactionResource = z
   .object({
     id: z.guid(),
-    document_number: z.int().meta({ description: "Number in the company's unified document number sequence (gapless)" }),
-    system_id: z.int().meta({ description: 'Gapless posting-order number (SAF-T SystemID)' }),
+    document_number: ordinal().meta({ description: "Number in the company's unified document number sequence (gapless)" }),
+    system_id: ordinal().meta({ description: 'Gapless posting-order number (SAF-T SystemID)' }),
     date: dateOut(),
     description: z.string(),
     source: z.string().meta({ description: `What produced it: ${POSTING_SOURCES.join(', ')}` }),
@@ -47,7 +48,7 @@ export const transactionResource = z
     currency: z.string(),
     lines: z.array(
       z.object({
-        line_number: z.int(),
+        line_number: lineNumber(),
         account_id: z.guid(),
         account_number: z.string(),
         account_name: z.string(),
@@ -67,7 +68,6 @@ export const transactionsRouter = router({
     path: '/transactions',
     tag,
     summary: 'List ledger transactions',
-    description: 'since/until filter on the posting date.',
     scope: 'transactions:read',
     spec: TRANSACTION_LIST,
     searchDescription: 'Case-insensitive search in the description',
@@ -101,7 +101,8 @@ export const transactionsRouter = router({
         path: '/transactions/{id}/reverse',
         tags: [tag],
         summary: 'Reverse a transaction',
-        description: 'Posts a new transaction with debit and credit swapped (at most once per transaction; 409 already_reversed). Default date today.',
+        description:
+          'Posts a new transaction with debit and credit swapped (at most once per transaction; 409 already_reversed). Default date today (Europe/Copenhagen).',
       },
       scopes: ['transactions:write'],
       idempotent: { status: 201 },

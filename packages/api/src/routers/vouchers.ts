@@ -17,18 +17,19 @@ import {
 import { getEndpoint, listEndpoint, metaOf } from '../crud.ts';
 import { storageUnavailable } from '../problem.ts';
 import { single } from '../schemas/envelopes.ts';
-import { dateOut, timestamp, uuid } from '../schemas/fields.ts';
+import { dateOut, timestamp, uuid } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
+import { fileSize } from '@tlr/domain/integers';
 
 const tag = 'Vouchers';
 const scope = ['vouchers:read', 'vouchers:write'] as const;
 
-export const voucherResource = z
+const voucherResource = z
   .object({
     id: z.guid(),
     filename: z.string().meta({ description: 'The original file name' }),
     mime_type: z.string(),
-    file_size: z.int().meta({ description: 'Bytes of the decoded document' }),
+    file_size: fileSize().meta({ description: 'Bytes of the decoded document' }),
     status: z.enum(VOUCHER_STATUSES).meta({ description: 'pending until processing has read the document, then completed' }),
     expense_id: z.union([z.guid(), z.literal('')]).meta({ description: 'The expense it is attached to; "" when unset (never null)' }),
     transaction_id: z.union([z.guid(), z.literal('')]).meta({ description: 'The posting it documents; "" when unset' }),
@@ -40,7 +41,7 @@ export const voucherResource = z
   .meta({ id: 'Voucher' });
 
 const uploadResponse = z
-  .object({ id: z.guid(), filename: z.string(), mime_type: z.string(), file_size: z.int(), status: z.enum(VOUCHER_STATUSES) })
+  .object({ id: z.guid(), filename: z.string(), mime_type: z.string(), file_size: fileSize(), status: z.enum(VOUCHER_STATUSES) })
   .meta({ id: 'VoucherUpload' });
 
 export function requireStore(store: VoucherStore | undefined): VoucherStore {
@@ -53,7 +54,6 @@ export const vouchersRouter = router({
     path: '/vouchers',
     tag,
     summary: 'List vouchers',
-    description: 'since/until filter on the upload date; status pending or completed.',
     scope,
     spec: VOUCHER_LIST,
     searchDescription: 'Case-insensitive search in the original file name and the display name and vendor found in the document',
@@ -125,7 +125,7 @@ export const vouchersRouter = router({
       },
     })
     .input(z.object({ id: uuid() }))
-    .output(z.object({ storage_key: z.string(), filename: z.string(), mime_type: z.string(), file_size: z.int(), sha256: z.string() }))
+    .output(z.object({ storage_key: z.string(), filename: z.string(), mime_type: z.string(), file_size: fileSize(), sha256: z.string() }))
     .query(({ ctx, input }) => voucherContent(ctx.tx, ctx.scope, input.id)),
   delete: authedProcedure
     .meta(

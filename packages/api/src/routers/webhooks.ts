@@ -10,13 +10,15 @@ import {
   listSubscriptions,
   replayDelivery,
   rotateSecret,
+  WEBHOOK_LIST,
   type WebhookSettings,
 } from '@tlr/domain';
-import { deleteEndpoint, metaOf } from '../crud.ts';
+import { deleteEndpoint, listEndpoint, metaOf } from '../crud.ts';
 import { storageUnavailable } from '../problem.ts';
 import { single } from '../schemas/envelopes.ts';
-import { timestamp, uuid } from '../schemas/fields.ts';
+import { timestamp, uuid } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
+import { count, deliveryAttempts, receivedStatus } from '@tlr/domain/integers';
 
 const tag = 'Webhooks';
 const scope = ['webhooks:manage'] as const;
@@ -48,14 +50,13 @@ const delivery = z
     status: z
       .enum(DELIVERY_STATUSES)
       .meta({ description: 'pending (not yet tried), retrying (failed, next attempt scheduled), succeeded (a 2xx), dead_letter (8 attempts failed)' }),
-    attempts: z.int(),
+    attempts: deliveryAttempts(),
     next_attempt_at: timestamp().nullable(),
     last_attempt_at: timestamp().nullable(),
-    last_response_status: z
-      .int()
+    last_response_status: receivedStatus()
       .nullable()
       .meta({ description: 'HTTP status of the last attempt; null when no answer (unreachable, timeout, refused address)' }),
-    last_duration_ms: z.int().nullable(),
+    last_duration_ms: count().nullable(),
     last_error: z.string().meta({ description: 'Why the last attempt got no answer; "" otherwise' }),
     created_at: timestamp(),
   })
@@ -66,23 +67,18 @@ const eventTypes = z
   .min(1, 'must name at least one event type');
 
 export const webhooksRouter = router({
-  list: authedProcedure
-    .meta(
-      metaOf(
-        {
-          path: '/webhooks',
-          tag,
-          summary: 'List webhook subscriptions',
-          description:
-            'Every active subscription of the company (the sandbox with a test key), oldest first: at most 25, so not paginated. Secrets are never listed.',
-          scope,
-        },
-        'GET',
-      ),
-    )
-    .input(z.object({}))
-    .output(z.object({ data: z.array(subscription) }))
-    .query(async ({ ctx }) => ({ data: await listSubscriptions(ctx.tx, ctx.scope) })),
+  list: listEndpoint({
+    path: '/webhooks',
+    tag,
+    summary: 'List webhook subscriptions',
+    description:
+      'The active subscriptions of the company (the sandbox with a test key), in the list envelope with the list parameters of every list; newest first by default. Secrets are never listed.',
+    scope,
+    spec: WEBHOOK_LIST,
+    searchDescription: 'Case-insensitive search in the URL',
+    resource: subscription,
+    run: listSubscriptions,
+  }),
   create: authedProcedure
     .meta(
       metaOf(

@@ -3,14 +3,20 @@
 // (the one declaration the list engine also reads).
 import { z } from 'zod';
 import type { ListSpec } from '@tlr/domain';
-import { date } from './fields.ts';
+import { date } from '@tlr/domain/fields';
+import { INT32_MAX } from '@tlr/domain/integers';
 
 export function listQuery(spec: ListSpec, searchDescription: string) {
   const sortFields = Object.keys(spec.sort) as [string, ...string[]];
   return z.strictObject({
     // Numbers stay plain here: for query strings the adapter's coercion is what turns "2" into 2
     // (and "abc" into NaN, which is refused).
-    page: z.int('must be an integer of at least 1').min(1, 'must be at least 1').default(1).meta({ description: 'Page number, from 1' }),
+    page: z
+      .int(`must be an integer from 1 to ${INT32_MAX}`)
+      .min(1, `must be from 1 to ${INT32_MAX}`)
+      .max(INT32_MAX, `must be from 1 to ${INT32_MAX}`)
+      .default(1)
+      .meta({ description: 'Page number, from 1; past total_pages the page is empty' }),
     per_page: z.int('must be an integer from 1 to 200').min(1, 'must be from 1 to 200').max(200, 'must be from 1 to 200').default(50),
     sort: z
       .enum(sortFields, { error: `must be one of ${sortFields.join(', ')}` })

@@ -15,8 +15,8 @@ import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-export const SCHEMA_PATH = join(REPO_ROOT, 'prisma', 'schema.prisma');
+const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const SCHEMA_PATH = join(REPO_ROOT, 'prisma', 'schema.prisma');
 export const MIGRATIONS_DIR = join(REPO_ROOT, 'prisma', 'migrations');
 const ENGINE_BRIDGE = join(REPO_ROOT, 'packages', 'db', 'schema-engine', 'bin.mjs');
 
@@ -35,7 +35,7 @@ export interface PrismaRun {
 }
 
 /** Runs the workspace's Prisma CLI from the repository root, against `databaseUrl`. */
-export function runPrisma(args: string[], databaseUrl: string): Promise<PrismaRun> {
+function runPrisma(args: string[], databaseUrl: string): Promise<PrismaRun> {
   const cli = createRequire(join(REPO_ROOT, 'package.json')).resolve('prisma/build/index.js');
   const env = {
     ...process.env,
@@ -82,7 +82,7 @@ async function onServer(serverUrl: string, sql: string): Promise<void> {
 }
 
 /** Creates a throw-away database on the server of `serverUrl`, runs `fn` with its URL, then drops it. */
-export async function withTemporaryDatabase<T>(serverUrl: string, fn: (url: string) => Promise<T>): Promise<T> {
+async function withTemporaryDatabase<T>(serverUrl: string, fn: (url: string) => Promise<T>): Promise<T> {
   const name = `tlr_migrations_tmp_${randomBytes(6).toString('hex')}`;
   await onServer(serverUrl, `CREATE DATABASE "${name}"`);
   try {

@@ -4,7 +4,7 @@
 import type { Db } from '@tlr/db';
 import { invalidRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { ensureSandbox, getLiveCompany } from './companies.ts';
+import { ensureSandbox, getLiveCompany } from '../companies/companies.ts';
 import type { Scope } from './scopes.ts';
 import { generateApiKey, keyDigest, keyPrefix, type KeyMode } from './secrets.ts';
 

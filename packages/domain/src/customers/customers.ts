@@ -2,48 +2,14 @@
 import type { Db, Customer } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { invalidRequest, notFound } from '../errors.ts';
-import { definedOnly, masterData } from '../master-data.ts';
+import { normalizeCvr } from '../identifiers/cvr.ts';
+import { definedOnly, masterData, viewOf } from '../master-data.ts';
 import { normaliseEmail, normalisePhone } from './rules.ts';
+import { customerSchemas, type CustomerInput, type CustomerUpdate, type CustomerView } from './schema.ts';
 
-export interface CustomerInput {
-  name: string;
-  email?: string | undefined;
-  phone?: string | undefined;
-  cvr?: string | undefined;
-  ean?: string | undefined;
-  contact_person?: string | undefined;
-  address_line1?: string | undefined;
-  address_line2?: string | undefined;
-  postal_code?: string | undefined;
-  city?: string | undefined;
-  country?: string | undefined;
-  payment_terms_days?: number | undefined;
-  notes?: string | undefined;
-}
+const customerView = viewOf(customerSchemas.resource);
 
-export function customerView(c: Customer) {
-  return {
-    id: c.id,
-    name: c.name,
-    email: c.email,
-    phone: c.phone,
-    cvr: c.cvr,
-    ean: c.ean,
-    contact_person: c.contact_person,
-    address_line1: c.address_line1,
-    address_line2: c.address_line2,
-    postal_code: c.postal_code,
-    city: c.city,
-    country: c.country,
-    payment_terms_days: c.payment_terms_days,
-    notes: c.notes,
-    created_at: c.created_at.toISOString(),
-    updated_at: c.updated_at.toISOString(),
-  };
-}
-export type CustomerView = ReturnType<typeof customerView>;
-
-function withLookupKeys(input: Partial<CustomerInput>) {
+function withLookupKeys(input: CustomerUpdate) {
   return definedOnly({
     ...input,
     lookup_email: input.email === undefined ? undefined : normaliseEmail(input.email),
@@ -51,7 +17,7 @@ function withLookupKeys(input: Partial<CustomerInput>) {
   });
 }
 
-export const customers = masterData<Customer, CustomerView, CustomerInput, Partial<CustomerInput>>({
+export const customers = masterData<Customer, CustomerView, CustomerInput, CustomerUpdate>({
   noun: 'customer',
   delegate: (db) => db.customer,
   toRow: withLookupKeys,
@@ -80,7 +46,7 @@ export async function lookupCustomer(db: Db, scope: CompanyScope, query: Custome
   if (given.length !== 1) throw invalidRequest('Give exactly one of the query parameters cvr, email, phone or q.', given[1] ?? 'cvr');
   const key = given[0]!;
   const value = query[key]!.trim();
-  const byCvr = { cvr: value };
+  const byCvr = { cvr: normalizeCvr(value) };
   const byEmail = { lookup_email: normaliseEmail(value) };
   const byPhone = { lookup_phone: normalisePhone(value) };
   const where =

@@ -86,3 +86,11 @@ export async function flushEvents(tx: Db, andThen?: Prisma.Sql): Promise<void> {
   const parts = [...(events.length ? [eventsInsert(events)] : []), ...(andThen ? [Prisma.sql`also AS (${andThen})`] : [])];
   await tx.$executeRaw`WITH ${Prisma.join(parts, ', ')} SELECT 1`;
 }
+
+/** Days a fanned-out event stays in the outbox; its webhook deliveries keep their own bodies. */
+const OUTBOX_RETENTION_DAYS = 30;
+
+/** Deletes events fanned out more than 30 days ago (a daily job); an event not yet fanned out stays. */
+export async function purgeDispatchedEvents(db: Db): Promise<number> {
+  return db.$executeRaw`DELETE FROM outbox_events WHERE dispatched_at < now() - make_interval(days => ${OUTBOX_RETENTION_DAYS})`;
+}

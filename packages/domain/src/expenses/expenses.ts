@@ -9,12 +9,14 @@ import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
-import { postPayment, postReversalOf, settlementAccount, type DocumentStatusInput } from '../ledger/documents.ts';
+import { postPayment, postReversalOf, settlementAccount } from '../ledger/documents.ts';
 import { postTransaction } from '../ledger/post.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { amountToJson, Decimal } from '../money.ts';
 import { vatFromGross } from '../vat.ts';
 import { attachVoucherToExpense, detachVoucherFromExpense, markVoucherPosted } from '../vouchers/vouchers.ts';
+// Types only: the schema reads EXPENSE_STATUSES from here.
+import type { ExpenseInput, ExpenseStatusInput, ExpenseUpdate, ExpenseView } from './schema.ts';
 
 export const EXPENSE_STATUSES = ['draft', 'booked', 'paid', 'cancelled'] as const;
 export type ExpenseStatus = (typeof EXPENSE_STATUSES)[number];
@@ -28,7 +30,7 @@ export const EXPENSE_TRANSITIONS: Record<ExpenseStatus, readonly ExpenseStatus[]
 };
 
 /** Standard chart: 7440 Leverandører (payables), 7740 Købsmoms (input VAT), 2810 Andre eksterne omkostninger, 6470 Bankkonto. */
-export const EXPENSE_ACCOUNTS = { payable: '7440', inputVat: '7740', expense: '2810', bank: '6470' } as const;
+const EXPENSE_ACCOUNTS = { payable: '7440', inputVat: '7740', expense: '2810', bank: '6470' } as const;
 /** The input VAT a Danish bill can carry: 25 % of the net, so at most a fifth of the amount including VAT. */
 const FULL_VAT_RATE = new Decimal(25);
 
@@ -43,7 +45,7 @@ export const EXPENSE_LIST = {
 
 type ExpenseRow = Prisma.ExpenseGetPayload<object>;
 
-export function expenseView(e: ExpenseRow, accountNumber: string) {
+function expenseView(e: ExpenseRow, accountNumber: string): ExpenseView {
   return {
     id: e.id,
     supplier_id: e.supplier_id,
@@ -64,25 +66,9 @@ export function expenseView(e: ExpenseRow, accountNumber: string) {
     updated_at: e.updated_at.toISOString(),
   };
 }
-export type ExpenseView = ReturnType<typeof expenseView>;
-
-export interface ExpenseInput {
-  supplier_id?: string | null | undefined;
-  voucher_id?: string | null | undefined;
-  date: string;
-  due_date?: string | undefined;
-  description?: string | undefined;
-  amount: Decimal;
-  vat_amount?: Decimal | undefined;
-  account_number?: string | undefined;
-  /** true: book at once (posted and numbered in the same transaction). */
-  book?: boolean | undefined;
-}
-
-export type ExpenseUpdate = Partial<Omit<ExpenseInput, 'book'>>;
 
 /** The amounts' rule: amount > 0 includes VAT; 0 <= vat_amount <= the 25 % VAT contained in amount. */
-export function checkExpenseAmounts(amount: Decimal, vat: Decimal): void {
+function checkExpenseAmounts(amount: Decimal, vat: Decimal): void {
   if (amount.lessThanOrEqualTo(0)) throw invalidRequest('amount: must be greater than 0 (the total of the bill including VAT).', 'amount');
   if (vat.isNegative()) throw invalidRequest('vat_amount: must not be negative.', 'vat_amount');
   const most = vatFromGross(amount, FULL_VAT_RATE).vat;
@@ -264,8 +250,6 @@ async function book(db: Db, scope: CompanyScope, row: ExpenseRow): Promise<Expen
   return booked;
 }
 
-export type ExpenseStatusInput = DocumentStatusInput<ExpenseStatus>;
-
 export async function setExpenseStatus(db: Db, scope: CompanyScope, id: string, input: ExpenseStatusInput): Promise<ExpenseView> {
   const row = await lockExpense(db, scope, id);
   const from = row.status as ExpenseStatus;
@@ -282,7 +266,7 @@ export async function setExpenseStatus(db: Db, scope: CompanyScope, id: string, 
       },
     );
   }
-  const date = input.date ?? today('Europe/Copenhagen');
+  const date = input.date ?? today();
   if (input.status === 'booked') return view(db, await book(db, scope, row));
   if (date < fromDate(row.date)) throw invalidRequest(`date: ${date} is before the expense date ${fromDate(row.date)}.`, 'date');
   if (input.status === 'paid') {

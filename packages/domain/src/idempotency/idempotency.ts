@@ -6,7 +6,7 @@ import { Prisma, type Db } from '@tlr/db';
 import { flushEvents } from '../events/outbox.ts';
 import { parseJsonExact } from '../money.ts';
 
-export const IDEMPOTENCY_TTL_HOURS = 24;
+const IDEMPOTENCY_TTL_HOURS = 24;
 export const IDEMPOTENCY_KEY_MAX = 255;
 
 export type Claim = { claimed: true } | { claimed: false; endpoint: string; status: number; body: unknown };

@@ -11,10 +11,11 @@ import { countInvoices } from '../lists/kept-counts.ts';
 import { recordEvent, type EventType } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { postTransaction } from '../ledger/post.ts';
-import { postPayment, postReversalOf, settlementAccount, type DocumentStatusInput } from '../ledger/documents.ts';
+import { postPayment, postReversalOf, settlementAccount } from '../ledger/documents.ts';
 import { listPage, unfiltered, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { Decimal } from '../money.ts';
-import { approvalPosting, assertTransition, INVOICE_STATUSES, invoiceTotals, OPEN_STATUSES, type InvoiceStatus } from './rules.ts';
+import { approvalPosting, assertTransition, INVOICE_STATUSES, INVOICE_VAT_RATES, invoiceTotals, OPEN_STATUSES, type InvoiceStatus } from './rules.ts';
+import type { FullInvoiceView, InvoiceInput, InvoiceStatusInput, InvoiceUpdate, InvoiceView, PaymentInput } from './schema.ts';
 import {
   fullInvoiceInclude,
   fullInvoiceView,
@@ -24,37 +25,10 @@ import {
   invoiceView,
   paymentView,
   type FullInvoiceRow,
-  type FullInvoiceView,
-  type InvoiceView,
 } from './views.ts';
-
-/** The calendar the company's days are counted in (due dates, today's payments and credit notes). */
-export const COMPANY_TIME_ZONE = 'Europe/Copenhagen';
 
 /** Account numbers of the standard chart an invoice posts to (Debitorer, Salgsmoms, Salg, Bank). */
 export const INVOICE_ACCOUNTS = { receivable: '6190', outputVat: '7680', sales: '1010', bank: '6470' } as const;
-
-/** The VAT rates an invoice line may carry: Danish VAT (25 %) and VAT-exempt or zero-rated sales (0 %). */
-export const INVOICE_VAT_RATES = ['25', '0'] as const;
-
-export interface InvoiceLineInput {
-  product_id?: string | null | undefined;
-  description?: string | undefined;
-  quantity: Decimal;
-  unit_price?: Decimal | undefined;
-  vat_rate?: Decimal | undefined;
-}
-
-export interface InvoiceInput {
-  customer_id?: string | null | undefined;
-  issue_date: string;
-  due_date: string;
-  notes?: string | undefined;
-  lines: InvoiceLineInput[];
-  auto_approve?: boolean | undefined;
-}
-
-export type InvoiceUpdate = Partial<Omit<InvoiceInput, 'auto_approve'>>;
 
 export const INVOICE_LIST = {
   // Invoice numbers sort as numbers (the document number behind them); drafts have none.
@@ -76,7 +50,7 @@ async function liveCustomer(db: Db, scope: CompanyScope, id: string): Promise<Cu
 }
 
 /** A draft's lines as stored: product defaults applied, amounts computed, rates checked. */
-async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceLineInput[]) {
+async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceInput['lines']) {
   const productIds = [...new Set(lines.flatMap((l) => (l.product_id ? [l.product_id] : [])))];
   const products = new Map(
     (productIds.length ? await db.product.findMany({ where: { company_id: scope.companyId, deleted_at: null, id: { in: productIds } } }) : []).map((p) => [
@@ -331,13 +305,11 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
   return approved;
 }
 
-export type StatusInput = DocumentStatusInput<InvoiceStatus>;
-
 /**
  * PUT /invoices/{id}/status. Repeating the current status changes and posts nothing (PUT semantics);
  * any other move must be in the transition table (rules.ts).
  */
-export async function setInvoiceStatus(db: Db, scope: CompanyScope, id: string, input: StatusInput): Promise<FullInvoiceView> {
+export async function setInvoiceStatus(db: Db, scope: CompanyScope, id: string, input: InvoiceStatusInput): Promise<FullInvoiceView> {
   const row = await lockInvoice(db, scope, id);
   const from = row.status as InvoiceStatus;
   if (input.status !== 'paid' && (input.account_id || input.account_number)) {
@@ -377,13 +349,6 @@ export async function setInvoiceStatus(db: Db, scope: CompanyScope, id: string, 
   }
 }
 
-export interface PaymentInput {
-  amount: Decimal;
-  date?: string | undefined;
-  account_id?: string | undefined;
-  account_number?: string | undefined;
-}
-
 export async function registerPayment(db: Db, scope: CompanyScope, id: string, input: PaymentInput) {
   const row = await lockInvoice(db, scope, id);
   return paymentView(await pay(db, scope, row, input));
@@ -410,7 +375,7 @@ async function pay(db: Db, scope: CompanyScope, row: FullInvoiceRow, input: Paym
   }
   const account = await settlementAccount(db, scope, input, INVOICE_ACCOUNTS.bank, [INVOICE_ACCOUNTS.receivable]);
   const receivable = (await accountsByNumber(db, scope, [INVOICE_ACCOUNTS.receivable]))(INVOICE_ACCOUNTS.receivable);
-  const date = input.date ?? today(COMPANY_TIME_ZONE);
+  const date = input.date ?? today();
   const posted = await postPayment(db, scope, {
     date,
     text: `Betaling af faktura ${row.invoice_number}`,
@@ -444,7 +409,7 @@ async function pay(db: Db, scope: CompanyScope, row: FullInvoiceRow, input: Paym
  * Cancels an approved, unpaid invoice with a credit note (kreditnota): a document with its own number
  * whose posting reverses the invoice's posting line by line. The invoice's posting is never changed.
  */
-async function cancel(db: Db, scope: CompanyScope, row: FullInvoiceRow, date = today(COMPANY_TIME_ZONE)): Promise<FullInvoiceRow> {
+async function cancel(db: Db, scope: CompanyScope, row: FullInvoiceRow, date = today()): Promise<FullInvoiceRow> {
   if (dec(row.paid_amount).greaterThan(0)) {
     throw new DomainError(
       'invoice_has_payments',
@@ -482,7 +447,7 @@ async function cancel(db: Db, scope: CompanyScope, row: FullInvoiceRow, date = t
  * sweeps at once split the work; batches keep each transaction short. `db` is the pool client (not a
  * transaction); each batch is its own transaction.
  */
-export async function sweepOverdue(run: <T>(fn: (tx: Db) => Promise<T>) => Promise<T>, day = today(COMPANY_TIME_ZONE), batch = 500): Promise<number> {
+export async function sweepOverdue(run: <T>(fn: (tx: Db) => Promise<T>) => Promise<T>, day = today(), batch = 500): Promise<number> {
   let moved = 0;
   for (;;) {
     const n = await run(async (tx) => {

@@ -2,7 +2,8 @@
 // requires of a full invoice — issue date, a sequential number, the seller's name, address and CVR
 // number, the buyer's name and address, each line's description, quantity and unit price excluding VAT,
 // the VAT rate and VAT amount per rate, the totals — plus payment terms and bank details. A credit note
-// (kreditnota) names the invoice it credits. A draft has no number yet and is watermarked KLADDE.
+// (kreditnota) names the invoice it credits. A draft has no number yet and is watermarked KLADDE; a
+// cancelled invoice is watermarked ANNULLERET, names the credit note that credited it and asks for no payment.
 //
 // invoiceDocument reads what the page shows (the buyer frozen at approval; a draft's buyer as the
 // customer is now); renderInvoicePdf lays it out with pdfkit. Amounts travel as strings with two
@@ -11,7 +12,7 @@ import PDFDocument from 'pdfkit';
 import type { Db } from '@tlr/db';
 import { daysBetween, fromDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
-import { printIban } from '../credentials/bank.ts';
+import { printIban } from '../identifiers/bank.ts';
 import { notFound } from '../errors.ts';
 import { Decimal, roundOere } from '../money.ts';
 import { invoiceTotals } from './rules.ts';
@@ -38,6 +39,8 @@ export interface InvoiceDocument {
   payment_terms_days: number;
   /** The credited invoice, on a credit note. */
   credits: { invoice_number: string; issue_date: string } | null;
+  /** On a cancelled invoice: the credit note that credited it (nothing is to be paid). */
+  credited_by: { number: string; date: string } | null;
   seller: Party & { bank_reg_number: string; bank_account_number: string; iban: string };
   buyer: Party;
   lines: { description: string; quantity: string; unit_price: string; vat_rate: string; amount: string }[];
@@ -87,6 +90,7 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
     due_date: fromDate(row.due_date),
     payment_terms_days: daysBetween(issue, fromDate(row.due_date)),
     credits: note ? { invoice_number: row.invoice_number, issue_date: issue } : null,
+    credited_by: kind === 'invoice' && row.credit_note ? { number: String(row.credit_note.document_number), date: fromDate(row.credit_note.date) } : null,
     seller: {
       name: company.name,
       address: addressLines(company.address_line1, company.address_line2, company.postal_code, company.city, company.country),
@@ -119,7 +123,7 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
 // Layout
 
 /** 1234567.5 -> "1.234.567,50" (Danish grouping and decimal comma), from the exact decimal string. */
-export function kroner(amount: string, negate = false): string {
+function kroner(amount: string, negate = false): string {
   const d = new Decimal(amount);
   const value = negate ? d.negated() : d;
   const [int, dec] = value.abs().toFixed(2).split('.') as [string, string];
@@ -128,15 +132,24 @@ export function kroner(amount: string, negate = false): string {
 /** A quantity or rate with a decimal comma and no trailing zeros: "1,5", "3", "12,25". */
 const decimalComma = (n: string) => new Decimal(n).toString().replace('.', ',');
 /** 2026-11-22 -> "22.11.2026". */
-export const danishDate = (iso: string) => iso.split('-').reverse().join('.');
+const danishDate = (iso: string) => iso.split('-').reverse().join('.');
+const cancelledText = (by: { number: string; date: string }) => `Annulleret – krediteret ved kreditnota nr. ${by.number} af ${danishDate(by.date)}`;
 
 const A4 = { width: 595.28, height: 841.89 };
 const M = 50;
 const FONT = 'Helvetica';
 const BOLD = 'Helvetica-Bold';
 const GREY = '#555555';
-// Columns of the line table: x and width; the numbers are right-aligned.
-const COLS = { description: [M, 235], quantity: [M + 240, 50], price: [M + 295, 80], rate: [M + 380, 45], amount: [M + 430, 65] } as const;
+// Columns of the line table: x and width; the numbers are right-aligned. Each heading fits its column on
+// one line ("Enhedspris ekskl. moms" is 94 pt wide in 8 pt bold).
+const COLS = { description: [M, 210], quantity: [M + 215, 55], price: [M + 275, 100], rate: [M + 380, 45], amount: [M + 430, 65] } as const;
+const HEADINGS: [string, keyof typeof COLS][] = [
+  ['Beskrivelse', 'description'],
+  ['Antal', 'quantity'],
+  ['Enhedspris ekskl. moms', 'price'],
+  ['Moms %', 'rate'],
+  ['Beløb DKK', 'amount'],
+];
 
 export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
   const credit = d.kind === 'credit_note';
@@ -154,12 +167,15 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
     doc.on('error', reject);
   });
 
+  // A draft is not yet an invoice; a cancelled one is no longer a claim: both say so across every page.
+  const stamp = d.draft ? 'KLADDE' : d.credited_by ? 'ANNULLERET' : '';
   const watermark = () => {
-    if (!d.draft) return;
+    if (!stamp) return;
+    const size = stamp.length > 6 ? 72 : 110;
     doc.save();
     doc.rotate(-35, { origin: [A4.width / 2, A4.height / 2] });
-    doc.font(BOLD).fontSize(110).fillColor('#d9d9d9').fillOpacity(0.6);
-    doc.text('KLADDE', 0, A4.height / 2 - 55, { width: A4.width, align: 'center', lineBreak: false });
+    doc.font(BOLD).fontSize(size).fillColor('#d9d9d9').fillOpacity(0.6);
+    doc.text(stamp, 0, A4.height / 2 - size / 2, { width: A4.width, align: 'center', lineBreak: false });
     doc.restore();
     doc.fillColor('black').fillOpacity(1);
   };
@@ -187,7 +203,7 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
     .font(BOLD)
     .fontSize(22)
     .fillColor('black')
-    .text(d.draft ? `${title} (KLADDE)` : title, M, M, { width: 280 });
+    .text(stamp ? `${title} (${stamp})` : title, M, M, { width: 280 });
   const buyerBottom = party(d.buyer, M, M + 45, 280, credit ? 'Kreditnota til' : 'Faktura til');
 
   // The document's facts.
@@ -201,7 +217,7 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
     : [
         ['Fakturanr.', d.draft ? 'tildeles ved godkendelse' : d.number],
         ['Fakturadato', danishDate(d.date)],
-        ['Forfaldsdato', danishDate(d.due_date)],
+        d.credited_by ? ['Status', cancelledText(d.credited_by)] : ['Forfaldsdato', danishDate(d.due_date)],
       ];
   for (const [label, value] of facts) {
     doc.font(BOLD).fontSize(9).text(label, M, y, { width: 110 });
@@ -213,12 +229,13 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
   y += 16;
   const header = () => {
     doc.font(BOLD).fontSize(8).fillColor(GREY);
-    doc.text('Beskrivelse', COLS.description[0], y, { width: COLS.description[1] });
-    doc.text('Antal', COLS.quantity[0], y, { width: COLS.quantity[1], align: 'right' });
-    doc.text('Enhedspris ekskl. moms', COLS.price[0], y, { width: COLS.price[1], align: 'right' });
-    doc.text('Moms %', COLS.rate[0], y, { width: COLS.rate[1], align: 'right' });
-    doc.text('Beløb DKK', COLS.amount[0], y, { width: COLS.amount[1], align: 'right' });
-    y = doc.y + 3;
+    let bottom = y;
+    for (const [label, col] of HEADINGS) {
+      const [x, width] = COLS[col];
+      doc.text(label, x, y, { width, align: col === 'description' ? 'left' : 'right' });
+      bottom = Math.max(bottom, doc.y); // the rule goes under the tallest heading
+    }
+    y = bottom + 3;
     doc
       .moveTo(M, y)
       .lineTo(A4.width - M, y)
@@ -284,11 +301,13 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
   ].filter(Boolean);
   const terms = credit
     ? ['Beløbet modregnes eller tilbagebetales.']
-    : [
-        `Betalingsbetingelser: netto ${d.payment_terms_days} dage. Forfaldsdato ${danishDate(d.due_date)}.`,
-        bank.length ? `Betales til ${bank.join(', ')}.` : 'Bankoplysninger: ikke angivet.',
-        d.number ? `Angiv venligst fakturanr. ${d.number} ved betaling.` : '',
-      ].filter(Boolean);
+    : d.credited_by
+      ? [`${cancelledText(d.credited_by)}.`, 'Fakturaen skal ikke betales.']
+      : [
+          `Betalingsbetingelser: netto ${d.payment_terms_days} dage. Forfaldsdato ${danishDate(d.due_date)}.`,
+          bank.length ? `Betales til ${bank.join(', ')}.` : 'Bankoplysninger: ikke angivet.',
+          d.number ? `Angiv venligst fakturanr. ${d.number} ved betaling.` : '',
+        ].filter(Boolean);
   y += 18;
   const text = [...terms, ...(d.notes ? ['', d.notes] : [])].join('\n');
   if (room(doc.heightOfString(text, { width: A4.width - 2 * M }) + 10)) y = M;

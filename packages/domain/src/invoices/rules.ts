@@ -8,6 +8,9 @@ import { computeVat, type VatGroup } from '../vat.ts';
 export const INVOICE_STATUSES = ['draft', 'approved', 'sent', 'paid', 'overdue', 'cancelled'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
+/** The VAT rates an invoice line may carry: Danish VAT (25 %) and VAT-exempt or zero-rated sales (0 %). */
+export const INVOICE_VAT_RATES = ['25', '0'] as const;
+
 /**
  * Where each status may go (PUT /invoices/{id}/status; the overdue sweep uses approved/sent -> overdue).
  * A draft is approved (or deleted); an approved invoice is sent, paid, cancelled by a credit note or falls
@@ -64,9 +67,9 @@ export function invoiceTotals(lines: readonly LineInput[]): InvoiceTotals {
       throw new DomainError('invalid_request', `The line amount ${a.toFixed(2)} exceeds ${MAX_AMOUNT.toFixed(2)}.`, `lines[${i}]`);
   });
   const vat = computeVat(lines.map((l, i) => ({ net: amounts[i]!, rate: l.vatRate })));
-  if (vat.total.abs().greaterThan(MAX_AMOUNT) || vat.subtotal.abs().greaterThan(MAX_AMOUNT)) {
-    throw new DomainError('invalid_request', `The invoice total ${vat.total.toFixed(2)} exceeds ${MAX_AMOUNT.toFixed(2)}.`, 'lines');
-  }
+  // The subtotal too: negative VAT (discounts outweighing a group) can bring the total back under it.
+  const beyond = (['subtotal', 'total'] as const).find((name) => vat[name].abs().greaterThan(MAX_AMOUNT));
+  if (beyond) throw new DomainError('invalid_request', `The invoice ${beyond} ${vat[beyond].toFixed(2)} exceeds ${MAX_AMOUNT.toFixed(2)}.`, 'lines');
   return { amounts, subtotal: vat.subtotal, vat: vat.vat, total: vat.total, byRate: vat.byRate };
 }
 

@@ -4,6 +4,7 @@ import type { Prisma } from '@tlr/db';
 import { fromDate } from '../calendar.ts';
 import { amountToJson, quantityToJson, rateToJson } from '../money.ts';
 import type { InvoiceStatus } from './rules.ts';
+import type { FullInvoiceView, InvoicePaymentView, InvoiceSummary, InvoiceView } from './schema.ts';
 
 export const invoiceInclude = { credit_note: true } satisfies Prisma.InvoiceInclude;
 export const fullInvoiceInclude = {
@@ -15,7 +16,7 @@ export const fullInvoiceInclude = {
 export type InvoiceRow = Prisma.InvoiceGetPayload<{ include: typeof invoiceInclude }>;
 export type FullInvoiceRow = Prisma.InvoiceGetPayload<{ include: typeof fullInvoiceInclude }>;
 
-export function invoiceView(i: InvoiceRow) {
+export function invoiceView(i: InvoiceRow): InvoiceView {
   return {
     id: i.id,
     invoice_number: i.invoice_number,
@@ -47,9 +48,8 @@ export function invoiceView(i: InvoiceRow) {
       : null,
   };
 }
-export type InvoiceView = ReturnType<typeof invoiceView>;
 
-export function fullInvoiceView(i: FullInvoiceRow) {
+export function fullInvoiceView(i: FullInvoiceRow): FullInvoiceView {
   return {
     ...invoiceView(i),
     lines: i.lines.map((l) => ({
@@ -64,9 +64,8 @@ export function fullInvoiceView(i: FullInvoiceRow) {
     payments: i.payments.map(paymentView),
   };
 }
-export type FullInvoiceView = ReturnType<typeof fullInvoiceView>;
 
-export function paymentView(p: Prisma.InvoicePaymentGetPayload<object>) {
+export function paymentView(p: Prisma.InvoicePaymentGetPayload<object>): InvoicePaymentView {
   return {
     id: p.id,
     invoice_id: p.invoice_id,
@@ -79,7 +78,7 @@ export function paymentView(p: Prisma.InvoicePaymentGetPayload<object>) {
 }
 
 /** The 201 answer of POST /invoices (contract: the compact summary; the posting ids once approved). */
-export function invoiceSummary(v: InvoiceView) {
+export function invoiceSummary(v: InvoiceView): InvoiceSummary {
   return {
     id: v.id,
     invoice_number: v.invoice_number,

@@ -13,13 +13,6 @@ export interface SettlementAccountInput {
   account_number?: string | undefined;
 }
 
-/** What a status change of a document takes beside the status: its date and the settlement account. */
-export interface DocumentStatusInput<Status extends string> extends SettlementAccountInput {
-  status: Status;
-  /** paid: the payment date; cancelled: the reversal's (credit note's) date. Default today (Copenhagen). */
-  date?: string | undefined;
-}
-
 /**
  * The account money is paid into or out of: the asset account given (by id or number), else the
  * default bank account; never `excluded` (receivables for an invoice payment).

@@ -36,7 +36,7 @@ export interface Posting {
   documentNumber?: bigint | undefined;
 }
 
-export const periodLocked = (date: string, lock: string) =>
+const periodLocked = (date: string, lock: string) =>
   new DomainError('period_locked', `The books are locked up to and including ${lock}; ${date} cannot be posted.`, 'date');
 
 interface Drawn {

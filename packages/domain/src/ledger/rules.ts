@@ -3,6 +3,9 @@
 import { Decimal, MAX_AMOUNT } from '../money.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 
+/** An account's number in a company's chart: 1 to 10 digits (the standard chart's have 4). */
+export const ACCOUNT_NUMBER = /^\d{1,10}$/;
+
 export interface PostingLine {
   accountId: string;
   /** The account's number and name when the caller has read them already (the view shows them); else the posting reads them. */

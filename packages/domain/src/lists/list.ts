@@ -68,13 +68,13 @@ function dateAndSearch(params: ListParams, spec: ListSpec): Where[] {
 export const unfiltered = (params: ListParams, spec: ListSpec): boolean => dateAndSearch(params, spec).length === 0;
 
 /** The Prisma `where` for since/until/search/status, added to the caller's company-scoped base. */
-export function listWhere(base: Where, params: ListParams, spec: ListSpec): Where {
+function listWhere(base: Where, params: ListParams, spec: ListSpec): Where {
   const and: Where[] = [base, ...dateAndSearch(params, spec)];
   if (params.status) and.push({ status: params.status });
   return { AND: and };
 }
 
-export function listMeta(params: ListParams, total: number): ListMeta {
+function listMeta(params: ListParams, total: number): ListMeta {
   // total_pages = ceil(total / per_page): 0 for an empty list (iterate while page <= total_pages).
   return { page: params.page, per_page: params.per_page, total, total_pages: Math.ceil(total / params.per_page) };
 }

@@ -13,7 +13,7 @@ export const CODE_SECONDS = 60;
 /** Contract, Limits: the token endpoint, per client and IP address. */
 export const TOKEN_ENDPOINT_LIMIT = 10;
 
-export const TOKEN_PREFIX = { code: 'tlr_code_', access: 'tlr_at_', refresh: 'tlr_rt_', clientSecret: 'tlr_cs_' } as const;
+const TOKEN_PREFIX = { code: 'tlr_code_', access: 'tlr_at_', refresh: 'tlr_rt_', clientSecret: 'tlr_cs_' } as const;
 export type TokenKind = keyof typeof TOKEN_PREFIX;
 const TOKEN_PATTERN: Record<TokenKind, RegExp> = {
   code: /^tlr_code_[0-9a-f]{64}$/,

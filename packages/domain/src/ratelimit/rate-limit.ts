@@ -2,6 +2,7 @@
 // that every server shares the count. A credential's window starts with its first request after the
 // previous window ended. The counting SQL is a CTE, so that authenticating a credential and counting
 // its request cost one round trip.
+import type { Db } from '@tlr/db';
 
 export const RATE_LIMIT = 100;
 export const RATE_WINDOW_SECONDS = 60;
@@ -31,6 +32,11 @@ export function rateLimitHitCte(credentialIds: string): string {
       -- clamped: window_start is stored at millisecond precision and may round up past now()
       LEAST(${RATE_WINDOW_SECONDS}, GREATEST(1, ceil(extract(epoch FROM w.window_start + make_interval(secs => ${RATE_WINDOW_SECONDS}) - now()))))::int AS reset_seconds
   )`;
+}
+
+/** Forgets the windows that started over an hour ago (an hourly job): their credentials have been idle since. */
+export async function purgeIdleRateLimitWindows(db: Db): Promise<number> {
+  return db.$executeRaw`DELETE FROM rate_limit_windows WHERE window_start < now() - interval '1 hour'`;
 }
 
 export interface RateLimitState {

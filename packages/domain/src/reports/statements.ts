@@ -46,7 +46,7 @@ interface SectionRule<K extends string> {
 
 // ---- profit and loss ----------------------------------------------------------------------------
 
-export const PROFIT_LOSS_SECTIONS = [
+const PROFIT_LOSS_SECTIONS = [
   { key: 'revenue', name: 'Nettoomsætning', side: 'credit', groups: ['1010-1389'] },
   // ÅRL items 2-4: change in inventories of finished goods, own work capitalised, other operating income.
   { key: 'other_operating_income', name: 'Andre driftsindtægter', side: 'credit', groups: ['1410-1489', '1496-1498', '1510-1589'] },

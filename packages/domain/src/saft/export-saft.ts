@@ -3,7 +3,7 @@
 // flat whatever the size of the ledger. Knows nothing of HTTP: the caller supplies the sink.
 import { Prisma, type Connectable, type PoolClient } from '@tlr/db';
 import { notFound } from '../errors.ts';
-import { dayAfter, today as utcToday } from '../calendar.ts';
+import { dayAfter, today } from '../calendar.ts';
 import { fiscalYearContaining } from '../ledger/fiscal-years.ts';
 import { BEGINNING, movements } from '../reports/balances.ts';
 import { lineElement, lineShared, transactionStart, TRANSACTION_END, type JournalLine, type JournalTransaction, type LineShared } from './journal.ts';
@@ -20,7 +20,7 @@ import {
 import { writeSalesInvoices } from './source-documents.ts';
 import { dayBefore, fromOere, saftFilename, saftPeriod, toOereFixed2, type SaftPeriod } from './rules.ts';
 
-export const SAFT_NAMESPACE = 'urn:StandardAuditFile-Taxation-Financial:DK';
+const SAFT_NAMESPACE = 'urn:StandardAuditFile-Taxation-Financial:DK';
 
 /** What the export writes to: a Node Writable or an http.ServerResponse. */
 export interface XmlSink {
@@ -63,7 +63,7 @@ export interface SaftExportResult extends SaftExportStart {
 export interface SaftExportOptions {
   /** Called once, after every check that can refuse the export and before the first write. */
   onStart?: (start: SaftExportStart) => void;
-  /** AuditFileDateCreated; default today (UTC). */
+  /** AuditFileDateCreated; default today (the business day, calendar.ts). */
   today?: string;
   /** Ledger lines per query and write (default 5,000). */
   lineBatch?: number;
@@ -238,7 +238,7 @@ async function writeSaft(client: PoolClient, params: SaftExportParams, out: XmlS
   const { rows: companies } = await client.query<SaftCompany>(COMPANY_SQL, [params.companyId]);
   const company = companies[0];
   if (!company) throw notFound('company', params.companyId);
-  const period = saftPeriod(params, company.fiscal_year_start_month, utcToday());
+  const period = saftPeriod(params, company.fiscal_year_start_month, today());
   const { from, to } = period;
 
   const { rows: totalsRows } = await client.query<{ transactions: number; lines: number; debit: string; credit: string }>(TOTALS_SQL, [company.id, from, to]);
@@ -255,7 +255,7 @@ async function writeSaft(client: PoolClient, params: SaftExportParams, out: XmlS
   const w = new SinkWriter(out, options.drainTimeoutMs ?? 60_000);
 
   await w.write(`<?xml version="1.0" encoding="UTF-8"?>\n<AuditFile xmlns="${SAFT_NAMESPACE}">`);
-  await w.write(headerXml(company, period, options.today ?? utcToday()));
+  await w.write(headerXml(company, period, options.today ?? today()));
   await w.write('<MasterFiles>');
   await w.write(generalLedgerAccountsXml(accounts));
   const instants = [`${from}T00:00:00.000Z`, `${dayAfter(to)}T00:00:00.000Z`];

@@ -9,9 +9,9 @@ export type XmlObject = { [name: string]: string | XmlObject | XmlObject[] };
 export const xml = (obj: XmlObject) => fragment(obj).end();
 
 /** Version of the schema, as its annotation gives it (AuditFileVersion follows that annotation). */
-export const AUDIT_FILE_VERSION = '1.0';
+const AUDIT_FILE_VERSION = '1.0';
 /** Our chart is the standard chart of 31 January 2023 (Erhvervsstyrelsen), as published in Odoo's l10n_dk. */
-export const STANDARD_ACCOUNT_VERSION = '20230131';
+const STANDARD_ACCOUNT_VERSION = '20230131';
 
 export interface SaftCompany {
   id: string;
@@ -70,7 +70,7 @@ export interface SaftAccount {
   closing: string;
 }
 
-export function accountXml(a: SaftAccount): XmlObject {
+function accountXml(a: SaftAccount): XmlObject {
   const opening = balanceSide(a.opening);
   const closing = balanceSide(a.closing);
   return {

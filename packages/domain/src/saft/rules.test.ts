@@ -52,9 +52,9 @@ describe('mapping', () => {
   });
 
   it('recognises a CVR the schema accepts and names the file by CVR or company id', () => {
-    expect([isCvr('12345678'), isCvr('01234567'), isCvr('1234567'), isCvr(null)]).toEqual([true, false, false, false]);
+    expect([isCvr('12345674'), isCvr('01234567'), isCvr('1234567'), isCvr(null)]).toEqual([true, false, false, false]);
     const period = { from: '2026-01-01', to: '2026-12-31' };
-    expect(saftFilename({ id: 'abc', cvr: '12345678' }, period)).toBe('saft-12345678-2026-01-01-2026-12-31.xml');
+    expect(saftFilename({ id: 'abc', cvr: '12345674' }, period)).toBe('saft-12345674-2026-01-01-2026-12-31.xml');
     expect(saftFilename({ id: 'abc', cvr: null }, period)).toBe('saft-abc-2026-01-01-2026-12-31.xml');
     expect(saftFilename({ id: 'abc', cvr: '12 "x' }, period)).toBe('saft-abc-2026-01-01-2026-12-31.xml');
   });

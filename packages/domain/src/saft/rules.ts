@@ -1,6 +1,7 @@
 // Pure rules of the Danish SAF-T Financial file: the export period, the account type mapping, the
 // schema's text limits, XML text escaping, amounts as exact decimal strings and accounting periods.
 import { invalidRequest } from '../errors.ts';
+import { CVR_SHAPE } from '../identifiers/cvr.ts';
 import { fiscalYearContaining } from '../ledger/fiscal-years.ts';
 import type { AccountType } from '../ledger/standard-chart.ts';
 
@@ -8,8 +9,8 @@ import type { AccountType } from '../ledger/standard-chart.ts';
 export const SAFT_TEXT = { code: 9, short: 18, middle1: 35, middle2: 70, long: 256 } as const;
 
 /** The schema's PeriodYear runs from 1970 to 2100. */
-export const SAFT_FIRST_DAY = '1970-01-01';
-export const SAFT_LAST_DAY = '2100-12-31';
+const SAFT_FIRST_DAY = '1970-01-01';
+const SAFT_LAST_DAY = '2100-12-31';
 
 export interface SaftPeriod {
   from: string;
@@ -89,8 +90,11 @@ export function escapeText(s: string): string {
 /** fit + escape: ready to place between tags. */
 export const xmlText = (text: string | null | undefined, max: number) => escapeText(fit(text, max));
 
-/** A Danish CVR number as the schema's DanishCvrNumber allows it (10000000 to 99999999). */
-export const isCvr = (s: string | null | undefined): s is string => !!s && /^[1-9]\d{7}$/.test(s);
+/**
+ * A Danish CVR number as the schema's DanishCvrNumber allows it (10000000 to 99999999): the CVR module's
+ * shape. New numbers also pass its modulus 11 check; one stored before that rule is exported as it is.
+ */
+export const isCvr = (s: string | null | undefined): s is string => !!s && CVR_SHAPE.test(s);
 
 /** A decimal string ("-12.5", "3", "1250.00") as an integer number of øre. Never through a float. */
 export function toOere(amount: string): bigint {

@@ -9,7 +9,7 @@ import { addressXml, xml, type XmlObject } from './master-files.ts';
 import { accountingPeriod, compactId, fit, SAFT_TEXT, type SaftPeriod } from './rules.ts';
 
 /** InvoiceType codes (the schema leaves them to us, at most 9 characters). */
-export const SAFT_INVOICE_TYPES = { invoice: 'Faktura', creditNote: 'Kredit' } as const;
+const SAFT_INVOICE_TYPES = { invoice: 'Faktura', creditNote: 'Kredit' } as const;
 
 const TOTALS_SQL = `
 SELECT (SELECT count(*) FROM invoices WHERE company_id = $1 AND document_number IS NOT NULL AND issue_date BETWEEN $2::date AND $3::date)::int
@@ -88,12 +88,12 @@ const TIME_UNITS = /^(t|time|timer|h|hour|hours|dag|dage|day|days|md|mdr|måned|
  * Goods or Services (GoodsServicesID). Lines carry no such flag yet: a product sold per time unit
  * (time, dag, måned) is a service, another product goods, a free-text line a service.
  */
-export const goodsOrServices = (productUnit: string | null) => (productUnit === null || TIME_UNITS.test(productUnit.trim()) ? 'Services' : 'Goods');
+const goodsOrServices = (productUnit: string | null) => (productUnit === null || TIME_UNITS.test(productUnit.trim()) ? 'Services' : 'Goods');
 
 const amount = (value: string, currency: string): XmlObject => ({ Amount: value, CurrencyCode: currency, CurrencyAmount: value, ExchangeRate: '1' });
 
 /** One Invoice element (a sales invoice, or a credit note crediting one). */
-export function salesInvoiceXml(d: DocumentRow, lines: readonly LineRow[], fiscalYearStartMonth: number, currency: string): XmlObject {
+function salesInvoiceXml(d: DocumentRow, lines: readonly LineRow[], fiscalYearStartMonth: number, currency: string): XmlObject {
   const { period, year } = accountingPeriod(d.date, fiscalYearStartMonth);
   const groups = invoiceTotals(
     lines.map((l) => ({ quantity: new Decimal(l.quantity), unitPrice: new Decimal(l.unit_price), vatRate: new Decimal(l.vat_rate) })),

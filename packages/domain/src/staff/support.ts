@@ -4,10 +4,11 @@
 import type { Db } from '@tlr/db';
 import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
-import { companySettingsView } from '../credentials/companies.ts';
+import { companySettingsView } from '../companies/companies.ts';
 import { listApiKeys } from '../credentials/api-keys.ts';
 import { listOAuthGrants } from '../oauth/flow.ts';
-import { listSandboxResets } from '../credentials/sandbox-reset.ts';
+import { listSandboxResets } from '../companies/sandbox-reset.ts';
+import { MAX_ACTIVE_SUBSCRIPTIONS } from '../webhooks/rules.ts';
 import { listDeliveries, listSubscriptions, replayDelivery } from '../webhooks/subscriptions.ts';
 
 /** A live company with its sandbox, keys, connected apps, webhook subscriptions and recent resets. */
@@ -15,7 +16,10 @@ export async function companyOverview(db: Db, companyId: string) {
   const company = isUuid(companyId) ? await db.company.findUnique({ where: { id: companyId }, include: { owner: { select: { email: true } } } }) : null;
   if (!company || company.sandbox_of_id) throw notFound('live company', companyId);
   const sandbox = await db.company.findUnique({ where: { sandbox_of_id: company.id } });
-  const subscriptions = async (id: string, livemode: boolean) => (await listSubscriptions(db, { companyId: id, livemode })).map((s) => ({ ...s, livemode }));
+  // Every active one (there are at most 25), oldest first.
+  const all = { page: 1, per_page: MAX_ACTIVE_SUBSCRIPTIONS, order: 'asc' } as const;
+  const subscriptions = async (id: string, livemode: boolean) =>
+    (await listSubscriptions(db, { companyId: id, livemode }, all)).data.map((s) => ({ ...s, livemode }));
   return {
     company: { ...companySettingsView(company), owner_email: company.owner.email, created_at: company.created_at.toISOString() },
     sandbox_id: sandbox?.id ?? null,

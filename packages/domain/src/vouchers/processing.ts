@@ -8,7 +8,7 @@ import type { Db } from '@tlr/db';
 import type { VoucherStore } from './vouchers.ts';
 
 /** Attempts before a voucher completes with nothing extracted. */
-export const MAX_PROCESSING_ATTEMPTS = 3;
+const MAX_PROCESSING_ATTEMPTS = 3;
 const MAX_TEXT = 100_000;
 
 async function readAll(stream: Readable): Promise<Buffer> {
@@ -18,7 +18,7 @@ async function readAll(stream: Readable): Promise<Buffer> {
 }
 
 /** The text of a document: PDF pages, or the bytes of a text file; "" for anything else. */
-export async function documentText(bytes: Uint8Array, mimeType: string, filename: string): Promise<string> {
+async function documentText(bytes: Uint8Array, mimeType: string, filename: string): Promise<string> {
   const isPdf = mimeType === 'application/pdf' || /\.pdf$/i.test(filename) || Buffer.from(bytes.subarray(0, 5)).toString('latin1') === '%PDF-';
   if (isPdf) {
     const { extractText, getDocumentProxy } = await import('unpdf');
@@ -38,7 +38,7 @@ export interface SupplierCandidate {
 }
 
 /** The vendor of a document: a supplier named by CVR, else by name, else a company-like line of it. */
-export function findVendor(text: string, suppliers: readonly SupplierCandidate[]): { name: string; supplierId: string | null } {
+function findVendor(text: string, suppliers: readonly SupplierCandidate[]): { name: string; supplierId: string | null } {
   const digits = new Set([...text.matchAll(/(?<!\d)(\d{2}\s?\d{2}\s?\d{2}\s?\d{2})(?!\d)/g)].map((m) => m[1]!.replace(/\s/g, '')));
   const byCvr = suppliers.find((s) => s.cvr && digits.has(s.cvr));
   if (byCvr) return { name: byCvr.name, supplierId: byCvr.id };
@@ -55,7 +55,7 @@ export function findVendor(text: string, suppliers: readonly SupplierCandidate[]
 }
 
 /** What the voucher is called in lists: the vendor and the document's first date, else the file's name. */
-export function displayName(vendor: string, text: string, filename: string): string {
+function displayName(vendor: string, text: string, filename: string): string {
   const date = /\b(\d{1,2})[.-](\d{1,2})[.-](\d{4})\b/.exec(text);
   const when = date ? `${date[3]}-${date[2]!.padStart(2, '0')}-${date[1]!.padStart(2, '0')}` : '';
   const base = filename.replace(/\.[A-Za-z0-9]{1,10}$/, '');

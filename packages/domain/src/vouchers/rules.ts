@@ -6,10 +6,10 @@ import { fiscalYearContaining } from '../ledger/fiscal-years.ts';
 
 /** Contract: "at most 10 MB decoded". 10,000,000 bytes are accepted; anything over 10 MiB is refused. */
 export const MAX_VOUCHER_BYTES = 10 * 1024 * 1024;
-export const MAX_FILENAME_LENGTH = 255;
+const MAX_FILENAME_LENGTH = 255;
 export const DEFAULT_MIME_TYPE = 'application/octet-stream';
 /** Years a voucher is kept after the end of the financial year it documents (bogføringsloven § 12). */
-export const RETENTION_YEARS = 5;
+const RETENTION_YEARS = 5;
 
 /** A refusal of the upload body: 400 invalid_request naming the field and the rule. */
 export class UploadRefusal extends Error {
@@ -162,7 +162,7 @@ export function checkMimeType(type: string): string | undefined {
 }
 
 /** The extension that names the stored object ("the extension determines storage"): ".pdf", or "". */
-export function storedExtension(filename: string): string {
+function storedExtension(filename: string): string {
   const m = /\.([A-Za-z0-9]{1,10})$/.exec(filename.trim());
   return m ? `.${m[1]!.toLowerCase()}` : '';
 }

@@ -39,7 +39,7 @@ export const VOUCHER_LIST = {
 type VoucherRow = Prisma.VoucherGetPayload<object>;
 
 /** The list and get shape: unset references and dates are "", never null (contract). */
-export function voucherView(v: VoucherRow) {
+function voucherView(v: VoucherRow) {
   return {
     id: v.id,
     filename: v.filename,
@@ -276,7 +276,7 @@ export async function markVoucherPosted(
 // The sweeper
 
 /** Intents older than this belong to uploads that can no longer be in progress (the request deadline is far shorter). */
-export const ORPHAN_GRACE_MS = 10 * 60 * 1000;
+const ORPHAN_GRACE_MS = 10 * 60 * 1000;
 
 /**
  * Removes stored objects whose voucher row does not exist (an upload whose transaction failed after the

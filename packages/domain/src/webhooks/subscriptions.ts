@@ -6,6 +6,7 @@ import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import type { EventType } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
+import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import {
   checkWebhookUrl,
   DELIVERY_HISTORY,
@@ -80,13 +81,22 @@ export async function createSubscription(db: Db, scope: CompanyScope, settings: 
   return { ...view(row), secret, message: SECRET_MESSAGE };
 }
 
-/** The active subscriptions, oldest first (at most 25: no pages). */
-export async function listSubscriptions(db: Db, scope: CompanyScope): Promise<SubscriptionView[]> {
-  const rows = await db.webhookSubscription.findMany({
-    where: { company_id: scope.companyId, deleted_at: null },
-    orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
-  });
-  return rows.map(view);
+/**
+ * GET /webhooks is a list like every other (contract, Conventions 5 and List parameters): the list
+ * engine's page, per_page, sort, order, since/until (on the creation time) and search (in the URL).
+ */
+export const WEBHOOK_LIST = {
+  sort: { created_at: 'created_at', url: 'url' },
+  defaultSort: 'created_at',
+  dateColumn: 'created_at',
+  dateDescription: 'creation date',
+  // The URL is all that tells one subscription from another.
+  search: ['url'],
+} satisfies ListSpec;
+
+/** The active subscriptions, a page of them. */
+export function listSubscriptions(db: Db, scope: CompanyScope, params: ListParams): Promise<Page<SubscriptionView>> {
+  return listPage(db.webhookSubscription, { company_id: scope.companyId, deleted_at: null }, params, WEBHOOK_LIST, view);
 }
 
 async function activeSubscription(db: Db, scope: CompanyScope, id: string, lock = false) {

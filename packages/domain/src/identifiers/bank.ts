@@ -1,6 +1,7 @@
 // Where a company is paid, as its invoices print it: a Danish bank account (registreringsnummer of 4
 // digits and a kontonummer of up to 10) and an IBAN, checked by its ISO 13616 mod-97 check digits.
-// One module for these rules: the settings endpoint, the CLI and the admin app all validate through it.
+// One module for these rules: the company profile (REST, CLI, admin app) and suppliers validate through
+// it, by the field schemas of fields.ts.
 
 /** The IBAN in its electronic form: spaces removed, letters upper-cased. */
 export const normalizeIban = (iban: string) => iban.replace(/\s+/g, '').toUpperCase();

@@ -2,7 +2,11 @@
 // schemas of an input into coercing mode (so "false" would become true and null would become 0);
 // every number and boolean here is therefore wrapped in a pipe, which the adapter leaves alone.
 import { z } from 'zod';
-import { checkDate, isJsonAmount, parseAmount, type Decimal } from '@tlr/domain';
+import { checkDate } from './calendar.ts';
+import { ACCOUNT_NUMBER } from './ledger/rules.ts';
+import { BANK_ACCOUNT_NUMBER, BANK_REG_NUMBER, checkIban, normalizeIban } from './identifiers/bank.ts';
+import { checkCvr, normalizeCvr } from './identifiers/cvr.ts';
+import { isJsonAmount, parseAmount, type Decimal } from './money.ts';
 
 // Messages a client can act on, for every schema of the API: a missing field "is required", a wrong
 // type says what it must be (zod's default is "Invalid input: expected string, received undefined").
@@ -90,13 +94,18 @@ export const phone = () =>
       .max(40)
       .regex(/^\+?[0-9 ()-]+$/, 'must be a telephone number'),
   );
-export const cvr = () =>
-  withEmpty(
-    z
-      .string()
-      .trim()
-      .regex(/^\d{8}$/, 'must be a Danish CVR number of exactly 8 digits'),
-  ).meta({ example: '12345678' });
+/** A CVR number, checked by the CVR module's rule (modulus 11) and stored without spaces. */
+export const cvrNumber = () =>
+  z
+    .string()
+    .overwrite(normalizeCvr)
+    .superRefine((s, ctx) => {
+      const problem = checkCvr(s);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .meta({ description: 'Danish CVR number: 8 digits passing the modulus 11 check; spaces are removed', example: '12345674' });
+/** An optional CVR: "" or null for none. */
+export const cvr = () => withEmpty(cvrNumber());
 export const ean = () =>
   withEmpty(
     z
@@ -107,6 +116,25 @@ export const ean = () =>
     example: '5790000123456',
     description: 'EAN/GLN location number, for invoicing public customers (OIOUBL/NemHandel)',
   });
+// Bank details (identifiers/bank.ts), for the company's profile and for suppliers alike. Digits may be
+// typed in groups (0440 116243, 0440-116243) and are stored as the digits; "" or null clears a field.
+const bankDigits = (pattern: RegExp, message: string) =>
+  text(40)
+    .transform((v) => v.replace(/[\s-]/g, ''))
+    .refine((v) => v === '' || pattern.test(v), message);
+
+export const bankRegNumber = () =>
+  bankDigits(BANK_REG_NUMBER, 'must be a Danish bank registration number of 4 digits').meta({ description: 'Registreringsnummer', example: '0040' });
+export const bankAccountNumber = () =>
+  bankDigits(BANK_ACCOUNT_NUMBER, 'must be a Danish bank account number of up to 10 digits').meta({ description: 'Kontonummer', example: '0440116243' });
+export const iban = () =>
+  text(42)
+    .superRefine((v, ctx) => {
+      const why = v === '' ? undefined : checkIban(v);
+      if (why) ctx.addIssue({ code: 'custom', message: why });
+    })
+    .transform(normalizeIban)
+    .meta({ description: 'Stored without spaces; checked by its mod-97 check digits', example: 'DK5000400440116243' });
 export const country = () =>
   z
     .string()
@@ -118,11 +146,7 @@ export const country = () =>
 export const uuid = () => z.guid('must be a UUID');
 
 /** A reference to an account of the chart by its number (a line, a product's revenue, a settlement). */
-export const accountNumber = () =>
-  z
-    .string()
-    .trim()
-    .regex(/^\d{1,10}$/, 'must be an account number');
+export const accountNumber = () => z.string().trim().regex(ACCOUNT_NUMBER, 'must be an account number of 1 to 10 digits');
 
 /** A calendar date YYYY-MM-DD that exists, within the accepted range (calendar.ts). */
 export const date = () =>

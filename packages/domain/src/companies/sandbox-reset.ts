@@ -13,7 +13,7 @@ import { resetSandbox } from './sandbox.ts';
 export type SandboxResetStatus = 'pending' | 'running' | 'done' | 'failed';
 
 /** Attempts before a reset is given up as failed (each is a job run that threw). */
-export const RESET_ATTEMPTS = 5;
+const RESET_ATTEMPTS = 5;
 
 export interface SandboxResetView {
   id: string;
@@ -28,7 +28,7 @@ export interface SandboxResetView {
 }
 
 type ResetRow = Awaited<ReturnType<Db['sandboxReset']['findFirstOrThrow']>>;
-export const sandboxResetView = (r: ResetRow): SandboxResetView => ({
+const sandboxResetView = (r: ResetRow): SandboxResetView => ({
   id: r.id,
   company_id: r.company_id,
   status: r.status as SandboxResetStatus,

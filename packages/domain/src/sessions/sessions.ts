@@ -4,15 +4,15 @@
 // exists or not, and an unknown e-mail costs the same argon2id verification as a wrong password.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '@tlr/db';
-import { hashPassword, verifyPassword } from './secrets.ts';
+import { hashPassword, verifyPassword } from '../credentials/secrets.ts';
 
 /** Idle and absolute lifetimes of a signed-in session; a sign-in form's session lasts an hour. */
-export const SESSION_IDLE_SECONDS = 2 * 3600;
-export const SESSION_ABSOLUTE_SECONDS = 12 * 3600;
+const SESSION_IDLE_SECONDS = 2 * 3600;
+const SESSION_ABSOLUTE_SECONDS = 12 * 3600;
 const ANONYMOUS_SECONDS = 3600;
 
 /** Failed sign-ins allowed per window: per e-mail, and per address (an office behind one NAT). */
-export const SIGN_IN_LIMITS = { email: 5, ip: 50, windowSeconds: 15 * 60 };
+const SIGN_IN_LIMITS = { email: 5, ip: 50, windowSeconds: 15 * 60 };
 
 const digest = (s: string) => new Uint8Array(createHash('sha256').update(s).digest());
 

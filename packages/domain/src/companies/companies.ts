@@ -2,9 +2,10 @@
 // the same user, with the live company's settings and none of its data, created with the first test key.
 import type { Company, Db } from '@tlr/db';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
+import { checkCvr, normalizeCvr } from '../identifiers/cvr.ts';
 import { isUuid, newId } from '../ids.ts';
 import { provisionBooks } from '../ledger/books.ts';
-import { hashPassword, verifyPassword } from './secrets.ts';
+import { hashPassword, verifyPassword } from '../credentials/secrets.ts';
 
 export interface CreateCompanyInput {
   name: string;
@@ -19,7 +20,8 @@ export async function createCompany(db: Db, input: CreateCompanyInput): Promise<
   const email = input.ownerEmail.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw invalidRequest('The owner e-mail is not an e-mail address.', 'owner_email');
   if (input.ownerPassword.length < 8) throw invalidRequest('The owner password must have at least 8 characters.', 'owner_password');
-  if (input.cvr !== undefined && !/^\d{8}$/.test(input.cvr)) throw invalidRequest('A CVR number has exactly 8 digits.', 'cvr');
+  const badCvr = input.cvr === undefined ? undefined : checkCvr(input.cvr);
+  if (badCvr) throw invalidRequest(`The CVR number ${badCvr}.`, 'cvr');
 
   let user = await db.user.findUnique({ where: { email } });
   if (user) {
@@ -31,7 +33,7 @@ export async function createCompany(db: Db, input: CreateCompanyInput): Promise<
     user = await db.user.create({ data: { id: newId(), email, password_hash: await hashPassword(input.ownerPassword) } });
   }
   const company = await db.company.create({
-    data: { id: newId(), name, owner_user_id: user.id, ...(input.cvr ? { cvr: input.cvr } : {}) },
+    data: { id: newId(), name, owner_user_id: user.id, ...(input.cvr ? { cvr: normalizeCvr(input.cvr) } : {}) },
   });
   await provisionBooks(db, company);
   return { company_id: company.id, user_id: user.id };
@@ -45,7 +47,7 @@ export async function getLiveCompany(db: Db, companyId: string): Promise<Company
 }
 
 /** The seller on the company's invoices: address, contact and where to pay. */
-export const COMPANY_PROFILE_FIELDS = [
+const COMPANY_PROFILE_FIELDS = [
   'address_line1',
   'address_line2',
   'postal_code',
@@ -58,11 +60,15 @@ export const COMPANY_PROFILE_FIELDS = [
   'iban',
 ] as const;
 export type CompanyProfile = Record<(typeof COMPANY_PROFILE_FIELDS)[number], string>;
-export const companyProfile = (c: Company): CompanyProfile => Object.fromEntries(COMPANY_PROFILE_FIELDS.map((f) => [f, c[f]])) as CompanyProfile;
+const companyProfile = (c: Company): CompanyProfile => Object.fromEntries(COMPANY_PROFILE_FIELDS.map((f) => [f, c[f]])) as CompanyProfile;
 
-/** What a sandbox mirrors of its live company (contract: currency, VAT registration, fiscal year bounds). */
+/**
+ * What a sandbox mirrors of its live company (contract: currency, VAT registration, fiscal year bounds),
+ * and the seller its invoices print: CVR and profile.
+ */
 export function mirroredSettings(live: Company) {
   return {
+    cvr: live.cvr,
     currency: live.currency,
     vat_registered: live.vat_registered,
     fiscal_year_start_month: live.fiscal_year_start_month,
@@ -85,7 +91,6 @@ export async function ensureSandbox(db: Db, live: Company): Promise<Company> {
     data: {
       id: newId(),
       name: `${live.name} (sandbox)`,
-      cvr: live.cvr,
       ...mirroredSettings(live),
       owner_user_id: live.owner_user_id,
       sandbox_of_id: live.id,
@@ -164,13 +169,23 @@ export async function getCompanySettings(db: Db, companyId: string) {
   return companySettingsView(company);
 }
 
+/** What PUT /settings/company, `tlr company set` and the owner's company page change: the seller printed on invoices. */
+export type SellerInput = Partial<CompanyProfile> & {
+  name?: string | undefined;
+  /** A CVR number checked by identifiers/cvr.ts (the callers' schemas do it), or "" to remove it. */
+  cvr?: string | undefined;
+};
+
 /**
- * Updates the seller profile (and name) of a company; only the fields given change. A live company's
- * sandbox gets the same profile (its invoices print the same seller); a sandbox changes only itself.
+ * Updates the seller (name, CVR and profile) of a company; only the fields given change. A live
+ * company's sandbox gets the same (its invoices print the same seller); a sandbox changes only itself.
  * `db` must be a transaction.
  */
-export async function updateCompanyProfile(db: Db, companyId: string, input: Partial<CompanyProfile> & { name?: string | undefined }) {
-  const data = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+export async function updateCompanyProfile(db: Db, companyId: string, input: SellerInput) {
+  const { cvr, ...rest } = input;
+  // No CVR is stored as null, as a company created without one has it.
+  const data: Record<string, string | null> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  if (cvr !== undefined) data.cvr = cvr || null;
   const company = await db.company.update({ where: { id: companyId }, data }).catch((e: unknown) => {
     throw (e as { code?: string }).code === 'P2025' ? notFound('company', companyId) : e;
   });

@@ -4,7 +4,7 @@
 import type { Db } from '@tlr/db';
 import { forbidden } from '../errors.ts';
 import { provisionBooks } from '../ledger/books.ts';
-import type { Credential } from './authenticate.ts';
+import type { Credential } from '../credentials/authenticate.ts';
 import { mirroredSettings } from './companies.ts';
 import type { VoucherStore } from '../vouchers/vouchers.ts';
 

@@ -1,0 +1,44 @@
+// The clean-up jobs' domain functions against the real tables: rows past the bound go, newer ones and
+// rows the bound does not cover stay. (The jobs themselves only call these; worker.ts.)
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { purgeDispatchedEvents, purgeIdleRateLimitWindows } from '@tlr/domain';
+import { testDb } from './helpers.ts';
+
+const db = () => testDb().pool;
+const ago = (interval: string) => `now() - interval '${interval}'`;
+
+describe('purgeDispatchedEvents', () => {
+  it('deletes events fanned out more than 30 days ago; newer ones and pending ones stay', async () => {
+    const company = randomUUID();
+    const insert = async (dispatched: string | null) => {
+      const id = randomUUID();
+      await db().query(
+        `INSERT INTO outbox_events (id, company_id, type, livemode, api_version, data, created_at, dispatched_at)
+         VALUES ($1, $2, 'customer.created', true, '2026-04-10', '{}', ${ago('40 days')}, ${dispatched ?? 'NULL'})`,
+        [id, company],
+      );
+      return id;
+    };
+    const old = await insert(ago('31 days'));
+    const recent = await insert(ago('29 days'));
+    const pending = await insert(null);
+    expect(await purgeDispatchedEvents(testDb().prisma)).toBeGreaterThanOrEqual(1);
+    const left = (await db().query(`SELECT id FROM outbox_events WHERE company_id = $1`, [company])).rows.map((r) => r.id);
+    expect(left.sort()).toEqual([recent, pending].sort());
+    expect(left).not.toContain(old);
+  });
+});
+
+describe('purgeIdleRateLimitWindows', () => {
+  it('deletes windows that started over an hour ago; newer ones stay', async () => {
+    const [idle, recent] = [randomUUID(), randomUUID()];
+    await db().query(
+      `INSERT INTO rate_limit_windows (credential_id, window_start, count) VALUES ($1, ${ago('61 minutes')}, 5), ($2, ${ago('59 minutes')}, 5)`,
+      [idle, recent],
+    );
+    expect(await purgeIdleRateLimitWindows(testDb().prisma)).toBeGreaterThanOrEqual(1);
+    const left = (await db().query(`SELECT credential_id FROM rate_limit_windows WHERE credential_id = ANY($1::uuid[])`, [[idle, recent]])).rows;
+    expect(left.map((r) => r.credential_id)).toEqual([recent]);
+  });
+});

@@ -1,0 +1,36 @@
+// The catalogue of OpenAPI tags: the sections of the API reference, in this order, each with what an
+// integrator finds there. Every operation names one of these (ApiMeta types its tags by this catalogue).
+
+export const TAGS = {
+  Invoices:
+    'Sales invoices from draft to paid. Approval (PUT /invoices/{id}/status, or `auto_approve` on create) draws the next number from the ' +
+    "company's unified document number sequence and posts the invoice to the general ledger; payments, cancellation by credit note and " +
+    'the PDF follow. Only a draft may be updated or deleted.',
+  Customers: 'The companies and people invoices are issued to, with a lookup by CVR, e-mail or telephone number.',
+  Products: 'Goods and services with a default unit price and VAT rate, used as defaults of invoice lines.',
+  Expenses: 'Supplier bills (amounts include VAT), from draft to booked (posted to the ledger) and paid; an expense may carry a voucher that documents it.',
+  Suppliers: 'The companies expenses are bought from, with their bank details.',
+  Vouchers:
+    'Vouchers (bilag): the documents that support entries, uploaded as base64 JSON (at most 10 MB decoded) and downloaded as the stored bytes. ' +
+    'Needs both vouchers:read and vouchers:write.',
+  Accounts: 'The chart of accounts (seeded with the Danish standard chart for every company and sandbox) and the accounting settings.',
+  Transactions:
+    'The general ledger: balanced postings (total debit equals total credit) with a gapless SystemID and a number from the unified document ' +
+    'number sequence. Posted transactions are immutable; a reversal posts the opposite.',
+  Reports: 'Balance sheet and profit and loss statement, computed from the postings.',
+  Exports: 'The Danish SAF-T Financial file of a period, streamed as XML.',
+  Settings: 'The company itself: name, CVR, books settings and the seller profile printed on invoices.',
+  Webhooks:
+    'Subscriptions to signed event notifications (scope webhooks:manage): at most 25 per company, HTTPS only; deliveries are retried up to ' +
+    '8 times (1, 2, 4, 8, 16, 32 minutes, then 1 hour) and can be replayed.',
+  Sandbox: 'Test mode: a test API key works on an isolated sandbox company, which POST /sandbox/reset restores to a freshly provisioned state.',
+  OAuth:
+    'Token exchange and revocation for partner applications (authorization code with PKCE, S256 only). Served under {app_url}, not under ' +
+    '{base_url}; the browser authorization page is {app_url}/oauth/authorize.',
+  Meta: 'Public documents that need no credentials: this OpenAPI description and the service discovery document.',
+} as const;
+
+export type Tag = keyof typeof TAGS;
+
+/** The document's top-level `tags`, in the catalogue's order (the reference's order of sections). */
+export const openApiTags = () => Object.entries(TAGS).map(([name, description]) => ({ name, description }));

@@ -1,0 +1,101 @@
+// The data folder's server lock with real processes: a live holder refuses with its pid and the folder, a
+// holder that is gone (or whose pid now belongs to another process) does not, and of starts racing for
+// the same folder exactly one wins, also when they race to take over the same stale lock.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { lockDataFolder, processStart } from './data-lock.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const fresh = () => {
+  const d = mkdtempSync(join(tmpdir(), 'tlr-lock-'));
+  dirs.push(d);
+  return d;
+};
+
+/** A pid that no process has now: one of a child that has exited. */
+const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid!;
+
+/** `count` processes that each try to lock `dir` at the same instant, hold what they got for a moment, and say. */
+async function race(dir: string, count: number): Promise<string[]> {
+  const at = Date.now() + 1500; // all spawned and loaded by then: they start together
+  const code = `
+    const { lockDataFolder } = await import('./packages/db/src/data-lock.ts');
+    while (Date.now() < ${at});
+    let said;
+    try { lockDataFolder(process.argv[1]); said = 'won'; } catch (e) { said = e.message; }
+    process.stdout.write(said);
+    setTimeout(() => {}, 1000);`;
+  return Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<string>((resolve, reject) => {
+          const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+          let out = '';
+          p.stdout.on('data', (d) => (out += d));
+          p.on('close', (status) => (status === 0 ? resolve(out) : reject(new Error(`exit ${status}: ${out}`))));
+        }),
+    ),
+  );
+}
+
+describe('one server per data folder', () => {
+  it('a second lock of a held folder refuses with one line naming the folder and the holder; released, it is free', () => {
+    const dir = fresh();
+    const lock = lockDataFolder(dir);
+    expect(readFileSync(lock.path, 'utf8')).toMatch(new RegExp(`^${process.pid} `));
+    expect(() => lockDataFolder(dir)).toThrow(
+      `another tlr server (pid ${process.pid}) is using the data folder ${dir}; stop it first, or set DATA_DIR to another folder (or DATABASE_URL) for this one`,
+    );
+    lock.release();
+    expect(existsSync(lock.path)).toBe(false);
+    lockDataFolder(dir).release();
+  });
+
+  it('a lock left by a process that is gone (kill -9) is taken over', () => {
+    const dir = fresh();
+    writeFileSync(join(dir, 'server.lock'), `${deadPid()} -\n`);
+    const lock = lockDataFolder(dir);
+    expect(readFileSync(lock.path, 'utf8')).toMatch(new RegExp(`^${process.pid} `));
+    lock.release();
+  });
+
+  it.runIf(processStart(process.pid) !== undefined)('a lock whose pid now belongs to another process (pid reuse) is taken over', () => {
+    const dir = fresh();
+    // Our own, live pid, but a start time that is not ours: the holder was another process with this pid.
+    writeFileSync(join(dir, 'server.lock'), `${process.pid} ${processStart(process.pid)}0\n`);
+    const lock = lockDataFolder(dir);
+    expect(readFileSync(lock.path, 'utf8')).toBe(`${process.pid} ${processStart(process.pid)}\n`);
+    lock.release();
+  });
+
+  it('a garbled lock file does not block', () => {
+    const dir = fresh();
+    for (const garbled of ['', 'x', '0 -\n']) {
+      writeFileSync(join(dir, 'server.lock'), garbled);
+      lockDataFolder(dir).release();
+    }
+  });
+
+  it('of eight starts racing for a fresh folder exactly one wins; the others name it', async () => {
+    const dir = fresh();
+    const said = await race(dir, 8);
+    expect(said.filter((s) => s === 'won')).toHaveLength(1);
+    for (const s of said.filter((s) => s !== 'won')) expect(s).toMatch(/^another tlr server \(pid \d+\) is using the data folder /);
+  }, 60_000);
+
+  it('of eight starts racing to take over the same stale lock exactly one wins, and no guard is left', async () => {
+    const dir = fresh();
+    writeFileSync(join(dir, 'server.lock'), `${deadPid()} -\n`);
+    const said = await race(dir, 8);
+    expect(said.filter((s) => s === 'won')).toHaveLength(1);
+    expect(readdirSync(dir)).toEqual([]); // the winner exited: its lock is gone, and no guard or temporary file stays
+  }, 60_000);
+});

@@ -1,0 +1,28 @@
+// A customer's fields, once: the create and update bodies, the resource the API answers with (its
+// OpenAPI component), and the domain's input and view types derived from them.
+import type { z } from 'zod';
+import { country, cvr, ean, email, exact, phone, requiredText, text } from '../fields.ts';
+import { paymentTermsDays } from '../integers.ts';
+import { masterDataSchemas } from '../master-data.ts';
+
+const fields = {
+  name: requiredText(200).meta({ example: 'Nordisk Tømrer ApS' }),
+  email: email().optional().meta({ example: 'bogholderi@nordisktomrer.dk' }),
+  phone: phone().optional().meta({ example: '+45 12 34 56 78' }),
+  cvr: cvr().optional(),
+  ean: ean().optional(),
+  contact_person: text(200).optional(),
+  address_line1: text(200).optional().meta({ example: 'Vestergade 12' }),
+  address_line2: text(200).optional(),
+  postal_code: text(20).optional().meta({ example: '8000' }),
+  city: text(100).optional().meta({ example: 'Aarhus C' }),
+  country: country().optional().meta({ description: 'ISO 3166-1 alpha-2; default DK' }),
+  payment_terms_days: exact(paymentTermsDays()).optional().meta({ description: 'Days from issue to due date; default 14', example: 14 }),
+  notes: text(2000).optional(),
+};
+
+export const customerSchemas = masterDataSchemas('Customer', fields, { payment_terms_days: paymentTermsDays() });
+
+export type CustomerInput = z.output<typeof customerSchemas.create>;
+export type CustomerUpdate = z.output<typeof customerSchemas.update>;
+export type CustomerView = z.input<typeof customerSchemas.resource>;

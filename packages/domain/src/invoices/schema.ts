@@ -1,0 +1,141 @@
+// An invoice's fields, once: the create and update bodies and those of a status change and a payment,
+// the resources the API answers with (their OpenAPI components), and the domain's input and view types
+// derived from them (views.ts builds the views, typed by these).
+import { z } from 'zod';
+import { accountNumber, amountOut, boolean, date, dateOut, money, percent, quantity, requiredText, text, timestamp, uuid } from '../fields.ts';
+import { lineNumber, ordinal } from '../integers.ts';
+import { INVOICE_STATUSES, INVOICE_VAT_RATES } from './rules.ts';
+
+const line = z.strictObject({
+  product_id: uuid().nullable().optional().meta({ description: 'A product of the company; its name, unit price and VAT rate are the defaults of the line' }),
+  description: requiredText(500).optional().meta({ description: 'Required unless product_id gives it', example: 'Konsulentbistand' }),
+  quantity: quantity(),
+  unit_price: money().optional().meta({ description: 'DKK excluding VAT, at most 2 decimals; required unless product_id gives it', example: 19.96 }),
+  vat_rate: percent()
+    .optional()
+    .meta({ description: `Percent: ${INVOICE_VAT_RATES.join(' or ')}; default 25 (or the product's rate)`, example: 25 }),
+});
+
+const fields = {
+  customer_id: uuid().nullable().optional().meta({ description: 'A customer of the company; required when auto_approve is true and for approval' }),
+  issue_date: date().meta({ description: 'Invoice date (fakturadato); the approval posts on it' }),
+  due_date: date().meta({ description: 'Payment due date; not before issue_date' }),
+  notes: text(2000).optional().meta({ description: 'Free text shown on the invoice; searchable' }),
+  lines: z.array(line).min(1, 'needs at least one line').max(500, 'has more than 500 lines'),
+};
+
+export const invoiceCreate = z.strictObject({
+  ...fields,
+  auto_approve: boolean().optional().meta({
+    description: 'true: approve at once: draws the next number of the unified document number sequence and posts the invoice to the general ledger',
+  }),
+});
+export const invoiceUpdate = z.strictObject({
+  customer_id: fields.customer_id,
+  issue_date: fields.issue_date.optional(),
+  due_date: fields.due_date.optional(),
+  notes: fields.notes,
+  lines: fields.lines.optional().meta({ description: 'When given, replaces all lines' }),
+});
+
+/** PUT /invoices/{id}/status beside the id. */
+export const invoiceStatusBody = z.strictObject({
+  status: z.enum(INVOICE_STATUSES, { error: `must be one of ${INVOICE_STATUSES.join(', ')}` }),
+  date: date().optional().meta({ description: 'paid: payment date; cancelled: credit note date. Default today (Europe/Copenhagen)' }),
+  account_id: uuid().optional().meta({ description: 'paid: the asset account the money went to' }),
+  account_number: accountNumber().optional().meta({ description: 'paid: as account_id, by number; default 6470' }),
+});
+
+/** POST /invoices/{id}/payments beside the id. */
+export const invoicePaymentBody = z.strictObject({
+  amount: money().meta({ description: 'DKK, greater than 0 and at most the balance due', example: 500 }),
+  date: date().optional().meta({ description: 'Payment date; default today (Europe/Copenhagen)' }),
+  account_id: uuid().optional().meta({ description: 'The asset account the money went to' }),
+  account_number: accountNumber().optional().meta({ description: 'As account_id, by number; default 6470' }),
+});
+
+const creditNote = z
+  .object({
+    id: z.guid(),
+    credit_note_number: z.string().meta({ description: 'Its own number from the unified document number sequence' }),
+    date: dateOut(),
+    transaction_id: z.guid().meta({ description: 'The posting that reverses the invoice' }),
+  })
+  .nullable()
+  .meta({ description: 'The credit note (kreditnota) that cancelled the invoice; null otherwise' });
+
+const invoiceFields = {
+  id: z.guid(),
+  invoice_number: z.string().meta({ description: 'Empty string until the invoice is approved and numbered' }),
+  customer_id: z.guid().nullable().meta({ description: 'null on a draft without customer' }),
+  customer_name: z.string().meta({ description: 'May be empty; frozen at approval' }),
+  status: z.enum(INVOICE_STATUSES),
+  issue_date: dateOut(),
+  due_date: dateOut(),
+  subtotal: amountOut('Sum of the line amounts, DKK excluding VAT'),
+  vat_amount: amountOut('VAT, computed per rate and rounded half up, DKK'),
+  total: amountOut('subtotal + vat_amount, DKK'),
+  currency: z.string().meta({ example: 'DKK' }),
+  created_at: timestamp(),
+  updated_at: timestamp(),
+  notes: z.string(),
+  paid_amount: amountOut('Payments registered so far, DKK'),
+  balance_due: amountOut('total - paid_amount (0 once cancelled), DKK'),
+  posted_transaction_id: z.guid().nullable().meta({ description: 'The ledger posting of the approval; null on a draft' }),
+  posted_system_id: ordinal().nullable().meta({ description: 'SystemID of that posting; null on a draft' }),
+  credit_note: creditNote,
+};
+
+export const invoiceResource = z.object(invoiceFields).meta({ id: 'Invoice' });
+
+export const invoicePaymentResource = z
+  .object({
+    id: z.guid(),
+    invoice_id: z.guid(),
+    amount: amountOut(),
+    date: dateOut(),
+    account_id: z.guid().meta({ description: 'The account debited (bank)' }),
+    transaction_id: z.guid().meta({ description: 'The ledger posting of the payment' }),
+    created_at: timestamp(),
+  })
+  .meta({ id: 'InvoicePayment' });
+
+export const fullInvoiceResource = z
+  .object({
+    ...invoiceFields,
+    lines: z.array(
+      z.object({
+        line_number: lineNumber(),
+        product_id: z.guid().nullable(),
+        description: z.string(),
+        quantity: z.number(),
+        unit_price: amountOut(),
+        vat_rate: z.number().meta({ description: 'Percent, as sent (25 when omitted)' }),
+        amount: amountOut('quantity × unit_price rounded half up to øre'),
+      }),
+    ),
+    payments: z.array(invoicePaymentResource),
+  })
+  .meta({ id: 'InvoiceWithLines' });
+
+export const invoiceSummaryResource = z
+  .object({
+    id: z.guid(),
+    invoice_number: z.string().meta({ description: 'Empty for a draft; filled with auto_approve' }),
+    status: z.enum(INVOICE_STATUSES),
+    subtotal: amountOut(),
+    vat_amount: amountOut(),
+    total: amountOut(),
+    posted_transaction_id: z.guid().optional().meta({ description: 'Only with auto_approve: the ledger posting' }),
+    posted_system_id: ordinal().optional().meta({ description: 'Only with auto_approve: its SystemID' }),
+  })
+  .meta({ id: 'InvoiceSummary' });
+
+export type InvoiceInput = z.output<typeof invoiceCreate>;
+export type InvoiceUpdate = z.output<typeof invoiceUpdate>;
+export type InvoiceStatusInput = z.output<typeof invoiceStatusBody>;
+export type PaymentInput = z.output<typeof invoicePaymentBody>;
+export type InvoiceView = z.input<typeof invoiceResource>;
+export type FullInvoiceView = z.input<typeof fullInvoiceResource>;
+export type InvoicePaymentView = z.input<typeof invoicePaymentResource>;
+export type InvoiceSummary = z.input<typeof invoiceSummaryResource>;
