@@ -9,7 +9,9 @@ export interface paths {
         };
         /**
          * List invoices
-         * @description since/until filter on the creation date; sort invoice_number sorts numerically (drafts, unnumbered, last in ascending order).
+         * @description One page of the company's invoices: `data` holds the items, `meta` the page, per_page, total and total_pages; iterate pages until page equals total_pages. Sorted by created_at unless `sort` names another field, descending unless `order` is asc; ties are broken by id, so paging never repeats or skips an item. since and until (inclusive) filter on the creation date. status filters on one of draft, approved, sent, paid, overdue, cancelled.
+         *
+         *     sort=invoice_number sorts numerically (drafts, unnumbered, last in ascending order).
          *
          *     Requires scope invoices:read.
          */
@@ -18,6 +20,8 @@ export interface paths {
         /**
          * Create an invoice
          * @description Creates a draft, or with auto_approve an approved invoice (numbered and posted in the same transaction). Line amount = quantity × unit_price rounded half up to øre; VAT per rate on the sum of its lines, rounded half up. auto_approve without customer_id: 400 invalid_request.
+         *
+         *     Requires an Idempotency-Key (at most 255 characters, kept 24 hours): the same key again on this endpoint answers the stored response (same status and body, X-Idempotency-Replayed: true) and creates nothing; on another endpoint it is 400 invalid_request.
          *
          *     Requires scope invoices:write.
          */
@@ -37,12 +41,16 @@ export interface paths {
         };
         /**
          * Get an invoice with its lines and payments
-         * @description Requires scope invoices:read.
+         * @description An id that is not one of the company's invoices (another company's included) answers 404 not_found.
+         *
+         *     Requires scope invoices:read.
          */
         get: operations["invoices-get"];
         /**
          * Update a draft invoice
-         * @description Only a draft; any other status is 409 invoice_not_draft. Fields not given keep their value; lines, when given, replace all lines.
+         * @description A partial update: fields left out keep their value; null clears an optional text field. An id that is not one of the company's invoices (another company's included) answers 404 not_found.
+         *
+         *     Only a draft; any other status is 409 invoice_not_draft. Lines, when given, replace all lines.
          *
          *     Requires scope invoices:write.
          */
@@ -50,7 +58,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a draft invoice
-         * @description Only a draft (it has no number and no posting); any other status is 409 invoice_not_draft.
+         * @description Answers the delete envelope `{ data: { id, deleted: true } }`; the id is not listed or found again. An id that is not one of the company's invoices (another company's included) answers 404 not_found.
+         *
+         *     Only a draft (it has no number and no posting); any other status is 409 invoice_not_draft.
          *
          *     Requires scope invoices:write.
          */
@@ -70,7 +80,9 @@ export interface paths {
         get?: never;
         /**
          * Change the status of an invoice
-         * @description Transitions: draft → approved; approved → sent, paid, overdue, cancelled; sent → paid, overdue, cancelled; paid → (final); overdue → paid, cancelled; cancelled → (final). approved numbers and posts the invoice (422 invoice_incomplete without customer); paid registers the balance due as a payment (debit account_number/account_id, default 6470 Bankkonto; credit 6190) on date (default today); cancelled issues a credit note with its own number whose posting reverses the invoice, on date (default today; 409 invoice_has_payments when payments are registered); overdue is also set by the daily sweep once the due date has passed. The current status again is a no-op (200, nothing posted). A move the table forbids: 409 invalid_transition with current_status and allowed_statuses. An Idempotency-Key is optional.
+         * @description Transitions: draft → approved; approved → sent, paid, overdue, cancelled; sent → paid, overdue, cancelled; paid → (final); overdue → paid, cancelled; cancelled → (final). approved numbers and posts the invoice (422 invoice_incomplete without customer); paid registers the balance due as a payment (debit account_number/account_id, default 6470 Bankkonto; credit 6190) on date (default today); cancelled issues a credit note with its own number whose posting reverses the invoice, on date (default today; 409 invoice_has_payments when payments are registered); overdue is also set by the daily sweep once the due date has passed. The current status again is a no-op (200, nothing posted). A move the table forbids: 409 invalid_transition with current_status and allowed_statuses.
+         *
+         *     Takes an optional Idempotency-Key: with one, the same key again on this endpoint answers the stored response (X-Idempotency-Replayed: true) and changes nothing.
          *
          *     Requires scope invoices:write.
          */
@@ -95,6 +107,8 @@ export interface paths {
          * Register a payment on an invoice
          * @description A partial or full payment of an approved, sent or overdue invoice, posted at once (debit the bank account, credit receivables). When the payments cover the total, the invoice becomes paid (invoice.paid). More than the balance due: 422 overpayment.
          *
+         *     Requires an Idempotency-Key (at most 255 characters, kept 24 hours): the same key again on this endpoint answers the stored response (same status and body, X-Idempotency-Replayed: true) and creates nothing; on another endpoint it is 400 invalid_request.
+         *
          *     Requires scope invoices:write.
          */
         post: operations["invoices-pay"];
@@ -113,7 +127,7 @@ export interface paths {
         };
         /**
          * The invoice (or its credit note) as a PDF
-         * @description A Danish invoice as faktureringsbekendtgørelsen requires it: issue date, number, seller (name, address, CVR from GET/PUT /settings/company), buyer (frozen at approval), lines with quantity and unit price excluding VAT, VAT rate and amount per rate, totals, payment terms and bank details. A draft is watermarked KLADDE and has no number yet. document=credit_note gives the credit note of a cancelled invoice (404 when it has none).
+         * @description A Danish invoice as faktureringsbekendtgørelsen requires it: issue date, number, seller (name, address, CVR from GET/PUT /settings/company), buyer (frozen at approval), lines with quantity and unit price excluding VAT, VAT rate and amount per rate, totals, payment terms and bank details. A draft is watermarked KLADDE and has no number yet. A cancelled invoice is watermarked ANNULLERET, names the credit note that credited it and asks for no payment (no payment terms or bank details). The credit note itself (KREDITNOTA, its own number, the credited invoice named, negative amounts) is GET /invoices/{id}/pdf?document=credit_note with the id of the cancelled invoice (404 for an invoice that has none).
          *
          *     Requires scope invoices:read.
          */
@@ -140,7 +154,7 @@ export interface paths {
         get: operations["settings-company"];
         /**
          * Update the seller profile printed on invoices
-         * @description Name, address, contact and bank details (registration and account number, IBAN). Fields left out keep their value; "" or null clears one. With a live key the sandbox gets the same profile; with a test key only the sandbox changes. Invoices print the profile as it is when the PDF is made.
+         * @description Name, CVR number, address, contact and bank details (registration and account number, IBAN). Fields left out keep their value; "" or null clears one. With a live key the sandbox gets the same profile; with a test key only the sandbox changes. Invoices print the profile as it is when the PDF is made.
          *
          *     Requires scope accounts:write.
          */
@@ -161,7 +175,7 @@ export interface paths {
         };
         /**
          * List expenses
-         * @description since/until filter on the creation date; status one of draft, booked, paid, cancelled.
+         * @description One page of the company's expenses: `data` holds the items, `meta` the page, per_page, total and total_pages; iterate pages until page equals total_pages. Sorted by created_at unless `sort` names another field, descending unless `order` is asc; ties are broken by id, so paging never repeats or skips an item. since and until (inclusive) filter on the creation date. status filters on one of draft, booked, paid, cancelled.
          *
          *     Requires scope expenses:read.
          */
@@ -170,6 +184,8 @@ export interface paths {
         /**
          * Create an expense
          * @description A draft, or with book: true booked at once: posted on date (debit the expense account with amount - vat_amount and 7740 Købsmoms with vat_amount, credit 7440 Leverandører with amount) with a number from the unified document sequence; its voucher then documents the posting and is kept five years after the end of the financial year.
+         *
+         *     Requires an Idempotency-Key (at most 255 characters, kept 24 hours): the same key again on this endpoint answers the stored response (same status and body, X-Idempotency-Replayed: true) and creates nothing; on another endpoint it is 400 invalid_request.
          *
          *     Requires scope expenses:write.
          */
@@ -189,12 +205,16 @@ export interface paths {
         };
         /**
          * Get an expense
-         * @description Requires scope expenses:read.
+         * @description An id that is not one of the company's expenses (another company's included) answers 404 not_found.
+         *
+         *     Requires scope expenses:read.
          */
         get: operations["expenses-get"];
         /**
          * Update a draft expense
-         * @description Only a draft; a booked expense is changed only by cancelling it (its posting is reversed): 409 expense_not_draft.
+         * @description A partial update: fields left out keep their value; null clears an optional text field. An id that is not one of the company's expenses (another company's included) answers 404 not_found.
+         *
+         *     Only a draft; a booked expense is changed only by cancelling it (its posting is reversed): 409 expense_not_draft.
          *
          *     Requires scope expenses:write.
          */
@@ -202,7 +222,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a draft expense
-         * @description Only a draft (its voucher is detached); otherwise 409 expense_not_draft.
+         * @description Answers the delete envelope `{ data: { id, deleted: true } }`; the id is not listed or found again. An id that is not one of the company's expenses (another company's included) answers 404 not_found.
+         *
+         *     Only a draft (its voucher is detached); otherwise 409 expense_not_draft.
          *
          *     Requires scope expenses:write.
          */
@@ -224,6 +246,8 @@ export interface paths {
          * Book, pay or cancel an expense
          * @description Transitions: draft → booked; booked → paid, cancelled; paid → (final); cancelled → (final). booked posts the expense; paid posts the settlement (debit 7440, credit account_number/account_id, default 6470 Bankkonto) on date (default today, Europe/Copenhagen); cancelled posts the reversal of the booking on date. The current status again is a no-op. A move the table forbids: 409 invalid_transition with allowed_statuses. Emits expense.updated.
          *
+         *     Takes an optional Idempotency-Key: with one, the same key again on this endpoint answers the stored response (X-Idempotency-Replayed: true) and changes nothing.
+         *
          *     Requires scope expenses:write.
          */
         put: operations["expenses-setStatus"];
@@ -243,7 +267,7 @@ export interface paths {
         };
         /**
          * List vouchers
-         * @description since/until filter on the upload date; status pending or completed.
+         * @description One page of the company's vouchers: `data` holds the items, `meta` the page, per_page, total and total_pages; iterate pages until page equals total_pages. Sorted by upload_date unless `sort` names another field, descending unless `order` is asc; ties are broken by id, so paging never repeats or skips an item. since and until (inclusive) filter on the upload date. status filters on one of pending, completed.
          *
          *     Requires scope vouchers:read and vouchers:write.
          */
@@ -252,6 +276,8 @@ export interface paths {
         /**
          * Upload a voucher (bilag)
          * @description JSON with the document as standard padded base64 (RFC 4648, not base64url) in one unbroken string; whitespace around it is trimmed, embedded line breaks are invalid. 1 byte to 10 MB decoded (10,485,760 bytes; about 13.4 MB encoded). Refusals are 400 invalid_request naming the field; storage that cannot be reached is 503 with Retry-After, and nothing is left behind: a retry with the same Idempotency-Key is safe. The body is read as a stream (up to 14 MB), not with the 1 MB limit of other endpoints. Emits voucher.created.
+         *
+         *     Requires an Idempotency-Key (at most 255 characters, kept 24 hours): the same key again on this endpoint answers the stored response (same status and body, X-Idempotency-Replayed: true) and creates nothing; on another endpoint it is 400 invalid_request.
          *
          *     Requires scope vouchers:read and vouchers:write.
          */
@@ -271,7 +297,9 @@ export interface paths {
         };
         /**
          * Get a voucher
-         * @description The same shape as a list item.
+         * @description An id that is not one of the company's vouchers (another company's included) answers 404 not_found.
+         *
+         *     The same shape as a list item.
          *
          *     Requires scope vouchers:read and vouchers:write.
          */
@@ -319,7 +347,9 @@ export interface paths {
         };
         /**
          * List webhook subscriptions
-         * @description Every active subscription of the company (the sandbox with a test key), oldest first: at most 25, so not paginated. Secrets are never listed.
+         * @description One page of the company's webhooks: `data` holds the items, `meta` the page, per_page, total and total_pages; iterate pages until page equals total_pages. Sorted by created_at unless `sort` names another field, descending unless `order` is asc; ties are broken by id, so paging never repeats or skips an item. since and until (inclusive) filter on the creation date.
+         *
+         *     The active subscriptions of the company (the sandbox with a test key), in the list envelope with the list parameters of every list; newest first by default. Secrets are never listed.
          *
          *     Requires scope webhooks:manage.
          */
@@ -350,7 +380,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a webhook subscription
-         * @description Its pending deliveries stop.
+         * @description Answers the delete envelope `{ data: { id, deleted: true } }`; the id is not listed or found again. An id that is not one of the company's webhooks (another company's included) answers 404 not_found.
+         *
+         *     Its pending deliveries stop.
          *
          *     Requires scope webhooks:manage.
          */
@@ -435,13 +467,17 @@ export interface paths {
         };
         /**
          * List customers
-         * @description Requires scope customers:read.
+         * @description One page of the company's customers: `data` holds the items, `meta` the page, per_page, total and total_pages; iterate pages until page equals total_pages. Sorted by name unless `sort` names another field, descending unless `order` is asc; ties are broken by id, so paging never repeats or skips an item. since and until (inclusive) filter on the creation date.
+         *
+         *     Requires scope customers:read.
          */
         get: operations["customers-list"];
         put?: never;
         /**
          * Create a customer
-         * @description Requires scope customers:write.
+         * @description Requires an Idempotency-Key (at most 255 characters, kept 24 hours): the same key again on this endpoint answers the stored response (same status and body, X-Idempotency-Replayed: true) and creates nothing; on another endpoint it is 400 invalid_request.
+         *
+         *     Requires scope customers:write.
          */
         post: operations["customers-create"];
         delete?: never;
@@ -481,12 +517,14 @@ export interface paths {
         };
         /**
          * Get a customer
-         * @description Requires scope customers:read.
+         * @description An id that is not one of the company's customers (another company's included) answers 404 not_found.
+         *
+         *     Requires scope customers:read.
          */
         get: operations["customers-get"];
         /**
          * Update a customer
-         * @description Fields left out keep their value; null clears an optional text field.
+         * @description A partial update: fields left out keep their value; null clears an optional text field. An id that is not one of the company's customers (another company's included) answers 404 not_found.
          *
          *     Requires scope customers:write.
          */
@@ -494,7 +532,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a customer
-         * @description Requires scope customers:write.
+         * @description Answers the delete envelope `{ data: { id, deleted: true } }`; the id is not listed or found again. An id that is not one of the company's customers (another company's included) answers 404 not_found.
+         *
+         *     Requires scope customers:write.
          */
         delete: operations["customers-delete"];
         options?: never;
@@ -511,13 +551,17 @@ export interface paths {
         };
         /**
          * List products
-         * @description Requires scope products:read.
+         * @description One page of the company's products: `data` holds the items, `meta` the page, per_page, total and total_pages; iterate pages until page equals total_pages. Sorted by name unless `sort` names another field, descending unless `order` is asc; ties are broken by id, so paging never repeats or skips an item. since and until (inclusive) filter on the creation date.
+         *
+         *     Requires scope products:read.
          */
         get: operations["products-list"];
         put?: never;
         /**
          * Create a product
-         * @description Requires scope products:write.
+         * @description Requires an Idempotency-Key (at most 255 characters, kept 24 hours): the same key again on this endpoint answers the stored response (same status and body, X-Idempotency-Replayed: true) and creates nothing; on another endpoint it is 400 invalid_request.
+         *
+         *     Requires scope products:write.
          */
         post: operations["products-create"];
         delete?: never;
@@ -535,12 +579,14 @@ export interface paths {
         };
         /**
          * Get a product
-         * @description Requires scope products:read.
+         * @description An id that is not one of the company's products (another company's included) answers 404 not_found.
+         *
+         *     Requires scope products:read.
          */
         get: operations["products-get"];
         /**
          * Update a product
-         * @description Fields left out keep their value.
+         * @description A partial update: fields left out keep their value; null clears an optional text field. An id that is not one of the company's products (another company's included) answers 404 not_found.
          *
          *     Requires scope products:write.
          */
@@ -548,7 +594,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a product
-         * @description Requires scope products:write.
+         * @description Answers the delete envelope `{ data: { id, deleted: true } }`; the id is not listed or found again. An id that is not one of the company's products (another company's included) answers 404 not_found.
+         *
+         *     Requires scope products:write.
          */
         delete: operations["products-delete"];
         options?: never;
@@ -565,13 +613,17 @@ export interface paths {
         };
         /**
          * List suppliers
-         * @description Requires scope suppliers:read.
+         * @description One page of the company's suppliers: `data` holds the items, `meta` the page, per_page, total and total_pages; iterate pages until page equals total_pages. Sorted by name unless `sort` names another field, descending unless `order` is asc; ties are broken by id, so paging never repeats or skips an item. since and until (inclusive) filter on the creation date.
+         *
+         *     Requires scope suppliers:read.
          */
         get: operations["suppliers-list"];
         put?: never;
         /**
          * Create a supplier
-         * @description Requires scope suppliers:write.
+         * @description Requires an Idempotency-Key (at most 255 characters, kept 24 hours): the same key again on this endpoint answers the stored response (same status and body, X-Idempotency-Replayed: true) and creates nothing; on another endpoint it is 400 invalid_request.
+         *
+         *     Requires scope suppliers:write.
          */
         post: operations["suppliers-create"];
         delete?: never;
@@ -589,12 +641,14 @@ export interface paths {
         };
         /**
          * Get a supplier
-         * @description Requires scope suppliers:read.
+         * @description An id that is not one of the company's suppliers (another company's included) answers 404 not_found.
+         *
+         *     Requires scope suppliers:read.
          */
         get: operations["suppliers-get"];
         /**
          * Update a supplier
-         * @description Fields left out keep their value.
+         * @description A partial update: fields left out keep their value; null clears an optional text field. An id that is not one of the company's suppliers (another company's included) answers 404 not_found.
          *
          *     Requires scope suppliers:write.
          */
@@ -602,7 +656,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a supplier
-         * @description Requires scope suppliers:write.
+         * @description Answers the delete envelope `{ data: { id, deleted: true } }`; the id is not listed or found again. An id that is not one of the company's suppliers (another company's included) answers 404 not_found.
+         *
+         *     Requires scope suppliers:write.
          */
         delete: operations["suppliers-delete"];
         options?: never;
@@ -619,13 +675,17 @@ export interface paths {
         };
         /**
          * List the chart of accounts
-         * @description Requires scope accounts:read.
+         * @description One page of the company's accounts: `data` holds the items, `meta` the page, per_page, total and total_pages; iterate pages until page equals total_pages. Sorted by account_number unless `sort` names another field, descending unless `order` is asc; ties are broken by id, so paging never repeats or skips an item. since and until (inclusive) filter on the creation date.
+         *
+         *     Requires scope accounts:read.
          */
         get: operations["accounts-list"];
         put?: never;
         /**
          * Create an account
-         * @description Requires scope accounts:write.
+         * @description Requires an Idempotency-Key (at most 255 characters, kept 24 hours): the same key again on this endpoint answers the stored response (same status and body, X-Idempotency-Replayed: true) and creates nothing; on another endpoint it is 400 invalid_request.
+         *
+         *     Requires scope accounts:write.
          */
         post: operations["accounts-create"];
         delete?: never;
@@ -643,12 +703,16 @@ export interface paths {
         };
         /**
          * Get an account
-         * @description Requires scope accounts:read.
+         * @description An id that is not one of the company's accounts (another company's included) answers 404 not_found.
+         *
+         *     Requires scope accounts:read.
          */
         get: operations["accounts-get"];
         /**
          * Update an account
-         * @description Fields left out keep their value. Number and type cannot change once the account has postings (409 account_has_postings); deactivate with active=false instead of deleting.
+         * @description A partial update: fields left out keep their value; null clears an optional text field. An id that is not one of the company's accounts (another company's included) answers 404 not_found.
+         *
+         *     Number and type cannot change once the account has postings (409 account_has_postings); deactivate with active=false instead of deleting.
          *
          *     Requires scope accounts:write.
          */
@@ -689,7 +753,7 @@ export interface paths {
         };
         /**
          * List ledger transactions
-         * @description since/until filter on the posting date.
+         * @description One page of the company's transactions: `data` holds the items, `meta` the page, per_page, total and total_pages; iterate pages until page equals total_pages. Sorted by date unless `sort` names another field, descending unless `order` is asc; ties are broken by id, so paging never repeats or skips an item. since and until (inclusive) filter on the posting date.
          *
          *     Requires scope transactions:read.
          */
@@ -698,6 +762,8 @@ export interface paths {
         /**
          * Post a ledger transaction
          * @description Total debit must equal total credit exactly (422 unbalanced_transaction); the date must be after the lock date (422 period_locked) and inside an open fiscal year (422 fiscal_year_not_open). Accounts must be active accounts of the company.
+         *
+         *     Requires an Idempotency-Key (at most 255 characters, kept 24 hours): the same key again on this endpoint answers the stored response (same status and body, X-Idempotency-Replayed: true) and creates nothing; on another endpoint it is 400 invalid_request.
          *
          *     Requires scope transactions:write.
          */
@@ -717,7 +783,9 @@ export interface paths {
         };
         /**
          * Get a ledger transaction
-         * @description Requires scope transactions:read.
+         * @description An id that is not one of the company's transactions (another company's included) answers 404 not_found.
+         *
+         *     Requires scope transactions:read.
          */
         get: operations["transactions-get"];
         put?: never;
@@ -739,7 +807,9 @@ export interface paths {
         put?: never;
         /**
          * Reverse a transaction
-         * @description Posts a new transaction with debit and credit swapped (at most once per transaction; 409 already_reversed). Default date today.
+         * @description Posts a new transaction with debit and credit swapped (at most once per transaction; 409 already_reversed). Default date today (Europe/Copenhagen).
+         *
+         *     Requires an Idempotency-Key (at most 255 characters, kept 24 hours): the same key again on this endpoint answers the stored response (same status and body, X-Idempotency-Replayed: true) and creates nothing; on another endpoint it is 400 invalid_request.
          *
          *     Requires scope transactions:write.
          */
@@ -759,7 +829,7 @@ export interface paths {
         };
         /**
          * Profit and loss statement
-         * @description Revenue and expense accounts summed over the posting dates from..to (inclusive), grouped like the Danish standard chart. Defaults: to = today, from = first day of the fiscal year containing to.
+         * @description Revenue and expense accounts summed over the posting dates from..to (inclusive), grouped like the Danish standard chart. Defaults: to = today (Europe/Copenhagen), from = first day of the fiscal year containing to.
          *
          *     Requires scope reports:read.
          */
@@ -803,7 +873,7 @@ export interface paths {
         };
         /**
          * SAF-T Financial export (XML)
-         * @description The Danish SAF-T Financial file (urn:StandardAuditFile-Taxation-Financial:DK) of the period from..to (inclusive; default the fiscal year containing today), streamed as an attachment.
+         * @description The Danish SAF-T Financial file (urn:StandardAuditFile-Taxation-Financial:DK) of the period from..to (inclusive; default the fiscal year containing today, Europe/Copenhagen), streamed as an attachment.
          *
          *     Requires scope exports:read.
          */
@@ -845,7 +915,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI description */
+        /**
+         * This OpenAPI description
+         * @description The OpenAPI 3.1 description of the API (contract version 2026-04-10), public: no credentials, no rate limit. `servers` names PUBLIC_BASE_URL, or the origin the request reached. People read it rendered at /api/v1/docs.
+         */
         get: operations["openapi"];
         put?: never;
         post?: never;
@@ -862,7 +935,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Service discovery: name, status, version, authentication, endpoints and features */
+        /**
+         * Service discovery: name, status, version, authentication, endpoints and features
+         * @description Public, in the `data` envelope: the service name, status and version; how to authenticate (the API key header and formats, the OAuth 2.0 URLs and token lifetimes, the scopes); every endpoint with the scopes it needs; the features.
+         */
         get: operations["discovery"];
         put?: never;
         post?: never;
@@ -1119,7 +1195,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
-            /** @description Set when the company is created; empty if none */
+            /** @description Given when the company is created or set later with PUT /settings/company; "" if none */
             cvr: string;
             /** @description false for the sandbox of a test key */
             livemode: boolean;
@@ -1541,7 +1617,7 @@ export interface components {
             /** @description Assets positive when debit exceeds credit; equity and liabilities when credit exceeds debit (DKK) */
             total: number;
         };
-        /** @description RFC 9457 problem details. Every error response has this shape. */
+        /** @description RFC 9457 problem details. Every error response has this shape; the older `error` member (the Error schema) no longer exists. */
         Problem: {
             /**
              * Format: uri
@@ -1572,12 +1648,12 @@ export interface components {
         };
         /**
          * @deprecated
-         * @description Declared for compatibility with older clients. Responses use Problem (application/problem+json).
+         * @description Declared for compatibility with older clients. No response has this shape: errors are Problem (application/problem+json).
          */
         Error: {
-            error?: {
-                code?: string;
-                message?: string;
+            error: {
+                code: string;
+                message: string;
             };
         };
         /** @description RFC 6749 5.2 error response */
@@ -1591,7 +1667,7 @@ export interface components {
             access_token: string;
             /** @enum {string} */
             token_type: "Bearer";
-            /** @example 3600 */
+            /** @description Seconds the access token lives */
             expires_in: number;
             /** @example tlr_rt_0000000000000000000000000000000000000000000000000000000000000000 */
             refresh_token: string;
@@ -1605,7 +1681,20 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Identifier of this request; quote it in support requests */
+        "X-Request-ID": string;
+        /** @description Contract version the response was produced against (2026-04-10) */
+        "X-API-Version": string;
+        /** @description Requests allowed per 60-second window (100) */
+        "X-RateLimit-Limit": number;
+        /** @description Requests left in the current window */
+        "X-RateLimit-Remaining": number;
+        /** @description Seconds until the current window resets */
+        "X-RateLimit-Reset": number;
+        /** @description Seconds to wait before retrying */
+        "Retry-After": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1631,16 +1720,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1665,16 +1749,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1684,10 +1763,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1697,16 +1774,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1716,18 +1788,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1737,16 +1814,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1756,18 +1828,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1841,16 +1907,11 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     /** @description true when this is the stored response of an earlier request with the same Idempotency-Key */
                     "X-Idempotency-Replayed"?: string;
                     [name: string]: unknown;
@@ -1864,16 +1925,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1883,10 +1939,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1896,16 +1950,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1915,16 +1964,11 @@ export interface operations {
             /** @description owner_exists, account_number_taken, account_has_postings, already_reversed, reversal_of_reversal, invoice_not_draft, invalid_transition, expense_not_draft, webhook_limit_reached, invoice_has_payments, reversal_of_document, books_not_empty, conflict */
             409: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1934,16 +1978,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1953,16 +1992,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1972,16 +2006,11 @@ export interface operations {
             /** @description unbalanced_transaction, period_locked, fiscal_year_not_open, account_inactive, invoice_incomplete, chart_incomplete, overpayment */
             422: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1991,18 +2020,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2012,16 +2046,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2031,18 +2060,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2066,16 +2089,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2087,16 +2105,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2106,10 +2119,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2119,16 +2130,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2138,16 +2144,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2157,18 +2158,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2178,16 +2184,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2197,18 +2198,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2278,16 +2273,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2299,16 +2289,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2318,10 +2303,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2331,16 +2314,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2350,16 +2328,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2369,16 +2342,11 @@ export interface operations {
             /** @description owner_exists, account_number_taken, account_has_postings, already_reversed, reversal_of_reversal, invoice_not_draft, invalid_transition, expense_not_draft, webhook_limit_reached, invoice_has_payments, reversal_of_document, books_not_empty, conflict */
             409: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2388,16 +2356,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2407,16 +2370,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2426,18 +2384,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2447,16 +2410,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2466,18 +2424,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2501,16 +2453,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2526,16 +2473,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2545,10 +2487,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2558,16 +2498,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2577,16 +2512,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2596,16 +2526,11 @@ export interface operations {
             /** @description owner_exists, account_number_taken, account_has_postings, already_reversed, reversal_of_reversal, invoice_not_draft, invalid_transition, expense_not_draft, webhook_limit_reached, invoice_has_payments, reversal_of_document, books_not_empty, conflict */
             409: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2615,16 +2540,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2634,16 +2554,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2653,18 +2568,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2674,16 +2594,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2693,18 +2608,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2753,16 +2662,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     /** @description true when this is the stored response of an earlier request with the same Idempotency-Key */
                     "X-Idempotency-Replayed"?: string;
                     [name: string]: unknown;
@@ -2776,16 +2680,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2795,10 +2694,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2808,16 +2705,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2827,16 +2719,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2846,16 +2733,11 @@ export interface operations {
             /** @description owner_exists, account_number_taken, account_has_postings, already_reversed, reversal_of_reversal, invoice_not_draft, invalid_transition, expense_not_draft, webhook_limit_reached, invoice_has_payments, reversal_of_document, books_not_empty, conflict */
             409: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2865,16 +2747,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2884,16 +2761,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2903,16 +2775,11 @@ export interface operations {
             /** @description unbalanced_transaction, period_locked, fiscal_year_not_open, account_inactive, invoice_incomplete, chart_incomplete, overpayment */
             422: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2922,18 +2789,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2943,16 +2815,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2962,18 +2829,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3025,16 +2886,11 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     /** @description true when this is the stored response of an earlier request with the same Idempotency-Key */
                     "X-Idempotency-Replayed"?: string;
                     [name: string]: unknown;
@@ -3048,16 +2904,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3067,10 +2918,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3080,16 +2929,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3099,16 +2943,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3118,16 +2957,11 @@ export interface operations {
             /** @description owner_exists, account_number_taken, account_has_postings, already_reversed, reversal_of_reversal, invoice_not_draft, invalid_transition, expense_not_draft, webhook_limit_reached, invoice_has_payments, reversal_of_document, books_not_empty, conflict */
             409: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3137,16 +2971,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3156,16 +2985,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3175,16 +2999,11 @@ export interface operations {
             /** @description unbalanced_transaction, period_locked, fiscal_year_not_open, account_inactive, invoice_incomplete, chart_incomplete, overpayment */
             422: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3194,18 +3013,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3215,16 +3039,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3234,18 +3053,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3270,16 +3083,11 @@ export interface operations {
             /** @description The PDF (A4, one or more pages), made on request from the invoice as it is now. */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     /** @description inline; filename="faktura-<number>.pdf" (kreditnota-<number>.pdf, faktura-kladde-<id>.pdf for a draft) */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -3291,16 +3099,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3310,10 +3113,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3323,16 +3124,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3342,16 +3138,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3361,18 +3152,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3382,16 +3178,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3401,18 +3192,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3433,16 +3218,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3454,16 +3234,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3473,10 +3248,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3486,16 +3259,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3505,18 +3273,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3526,16 +3299,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3545,18 +3313,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3580,6 +3342,11 @@ export interface operations {
                      * @example Nordisk Tømrer ApS
                      */
                     name?: string;
+                    /**
+                     * @description The seller's CVR number, printed on invoices and in the SAF-T header: 8 digits passing the modulus 11 check, spaces removed; "" or null removes it
+                     * @example 12345674
+                     */
+                    cvr?: ("" | string) | null;
                     /** @example Vestergade 12 */
                     address_line1?: string | null;
                     address_line2?: string | null;
@@ -3618,16 +3385,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3639,16 +3401,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3658,10 +3415,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3671,16 +3426,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3690,16 +3440,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3709,16 +3454,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3728,18 +3468,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3749,16 +3494,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3768,18 +3508,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3809,16 +3543,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3843,16 +3572,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3862,10 +3586,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3875,16 +3597,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3894,18 +3611,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3915,16 +3637,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3934,18 +3651,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4012,16 +3723,11 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     /** @description true when this is the stored response of an earlier request with the same Idempotency-Key */
                     "X-Idempotency-Replayed"?: string;
                     [name: string]: unknown;
@@ -4035,16 +3741,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4054,10 +3755,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4067,16 +3766,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4086,16 +3780,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4105,16 +3794,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4124,16 +3808,11 @@ export interface operations {
             /** @description unbalanced_transaction, period_locked, fiscal_year_not_open, account_inactive, invoice_incomplete, chart_incomplete, overpayment */
             422: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4143,18 +3822,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4164,16 +3848,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4183,18 +3862,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4218,16 +3891,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4239,16 +3907,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4258,10 +3921,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4271,16 +3932,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4290,16 +3946,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4309,18 +3960,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4330,16 +3986,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4349,18 +4000,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4422,16 +4067,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4443,16 +4083,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4462,10 +4097,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4475,16 +4108,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4494,16 +4122,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4513,16 +4136,11 @@ export interface operations {
             /** @description owner_exists, account_number_taken, account_has_postings, already_reversed, reversal_of_reversal, invoice_not_draft, invalid_transition, expense_not_draft, webhook_limit_reached, invoice_has_payments, reversal_of_document, books_not_empty, conflict */
             409: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4532,16 +4150,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4551,16 +4164,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4570,18 +4178,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4591,16 +4204,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4610,18 +4218,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4645,16 +4247,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4670,16 +4267,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4689,10 +4281,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4702,16 +4292,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4721,16 +4306,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4740,16 +4320,11 @@ export interface operations {
             /** @description owner_exists, account_number_taken, account_has_postings, already_reversed, reversal_of_reversal, invoice_not_draft, invalid_transition, expense_not_draft, webhook_limit_reached, invoice_has_payments, reversal_of_document, books_not_empty, conflict */
             409: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4759,16 +4334,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4778,16 +4348,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4797,18 +4362,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4818,16 +4388,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4837,18 +4402,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4892,16 +4451,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     /** @description true when this is the stored response of an earlier request with the same Idempotency-Key */
                     "X-Idempotency-Replayed"?: string;
                     [name: string]: unknown;
@@ -4915,16 +4469,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4934,10 +4483,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4947,16 +4494,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4966,16 +4508,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4985,16 +4522,11 @@ export interface operations {
             /** @description owner_exists, account_number_taken, account_has_postings, already_reversed, reversal_of_reversal, invoice_not_draft, invalid_transition, expense_not_draft, webhook_limit_reached, invoice_has_payments, reversal_of_document, books_not_empty, conflict */
             409: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5004,16 +4536,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5023,16 +4550,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5042,16 +4564,11 @@ export interface operations {
             /** @description unbalanced_transaction, period_locked, fiscal_year_not_open, account_inactive, invoice_incomplete, chart_incomplete, overpayment */
             422: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5061,18 +4578,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5082,16 +4604,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5101,18 +4618,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5142,16 +4653,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5176,16 +4682,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5195,10 +4696,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5208,16 +4707,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5227,18 +4721,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5248,16 +4747,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5267,18 +4761,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5325,16 +4813,11 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     /** @description true when this is the stored response of an earlier request with the same Idempotency-Key */
                     "X-Idempotency-Replayed"?: string;
                     [name: string]: unknown;
@@ -5348,16 +4831,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5367,10 +4845,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5380,16 +4856,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5399,16 +4870,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5418,16 +4884,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5437,18 +4898,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5458,16 +4924,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5477,18 +4938,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5512,16 +4967,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5533,16 +4983,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5552,10 +4997,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5565,16 +5008,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5584,16 +5022,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5603,18 +5036,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5624,16 +5062,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5643,18 +5076,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5678,16 +5105,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5704,16 +5126,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5723,10 +5140,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5736,16 +5151,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5755,16 +5165,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5774,16 +5179,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5793,16 +5193,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5812,18 +5207,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5833,16 +5233,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5852,18 +5247,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5886,16 +5275,11 @@ export interface operations {
             /** @description The stored bytes exactly as uploaded (not an envelope). Content-Type is the voucher's mime_type; the SHA-256 recorded at upload is checked as the bytes are sent. */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     /** @description attachment with the original file name (RFC 6266: an ASCII filename and the exact UTF-8 filename*) */
                     "Content-Disposition"?: string;
                     /** @description file_size */
@@ -5909,16 +5293,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5928,10 +5307,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5941,16 +5318,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5960,16 +5332,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5979,18 +5346,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6000,16 +5372,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6019,18 +5386,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6041,7 +5402,15 @@ export interface operations {
     };
     "webhooks-list": {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                per_page?: number;
+                sort?: "created_at" | "url";
+                order?: "asc" | "desc";
+                since?: string;
+                until?: string;
+                search?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6051,37 +5420,40 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookSubscription"][];
+                        meta: {
+                            /** @example 1 */
+                            page: number;
+                            /** @example 50 */
+                            per_page: number;
+                            /** @example 123 */
+                            total: number;
+                            /**
+                             * @description ceil(total / per_page); 0 for an empty list
+                             * @example 3
+                             */
+                            total_pages: number;
+                        };
                     };
                 };
             };
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6091,10 +5463,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6104,16 +5474,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6123,18 +5488,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6144,16 +5514,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6163,18 +5528,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6203,16 +5562,11 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6238,16 +5592,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6257,10 +5606,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6270,16 +5617,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6289,16 +5631,11 @@ export interface operations {
             /** @description owner_exists, account_number_taken, account_has_postings, already_reversed, reversal_of_reversal, invoice_not_draft, invalid_transition, expense_not_draft, webhook_limit_reached, invoice_has_payments, reversal_of_document, books_not_empty, conflict */
             409: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6308,16 +5645,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6327,16 +5659,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6346,18 +5673,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6367,16 +5699,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6386,18 +5713,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6421,16 +5742,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6446,16 +5762,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6465,10 +5776,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6478,16 +5787,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6497,16 +5801,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6516,16 +5815,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6535,16 +5829,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6554,18 +5843,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6575,16 +5869,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6594,18 +5883,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6628,16 +5911,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6655,16 +5933,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6674,10 +5947,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6687,16 +5958,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6706,16 +5972,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6725,16 +5986,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6744,16 +6000,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6763,18 +6014,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6784,16 +6040,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6803,18 +6054,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6837,16 +6082,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6858,16 +6098,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6877,10 +6112,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6890,16 +6123,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6909,16 +6137,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6928,18 +6151,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6949,16 +6177,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6968,18 +6191,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7003,16 +6220,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7024,16 +6236,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7043,10 +6250,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7056,16 +6261,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7075,16 +6275,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7094,16 +6289,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7113,16 +6303,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7132,18 +6317,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7153,16 +6343,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7172,18 +6357,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7212,16 +6391,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7246,16 +6420,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7265,10 +6434,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7278,16 +6445,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7297,18 +6459,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7318,16 +6485,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7337,18 +6499,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7379,7 +6535,6 @@ export interface operations {
                     email?: ("" | string) | null;
                     /** @example +45 12 34 56 78 */
                     phone?: ("" | string) | null;
-                    /** @example 12345678 */
                     cvr?: ("" | string) | null;
                     /**
                      * @description EAN/GLN location number, for invoicing public customers (OIOUBL/NemHandel)
@@ -7412,16 +6567,11 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     /** @description true when this is the stored response of an earlier request with the same Idempotency-Key */
                     "X-Idempotency-Replayed"?: string;
                     [name: string]: unknown;
@@ -7435,16 +6585,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7454,10 +6599,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7467,16 +6610,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7486,16 +6624,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7505,16 +6638,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7524,18 +6652,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7545,16 +6678,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7564,18 +6692,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7602,16 +6724,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7623,16 +6740,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7642,10 +6754,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7655,16 +6765,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7674,16 +6779,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7693,18 +6793,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7714,16 +6819,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7733,18 +6833,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7768,16 +6862,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7789,16 +6878,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7808,10 +6892,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7821,16 +6903,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7840,16 +6917,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7859,18 +6931,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7880,16 +6957,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7899,18 +6971,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7938,7 +7004,6 @@ export interface operations {
                     email?: ("" | string) | null;
                     /** @example +45 12 34 56 78 */
                     phone?: ("" | string) | null;
-                    /** @example 12345678 */
                     cvr?: ("" | string) | null;
                     /**
                      * @description EAN/GLN location number, for invoicing public customers (OIOUBL/NemHandel)
@@ -7971,16 +7036,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7992,16 +7052,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8011,10 +7066,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8024,16 +7077,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8043,16 +7091,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8062,16 +7105,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8081,16 +7119,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8100,18 +7133,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8121,16 +7159,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8140,18 +7173,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8175,16 +7202,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8200,16 +7222,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8219,10 +7236,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8232,16 +7247,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8251,16 +7261,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8270,16 +7275,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8289,16 +7289,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8308,18 +7303,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8329,16 +7329,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8348,18 +7343,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8388,16 +7377,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8422,16 +7406,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8441,10 +7420,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8454,16 +7431,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8473,18 +7445,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8494,16 +7471,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8513,18 +7485,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8549,10 +7515,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @example Konsulenttime */
-                    name: string;
                     /** @example K-100 */
                     product_number?: string | null;
+                    /** @example Konsulenttime */
+                    name: string;
                     description?: string | null;
                     /**
                      * @description Unit of sale; default stk
@@ -8581,16 +7547,11 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     /** @description true when this is the stored response of an earlier request with the same Idempotency-Key */
                     "X-Idempotency-Replayed"?: string;
                     [name: string]: unknown;
@@ -8604,16 +7565,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8623,10 +7579,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8636,16 +7590,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8655,16 +7604,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8674,16 +7618,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8693,18 +7632,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8714,16 +7658,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8733,18 +7672,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8768,16 +7701,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8789,16 +7717,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8808,10 +7731,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8821,16 +7742,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8840,16 +7756,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8859,18 +7770,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8880,16 +7796,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8899,18 +7810,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8932,10 +7837,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @example Konsulenttime */
-                    name?: string;
                     /** @example K-100 */
                     product_number?: string | null;
+                    /** @example Konsulenttime */
+                    name?: string;
                     description?: string | null;
                     /**
                      * @description Unit of sale; default stk
@@ -8964,16 +7869,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8985,16 +7885,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9004,10 +7899,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9017,16 +7910,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9036,16 +7924,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9055,16 +7938,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9074,16 +7952,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9093,18 +7966,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9114,16 +7992,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9133,18 +8006,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9168,16 +8035,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9193,16 +8055,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9212,10 +8069,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9225,16 +8080,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9244,16 +8094,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9263,16 +8108,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9282,16 +8122,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9301,18 +8136,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9322,16 +8162,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9341,18 +8176,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9381,16 +8210,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9415,16 +8239,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9434,10 +8253,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9447,16 +8264,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9466,18 +8278,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9487,16 +8304,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9506,18 +8318,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9546,7 +8352,6 @@ export interface operations {
                     name: string;
                     email?: ("" | string) | null;
                     phone?: ("" | string) | null;
-                    /** @example 12345678 */
                     cvr?: ("" | string) | null;
                     contact_person?: string | null;
                     address_line1?: string | null;
@@ -9563,9 +8368,21 @@ export interface operations {
                      * @example 30
                      */
                     payment_terms_days?: number;
-                    bank_reg_number?: string | "";
-                    bank_account_number?: string | "";
-                    iban?: string;
+                    /**
+                     * @description Registreringsnummer
+                     * @example 0040
+                     */
+                    bank_reg_number?: string | null;
+                    /**
+                     * @description Kontonummer
+                     * @example 0440116243
+                     */
+                    bank_account_number?: string | null;
+                    /**
+                     * @description Stored without spaces; checked by its mod-97 check digits
+                     * @example DK5000400440116243
+                     */
+                    iban?: string | null;
                     notes?: string | null;
                 };
             };
@@ -9574,16 +8391,11 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     /** @description true when this is the stored response of an earlier request with the same Idempotency-Key */
                     "X-Idempotency-Replayed"?: string;
                     [name: string]: unknown;
@@ -9597,16 +8409,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9616,10 +8423,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9629,16 +8434,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9648,16 +8448,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9667,16 +8462,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9686,18 +8476,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9707,16 +8502,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9726,18 +8516,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9761,16 +8545,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9782,16 +8561,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9801,10 +8575,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9814,16 +8586,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9833,16 +8600,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9852,18 +8614,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9873,16 +8640,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9892,18 +8654,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9929,7 +8685,6 @@ export interface operations {
                     name?: string;
                     email?: ("" | string) | null;
                     phone?: ("" | string) | null;
-                    /** @example 12345678 */
                     cvr?: ("" | string) | null;
                     contact_person?: string | null;
                     address_line1?: string | null;
@@ -9946,9 +8701,21 @@ export interface operations {
                      * @example 30
                      */
                     payment_terms_days?: number;
-                    bank_reg_number?: string | "";
-                    bank_account_number?: string | "";
-                    iban?: string;
+                    /**
+                     * @description Registreringsnummer
+                     * @example 0040
+                     */
+                    bank_reg_number?: string | null;
+                    /**
+                     * @description Kontonummer
+                     * @example 0440116243
+                     */
+                    bank_account_number?: string | null;
+                    /**
+                     * @description Stored without spaces; checked by its mod-97 check digits
+                     * @example DK5000400440116243
+                     */
+                    iban?: string | null;
                     notes?: string | null;
                 };
             };
@@ -9957,16 +8724,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9978,16 +8740,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9997,10 +8754,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10010,16 +8765,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10029,16 +8779,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10048,16 +8793,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10067,16 +8807,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10086,18 +8821,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10107,16 +8847,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10126,18 +8861,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10161,16 +8890,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10186,16 +8910,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10205,10 +8924,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10218,16 +8935,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10237,16 +8949,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10256,16 +8963,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10275,16 +8977,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10294,18 +8991,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10315,16 +9017,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10334,18 +9031,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10376,16 +9067,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10410,16 +9096,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10429,10 +9110,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10442,16 +9121,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10461,18 +9135,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10482,16 +9161,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10501,18 +9175,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10558,16 +9226,11 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     /** @description true when this is the stored response of an earlier request with the same Idempotency-Key */
                     "X-Idempotency-Replayed"?: string;
                     [name: string]: unknown;
@@ -10581,16 +9244,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10600,10 +9258,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10613,16 +9269,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10632,16 +9283,11 @@ export interface operations {
             /** @description owner_exists, account_number_taken, account_has_postings, already_reversed, reversal_of_reversal, invoice_not_draft, invalid_transition, expense_not_draft, webhook_limit_reached, invoice_has_payments, reversal_of_document, books_not_empty, conflict */
             409: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10651,16 +9297,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10670,16 +9311,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10689,18 +9325,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10710,16 +9351,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10729,18 +9365,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10764,16 +9394,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10785,16 +9410,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10804,10 +9424,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10817,16 +9435,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10836,16 +9449,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10855,18 +9463,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10876,16 +9489,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10895,18 +9503,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10946,16 +9548,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10967,16 +9564,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10986,10 +9578,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10999,16 +9589,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11018,16 +9603,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11037,16 +9617,11 @@ export interface operations {
             /** @description owner_exists, account_number_taken, account_has_postings, already_reversed, reversal_of_reversal, invoice_not_draft, invalid_transition, expense_not_draft, webhook_limit_reached, invoice_has_payments, reversal_of_document, books_not_empty, conflict */
             409: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11056,16 +9631,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11075,16 +9645,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11094,18 +9659,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11115,16 +9685,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11134,18 +9699,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11166,16 +9725,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11187,16 +9741,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11206,10 +9755,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11219,16 +9766,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11238,18 +9780,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11259,16 +9806,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11278,18 +9820,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11318,16 +9854,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11352,16 +9883,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11371,10 +9897,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11384,16 +9908,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11403,18 +9922,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11424,16 +9948,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11443,18 +9962,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11524,16 +10037,11 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     /** @description true when this is the stored response of an earlier request with the same Idempotency-Key */
                     "X-Idempotency-Replayed"?: string;
                     [name: string]: unknown;
@@ -11547,16 +10055,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11566,10 +10069,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11579,16 +10080,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11598,16 +10094,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11617,16 +10108,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11636,16 +10122,11 @@ export interface operations {
             /** @description unbalanced_transaction, period_locked, fiscal_year_not_open, account_inactive, invoice_incomplete, chart_incomplete, overpayment */
             422: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11655,18 +10136,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11676,16 +10162,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11695,18 +10176,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11730,16 +10205,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11751,16 +10221,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11770,10 +10235,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11783,16 +10246,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11802,16 +10260,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11821,18 +10274,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11842,16 +10300,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11861,18 +10314,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11912,16 +10359,11 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     /** @description true when this is the stored response of an earlier request with the same Idempotency-Key */
                     "X-Idempotency-Replayed"?: string;
                     [name: string]: unknown;
@@ -11935,16 +10377,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11954,10 +10391,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11967,16 +10402,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11986,16 +10416,11 @@ export interface operations {
             /** @description not_found */
             404: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12005,16 +10430,11 @@ export interface operations {
             /** @description owner_exists, account_number_taken, account_has_postings, already_reversed, reversal_of_reversal, invoice_not_draft, invalid_transition, expense_not_draft, webhook_limit_reached, invoice_has_payments, reversal_of_document, books_not_empty, conflict */
             409: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12024,16 +10444,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12043,16 +10458,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12062,16 +10472,11 @@ export interface operations {
             /** @description unbalanced_transaction, period_locked, fiscal_year_not_open, account_inactive, invoice_incomplete, chart_incomplete, overpayment */
             422: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12081,18 +10486,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12102,16 +10512,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12121,18 +10526,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12156,16 +10555,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12177,16 +10571,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12196,10 +10585,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12209,16 +10596,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12228,18 +10610,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12249,16 +10636,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12268,18 +10650,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12302,16 +10678,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12323,16 +10694,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12342,10 +10708,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12355,16 +10719,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12374,18 +10733,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12395,16 +10759,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12414,18 +10773,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12449,16 +10802,11 @@ export interface operations {
             /** @description The SAF-T Financial file: Header, MasterFiles (general ledger accounts with opening and closing balances, customers, suppliers, tax table) and GeneralLedgerEntries (every transaction of the period in SystemID order). Streamed (chunked). */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     /** @description attachment; filename="saft-<CVR or company id>-<from>-<to>.xml" */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -12470,16 +10818,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12489,10 +10832,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12502,16 +10843,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12521,18 +10857,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12542,16 +10883,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12561,18 +10897,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12593,16 +10923,11 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12628,16 +10953,11 @@ export interface operations {
             /** @description invalid_request */
             400: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12647,10 +10967,8 @@ export interface operations {
             /** @description unauthorized */
             401: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12660,16 +10978,11 @@ export interface operations {
             /** @description forbidden */
             403: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12679,16 +10992,11 @@ export interface operations {
             /** @description payload_too_large */
             413: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12698,16 +11006,11 @@ export interface operations {
             /** @description unsupported_media_type */
             415: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12717,18 +11020,23 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12738,16 +11046,11 @@ export interface operations {
             /** @description internal_error */
             500: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12757,18 +11060,12 @@ export interface operations {
             /** @description service_unavailable */
             503: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12789,14 +11086,34 @@ export interface operations {
             /** @description OpenAPI 3.1 document */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description invalid_request: the request is not valid HTTP (a forbidden character in a header, a malformed request line) */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -12813,14 +11130,34 @@ export interface operations {
             /** @description Discovery document */
             200: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description invalid_request: the request is not valid HTTP (a forbidden character in a header, a malformed request line) */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -12899,18 +11236,15 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    /** @description Requests allowed per 60-second window (10) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets */
                     "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12985,18 +11319,15 @@ export interface operations {
             /** @description rate_limited */
             429: {
                 headers: {
-                    /** @description Identifier of this request; quote it in support requests */
-                    "X-Request-ID"?: string;
-                    /** @description Contract version the response was produced against (2026-04-10) */
-                    "X-API-Version"?: string;
-                    /** @description Requests allowed per 60-second window (100) */
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    /** @description Requests allowed per 60-second window (10) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets */
                     "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
