@@ -269,6 +269,8 @@ export interface CompanyFixture {
   api: Api;
   /** The untyped client with that key, for what the types refuse (malformed input, raw bytes). */
   raw: ReturnType<typeof client>;
+  /** Another company with a live key of every scope, on the same service (for cross-company checks). */
+  another(name?: string): Promise<Omit<CompanyFixture, 'svc' | 'another'>>;
 }
 
 /**
@@ -283,6 +285,11 @@ export function useCompany(opts: { name?: string; cvr?: string; env?: Record<str
     f.api = api(f.svc.url, f.key);
     f.raw = client(f.svc.url, f.key);
   });
+  f.another = async (name = 'Anden Virksomhed ApS') => {
+    const company = await newCompany(name);
+    const key = (await company.key()).key;
+    return { company, key, api: api(f.svc.url, key), raw: client(f.svc.url, key) };
+  };
   afterAll(() => f.svc?.stop());
   return f;
 }
