@@ -339,3 +339,28 @@ export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = paths
 }
   ? B
   : never;
+
+/** The query parameters a GET takes, as the served document declares them: `RequestQuery<'/invoices'>`. */
+export type RequestQuery<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never;
+
+/**
+ * The typed client with a new key of the fixture's company (of `scopes`, in `mode`): a file that makes
+ * many requests spreads them over keys, each under the rate limit of 100 requests a minute.
+ */
+export const keyedApi = async (t: CompanyFixture, scopes?: readonly Scope[], mode?: 'live' | 'test') => api(t.svc.url, (await t.company.key(scopes, mode)).key);
+
+/** The body of a balanced two-line posting on `date`: `amount` debited to `debit` and credited to `credit`. */
+export const twoLinePosting = (
+  date: string,
+  debit: string,
+  credit: string,
+  amount: number | string,
+  description?: string,
+): RequestBody<'/transactions', 'post'> => ({
+  date,
+  ...(description === undefined ? {} : { description }),
+  lines: [
+    { account_number: debit, debit: amount },
+    { account_number: credit, credit: amount },
+  ],
+});

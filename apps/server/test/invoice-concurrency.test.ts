@@ -5,7 +5,7 @@
 // exactly one outcome with one posting. The same for expenses, and for one voucher wanted by several.
 import { describe, expect, it } from 'vitest';
 import { addDays, today } from '@tlr/domain';
-import { countRows, created, idem, newCompany, ok, testDb, useServers, type Api, type RequestBody } from './helpers.ts';
+import { countRows, created, idem, newCompany, ok, testDb, twoLinePosting, useServers, type Api, type RequestBody } from './helpers.ts';
 
 const servers = useServers();
 
@@ -55,17 +55,7 @@ describe('numbering under concurrency', () => {
       ),
       ...approvedFirst.map((inv, i) => setInvoiceStatus(c(i + 2), inv.id, 'cancelled')),
       ...Array.from({ length: 12 }, (_, i) =>
-        c(i + 3).POST('/transactions', {
-          params: idem(),
-          body: {
-            date: day(),
-            description: `manuel ${i}`,
-            lines: [
-              { account_number: '6470', debit: 1 },
-              { account_number: '6520', credit: 1 },
-            ],
-          },
-        }),
+        c(i + 3).POST('/transactions', { params: idem(), body: twoLinePosting(day(), '6470', '6520', 1, `manuel ${i}`) }),
       ),
     ];
     const replies = await Promise.all(work);

@@ -4,7 +4,7 @@
 // number, and the daily balances must equal the sum of the posted lines.
 import { describe, expect, it } from 'vitest';
 import { addDays, today as businessDay, updateAccountingSettings } from '@tlr/domain';
-import { countRows, created, idem, newCompany, testDb, useServers, type RequestBody, type Schemas } from './helpers.ts';
+import { countRows, created, idem, newCompany, testDb, twoLinePosting, useServers, type RequestBody, type Schemas } from './helpers.ts';
 
 const servers = useServers();
 
@@ -79,7 +79,7 @@ describe('posting under concurrency (three servers, one company)', () => {
     interface Req {
       kind: Kind;
       idem: string;
-      body: RequestBody<'/transactions', 'post'> & { lines: { account_number: string; debit?: string; credit?: string }[] };
+      body: RequestBody<'/transactions', 'post'>;
     }
     const run = `${Date.now()}-${process.pid}`;
     const VALID = 200;
@@ -135,28 +135,14 @@ describe('posting under concurrency (three servers, one company)', () => {
       reqs.push({
         kind: 'locked',
         idem: `lock-${run}-${i}`,
-        body: {
-          date: addDays(lock, -(i * 3)),
-          description: 'Låst',
-          lines: [
-            { account_number: '6470', debit: '10.00' },
-            { account_number: '1010', credit: '10.00' },
-          ],
-        },
+        body: twoLinePosting(addDays(lock, -(i * 3)), '6470', '1010', '10.00', 'Låst'),
       });
     }
     for (let i = 0; i < 10; i++) {
       reqs.push({
         kind: 'not_open',
         idem: `open-${run}-${i}`,
-        body: {
-          date: `${year + 2}-0${1 + (i % 9)}-15`,
-          description: 'Fremtid',
-          lines: [
-            { account_number: '6470', debit: '10.00' },
-            { account_number: '1010', credit: '10.00' },
-          ],
-        },
+        body: twoLinePosting(`${year + 2}-0${1 + (i % 9)}-15`, '6470', '1010', '10.00', 'Fremtid'),
       });
     }
     // A deterministic shuffle, so refusals and twins are interleaved with the postings.
@@ -239,20 +225,7 @@ describe('posting under concurrency (three servers, one company)', () => {
     expect(sum.d).toBe(sum.c);
 
     // A posting after the storm takes the next number: nothing was reserved or skipped.
-    const after = (
-      await created(
-        servers.api(1, keys[0]!.key).POST('/transactions', {
-          params: idem(),
-          body: {
-            date: today,
-            lines: [
-              { account_number: '6470', debit: 1 },
-              { account_number: '1010', credit: 1 },
-            ],
-          },
-        }),
-      )
-    ).data;
+    const after = (await created(servers.api(1, keys[0]!.key).POST('/transactions', { params: idem(), body: twoLinePosting(today, '6470', '1010', 1) }))).data;
     expect([after.document_number, after.system_id]).toEqual([N + 1, N + 1]);
     console.log(`ledger-concurrency: ${reqs.length} requests (${N} postings) over ${servers.urls.length} servers in ${elapsed} ms`);
   });
@@ -262,17 +235,7 @@ describe('posting under concurrency (three servers, one company)', () => {
     const keys = await Promise.all(Array.from({ length: 3 }, () => company.key()));
     const { id } = (
       await created(
-        servers.api(0, keys[0]!.key).POST('/transactions', {
-          params: idem(),
-          body: {
-            date: today,
-            description: 'Skal tilbageføres',
-            lines: [
-              { account_number: '2200', debit: '300.00' },
-              { account_number: '6470', credit: '300.00' },
-            ],
-          },
-        }),
+        servers.api(0, keys[0]!.key).POST('/transactions', { params: idem(), body: twoLinePosting(today, '2200', '6470', '300.00', 'Skal tilbageføres') }),
       )
     ).data;
     const run = `${Date.now()}-${process.pid}`;
@@ -292,20 +255,7 @@ describe('posting under concurrency (three servers, one company)', () => {
       [1, 1, 'manual'],
       [2, 2, 'reversal'],
     ]);
-    const next = (
-      await created(
-        servers.api(2, keys[2]!.key).POST('/transactions', {
-          params: idem(),
-          body: {
-            date: today,
-            lines: [
-              { account_number: '6470', debit: 5 },
-              { account_number: '1010', credit: 5 },
-            ],
-          },
-        }),
-      )
-    ).data;
+    const next = (await created(servers.api(2, keys[2]!.key).POST('/transactions', { params: idem(), body: twoLinePosting(today, '6470', '1010', 5) }))).data;
     expect([next.document_number, next.system_id]).toEqual([3, 3]);
     expect(await mismatches(company.companyId, 'account_daily_balances')).toEqual([]);
     expect(await mismatches(company.companyId, 'account_monthly_balances')).toEqual([]);
