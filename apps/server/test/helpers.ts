@@ -293,3 +293,74 @@ export function useCompany(opts: { name?: string; cvr?: string; env?: Record<str
   afterAll(() => f.svc?.stop());
   return f;
 }
+
+// --- g1 ---
+
+export interface ServersFixture {
+  svc: Service;
+  /** This process's service first, then the server processes. */
+  urls: string[];
+  /** The typed client of server `i` (round-robin over `urls`) with `credential`. */
+  api(i: number, credential: string): Api;
+}
+
+/**
+ * The setup of the files that spread requests over several servers: `startServers(extra)` in this
+ * file's beforeAll, stopped in its afterAll. The fields are set once beforeAll has run.
+ */
+export function useServers(extra = 2): ServersFixture {
+  let servers: Awaited<ReturnType<typeof startServers>> | undefined;
+  const f = { api: (i: number, credential: string) => api(f.urls[i % f.urls.length]!, credential) } as ServersFixture;
+  beforeAll(async () => {
+    servers = await startServers(extra);
+    [f.svc, f.urls] = [servers.svc, servers.urls];
+  });
+  afterAll(() => servers?.stop());
+  return f;
+}
+
+/** The `n` of one `SELECT count(*)::int AS n ...` on the run's database. */
+export async function countRows(sql: string, params: unknown[] = []): Promise<number> {
+  const { rows } = await testDb().pool.query<{ n: number }>(sql, params);
+  if (rows.length !== 1) throw new Error(`expected one count row, got ${rows.length}: ${sql}`);
+  return rows[0]!.n;
+}
+
+/** The body of a 201 answer (a create); any other answer fails the test with its status and problem. */
+export async function created<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const answer = await call;
+  if (answer.response.status !== 201) throw new Error(`expected 201 Created, got ${answer.response.status}: ${JSON.stringify(answer.error)}`);
+  return ok(Promise.resolve(answer));
+}
+
+/** The JSON body an operation takes, as the served document declares it: `RequestBody<'/invoices', 'post'>`. */
+export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  requestBody?: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
+
+/** The query parameters a GET takes, as the served document declares them: `RequestQuery<'/invoices'>`. */
+export type RequestQuery<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never;
+
+/**
+ * The typed client with a new key of the fixture's company (of `scopes`, in `mode`): a file that makes
+ * many requests spreads them over keys, each under the rate limit of 100 requests a minute.
+ */
+export const keyedApi = async (t: CompanyFixture, scopes?: readonly Scope[], mode?: 'live' | 'test') => api(t.svc.url, (await t.company.key(scopes, mode)).key);
+
+/** The body of a balanced two-line posting on `date`: `amount` debited to `debit` and credited to `credit`. */
+export const twoLinePosting = (
+  date: string,
+  debit: string,
+  credit: string,
+  amount: number | string,
+  description?: string,
+): RequestBody<'/transactions', 'post'> => ({
+  date,
+  ...(description === undefined ? {} : { description }),
+  lines: [
+    { account_number: debit, debit: amount },
+    { account_number: credit, credit: amount },
+  ],
+});
