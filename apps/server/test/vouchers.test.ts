@@ -8,7 +8,7 @@ import PDFDocument from 'pdfkit';
 import { describe, expect, it } from 'vitest';
 import { createCaller } from '@tlr/api';
 import { addDays, today, type Scope } from '@tlr/domain';
-import { bodyOf, client, idem, newKey, ok, testDb, useCompany, type Api } from './helpers.ts';
+import { bodyOf, idem, newKey, ok, testDb, useCompany, type Api, type CompanyFixture } from './helpers.ts';
 
 const t = useCompany({ name: 'Bilagsfirma ApS' });
 const day = (offset = 0) => addDays(today(), offset);
@@ -25,7 +25,7 @@ const upload = (c: Api, body: Upload, key?: string) => c.POST('/vouchers', { par
 const uploaded = async (c: Api, body: Upload) => (await ok(upload(c, body))).data.id;
 
 /** An upload the document refuses (a malformed body, a wrong type, a missing field): through the untyped client. */
-const uploadRaw = (c: ReturnType<typeof client>, body: object | string, headers: Record<string, string> = {}) =>
+const uploadRaw = (c: CompanyFixture['raw'], body: object | string, headers: Record<string, string> = {}) =>
   c.call('POST', '/vouchers', {
     ...(typeof body === 'string' ? { raw: body } : { body }),
     headers: { 'Content-Type': 'application/json', ...idem().header, ...headers },
