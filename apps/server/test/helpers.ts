@@ -364,3 +364,25 @@ export const twoLinePosting = (
     { account_number: credit, credit: amount },
   ],
 });
+
+// --- g2 ---
+
+/**
+ * The body of an answer that has exactly `status` (201 for a create; `ok` takes any 2xx); any other answer
+ * fails the test with its status and problem. Synchronous, for answers already awaited (and kept for
+ * their headers).
+ */
+export function bodyOf<T>(status: number, answer: { data?: T; error?: unknown; response: Response }): T {
+  const { data, error, response } = answer;
+  if (response.status !== status || data === undefined) throw new Error(`expected ${status}, got ${response.status}: ${JSON.stringify(error)}`);
+  return data;
+}
+
+/**
+ * A new key of `company` (a sandbox's when `mode` is test), with its typed and untyped clients on
+ * `baseUrl`. Each key has its own rate-limit window of 100 requests a minute.
+ */
+export async function newKey(baseUrl: string, company: CompanyFixture['company'], scopes?: readonly Scope[], mode?: 'live' | 'test') {
+  const created = await company.key(scopes, mode);
+  return { key: created.key, companyId: created.company_id, api: api(baseUrl, created.key), raw: client(baseUrl, created.key) };
+}
