@@ -338,3 +338,12 @@ export async function connectedApp(baseUrl: string, owner: { userId: string; com
   const tokens = await ok(oauthApi(baseUrl).POST('/oauth/token', { body: codeExchange(app, code, pkce.verifier) }));
   return { app, tokens };
 }
+
+/** The event types a webhook subscription can name (the document's catalog). */
+export type EventType = Schemas['WebhookSubscription']['events'][number];
+
+/** A webhook subscription of the client's company, made as a setup step: its id, url, events and secret. */
+export const subscribe = async (c: Api, url: string, events: EventType[]) => (await ok(c.POST('/webhooks', { body: { url, events } }))).data;
+
+/** A subscription's delivery history: the latest 100, newest first. */
+export const deliveries = async (c: Api, id: string) => (await ok(c.GET('/webhooks/{id}/deliveries', { params: { path: { id } } }))).data;
