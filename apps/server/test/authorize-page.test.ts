@@ -149,7 +149,10 @@ describe('GET /oauth/authorize: the forms', () => {
     const returnTo = /name="return_to" value="([^"]+)"/.exec(res.text)![1]!.replaceAll('&#38;', '&');
     expect(returnTo).toBe(path);
     // Signing in through that form lands back on the request, now as the consent page.
-    const done = await send('/signin', { cookie: res.cookie!, form: { csrf_token: res.csrf!, email: t.company.email, password: PASSWORD, return_to: returnTo } });
+    const done = await send('/signin', {
+      cookie: res.cookie!,
+      form: { csrf_token: res.csrf!, email: t.company.email, password: PASSWORD, return_to: returnTo },
+    });
     expect(done.status).toBe(303);
     expect(done.headers.get('location')).toBe(path);
     const consent = await send(path, { cookie: done.cookie! });
@@ -390,7 +393,11 @@ describe('sign-in', () => {
   it('signs in with the e-mail in another case', async () => {
     const ip = newIp();
     const form = await send('/signin', { ip });
-    const done = await send('/signin', { ip, cookie: form.cookie!, form: { csrf_token: form.csrf!, email: t.company.email.toUpperCase(), password: PASSWORD } });
+    const done = await send('/signin', {
+      ip,
+      cookie: form.cookie!,
+      form: { csrf_token: form.csrf!, email: t.company.email.toUpperCase(), password: PASSWORD },
+    });
     expect(done.status).toBe(303);
   });
 });
@@ -416,7 +423,11 @@ describe('settings pages', () => {
     const other = await newCompany('Tredje ApS');
     const theirs = await other.key(['customers:read']);
     const s = await signedIn();
-    const res = await send('/settings/api-keys/revoke', { ip: s.ip, cookie: s.cookie, form: { csrf_token: s.csrf, company: t.company.companyId, id: theirs.id } });
+    const res = await send('/settings/api-keys/revoke', {
+      ip: s.ip,
+      cookie: s.cookie,
+      form: { csrf_token: s.csrf, company: t.company.companyId, id: theirs.id },
+    });
     expect(res.status).toBe(400);
     const { rows } = await testDb().pool.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM api_keys WHERE id = $1', [theirs.id]);
     expect(rows).toEqual([{ revoked_at: null }]);

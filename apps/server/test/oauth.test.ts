@@ -4,7 +4,22 @@
 // the consent procedure the authorization page calls (the page itself: authorize-page.test.ts).
 import { afterAll, assert, beforeAll, describe, expect, it } from 'vitest';
 import type { paths } from '../../../test/generated/api.ts';
-import { api, approveCode, codeExchange, idem, internal, newCompany, oauthApi, oauthClient, oauthPost, ok, pkcePair, startServers, testDb, type Schemas } from './helpers.ts';
+import {
+  api,
+  approveCode,
+  codeExchange,
+  idem,
+  internal,
+  newCompany,
+  oauthApi,
+  oauthClient,
+  oauthPost,
+  ok,
+  pkcePair,
+  startServers,
+  testDb,
+  type Schemas,
+} from './helpers.ts';
 
 type TokenRequest = paths['/oauth/token']['post']['requestBody']['content']['application/json'];
 
