@@ -347,3 +347,12 @@ export const subscribe = async (c: Api, url: string, events: EventType[]) => (aw
 
 /** A subscription's delivery history: the latest 100, newest first. */
 export const deliveries = async (c: Api, id: string) => (await ok(c.GET('/webhooks/{id}/deliveries', { params: { path: { id } } }))).data;
+
+/** The password of every staff account the tests make. */
+export const STAFF_PASSWORD = 'a long staff password';
+
+/** A staff account of the admin app, made as `tlr staff create` makes one: its id, email and role. */
+export async function newStaff(role: 'support' | 'admin') {
+  const email = `${role}-${randomUUID().slice(0, 8)}@tlr.example`;
+  return internal().support.createStaff({ email, password: STAFF_PASSWORD, role });
+}
