@@ -2,6 +2,8 @@
 // made through the internal procedures, and a small fetch wrapper.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import createClient, { type Client } from 'openapi-fetch';
 import { afterAll, beforeAll, inject } from 'vitest';
@@ -159,8 +161,8 @@ export async function approveCode(
 }
 
 /** The body of an authorization code's exchange as a partner sends it (RFC 6749 4.1.3 with PKCE). */
-export const codeExchange = (app: { clientId: string; clientSecret: string; redirectUri: string }, code: string, verifier: string): Record<string, string> => ({
-  grant_type: 'authorization_code',
+export const codeExchange = (app: { clientId: string; clientSecret: string; redirectUri: string }, code: string, verifier: string) => ({
+  grant_type: 'authorization_code' as const,
   code,
   redirect_uri: app.redirectUri,
   client_id: app.clientId,
@@ -385,4 +387,64 @@ export function bodyOf<T>(status: number, answer: { data?: T; error?: unknown; r
 export async function newKey(baseUrl: string, company: CompanyFixture['company'], scopes?: readonly Scope[], mode?: 'live' | 'test') {
   const created = await company.key(scopes, mode);
   return { key: created.key, companyId: created.company_id, api: api(baseUrl, created.key), raw: client(baseUrl, created.key) };
+
+// --- g3 ---
+
+/** A request a test's webhook receiver got: when, its headers, and its raw body (what the signature covers). */
+export interface Received {
+  at: number;
+  headers: IncomingMessage['headers'];
+  raw: string;
+}
+
+/**
+ * A webhook receiver on loopback: it records every request and answers what `answer` says (200 by
+ * default), when it says. `close` also drops connections still waiting for their answer.
+ */
+export async function webhookReceiver() {
+  const got: Received[] = [];
+  let answer: (r: Received) => number | Promise<number> = () => 200;
+  const server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => {
+      const r = { at: Date.now(), headers: req.headers, raw: Buffer.concat(parts).toString('utf8') };
+      got.push(r);
+      void Promise.resolve(answer(r)).then((status) => res.writeHead(status).end());
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    got,
+    answer: (fn: typeof answer) => (answer = fn),
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}
+
+/** A partner app the owner connected through the whole flow: the consent procedure's code, then the partner's exchange. */
+export async function connectedApp(baseUrl: string, owner: { userId: string; companyId: string }, scopes?: readonly Scope[]) {
+  const app = await oauthClient(scopes);
+  const pkce = pkcePair();
+  const code = await approveCode(owner, app, pkce.challenge);
+  const tokens = await ok(oauthApi(baseUrl).POST('/oauth/token', { body: codeExchange(app, code, pkce.verifier) }));
+  return { app, tokens };
+}
+
+/** The event types a webhook subscription can name (the document's catalog). */
+export type EventType = Schemas['WebhookSubscription']['events'][number];
+
+/** A webhook subscription of the client's company, made as a setup step: its id, url, events and secret. */
+export const subscribe = async (c: Api, url: string, events: EventType[]) => (await ok(c.POST('/webhooks', { body: { url, events } }))).data;
+
+/** A subscription's delivery history: the latest 100, newest first. */
+export const deliveries = async (c: Api, id: string) => (await ok(c.GET('/webhooks/{id}/deliveries', { params: { path: { id } } }))).data;
+
+/** The password of every staff account the tests make. */
+export const STAFF_PASSWORD = 'a long staff password';
+
+/** A staff account of the admin app, made as `tlr staff create` makes one: its id, email and role. */
+export async function newStaff(role: 'support' | 'admin') {
+  const email = `${role}-${randomUUID().slice(0, 8)}@tlr.example`;
+  return internal().support.createStaff({ email, password: STAFF_PASSWORD, role });
 }
