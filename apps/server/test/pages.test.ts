@@ -10,18 +10,17 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaller } from '@tlr/api';
 import { freshPage as isolatedPage, launchBrowser, screenshot as saveScreenshot, type BrowserSession } from '../../../test/browser.ts';
-import { client, newCompany, oauthPost, pkcePair, startTestService, testDb } from './helpers.ts';
-import type { Service } from '../src/service.ts';
+import { api, bodyOf, idem, oauthApi, ok, pkcePair, testDb, useCompany } from './helpers.ts';
 
 const PASSWORD = 'correct horse battery';
 
-let svc: Service;
+/** The service (partners may call back to http://127.0.0.1) and the owner whose pages these are. */
+const t = useCompany({ name: 'Nordlys Regnskab ApS', env: { OAUTH_ALLOW_HTTP_LOCALHOST: 'true' } });
 let browser: BrowserSession;
 let callbackServer: Server;
 let callbackUrl: string;
 /** Every request the partner's callback received: its query, and its Referer header (there must be none). */
 const callbacks: { query: URLSearchParams; referer: string | undefined }[] = [];
-let owner: Awaited<ReturnType<typeof newCompany>>;
 
 beforeAll(async () => {
   callbackServer = createServer((req, res) => {
@@ -32,15 +31,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
   callbackUrl = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
-  [svc, browser, owner] = await Promise.all([
-    startTestService({ OAUTH_ALLOW_HTTP_LOCALHOST: 'true' }),
-    launchBrowser({ viewport: { width: 1280, height: 800 } }),
-    newCompany('Nordlys Regnskab ApS'),
-  ]);
+  browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
 });
 afterAll(async () => {
   await browser?.close();
-  await svc?.stop();
   await new Promise((resolve) => callbackServer?.close(resolve));
 });
 
@@ -48,44 +42,44 @@ const freshPage = () => isolatedPage(browser.browser);
 const screenshot = (page: Page, name: string) => saveScreenshot(page, name);
 
 async function signIn(page: Page, password = PASSWORD) {
-  await page.getByLabel('Email').fill(owner.email);
+  await page.getByLabel('Email').fill(t.company.email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
 async function signedInPage() {
   const p = await freshPage();
-  await p.page.goto(`${svc.url}/signin`);
+  await p.page.goto(`${t.svc.url}/signin`);
   await signIn(p.page);
-  await p.page.waitForURL(`${svc.url}/settings/api-keys`);
+  await p.page.waitForURL(`${t.svc.url}/settings/api-keys`);
   return p;
 }
 
 describe('sign-in', () => {
   it('refuses a wrong password with a message, then signs in and returns to the page asked for', async () => {
     const { page, problems } = await freshPage();
-    await page.goto(`${svc.url}/settings/connected-apps`);
-    expect(page.url()).toBe(`${svc.url}/signin?return_to=%2Fsettings%2Fconnected-apps`);
+    await page.goto(`${t.svc.url}/settings/connected-apps`);
+    expect(page.url()).toBe(`${t.svc.url}/signin?return_to=%2Fsettings%2Fconnected-apps`);
     await screenshot(page, 'signin');
 
     await signIn(page, 'not the password');
     await expect(page.getByRole('alert').innerText()).resolves.toBe('The e-mail or password is not right.');
     // The e-mail typed stays in the form; the password does not.
-    await expect(page.getByLabel('Email').inputValue()).resolves.toBe(owner.email);
+    await expect(page.getByLabel('Email').inputValue()).resolves.toBe(t.company.email);
     await expect(page.getByLabel('Password').inputValue()).resolves.toBe('');
 
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${svc.url}/settings/connected-apps`);
+    await page.waitForURL(`${t.svc.url}/settings/connected-apps`);
     await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('Connected apps');
     const [cookie] = await page.context().cookies();
     expect(cookie).toMatchObject({ name: 'tlr_session', httpOnly: true, sameSite: 'Lax', secure: false, path: '/' });
 
     // Signing out ends the session: the settings pages ask for a sign-in again.
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL(`${svc.url}/signin`);
-    await page.goto(`${svc.url}/settings/api-keys`);
-    expect(page.url()).toBe(`${svc.url}/signin?return_to=%2Fsettings%2Fapi-keys`);
+    await page.waitForURL(`${t.svc.url}/signin`);
+    await page.goto(`${t.svc.url}/settings/api-keys`);
+    expect(page.url()).toBe(`${t.svc.url}/signin?return_to=%2Fsettings%2Fapi-keys`);
     expect(problems).toEqual([]);
   });
 });
@@ -103,12 +97,13 @@ describe('API keys page', () => {
     const key = await page.locator('#new-key').innerText();
     expect(key).toMatch(/^tlr_live_[0-9a-f]{48}$/);
     await screenshot(page, 'api-key-created');
-    expect((await client(svc.url, key).get('/customers')).status).toBe(200);
+    const bank = api(t.svc.url, key);
+    expect((await bank.GET('/customers')).response.status).toBe(200);
     // Only within its scopes.
-    expect((await client(svc.url, key).get('/products')).status).toBe(403);
+    expect((await bank.GET('/products')).response.status).toBe(403);
 
     // The list (a reload of the page) shows the key's prefix and never the key.
-    await page.goto(`${svc.url}/settings/api-keys`);
+    await page.goto(`${t.svc.url}/settings/api-keys`);
     const row = page.getByRole('row').filter({ hasText: 'Bank sync' });
     await expect(row.innerText()).resolves.toMatch(
       /Live\s+tlr_live_\w+…\s+invoices:read, customers:read\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+no expiry\s+Active/,
@@ -119,7 +114,7 @@ describe('API keys page', () => {
     await row.getByRole('button', { name: 'Revoke' }).click();
     await page.waitForURL(/\/settings\/api-keys\?company=/);
     await expect(page.getByRole('row').filter({ hasText: 'Bank sync' }).innerText()).resolves.toContain('Revoked');
-    expect((await client(svc.url, key).get('/customers')).status).toBe(401);
+    expect((await bank.GET('/customers')).response.status).toBe(401);
     expect(problems).toEqual([]);
   });
 
@@ -132,13 +127,13 @@ describe('API keys page', () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = await page.locator('#new-key').innerText();
     expect(key).toMatch(/^tlr_test_[0-9a-f]{48}$/);
-    const sandbox = client(svc.url, key);
-    expect((await sandbox.post('/customers', { name: 'Sandkasse Kunde' })).status).toBe(201);
-    expect((await sandbox.get('/customers')).body.data.map((c: { name: string }) => c.name)).toEqual(['Sandkasse Kunde']);
+    const sandbox = api(t.svc.url, key);
+    expect((await sandbox.POST('/customers', { params: idem(), body: { name: 'Sandkasse Kunde' } })).response.status).toBe(201);
+    expect((await ok(sandbox.GET('/customers'))).data.map((c) => c.name)).toEqual(['Sandkasse Kunde']);
     // Nothing of it reached the real books.
-    const live = await owner.key(['customers:read']);
-    expect((await client(svc.url, live.key).get('/customers')).body.data).toEqual([]);
-    await page.goto(`${svc.url}/settings/api-keys`);
+    const live = await t.company.key(['customers:read']);
+    expect((await ok(api(t.svc.url, live.key).GET('/customers'))).data).toEqual([]);
+    await page.goto(`${t.svc.url}/settings/api-keys`);
     await expect(page.getByRole('row').filter({ hasText: 'Sandbox trial' }).innerText()).resolves.toMatch(/\tTest\ttlr_test_/);
     await screenshot(page, 'api-keys');
     expect(problems).toEqual([]);
@@ -181,7 +176,7 @@ describe('the authorization page', () => {
       code_challenge: pkce.challenge,
       code_challenge_method: 'S256',
     });
-    return { ...created, pkce, state, url: `${svc.url}/oauth/authorize?${query}` };
+    return { ...created, pkce, state, url: `${t.svc.url}/oauth/authorize?${query}` };
   }
 
   /** The callback's query once the browser has been sent there. */
@@ -216,20 +211,23 @@ describe('the authorization page', () => {
     expect(back.get('code')).toMatch(/^tlr_code_/);
     expect(back.has('error')).toBe(false);
 
-    const tokens = await oauthPost(svc.url, 'token', {
-      grant_type: 'authorization_code',
-      code: back.get('code')!,
-      redirect_uri: callbackUrl,
-      client_id: app.client_id,
-      client_secret: app.client_secret,
-      code_verifier: app.pkce.verifier,
+    const exchange = await oauthApi(t.svc.url).POST('/oauth/token', {
+      body: {
+        grant_type: 'authorization_code',
+        code: back.get('code') ?? '',
+        redirect_uri: callbackUrl,
+        client_id: app.client_id,
+        client_secret: app.client_secret,
+        code_verifier: app.pkce.verifier,
+      },
     });
-    expect(tokens.status).toBe(200);
-    expect(tokens.body.scope).toBe('customers:read invoices:read');
-    const bearer = client(svc.url, tokens.body.access_token);
-    expect((await bearer.get('/customers')).status).toBe(200);
+    expect(exchange.response.status).toBe(200);
+    const tokens = bodyOf(exchange);
+    expect(tokens.scope).toBe('customers:read invoices:read');
+    const bearer = api(t.svc.url, tokens.access_token);
+    expect((await bearer.GET('/customers')).response.status).toBe(200);
 
-    await page.goto(`${svc.url}/settings/connected-apps`);
+    await page.goto(`${t.svc.url}/settings/connected-apps`);
     const row = page.getByRole('row').filter({ hasText: 'Kvittering Pro' });
     await expect(row.innerText()).resolves.toMatch(
       /See your customers\s+See your invoices\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/,
@@ -239,7 +237,7 @@ describe('the authorization page', () => {
     await row.getByRole('button', { name: 'Revoke' }).click();
     await page.waitForURL(/\/settings\/connected-apps\?company=/);
     await expect(page.getByText('No application is connected to this company.').count()).resolves.toBe(1);
-    expect((await bearer.get('/customers')).status).toBe(401);
+    expect((await bearer.GET('/customers')).response.status).toBe(401);
     expect(problems).toEqual([]);
   });
 
@@ -250,8 +248,8 @@ describe('the authorization page', () => {
     await page.getByRole('button', { name: 'Deny' }).click();
     const back = await callbackOf(page);
     expect(Object.fromEntries(back)).toEqual({ error: 'access_denied', state: app.state });
-    const { rows } = await testDb().pool.query('SELECT count(*)::int AS n FROM oauth_codes WHERE client_id = $1', [app.client_id]);
-    expect(rows[0].n).toBe(0);
+    const { rows } = await testDb().pool.query<{ n: number }>('SELECT count(*)::int AS n FROM oauth_codes WHERE client_id = $1', [app.client_id]);
+    expect(rows).toEqual([{ n: 0 }]);
     expect(problems).toEqual([]);
   });
 });
@@ -261,11 +259,11 @@ describe('company page', () => {
   it('shows the seller, refuses a CVR failing the modulus 11 rule by field and rule keeping what was typed, and saves a valid one', async () => {
     const { page, problems } = await signedInPage();
     await page.getByRole('link', { name: 'Company' }).click();
-    await page.waitForURL(`${svc.url}/settings/company`);
+    await page.waitForURL(`${t.svc.url}/settings/company`);
     await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('Company');
     await expect(page.getByLabel('Name').inputValue()).resolves.toBe('Nordlys Regnskab ApS');
     await expect(page.getByLabel('CVR number').inputValue()).resolves.toBe('');
-    const api = client(svc.url, (await owner.key(['accounts:read'])).key);
+    const settings = api(t.svc.url, (await t.company.key(['accounts:read'])).key);
 
     await page.getByLabel('CVR number').fill('12345678');
     await page.getByLabel('City').fill('Aalborg');
@@ -277,14 +275,14 @@ describe('company page', () => {
     await expect(page.getByLabel('City').getAttribute('aria-invalid')).resolves.toBeNull();
     await expect(page.getByLabel('CVR number').inputValue()).resolves.toBe('12345678');
     await expect(page.getByLabel('City').inputValue()).resolves.toBe('Aalborg');
-    expect((await api.get('/settings/company')).body.data).toMatchObject({ cvr: '', city: '' });
+    expect((await ok(settings.GET('/settings/company'))).data).toMatchObject({ cvr: '', city: '' });
 
     await page.getByLabel('CVR number').fill('12 34 56 74');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(/\/settings\/company\?company=[0-9a-f-]+&saved=1$/);
     await expect(page.getByRole('status').innerText()).resolves.toBe('Saved');
     await expect(page.getByLabel('CVR number').inputValue()).resolves.toBe('12345674');
-    expect((await api.get('/settings/company')).body.data).toMatchObject({ name: 'Nordlys Regnskab ApS', cvr: '12345674', city: 'Aalborg' });
+    expect((await ok(settings.GET('/settings/company'))).data).toMatchObject({ name: 'Nordlys Regnskab ApS', cvr: '12345674', city: 'Aalborg' });
     await screenshot(page, 'company');
     expect(problems).toEqual([]);
   });
