@@ -7,7 +7,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import { afterAll, beforeAll, inject } from 'vitest';
 import type {} from '../../../test/global-setup.ts';
 import type { components, paths } from '../../../test/generated/api.ts';
-import { createCaller } from '@tlr/api';
+import { createCaller, type AuditRecord } from '@tlr/api';
 import { loadConfig } from '@tlr/config';
 import { createDatabase, type Database } from '@tlr/db';
 import { SCOPES, type Scope } from '@tlr/domain';
@@ -423,3 +423,14 @@ export function bodyOf<T>({ data, error, response }: { data?: T; error?: unknown
   if (!response.ok || data === undefined) throw new Error(`expected a 2xx answer, got ${response.status}: ${JSON.stringify(error)}`);
   return data;
 }
+
+/** The audit records of a request, once the buffered audit log has written them (company_id as text). */
+export const auditRecords = (requestId: string) =>
+  waitFor(async () => {
+    const { rows } = await testDb().pool.query<AuditRecord>(
+      `SELECT request_id, actor_type, actor_id, company_id::text, method, path, status, problem_code, duration_ms, ip, created_at
+       FROM request_audit_log WHERE request_id = $1`,
+      [requestId],
+    );
+    return rows.length ? rows : undefined;
+  });

@@ -4,34 +4,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { QUEUES, startBoss } from '@tlr/jobs';
-import { api, databaseUrl, newCompany, requestIdOf, startTestService, testDb, useCompany, waitFor } from './helpers.ts';
+import { AuditLog, type AuditRecord } from '@tlr/api';
+import { api, auditRecords, databaseUrl, newCompany, requestIdOf, startTestService, testDb, useCompany, waitFor } from './helpers.ts';
 
 const t = useCompany();
-
-interface AuditRow {
-  request_id: string;
-  actor_type: string | null;
-  actor_id: string | null;
-  company_id: string | null;
-  method: string;
-  path: string;
-  status: number;
-  problem_code: string | null;
-  duration_ms: number;
-}
 
 describe('request audit log', () => {
   it('records every request with its id, credential, company, method, path, status and duration', async () => {
     const k = await t.company.key();
     const ok = await api(t.svc.url, k.key).GET('/customers', { params: { query: { search: 'secret@example.dk' } } });
     const denied = await api(t.svc.url).GET('/customers');
-    const row = await waitFor(() =>
-      testDb().prisma.$queryRaw<
-        AuditRow[]
-      >`SELECT request_id, actor_type, actor_id, company_id::text, method, path, status, problem_code, duration_ms FROM request_audit_log WHERE request_id = ${requestIdOf(ok.response)}`.then(
-        (r) => r[0],
-      ),
-    );
+    const [row] = await auditRecords(requestIdOf(ok.response));
     expect(row).toMatchObject({
       method: 'GET',
       path: '/api/v1/customers',
@@ -41,20 +24,15 @@ describe('request audit log', () => {
       company_id: t.company.companyId,
       problem_code: null,
     });
-    expect(row.duration_ms).toBeGreaterThan(0);
+    expect(row?.duration_ms).toBeGreaterThan(0);
     // the query string may hold personal data and is not kept
     expect(ok.response.url).toContain('search=secret%40example.dk');
     expect(JSON.stringify(row)).not.toContain('secret');
-    const anon = await waitFor(() =>
-      testDb().prisma.$queryRaw<
-        Pick<AuditRow, 'status' | 'actor_id' | 'company_id' | 'problem_code'>[]
-      >`SELECT status, actor_id, company_id, problem_code FROM request_audit_log WHERE request_id = ${requestIdOf(denied.response)}`.then((r) => r[0]),
-    );
+    const [anon] = await auditRecords(requestIdOf(denied.response));
     expect(anon).toMatchObject({ status: 401, actor_id: null, company_id: null, problem_code: 'unauthorized' });
   });
 
   it('writes a buffered batch exactly as recorded: text JSON must escape, non-ASCII, a long path, more than one batch', async () => {
-    const { AuditLog } = await import('@tlr/api');
     const errors: unknown[] = [];
     const audit = new AuditLog(testDb().pool, { error: (o: unknown) => errors.push(o) });
     const run = randomUUID();
@@ -78,7 +56,7 @@ describe('request audit log', () => {
     for (const r of records) audit.record(r);
     await audit.close();
     expect(errors).toEqual([]);
-    const rows = await testDb().pool.query<(typeof records)[number]>(
+    const rows = await testDb().pool.query<AuditRecord>(
       `SELECT request_id, actor_type, actor_id, company_id, method, path, status, problem_code, duration_ms, ip, created_at
        FROM request_audit_log WHERE request_id LIKE $1 ORDER BY id`,
       [`${run}-%`],
@@ -220,7 +198,6 @@ describe('database outage', () => {
     // A service whose pool points at a port where nothing listens (migrations already applied elsewhere).
     const { createDatabase } = await import('@tlr/db');
     const { createApp } = await import('../src/app.ts');
-    const { AuditLog } = await import('@tlr/api');
     const pino = (await import('pino')).default;
     const db = createDatabase('postgresql://postgres:postgres@127.0.0.1:1/none', 2);
     const logger = pino({ level: 'silent' });

@@ -10,12 +10,15 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaller } from '@tlr/api';
 import { freshPage as isolatedPage, launchBrowser, screenshot as saveScreenshot, type BrowserSession } from '../../../test/browser.ts';
-import { api, bodyOf, idem, oauthApi, ok, pkcePair, testDb, useCompany } from './helpers.ts';
+import { api, bodyOf, idem, newCompany, oauthApi, ok, pkcePair, startTestService, testDb } from './helpers.ts';
+import type { Service } from '../src/service.ts';
 
 const PASSWORD = 'correct horse battery';
 
-/** The service (partners may call back to http://127.0.0.1) and the owner whose pages these are. */
-const t = useCompany({ name: 'Nordlys Regnskab ApS', env: { OAUTH_ALLOW_HTTP_LOCALHOST: 'true' } });
+// Not the useCompany fixture: the owner starts without a key, as the API keys page and its
+// screenshots show it.
+let svc: Service;
+let owner: Awaited<ReturnType<typeof newCompany>>;
 let browser: BrowserSession;
 let callbackServer: Server;
 let callbackUrl: string;
@@ -31,10 +34,15 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
   callbackUrl = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
-  browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
+  [svc, browser, owner] = await Promise.all([
+    startTestService({ OAUTH_ALLOW_HTTP_LOCALHOST: 'true' }),
+    launchBrowser({ viewport: { width: 1280, height: 800 } }),
+    newCompany('Nordlys Regnskab ApS'),
+  ]);
 });
 afterAll(async () => {
   await browser?.close();
+  await svc?.stop();
   await new Promise((resolve) => callbackServer?.close(resolve));
 });
 
@@ -42,68 +50,72 @@ const freshPage = () => isolatedPage(browser.browser);
 const screenshot = (page: Page, name: string) => saveScreenshot(page, name);
 
 async function signIn(page: Page, password = PASSWORD) {
-  await page.getByLabel('Email').fill(t.company.email);
+  await page.getByLabel('Email').fill(owner.email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
 async function signedInPage() {
   const p = await freshPage();
-  await p.page.goto(`${t.svc.url}/signin`);
+  await p.page.goto(`${svc.url}/signin`);
   await signIn(p.page);
-  await p.page.waitForURL(`${t.svc.url}/settings/api-keys`);
+  await p.page.waitForURL(`${svc.url}/settings/api-keys`);
   return p;
 }
 
 describe('sign-in', () => {
   it('refuses a wrong password with a message, then signs in and returns to the page asked for', async () => {
     const { page, problems } = await freshPage();
-    await page.goto(`${t.svc.url}/settings/connected-apps`);
-    expect(page.url()).toBe(`${t.svc.url}/signin?return_to=%2Fsettings%2Fconnected-apps`);
+    await page.goto(`${svc.url}/settings/connected-apps`);
+    expect(page.url()).toBe(`${svc.url}/signin?return_to=%2Fsettings%2Fconnected-apps`);
     await screenshot(page, 'signin');
 
     await signIn(page, 'not the password');
     await expect(page.getByRole('alert').innerText()).resolves.toBe('The e-mail or password is not right.');
     // The e-mail typed stays in the form; the password does not.
-    await expect(page.getByLabel('Email').inputValue()).resolves.toBe(t.company.email);
+    await expect(page.getByLabel('Email').inputValue()).resolves.toBe(owner.email);
     await expect(page.getByLabel('Password').inputValue()).resolves.toBe('');
 
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${t.svc.url}/settings/connected-apps`);
+    await page.waitForURL(`${svc.url}/settings/connected-apps`);
     await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('Connected apps');
     const [cookie] = await page.context().cookies();
     expect(cookie).toMatchObject({ name: 'tlr_session', httpOnly: true, sameSite: 'Lax', secure: false, path: '/' });
 
     // Signing out ends the session: the settings pages ask for a sign-in again.
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL(`${t.svc.url}/signin`);
-    await page.goto(`${t.svc.url}/settings/api-keys`);
-    expect(page.url()).toBe(`${t.svc.url}/signin?return_to=%2Fsettings%2Fapi-keys`);
+    await page.waitForURL(`${svc.url}/signin`);
+    await page.goto(`${svc.url}/settings/api-keys`);
+    expect(page.url()).toBe(`${svc.url}/signin?return_to=%2Fsettings%2Fapi-keys`);
     expect(problems).toEqual([]);
   });
 });
 
 describe('API keys page', () => {
+  /** Fills in the page's form for a key and sends it. */
+  async function createKey(page: Page, name: string, scopes: string[], mode: 'Live' | 'Test') {
+    await page.getByLabel('Name').fill(name);
+    for (const scope of scopes) await page.getByLabel(scope, { exact: true }).check();
+    await page.getByLabel(mode).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+  }
+
   it('creates a live key shown once that works on the API, lists it without the key, and revokes it', async () => {
     const { page, problems } = await signedInPage();
-    await page.getByLabel('Name').fill('Bank sync');
-    await page.getByLabel('customers:read', { exact: true }).check();
-    await page.getByLabel('invoices:read', { exact: true }).check();
-    await page.getByLabel('Live').check();
-    await page.getByRole('button', { name: 'Create key' }).click();
+    await createKey(page, 'Bank sync', ['customers:read', 'invoices:read'], 'Live');
 
     await expect(page.getByRole('alert').innerText()).resolves.toContain('It will not be shown again');
     const key = await page.locator('#new-key').innerText();
     expect(key).toMatch(/^tlr_live_[0-9a-f]{48}$/);
     await screenshot(page, 'api-key-created');
-    const bank = api(t.svc.url, key);
+    const bank = api(svc.url, key);
     expect((await bank.GET('/customers')).response.status).toBe(200);
     // Only within its scopes.
     expect((await bank.GET('/products')).response.status).toBe(403);
 
     // The list (a reload of the page) shows the key's prefix and never the key.
-    await page.goto(`${t.svc.url}/settings/api-keys`);
+    await page.goto(`${svc.url}/settings/api-keys`);
     const row = page.getByRole('row').filter({ hasText: 'Bank sync' });
     await expect(row.innerText()).resolves.toMatch(
       /Live\s+tlr_live_\w+…\s+invoices:read, customers:read\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+no expiry\s+Active/,
@@ -120,20 +132,16 @@ describe('API keys page', () => {
 
   it('creates a test key that works on the sandbox', async () => {
     const { page, problems } = await signedInPage();
-    await page.getByLabel('Name').fill('Sandbox trial');
-    await page.getByLabel('customers:write', { exact: true }).check();
-    await page.getByLabel('customers:read', { exact: true }).check();
-    await page.getByLabel('Test').check();
-    await page.getByRole('button', { name: 'Create key' }).click();
+    await createKey(page, 'Sandbox trial', ['customers:write', 'customers:read'], 'Test');
     const key = await page.locator('#new-key').innerText();
     expect(key).toMatch(/^tlr_test_[0-9a-f]{48}$/);
-    const sandbox = api(t.svc.url, key);
+    const sandbox = api(svc.url, key);
     expect((await sandbox.POST('/customers', { params: idem(), body: { name: 'Sandkasse Kunde' } })).response.status).toBe(201);
     expect((await ok(sandbox.GET('/customers'))).data.map((c) => c.name)).toEqual(['Sandkasse Kunde']);
     // Nothing of it reached the real books.
-    const live = await t.company.key(['customers:read']);
-    expect((await ok(api(t.svc.url, live.key).GET('/customers'))).data).toEqual([]);
-    await page.goto(`${t.svc.url}/settings/api-keys`);
+    const live = await owner.key(['customers:read']);
+    expect((await ok(api(svc.url, live.key).GET('/customers'))).data).toEqual([]);
+    await page.goto(`${svc.url}/settings/api-keys`);
     await expect(page.getByRole('row').filter({ hasText: 'Sandbox trial' }).innerText()).resolves.toMatch(/\tTest\ttlr_test_/);
     await screenshot(page, 'api-keys');
     expect(problems).toEqual([]);
@@ -176,7 +184,7 @@ describe('the authorization page', () => {
       code_challenge: pkce.challenge,
       code_challenge_method: 'S256',
     });
-    return { ...created, pkce, state, url: `${t.svc.url}/oauth/authorize?${query}` };
+    return { ...created, pkce, state, url: `${svc.url}/oauth/authorize?${query}` };
   }
 
   /** The callback's query once the browser has been sent there. */
@@ -211,7 +219,7 @@ describe('the authorization page', () => {
     expect(back.get('code')).toMatch(/^tlr_code_/);
     expect(back.has('error')).toBe(false);
 
-    const exchange = await oauthApi(t.svc.url).POST('/oauth/token', {
+    const exchange = await oauthApi(svc.url).POST('/oauth/token', {
       body: {
         grant_type: 'authorization_code',
         code: back.get('code') ?? '',
@@ -224,10 +232,10 @@ describe('the authorization page', () => {
     expect(exchange.response.status).toBe(200);
     const tokens = bodyOf(exchange);
     expect(tokens.scope).toBe('customers:read invoices:read');
-    const bearer = api(t.svc.url, tokens.access_token);
+    const bearer = api(svc.url, tokens.access_token);
     expect((await bearer.GET('/customers')).response.status).toBe(200);
 
-    await page.goto(`${t.svc.url}/settings/connected-apps`);
+    await page.goto(`${svc.url}/settings/connected-apps`);
     const row = page.getByRole('row').filter({ hasText: 'Kvittering Pro' });
     await expect(row.innerText()).resolves.toMatch(
       /See your customers\s+See your invoices\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/,
@@ -259,11 +267,11 @@ describe('company page', () => {
   it('shows the seller, refuses a CVR failing the modulus 11 rule by field and rule keeping what was typed, and saves a valid one', async () => {
     const { page, problems } = await signedInPage();
     await page.getByRole('link', { name: 'Company' }).click();
-    await page.waitForURL(`${t.svc.url}/settings/company`);
+    await page.waitForURL(`${svc.url}/settings/company`);
     await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('Company');
     await expect(page.getByLabel('Name').inputValue()).resolves.toBe('Nordlys Regnskab ApS');
     await expect(page.getByLabel('CVR number').inputValue()).resolves.toBe('');
-    const settings = api(t.svc.url, (await t.company.key(['accounts:read'])).key);
+    const settings = api(svc.url, (await owner.key(['accounts:read'])).key);
 
     await page.getByLabel('CVR number').fill('12345678');
     await page.getByLabel('City').fill('Aalborg');

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { appRouter, callerContext, createCaller, toProblem, type Actor } from '@tlr/api';
 import { authedProcedure, createCallerFactory, router } from '@tlr/api/trpc';
 import { customers, DomainError, type Credential } from '@tlr/domain';
-import { api, databaseUrl, idem, newCompany, ok, requestIdOf, testDb, useCompany, waitFor } from './helpers.ts';
+import { api, auditRecords, databaseUrl, idem, newCompany, ok, requestIdOf, testDb, useCompany } from './helpers.ts';
 
 // Most tests make a company of their own, to count what they did; the fixture's serves the rest.
 const t = useCompany();
@@ -34,26 +34,6 @@ async function failure(call: Promise<unknown>): Promise<TRPCError> {
   expect(e).toBeInstanceOf(TRPCError);
   return e as TRPCError;
 }
-
-interface AuditRow {
-  actor_type: string | null;
-  actor_id: string | null;
-  company_id: string | null;
-  method: string;
-  path: string;
-  status: number;
-  problem_code: string | null;
-}
-
-/** The audit records of a request, once the buffered audit log has written them. */
-const waitForAudit = (requestId: string) =>
-  waitFor(async () => {
-    const { rows } = await testDb().pool.query<AuditRow>(
-      'SELECT actor_type, actor_id, company_id::text, method, path, status, problem_code FROM request_audit_log WHERE request_id = $1',
-      [requestId],
-    );
-    return rows.length ? rows : undefined;
-  }, 5_000);
 
 describe('an API credential in process and through REST', () => {
   it('is held to the same scopes: 403 forbidden over REST, FORBIDDEN in process, with the same detail', async () => {
@@ -125,7 +105,7 @@ describe('an API credential in process and through REST', () => {
     const company = await newCompany();
     const key = await company.key(['customers:read']);
     const rest = await api(t.svc.url, key.key).POST('/customers', { params: idem(), body: { name: 'X' } });
-    const [restRow] = await waitForAudit(requestIdOf(rest.response));
+    const [restRow] = await auditRecords(requestIdOf(rest.response));
     expect(restRow).toMatchObject({
       actor_type: 'api_key',
       actor_id: key.id,
@@ -138,12 +118,12 @@ describe('an API credential in process and through REST', () => {
 
     const requestId = `inproc-${Date.now()}`;
     await failure(createCaller(testDb(), await credentialOf(key), { requestId, idempotencyKey: 'a-1' }).customers.create({ name: 'X' }));
-    expect(await waitForAudit(requestId)).toEqual([
+    expect(await auditRecords(requestId)).toMatchObject([
       { actor_type: 'api_key', actor_id: key.id, company_id: key.company_id, method: 'CALL', path: 'customers.create', status: 403, problem_code: 'forbidden' },
     ]);
     const ok = `inproc-ok-${Date.now()}`;
     await createCaller(testDb(), await credentialOf(key), { requestId: ok }).customers.list({});
-    expect(await waitForAudit(ok)).toEqual([
+    expect(await auditRecords(ok)).toMatchObject([
       { actor_type: 'api_key', actor_id: key.id, company_id: key.company_id, method: 'CALL', path: 'customers.list', status: 200, problem_code: null },
     ]);
   });
@@ -179,7 +159,7 @@ describe('internal procedures', () => {
     const { company } = t;
     const requestId = `staff-${Date.now()}`;
     await createCaller(testDb(), staff('support'), { requestId }).internal.listApiKeys({ companyId: company.companyId });
-    expect(await waitForAudit(requestId)).toEqual([
+    expect(await auditRecords(requestId)).toMatchObject([
       {
         actor_type: 'staff',
         actor_id: '00000000-0000-4000-8000-00000000000a',
@@ -192,7 +172,7 @@ describe('internal procedures', () => {
     ]);
     const refused = `staff-no-${Date.now()}`;
     await failure(createCaller(testDb(), staff('support'), { requestId: refused }).internal.revokeApiKey({ id: '00000000-0000-4000-8000-000000000001' }));
-    expect((await waitForAudit(refused))[0]).toMatchObject({ actor_type: 'staff', path: 'internal.revokeApiKey', status: 403, problem_code: 'forbidden' });
+    expect((await auditRecords(refused))[0]).toMatchObject({ actor_type: 'staff', path: 'internal.revokeApiKey', status: 403, problem_code: 'forbidden' });
   });
 
   it('validate dates with the one calendar module: an impossible lock date is a 400, never rolled over', async () => {
