@@ -9,7 +9,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import { afterAll, beforeAll, inject } from 'vitest';
 import type {} from '../../../test/global-setup.ts';
 import type { components, paths } from '../../../test/generated/api.ts';
-import { createCaller } from '@tlr/api';
+import { createCaller, type AuditRecord } from '@tlr/api';
 import { loadConfig } from '@tlr/config';
 import { createDatabase, type Database } from '@tlr/db';
 import { SCOPES, type Scope } from '@tlr/domain';
@@ -448,3 +448,144 @@ export async function newStaff(role: 'support' | 'admin') {
   const email = `${role}-${randomUUID().slice(0, 8)}@tlr.example`;
   return internal().support.createStaff({ email, password: STAFF_PASSWORD, role });
 }
+
+// --- g4 ---
+
+/**
+ * The parts of an OpenAPI 3.1 document the tests read, as the served document writes them: schemas
+ * (a `$ref` only to components.schemas), parameters, responses and headers inline.
+ */
+export interface OpenApiSchema {
+  $ref?: string;
+  type?: string | string[];
+  format?: string;
+  pattern?: string;
+  enum?: unknown[];
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  description?: string;
+  properties?: Record<string, OpenApiSchema>;
+  required?: string[];
+  items?: OpenApiSchema;
+  anyOf?: OpenApiSchema[];
+  oneOf?: OpenApiSchema[];
+  not?: OpenApiSchema;
+}
+export interface OpenApiParameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+  schema?: OpenApiSchema;
+}
+export interface OpenApiHeader {
+  description?: string;
+  schema?: OpenApiSchema;
+}
+export interface OpenApiResponse {
+  description: string;
+  headers?: Record<string, OpenApiHeader>;
+  content?: Record<string, { schema?: OpenApiSchema }>;
+}
+export interface OpenApiOperation {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  parameters?: OpenApiParameter[];
+  requestBody?: { content: Record<string, { schema?: OpenApiSchema }> };
+  responses: Record<string, OpenApiResponse>;
+  security?: Record<string, string[]>[];
+  'x-required-scopes'?: string[];
+}
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+export type OpenApiPathItem = Partial<Record<HttpMethod, OpenApiOperation>> & { servers?: { url: string }[] };
+/** (A type, not an interface, so that it is a plain JSON object to the validators that take one.) */
+export type OpenApiDocument = {
+  openapi: string;
+  info: { title: string; version: string; contact?: { name?: string; email?: string }; license?: { name: string; identifier?: string } };
+  servers: { url: string }[];
+  tags: { name: string; description: string }[];
+  paths: Record<string, OpenApiPathItem>;
+  components: {
+    schemas: Record<string, OpenApiSchema>;
+    headers: Record<string, OpenApiHeader>;
+    securitySchemes: Record<string, { type: string; in?: string; name?: string; flows?: Record<string, OpenApiOAuthFlow> }>;
+  };
+};
+export interface OpenApiOAuthFlow {
+  authorizationUrl: string;
+  tokenUrl: string;
+  refreshUrl: string;
+  scopes: Record<string, string>;
+}
+
+/** The OpenAPI document {base_url}/openapi.json serves (public). */
+export async function servedDocument(baseUrl: string): Promise<OpenApiDocument> {
+  const res = await fetch(`${baseUrl}/api/v1/openapi.json`);
+  if (res.status !== 200) throw new Error(`GET /openapi.json answered ${res.status}`);
+  return (await res.json()) as OpenApiDocument;
+}
+
+/** Every operation of the document, with its path, method and path item. */
+export const operationsOf = (doc: OpenApiDocument) =>
+  Object.entries(doc.paths).flatMap(([path, item]) =>
+    HTTP_METHODS.flatMap((method) => {
+      const op = item[method];
+      return op ? [{ path, method, op, item }] : [];
+    }),
+  );
+
+/** The document's operation at `path` and `method`; a missing one fails the test. */
+export function operationOf(doc: OpenApiDocument, path: string, method: HttpMethod): OpenApiOperation {
+  const op = doc.paths[path]?.[method];
+  if (!op) throw new Error(`the document has no ${method.toUpperCase()} ${path}`);
+  return op;
+}
+
+/**
+ * The discovery document (GET {base_url}/): the OpenAPI document declares its body only as an object,
+ * so its shape, as far as the tests read it, is written here.
+ */
+export interface Discovery {
+  status: string;
+  version: string;
+  authentication: {
+    api_key: { header: string; formats: string[] };
+    oauth2: Record<'authorization_url' | 'token_url' | 'revocation_url' | 'metadata_url', string>;
+    scopes: string[];
+  };
+  endpoints: { method: string; path: string; summary: string; scopes: string[] }[];
+  features: string[];
+}
+export const discovery = (baseUrl: string) => client(baseUrl).get<{ data: Discovery }>('/');
+
+/** An answer's X-Request-ID; an answer without one fails the test. */
+export function requestIdOf(res: { headers: Headers }): string {
+  const id = res.headers.get('x-request-id');
+  if (!id) throw new Error('the answer has no X-Request-ID');
+  return id;
+}
+
+/**
+ * The body of a 2xx answer already in hand (when the test reads its status or headers too; `ok` is
+ * this for a call); any other answer fails the test with its status and problem.
+ */
+export function bodyOf<T>({ data, error, response }: { data?: T; error?: unknown; response: Response }): T {
+  if (!response.ok || data === undefined) throw new Error(`expected a 2xx answer, got ${response.status}: ${JSON.stringify(error)}`);
+  return data;
+}
+
+/** The audit records of a request, once the buffered audit log has written them (company_id as text). */
+export const auditRecords = (requestId: string) =>
+  waitFor(async () => {
+    const { rows } = await testDb().pool.query<AuditRecord>(
+      `SELECT request_id, actor_type, actor_id, company_id::text, method, path, status, problem_code, duration_ms, ip, created_at
+       FROM request_audit_log WHERE request_id = $1`,
+      [requestId],
+    );
+    return rows.length ? rows : undefined;
+  });
