@@ -34,6 +34,4 @@ export default tseslint.config(
     },
   },
   { files: ['packages/domain/src/money.ts', 'packages/domain/src/money.test.ts'], rules: { 'no-restricted-imports': 'off' } },
-  // Tests read untyped JSON bodies.
-  { files: ['**/*.test.ts', '**/test/**/*.ts', 'bench/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
 );

@@ -5,7 +5,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type BrowserSession } from '../../../test/browser.ts';
-import { client, operationOf, operationsOf, servedDocument, startTestService } from './helpers.ts';
+import { client, startTestService } from './helpers.ts';
+import { operationOf, operationsOf, servedDocument } from './openapi-document.ts';
 import type { Service } from '../src/service.ts';
 
 const SCREENSHOT = join(import.meta.dirname, '..', '..', '..', 'docs', 'screenshots', 'api-reference.png');

@@ -4,18 +4,8 @@
 // Whatever is sent, the answer is never a 5xx, and every error is an RFC 9457 problem.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  idem,
-  ok,
-  operationsOf,
-  servedDocument,
-  testDb,
-  useCompany,
-  type OpenApiDocument,
-  type OpenApiOperation,
-  type OpenApiSchema,
-  type Problem,
-} from './helpers.ts';
+import { idem, ok, testDb, useCompany, type Problem } from './helpers.ts';
+import { operationsOf, servedDocument, type OpenApiDocument, type OpenApiOperation, type OpenApiSchema } from './openapi-document.ts';
 
 const t = useCompany({ name: 'Fuzz ApS' });
 let doc: OpenApiDocument;

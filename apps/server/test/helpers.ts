@@ -255,12 +255,26 @@ export const api = (baseUrl: string, credential?: string): Api => createClient<p
  */
 export const idem = (key = `test-${randomUUID()}`) => ({ header: { 'Idempotency-Key': key } });
 
-/** The body of a 2xx answer; any other answer fails the test with its status and problem. */
-export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-  const { data, error, response } = await call;
-  if (!response.ok || data === undefined) throw new Error(`expected a 2xx answer, got ${response.status}: ${JSON.stringify(error)}`);
+/** What openapi-fetch answers: the 2xx body, or the problem, and the response. */
+type Answer<T> = { data?: T; error?: unknown; response: Response };
+
+function bodyIf<T>({ data, error, response }: Answer<T>, wanted: number | '2xx'): T {
+  const fits = wanted === '2xx' ? response.ok : response.status === wanted;
+  if (!fits || data === undefined) throw new Error(`expected ${wanted}, got ${response.status}: ${JSON.stringify(error)}`);
   return data;
 }
+
+/** The body of a 2xx answer to `call`; any other answer fails the test with its status and problem. */
+export const ok = async <T>(call: Promise<Answer<T>>): Promise<T> => bodyIf(await call, '2xx');
+
+/** The body of a 201 answer to `call` (a create); any other answer fails the test. */
+export const created = async <T>(call: Promise<Answer<T>>): Promise<T> => bodyIf(await call, 201);
+
+/**
+ * The body of an answer already in hand (kept for its headers too) that has exactly `status`; any other
+ * answer fails the test with its status and problem.
+ */
+export const bodyOf = <T>(status: number, answer: Answer<T>): T => bodyIf(answer, status);
 
 export interface CompanyFixture {
   svc: Service;
@@ -271,8 +285,13 @@ export interface CompanyFixture {
   api: Api;
   /** The untyped client with that key, for what the types refuse (malformed input, raw bytes). */
   raw: ReturnType<typeof client>;
+  /**
+   * A new key of the company (its sandbox's when `mode` is test), with its clients: each key has a rate
+   * limit of its own, so a file that makes many requests spreads them over keys.
+   */
+  newKey(scopes?: readonly Scope[], mode?: 'live' | 'test'): ReturnType<typeof newKey>;
   /** Another company with a live key of every scope, on the same service (for cross-company checks). */
-  another(name?: string): Promise<Omit<CompanyFixture, 'svc' | 'another'>>;
+  another(name?: string): Promise<Omit<CompanyFixture, 'svc' | 'another' | 'newKey'>>;
 }
 
 /**
@@ -287,6 +306,7 @@ export function useCompany(opts: { name?: string; cvr?: string; env?: Record<str
     f.api = api(f.svc.url, f.key);
     f.raw = client(f.svc.url, f.key);
   });
+  f.newKey = (scopes, mode) => newKey(f.svc.url, f.company, scopes, mode);
   f.another = async (name = 'Anden Virksomhed ApS') => {
     const company = await newCompany(name);
     const key = (await company.key()).key;
@@ -296,7 +316,7 @@ export function useCompany(opts: { name?: string; cvr?: string; env?: Record<str
   return f;
 }
 
-// --- g1 ---
+// Several servers, rows, request bodies.
 
 export interface ServersFixture {
   svc: Service;
@@ -328,13 +348,6 @@ export async function countRows(sql: string, params: unknown[] = []): Promise<nu
   return rows[0]!.n;
 }
 
-/** The body of a 201 answer (a create); any other answer fails the test with its status and problem. */
-export async function created<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-  const answer = await call;
-  if (answer.response.status !== 201) throw new Error(`expected 201 Created, got ${answer.response.status}: ${JSON.stringify(answer.error)}`);
-  return ok(Promise.resolve(answer));
-}
-
 /** The JSON body an operation takes, as the served document declares it: `RequestBody<'/invoices', 'post'>`. */
 export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
   requestBody?: { content: { 'application/json': infer B } };
@@ -344,12 +357,6 @@ export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = paths
 
 /** The query parameters a GET takes, as the served document declares them: `RequestQuery<'/invoices'>`. */
 export type RequestQuery<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never;
-
-/**
- * The typed client with a new key of the fixture's company (of `scopes`, in `mode`): a file that makes
- * many requests spreads them over keys, each under the rate limit of 100 requests a minute.
- */
-export const keyedApi = async (t: CompanyFixture, scopes?: readonly Scope[], mode?: 'live' | 'test') => api(t.svc.url, (await t.company.key(scopes, mode)).key);
 
 /** The body of a balanced two-line posting on `date`: `amount` debited to `debit` and credited to `credit`. */
 export const twoLinePosting = (
@@ -367,19 +374,6 @@ export const twoLinePosting = (
   ],
 });
 
-// --- g2 ---
-
-/**
- * The body of an answer that has exactly `status` (201 for a create; `ok` takes any 2xx); any other answer
- * fails the test with its status and problem. Synchronous, for answers already awaited (and kept for
- * their headers).
- */
-export function bodyOf<T>(status: number, answer: { data?: T; error?: unknown; response: Response }): T {
-  const { data, error, response } = answer;
-  if (response.status !== status || data === undefined) throw new Error(`expected ${status}, got ${response.status}: ${JSON.stringify(error)}`);
-  return data;
-}
-
 /**
  * A new key of `company` (a sandbox's when `mode` is test), with its typed and untyped clients on
  * `baseUrl`. Each key has its own rate-limit window of 100 requests a minute.
@@ -387,8 +381,9 @@ export function bodyOf<T>(status: number, answer: { data?: T; error?: unknown; r
 export async function newKey(baseUrl: string, company: CompanyFixture['company'], scopes?: readonly Scope[], mode?: 'live' | 'test') {
   const created = await company.key(scopes, mode);
   return { key: created.key, companyId: created.company_id, api: api(baseUrl, created.key), raw: client(baseUrl, created.key) };
+}
 
-// --- g3 ---
+// Webhook receivers, connected apps and staff.
 
 /** A request a test's webhook receiver got: when, its headers, and its raw body (what the signature covers). */
 export interface Received {
@@ -449,134 +444,13 @@ export async function newStaff(role: 'support' | 'admin') {
   return internal().support.createStaff({ email, password: STAFF_PASSWORD, role });
 }
 
-// --- g4 ---
-
-/**
- * The parts of an OpenAPI 3.1 document the tests read, as the served document writes them: schemas
- * (a `$ref` only to components.schemas), parameters, responses and headers inline.
- */
-export interface OpenApiSchema {
-  $ref?: string;
-  type?: string | string[];
-  format?: string;
-  pattern?: string;
-  enum?: unknown[];
-  default?: unknown;
-  minimum?: number;
-  maximum?: number;
-  maxLength?: number;
-  description?: string;
-  properties?: Record<string, OpenApiSchema>;
-  required?: string[];
-  items?: OpenApiSchema;
-  anyOf?: OpenApiSchema[];
-  oneOf?: OpenApiSchema[];
-  not?: OpenApiSchema;
-}
-export interface OpenApiParameter {
-  name: string;
-  in: string;
-  required?: boolean;
-  description?: string;
-  schema?: OpenApiSchema;
-}
-export interface OpenApiHeader {
-  description?: string;
-  schema?: OpenApiSchema;
-}
-export interface OpenApiResponse {
-  description: string;
-  headers?: Record<string, OpenApiHeader>;
-  content?: Record<string, { schema?: OpenApiSchema }>;
-}
-export interface OpenApiOperation {
-  operationId?: string;
-  summary?: string;
-  description?: string;
-  tags?: string[];
-  parameters?: OpenApiParameter[];
-  requestBody?: { content: Record<string, { schema?: OpenApiSchema }> };
-  responses: Record<string, OpenApiResponse>;
-  security?: Record<string, string[]>[];
-  'x-required-scopes'?: string[];
-}
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
-export type OpenApiPathItem = Partial<Record<HttpMethod, OpenApiOperation>> & { servers?: { url: string }[] };
-/** (A type, not an interface, so that it is a plain JSON object to the validators that take one.) */
-export type OpenApiDocument = {
-  openapi: string;
-  info: { title: string; version: string; contact?: { name?: string; email?: string }; license?: { name: string; identifier?: string } };
-  servers: { url: string }[];
-  tags: { name: string; description: string }[];
-  paths: Record<string, OpenApiPathItem>;
-  components: {
-    schemas: Record<string, OpenApiSchema>;
-    headers: Record<string, OpenApiHeader>;
-    securitySchemes: Record<string, { type: string; in?: string; name?: string; flows?: Record<string, OpenApiOAuthFlow> }>;
-  };
-};
-export interface OpenApiOAuthFlow {
-  authorizationUrl: string;
-  tokenUrl: string;
-  refreshUrl: string;
-  scopes: Record<string, string>;
-}
-
-/** The OpenAPI document {base_url}/openapi.json serves (public). */
-export async function servedDocument(baseUrl: string): Promise<OpenApiDocument> {
-  const res = await fetch(`${baseUrl}/api/v1/openapi.json`);
-  if (res.status !== 200) throw new Error(`GET /openapi.json answered ${res.status}`);
-  return (await res.json()) as OpenApiDocument;
-}
-
-/** Every operation of the document, with its path, method and path item. */
-export const operationsOf = (doc: OpenApiDocument) =>
-  Object.entries(doc.paths).flatMap(([path, item]) =>
-    HTTP_METHODS.flatMap((method) => {
-      const op = item[method];
-      return op ? [{ path, method, op, item }] : [];
-    }),
-  );
-
-/** The document's operation at `path` and `method`; a missing one fails the test. */
-export function operationOf(doc: OpenApiDocument, path: string, method: HttpMethod): OpenApiOperation {
-  const op = doc.paths[path]?.[method];
-  if (!op) throw new Error(`the document has no ${method.toUpperCase()} ${path}`);
-  return op;
-}
-
-/**
- * The discovery document (GET {base_url}/): the OpenAPI document declares its body only as an object,
- * so its shape, as far as the tests read it, is written here.
- */
-export interface Discovery {
-  status: string;
-  version: string;
-  authentication: {
-    api_key: { header: string; formats: string[] };
-    oauth2: Record<'authorization_url' | 'token_url' | 'revocation_url' | 'metadata_url', string>;
-    scopes: string[];
-  };
-  endpoints: { method: string; path: string; summary: string; scopes: string[] }[];
-  features: string[];
-}
-export const discovery = (baseUrl: string) => client(baseUrl).get<{ data: Discovery }>('/');
+// Requests and their audit records.
 
 /** An answer's X-Request-ID; an answer without one fails the test. */
 export function requestIdOf(res: { headers: Headers }): string {
   const id = res.headers.get('x-request-id');
   if (!id) throw new Error('the answer has no X-Request-ID');
   return id;
-}
-
-/**
- * The body of a 2xx answer already in hand (when the test reads its status or headers too; `ok` is
- * this for a call); any other answer fails the test with its status and problem.
- */
-export function bodyOf<T>({ data, error, response }: { data?: T; error?: unknown; response: Response }): T {
-  if (!response.ok || data === undefined) throw new Error(`expected a 2xx answer, got ${response.status}: ${JSON.stringify(error)}`);
-  return data;
 }
 
 /** The audit records of a request, once the buffered audit log has written them (company_id as text). */

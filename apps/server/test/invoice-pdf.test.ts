@@ -6,9 +6,9 @@
 import { assert, beforeAll, describe, expect, it } from 'vitest';
 import { extractText, getDocumentProxy, getResolvedPDFJS } from 'unpdf';
 import { addDays, today } from '@tlr/domain';
-import { api, client, created, idem, internal, keyedApi, ok, useCompany, type Api, type RequestBody } from './helpers.ts';
+import { api, client, created, idem, internal, ok, useCompany, type Api, type RequestBody } from './helpers.ts';
 
-// Each test takes a key of its own (keyedApi), which keeps it under the rate limit of a key.
+// Each test takes a key of its own (t.newKey), which keeps it under the rate limit of a key.
 const t = useCompany({ name: 'Snedker Ærø ApS', cvr: '31415926' });
 let customerId: string;
 const day = (offset = 0) => addDays(today(), offset);
@@ -95,7 +95,7 @@ beforeAll(async () => {
 
 describe('GET/PUT /settings/company', () => {
   it('stores the seller profile, normalising the IBAN, and answers it back', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const put = await updateSettings(c, PROFILE);
     expect(put.response.status).toBe(200);
     expect(put.data?.data).toMatchObject({
@@ -111,7 +111,7 @@ describe('GET/PUT /settings/company', () => {
   });
 
   it('refuses a wrong IBAN, registration or account number by field and rule, and changes nothing', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const before = await settings(c);
     for (const [field, value, rule] of [
       ['iban', 'DK5000400440116244', /check digits/],
@@ -155,8 +155,8 @@ describe('GET/PUT /settings/company', () => {
   });
 
   it('mirrors a live change to the sandbox; a test key changes only the sandbox', async () => {
-    const live = await keyedApi(t);
-    const test = await keyedApi(t, undefined, 'test');
+    const live = (await t.newKey()).api;
+    const test = (await t.newKey(undefined, 'test')).api;
     await ok(updateSettings(live, { city: 'Svendborg' }));
     expect(await settings(test)).toMatchObject({ livemode: false, city: 'Svendborg', iban: 'DK5000400440116243' });
     await ok(updateSettings(test, { city: 'Testby' }));
@@ -166,8 +166,8 @@ describe('GET/PUT /settings/company', () => {
   });
 
   it('needs accounts:read to read and accounts:write to change', async () => {
-    expect((await (await keyedApi(t, ['invoices:read'])).GET('/settings/company')).response.status).toBe(403);
-    const reader = await keyedApi(t, ['accounts:read']);
+    expect((await (await t.newKey(['invoices:read'])).api.GET('/settings/company')).response.status).toBe(403);
+    const reader = (await t.newKey(['accounts:read'])).api;
     expect((await reader.GET('/settings/company')).response.status).toBe(200);
     const r = await updateSettings(reader, { city: 'X' });
     expect(r.response.status).toBe(403);
@@ -176,7 +176,7 @@ describe('GET/PUT /settings/company', () => {
   it('the CLI procedure applies the same rules in one transaction', async () => {
     const op = internal().internal;
     await expect(op.updateCompany({ companyId: t.company.companyId, lock_date: '2020-01-31', iban: 'DK00' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
-    expect((await settings(await keyedApi(t))).lock_date).toBeNull(); // the valid half was not applied either
+    expect((await settings((await t.newKey()).api)).lock_date).toBeNull(); // the valid half was not applied either
     const r = await op.updateCompany({ companyId: t.company.companyId, phone: '+45 70 10 20 30' });
     expect(r.company.phone).toBe('+45 70 10 20 30');
   });
@@ -184,7 +184,7 @@ describe('GET/PUT /settings/company', () => {
 
 describe('GET /invoices/{id}/pdf', () => {
   it('prints every particular of a full Danish invoice', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const inv = await invoice(c, { notes: 'Tak for handlen', auto_approve: true });
     const { res, text, bytes } = await pdf(c, inv.id);
     expect(res.status).toBe(200);
@@ -226,7 +226,7 @@ describe('GET /invoices/{id}/pdf', () => {
   });
 
   it('watermarks a draft, which has no number yet, and shows the customer as it is now', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const inv = await invoice(c, { due_date: day(8) });
     const { res, text } = await pdf(c, inv.id);
     expect(res.status).toBe(200);
@@ -239,7 +239,7 @@ describe('GET /invoices/{id}/pdf', () => {
   });
 
   it('prints the credit note of a cancelled invoice under its own number, naming the invoice', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const inv = await invoice(c, { auto_approve: true });
     expect((await pdf(c, inv.id, 'credit_note')).res.status).toBe(404);
     const note = await cancel(c, inv.id);
@@ -256,7 +256,7 @@ describe('GET /invoices/{id}/pdf', () => {
   });
 
   it('prints a cancelled invoice as cancelled and credited by its credit note, asking for no payment', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const inv = await invoice(c, { auto_approve: true });
     const paying = (await pdf(c, inv.id)).text;
     for (const asks of ['Forfaldsdato', 'Betales til', 'ved betaling']) expect(paying).toContain(asks);
@@ -276,7 +276,7 @@ describe('GET /invoices/{id}/pdf', () => {
   });
 
   it('sets the line table headings each on one line, above the rule under them', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const inv = await invoice(c, {});
     const { text, rules } = await firstPageLayout((await pdf(c, inv.id)).bytes);
     const headings = ['Beskrivelse', 'Antal', 'Enhedspris ekskl. moms', 'Moms %', 'Beløb DKK'].map((h) => {
@@ -301,7 +301,7 @@ describe('GET /invoices/{id}/pdf', () => {
   });
 
   it('flows a long invoice over several pages without losing a line', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const many = Array.from({ length: 90 }, (_, i) => ({
       description: `Vare nr. ${i + 1} ${'med en lang beskrivelse '.repeat(i % 3)}`.trim(),
       quantity: 1,
@@ -315,14 +315,14 @@ describe('GET /invoices/{id}/pdf', () => {
   });
 
   it('refuses as every endpoint does: scope, other company, bad parameters', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const inv = await invoice(c, {});
-    const noScope = await pdf(await keyedApi(t, ['customers:read']), inv.id);
+    const noScope = await pdf((await t.newKey(['customers:read'])).api, inv.id);
     expect(noScope.res.status).toBe(403);
     expect(noScope.res.headers.get('content-type')).toMatch(/application\/problem\+json/);
     expect(noScope.error).toMatchObject({ status: 403, code: 'forbidden' });
     expect((await pdf((await t.another('Anden ApS')).api, inv.id)).res.status).toBe(404);
-    expect((await pdf(await keyedApi(t, undefined, 'test'), inv.id)).res.status).toBe(404);
+    expect((await pdf((await t.newKey(undefined, 'test')).api, inv.id)).res.status).toBe(404);
     // A document value outside the enum and an id that is no UUID: malformed on purpose, so through the untyped client.
     const raw = client(t.svc.url, (await t.company.key()).key);
     const bad = await raw.get(`/invoices/${inv.id}/pdf?document=receipt`);

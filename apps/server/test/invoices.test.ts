@@ -12,7 +12,6 @@ import {
   databaseUrl,
   idem,
   internal,
-  keyedApi,
   ok,
   startTestService,
   testDb,
@@ -23,7 +22,7 @@ import {
   type RequestQuery,
 } from './helpers.ts';
 
-// Each test takes a key of its own (keyedApi), which keeps it under the contract's 100 requests per
+// Each test takes a key of its own (t.newKey), which keeps it under the contract's 100 requests per
 // minute per credential.
 const t = useCompany({ name: 'Fakturafirma ApS' });
 let customerId: string;
@@ -74,7 +73,7 @@ const postingOf = async (c: Api, id: string) => {
 
 describe('create and read', () => {
   it('computes the hand-checked invoice: 75.03 + 14.97 VAT = 90.00, lines as sent, vat_rate 25 when omitted', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const r = await create(c, { customer_id: undefined, notes: 'Første faktura' });
     expect(r.response.status).toBe(201);
     // Contract: "Create response (201): id, invoice_number (empty for a draft), status, subtotal, vat_amount, total."
@@ -105,7 +104,7 @@ describe('create and read', () => {
   });
 
   it('rounds each line to øre once and VAT per rate group, half up', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     // 3 × 33.333 is refused (2 decimals); 0.3333 × 10.01 = 3.336333 -> 3.34; 2 × 0.01 VAT 25 % per group: 0.005 -> 0.01
     const r = await create(c, {
       lines: [
@@ -120,7 +119,7 @@ describe('create and read', () => {
   });
 
   it('takes description, unit price and VAT rate from a product, and refuses what it cannot invoice', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const product = (await created(c.POST('/products', { params: idem(), body: { name: 'Timepris', unit_price: 850, vat_rate: 25 } }))).data;
     const r = await create(c, { lines: [{ product_id: product.id, quantity: 2 }] });
     expect(r.data?.data).toMatchObject({ subtotal: 1700, vat_amount: 425, total: 2125 });
@@ -148,9 +147,9 @@ describe('create and read', () => {
   it('refuses a customer of another company and of the sandbox; nothing is created', async () => {
     const other = await t.another('Anden ApS');
     const foreign = (await created(other.api.POST('/customers', { params: idem(), body: { name: 'Fremmed' } }))).data.id;
-    const sandbox = await keyedApi(t, undefined, 'test');
+    const sandbox = (await t.newKey(undefined, 'test')).api;
     const sandboxCustomer = (await created(sandbox.POST('/customers', { params: idem(), body: { name: 'Sandkasse' } }))).data.id;
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const total = async () => (await ok(c.GET('/invoices'))).meta.total;
     const before = await total();
     for (const id of [foreign, sandboxCustomer]) {
@@ -165,7 +164,7 @@ describe('create and read', () => {
 
 describe('approval', () => {
   it('auto_approve numbers from the unified sequence and posts receivables, revenue per rate and output VAT', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const manual = (await created(c.POST('/transactions', { params: idem(), body: twoLinePosting(today, '6470', '6520', 1) }))).data;
     const r = await create(c, { auto_approve: true });
     expect(r.response.status).toBe(201);
@@ -197,7 +196,7 @@ describe('approval', () => {
   });
 
   it('auto_approve records its events in the order they happened, committed with the invoice', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const inv = (await created(create(c, { auto_approve: true }))).data;
     const { rows } = await testDb().pool.query<{ type: string; id: string }>(
       `SELECT type, data->>'id' AS id FROM outbox_events WHERE company_id = $1 AND (data->>'id' = $2 OR data->>'id' = $3) ORDER BY sequence`,
@@ -224,7 +223,7 @@ describe('approval', () => {
   });
 
   it('auto_approve without customer_id is 400 and draws no number; a replay draws none and posts nothing', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const before = await documentNumbers(t.company.companyId);
     const r = await create(c, { customer_id: undefined, auto_approve: true });
     expect([r.response.status, r.error?.code, r.error?.field]).toEqual([400, 'invalid_request', 'customer_id']);
@@ -241,7 +240,7 @@ describe('approval', () => {
   });
 
   it('PUT status approved approves a draft; without a customer it is 422 invoice_incomplete and nothing is drawn', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const draft = (await created(create(c, { customer_id: null }))).data;
     const before = await documentNumbers(t.company.companyId);
     const refused = await setStatus(c, draft.id, { status: 'approved' });
@@ -257,7 +256,7 @@ describe('approval', () => {
   });
 
   it("freezes the customer's name at approval; a later rename does not change the invoice", async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const cust = (await created(c.POST('/customers', { params: idem(), body: { name: 'Før Navn ApS' } }))).data.id;
     const inv = (await created(create(c, { customer_id: cust, auto_approve: true }))).data;
     await ok(c.PUT('/customers/{id}', { params: { path: { id: cust } }, body: { name: 'Efter Navn ApS' } }));
@@ -265,7 +264,7 @@ describe('approval', () => {
   });
 
   it('refuses an issue date outside the open fiscal years (422) and draws no number', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const before = await documentNumbers(t.company.companyId);
     const r = await create(c, { issue_date: '2001-03-01', due_date: '2001-03-15', auto_approve: true });
     expect(r.response.status).toBe(422);
@@ -276,7 +275,7 @@ describe('approval', () => {
 
 describe('drafts only change while drafts', () => {
   it('updates and deletes a draft; an approved invoice is 409 invoice_not_draft for both', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const update = (id: string, change: RequestBody<'/invoices/{id}', 'put'>) => c.PUT('/invoices/{id}', { params: { path: { id } }, body: change });
     const remove = (id: string) => c.DELETE('/invoices/{id}', { params: { path: { id } } });
     const draft = (await created(create(c))).data;
@@ -305,7 +304,7 @@ describe('drafts only change while drafts', () => {
 
 describe('status lifecycle', () => {
   it('follows the transition table: 409 invalid_transition with the allowed statuses, 400 for an unknown status, 200 no-op for the current one', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const draft = (await created(create(c))).data;
     const sent = await setStatus(c, draft.id, { status: 'sent' });
     expect(sent.response.status).toBe(409);
@@ -327,7 +326,7 @@ describe('status lifecycle', () => {
   });
 
   it('paid registers the balance as a payment: debit bank, credit receivables, on the given date', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const inv = (await created(create(c, { auto_approve: true }))).data;
     const paid = await setStatus(c, inv.id, { status: 'paid', date: today, account_number: '6480' });
     expect(paid.response.status).toBe(200);
@@ -352,7 +351,7 @@ describe('status lifecycle', () => {
   });
 
   it('partial payments: the invoice becomes paid when they cover the total; over-payment is 422', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const inv = (await created(create(c, { auto_approve: true }))).data;
     const draft = (await created(create(c))).data;
     expect((await pay(c, draft.id, 10)).error).toMatchObject({ status: 409, code: 'invalid_transition' });
@@ -376,7 +375,7 @@ describe('status lifecycle', () => {
   });
 
   it('cancelled issues a credit note with its own number whose posting reverses the invoice', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const inv = (await created(create(c, { auto_approve: true }))).data;
     assert.exists(inv.posted_transaction_id);
     const r = await setStatus(c, inv.id, { status: 'cancelled' });
@@ -407,7 +406,7 @@ describe('status lifecycle', () => {
   });
 
   it('records one event per change, each with the compact invoice data', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const inv = (await created(create(c))).data;
     await ok(c.PUT('/invoices/{id}', { params: { path: { id: inv.id } }, body: { notes: 'x' } }));
     for (const status of ['approved', 'sent', 'overdue', 'cancelled'] as const) await ok(setStatus(c, inv.id, { status }));
@@ -466,7 +465,7 @@ function accountAmount(report: unknown, accountNumber: string): number | undefin
 
 describe('overdue sweep', () => {
   it('moves approved and sent invoices past their due date to overdue, each once, when two sweeps run at once', async () => {
-    const c = await keyedApi(t);
+    const c = (await t.newKey()).api;
     const past = async (due: string, auto_approve = true) => (await created(create(c, { issue_date: '2026-01-05', due_date: due, auto_approve }))).data;
     const [late, sent, notYet, draft] = [await past('2026-01-10'), await past('2026-01-11'), await past(plus(30)), await past('2026-01-10', false)];
     await ok(setStatus(c, sent.id, { status: 'sent' }));

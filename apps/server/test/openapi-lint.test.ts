@@ -9,7 +9,8 @@ import { Document, Spectral, type RulesetDefinition } from '@stoplight/spectral-
 import Parsers from '@stoplight/spectral-parsers';
 import { oas } from '@stoplight/spectral-rulesets';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationOf, operationsOf, startTestService, type OpenApiDocument } from './helpers.ts';
+import { startTestService } from './helpers.ts';
+import { operationOf, operationsOf, type OpenApiDocument } from './openapi-document.ts';
 import type { Service } from '../src/service.ts';
 
 /**

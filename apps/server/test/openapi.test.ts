@@ -9,19 +9,8 @@ import { routes } from '@tlr/api';
 import { SCOPES } from '@tlr/domain';
 import { apiTypesSource, API_TYPES_FILE } from '../../../test/api-types.ts';
 import type { paths } from '../../../test/generated/api.ts';
-import {
-  bodyOf,
-  discovery,
-  idem,
-  operationOf,
-  operationsOf,
-  servedDocument,
-  startTestService,
-  useCompany,
-  type Api,
-  type OpenApiDocument,
-  type OpenApiOperation,
-} from './helpers.ts';
+import { bodyOf, idem, startTestService, useCompany, type Api } from './helpers.ts';
+import { discovery, operationOf, operationsOf, servedDocument, type OpenApiDocument, type OpenApiOperation } from './openapi-document.ts';
 
 const META_PATHS = new Set(['/', '/openapi.json']);
 /** The contract's collections: each has a list (GET) and a create (POST, Idempotency-Key). */
@@ -286,7 +275,7 @@ describe('a client generated from the document', () => {
     const created = await typed.POST('/customers', { params: idem(idempotencyKey), body });
     expect(created.error).toBeUndefined();
     expect(created.response.status).toBe(201);
-    const customer = bodyOf(created).data;
+    const customer = bodyOf(201, created).data;
     expect(customer).toMatchObject({ ...body, country: 'DK', phone: '', notes: '' });
     expect(customer.id).toMatch(/^[0-9a-f-]{36}$/);
     // The body has exactly the fields the document declares for Customer.

@@ -230,7 +230,7 @@ describe('the authorization page', () => {
       },
     });
     expect(exchange.response.status).toBe(200);
-    const tokens = bodyOf(exchange);
+    const tokens = bodyOf(200, exchange);
     expect(tokens.scope).toBe('customers:read invoices:read');
     const bearer = api(svc.url, tokens.access_token);
     expect((await bearer.GET('/customers')).response.status).toBe(200);

@@ -1,7 +1,8 @@
 // The cross-cutting HTTP rules of the contract: envelopes, headers, errors, authentication, scopes.
 import type { MethodResponse } from 'openapi-fetch';
 import { describe, expect, it } from 'vitest';
-import { api, bodyOf, client, discovery, idem, internal, ok, testDb, useCompany, type Api, type Problem, type Reply } from './helpers.ts';
+import { api, bodyOf, client, idem, internal, ok, testDb, useCompany, type Api, type Problem, type Reply } from './helpers.ts';
+import { discovery } from './openapi-document.ts';
 
 const t = useCompany();
 
@@ -82,7 +83,7 @@ describe('envelopes and headers', () => {
   it('wraps a resource in data and carries the common and rate limit headers', async () => {
     const created = await t.api.POST('/customers', { params: idem(), body: { name: 'Envelope A/S', email: 'a@example.dk' } });
     expect(created.response.status).toBe(201);
-    const customer = bodyOf(created).data;
+    const customer = bodyOf(201, created).data;
     expect(customer).toMatchObject({ name: 'Envelope A/S', email: 'a@example.dk' });
     expectCommonHeaders(created.response.headers);
     expect(created.response.headers.get('x-content-type-options')).toBe('nosniff');

@@ -1,7 +1,7 @@
 // Customers, products and suppliers end to end: CRUD, lookup, validation, company scoping, sandbox
 // isolation and the events outbox.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, approveCode, bodyOf, codeExchange, idem, newKey, oauthApi, oauthClient, ok, pkcePair, testDb, useCompany, type Schemas } from './helpers.ts';
+import { api, approveCode, bodyOf, codeExchange, idem, oauthApi, oauthClient, ok, pkcePair, testDb, useCompany, type Schemas } from './helpers.ts';
 
 const t = useCompany();
 
@@ -221,7 +221,7 @@ describe('suppliers', () => {
 
 describe('sandbox', () => {
   it('a test key works on an isolated sandbox company owned by the same user', async () => {
-    const test = await newKey(t.svc.url, t.company, undefined, 'test');
+    const test = await t.newKey(undefined, 'test');
     expect(test.key).toMatch(/^tlr_test_[0-9a-f]{48}$/);
     expect(test.companyId).not.toBe(t.company.companyId);
     const sandbox = await testDb().prisma.company.findUniqueOrThrow({ where: { id: test.companyId } });
@@ -289,7 +289,7 @@ describe('GET by id with its read in the authentication statement (decision 148)
     expect(foreign.sent).toBe(1);
 
     // Without the scope: 403, and the row read along is not shown.
-    const writer = await newKey(t.svc.url, t.company, ['products:write']);
+    const writer = await t.newKey(['products:write']);
     const refused = await writer.api.GET('/products/{id}', path(product.id));
     expect(refused.response.status).toBe(403);
     expect(JSON.stringify(refused.error)).not.toContain('Revision');

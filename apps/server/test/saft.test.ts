@@ -369,7 +369,7 @@ describe('the HTTP surface', () => {
   });
 
   it('needs exports:read (403 problem), a credential (401), and GET (405)', async () => {
-    const noScope = await (await newKey(t.svc.url, t.company, ['transactions:read', 'reports:read'])).api.GET('/exports/saft');
+    const noScope = await (await t.newKey(['transactions:read', 'reports:read'])).api.GET('/exports/saft');
     expect(noScope.response.status).toBe(403);
     expect(noScope.response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(noScope.error).toMatchObject({ status: 403, code: 'forbidden', type: 'https://tlr.dk/problems/forbidden' });

@@ -22,8 +22,8 @@ const customers = (sb: Api) => total(sb.GET('/customers'));
 describe('POST /sandbox/reset', () => {
   it("wipes the sandbox's books and master data, re-seeds them, and keeps keys, audit and the live company", async () => {
     const liveCustomer = (await ok(t.api.POST('/customers', { params: idem(), body: { name: 'Rigtig kunde' } }))).data;
-    const { api: sb, companyId: sandboxId } = await newKey(t.svc.url, t.company, undefined, 'test');
-    const narrow = await newKey(t.svc.url, t.company, ['customers:read'], 'test');
+    const { api: sb, companyId: sandboxId } = await t.newKey(undefined, 'test');
+    const narrow = await t.newKey(['customers:read'], 'test');
     await ok(sb.POST('/customers', { params: idem('sb-1'), body: { name: 'Prøvekunde' } }));
     await ok(sb.POST('/products', { params: idem(), body: { name: 'Prøvevare', unit_price: 10 } }));
     await ok(sb.POST('/suppliers', { params: idem(), body: { name: 'Prøveleverandør' } }));

@@ -8,13 +8,13 @@ import PDFDocument from 'pdfkit';
 import { describe, expect, it } from 'vitest';
 import { createCaller } from '@tlr/api';
 import { addDays, today, type Scope } from '@tlr/domain';
-import { bodyOf, idem, newKey, ok, testDb, useCompany, type Api, type CompanyFixture } from './helpers.ts';
+import { bodyOf, idem, ok, testDb, useCompany, type Api, type CompanyFixture } from './helpers.ts';
 
 const t = useCompany({ name: 'Bilagsfirma ApS' });
 const day = (offset = 0) => addDays(today(), offset);
 const year = Number(day().slice(0, 4));
 /** Clients of a new key of the company: each test its own, so no test runs into another's rate limit. */
-const keyed = (scopes?: readonly Scope[], mode?: 'live' | 'test') => newKey(t.svc.url, t.company, scopes, mode);
+const keyed = (scopes?: readonly Scope[], mode?: 'live' | 'test') => t.newKey(scopes, mode);
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
 const ops = () => createCaller(t.svc.db, { type: 'operator' }, { store: t.svc.store! }).internal;
 const path = (id: string) => ({ params: { path: { id } } });
