@@ -2,8 +2,8 @@
 // document: `npm test` and `npm run typecheck` first write test/generated/api.ts (not committed) from the
 // document the router builds (`npm run test:types` alone does that), and openapi.test.ts fails when that
 // file differs from what the served document generates.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 
 export const API_TYPES_FILE = join(import.meta.dirname, 'generated', 'api.ts');
@@ -19,6 +19,7 @@ export async function apiTypesSource(doc: object): Promise<string> {
 
 if (process.argv[1] === import.meta.filename) {
   const { openApiDocument } = await import('@tlr/api/openapi');
+  mkdirSync(dirname(API_TYPES_FILE), { recursive: true });
   writeFileSync(API_TYPES_FILE, await apiTypesSource(openApiDocument()));
   console.log(`wrote ${API_TYPES_FILE}`);
 }
