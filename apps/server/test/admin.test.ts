@@ -5,16 +5,26 @@
 // refused by the procedures and, like every staff action, lands in the trail. No page may raise a
 // console error (a CSP violation is one). TLR_SCREENSHOTS=1 refreshes docs/screenshots/admin-*.png.
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, assert, beforeAll, describe, expect, it } from 'vitest';
 import { checkCvr } from '@tlr/domain';
 import { freshPage as isolatedPage, launchBrowser, screenshot as saveScreenshot, type BrowserSession } from '../../../test/browser.ts';
-import { approveCode, client, internal, newCompany, oauthClient, oauthPost, pkcePair, startTestService, waitFor } from './helpers.ts';
-import type { Service } from '../src/service.ts';
+import {
+  api,
+  approveCode,
+  connectedApp,
+  deliveries,
+  idem,
+  newStaff,
+  ok,
+  pkcePair,
+  STAFF_PASSWORD,
+  subscribe,
+  useCompany,
+  waitFor,
+  webhookReceiver,
+} from './helpers.ts';
 
-const STAFF_PASSWORD = 'a long staff password';
 const COMPANY = `Støttecenter ${randomUUID().slice(0, 6)} ApS`;
 /** A valid CVR number (modulus 11) no other test file's company has. */
 const CVR = ((): string => {
@@ -24,46 +34,27 @@ const CVR = ((): string => {
   }
 })();
 
-let svc: Service;
+// Its own worker runs the sandbox-reset job and the webhook deliveries (a short retry unit).
+const t = useCompany({ name: COMPANY, cvr: CVR, env: { RUN_WORKER: 'true', WEBHOOK_ALLOW_INSECURE_URLS: 'true', WEBHOOK_RETRY_UNIT_MS: '5' } });
 let browser: BrowserSession;
-let hookServer: Server;
-let hookUrl: string;
+let hook: Awaited<ReturnType<typeof webhookReceiver>>;
 /** What the webhook receiver answers: 500 until a test says otherwise. */
 let hookStatus = 500;
-const hookBodies: string[] = [];
-let company: Awaited<ReturnType<typeof newCompany>>;
 let support: { email: string };
 let admin: { email: string };
 
 beforeAll(async () => {
-  hookServer = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => {
-      hookBodies.push(Buffer.concat(parts).toString('utf8'));
-      res.writeHead(hookStatus).end();
-    });
-  });
-  await new Promise<void>((resolve) => hookServer.listen(0, '127.0.0.1', resolve));
-  hookUrl = `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/hook`;
-  const staff = async (role: 'support' | 'admin') => {
-    const email = `${role}-${randomUUID().slice(0, 8)}@tlr.example`;
-    await internal().support.createStaff({ email, password: STAFF_PASSWORD, role });
-    return { email };
-  };
-  [svc, browser, company, support, admin] = await Promise.all([
-    // Its own worker runs the sandbox-reset job and the webhook deliveries (a short retry unit).
-    startTestService({ RUN_WORKER: 'true', WEBHOOK_ALLOW_INSECURE_URLS: 'true', WEBHOOK_RETRY_UNIT_MS: '5' }),
+  [browser, hook, support, admin] = await Promise.all([
     launchBrowser({ viewport: { width: 1280, height: 800 } }),
-    newCompany(COMPANY, CVR),
-    staff('support'),
-    staff('admin'),
+    webhookReceiver(),
+    newStaff('support'),
+    newStaff('admin'),
   ]);
+  hook.answer(() => hookStatus);
 });
 afterAll(async () => {
   await browser?.close();
-  await svc?.stop();
-  await new Promise((resolve) => hookServer?.close(resolve));
+  await hook?.close();
 });
 
 const freshPage = () => isolatedPage(browser.browser);
@@ -77,24 +68,13 @@ async function fillSignIn(page: Page, email: string, password: string) {
 
 async function signedIn(who: { email: string }) {
   const p = await freshPage();
-  await p.page.goto(`${svc.url}/admin/signin`);
+  await p.page.goto(`${t.svc.url}/admin/signin`);
   await fillSignIn(p.page, who.email, STAFF_PASSWORD);
-  await p.page.waitForURL(`${svc.url}/admin/companies`);
+  await p.page.waitForURL(`${t.svc.url}/admin/companies`);
   return p;
 }
 
-/** A partner app the owner connected through the whole flow (approval, then the partner's code exchange). */
-async function connectedApp() {
-  const app = await oauthClient(['customers:read']);
-  const pkce = pkcePair();
-  const code = await approveCode(company, app, pkce.challenge);
-  const exchange = { grant_type: 'authorization_code', code, redirect_uri: app.redirectUri, client_id: app.clientId, client_secret: app.clientSecret };
-  const token = await oauthPost(svc.url, 'token', { ...exchange, code_verifier: pkce.verifier });
-  expect(token.status).toBe(200);
-  return { app, token: token.body as { access_token: string } };
-}
-
-const companyUrl = () => `${svc.url}/admin/companies/${company.companyId}`;
+const companyUrl = () => `${t.svc.url}/admin/companies/${t.company.companyId}`;
 const h1 = (page: Page) => page.getByRole('heading', { level: 1 }).innerText();
 /** The text of the table row that contains `text`. */
 const row = (page: Page, text: string) => page.locator('tbody tr', { hasText: text }).first().innerText();
@@ -102,18 +82,18 @@ const row = (page: Page, text: string) => page.locator('tbody tr', { hasText: te
 describe('sign-in', () => {
   it('takes staff accounts only, on a cookie of its own under /admin, and returns to the page asked for', async () => {
     const { page, problems } = await freshPage();
-    await page.goto(`${svc.url}/admin/health`);
-    expect(page.url()).toBe(`${svc.url}/admin/signin?return_to=%2Fadmin%2Fhealth`);
+    await page.goto(`${t.svc.url}/admin/health`);
+    expect(page.url()).toBe(`${t.svc.url}/admin/signin?return_to=%2Fadmin%2Fhealth`);
     await screenshot(page, 'signin');
 
     // The company owner's own (valid) credentials are no staff account.
-    await fillSignIn(page, company.email, 'correct horse battery');
+    await fillSignIn(page, t.company.email, 'correct horse battery');
     await expect(page.getByRole('alert').innerText()).resolves.toBe('The e-mail or password is not right.');
     await fillSignIn(page, support.email, 'not the password');
     await expect(page.getByRole('alert').innerText()).resolves.toBe('The e-mail or password is not right.');
 
     await fillSignIn(page, support.email, STAFF_PASSWORD);
-    await page.waitForURL(`${svc.url}/admin/health`);
+    await page.waitForURL(`${t.svc.url}/admin/health`);
     await expect(h1(page)).resolves.toBe('Health');
     await expect(page.locator('header .who').innerText()).resolves.toBe(`${support.email} (support)`);
     const cookies = await page.context().cookies();
@@ -121,38 +101,35 @@ describe('sign-in', () => {
       { name: 'tlr_admin_session', path: '/admin', httpOnly: true, sameSite: 'Lax' },
     ]);
     // A staff session is no owner session: the owner pages still ask for a sign-in.
-    await page.goto(`${svc.url}/settings/api-keys`);
-    expect(page.url()).toBe(`${svc.url}/signin?return_to=%2Fsettings%2Fapi-keys`);
+    await page.goto(`${t.svc.url}/settings/api-keys`);
+    expect(page.url()).toBe(`${t.svc.url}/signin?return_to=%2Fsettings%2Fapi-keys`);
 
-    await page.goto(`${svc.url}/admin/health`);
+    await page.goto(`${t.svc.url}/admin/health`);
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL(`${svc.url}/admin/signin`);
-    await page.goto(`${svc.url}/admin/companies`);
-    expect(page.url()).toBe(`${svc.url}/admin/signin?return_to=%2Fadmin%2Fcompanies`);
+    await page.waitForURL(`${t.svc.url}/admin/signin`);
+    await page.goto(`${t.svc.url}/admin/companies`);
+    expect(page.url()).toBe(`${t.svc.url}/admin/signin?return_to=%2Fadmin%2Fcompanies`);
     expect(problems).toEqual([]);
   });
 
   it("does not let an owner's session cookie into the admin app", async () => {
     const { page } = await freshPage();
-    await page.goto(`${svc.url}/signin`);
-    await fillSignIn(page, company.email, 'correct horse battery');
-    await page.waitForURL(`${svc.url}/settings/api-keys`);
+    await page.goto(`${t.svc.url}/signin`);
+    await fillSignIn(page, t.company.email, 'correct horse battery');
+    await page.waitForURL(`${t.svc.url}/settings/api-keys`);
     const owner = (await page.context().cookies()).find((c) => c.name === 'tlr_session')!;
     // Even presented under the admin cookie's name, an owner session is not a staff session.
     await page.context().addCookies([{ name: 'tlr_admin_session', value: owner.value, domain: owner.domain, path: '/admin' }]);
-    await page.goto(`${svc.url}/admin/companies`);
-    expect(page.url()).toBe(`${svc.url}/admin/signin?return_to=%2Fadmin%2Fcompanies`);
+    await page.goto(`${t.svc.url}/admin/companies`);
+    expect(page.url()).toBe(`${t.svc.url}/admin/signin?return_to=%2Fadmin%2Fcompanies`);
   });
 });
 
 describe('support', () => {
   it('finds a company by API key prefix and sees its keys, connected apps and webhooks, without revoke buttons', async () => {
-    const key = await company.key(['customers:read'], 'test');
-    const { app } = await connectedApp();
-    const hook = await client(svc.url, (await company.key(['webhooks:manage'], 'test')).key).call('POST', '/webhooks', {
-      body: { url: `${hookUrl}?overview`, events: ['customer.created'] },
-    });
-    expect(hook.status).toBe(201);
+    const key = await t.company.key(['customers:read'], 'test');
+    const { app } = await connectedApp(t.svc.url, t.company, ['customers:read']);
+    await subscribe(api(t.svc.url, (await t.company.key(['webhooks:manage'], 'test')).key), `${hook.url}?overview`, ['customer.created']);
 
     const { page, problems } = await signedIn(support);
     await page.getByLabel('Search').fill(key.key_prefix);
@@ -163,7 +140,7 @@ describe('support', () => {
     await expect(h1(page)).resolves.toBe(COMPANY);
     await expect(row(page, key.key_prefix)).resolves.toMatch(/Test\s+tlr_test_[0-9a-f]+…\s+customers:read\s+never\s+Active/);
     await expect(row(page, app.clientId)).resolves.toContain('customers:read');
-    await expect(row(page, `${hookUrl}?overview`)).resolves.toContain('customer.created');
+    await expect(row(page, `${hook.url}?overview`)).resolves.toContain('customer.created');
     // Support may not revoke: the page offers no such button (and the procedures refuse it, below).
     await expect(page.getByRole('button', { name: /^Revoke/ }).count()).resolves.toBe(0);
     await expect(page.locator('body').innerText()).resolves.not.toContain(key.key);
@@ -172,11 +149,11 @@ describe('support', () => {
   });
 
   it('finds a company by its name, CVR, owner e-mail, company id and sandbox id', async () => {
-    const sandboxKey = await company.key(['accounts:read'], 'test');
-    const sandboxId = (await client(svc.url, sandboxKey.key).get('/settings/company')).body.data.id as string;
-    expect(sandboxId).not.toBe(company.companyId);
+    const sandboxKey = await t.company.key(['accounts:read'], 'test');
+    const sandboxId = (await ok(api(t.svc.url, sandboxKey.key).GET('/settings/company'))).data.id;
+    expect(sandboxId).not.toBe(t.company.companyId);
     const { page, problems } = await signedIn(support);
-    const terms = [COMPANY.toUpperCase(), CVR, company.email, company.companyId, sandboxId];
+    const terms = [COMPANY.toUpperCase(), CVR, t.company.email, t.company.companyId, sandboxId];
     for (const term of terms) {
       await page.getByLabel('Search').fill(term);
       await page.getByRole('button', { name: 'Search' }).click();
@@ -194,11 +171,12 @@ describe('support', () => {
   });
 
   it('looks up a request the test made through the REST API by its X-Request-ID', async () => {
-    const live = await company.key(['customers:read'], 'live');
+    const live = await t.company.key(['customers:read'], 'live');
     const missing = randomUUID();
-    const res = await client(svc.url, live.key).get(`/customers/${missing}`);
-    expect(res.status).toBe(404);
-    const requestId = res.headers.get('x-request-id')!;
+    const res = await api(t.svc.url, live.key).GET('/customers/{id}', { params: { path: { id: missing } } });
+    expect(res.response.status).toBe(404);
+    const requestId = res.response.headers.get('x-request-id');
+    assert(requestId, 'the answer names its request');
 
     const { page, problems } = await signedIn(support);
     await page.getByRole('link', { name: 'Requests' }).click();
@@ -218,9 +196,9 @@ describe('support', () => {
   });
 
   it('resets a sandbox through the job, shows its progress, and the API then shows an empty sandbox', async () => {
-    const test = client(svc.url, (await company.key(['customers:read', 'customers:write'], 'test')).key);
-    expect((await test.post('/customers', { name: 'Før nulstilling' })).status).toBe(201);
-    expect((await test.get('/customers')).body.data).not.toEqual([]);
+    const test = api(t.svc.url, (await t.company.key(['customers:read', 'customers:write'], 'test')).key);
+    expect((await test.POST('/customers', { params: idem(), body: { name: 'Før nulstilling' } })).response.status).toBe(201);
+    expect((await ok(test.GET('/customers'))).data).not.toEqual([]);
 
     const { page, problems } = await signedIn(support);
     await page.goto(companyUrl());
@@ -233,12 +211,12 @@ describe('support', () => {
     await screenshot(page, 'sandbox-reset');
 
     // Contract, Test mode 4: the sandbox is empty, and its keys and webhook subscriptions survive.
-    const after = await test.get('/customers');
-    expect(after.status).toBe(200);
-    expect(after.body.data).toEqual([]);
+    const after = await test.GET('/customers');
+    expect(after.response.status).toBe(200);
+    expect(after.data?.data).toEqual([]);
     await page.goto(companyUrl());
     await expect(row(page, 'staff ')).resolves.toMatch(/done/);
-    await expect(row(page, `${hookUrl}?overview`)).resolves.toContain('Test');
+    await expect(row(page, `${hook.url}?overview`)).resolves.toContain('Test');
 
     // Pressed twice at once (two tabs): one reset, and both presses show its progress.
     const csrf = await page.locator('header input[name="csrf_token"]').inputValue();
@@ -251,14 +229,14 @@ describe('support', () => {
   });
 
   it('sees a dead letter across the service and replays it from its subscription', async () => {
-    const api = client(svc.url, (await company.key(['webhooks:manage', 'customers:write'], 'live')).key);
-    const url = `${hookUrl}?dead=${randomUUID()}`;
-    const sub = (await api.call('POST', '/webhooks', { body: { url, events: ['customer.created'] } })).body.data;
+    const c = api(t.svc.url, (await t.company.key(['webhooks:manage', 'customers:write'], 'live')).key);
+    const url = `${hook.url}?dead=${randomUUID()}`;
+    const sub = await subscribe(c, url, ['customer.created']);
     hookStatus = 500;
-    await api.post('/customers', { name: 'Død post ApS' });
-    const [dead] = await waitFor(async () => {
-      const rows = (await api.get(`/webhooks/${sub.id}/deliveries`)).body.data;
-      return rows[0]?.status === 'dead_letter' ? rows : null;
+    await ok(c.POST('/customers', { params: idem(), body: { name: 'Død post ApS' } }));
+    const dead = await waitFor(async () => {
+      const [latest] = await deliveries(c, sub.id);
+      return latest?.status === 'dead_letter' ? latest : null;
     }, 30_000);
 
     const { page, problems } = await signedIn(support);
@@ -272,7 +250,7 @@ describe('support', () => {
     hookStatus = 200;
     await page.getByRole('button', { name: `Replay delivery ${dead.id}` }).click();
     await page.waitForURL(`${companyUrl()}/webhooks/${sub.id}`);
-    await waitFor(async () => (await api.get(`/webhooks/${sub.id}/deliveries`)).body.data[0].status === 'succeeded' || null, 30_000);
+    await waitFor(async () => (await deliveries(c, sub.id))[0]?.status === 'succeeded' || null, 30_000);
     await page.reload();
     await expect(row(page, 'customer.created')).resolves.toMatch(/succeeded/);
     expect(problems).toEqual([]);
@@ -289,7 +267,7 @@ describe('support', () => {
   });
 
   it('is refused an admin action by the procedures (403, nothing changed), and the refusal is in the trail', async () => {
-    const live = await company.key(['customers:read'], 'live');
+    const live = await t.company.key(['customers:read'], 'live');
     const { page, problems } = await signedIn(support);
     await page.goto(companyUrl());
     // The form the page does not offer support, posted with the session's own CSRF token.
@@ -297,9 +275,9 @@ describe('support', () => {
     const res = await page.context().request.post(`${companyUrl()}/keys/revoke`, { form: { csrf_token: csrf, id: live.id } });
     expect(res.status()).toBe(403);
     expect(await res.text()).toContain('Not allowed');
-    expect((await client(svc.url, live.key).get('/customers')).status).toBe(200);
+    expect((await api(t.svc.url, live.key).GET('/customers')).response.status).toBe(200);
 
-    await page.goto(`${svc.url}/admin/audit?company=${company.companyId}`);
+    await page.goto(`${t.svc.url}/admin/audit?company=${t.company.companyId}`);
     await expect(row(page, `${support.email} (support)`)).resolves.toBeTruthy();
     const refused = await row(page, 'internal.revokeApiKey');
     expect(refused).toContain(`${support.email} (support)`);
@@ -317,34 +295,35 @@ describe('support', () => {
 
 describe('admin', () => {
   it('revokes an API key, a connected app and an OAuth client, and each stops working on the API', async () => {
-    const live = await company.key(['customers:read'], 'live');
-    const { app, token } = await connectedApp();
-    const bearer = client(svc.url, token.access_token);
-    expect((await bearer.get('/customers')).status).toBe(200);
-    expect((await client(svc.url, live.key).get('/customers')).status).toBe(200);
+    const live = await t.company.key(['customers:read'], 'live');
+    const { app, tokens } = await connectedApp(t.svc.url, t.company, ['customers:read']);
+    const bearer = api(t.svc.url, tokens.access_token);
+    const withKey = api(t.svc.url, live.key);
+    expect((await bearer.GET('/customers')).response.status).toBe(200);
+    expect((await withKey.GET('/customers')).response.status).toBe(200);
 
     const { page, problems } = await signedIn(admin);
     await page.goto(companyUrl());
     await page.getByRole('button', { name: `Revoke key ${live.key_prefix}` }).click();
     await page.waitForURL(companyUrl());
     await expect(row(page, live.key_prefix)).resolves.toContain('Revoked');
-    expect((await client(svc.url, live.key).get('/customers')).status).toBe(401);
+    expect((await withKey.GET('/customers')).response.status).toBe(401);
 
     await page.locator('tbody tr', { hasText: app.clientId }).getByRole('button', { name: 'Revoke grant of' }).click();
     await page.waitForURL(companyUrl());
     // A revoked grant is no longer a connected app: it leaves the list.
     await expect(page.locator('tbody tr', { hasText: app.clientId }).count()).resolves.toBe(0);
-    expect((await bearer.get('/customers')).status).toBe(401);
+    expect((await bearer.GET('/customers')).response.status).toBe(401);
 
     // The client itself: a new authorization is refused once it is revoked.
     await page.getByRole('link', { name: 'OAuth clients' }).click();
     await page.locator('tbody tr', { hasText: app.clientId }).getByRole('button', { name: 'Revoke client' }).click();
-    await page.waitForURL(`${svc.url}/admin/oauth-clients`);
+    await page.waitForURL(`${t.svc.url}/admin/oauth-clients`);
     await expect(row(page, app.clientId)).resolves.toContain('Revoked');
     const again = pkcePair();
-    await expect(approveCode(company, app, again.challenge)).rejects.toThrow();
+    await expect(approveCode(t.company, app, again.challenge)).rejects.toThrow();
 
-    await page.goto(`${svc.url}/admin/audit`);
+    await page.goto(`${t.svc.url}/admin/audit`);
     const mine = await page.locator('tbody tr', { hasText: `${admin.email} (admin)` }).allInnerTexts();
     for (const action of ['internal.revokeApiKey', 'oauth.revokeGrant', 'oauth.revokeClient']) {
       expect(mine.find((r) => r.includes(action))).toMatch(/\(change\)[\s\S]*ok/);
@@ -354,7 +333,7 @@ describe('admin', () => {
 
   it('answers hostile input with a page saying what is wrong, never a 500', async () => {
     const { page } = await signedIn(admin);
-    const c = `/admin/companies/${company.companyId}`;
+    const c = `/admin/companies/${t.company.companyId}`;
     const paths = [
       '/admin/companies?q=%00',
       '/admin/companies?q=%ED%A0%80',
@@ -370,25 +349,25 @@ describe('admin', () => {
       '/admin/audit?company=not-a-uuid',
     ];
     for (const path of paths) {
-      const res = await page.context().request.get(`${svc.url}${path}`);
+      const res = await page.context().request.get(`${t.svc.url}${path}`);
       expect({ path, status: res.status() }).toEqual({ path, status: expect.toSatisfy((s: number) => s < 500) });
       expect(res.headers()['content-type'], path).toMatch(/^text\/html/);
     }
     const csrf = await page.locator('header input[name="csrf_token"]').inputValue();
     for (const form of [{ id: '\u0000' }, { id: 'x'.repeat(10_000) }, { id: randomUUID() }]) {
-      const res = await page.context().request.post(`${svc.url}${c}/keys/revoke`, { form: { csrf_token: csrf, ...form } });
+      const res = await page.context().request.post(`${t.svc.url}${c}/keys/revoke`, { form: { csrf_token: csrf, ...form } });
       expect(res.status()).toBe(400);
     }
   });
 
   it('answers a page that does not exist with an HTML 404, and a forged form with 403', async () => {
     const { page } = await signedIn(admin);
-    const missing = await page.goto(`${svc.url}/admin/nothing-here`);
+    const missing = await page.goto(`${t.svc.url}/admin/nothing-here`);
     expect(missing!.status()).toBe(404);
     await expect(h1(page)).resolves.toBe('No such page');
-    const forged = await page.context().request.post(`${svc.url}/admin/oauth-clients/revoke`, { form: { csrf_token: 'not-the-token', client_id: 'x' } });
+    const forged = await page.context().request.post(`${t.svc.url}/admin/oauth-clients/revoke`, { form: { csrf_token: 'not-the-token', client_id: 'x' } });
     expect(forged.status()).toBe(403);
-    const unknown = await page.goto(`${svc.url}/admin/companies/${randomUUID()}`);
+    const unknown = await page.goto(`${t.svc.url}/admin/companies/${randomUUID()}`);
     expect(unknown!.status()).toBe(400);
     await expect(page.locator('.error').innerText()).resolves.toMatch(/live company/);
   });

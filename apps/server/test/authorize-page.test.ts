@@ -4,27 +4,23 @@
 // Origin checks, the session cookie and its rotation, the page headers, open redirects, and sign-in
 // throttling that says the same for e-mails that exist and that do not.
 import { randomBytes, randomInt } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createCaller } from '@tlr/api';
-import { internal, newCompany, pkcePair, startTestService, testDb } from './helpers.ts';
-import type { Service } from '../src/service.ts';
+import { internal, newCompany, pkcePair, testDb, useCompany } from './helpers.ts';
 
 const PASSWORD = 'correct horse battery';
 const CALLBACK = 'http://127.0.0.1:9/callback';
 
-let svc: Service;
-let owner: Awaited<ReturnType<typeof newCompany>>;
+const t = useCompany({ name: 'Fjordside ApS', env: { OAUTH_ALLOW_HTTP_LOCALHOST: 'true' } });
 let app: { client_id: string };
 
 beforeAll(async () => {
-  [svc, owner] = await Promise.all([startTestService({ OAUTH_ALLOW_HTTP_LOCALHOST: 'true' }), newCompany('Fjordside ApS')]);
   app = await createCaller(testDb(), { type: 'operator' }, { oauthAllowLocalhost: true }).oauth.createClient({
     name: 'Partner <b>Regnskab</b>',
     redirectUris: [CALLBACK],
     scopes: ['customers:read', 'invoices:read'],
   });
 });
-afterAll(() => svc?.stop());
 
 /** A client of its own address each (sign-in is throttled per address; X-Forwarded-For is trusted from loopback). */
 const newIp = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
@@ -43,7 +39,7 @@ async function send(
   path: string,
   opts: { cookie?: string; form?: Record<string, string>; headers?: Record<string, string>; ip?: string } = {},
 ): Promise<Answer> {
-  const res = await fetch(`${svc.url}${path}`, {
+  const res = await fetch(`${t.svc.url}${path}`, {
     method: opts.form ? 'POST' : 'GET',
     redirect: 'manual',
     headers: {
@@ -67,7 +63,7 @@ async function send(
 /** A signed-in session, as a browser gets one: the form's anonymous session, then a new one on sign-in. */
 async function signedIn(ip = newIp()) {
   const form = await send('/signin', { ip });
-  const done = await send('/signin', { ip, cookie: form.cookie!, form: { csrf_token: form.csrf!, email: owner.email, password: PASSWORD } });
+  const done = await send('/signin', { ip, cookie: form.cookie!, form: { csrf_token: form.csrf!, email: t.company.email, password: PASSWORD } });
   expect(done.status).toBe(303);
   const page = await send('/settings/api-keys', { ip, cookie: done.cookie! });
   expect(page.status).toBe(200);
@@ -153,7 +149,10 @@ describe('GET /oauth/authorize: the forms', () => {
     const returnTo = /name="return_to" value="([^"]+)"/.exec(res.text)![1]!.replaceAll('&#38;', '&');
     expect(returnTo).toBe(path);
     // Signing in through that form lands back on the request, now as the consent page.
-    const done = await send('/signin', { cookie: res.cookie!, form: { csrf_token: res.csrf!, email: owner.email, password: PASSWORD, return_to: returnTo } });
+    const done = await send('/signin', {
+      cookie: res.cookie!,
+      form: { csrf_token: res.csrf!, email: t.company.email, password: PASSWORD, return_to: returnTo },
+    });
     expect(done.status).toBe(303);
     expect(done.headers.get('location')).toBe(path);
     const consent = await send(path, { cookie: done.cookie! });
@@ -172,7 +171,7 @@ describe('GET /oauth/authorize: the forms', () => {
     );
     // Every parameter the check reads is repeated in the form, with the company choice and the two buttons.
     for (const [name, value] of Object.entries(query)) expect(res.text).toContain(`name="${name}" value="${value}"`);
-    expect(res.text).toContain(`<option value="${owner.companyId}">Fjordside ApS</option>`);
+    expect(res.text).toContain(`<option value="${t.company.companyId}">Fjordside ApS</option>`);
     expect(res.text).toMatch(/<button type="submit" name="decision" value="approve">Approve<\/button>/);
     expect(res.text).toMatch(/<button type="submit" name="decision" value="deny"[^>]*>Deny<\/button>/);
   });
@@ -185,7 +184,7 @@ describe('POST /oauth/authorize checks the request again', () => {
   }
 
   it('approves: a code for the company and the state', async () => {
-    const res = await decide({}, { company: owner.companyId, decision: 'approve' });
+    const res = await decide({}, { company: t.company.companyId, decision: 'approve' });
     expect(res.status).toBe(303);
     const back = new URL(res.headers.get('location')!);
     expect(back.searchParams.get('code')).toMatch(/^tlr_code_[0-9a-f]{64}$/);
@@ -193,19 +192,19 @@ describe('POST /oauth/authorize checks the request again', () => {
   });
 
   it('denies: access_denied and the state', async () => {
-    const res = await decide({}, { company: owner.companyId, decision: 'deny' });
+    const res = await decide({}, { company: t.company.companyId, decision: 'deny' });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(`${CALLBACK}?error=access_denied&state=st-123`);
   });
 
   it('refuses a redirect URI swapped in the hidden fields with a page, not a redirect', async () => {
-    const res = await decide({ redirect_uri: 'https://evil.example/callback' }, { company: owner.companyId, decision: 'approve' });
+    const res = await decide({ redirect_uri: 'https://evil.example/callback' }, { company: t.company.companyId, decision: 'approve' });
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
   });
 
   it('sends a widened scope back as invalid_scope, with no code', async () => {
-    const res = await decide({ scope: 'customers:read webhooks:manage' }, { company: owner.companyId, decision: 'approve' });
+    const res = await decide({ scope: 'customers:read webhooks:manage' }, { company: t.company.companyId, decision: 'approve' });
     expect(res.status).toBe(303);
     expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_scope');
   });
@@ -216,12 +215,12 @@ describe('POST /oauth/authorize checks the request again', () => {
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
     expect(alertOf(res.text)).toBe(`No company with id ${other.companyId}.`);
-    const { rows } = await testDb().pool.query('SELECT count(*)::int AS n FROM oauth_codes WHERE company_id = $1', [other.companyId]);
-    expect(rows[0].n).toBe(0);
+    const { rows } = await testDb().pool.query<{ n: number }>('SELECT count(*)::int AS n FROM oauth_codes WHERE company_id = $1', [other.companyId]);
+    expect(rows[0]?.n).toBe(0);
   });
 
   it('refuses a missing decision with a page', async () => {
-    const res = await decide({}, { company: owner.companyId });
+    const res = await decide({}, { company: t.company.companyId });
     expect(res.status).toBe(400);
     expect(alertOf(res.text)).toBe('Choose Approve or Deny.');
   });
@@ -234,7 +233,7 @@ describe('CSRF and Origin', () => {
       send('/signin', {
         ...(cookie ? { cookie } : {}),
         headers,
-        form: { ...(csrf === undefined ? {} : { csrf_token: csrf }), email: owner.email, password: 'wrong password' },
+        form: { ...(csrf === undefined ? {} : { csrf_token: csrf }), email: t.company.email, password: 'wrong password' },
       });
     for (const res of [
       await signIn(undefined, form.cookie),
@@ -248,7 +247,7 @@ describe('CSRF and Origin', () => {
       expect(alertOf(res.text)).toBe('This form has expired or did not come from this site. Reload the page and try again.');
     }
     // The same form with its token, from this origin, reaches the password check.
-    const ok = await signIn(form.csrf, form.cookie, { Origin: new URL(svc.url).origin });
+    const ok = await signIn(form.csrf, form.cookie, { Origin: new URL(t.svc.url).origin });
     expect(ok.status).toBe(401);
   });
 
@@ -262,13 +261,13 @@ describe('CSRF and Origin', () => {
       '/settings/company',
       '/signout',
     ]) {
-      const res = await send(path, { cookie, form: { company: owner.companyId, name: 'x', scopes: 'customers:read', mode: 'live', cvr: '12345674' } });
+      const res = await send(path, { cookie, form: { company: t.company.companyId, name: 'x', scopes: 'customers:read', mode: 'live', cvr: '12345674' } });
       expect([path, res.status]).toEqual([path, 403]);
     }
     // Still signed in: the refused sign-out did nothing.
     expect((await send('/settings/api-keys', { cookie })).status).toBe(200);
     // And the refused company form changed nothing.
-    expect((await internal().internal.companySettings({ companyId: owner.companyId })).cvr).toBe('');
+    expect((await internal().internal.companySettings({ companyId: t.company.companyId })).cvr).toBe('');
   });
 
   it('refuses the company form for a company the user does not own: a 400 page, that company unchanged', async () => {
@@ -301,7 +300,7 @@ describe('the session cookie', () => {
     const s = await signedIn();
     expect(s.cookie).not.toBe(s.anonymous);
     // The form's session is deleted, not promoted: it cannot post a form any more.
-    const stale = await send('/signin', { cookie: s.anonymous, form: { csrf_token: 'x', email: owner.email, password: PASSWORD } });
+    const stale = await send('/signin', { cookie: s.anonymous, form: { csrf_token: 'x', email: t.company.email, password: PASSWORD } });
     expect(stale.status).toBe(403);
 
     const out = await send('/signout', { cookie: s.cookie, form: { csrf_token: s.csrf } });
@@ -352,7 +351,7 @@ describe('sign-in', () => {
     const done = await send('/signin', {
       ip,
       cookie: form.cookie!,
-      form: { csrf_token: form.csrf!, email: owner.email, password: PASSWORD, return_to: returnTo },
+      form: { csrf_token: form.csrf!, email: t.company.email, password: PASSWORD, return_to: returnTo },
     });
     expect(done.status).toBe(303);
     expect(done.headers.get('location')).toBe(location);
@@ -384,7 +383,7 @@ describe('sign-in', () => {
   it('answers hostile e-mails (NUL, control characters, a lone surrogate, 5,000 characters) as wrong ones, never 500', async () => {
     const ip = newIp();
     const form = await send('/signin', { ip });
-    for (const email of [`${owner.email}\u0000`, `a\u0000b@example.dk`, 'a\u0007b@example.dk', '\ud800@example.dk', 'x'.repeat(5000)]) {
+    for (const email of [`${t.company.email}\u0000`, `a\u0000b@example.dk`, 'a\u0007b@example.dk', '\ud800@example.dk', 'x'.repeat(5000)]) {
       const res = await send('/signin', { ip, cookie: form.cookie!, form: { csrf_token: form.csrf!, email, password: PASSWORD } });
       expect(res.status, JSON.stringify(email.slice(0, 20))).toBe(401);
       expect(alertOf(res.text)).toBe('The e-mail or password is not right.');
@@ -394,7 +393,11 @@ describe('sign-in', () => {
   it('signs in with the e-mail in another case', async () => {
     const ip = newIp();
     const form = await send('/signin', { ip });
-    const done = await send('/signin', { ip, cookie: form.cookie!, form: { csrf_token: form.csrf!, email: owner.email.toUpperCase(), password: PASSWORD } });
+    const done = await send('/signin', {
+      ip,
+      cookie: form.cookie!,
+      form: { csrf_token: form.csrf!, email: t.company.email.toUpperCase(), password: PASSWORD },
+    });
     expect(done.status).toBe(303);
   });
 });
@@ -420,10 +423,14 @@ describe('settings pages', () => {
     const other = await newCompany('Tredje ApS');
     const theirs = await other.key(['customers:read']);
     const s = await signedIn();
-    const res = await send('/settings/api-keys/revoke', { ip: s.ip, cookie: s.cookie, form: { csrf_token: s.csrf, company: owner.companyId, id: theirs.id } });
+    const res = await send('/settings/api-keys/revoke', {
+      ip: s.ip,
+      cookie: s.cookie,
+      form: { csrf_token: s.csrf, company: t.company.companyId, id: theirs.id },
+    });
     expect(res.status).toBe(400);
-    const { rows } = await testDb().pool.query('SELECT revoked_at FROM api_keys WHERE id = $1', [theirs.id]);
-    expect(rows[0].revoked_at).toBeNull();
+    const { rows } = await testDb().pool.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM api_keys WHERE id = $1', [theirs.id]);
+    expect(rows).toEqual([{ revoked_at: null }]);
   });
 
   it('refuse a form larger than 16 kB with a page', async () => {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type BrowserSession } from '../../../test/browser.ts';
 import { client, startTestService } from './helpers.ts';
+import { operationOf, operationsOf, servedDocument } from './openapi-document.ts';
 import type { Service } from '../src/service.ts';
 
 const SCREENSHOT = join(import.meta.dirname, '..', '..', '..', 'docs', 'screenshots', 'api-reference.png');
@@ -81,12 +82,9 @@ describe('the API reference in Chromium', () => {
     });
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
 
-    const doc = (await client(svc.url).get('/openapi.json')).body;
-    const summaries = new Set<string>();
-    for (const item of Object.values<Record<string, { summary?: string }>>(doc.paths)) {
-      for (const op of Object.values(item)) if (op.summary) summaries.add(op.summary);
-    }
-    expect(doc.paths['/customers'].post.summary).toBe('Create a customer');
+    const doc = await servedDocument(svc.url);
+    const summaries = new Set(operationsOf(doc).flatMap(({ op }) => (op.summary ? [op.summary] : [])));
+    expect(operationOf(doc, '/customers', 'post').summary).toBe('Create a customer');
 
     // The short address a newcomer tries first.
     const response = await page.goto(`${svc.url}/docs`);
@@ -111,7 +109,7 @@ describe('the API reference in Chromium', () => {
     expect(missing).toEqual([]);
     expect(summaries.size).toBeGreaterThan(20);
     // Every section opens with its tag's description (packages/api/src/tags.ts), not with nothing.
-    const tags = doc.tags as { name: string; description: string }[];
+    const { tags } = doc;
     expect(tags.length).toBeGreaterThan(10);
     const undescribed = tags.filter((t) => !text.includes(t.description.replace(/`/g, '').split('. ')[0]!)).map((t) => t.name);
     expect(undescribed).toEqual([]);

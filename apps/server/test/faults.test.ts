@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaller } from '@tlr/api';
 import { applyMigrations, createDatabase, ensureDatabase, freePort, type Database } from '@tlr/db';
 import { startEmbeddedPostgres } from '@tlr/db/embedded';
-import { client, startServerProcess } from './helpers.ts';
+import { api, idem, startServerProcess } from './helpers.ts';
 
 let dir: string;
 let port: number;
@@ -81,22 +81,26 @@ describe('PostgreSQL stops and restarts under 16 concurrent writers', () => {
   it('the process survives, answers 201 or 503 with Retry-After, and loses nothing it acknowledged', async () => {
     // Many credentials' worth of requests: raise nothing but the count (the key's limit is 100 a minute).
     await db.pool.query(`UPDATE rate_limit_windows SET count = -1000000`);
-    const c = client(server.url, key);
+    const c = api(server.url, key);
     const acknowledged = new Map<string, string>();
     const refused: string[] = [];
     let running = true;
     let n = 0;
     const writer = async () => {
       while (running) {
-        const idem = `w-${++n}`;
-        const r = await c.post('/customers', { name: `Kunde ${idem}` }, { 'Idempotency-Key': idem }).catch(() => null);
-        if (!r) continue; // the connection itself was cut: the client knows nothing was acknowledged
-        if (r.status === 201) acknowledged.set(idem, r.body.data.id);
+        const idemKey = `w-${++n}`;
+        // A cut connection rejects the fetch: the client knows nothing was acknowledged. (A 2xx that is
+        // not JSON is no such thing: it fails the test.)
+        const r = await c
+          .POST('/customers', { params: idem(idemKey), body: { name: `Kunde ${idemKey}` } })
+          .catch((e: unknown) => (e instanceof SyntaxError ? Promise.reject(e) : null));
+        if (!r) continue;
+        if (r.response.status === 201 && r.data) acknowledged.set(idemKey, r.data.data.id);
         else {
-          expect(r.status, JSON.stringify(r.body)).toBe(503);
-          expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-          expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
-          refused.push(idem);
+          expect(r.response.status, JSON.stringify(r.error)).toBe(503);
+          expect(r.response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+          expect(Number(r.response.headers.get('retry-after'))).toBeGreaterThan(0);
+          refused.push(idemKey);
         }
         // keep the window open whatever the count says
         if (n % 50 === 0) await db.pool.query(`UPDATE rate_limit_windows SET count = -1000000`).catch(() => {});
@@ -117,25 +121,26 @@ describe('PostgreSQL stops and restarts under 16 concurrent writers', () => {
     expect(alive()).toBe(true);
     expect(refused.length).toBeGreaterThan(0);
     // recovered by itself
-    const after = await c.post('/customers', { name: 'Efter' }, { 'Idempotency-Key': 'after' });
-    expect(after.status).toBe(201);
+    const after = await c.POST('/customers', { params: idem('after'), body: { name: 'Efter' } });
+    expect(after.response.status).toBe(201);
     // every acknowledged create is there, with the id it was acknowledged with
-    const { rows } = await db.pool.query('SELECT id::text FROM customers WHERE id = ANY($1::uuid[])', [[...acknowledged.values()]]);
+    const { rows } = await db.pool.query<{ id: string }>('SELECT id::text FROM customers WHERE id = ANY($1::uuid[])', [[...acknowledged.values()]]);
     expect(rows.length).toBe(acknowledged.size);
     // a refused one is safe to retry with its key: created once
-    for (const idem of refused.slice(0, 5)) {
-      const retry = await c.post('/customers', { name: `Kunde ${idem}` }, { 'Idempotency-Key': idem });
-      expect(retry.status).toBe(201);
-      const again = await c.post('/customers', { name: `Kunde ${idem}` }, { 'Idempotency-Key': idem });
-      expect(again.body.data.id).toBe(retry.body.data.id);
+    for (const idemKey of refused.slice(0, 5)) {
+      const retry = await c.POST('/customers', { params: idem(idemKey), body: { name: `Kunde ${idemKey}` } });
+      expect(retry.response.status).toBe(201);
+      const again = await c.POST('/customers', { params: idem(idemKey), body: { name: `Kunde ${idemKey}` } });
+      expect(again.data?.data.id).toBe(retry.data?.data.id);
     }
   }, 120_000);
 });
 
 describe('PostgreSQL freezes (SIGSTOP)', () => {
   it('requests and /readyz answer 503 within their bounds instead of hanging, and the service recovers when it thaws', async () => {
-    const c = client(server.url, key);
-    expect((await c.get('/customers?per_page=1')).status).toBe(200);
+    const c = api(server.url, key);
+    const onePage = { params: { query: { per_page: 1 } } };
+    expect((await c.GET('/customers', onePage)).response.status).toBe(200);
     const pids = postgresPids();
     for (const pid of pids) process.kill(pid, 'SIGSTOP');
     try {
@@ -144,11 +149,11 @@ describe('PostgreSQL freezes (SIGSTOP)', () => {
       expect(ready.status).toBe(503);
       expect(Date.now() - t).toBeLessThan(2500);
       t = Date.now();
-      const r = await c.get('/customers?per_page=1');
+      const r = await c.GET('/customers', onePage);
       const took = Date.now() - t;
-      expect(r.status).toBe(503);
-      expect(r.body.code).toBe('service_unavailable');
-      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(r.response.status).toBe(503);
+      expect(r.error?.code).toBe('service_unavailable');
+      expect(Number(r.response.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(took).toBeLessThan(6000);
       expect(alive()).toBe(true);
     } finally {
@@ -157,7 +162,7 @@ describe('PostgreSQL freezes (SIGSTOP)', () => {
     // thawed: back by itself within a few seconds
     let status = 0;
     for (let i = 0; i < 40 && status !== 200; i++) {
-      status = (await c.get('/customers?per_page=1')).status;
+      status = (await c.GET('/customers', onePage)).response.status;
       if (status !== 200) await new Promise((r) => setTimeout(r, 250));
     }
     expect(status).toBe(200);
@@ -195,7 +200,7 @@ describe('PostgreSQL freezes (SIGSTOP)', () => {
       // The silent connection was destroyed, not handed back: the next statement gets a new backend.
       const fresh = await small.pool.connect();
       expect((fresh as unknown as { processID: number }).processID).not.toBe(backend);
-      expect((await fresh.query('SELECT 1 AS one')).rows[0].one).toBe(1);
+      expect((await fresh.query<{ one: number }>('SELECT 1 AS one')).rows[0]?.one).toBe(1);
       fresh.release();
     } finally {
       await small.close();

@@ -3,40 +3,39 @@
 // boundaries, huge and tiny numbers, NUL and odd Unicode, impossible dates, deep nesting, broken JSON).
 // Whatever is sent, the answer is never a 5xx, and every error is an RFC 9457 problem.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, newCompany, startTestService, testDb } from './helpers.ts';
-import type { Service } from '../src/service.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { idem, ok, testDb, useCompany, type Problem } from './helpers.ts';
+import { operationsOf, servedDocument, type OpenApiDocument, type OpenApiOperation, type OpenApiSchema } from './openapi-document.ts';
 
-type Json = Record<string, any>;
-let svc: Service;
-let doc: Json;
-let live: string;
+const t = useCompany({ name: 'Fuzz ApS' });
+let doc: OpenApiDocument;
 let test: string;
 let ids: string[] = [];
 
 beforeAll(async () => {
-  svc = await startTestService();
-  const company = await newCompany('Fuzz ApS');
-  live = (await company.key()).key;
-  test = (await company.key(undefined, 'test')).key;
-  doc = (await (await fetch(`${svc.url}/api/v1/openapi.json`)).json()) as Json;
+  test = (await t.company.key(undefined, 'test')).key;
+  doc = await servedDocument(t.svc.url);
   // Real ids, so that some generated requests reach past the "not found" of an unknown id.
-  const c = client(svc.url, live);
-  const customer = (await c.post('/customers', { name: 'Fuzz kunde' })).body.data;
-  const product = (await c.post('/products', { name: 'Fuzz vare', unit_price: 10 })).body.data;
+  const customer = (await ok(t.api.POST('/customers', { params: idem(), body: { name: 'Fuzz kunde' } }))).data;
+  const product = (await ok(t.api.POST('/products', { params: idem(), body: { name: 'Fuzz vare', unit_price: 10 } }))).data;
   const posted = (
-    await c.post('/transactions', {
-      date: '2026-03-02',
-      lines: [
-        { account_number: '6470', debit: 5 },
-        { account_number: '1010', credit: 5 },
-      ],
-    })
-  ).body.data;
-  const account = (await c.get('/accounts?per_page=1')).body.data[0];
-  ids = [customer.id, product.id, posted.id, account.id];
+    await ok(
+      t.api.POST('/transactions', {
+        params: idem(),
+        body: {
+          date: '2026-03-02',
+          lines: [
+            { account_number: '6470', debit: 5 },
+            { account_number: '1010', credit: 5 },
+          ],
+        },
+      }),
+    )
+  ).data;
+  const accounts = (await ok(t.api.GET('/accounts', { params: { query: { per_page: 1 } } }))).data;
+  ids = [customer.id, product.id, posted.id, ...accounts.map((a) => a.id)];
+  expect(ids).toHaveLength(4);
 });
-afterAll(() => svc.stop());
 
 const HOSTILE_STRINGS = [
   '',
@@ -92,14 +91,16 @@ const hostileValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   value: fc.oneof({ depthSize: 'small' }, hostileScalar, fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(hostileString, tie('value'), { maxKeys: 3 })),
 })).value;
 
-const resolve = (schema: Json | undefined): Json => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema) ?? {};
+/** The schema itself, or the component schema its `$ref` names. */
+const resolve = (schema: OpenApiSchema | undefined): OpenApiSchema =>
+  (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop() ?? ''] : schema) ?? {};
 
 /** A value of the schema's shape, or (one time in three, at every level) something hostile. */
-function valueFor(schema: Json, depth = 0): fc.Arbitrary<unknown> {
+function valueFor(schema: OpenApiSchema, depth = 0): fc.Arbitrary<unknown> {
   const s = resolve(schema);
   const variants = s.anyOf ?? s.oneOf;
   let shaped: fc.Arbitrary<unknown>;
-  if (variants) shaped = fc.oneof(...variants.map((v: Json) => valueFor(v, depth + 1)));
+  if (variants) shaped = fc.oneof(...variants.map((v) => valueFor(v, depth + 1)));
   else if (s.enum) shaped = fc.constantFrom(...s.enum);
   else if (s.type === 'object' || s.properties) shaped = objectFor(s, depth);
   else if (s.type === 'array') shaped = fc.array(valueFor(s.items ?? {}, depth + 1), { maxLength: depth > 2 ? 1 : 4 });
@@ -115,16 +116,16 @@ function valueFor(schema: Json, depth = 0): fc.Arbitrary<unknown> {
   return depth > 4 ? shaped : fc.oneof({ weight: 2, arbitrary: shaped }, { weight: 1, arbitrary: hostileValue });
 }
 
-function objectFor(s: Json, depth: number): fc.Arbitrary<unknown> {
-  const props = Object.fromEntries(Object.entries((s.properties ?? {}) as Json).map(([k, v]) => [k, valueFor(v as Json, depth + 1)]));
-  const required = (s.required ?? []) as string[];
+function objectFor(s: OpenApiSchema, depth: number): fc.Arbitrary<unknown> {
+  const props = Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, valueFor(v, depth + 1)]));
+  const required = s.required ?? [];
   return fc
     .tuple(fc.record(props, { requiredKeys: required.filter((k) => k in props) }), fc.dictionary(hostileString, hostileScalar, { maxKeys: 1 }))
     .map(([known, extra]) => ({ ...extra, ...known }));
 }
 
 /** Request bodies as text: JSON of the shape, or text no JSON encoder would write. */
-function bodyText(schema: Json | undefined): fc.Arbitrary<string | undefined> {
+function bodyText(schema: OpenApiSchema | undefined): fc.Arbitrary<string | undefined> {
   const json = (schema ? valueFor(schema) : hostileValue).map((v) => JSON.stringify(v) ?? 'null');
   const weird = fc.constantFrom(
     `{"name":${'['.repeat(5000)}${']'.repeat(5000)}}`,
@@ -142,8 +143,8 @@ function bodyText(schema: Json | undefined): fc.Arbitrary<string | undefined> {
   return fc.oneof({ weight: 5, arbitrary: json }, { weight: 2, arbitrary: weird }, { weight: 1, arbitrary: fc.constant(undefined) });
 }
 
-function requestFor(path: string, method: string, op: Json) {
-  const params = (op.parameters ?? []) as Json[];
+function requestFor(method: string, op: OpenApiOperation) {
+  const params = op.parameters ?? [];
   const pathValue = fc.oneof(fc.constantFrom(...ids), fc.uuid(), hostileString);
   const query = fc.array(
     fc.oneof(
@@ -151,7 +152,7 @@ function requestFor(path: string, method: string, op: Json) {
         .filter((p) => p.in === 'query')
         .map((p) =>
           fc.tuple(
-            fc.constant(p.name as string),
+            fc.constant(p.name),
             fc.oneof(
               valueFor(p.schema ?? {}).map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))),
               hostileString,
@@ -162,7 +163,7 @@ function requestFor(path: string, method: string, op: Json) {
     ),
     { maxLength: 4 },
   );
-  const content = op.requestBody?.content?.['application/json']?.schema as Json | undefined;
+  const content = op.requestBody?.content['application/json']?.schema;
   return fc.record({
     segments: fc.array(pathValue, { minLength: 3, maxLength: 3 }),
     query,
@@ -178,17 +179,10 @@ const safeHeader = (v: string) => v.replace(/[^\x20-\x7e]/g, '');
 
 describe('fuzzing every operation of the OpenAPI document', () => {
   it('never answers 5xx, and every error is problem+json', async () => {
-    const operations = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
-      ['get', 'post', 'put', 'delete', 'patch']
-        .filter((m) => (item as Json)[m])
-        // A path with a server of its own (the OAuth endpoints under {app_url}/api) is sent there.
-        .map((m) => ({
-          path,
-          method: m,
-          op: (item as Json)[m] as Json,
-          base: ((item as Json).servers?.[0]?.url as string | undefined) ?? `${svc.url}/api/v1`,
-        })),
-    );
+    const operations = operationsOf(doc)
+      .filter(({ method }) => ['get', 'post', 'put', 'delete', 'patch'].includes(method))
+      // A path with a server of its own (the OAuth endpoints under {app_url}/api) is sent there.
+      .map(({ path, method, op, item }) => ({ path, method, op, base: item.servers?.[0]?.url ?? `${t.svc.url}/api/v1` }));
     expect(operations.filter((o) => o.base.endsWith('/api')).map((o) => o.path)).toEqual(['/oauth/token', '/oauth/revoke']);
     expect(operations.length).toBeGreaterThan(15);
     const failures: string[] = [];
@@ -196,9 +190,9 @@ describe('fuzzing every operation of the OpenAPI document', () => {
     for (const { path, method, op, base } of operations) {
       // RFC 6749 endpoints answer their own error JSON ({ error, error_description }); 429 is the service's problem.
       const oauth = !base.endsWith('/api/v1');
-      const key = path === '/sandbox/reset' ? test : live;
+      const key = path === '/sandbox/reset' ? test : t.key;
       await fc.assert(
-        fc.asyncProperty(requestFor(path, method, op), async (r) => {
+        fc.asyncProperty(requestFor(method, op), async (r) => {
           // Fuzzing sends thousands of requests; the rate limit is tested elsewhere.
           if (++sent % (oauth ? 8 : 80) === 0) await testDb().pool.query('UPDATE rate_limit_windows SET count = 0');
           let i = 0;
@@ -221,7 +215,7 @@ describe('fuzzing every operation of the OpenAPI document', () => {
           } else if (res.status >= 400) {
             if (!/^application\/problem\+json/.test(res.headers.get('content-type') ?? '')) failures.push(`not problem+json: ${where}`);
             else {
-              const p = JSON.parse(text);
+              const p = JSON.parse(text) as Partial<Record<keyof Problem, unknown>>;
               if (
                 typeof p.code !== 'string' ||
                 p.status !== res.status ||

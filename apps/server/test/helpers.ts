@@ -2,10 +2,14 @@
 // made through the internal procedures, and a small fetch wrapper.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { inject } from 'vitest';
+import createClient, { type Client } from 'openapi-fetch';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type {} from '../../../test/global-setup.ts';
-import { createCaller } from '@tlr/api';
+import type { components, paths } from '../../../test/generated/api.ts';
+import { createCaller, type AuditRecord } from '@tlr/api';
 import { loadConfig } from '@tlr/config';
 import { createDatabase, type Database } from '@tlr/db';
 import { SCOPES, type Scope } from '@tlr/domain';
@@ -157,8 +161,8 @@ export async function approveCode(
 }
 
 /** The body of an authorization code's exchange as a partner sends it (RFC 6749 4.1.3 with PKCE). */
-export const codeExchange = (app: { clientId: string; clientSecret: string; redirectUri: string }, code: string, verifier: string): Record<string, string> => ({
-  grant_type: 'authorization_code',
+export const codeExchange = (app: { clientId: string; clientSecret: string; redirectUri: string }, code: string, verifier: string) => ({
+  grant_type: 'authorization_code' as const,
   code,
   redirect_uri: app.redirectUri,
   client_id: app.clientId,
@@ -166,8 +170,12 @@ export const codeExchange = (app: { clientId: string; clientSecret: string; redi
   code_verifier: verifier,
 });
 
-/** POST to an OAuth endpoint under {app_url}/api/oauth, JSON by default. */
-export async function oauthPost(
+/**
+ * POST to an OAuth endpoint under {app_url}/api/oauth, JSON by default, untyped: for form bodies and
+ * malformed requests (`oauthApi` types the well-formed ones). Its answers are OAuth errors unless the
+ * caller says otherwise.
+ */
+export async function oauthPost<T = Schemas['OAuthError']>(
   baseUrl: string,
   path: 'token' | 'revoke',
   body: Record<string, string>,
@@ -178,32 +186,30 @@ export async function oauthPost(
     headers: { 'Content-Type': opts.form ? 'application/x-www-form-urlencoded' : 'application/json', ...opts.headers },
     body: opts.form ? new URLSearchParams(body).toString() : JSON.stringify(body),
   });
-  const text = await res.text();
-  let json: any = text;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, headers: res.headers, body: json };
+  return { status: res.status, headers: res.headers, body: parseJson(await res.text()) as T };
 }
 
-export interface Reply<T = any> {
+/** The typed client of the OAuth endpoints ({app_url}/api: POST /oauth/token and /oauth/revoke). */
+export const oauthApi = (baseUrl: string): Api => createClient<paths>({ baseUrl: `${baseUrl}/api` });
+
+export interface Reply<T> {
   status: number;
   headers: Headers;
   body: T;
   text: string;
 }
 
+/**
+ * The untyped client: for what the typed one (`api`) refuses to send (malformed paths, queries, headers
+ * and bodies) and for answers that are not JSON. Its answers are problems unless the caller says otherwise.
+ */
 export function client(baseUrl: string, key?: string) {
-  const call = async <T = any>(
+  const call = async <T = Problem>(
     method: string,
     path: string,
     opts: { body?: unknown; headers?: Record<string, string>; raw?: string } = {},
   ): Promise<Reply<T>> => {
-    // An OAuth access token goes as a bearer token, an API key in its header.
-    const auth: Record<string, string> = key === undefined ? {} : key.startsWith('tlr_at_') ? { Authorization: `Bearer ${key}` } : { 'X-API-Key': key };
-    const headers: Record<string, string> = { ...auth, ...opts.headers };
+    const headers: Record<string, string> = { ...credentialHeader(key), ...opts.headers };
     let payload: string | undefined = opts.raw;
     if (opts.body !== undefined) {
       payload = JSON.stringify(opts.body);
@@ -211,21 +217,249 @@ export function client(baseUrl: string, key?: string) {
     }
     const res = await fetch(`${baseUrl}/api/v1${path}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
     const text = await res.text();
-    let body: any = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      // not JSON
-    }
-    return { status: res.status, headers: res.headers, body, text };
+    return { status: res.status, headers: res.headers, body: parseJson(text) as T, text };
   };
-  // Random: keys are scoped to the company, and several clients of one company post at the same moment.
-  const idem = () => `test-${randomUUID()}`;
   return {
     call,
-    get: <T = any>(path: string, headers?: Record<string, string>) => call<T>('GET', path, { headers: headers ?? {} }),
-    post: <T = any>(path: string, body: unknown, headers: Record<string, string> = { 'Idempotency-Key': idem() }) => call<T>('POST', path, { body, headers }),
-    put: <T = any>(path: string, body: unknown) => call<T>('PUT', path, { body }),
-    del: <T = any>(path: string) => call<T>('DELETE', path),
+    get: <T = Problem>(path: string, headers?: Record<string, string>) => call<T>('GET', path, { headers: headers ?? {} }),
+    post: <T = Problem>(path: string, body: unknown, headers: Record<string, string> = idem().header) => call<T>('POST', path, { body, headers }),
+    put: <T = Problem>(path: string, body: unknown) => call<T>('PUT', path, { body }),
+    del: <T = Problem>(path: string) => call<T>('DELETE', path),
   };
 }
+
+/** JSON when the text is JSON, else the text itself. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The schemas of the OpenAPI document, as the HTTP tests see them (test/generated/api.ts). */
+export type Schemas = components['schemas'];
+export type Problem = Schemas['Problem'];
+/** A client typed from the served OpenAPI document (openapi-fetch): paths, parameters, bodies and answers. */
+export type Api = Client<paths>;
+
+const credentialHeader = (credential?: string): Record<string, string> =>
+  credential === undefined ? {} : credential.startsWith('tlr_at_') ? { Authorization: `Bearer ${credential}` } : { 'X-API-Key': credential };
+
+/** The typed client of {base_url}, with an API key or an OAuth access token (or none). */
+export const api = (baseUrl: string, credential?: string): Api => createClient<paths>({ baseUrl: `${baseUrl}/api/v1`, headers: credentialHeader(credential) });
+
+/**
+ * `params.header` of a create: a fresh Idempotency-Key (random: keys are scoped to the company, and several
+ * clients of one company post at the same moment), or the one given.
+ */
+export const idem = (key = `test-${randomUUID()}`) => ({ header: { 'Idempotency-Key': key } });
+
+/** What openapi-fetch answers: the 2xx body, or the problem, and the response. */
+type Answer<T> = { data?: T; error?: unknown; response: Response };
+
+function bodyIf<T>({ data, error, response }: Answer<T>, wanted: number | '2xx'): T {
+  const fits = wanted === '2xx' ? response.ok : response.status === wanted;
+  if (!fits || data === undefined) throw new Error(`expected ${wanted}, got ${response.status}: ${JSON.stringify(error)}`);
+  return data;
+}
+
+/** The body of a 2xx answer to `call`; any other answer fails the test with its status and problem. */
+export const ok = async <T>(call: Promise<Answer<T>>): Promise<T> => bodyIf(await call, '2xx');
+
+/** The body of a 201 answer to `call` (a create); any other answer fails the test. */
+export const created = async <T>(call: Promise<Answer<T>>): Promise<T> => bodyIf(await call, 201);
+
+/**
+ * The body of an answer already in hand (kept for its headers too) that has exactly `status`; any other
+ * answer fails the test with its status and problem.
+ */
+export const bodyOf = <T>(status: number, answer: Answer<T>): T => bodyIf(answer, status);
+
+export interface CompanyFixture {
+  svc: Service;
+  company: Awaited<ReturnType<typeof newCompany>>;
+  /** A live key with every scope. */
+  key: string;
+  /** The typed client with that key. */
+  api: Api;
+  /** The untyped client with that key, for what the types refuse (malformed input, raw bytes). */
+  raw: ReturnType<typeof client>;
+  /**
+   * A new key of the company (its sandbox's when `mode` is test), with its clients: each key has a rate
+   * limit of its own, so a file that makes many requests spreads them over keys.
+   */
+  newKey(scopes?: readonly Scope[], mode?: 'live' | 'test'): ReturnType<typeof newKey>;
+  /** Another company with a live key of every scope, on the same service (for cross-company checks). */
+  another(name?: string): Promise<Omit<CompanyFixture, 'svc' | 'another' | 'newKey'>>;
+}
+
+/**
+ * The setup most HTTP test files share: a test service and a company with a live key of every scope,
+ * made in this file's beforeAll and stopped in its afterAll. The fields are set once beforeAll has run.
+ */
+export function useCompany(opts: { name?: string; cvr?: string; env?: Record<string, string> } = {}): CompanyFixture {
+  const f = {} as CompanyFixture;
+  beforeAll(async () => {
+    [f.svc, f.company] = await Promise.all([startTestService(opts.env), newCompany(opts.name, opts.cvr)]);
+    f.key = (await f.company.key()).key;
+    f.api = api(f.svc.url, f.key);
+    f.raw = client(f.svc.url, f.key);
+  });
+  f.newKey = (scopes, mode) => newKey(f.svc.url, f.company, scopes, mode);
+  f.another = async (name = 'Anden Virksomhed ApS') => {
+    const company = await newCompany(name);
+    const key = (await company.key()).key;
+    return { company, key, api: api(f.svc.url, key), raw: client(f.svc.url, key) };
+  };
+  afterAll(() => f.svc?.stop());
+  return f;
+}
+
+// Several servers, rows, request bodies.
+
+export interface ServersFixture {
+  svc: Service;
+  /** This process's service first, then the server processes. */
+  urls: string[];
+  /** The typed client of server `i` (round-robin over `urls`) with `credential`. */
+  api(i: number, credential: string): Api;
+}
+
+/**
+ * The setup of the files that spread requests over several servers: `startServers(extra)` in this
+ * file's beforeAll, stopped in its afterAll. The fields are set once beforeAll has run.
+ */
+export function useServers(extra = 2): ServersFixture {
+  let servers: Awaited<ReturnType<typeof startServers>> | undefined;
+  const f = { api: (i: number, credential: string) => api(f.urls[i % f.urls.length]!, credential) } as ServersFixture;
+  beforeAll(async () => {
+    servers = await startServers(extra);
+    [f.svc, f.urls] = [servers.svc, servers.urls];
+  });
+  afterAll(() => servers?.stop());
+  return f;
+}
+
+/** The `n` of one `SELECT count(*)::int AS n ...` on the run's database. */
+export async function countRows(sql: string, params: unknown[] = []): Promise<number> {
+  const { rows } = await testDb().pool.query<{ n: number }>(sql, params);
+  if (rows.length !== 1) throw new Error(`expected one count row, got ${rows.length}: ${sql}`);
+  return rows[0]!.n;
+}
+
+/** The JSON body an operation takes, as the served document declares it: `RequestBody<'/invoices', 'post'>`. */
+export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  requestBody?: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
+
+/** The query parameters a GET takes, as the served document declares them: `RequestQuery<'/invoices'>`. */
+export type RequestQuery<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never;
+
+/** The body of a balanced two-line posting on `date`: `amount` debited to `debit` and credited to `credit`. */
+export const twoLinePosting = (
+  date: string,
+  debit: string,
+  credit: string,
+  amount: number | string,
+  description?: string,
+): RequestBody<'/transactions', 'post'> => ({
+  date,
+  ...(description === undefined ? {} : { description }),
+  lines: [
+    { account_number: debit, debit: amount },
+    { account_number: credit, credit: amount },
+  ],
+});
+
+/**
+ * A new key of `company` (a sandbox's when `mode` is test), with its typed and untyped clients on
+ * `baseUrl`. Each key has its own rate-limit window of 100 requests a minute.
+ */
+export async function newKey(baseUrl: string, company: CompanyFixture['company'], scopes?: readonly Scope[], mode?: 'live' | 'test') {
+  const created = await company.key(scopes, mode);
+  return { key: created.key, companyId: created.company_id, api: api(baseUrl, created.key), raw: client(baseUrl, created.key) };
+}
+
+// Webhook receivers, connected apps and staff.
+
+/** A request a test's webhook receiver got: when, its headers, and its raw body (what the signature covers). */
+export interface Received {
+  at: number;
+  headers: IncomingMessage['headers'];
+  raw: string;
+}
+
+/**
+ * A webhook receiver on loopback: it records every request and answers what `answer` says (200 by
+ * default), when it says. `close` also drops connections still waiting for their answer.
+ */
+export async function webhookReceiver() {
+  const got: Received[] = [];
+  let answer: (r: Received) => number | Promise<number> = () => 200;
+  const server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => {
+      const r = { at: Date.now(), headers: req.headers, raw: Buffer.concat(parts).toString('utf8') };
+      got.push(r);
+      void Promise.resolve(answer(r)).then((status) => res.writeHead(status).end());
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    got,
+    answer: (fn: typeof answer) => (answer = fn),
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}
+
+/** A partner app the owner connected through the whole flow: the consent procedure's code, then the partner's exchange. */
+export async function connectedApp(baseUrl: string, owner: { userId: string; companyId: string }, scopes?: readonly Scope[]) {
+  const app = await oauthClient(scopes);
+  const pkce = pkcePair();
+  const code = await approveCode(owner, app, pkce.challenge);
+  const tokens = await ok(oauthApi(baseUrl).POST('/oauth/token', { body: codeExchange(app, code, pkce.verifier) }));
+  return { app, tokens };
+}
+
+/** The event types a webhook subscription can name (the document's catalog). */
+export type EventType = Schemas['WebhookSubscription']['events'][number];
+
+/** A webhook subscription of the client's company, made as a setup step: its id, url, events and secret. */
+export const subscribe = async (c: Api, url: string, events: EventType[]) => (await ok(c.POST('/webhooks', { body: { url, events } }))).data;
+
+/** A subscription's delivery history: the latest 100, newest first. */
+export const deliveries = async (c: Api, id: string) => (await ok(c.GET('/webhooks/{id}/deliveries', { params: { path: { id } } }))).data;
+
+/** The password of every staff account the tests make. */
+export const STAFF_PASSWORD = 'a long staff password';
+
+/** A staff account of the admin app, made as `tlr staff create` makes one: its id, email and role. */
+export async function newStaff(role: 'support' | 'admin') {
+  const email = `${role}-${randomUUID().slice(0, 8)}@tlr.example`;
+  return internal().support.createStaff({ email, password: STAFF_PASSWORD, role });
+}
+
+// Requests and their audit records.
+
+/** An answer's X-Request-ID; an answer without one fails the test. */
+export function requestIdOf(res: { headers: Headers }): string {
+  const id = res.headers.get('x-request-id');
+  if (!id) throw new Error('the answer has no X-Request-ID');
+  return id;
+}
+
+/** The audit records of a request, once the buffered audit log has written them (company_id as text). */
+export const auditRecords = (requestId: string) =>
+  waitFor(async () => {
+    const { rows } = await testDb().pool.query<AuditRecord>(
+      `SELECT request_id, actor_type, actor_id, company_id::text, method, path, status, problem_code, duration_ms, ip, created_at
+       FROM request_audit_log WHERE request_id = $1`,
+      [requestId],
+    );
+    return rows.length ? rows : undefined;
+  });

@@ -1,22 +1,15 @@
 // Hostile and odd input (issue: faults and hostile input): NUL characters, lone surrogates, dates at
 // the edges of the calendar, deep JSON, amounts at the edge of what a double holds, a sandbox reset in
 // the middle of postings, keys with whitespace and a revoked key that was rate-limited. Never a 500.
+// The hostile requests go through the raw client (`t.raw`), byte for byte as written here; the ordinary
+// ones around them through the typed client.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, internal, newCompany, startTestService, testDb } from './helpers.ts';
-import type { Service } from '../src/service.ts';
+import type { MethodResponse } from 'openapi-fetch';
+import { describe, expect, it } from 'vitest';
+import { api, idem, internal, newCompany, ok, testDb, useCompany, type Api } from './helpers.ts';
 
-let svc: Service;
-let company: Awaited<ReturnType<typeof newCompany>>;
-let key: string;
-beforeAll(async () => {
-  svc = await startTestService();
-  company = await newCompany();
-  key = (await company.key()).key;
-});
-afterAll(() => svc.stop());
+const t = useCompany();
 
-const api = () => client(svc.url, key);
 const posting = (amount: number | string, date = '2026-03-02') => ({
   date,
   lines: [
@@ -27,11 +20,11 @@ const posting = (amount: number | string, date = '2026-03-02') => ({
 
 describe('text', () => {
   it('a NUL in a body field, a search, a lookup value or an Idempotency-Key is a 400 naming it, never a 500', async () => {
-    const body = await api().post('/customers', { name: 'A\u0000B' });
+    const body = await t.raw.post('/customers', { name: 'A\u0000B' });
     expect(body.status).toBe(400);
     expect(body.body).toMatchObject({ code: 'invalid_request', field: 'name' });
     expect(body.body.detail).toMatch(/NUL/);
-    const nested = await api().post('/transactions', {
+    const nested = await t.raw.post('/transactions', {
       ...posting(1),
       lines: [
         { account_number: '6470', debit: 1, description: '\u0000' },
@@ -44,28 +37,28 @@ describe('text', () => {
       ['/customers/lookup?email=x%00%40y.dk', 'email'],
       ['/transactions?since=2026-01-01%00', 'since'],
     ] as const) {
-      const r = await api().get(path);
+      const r = await t.raw.get(path);
       expect(r.status, path).toBe(400);
       expect(r.body, path).toMatchObject({ code: 'invalid_request', field });
     }
   });
 
   it('a lone surrogate is refused (never stored as U+FFFD); well-formed astral text is kept', async () => {
-    const raw = await api().call('POST', '/customers', {
+    const raw = await t.raw.call('POST', '/customers', {
       raw: '{"name":"a\\ud800b"}',
       headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'lone-1' },
     });
     expect(raw.status).toBe(400);
     expect(raw.body).toMatchObject({ field: 'name' });
     expect(raw.body.detail).toMatch(/lone surrogate/);
-    const ok = await api().post('/customers', { name: 'Bageriet 🍞 Æblegården' });
-    expect(ok.status).toBe(201);
-    expect(ok.body.data.name).toBe('Bageriet 🍞 Æblegården');
+    const kept = await t.api.POST('/customers', { params: idem(), body: { name: 'Bageriet 🍞 Æblegården' } });
+    expect(kept.response.status).toBe(201);
+    expect(kept.data?.data.name).toBe('Bageriet 🍞 Æblegården');
   });
 
   it(`JSON nested thousands of levels deep is a 400, never a stack overflow`, async () => {
     const deep = `{"name":${'['.repeat(4500)}${']'.repeat(4500)}}`;
-    const r = await api().call('POST', '/customers', { raw: deep, headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'deep-1' } });
+    const r = await t.raw.call('POST', '/customers', { raw: deep, headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'deep-1' } });
     expect(r.status).toBe(400);
     expect(r.body.detail).toMatch(/nested deeper than 64 levels/);
   });
@@ -84,53 +77,54 @@ describe('dates at the edges', () => {
       ['/exports/saft?from=9999-01-01', 'from'],
     ];
     for (const [path, field] of cases) {
-      const r = await api().get(path);
+      const r = await t.raw.get(path);
       expect(r.status, path).toBe(400);
       expect(r.body, path).toMatchObject({ code: 'invalid_request', field });
       expect(r.body.detail, path).toMatch(/between 1900-01-01 and 9998-12-31|valid calendar date/);
     }
-    const t = await api().post('/transactions', posting(1, '0000-01-01'));
-    expect(t.body).toMatchObject({ status: 400, field: 'date' });
+    const posted = await t.raw.post('/transactions', posting(1, '0000-01-01'));
+    expect(posted.body).toMatchObject({ status: 400, field: 'date' });
   });
 
   it('the last accepted day works everywhere a date is derived from it (a fiscal year ending in 9999)', async () => {
     const split = await newCompany('Skævt regnskabsår ApS');
     await internal().internal.updateAccountingSettings({ companyId: split.companyId, fiscal_year_start_month: 7 });
-    const c = client(svc.url, (await split.key()).key);
-    const balance = await c.get('/reports/balance?as_of=9998-12-31');
-    expect(balance.status).toBe(200);
-    expect(balance.body.data.fiscal_year).toEqual({ start_date: '9998-07-01', end_date: '9999-06-30' });
-    expect((await c.get('/reports/profit-loss?to=9998-12-31')).status).toBe(200);
-    expect((await c.get('/reports/balance?as_of=1900-01-01')).body.data.fiscal_year).toEqual({ start_date: '1899-07-01', end_date: '1900-06-30' });
-    expect((await c.get('/customers?until=9998-12-31')).status).toBe(200);
+    const c = api(t.svc.url, (await split.key()).key);
+    const balance = await c.GET('/reports/balance', { params: { query: { as_of: '9998-12-31' } } });
+    expect(balance.response.status).toBe(200);
+    expect(balance.data?.data.fiscal_year).toEqual({ start_date: '9998-07-01', end_date: '9999-06-30' });
+    expect((await c.GET('/reports/profit-loss', { params: { query: { to: '9998-12-31' } } })).response.status).toBe(200);
+    const first = await ok(c.GET('/reports/balance', { params: { query: { as_of: '1900-01-01' } } }));
+    expect(first.data.fiscal_year).toEqual({ start_date: '1899-07-01', end_date: '1900-06-30' });
+    expect((await c.GET('/customers', { params: { query: { until: '9998-12-31' } } })).response.status).toBe(200);
   });
 });
 
 describe('large amounts', () => {
   it('the largest amount, sent as a JSON number or a string, is posted and answered with its exact digits', async () => {
-    const fresh = client(svc.url, (await (await newCompany()).key()).key);
-    const asNumber = await fresh.call('POST', '/transactions', {
-      raw: '{"date":"2026-03-02","lines":[{"account_number":"6470","debit":999999999999999.99},{"account_number":"1010","credit":999999999999999.99}]}',
+    const { api: typed, raw: fresh } = await t.another('Store Beløb ApS');
+    // Sent and read as text: JSON.stringify and JSON.parse would round 999999999999999.99.
+    const largest =
+      '{"date":"2026-03-02","lines":[{"account_number":"6470","debit":999999999999999.99},{"account_number":"1010","credit":999999999999999.99}]}';
+    const asNumber = await fresh.call<MethodResponse<Api, 'post', '/transactions'>>('POST', '/transactions', {
+      raw: largest,
       headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'big-1' },
     });
     expect(asNumber.status).toBe(201);
     expect(asNumber.text).toContain('"debit":999999999999999.99');
     expect(asNumber.text).toContain('"total_debit":999999999999999.99');
     // the replay is the same text
-    const replay = await fresh.call('POST', '/transactions', {
-      raw: '{"date":"2026-03-02","lines":[{"account_number":"6470","debit":999999999999999.99},{"account_number":"1010","credit":999999999999999.99}]}',
-      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'big-1' },
-    });
+    const replay = await fresh.call('POST', '/transactions', { raw: largest, headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'big-1' } });
     expect(replay.text).toBe(asNumber.text);
     // the event carries the same digits
-    const { rows } = await testDb().pool.query(
+    const { rows } = await testDb().pool.query<{ total: string }>(
       `SELECT data->>'total_debit' AS total FROM outbox_events WHERE type = 'transaction.created' AND data->>'id' = $1`,
       [asNumber.body.data.id],
     );
     expect(rows).toEqual([{ total: '999999999999999.99' }]);
-    expect((await fresh.post('/transactions', posting('999999999999999.99'))).status).toBe(201);
+    expect((await typed.POST('/transactions', { params: idem(), body: posting('999999999999999.99') })).response.status).toBe(201);
     // two of them on one account: a balance past 10^15, still exact, and both reports agree
-    const balance = await fresh.get('/reports/balance?as_of=2026-12-31');
+    const balance = await fresh.get<MethodResponse<Api, 'get', '/reports/balance'>>('/reports/balance?as_of=2026-12-31');
     expect(balance.status).toBe(200);
     expect(balance.text).toContain('"total_assets":1999999999999999.98');
     expect(balance.body.data.balanced).toBe(true);
@@ -139,10 +133,10 @@ describe('large amounts', () => {
   });
 
   it('one øre more, or a document total beyond the largest amount, is a 400 naming the field', async () => {
-    const over = await api().post('/transactions', posting('1000000000000000.00'));
+    const over = await t.raw.post('/transactions', posting('1000000000000000.00'));
     expect(over.body).toMatchObject({ status: 400, field: 'lines[0].debit' });
     expect(over.body.detail).toMatch(/at most 999999999999999.99/);
-    const sum = await api().post('/transactions', {
+    const sum = await t.raw.post('/transactions', {
       date: '2026-03-02',
       lines: [
         { account_number: '6470', debit: '999999999999999.99' },
@@ -152,16 +146,16 @@ describe('large amounts', () => {
       ],
     });
     expect(sum.body).toMatchObject({ status: 400, field: 'lines' });
-    const price = await api().post('/products', { name: 'Dyr', unit_price: 1e15 });
+    const price = await t.raw.post('/products', { name: 'Dyr', unit_price: 1e15 });
     expect(price.body).toMatchObject({ status: 400, field: 'unit_price' });
     // A number no double holds (JSON.parse makes it Infinity) and an amount of the wrong type: the
     // amount rule names what is wrong, not a generic "Invalid input".
-    const huge = await api().call('POST', '/products', {
+    const huge = await t.raw.call('POST', '/products', {
       raw: '{"name":"Uendelig","unit_price":1e400}',
       headers: { 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
     });
     expect(huge.body).toMatchObject({ status: 400, field: 'unit_price', detail: 'unit_price: must be a finite number' });
-    const typed = await api().post('/products', { name: 'Forkert', unit_price: { dkk: 5 } });
+    const typed = await t.raw.post('/products', { name: 'Forkert', unit_price: { dkk: 5 } });
     expect(typed.body).toMatchObject({ status: 400, field: 'unit_price', detail: 'unit_price: must be a decimal number' });
   });
 });
@@ -169,41 +163,45 @@ describe('large amounts', () => {
 describe('a sandbox reset in the middle of postings', () => {
   it('each posting completes before it or is refused with 409; never a 500, and the books stay consistent', async () => {
     const owner = await newCompany();
-    const sandbox = client(svc.url, (await owner.key(undefined, 'test')).key);
+    const sandbox = api(t.svc.url, (await owner.key(undefined, 'test')).key);
     const statuses: number[] = [];
     const posts = Array.from({ length: 40 }, async (_, i) => {
       if (i === 20) {
-        const reset = await sandbox.call('POST', '/sandbox/reset');
-        expect(reset.status).toBe(200);
+        const reset = await sandbox.POST('/sandbox/reset');
+        expect(reset.response.status).toBe(200);
         return;
       }
-      const r = await sandbox.post('/transactions', posting(i + 1));
-      statuses.push(r.status);
-      if (r.status !== 201) expect(r.body.code, JSON.stringify(r.body)).toBe('conflict');
+      const r = await sandbox.POST('/transactions', { params: idem(), body: posting(i + 1) });
+      statuses.push(r.response.status);
+      if (r.response.status !== 201) expect(r.error?.code, JSON.stringify(r.error)).toBe('conflict');
     });
     await Promise.all(posts);
     expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
     // what survived is gapless from 1
-    const list = await sandbox.get('/transactions?per_page=200&sort=created_at&order=asc');
-    expect(list.body.data.map((t: { document_number: number }) => t.document_number)).toEqual(list.body.data.map((_: unknown, i: number) => i + 1));
-    expect((await sandbox.get('/reports/balance')).body.data.balanced).toBe(true);
+    const list = await ok(sandbox.GET('/transactions', { params: { query: { per_page: 200, sort: 'created_at', order: 'asc' } } }));
+    expect(list.data.map((x) => x.document_number)).toEqual(list.data.map((_, i) => i + 1));
+    expect((await ok(sandbox.GET('/reports/balance'))).data.balanced).toBe(true);
   });
 });
 
 describe('credentials', () => {
   it('a key with a non-breaking space around it is not the key', async () => {
-    for (const padded of [`\u00a0${key}`, `${key}\u00a0`]) {
-      const r = await fetch(`${svc.url}/api/v1/customers`, { headers: { 'X-API-Key': padded } }).catch(() => null);
+    for (const padded of [`\u00a0${t.key}`, `${t.key}\u00a0`]) {
+      const r = await fetch(`${t.svc.url}/api/v1/customers`, { headers: { 'X-API-Key': padded } }).catch(() => null);
       // fetch refuses to send some bytes; when it does send, the answer is 401
       if (r) expect(r.status).toBe(401);
     }
     const latin1 = await new Promise<number>((resolve, reject) => {
       // a raw request, so the byte 0xA0 reaches the server whatever fetch allows
       import('node:http').then(({ request }) => {
-        const req = request(`${svc.url}/api/v1/customers`, { headers: { 'X-API-Key': Buffer.from(`${key}\u00a0`, 'latin1').toString('latin1') } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = request(
+          `${t.svc.url}/api/v1/customers`,
+          { headers: { 'X-API-Key': Buffer.from(`${t.key}\u00a0`, 'latin1').toString('latin1') } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         req.end();
       });
@@ -212,15 +210,15 @@ describe('credentials', () => {
   });
 
   it('a key revoked while it is rate-limited answers 401 at once, not 429 until its window ends', async () => {
-    const k = await company.key(['customers:read']);
-    const c = client(svc.url, k.key);
+    const k = await t.company.key(['customers:read']);
+    const c = api(t.svc.url, k.key);
     let last = 0;
-    for (let i = 0; i < 101; i++) last = (await c.get('/customers?per_page=1')).status;
+    for (let i = 0; i < 101; i++) last = (await c.GET('/customers', { params: { query: { per_page: 1 } } })).response.status;
     expect(last).toBe(429);
-    expect((await c.get('/customers')).status).toBe(429);
+    expect((await c.GET('/customers')).response.status).toBe(429);
     await internal().internal.revokeApiKey({ id: k.id });
-    const r = await c.get('/customers');
-    expect(r.status).toBe(401);
-    expect(r.headers.get('x-ratelimit-limit')).toBeNull();
+    const r = await c.GET('/customers');
+    expect(r.response.status).toBe(401);
+    expect(r.response.headers.get('x-ratelimit-limit')).toBeNull();
   });
 });

@@ -3,18 +3,16 @@
 // date, sequential number, seller's name, address and CVR, buyer's name and address, descriptions,
 // quantities, unit prices excluding VAT, VAT rate and amount per rate, totals, payment terms and bank
 // details; drafts watermarked, credit notes titled as such.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assert, beforeAll, describe, expect, it } from 'vitest';
 import { extractText, getDocumentProxy, getResolvedPDFJS } from 'unpdf';
 import { addDays, today } from '@tlr/domain';
-import { client, internal, newCompany, startTestService } from './helpers.ts';
-import type { Service } from '../src/service.ts';
+import { api, client, created, idem, internal, ok, useCompany, type Api, type RequestBody } from './helpers.ts';
 
-let svc: Service;
-let company: Awaited<ReturnType<typeof newCompany>>;
+// Each test takes a key of its own (t.newKey), which keeps it under the rate limit of a key.
+const t = useCompany({ name: 'Snedker Ærø ApS', cvr: '31415926' });
 let customerId: string;
 const day = (offset = 0) => addDays(today(), offset);
 const danish = (iso: string) => iso.split('-').reverse().join('.');
-const api = async (scopes?: Parameters<typeof company.key>[0], mode?: 'live' | 'test') => client(svc.url, (await company.key(scopes, mode)).key);
 
 const PROFILE = {
   address_line1: 'Nørregade 7',
@@ -27,13 +25,31 @@ const PROFILE = {
   iban: 'dk50 0040 0440 1162 43',
 };
 
-async function pdf(key: string, path: string) {
-  const res = await fetch(`${svc.url}/api/v1${path}`, { headers: { 'X-API-Key': key } });
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  if (!res.headers.get('content-type')?.startsWith('application/pdf')) return { res, text: new TextDecoder().decode(bytes), pages: 0 };
+const LINES = [
+  { description: 'Egetræsbord, håndlavet', quantity: 3, unit_price: 19.96 },
+  { description: 'Momsfri rådgivning', quantity: 1.5, unit_price: 10.1, vat_rate: 0 },
+];
+
+const settings = async (c: Api) => (await ok(c.GET('/settings/company'))).data;
+const updateSettings = (c: Api, body: RequestBody<'/settings/company', 'put'>) => c.PUT('/settings/company', { body });
+const invoice = async (c: Api, body: Partial<RequestBody<'/invoices', 'post'>>) =>
+  (await created(c.POST('/invoices', { params: idem(), body: { customer_id: customerId, issue_date: day(), due_date: day(14), lines: LINES, ...body } }))).data;
+/** Cancels an approved invoice; the credit note that did it. */
+async function cancel(c: Api, id: string) {
+  const { credit_note } = (await ok(c.PUT('/invoices/{id}/status', { params: { path: { id } }, body: { status: 'cancelled' } }))).data;
+  if (!credit_note) throw new Error('a cancelled invoice has a credit note');
+  return credit_note;
+}
+
+/** An invoice's PDF (or its credit note's) and its text; a refusal's problem when the answer is not a PDF. */
+async function pdf(c: Api, id: string, document?: 'invoice' | 'credit_note') {
+  const query = document ? { document } : {};
+  const { data, error, response: res } = await c.GET('/invoices/{id}/pdf', { params: { path: { id }, query }, parseAs: 'arrayBuffer' });
+  if (!data || !res.headers.get('content-type')?.startsWith('application/pdf')) return { res, error, text: '', pages: 0, bytes: new Uint8Array() };
+  const bytes = new Uint8Array(data);
   const doc = await getDocumentProxy(bytes.slice()); // pdf.js takes over (detaches) the buffer it is given
   const { text, totalPages } = await extractText(doc, { mergePages: true });
-  return { res, text: text.replace(/\s+/g, ' '), pages: totalPages, bytes };
+  return { res, error, text: text.replace(/\s+/g, ' '), pages: totalPages, bytes };
 }
 
 /**
@@ -73,21 +89,17 @@ async function firstPageLayout(bytes: Uint8Array) {
 }
 
 beforeAll(async () => {
-  svc = await startTestService();
-  company = await newCompany('Snedker Ærø ApS', '31415926');
-  const c = await api();
-  customerId = (await c.post('/customers', { name: 'Kunde Åbenrå A/S', address_line1: 'Storegade 3', postal_code: '6200', city: 'Aabenraa', cvr: '12345674' }))
-    .body.data.id;
+  const customer = { name: 'Kunde Åbenrå A/S', address_line1: 'Storegade 3', postal_code: '6200', city: 'Aabenraa', cvr: '12345674' };
+  customerId = (await created(t.api.POST('/customers', { params: idem(), body: customer }))).data.id;
 });
-afterAll(() => svc.stop());
 
 describe('GET/PUT /settings/company', () => {
   it('stores the seller profile, normalising the IBAN, and answers it back', async () => {
-    const c = await api();
-    const put = await c.put('/settings/company', PROFILE);
-    expect(put.status).toBe(200);
-    expect(put.body.data).toMatchObject({
-      id: company.companyId,
+    const c = (await t.newKey()).api;
+    const put = await updateSettings(c, PROFILE);
+    expect(put.response.status).toBe(200);
+    expect(put.data?.data).toMatchObject({
+      id: t.company.companyId,
       name: 'Snedker Ærø ApS',
       cvr: '31415926',
       livemode: true,
@@ -95,12 +107,12 @@ describe('GET/PUT /settings/company', () => {
       iban: 'DK5000400440116243',
       country: 'DK',
     });
-    expect((await c.get('/settings/company')).body.data).toEqual(put.body.data);
+    expect(await settings(c)).toEqual(put.data?.data);
   });
 
   it('refuses a wrong IBAN, registration or account number by field and rule, and changes nothing', async () => {
-    const c = await api();
-    const before = (await c.get('/settings/company')).body.data;
+    const c = (await t.newKey()).api;
+    const before = await settings(c);
     for (const [field, value, rule] of [
       ['iban', 'DK5000400440116244', /check digits/],
       ['iban', 'DK500040044011624', /18 characters/],
@@ -111,91 +123,74 @@ describe('GET/PUT /settings/company', () => {
       ['cvr', '11111111', /wrong check digit \(not a valid CVR number by the modulus 11 rule/],
       ['cvr', '1234567', /must have 8 digits/],
     ] as const) {
-      const r = await c.put('/settings/company', { city: 'Odense', [field]: value });
-      expect(r.status, `${field}=${value}`).toBe(400);
-      expect(r.headers.get('content-type')).toMatch(/application\/problem\+json/);
-      expect(r.body.errors).toEqual([expect.objectContaining({ field, message: expect.stringMatching(rule) })]);
+      const r = await updateSettings(c, { city: 'Odense', [field]: value });
+      expect(r.response.status, `${field}=${value}`).toBe(400);
+      expect(r.response.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(r.error?.errors).toEqual([expect.objectContaining({ field, message: expect.stringMatching(rule) })]);
     }
-    expect((await c.get('/settings/company')).body.data).toEqual(before);
+    expect(await settings(c)).toEqual(before);
   });
 
   it('sets the CVR of a company created without one, which its sandbox and invoice PDF then carry (SAF-T: saft.test.ts); "" removes it', async () => {
-    const late = await newCompany('Sen CVR ApS');
-    const key = (await late.key()).key;
-    const c = client(svc.url, key);
-    const test = client(svc.url, (await late.key(undefined, 'test')).key);
-    const customer = (await c.post('/customers', { name: 'Kunde uden CVR' })).body.data.id;
-    const inv = (
-      await c.post('/invoices', {
-        customer_id: customer,
-        issue_date: day(),
-        due_date: day(14),
-        lines: [{ description: 'Arbejde', quantity: 1, unit_price: 100 }],
-        auto_approve: true,
-      })
-    ).body.data;
-    expect((await pdf(key, `/invoices/${inv.id}/pdf`)).text).not.toContain('CVR-nr.');
+    const late = await t.another('Sen CVR ApS');
+    const c = late.api;
+    const test = api(t.svc.url, (await late.company.key(undefined, 'test')).key);
+    const customer = (await created(c.POST('/customers', { params: idem(), body: { name: 'Kunde uden CVR' } }))).data.id;
+    const inv = await invoice(c, { customer_id: customer, lines: [{ description: 'Arbejde', quantity: 1, unit_price: 100 }], auto_approve: true });
+    expect((await pdf(c, inv.id)).text).not.toContain('CVR-nr.');
 
-    const put = await c.put('/settings/company', { cvr: '12 34 56 82' });
-    expect(put.status).toBe(200);
-    expect(put.body.data.cvr).toBe('12345682');
-    expect((await c.get('/settings/company')).body.data.cvr).toBe('12345682');
-    expect((await test.get('/settings/company')).body.data.cvr).toBe('12345682');
-    expect((await pdf(key, `/invoices/${inv.id}/pdf`)).text).toContain('Sen CVR ApS CVR-nr. 12345682');
+    const put = await updateSettings(c, { cvr: '12 34 56 82' });
+    expect(put.response.status).toBe(200);
+    expect(put.data?.data.cvr).toBe('12345682');
+    expect((await settings(c)).cvr).toBe('12345682');
+    expect((await settings(test)).cvr).toBe('12345682');
+    expect((await pdf(c, inv.id)).text).toContain('Sen CVR ApS CVR-nr. 12345682');
 
-    expect((await c.put('/settings/company', { city: 'Ribe' })).body.data.cvr).toBe('12345682');
-    expect((await c.put('/settings/company', { cvr: '' })).body.data.cvr).toBe('');
-    expect((await test.get('/settings/company')).body.data.cvr).toBe('');
-    expect((await c.put('/settings/company', { cvr: '87654346' })).body.data.cvr).toBe('87654346');
-    expect((await c.put('/settings/company', { cvr: null })).body.data.cvr).toBe('');
+    const cvrAfter = async (body: RequestBody<'/settings/company', 'put'>) => (await ok(updateSettings(c, body))).data.cvr;
+    expect(await cvrAfter({ city: 'Ribe' })).toBe('12345682');
+    expect(await cvrAfter({ cvr: '' })).toBe('');
+    expect((await settings(test)).cvr).toBe('');
+    expect(await cvrAfter({ cvr: '87654346' })).toBe('87654346');
+    expect(await cvrAfter({ cvr: null })).toBe('');
   });
 
   it('mirrors a live change to the sandbox; a test key changes only the sandbox', async () => {
-    const live = await api();
-    const test = await api(undefined, 'test');
-    await live.put('/settings/company', { city: 'Svendborg' });
-    expect((await test.get('/settings/company')).body.data).toMatchObject({ livemode: false, city: 'Svendborg', iban: 'DK5000400440116243' });
-    await test.put('/settings/company', { city: 'Testby' });
-    expect((await live.get('/settings/company')).body.data.city).toBe('Svendborg');
-    expect((await test.get('/settings/company')).body.data.city).toBe('Testby');
-    await live.put('/settings/company', { city: PROFILE.city });
+    const live = (await t.newKey()).api;
+    const test = (await t.newKey(undefined, 'test')).api;
+    await ok(updateSettings(live, { city: 'Svendborg' }));
+    expect(await settings(test)).toMatchObject({ livemode: false, city: 'Svendborg', iban: 'DK5000400440116243' });
+    await ok(updateSettings(test, { city: 'Testby' }));
+    expect((await settings(live)).city).toBe('Svendborg');
+    expect((await settings(test)).city).toBe('Testby');
+    await ok(updateSettings(live, { city: PROFILE.city }));
   });
 
   it('needs accounts:read to read and accounts:write to change', async () => {
-    expect((await (await api(['invoices:read'])).get('/settings/company')).status).toBe(403);
-    const reader = await api(['accounts:read']);
-    expect((await reader.get('/settings/company')).status).toBe(200);
-    const r = await reader.put('/settings/company', { city: 'X' });
-    expect(r.status).toBe(403);
+    expect((await (await t.newKey(['invoices:read'])).api.GET('/settings/company')).response.status).toBe(403);
+    const reader = (await t.newKey(['accounts:read'])).api;
+    expect((await reader.GET('/settings/company')).response.status).toBe(200);
+    const r = await updateSettings(reader, { city: 'X' });
+    expect(r.response.status).toBe(403);
   });
 
   it('the CLI procedure applies the same rules in one transaction', async () => {
     const op = internal().internal;
-    await expect(op.updateCompany({ companyId: company.companyId, lock_date: '2020-01-31', iban: 'DK00' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
-    const settings = (await (await api()).get('/settings/company')).body.data;
-    expect(settings.lock_date).toBeNull(); // the valid half was not applied either
-    const r = await op.updateCompany({ companyId: company.companyId, phone: '+45 70 10 20 30' });
+    await expect(op.updateCompany({ companyId: t.company.companyId, lock_date: '2020-01-31', iban: 'DK00' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    expect((await settings((await t.newKey()).api)).lock_date).toBeNull(); // the valid half was not applied either
+    const r = await op.updateCompany({ companyId: t.company.companyId, phone: '+45 70 10 20 30' });
     expect(r.company.phone).toBe('+45 70 10 20 30');
   });
 });
 
 describe('GET /invoices/{id}/pdf', () => {
-  const lines = [
-    { description: 'Egetræsbord, håndlavet', quantity: 3, unit_price: 19.96 },
-    { description: 'Momsfri rådgivning', quantity: 1.5, unit_price: 10.1, vat_rate: 0 },
-  ];
-
   it('prints every particular of a full Danish invoice', async () => {
-    const k = (await company.key()).key;
-    const c = client(svc.url, k);
-    const inv = (
-      await c.post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(14), lines, notes: 'Tak for handlen', auto_approve: true })
-    ).body.data;
-    const { res, text, bytes } = await pdf(k, `/invoices/${inv.id}/pdf`);
+    const c = (await t.newKey()).api;
+    const inv = await invoice(c, { notes: 'Tak for handlen', auto_approve: true });
+    const { res, text, bytes } = await pdf(c, inv.id);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-disposition')).toBe(`inline; filename="faktura-${inv.invoice_number}.pdf"`);
     expect(res.headers.get('cache-control')).toBe('private, no-store');
-    expect(new TextDecoder().decode(bytes!.slice(0, 5))).toBe('%PDF-');
+    expect(new TextDecoder().decode(bytes.slice(0, 5))).toBe('%PDF-');
     for (const expected of [
       'FAKTURA',
       `Fakturanr. ${inv.invoice_number}`,
@@ -231,10 +226,9 @@ describe('GET /invoices/{id}/pdf', () => {
   });
 
   it('watermarks a draft, which has no number yet, and shows the customer as it is now', async () => {
-    const k = (await company.key()).key;
-    const c = client(svc.url, k);
-    const inv = (await c.post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(8), lines })).body.data;
-    const { res, text } = await pdf(k, `/invoices/${inv.id}/pdf`);
+    const c = (await t.newKey()).api;
+    const inv = await invoice(c, { due_date: day(8) });
+    const { res, text } = await pdf(c, inv.id);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-disposition')).toBe(`inline; filename="faktura-kladde-${inv.id}.pdf"`);
     expect(text).toContain('FAKTURA (KLADDE)');
@@ -245,12 +239,11 @@ describe('GET /invoices/{id}/pdf', () => {
   });
 
   it('prints the credit note of a cancelled invoice under its own number, naming the invoice', async () => {
-    const k = (await company.key()).key;
-    const c = client(svc.url, k);
-    const inv = (await c.post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(14), lines, auto_approve: true })).body.data;
-    expect((await pdf(k, `/invoices/${inv.id}/pdf?document=credit_note`)).res.status).toBe(404);
-    const note = (await c.put(`/invoices/${inv.id}/status`, { status: 'cancelled' })).body.data.credit_note;
-    const { res, text } = await pdf(k, `/invoices/${inv.id}/pdf?document=credit_note`);
+    const c = (await t.newKey()).api;
+    const inv = await invoice(c, { auto_approve: true });
+    expect((await pdf(c, inv.id, 'credit_note')).res.status).toBe(404);
+    const note = await cancel(c, inv.id);
+    const { res, text } = await pdf(c, inv.id, 'credit_note');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-disposition')).toBe(`inline; filename="kreditnota-${note.credit_note_number}.pdf"`);
     expect(text).toContain('KREDITNOTA');
@@ -259,17 +252,16 @@ describe('GET /invoices/{id}/pdf', () => {
     expect(text).toContain('Krediteret i alt DKK -90,00');
     expect(text).not.toContain('FAKTURA ');
     // The invoice itself still prints as the invoice it was.
-    expect((await pdf(k, `/invoices/${inv.id}/pdf`)).text).toContain(`Fakturanr. ${inv.invoice_number}`);
+    expect((await pdf(c, inv.id)).text).toContain(`Fakturanr. ${inv.invoice_number}`);
   });
 
   it('prints a cancelled invoice as cancelled and credited by its credit note, asking for no payment', async () => {
-    const k = (await company.key()).key;
-    const c = client(svc.url, k);
-    const inv = (await c.post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(14), lines, auto_approve: true })).body.data;
-    const paying = (await pdf(k, `/invoices/${inv.id}/pdf`)).text;
+    const c = (await t.newKey()).api;
+    const inv = await invoice(c, { auto_approve: true });
+    const paying = (await pdf(c, inv.id)).text;
     for (const asks of ['Forfaldsdato', 'Betales til', 'ved betaling']) expect(paying).toContain(asks);
-    const note = (await c.put(`/invoices/${inv.id}/status`, { status: 'cancelled' })).body.data.credit_note;
-    const { res, text } = await pdf(k, `/invoices/${inv.id}/pdf`);
+    const note = await cancel(c, inv.id);
+    const { res, text } = await pdf(c, inv.id);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-disposition')).toBe(`inline; filename="faktura-${inv.invoice_number}.pdf"`);
     expect(text).toContain('FAKTURA (ANNULLERET)');
@@ -284,54 +276,58 @@ describe('GET /invoices/{id}/pdf', () => {
   });
 
   it('sets the line table headings each on one line, above the rule under them', async () => {
-    const k = (await company.key()).key;
-    const inv = (await client(svc.url, k).post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(14), lines })).body.data;
-    const { text, rules } = await firstPageLayout((await pdf(k, `/invoices/${inv.id}/pdf`)).bytes!);
+    const c = (await t.newKey()).api;
+    const inv = await invoice(c, {});
+    const { text, rules } = await firstPageLayout((await pdf(c, inv.id)).bytes);
     const headings = ['Beskrivelse', 'Antal', 'Enhedspris ekskl. moms', 'Moms %', 'Beløb DKK'].map((h) => {
       const found = text.filter((t) => t.str === h);
       expect(found, h).toHaveLength(1); // the whole heading in one piece: not wrapped
-      return found[0]!;
+      return found[0];
     });
+    const [first] = headings;
+    assert.exists(first);
     // One baseline for all of them.
-    expect(new Set(headings.map((h) => h.y.toFixed(1))).size).toBe(1);
+    expect(new Set(headings.map((h) => h?.y.toFixed(1))).size).toBe(1);
     // The header rule: the first full-width rule below them; the headings' descenders (8 pt) clear it.
-    const baseline = headings[0]!.y;
+    const baseline = first.y;
     const rule = rules.filter((r) => r.y < baseline && r.from <= 50 && r.to >= 545).sort((a, b) => b.y - a.y)[0];
-    expect(rule).toBeDefined();
-    expect(baseline - rule!.y).toBeGreaterThan(8 * 0.25);
+    assert.exists(rule, 'a full-width rule under the headings');
+    expect(baseline - rule.y).toBeGreaterThan(8 * 0.25);
     // Nothing of the table's heading sits between the rule and the first line.
-    const firstLine = text.find((t) => t.str === 'Egetræsbord, håndlavet')!;
-    expect(firstLine.y).toBeLessThan(rule!.y);
-    expect(text.filter((t) => t.y < rule!.y && t.y > firstLine.y)).toEqual([]);
+    const firstLine = text.find((t) => t.str === 'Egetræsbord, håndlavet');
+    assert.exists(firstLine);
+    expect(firstLine.y).toBeLessThan(rule.y);
+    expect(text.filter((t) => t.y < rule.y && t.y > firstLine.y)).toEqual([]);
   });
 
   it('flows a long invoice over several pages without losing a line', async () => {
-    const k = (await company.key()).key;
-    const c = client(svc.url, k);
+    const c = (await t.newKey()).api;
     const many = Array.from({ length: 90 }, (_, i) => ({
       description: `Vare nr. ${i + 1} ${'med en lang beskrivelse '.repeat(i % 3)}`.trim(),
       quantity: 1,
       unit_price: 1,
     }));
-    const inv = (await c.post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(14), lines: many, auto_approve: true })).body.data;
-    const { text, pages } = await pdf(k, `/invoices/${inv.id}/pdf`);
+    const inv = await invoice(c, { lines: many, auto_approve: true });
+    const { text, pages } = await pdf(c, inv.id);
     expect(pages).toBeGreaterThan(1);
     for (let i = 1; i <= 90; i++) expect(text).toContain(`Vare nr. ${i} `);
     expect(text).toContain('Total DKK inkl. moms 112,50');
   });
 
   it('refuses as every endpoint does: scope, other company, bad parameters', async () => {
-    const k = (await company.key()).key;
-    const inv = (await client(svc.url, k).post('/invoices', { customer_id: customerId, issue_date: day(), due_date: day(14), lines })).body.data;
-    const noScope = await pdf((await company.key(['customers:read'])).key, `/invoices/${inv.id}/pdf`);
+    const c = (await t.newKey()).api;
+    const inv = await invoice(c, {});
+    const noScope = await pdf((await t.newKey(['customers:read'])).api, inv.id);
     expect(noScope.res.status).toBe(403);
     expect(noScope.res.headers.get('content-type')).toMatch(/application\/problem\+json/);
-    const other = await newCompany('Anden ApS');
-    expect((await pdf((await other.key()).key, `/invoices/${inv.id}/pdf`)).res.status).toBe(404);
-    expect((await pdf((await company.key(undefined, 'test')).key, `/invoices/${inv.id}/pdf`)).res.status).toBe(404);
-    const bad = await pdf(k, `/invoices/${inv.id}/pdf?document=receipt`);
-    expect(bad.res.status).toBe(400);
-    expect(JSON.parse(bad.text).errors).toEqual([expect.objectContaining({ field: 'document' })]);
-    expect((await pdf(k, `/invoices/not-a-uuid/pdf`)).res.status).toBe(400);
+    expect(noScope.error).toMatchObject({ status: 403, code: 'forbidden' });
+    expect((await pdf((await t.another('Anden ApS')).api, inv.id)).res.status).toBe(404);
+    expect((await pdf((await t.newKey(undefined, 'test')).api, inv.id)).res.status).toBe(404);
+    // A document value outside the enum and an id that is no UUID: malformed on purpose, so through the untyped client.
+    const raw = client(t.svc.url, (await t.company.key()).key);
+    const bad = await raw.get(`/invoices/${inv.id}/pdf?document=receipt`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'document' })]);
+    expect((await raw.get(`/invoices/not-a-uuid/pdf`)).status).toBe(400);
   });
 });

@@ -2,18 +2,11 @@
 // separate server processes) on one database post to one company at the same moment. Document numbers
 // and system ids must come out gapless, unique and in posting order, a refused posting must consume no
 // number, and the daily balances must equal the sum of the posted lines.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addDays, today as businessDay, updateAccountingSettings } from '@tlr/domain';
-import { client, newCompany, startServers, testDb, type Reply } from './helpers.ts';
+import { countRows, created, idem, newCompany, testDb, twoLinePosting, useServers, type RequestBody, type Schemas } from './helpers.ts';
 
-let servers: Awaited<ReturnType<typeof startServers>>;
-let urls: string[] = [];
-
-beforeAll(async () => {
-  servers = await startServers();
-  urls = servers.urls;
-});
-afterAll(() => servers?.stop());
+const servers = useServers();
 
 const today = businessDay();
 const year = Number(today.slice(0, 4));
@@ -36,7 +29,7 @@ async function postedRows(companyId: string) {
 async function mismatches(companyId: string, table: 'account_daily_balances' | 'account_monthly_balances') {
   const bucket = table === 'account_daily_balances' ? 't.date' : "date_trunc('month', t.date)::date";
   const column = table === 'account_daily_balances' ? 'date' : 'month';
-  const { rows } = await testDb().pool.query(
+  const { rows } = await testDb().pool.query<Record<string, unknown>>(
     `WITH lines AS (
        SELECT l.account_id, ${bucket} AS bucket, SUM(l.debit) AS debit, SUM(l.credit) AS credit
        FROM transaction_lines l JOIN ledger_transactions t ON t.id = l.transaction_id
@@ -86,7 +79,7 @@ describe('posting under concurrency (three servers, one company)', () => {
     interface Req {
       kind: Kind;
       idem: string;
-      body: { date: string; description: string; lines: { account_number: string; debit?: string; credit?: string }[] };
+      body: RequestBody<'/transactions', 'post'>;
     }
     const run = `${Date.now()}-${process.pid}`;
     const VALID = 200;
@@ -142,28 +135,14 @@ describe('posting under concurrency (three servers, one company)', () => {
       reqs.push({
         kind: 'locked',
         idem: `lock-${run}-${i}`,
-        body: {
-          date: addDays(lock, -(i * 3)),
-          description: 'Låst',
-          lines: [
-            { account_number: '6470', debit: '10.00' },
-            { account_number: '1010', credit: '10.00' },
-          ],
-        },
+        body: twoLinePosting(addDays(lock, -(i * 3)), '6470', '1010', '10.00', 'Låst'),
       });
     }
     for (let i = 0; i < 10; i++) {
       reqs.push({
         kind: 'not_open',
         idem: `open-${run}-${i}`,
-        body: {
-          date: `${year + 2}-0${1 + (i % 9)}-15`,
-          description: 'Fremtid',
-          lines: [
-            { account_number: '6470', debit: '10.00' },
-            { account_number: '1010', credit: '10.00' },
-          ],
-        },
+        body: twoLinePosting(`${year + 2}-0${1 + (i % 9)}-15`, '6470', '1010', '10.00', 'Fremtid'),
       });
     }
     // A deterministic shuffle, so refusals and twins are interleaved with the postings.
@@ -176,13 +155,13 @@ describe('posting under concurrency (three servers, one company)', () => {
     expect(reqs.length / keys.length).toBeLessThan(90);
 
     const started = Date.now();
-    const replies: Reply[] = await Promise.all(
-      reqs.map((r, i) => client(urls[i % urls.length]!, keys[i % keys.length]!.key).post('/transactions', r.body, { 'Idempotency-Key': r.idem })),
+    const replies = await Promise.all(
+      reqs.map((r, i) => servers.api(i, keys[i % keys.length]!.key).POST('/transactions', { params: idem(r.idem), body: r.body })),
     );
     const elapsed = Date.now() - started;
 
     // Every reply is what its request deserves.
-    const posted = new Map<string, Reply>();
+    const posted = new Map<string, Schemas['Transaction']>();
     reqs.forEach((r, i) => {
       const reply = replies[i]!;
       const expectation = {
@@ -192,23 +171,24 @@ describe('posting under concurrency (three servers, one company)', () => {
         locked: [422, 'period_locked'],
         not_open: [422, 'fiscal_year_not_open'],
       }[r.kind];
-      expect({ kind: r.kind, status: reply.status, code: reply.body?.code }).toEqual({ kind: r.kind, status: expectation[0], code: expectation[1] });
-      if (reply.status === 201 && !posted.has(r.idem)) posted.set(r.idem, reply);
+      expect({ kind: r.kind, status: reply.response.status, code: reply.error?.code }).toEqual({ kind: r.kind, status: expectation[0], code: expectation[1] });
+      if (reply.response.status === 201 && reply.data && !posted.has(r.idem)) posted.set(r.idem, reply.data.data);
     });
     // A twin and its original carry the same transaction; exactly one of the pair is the replay.
-    const byIdem = new Map<string, Reply[]>();
+    const byIdem = new Map<string, typeof replies>();
     reqs.forEach((r, i) => byIdem.set(r.idem, [...(byIdem.get(r.idem) ?? []), replies[i]!]));
     const pairs = [...byIdem.values()].filter((rs) => rs.length === 2);
     expect(pairs).toHaveLength(10);
     for (const [x, y] of pairs) {
-      expect(x!.body.data).toEqual(y!.body.data);
-      expect([x!.headers.get('x-idempotency-replayed'), y!.headers.get('x-idempotency-replayed')].sort()).toEqual(['true', null].sort());
+      expect(x?.data).toBeDefined();
+      expect(x?.data).toEqual(y?.data);
+      expect([x?.response.headers.get('x-idempotency-replayed'), y?.response.headers.get('x-idempotency-replayed')].sort()).toEqual(['true', null].sort());
     }
 
     const N = VALID;
     const range = Array.from({ length: N }, (_, i) => i + 1);
     // The replies: N distinct transactions, each number handed out once.
-    const views = [...posted.values()].map((r) => r.body.data);
+    const views = [...posted.values()];
     expect(new Set(views.map((v) => v.id)).size).toBe(N);
     expect(views.map((v) => v.document_number).sort((x, y) => x - y)).toEqual(range);
     expect(views.map((v) => v.system_id).sort((x, y) => x - y)).toEqual(range);
@@ -221,14 +201,12 @@ describe('posting under concurrency (three servers, one company)', () => {
     for (let i = 1; i < rows.length; i++) expect(rows[i]!.created_at.getTime()).toBeGreaterThanOrEqual(rows[i - 1]!.created_at.getTime());
     const byId = new Map(views.map((v) => [v.id, v]));
     for (const r of rows) expect([byId.get(r.id)?.document_number, byId.get(r.id)?.system_id]).toEqual([Number(r.document_number), Number(r.system_id)]);
-    const { rows: seq } = await testDb().pool.query(`SELECT last_document_number, last_system_id FROM number_sequences WHERE company_id = $1`, [
-      company.companyId,
-    ]);
+    const { rows: seq } = await testDb().pool.query<{ last_document_number: number; last_system_id: number }>(
+      `SELECT last_document_number, last_system_id FROM number_sequences WHERE company_id = $1`,
+      [company.companyId],
+    );
     expect(seq[0]).toEqual({ last_document_number: N, last_system_id: N });
-    const { rows: events } = await testDb().pool.query(`SELECT count(*)::int AS n FROM outbox_events WHERE company_id = $1 AND type = 'transaction.created'`, [
-      company.companyId,
-    ]);
-    expect(events[0].n).toBe(N);
+    expect(await countRows(`SELECT count(*)::int AS n FROM outbox_events WHERE company_id = $1 AND type = 'transaction.created'`, [company.companyId])).toBe(N);
 
     // Balances: per account and day, and per account, the daily balances equal the lines, and the
     // lines equal what was sent.
@@ -247,56 +225,38 @@ describe('posting under concurrency (three servers, one company)', () => {
     expect(sum.d).toBe(sum.c);
 
     // A posting after the storm takes the next number: nothing was reserved or skipped.
-    const after = await client(urls[1]!, keys[0]!.key).post('/transactions', {
-      date: today,
-      lines: [
-        { account_number: '6470', debit: 1 },
-        { account_number: '1010', credit: 1 },
-      ],
-    });
-    expect(after.status).toBe(201);
-    expect([after.body.data.document_number, after.body.data.system_id]).toEqual([N + 1, N + 1]);
-    console.log(`ledger-concurrency: ${reqs.length} requests (${N} postings) over ${urls.length} servers in ${elapsed} ms`);
+    const after = (await created(servers.api(1, keys[0]!.key).POST('/transactions', { params: idem(), body: twoLinePosting(today, '6470', '1010', 1) }))).data;
+    expect([after.document_number, after.system_id]).toEqual([N + 1, N + 1]);
+    console.log(`ledger-concurrency: ${reqs.length} requests (${N} postings) over ${servers.urls.length} servers in ${elapsed} ms`);
   });
 
   it('concurrent reversals of one transaction: exactly one 201, the rest 409 already_reversed, no number consumed', async () => {
     const company = await newCompany('Tilbageført ApS');
     const keys = await Promise.all(Array.from({ length: 3 }, () => company.key()));
-    const original = await client(urls[0]!, keys[0]!.key).post('/transactions', {
-      date: today,
-      description: 'Skal tilbageføres',
-      lines: [
-        { account_number: '2200', debit: '300.00' },
-        { account_number: '6470', credit: '300.00' },
-      ],
-    });
-    expect(original.status).toBe(201);
-    const id = original.body.data.id;
+    const { id } = (
+      await created(
+        servers.api(0, keys[0]!.key).POST('/transactions', { params: idem(), body: twoLinePosting(today, '2200', '6470', '300.00', 'Skal tilbageføres') }),
+      )
+    ).data;
     const run = `${Date.now()}-${process.pid}`;
     const replies = await Promise.all(
       Array.from({ length: 24 }, (_, i) =>
-        client(urls[i % urls.length]!, keys[i % keys.length]!.key).post(`/transactions/${id}/reverse`, {}, { 'Idempotency-Key': `rev-${run}-${i}` }),
+        servers.api(i, keys[i % keys.length]!.key).POST('/transactions/{id}/reverse', { params: { path: { id }, ...idem(`rev-${run}-${i}`) }, body: {} }),
       ),
     );
-    const created = replies.filter((r) => r.status === 201);
-    const refused = replies.filter((r) => r.status !== 201);
-    expect(created).toHaveLength(1);
-    expect(refused.map((r) => [r.status, r.body.code])).toEqual(Array.from({ length: 23 }, () => [409, 'already_reversed']));
-    expect(created[0]!.body.data).toMatchObject({ source: 'reversal', reverses_transaction_id: id, document_number: 2, system_id: 2 });
+    const reversals = replies.filter((r) => r.response.status === 201);
+    const refused = replies.filter((r) => r.response.status !== 201);
+    expect(reversals).toHaveLength(1);
+    expect(refused.map((r) => [r.response.status, r.error?.code])).toEqual(Array.from({ length: 23 }, () => [409, 'already_reversed']));
+    expect(reversals[0]?.data?.data).toMatchObject({ source: 'reversal', reverses_transaction_id: id, document_number: 2, system_id: 2 });
 
     const rows = await postedRows(company.companyId);
     expect(rows.map((r) => [Number(r.document_number), Number(r.system_id), r.source])).toEqual([
       [1, 1, 'manual'],
       [2, 2, 'reversal'],
     ]);
-    const next = await client(urls[2]!, keys[2]!.key).post('/transactions', {
-      date: today,
-      lines: [
-        { account_number: '6470', debit: 5 },
-        { account_number: '1010', credit: 5 },
-      ],
-    });
-    expect([next.body.data.document_number, next.body.data.system_id]).toEqual([3, 3]);
+    const next = (await created(servers.api(2, keys[2]!.key).POST('/transactions', { params: idem(), body: twoLinePosting(today, '6470', '1010', 5) }))).data;
+    expect([next.document_number, next.system_id]).toEqual([3, 3]);
     expect(await mismatches(company.companyId, 'account_daily_balances')).toEqual([]);
     expect(await mismatches(company.companyId, 'account_monthly_balances')).toEqual([]);
     const totals = await accountTotals(company.companyId);

@@ -1,34 +1,24 @@
 // Contract, "List parameters (all list endpoints)" and "Allowed sort fields and default sort".
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, newCompany, startTestService, testDb } from './helpers.ts';
-import type { Service } from '../src/service.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { idem, ok, testDb, useCompany } from './helpers.ts';
 
-let svc: Service;
-let c: ReturnType<typeof client>;
-let companyId: string;
+const t = useCompany();
 const names = ['Østjysk VVS', 'Aalborg Auto', 'Bornholm Bryghus', 'Carlsen & Co', 'Dansk Design', 'Esbjerg El'];
 
 beforeAll(async () => {
-  svc = await startTestService();
-  const company = await newCompany();
-  companyId = company.companyId;
-  c = client(svc.url, (await company.key()).key);
   for (const [i, name] of names.entries()) {
-    const r = await c.post('/customers', { name, email: `kontakt${i}@${name.toLowerCase().replace(/[^a-z]/g, '')}.dk` });
-    expect(r.status).toBe(201);
+    await ok(t.api.POST('/customers', { params: idem(), body: { name, email: `kontakt${i}@${name.toLowerCase().replace(/[^a-z]/g, '')}.dk` } }));
   }
-  const p = await c.post('/products', { name: 'Same', unit_price: 100 });
-  expect(p.status).toBe(201);
+  await ok(t.api.POST('/products', { params: idem(), body: { name: 'Same', unit_price: 100 } }));
 });
-afterAll(() => svc.stop());
 
 describe('lists', () => {
   it('defaults: page 1, per_page 50, sorted by the default field, order desc', async () => {
-    const r = await c.get('/customers');
-    expect(r.status).toBe(200);
-    expect(r.body.meta).toEqual({ page: 1, per_page: 50, total: names.length, total_pages: 1 });
+    const r = await t.api.GET('/customers');
+    expect(r.response.status).toBe(200);
+    expect(r.data?.meta).toEqual({ page: 1, per_page: 50, total: names.length, total_pages: 1 });
     // customers sort by name by default; order defaults to desc
-    expect(r.body.data.map((x: any) => x.name)).toEqual([...names].sort((a, b) => (a < b ? 1 : -1)));
+    expect(r.data?.data.map((x) => x.name)).toEqual([...names].sort((a, b) => (a < b ? 1 : -1)));
   });
 
   it('pages through with correct meta, each row exactly once', async () => {
@@ -36,56 +26,63 @@ describe('lists', () => {
     let page = 1;
     let totalPages: number;
     do {
-      const r = await c.get(`/customers?per_page=4&page=${page}&sort=created_at&order=asc`);
-      expect(r.body.meta).toMatchObject({ page, per_page: 4, total: 6, total_pages: 2 });
-      seen.push(...r.body.data.map((x: any) => x.id));
-      totalPages = r.body.meta.total_pages;
+      const r = await ok(t.api.GET('/customers', { params: { query: { per_page: 4, page, sort: 'created_at', order: 'asc' } } }));
+      expect(r.meta).toMatchObject({ page, per_page: 4, total: 6, total_pages: 2 });
+      seen.push(...r.data.map((x) => x.id));
+      totalPages = r.meta.total_pages;
       page += 1;
     } while (page <= totalPages);
     expect(seen).toHaveLength(6);
     expect(new Set(seen).size).toBe(6);
-    const beyond = await c.get('/customers?page=9');
-    expect(beyond.body.data).toEqual([]);
-    expect(beyond.body.meta.total).toBe(6);
+    const beyond = await ok(t.api.GET('/customers', { params: { query: { page: 9 } } }));
+    expect(beyond.data).toEqual([]);
+    expect(beyond.meta.total).toBe(6);
     // The largest page the document allows is served like any page past the end.
-    const last = await c.get('/customers?page=2147483647&per_page=200');
-    expect(last.status).toBe(200);
-    expect(last.body.data).toEqual([]);
-    expect(last.body.meta).toMatchObject({ page: 2147483647, total: 6 });
+    const last = await t.api.GET('/customers', { params: { query: { page: 2147483647, per_page: 200 } } });
+    expect(last.response.status).toBe(200);
+    expect(last.data?.data).toEqual([]);
+    expect(last.data?.meta).toMatchObject({ page: 2147483647, total: 6 });
   });
 
   it('sorts by every allowed field, both ways', async () => {
-    const asc = await c.get('/customers?sort=name&order=asc');
-    expect(asc.body.data.map((x: any) => x.name)).toEqual([...names].sort());
-    const byEmail = await c.get('/customers?sort=email&order=asc');
-    const emails = byEmail.body.data.map((x: any) => x.email);
+    const asc = await ok(t.api.GET('/customers', { params: { query: { sort: 'name', order: 'asc' } } }));
+    expect(asc.data.map((x) => x.name)).toEqual([...names].sort());
+    const byEmail = await ok(t.api.GET('/customers', { params: { query: { sort: 'email', order: 'asc' } } }));
+    const emails = byEmail.data.map((x) => x.email);
     expect(emails).toEqual([...emails].sort());
   });
 
   it('searches name and email case-insensitively', async () => {
-    expect((await c.get('/customers?search=BRYG')).body.data.map((x: any) => x.name)).toEqual(['Bornholm Bryghus']);
-    expect((await c.get('/customers?search=kontakt4')).body.data.map((x: any) => x.name)).toEqual(['Dansk Design']);
-    expect((await c.get('/customers?search=nothing-like-this')).body.meta).toEqual({ page: 1, per_page: 50, total: 0, total_pages: 0 });
+    const search = async (term: string) => ok(t.api.GET('/customers', { params: { query: { search: term } } }));
+    expect((await search('BRYG')).data.map((x) => x.name)).toEqual(['Bornholm Bryghus']);
+    expect((await search('kontakt4')).data.map((x) => x.name)).toEqual(['Dansk Design']);
+    expect((await search('nothing-like-this')).meta).toEqual({ page: 1, per_page: 50, total: 0, total_pages: 0 });
   });
 
   it('folds Danish letters too: "ærø" finds "ÆRØ Købmand" and "ÆRØ" finds "ærø bageri"', async () => {
-    const other = client(svc.url, (await (await newCompany()).key()).key);
-    await other.post('/customers', { name: 'ÆRØ Købmand' });
-    await other.post('/customers', { name: 'ærø bageri' });
-    expect((await other.get('/customers?search=ærø&sort=name&order=asc')).body.data.map((x: any) => x.name)).toEqual(['ÆRØ Købmand', 'ærø bageri']);
-    expect((await other.get('/customers?search=%C3%86R%C3%98')).body.meta.total).toBe(2);
+    const { api: other } = await t.another();
+    await ok(other.POST('/customers', { params: idem(), body: { name: 'ÆRØ Købmand' } }));
+    await ok(other.POST('/customers', { params: idem(), body: { name: 'ærø bageri' } }));
+    const found = await ok(other.GET('/customers', { params: { query: { search: 'ærø', sort: 'name', order: 'asc' } } }));
+    expect(found.data.map((x) => x.name)).toEqual(['ÆRØ Købmand', 'ærø bageri']);
+    expect((await ok(other.GET('/customers', { params: { query: { search: 'ÆRØ' } } }))).meta.total).toBe(2);
   });
 
   it('filters on creation date, since and until inclusive', async () => {
+    const list = async (query: { since?: string; until?: string }) => ok(t.api.GET('/customers', { params: { query } }));
     const today = new Date().toISOString().slice(0, 10);
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-    expect((await c.get(`/customers?since=${today}&until=${today}`)).body.meta.total).toBe(6);
-    expect((await c.get(`/customers?since=${tomorrow}`)).body.meta.total).toBe(0);
-    await testDb().prisma.customer.updateMany({ where: { company_id: companyId, name: 'Esbjerg El' }, data: { created_at: new Date('2026-01-15T23:59:59Z') } });
-    expect((await c.get('/customers?until=2026-01-15')).body.data.map((x: any) => x.name)).toEqual(['Esbjerg El']);
-    expect((await c.get('/customers?since=2026-01-16&until=2026-01-16')).body.meta.total).toBe(0);
+    expect((await list({ since: today, until: today })).meta.total).toBe(6);
+    expect((await list({ since: tomorrow })).meta.total).toBe(0);
+    await testDb().prisma.customer.updateMany({
+      where: { company_id: t.company.companyId, name: 'Esbjerg El' },
+      data: { created_at: new Date('2026-01-15T23:59:59Z') },
+    });
+    expect((await list({ until: '2026-01-15' })).data.map((x) => x.name)).toEqual(['Esbjerg El']);
+    expect((await list({ since: '2026-01-16', until: '2026-01-16' })).meta.total).toBe(0);
   });
 
+  // Malformed on purpose, so through the untyped client: the typed one would not send them.
   it.each([
     ['page=0', 'page'],
     ['page=abc', 'page'],
@@ -101,22 +98,24 @@ describe('lists', () => {
     ['since=2026-02-30', 'since'],
     ['status=draft', 'status'],
   ])('refuses %s with 400 invalid_request naming the parameter', async (query, field) => {
-    const r = await c.get(`/customers?${query}`);
+    const r = await t.raw.get(`/customers?${query}`);
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ code: 'invalid_request', field });
   });
 
   it('accepts per_page 200 and products sorted by unit_price', async () => {
-    expect((await c.get('/customers?per_page=200')).body.meta.per_page).toBe(200);
-    expect((await c.get('/products?sort=unit_price&order=asc')).status).toBe(200);
-    expect((await c.get('/suppliers?sort=email')).status).toBe(400);
+    expect((await ok(t.api.GET('/customers', { params: { query: { per_page: 200 } } }))).meta.per_page).toBe(200);
+    expect((await t.api.GET('/products', { params: { query: { sort: 'unit_price', order: 'asc' } } })).response.status).toBe(200);
+    expect((await t.raw.get('/suppliers?sort=email')).status).toBe(400);
   });
 
   it('orders ties by id, so pages never repeat or skip a row', async () => {
-    for (let i = 0; i < 5; i++) await c.post('/products', { name: 'Same', unit_price: 100 });
-    const all = (await c.get('/products?sort=name&per_page=200')).body.data.map((x: any) => x.id);
+    for (let i = 0; i < 5; i++) await ok(t.api.POST('/products', { params: idem(), body: { name: 'Same', unit_price: 100 } }));
+    const page = async (query: { per_page: number; page?: number }) =>
+      (await ok(t.api.GET('/products', { params: { query: { sort: 'name', ...query } } }))).data.map((x) => x.id);
+    const all = await page({ per_page: 200 });
     const paged: string[] = [];
-    for (let page = 1; page <= 3; page++) paged.push(...(await c.get(`/products?sort=name&per_page=2&page=${page}`)).body.data.map((x: any) => x.id));
+    for (let p = 1; p <= 3; p++) paged.push(...(await page({ per_page: 2, page: p })));
     expect(paged).toEqual(all);
     expect([...all].sort().reverse()).toEqual(all);
   });

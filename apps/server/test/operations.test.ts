@@ -1,53 +1,38 @@
 // Operations: the request audit log, graceful shutdown, background job schedules, start-up errors.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { QUEUES, startBoss } from '@tlr/jobs';
-import { client, databaseUrl, newCompany, startTestService, testDb, waitFor } from './helpers.ts';
-import type { Service } from '../src/service.ts';
+import { AuditLog, type AuditRecord } from '@tlr/api';
+import { api, auditRecords, databaseUrl, newCompany, requestIdOf, startTestService, testDb, useCompany, waitFor } from './helpers.ts';
 
-let svc: Service;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(() => svc.stop());
+const t = useCompany();
 
 describe('request audit log', () => {
   it('records every request with its id, credential, company, method, path, status and duration', async () => {
-    const company = await newCompany();
-    const k = await company.key();
-    const ok = await client(svc.url, k.key).get('/customers?search=secret%40example.dk');
-    const denied = await client(svc.url).get('/customers');
-    const row = await waitFor(() =>
-      testDb().prisma.$queryRaw<
-        any[]
-      >`SELECT request_id, actor_type, actor_id, company_id::text, method, path, status, problem_code, duration_ms FROM request_audit_log WHERE request_id = ${ok.headers.get('x-request-id')}`.then(
-        (r) => r[0],
-      ),
-    );
+    const k = await t.company.key();
+    const ok = await api(t.svc.url, k.key).GET('/customers', { params: { query: { search: 'secret@example.dk' } } });
+    const denied = await api(t.svc.url).GET('/customers');
+    const [row] = await auditRecords(requestIdOf(ok.response));
     expect(row).toMatchObject({
       method: 'GET',
       path: '/api/v1/customers',
       status: 200,
       actor_type: 'api_key',
       actor_id: k.id,
-      company_id: company.companyId,
+      company_id: t.company.companyId,
       problem_code: null,
     });
-    expect(row.duration_ms).toBeGreaterThan(0);
+    expect(row?.duration_ms).toBeGreaterThan(0);
     // the query string may hold personal data and is not kept
+    expect(ok.response.url).toContain('search=secret%40example.dk');
     expect(JSON.stringify(row)).not.toContain('secret');
-    const anon = await waitFor(() =>
-      testDb().prisma.$queryRaw<
-        any[]
-      >`SELECT status, actor_id, company_id, problem_code FROM request_audit_log WHERE request_id = ${denied.headers.get('x-request-id')}`.then((r) => r[0]),
-    );
+    const [anon] = await auditRecords(requestIdOf(denied.response));
     expect(anon).toMatchObject({ status: 401, actor_id: null, company_id: null, problem_code: 'unauthorized' });
   });
 
   it('writes a buffered batch exactly as recorded: text JSON must escape, non-ASCII, a long path, more than one batch', async () => {
-    const { AuditLog } = await import('@tlr/api');
     const errors: unknown[] = [];
     const audit = new AuditLog(testDb().pool, { error: (o: unknown) => errors.push(o) });
     const run = randomUUID();
@@ -71,7 +56,7 @@ describe('request audit log', () => {
     for (const r of records) audit.record(r);
     await audit.close();
     expect(errors).toEqual([]);
-    const rows = await testDb().pool.query(
+    const rows = await testDb().pool.query<AuditRecord>(
       `SELECT request_id, actor_type, actor_id, company_id, method, path, status, problem_code, duration_ms, ip, created_at
        FROM request_audit_log WHERE request_id LIKE $1 ORDER BY id`,
       [`${run}-%`],
@@ -89,15 +74,14 @@ describe('request audit log', () => {
 describe('graceful shutdown', () => {
   it('finishes an in-flight request before stopping', async () => {
     const own = await startTestService();
-    const company = await newCompany();
-    const k = await company.key();
-    const c = client(own.url, k.key);
-    await c.get('/customers');
+    const k = await t.company.key();
+    const c = api(own.url, k.key);
+    await c.GET('/customers');
     // Hold the credential's rate-limit row so the next request waits inside the server.
     const lock = await testDb().pool.connect();
     await lock.query('BEGIN');
     await lock.query('SELECT * FROM rate_limit_windows WHERE credential_id = $1 FOR UPDATE', [k.id]);
-    const inFlight = c.get('/customers');
+    const inFlight = c.GET('/customers');
     await new Promise((r) => setTimeout(r, 300));
     let stopped = false;
     const stopping = own.stop().then(() => {
@@ -108,7 +92,7 @@ describe('graceful shutdown', () => {
     await lock.query('COMMIT');
     lock.release();
     const reply = await inFlight;
-    expect(reply.status).toBe(200);
+    expect(reply.response.status).toBe(200);
     await stopping;
     expect(stopped).toBe(true);
     await expect(fetch(`${own.url}/healthz`)).rejects.toThrow();
@@ -139,19 +123,19 @@ describe('background jobs', () => {
     const worker = await startTestService({ RUN_WORKER: 'true' });
     const boss = await startBoss(databaseUrl(), () => {});
     try {
-      const schedules = await db.query('SELECT name FROM pgboss.schedule');
+      const schedules = await db.query<{ name: string }>('SELECT name FROM pgboss.schedule');
       expect(schedules.rows.map((r) => r.name)).toEqual(expect.arrayContaining([QUEUES.purgeIdempotencyKeys.name, QUEUES.purgeRateLimitWindows.name]));
       // Run them now rather than at their next cron minute: the worker of the service handles them.
       await boss.send(QUEUES.purgeIdempotencyKeys.name, {});
       await boss.send(QUEUES.purgeRateLimitWindows.name, {});
       await boss.send(QUEUES.purgeOutbox.name, {});
       const keys = await waitFor(async () => {
-        const { rows } = await db.query('SELECT key FROM idempotency_keys WHERE company_id = $1', [company.companyId]);
+        const { rows } = await db.query<{ key: string }>('SELECT key FROM idempotency_keys WHERE company_id = $1', [company.companyId]);
         return rows.length === 1 ? rows : undefined;
       }, 20_000);
       expect(keys.map((r) => r.key)).toEqual(['fresh']);
       const windows = await waitFor(async () => {
-        const { rows } = await db.query('SELECT credential_id FROM rate_limit_windows WHERE credential_id = ANY($1::uuid[])', [
+        const { rows } = await db.query<{ credential_id: string }>('SELECT credential_id FROM rate_limit_windows WHERE credential_id = ANY($1::uuid[])', [
           [ids.oldWindow, ids.freshWindow],
         ]);
         return rows.length === 1 ? rows : undefined;
@@ -159,7 +143,7 @@ describe('background jobs', () => {
       expect(windows.map((r) => r.credential_id)).toEqual([ids.freshWindow]);
       // Dispatched more than 30 days ago: gone; fresh or never dispatched: kept (a worker may still need it).
       const outbox = await waitFor(async () => {
-        const { rows } = await db.query('SELECT id FROM outbox_events WHERE id = ANY($1::uuid[]) ORDER BY created_at', [Object.values(events)]);
+        const { rows } = await db.query<{ id: string }>('SELECT id FROM outbox_events WHERE id = ANY($1::uuid[]) ORDER BY created_at', [Object.values(events)]);
         return rows.length === 2 ? rows : undefined;
       }, 20_000);
       expect(outbox.map((r) => r.id).sort()).toEqual([events.fresh, events.undelivered].sort());
@@ -182,8 +166,9 @@ describe('job queues', () => {
     await earlier.stop({ graceful: false });
     const boss = await startBoss(databaseUrl(), () => {});
     try {
-      const queues = (await testDb().pool.query('SELECT name FROM pgboss.queue')).rows.map((r) => r.name);
-      const schedules = (await testDb().pool.query('SELECT name FROM pgboss.schedule')).rows.map((r) => r.name);
+      const names = async (table: 'queue' | 'schedule') =>
+        (await testDb().pool.query<{ name: string }>(`SELECT name FROM pgboss.${table}`)).rows.map((r) => r.name);
+      const [queues, schedules] = await Promise.all([names('queue'), names('schedule')]);
       expect(queues).not.toContain('fold-invoice-counts');
       expect(schedules).not.toContain('fold-invoice-counts');
       expect(schedules.filter((n) => n.startsWith('fold-'))).toEqual([QUEUES.foldKeptCounts.name]);
@@ -213,7 +198,6 @@ describe('database outage', () => {
     // A service whose pool points at a port where nothing listens (migrations already applied elsewhere).
     const { createDatabase } = await import('@tlr/db');
     const { createApp } = await import('../src/app.ts');
-    const { AuditLog } = await import('@tlr/api');
     const pino = (await import('pino')).default;
     const db = createDatabase('postgresql://postgres:postgres@127.0.0.1:1/none', 2);
     const logger = pino({ level: 'silent' });
@@ -223,11 +207,11 @@ describe('database outage', () => {
     await new Promise((r) => server.once('listening', r));
     try {
       const { port } = server.address() as { port: number };
-      const r = await client(`http://127.0.0.1:${port}`, `tlr_live_${'a'.repeat(48)}`).get('/customers');
-      expect(r.status).toBe(503);
-      expect(r.body).toMatchObject({ code: 'service_unavailable' });
-      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(r.headers.get('x-request-id')).toBeTruthy();
+      const r = await api(`http://127.0.0.1:${port}`, `tlr_live_${'a'.repeat(48)}`).GET('/customers');
+      expect(r.response.status).toBe(503);
+      expect(r.error).toMatchObject({ code: 'service_unavailable' });
+      expect(Number(r.response.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(r.response.headers.get('x-request-id')).toBeTruthy();
       const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
       expect(ready.status).toBe(503);
     } finally {

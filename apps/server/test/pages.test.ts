@@ -10,18 +10,20 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaller } from '@tlr/api';
 import { freshPage as isolatedPage, launchBrowser, screenshot as saveScreenshot, type BrowserSession } from '../../../test/browser.ts';
-import { client, newCompany, oauthPost, pkcePair, startTestService, testDb } from './helpers.ts';
+import { api, bodyOf, idem, newCompany, oauthApi, ok, pkcePair, startTestService, testDb } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 const PASSWORD = 'correct horse battery';
 
+// Not the useCompany fixture: the owner starts without a key, as the API keys page and its
+// screenshots show it.
 let svc: Service;
+let owner: Awaited<ReturnType<typeof newCompany>>;
 let browser: BrowserSession;
 let callbackServer: Server;
 let callbackUrl: string;
 /** Every request the partner's callback received: its query, and its Referer header (there must be none). */
 const callbacks: { query: URLSearchParams; referer: string | undefined }[] = [];
-let owner: Awaited<ReturnType<typeof newCompany>>;
 
 beforeAll(async () => {
   callbackServer = createServer((req, res) => {
@@ -91,21 +93,26 @@ describe('sign-in', () => {
 });
 
 describe('API keys page', () => {
+  /** Fills in the page's form for a key and sends it. */
+  async function createKey(page: Page, name: string, scopes: string[], mode: 'Live' | 'Test') {
+    await page.getByLabel('Name').fill(name);
+    for (const scope of scopes) await page.getByLabel(scope, { exact: true }).check();
+    await page.getByLabel(mode).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+  }
+
   it('creates a live key shown once that works on the API, lists it without the key, and revokes it', async () => {
     const { page, problems } = await signedInPage();
-    await page.getByLabel('Name').fill('Bank sync');
-    await page.getByLabel('customers:read', { exact: true }).check();
-    await page.getByLabel('invoices:read', { exact: true }).check();
-    await page.getByLabel('Live').check();
-    await page.getByRole('button', { name: 'Create key' }).click();
+    await createKey(page, 'Bank sync', ['customers:read', 'invoices:read'], 'Live');
 
     await expect(page.getByRole('alert').innerText()).resolves.toContain('It will not be shown again');
     const key = await page.locator('#new-key').innerText();
     expect(key).toMatch(/^tlr_live_[0-9a-f]{48}$/);
     await screenshot(page, 'api-key-created');
-    expect((await client(svc.url, key).get('/customers')).status).toBe(200);
+    const bank = api(svc.url, key);
+    expect((await bank.GET('/customers')).response.status).toBe(200);
     // Only within its scopes.
-    expect((await client(svc.url, key).get('/products')).status).toBe(403);
+    expect((await bank.GET('/products')).response.status).toBe(403);
 
     // The list (a reload of the page) shows the key's prefix and never the key.
     await page.goto(`${svc.url}/settings/api-keys`);
@@ -119,25 +126,21 @@ describe('API keys page', () => {
     await row.getByRole('button', { name: 'Revoke' }).click();
     await page.waitForURL(/\/settings\/api-keys\?company=/);
     await expect(page.getByRole('row').filter({ hasText: 'Bank sync' }).innerText()).resolves.toContain('Revoked');
-    expect((await client(svc.url, key).get('/customers')).status).toBe(401);
+    expect((await bank.GET('/customers')).response.status).toBe(401);
     expect(problems).toEqual([]);
   });
 
   it('creates a test key that works on the sandbox', async () => {
     const { page, problems } = await signedInPage();
-    await page.getByLabel('Name').fill('Sandbox trial');
-    await page.getByLabel('customers:write', { exact: true }).check();
-    await page.getByLabel('customers:read', { exact: true }).check();
-    await page.getByLabel('Test').check();
-    await page.getByRole('button', { name: 'Create key' }).click();
+    await createKey(page, 'Sandbox trial', ['customers:write', 'customers:read'], 'Test');
     const key = await page.locator('#new-key').innerText();
     expect(key).toMatch(/^tlr_test_[0-9a-f]{48}$/);
-    const sandbox = client(svc.url, key);
-    expect((await sandbox.post('/customers', { name: 'Sandkasse Kunde' })).status).toBe(201);
-    expect((await sandbox.get('/customers')).body.data.map((c: { name: string }) => c.name)).toEqual(['Sandkasse Kunde']);
+    const sandbox = api(svc.url, key);
+    expect((await sandbox.POST('/customers', { params: idem(), body: { name: 'Sandkasse Kunde' } })).response.status).toBe(201);
+    expect((await ok(sandbox.GET('/customers'))).data.map((c) => c.name)).toEqual(['Sandkasse Kunde']);
     // Nothing of it reached the real books.
     const live = await owner.key(['customers:read']);
-    expect((await client(svc.url, live.key).get('/customers')).body.data).toEqual([]);
+    expect((await ok(api(svc.url, live.key).GET('/customers'))).data).toEqual([]);
     await page.goto(`${svc.url}/settings/api-keys`);
     await expect(page.getByRole('row').filter({ hasText: 'Sandbox trial' }).innerText()).resolves.toMatch(/\tTest\ttlr_test_/);
     await screenshot(page, 'api-keys');
@@ -216,18 +219,21 @@ describe('the authorization page', () => {
     expect(back.get('code')).toMatch(/^tlr_code_/);
     expect(back.has('error')).toBe(false);
 
-    const tokens = await oauthPost(svc.url, 'token', {
-      grant_type: 'authorization_code',
-      code: back.get('code')!,
-      redirect_uri: callbackUrl,
-      client_id: app.client_id,
-      client_secret: app.client_secret,
-      code_verifier: app.pkce.verifier,
+    const exchange = await oauthApi(svc.url).POST('/oauth/token', {
+      body: {
+        grant_type: 'authorization_code',
+        code: back.get('code') ?? '',
+        redirect_uri: callbackUrl,
+        client_id: app.client_id,
+        client_secret: app.client_secret,
+        code_verifier: app.pkce.verifier,
+      },
     });
-    expect(tokens.status).toBe(200);
-    expect(tokens.body.scope).toBe('customers:read invoices:read');
-    const bearer = client(svc.url, tokens.body.access_token);
-    expect((await bearer.get('/customers')).status).toBe(200);
+    expect(exchange.response.status).toBe(200);
+    const tokens = bodyOf(200, exchange);
+    expect(tokens.scope).toBe('customers:read invoices:read');
+    const bearer = api(svc.url, tokens.access_token);
+    expect((await bearer.GET('/customers')).response.status).toBe(200);
 
     await page.goto(`${svc.url}/settings/connected-apps`);
     const row = page.getByRole('row').filter({ hasText: 'Kvittering Pro' });
@@ -239,7 +245,7 @@ describe('the authorization page', () => {
     await row.getByRole('button', { name: 'Revoke' }).click();
     await page.waitForURL(/\/settings\/connected-apps\?company=/);
     await expect(page.getByText('No application is connected to this company.').count()).resolves.toBe(1);
-    expect((await bearer.get('/customers')).status).toBe(401);
+    expect((await bearer.GET('/customers')).response.status).toBe(401);
     expect(problems).toEqual([]);
   });
 
@@ -250,8 +256,8 @@ describe('the authorization page', () => {
     await page.getByRole('button', { name: 'Deny' }).click();
     const back = await callbackOf(page);
     expect(Object.fromEntries(back)).toEqual({ error: 'access_denied', state: app.state });
-    const { rows } = await testDb().pool.query('SELECT count(*)::int AS n FROM oauth_codes WHERE client_id = $1', [app.client_id]);
-    expect(rows[0].n).toBe(0);
+    const { rows } = await testDb().pool.query<{ n: number }>('SELECT count(*)::int AS n FROM oauth_codes WHERE client_id = $1', [app.client_id]);
+    expect(rows).toEqual([{ n: 0 }]);
     expect(problems).toEqual([]);
   });
 });
@@ -265,7 +271,7 @@ describe('company page', () => {
     await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('Company');
     await expect(page.getByLabel('Name').inputValue()).resolves.toBe('Nordlys Regnskab ApS');
     await expect(page.getByLabel('CVR number').inputValue()).resolves.toBe('');
-    const api = client(svc.url, (await owner.key(['accounts:read'])).key);
+    const settings = api(svc.url, (await owner.key(['accounts:read'])).key);
 
     await page.getByLabel('CVR number').fill('12345678');
     await page.getByLabel('City').fill('Aalborg');
@@ -277,14 +283,14 @@ describe('company page', () => {
     await expect(page.getByLabel('City').getAttribute('aria-invalid')).resolves.toBeNull();
     await expect(page.getByLabel('CVR number').inputValue()).resolves.toBe('12345678');
     await expect(page.getByLabel('City').inputValue()).resolves.toBe('Aalborg');
-    expect((await api.get('/settings/company')).body.data).toMatchObject({ cvr: '', city: '' });
+    expect((await ok(settings.GET('/settings/company'))).data).toMatchObject({ cvr: '', city: '' });
 
     await page.getByLabel('CVR number').fill('12 34 56 74');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(/\/settings\/company\?company=[0-9a-f-]+&saved=1$/);
     await expect(page.getByRole('status').innerText()).resolves.toBe('Saved');
     await expect(page.getByLabel('CVR number').inputValue()).resolves.toBe('12345674');
-    expect((await api.get('/settings/company')).body.data).toMatchObject({ name: 'Nordlys Regnskab ApS', cvr: '12345674', city: 'Aalborg' });
+    expect((await ok(settings.GET('/settings/company'))).data).toMatchObject({ name: 'Nordlys Regnskab ApS', cvr: '12345674', city: 'Aalborg' });
     await screenshot(page, 'company');
     expect(problems).toEqual([]);
   });

@@ -2,19 +2,15 @@
 // the operator CLI and the admin app do) and through REST see the same scopes, idempotency, error
 // codes and audit records.
 import { TRPCError } from '@trpc/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { appRouter, callerContext, createCaller, toProblem, type Actor } from '@tlr/api';
 import { authedProcedure, createCallerFactory, router } from '@tlr/api/trpc';
 import { customers, DomainError, type Credential } from '@tlr/domain';
-import { client, newCompany, startTestService, testDb } from './helpers.ts';
-import type { Service } from '../src/service.ts';
+import { api, auditRecords, databaseUrl, idem, newCompany, ok, requestIdOf, testDb, useCompany } from './helpers.ts';
 
-let svc: Service;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(() => svc.stop());
+// Most tests make a company of their own, to count what they did; the fixture's serves the rest.
+const t = useCompany();
 
 /** The credential an API key authenticates as, for an in-process caller acting for it. */
 async function credentialOf(key: { id: string; company_id: string; scopes: string[]; mode: 'live' | 'test' }): Promise<Actor> {
@@ -39,30 +35,16 @@ async function failure(call: Promise<unknown>): Promise<TRPCError> {
   return e as TRPCError;
 }
 
-const auditRows = (requestId: string) =>
-  testDb()
-    .pool.query('SELECT actor_type, actor_id, company_id::text, method, path, status, problem_code FROM request_audit_log WHERE request_id = $1', [requestId])
-    .then((r) => r.rows);
-
-async function waitForAudit(requestId: string) {
-  for (let i = 0; i < 100; i++) {
-    const rows = await auditRows(requestId);
-    if (rows.length) return rows;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no audit record for ${requestId}`);
-}
-
 describe('an API credential in process and through REST', () => {
   it('is held to the same scopes: 403 forbidden over REST, FORBIDDEN in process, with the same detail', async () => {
     const company = await newCompany();
     const readOnly = await company.key(['customers:read']);
-    const rest = await client(svc.url, readOnly.key).post('/customers', { name: 'Nej ApS' });
-    expect(rest.status).toBe(403);
+    const rest = await api(t.svc.url, readOnly.key).POST('/customers', { params: idem(), body: { name: 'Nej ApS' } });
+    expect(rest.response.status).toBe(403);
     const e = await failure(createCaller(testDb(), await credentialOf(readOnly), { idempotencyKey: 'scope-1' }).customers.create({ name: 'Nej ApS' }));
     expect(e.code).toBe('FORBIDDEN');
-    expect(e.message).toBe(rest.body.detail);
-    expect(toProblem(e)).toEqual(rest.body);
+    expect(e.message).toBe(rest.error?.detail);
+    expect(toProblem(e)).toEqual(rest.error);
     // reading is within its scopes, both ways
     expect((await createCaller(testDb(), await credentialOf(readOnly)).customers.list({})).meta.total).toBe(0);
   });
@@ -108,11 +90,11 @@ describe('an API credential in process and through REST', () => {
     const created = await createCaller(testDb(), await credentialOf(key), { idempotencyKey: 'shared-1' }).customers.create({ name: 'Delt ApS' });
     const again = await createCaller(testDb(), await credentialOf(key), { idempotencyKey: 'shared-1' }).customers.create({ name: 'Delt ApS' });
     expect(again).toEqual(created);
-    const rest = await client(svc.url, key.key).post('/customers', { name: 'Delt ApS' }, { 'Idempotency-Key': 'shared-1' });
-    expect(rest.status).toBe(201);
-    expect(rest.headers.get('x-idempotency-replayed')).toBe('true');
-    expect(rest.body).toEqual(created);
-    expect((await client(svc.url, key.key).get('/customers')).body.meta.total).toBe(1);
+    const rest = await api(t.svc.url, key.key).POST('/customers', { params: idem('shared-1'), body: { name: 'Delt ApS' } });
+    expect(rest.response.status).toBe(201);
+    expect(rest.response.headers.get('x-idempotency-replayed')).toBe('true');
+    expect(rest.data).toEqual(created);
+    expect((await ok(api(t.svc.url, key.key).GET('/customers'))).meta.total).toBe(1);
     // and a create without a key is refused in process as over REST
     const noKey = await failure(createCaller(testDb(), await credentialOf(key)).customers.create({ name: 'Uden ApS' }));
     expect(noKey.code).toBe('BAD_REQUEST');
@@ -122,8 +104,8 @@ describe('an API credential in process and through REST', () => {
   it('writes one audit record per call, REST by the HTTP layer and in process by the pipeline, each with its actor', async () => {
     const company = await newCompany();
     const key = await company.key(['customers:read']);
-    const rest = await client(svc.url, key.key).post('/customers', { name: 'X' });
-    const [restRow] = await waitForAudit(rest.headers.get('x-request-id')!);
+    const rest = await api(t.svc.url, key.key).POST('/customers', { params: idem(), body: { name: 'X' } });
+    const [restRow] = await auditRecords(requestIdOf(rest.response));
     expect(restRow).toMatchObject({
       actor_type: 'api_key',
       actor_id: key.id,
@@ -136,12 +118,12 @@ describe('an API credential in process and through REST', () => {
 
     const requestId = `inproc-${Date.now()}`;
     await failure(createCaller(testDb(), await credentialOf(key), { requestId, idempotencyKey: 'a-1' }).customers.create({ name: 'X' }));
-    expect(await waitForAudit(requestId)).toEqual([
+    expect(await auditRecords(requestId)).toMatchObject([
       { actor_type: 'api_key', actor_id: key.id, company_id: key.company_id, method: 'CALL', path: 'customers.create', status: 403, problem_code: 'forbidden' },
     ]);
     const ok = `inproc-ok-${Date.now()}`;
     await createCaller(testDb(), await credentialOf(key), { requestId: ok }).customers.list({});
-    expect(await waitForAudit(ok)).toEqual([
+    expect(await auditRecords(ok)).toMatchObject([
       { actor_type: 'api_key', actor_id: key.id, company_id: key.company_id, method: 'CALL', path: 'customers.list', status: 200, problem_code: null },
     ]);
   });
@@ -162,10 +144,10 @@ describe('internal procedures', () => {
     expect(listed.map((k) => k.id)).toContain(key.id);
     const denied = await failure(createCaller(testDb(), staff('support')).internal.revokeApiKey({ id: key.id }));
     expect(denied.code).toBe('FORBIDDEN');
-    expect((await client(svc.url, key.key).get('/customers')).status).toBe(200);
+    expect((await api(t.svc.url, key.key).GET('/customers')).response.status).toBe(200);
     const revoked = await createCaller(testDb(), staff('admin')).internal.revokeApiKey({ id: key.id });
     expect(revoked.revoked_at).not.toBeNull();
-    expect((await client(svc.url, key.key).get('/customers')).status).toBe(401);
+    expect((await api(t.svc.url, key.key).GET('/customers')).response.status).toBe(401);
     // creating companies is the operator's, not staff's
     expect(
       (await failure(createCaller(testDb(), staff('admin')).internal.createCompany({ name: 'X', ownerEmail: 'x@example.dk', ownerPassword: 'long enough' })))
@@ -174,10 +156,10 @@ describe('internal procedures', () => {
   });
 
   it('record the staff user and the company in the audit trail, refusals included', async () => {
-    const company = await newCompany();
+    const { company } = t;
     const requestId = `staff-${Date.now()}`;
     await createCaller(testDb(), staff('support'), { requestId }).internal.listApiKeys({ companyId: company.companyId });
-    expect(await waitForAudit(requestId)).toEqual([
+    expect(await auditRecords(requestId)).toMatchObject([
       {
         actor_type: 'staff',
         actor_id: '00000000-0000-4000-8000-00000000000a',
@@ -190,11 +172,11 @@ describe('internal procedures', () => {
     ]);
     const refused = `staff-no-${Date.now()}`;
     await failure(createCaller(testDb(), staff('support'), { requestId: refused }).internal.revokeApiKey({ id: '00000000-0000-4000-8000-000000000001' }));
-    expect((await waitForAudit(refused))[0]).toMatchObject({ actor_type: 'staff', path: 'internal.revokeApiKey', status: 403, problem_code: 'forbidden' });
+    expect((await auditRecords(refused))[0]).toMatchObject({ actor_type: 'staff', path: 'internal.revokeApiKey', status: 403, problem_code: 'forbidden' });
   });
 
   it('validate dates with the one calendar module: an impossible lock date is a 400, never rolled over', async () => {
-    const company = await newCompany();
+    const { company } = t;
     const op = createCaller(testDb(), { type: 'operator' });
     const e = await failure(op.internal.updateAccountingSettings({ companyId: company.companyId, lock_date: '2026-02-30' }));
     expect(e.code).toBe('BAD_REQUEST');
@@ -232,7 +214,8 @@ describe('the idempotency middleware', () => {
   it('serves 200 state transitions: the first runs and answers 200, a repeat with the key replays without running', async () => {
     const company = await newCompany();
     const actor = await credentialOf(await company.key());
-    const customer = (await client(svc.url, (await company.key()).key).post('/customers', { name: 'Før' })).body.data;
+    const rest = api(t.svc.url, (await company.key()).key);
+    const customer = (await ok(rest.POST('/customers', { params: idem(), body: { name: 'Før' } }))).data;
     const first = call(actor, 'approve-1');
     const r1 = await first.api.transition({ id: customer.id, status: 'approved' });
     expect(first.ctx.response).toEqual({ status: 200, headers: {} });
@@ -244,7 +227,7 @@ describe('the idempotency middleware', () => {
     const stored = await testDb().prisma.customer.findUniqueOrThrow({ where: { id: customer.id } });
     expect(stored.name).toBe(r1.data.name);
     // the key is bound to the concrete path: the same key on another customer's transition is a 400
-    const other = (await client(svc.url, (await company.key()).key).post('/customers', { name: 'Anden' })).body.data;
+    const other = (await ok(rest.POST('/customers', { params: idem(), body: { name: 'Anden' } }))).data;
     const e = await failure(call(actor, 'approve-1').api.transition({ id: other.id, status: 'approved' }));
     expect(toProblem(e)).toMatchObject({ code: 'invalid_request', field: 'Idempotency-Key' });
     // without a key (optional here) it simply runs
@@ -271,7 +254,6 @@ describe('the idempotency middleware', () => {
 describe('test keys of a company without a sandbox yet', () => {
   it('created at the same moment (three callers, three connection pools) all succeed and share one sandbox', async () => {
     const { createDatabase } = await import('@tlr/db');
-    const { databaseUrl } = await import('./helpers.ts');
     const company = await newCompany();
     const pools = [0, 1, 2].map(() => createDatabase(databaseUrl(), 2));
     try {
@@ -288,7 +270,7 @@ describe('test keys of a company without a sandbox yet', () => {
       expect(new Set(keys.map((k) => k.company_id)).size).toBe(1);
       expect(keys[0]!.company_id).not.toBe(company.companyId);
       expect(await testDb().prisma.company.count({ where: { sandbox_of_id: company.companyId } })).toBe(1);
-      for (const k of keys) expect((await client(svc.url, k.key).get('/accounts?per_page=1')).body.meta.total).toBe(305);
+      for (const k of keys) expect((await ok(api(t.svc.url, k.key).GET('/accounts', { params: { query: { per_page: 1 } } }))).meta.total).toBe(305);
     } finally {
       await Promise.all(pools.map((p) => p.close()));
     }

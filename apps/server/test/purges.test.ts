@@ -24,7 +24,7 @@ describe('purgeDispatchedEvents', () => {
     const recent = await insert(ago('29 days'));
     const pending = await insert(null);
     expect(await purgeDispatchedEvents(testDb().prisma)).toBeGreaterThanOrEqual(1);
-    const left = (await db().query(`SELECT id FROM outbox_events WHERE company_id = $1`, [company])).rows.map((r) => r.id);
+    const left = (await db().query<{ id: string }>(`SELECT id FROM outbox_events WHERE company_id = $1`, [company])).rows.map((r) => r.id);
     expect(left.sort()).toEqual([recent, pending].sort());
     expect(left).not.toContain(old);
   });
@@ -38,7 +38,9 @@ describe('purgeIdleRateLimitWindows', () => {
       [idle, recent],
     );
     expect(await purgeIdleRateLimitWindows(testDb().prisma)).toBeGreaterThanOrEqual(1);
-    const left = (await db().query(`SELECT credential_id FROM rate_limit_windows WHERE credential_id = ANY($1::uuid[])`, [[idle, recent]])).rows;
+    const left = (
+      await db().query<{ credential_id: string }>(`SELECT credential_id FROM rate_limit_windows WHERE credential_id = ANY($1::uuid[])`, [[idle, recent]])
+    ).rows;
     expect(left.map((r) => r.credential_id)).toEqual([recent]);
   });
 });

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@tlr/config';
 import { startService, type Service } from '../src/service.ts';
-import { client, databaseUrl, newCompany } from './helpers.ts';
+import { api, client, databaseUrl, idem, newCompany } from './helpers.ts';
 
 const logLines: Record<string, unknown>[] = [];
 let svc: Service;
@@ -25,8 +25,9 @@ beforeAll(async () => {
 });
 afterAll(() => svc.stop());
 
+// Malformed on purpose: bodies the typed client would not send, through the untyped one.
 const raw = (method: string, path: string, body: string | undefined, headers: Record<string, string> = {}) =>
-  client(svc.url, key).call(method, path, { raw: body as string, headers: { 'Idempotency-Key': `r-${Math.random()}`, ...headers } });
+  client(svc.url, key).call(method, path, { ...(body === undefined ? {} : { raw: body }), headers: { ...idem().header, ...headers } });
 
 describe('request bodies', () => {
   it('415 says to send application/json and quotes the type that was sent', async () => {
@@ -59,6 +60,7 @@ describe('request bodies', () => {
   });
 
   it('a missing required field "is required"; a wrong type says what it must be', async () => {
+    // Malformed on purpose (no date, lines not an array, a null name): the untyped client.
     const r = await client(svc.url, key).post('/transactions', { lines: 'x' });
     expect(r.status).toBe(400);
     expect(r.body.errors).toEqual(
@@ -74,16 +76,17 @@ describe('request bodies', () => {
 
 describe('request log', () => {
   it('a refused request logs its problem code and field; a served one logs neither', async () => {
-    const bad = await client(svc.url, key).post('/customers', { name: 'X', cvr: '12' });
-    const good = await client(svc.url, key).get('/customers');
+    const bad = await api(svc.url, key).POST('/customers', { params: idem(), body: { name: 'X', cvr: '12' } });
+    const good = await api(svc.url, key).GET('/customers');
     await new Promise((r) => setTimeout(r, 50));
-    const lineOf = (id: string | null) => logLines.find((l) => l.request_id === id && l.msg === 'request');
-    expect(lineOf(bad.headers.get('x-request-id'))).toMatchObject({ status: 400, code: 'invalid_request', field: 'cvr' });
-    const ok = lineOf(good.headers.get('x-request-id'));
+    const lineOf = (answer: { response: Response }) =>
+      logLines.find((l) => l.request_id === answer.response.headers.get('x-request-id') && l.msg === 'request');
+    expect(lineOf(bad)).toMatchObject({ status: 400, code: 'invalid_request', field: 'cvr' });
+    const ok = lineOf(good);
     expect(ok).toMatchObject({ status: 200 });
     expect(ok).not.toHaveProperty('code');
-    const unauthorized = await client(svc.url).get('/customers');
+    const unauthorized = await api(svc.url).GET('/customers');
     await new Promise((r) => setTimeout(r, 50));
-    expect(lineOf(unauthorized.headers.get('x-request-id'))).toMatchObject({ status: 401, code: 'unauthorized' });
+    expect(lineOf(unauthorized)).toMatchObject({ status: 401, code: 'unauthorized' });
   });
 });

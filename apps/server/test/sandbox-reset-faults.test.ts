@@ -3,15 +3,15 @@
 // and the API call that asked for it still gets its 200 once it is done.
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { client, databaseUrl, newCompany, startServerProcess, startTestService, testDb, waitFor } from './helpers.ts';
+import { api, databaseUrl, newCompany, ok, startServerProcess, startTestService, testDb, waitFor } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 const ROWS = 300_000;
-let api: Service | undefined;
+let server: Service | undefined;
 const workers: { proc: ChildProcess }[] = [];
 afterAll(async () => {
   for (const w of workers) if (w.proc.exitCode === null && w.proc.signalCode === null) w.proc.kill('SIGTERM');
-  await api?.stop();
+  await server?.stop();
 });
 
 /** A sandbox with enough customers that the reset's deletes take a while; in slices, each well inside
@@ -31,17 +31,17 @@ async function bigSandbox(name: string) {
 /** The application_name of the backend deleting a sandbox's customers (the reset's transaction), once there is one. */
 const resettingBackend = () =>
   waitFor(async () => {
-    const { rows } = await testDb().pool.query(
+    const { rows } = await testDb().pool.query<{ application_name: string }>(
       `SELECT application_name FROM pg_stat_activity WHERE state = 'active' AND query ILIKE 'DELETE FROM "public"."customers"%' AND pid <> pg_backend_pid()`,
     );
-    return rows[0] ? { name: rows[0].application_name as string } : null;
+    return rows[0] ? { name: rows[0].application_name } : null;
   }, 90_000);
 
 async function sandboxState(sandboxId: string) {
   const q = (sql: string) =>
     testDb()
-      .pool.query(sql, [sandboxId])
-      .then((r) => r.rows[0].n as number);
+      .pool.query<{ n: number }>(sql, [sandboxId])
+      .then((r) => r.rows[0]?.n);
   return {
     customers: await q('SELECT count(*)::int AS n FROM customers WHERE company_id = $1'),
     accounts: await q('SELECT count(*)::int AS n FROM accounts WHERE company_id = $1'),
@@ -52,14 +52,14 @@ async function sandboxState(sandboxId: string) {
 describe('a worker killed mid-reset', () => {
   it('leaves the sandbox untouched or fully reset, and the next worker finishes the reset', async () => {
     // The API server never runs the job itself here: only workers do.
-    api = await startTestService({ SANDBOX_RESET_PICKUP_MS: '600000', REQUEST_TIMEOUT_MS: '110000' });
+    server = await startTestService({ SANDBOX_RESET_PICKUP_MS: '600000', REQUEST_TIMEOUT_MS: '110000' });
     const { testKey, sandboxId } = await bigSandbox('Afbrudt Nulstilling ApS');
     const before = await sandboxState(sandboxId);
     expect(before.customers).toBe(ROWS);
 
     const first = await startServerProcess({ RUN_WORKER: 'true' });
     workers.push(first);
-    const answer = client(api.url, testKey.key).call('POST', '/sandbox/reset');
+    const answer = api(server.url, testKey.key).POST('/sandbox/reset');
     // The worker is inside the reset's transaction once it deletes the sandbox's customers.
     await resettingBackend();
     first.proc.kill('SIGKILL');
@@ -69,10 +69,10 @@ describe('a worker killed mid-reset', () => {
     const reset = await testDb().prisma.sandboxReset.findFirstOrThrow({ where: { company_id: sandboxId } });
     const after = await waitFor(async () => {
       // The killed backend's transaction is rolled back once PostgreSQL notices the closed connection.
-      const { rows } = await testDb().pool.query(
+      const { rows } = await testDb().pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_stat_activity WHERE query ILIKE 'DELETE FROM "public"."customers"%' AND state <> 'idle'`,
       );
-      return rows[0].n === 0 ? sandboxState(sandboxId) : null;
+      return rows[0]?.n === 0 ? sandboxState(sandboxId) : null;
     });
     if (reset.status === 'done') expect(after).toEqual({ customers: 0, accounts: 305, fiscalYears: 1 });
     else expect(after).toEqual(before);
@@ -81,37 +81,37 @@ describe('a worker killed mid-reset', () => {
     // The next worker resumes it at start; the API call that asked gets its answer.
     workers.push(await startServerProcess({ RUN_WORKER: 'true' }));
     const res = await answer;
-    expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ company_id: sandboxId, reset: true, reset_id: reset.id });
+    expect(res.response.status).toBe(200);
+    expect(res.data?.data).toMatchObject({ company_id: sandboxId, reset: true, reset_id: reset.id });
     expect(await sandboxState(sandboxId)).toEqual({ customers: 0, accounts: 305, fiscalYears: 1 });
     const finished = await testDb().prisma.sandboxReset.findUniqueOrThrow({ where: { id: reset.id } });
     expect(finished).toMatchObject({ status: 'done', attempts: 1 });
-    expect((await client(api.url, testKey.key).get('/customers')).body.meta.total).toBe(0);
+    expect((await ok(api(server.url, testKey.key).GET('/customers'))).meta.total).toBe(0);
   }, 240_000);
 
   it("while other workers stay up, one of them takes the dead worker's reset over by its heartbeat, long before the job would expire", async () => {
-    api ??= await startTestService({ SANDBOX_RESET_PICKUP_MS: '600000', REQUEST_TIMEOUT_MS: '110000' });
+    server ??= await startTestService({ SANDBOX_RESET_PICKUP_MS: '600000', REQUEST_TIMEOUT_MS: '110000' });
     const { testKey, sandboxId } = await bigSandbox('Hjerteslag ApS');
     // Two workers up before the reset is asked for (so neither resumes it at start), told apart by the
     // application_name their database connections carry.
     const named = (name: string) => `${databaseUrl()}${databaseUrl().includes('?') ? '&' : '?'}application_name=${name}`;
     const pair = await Promise.all(['reset-worker-a', 'reset-worker-b'].map((n) => startServerProcess({ RUN_WORKER: 'true', DATABASE_URL: named(n) })));
     workers.push(...pair);
-    const answer = client(api.url, testKey.key).call('POST', '/sandbox/reset');
+    const answer = api(server.url, testKey.key).POST('/sandbox/reset');
     const runner = await resettingBackend();
     const victim = pair[['reset-worker-a', 'reset-worker-b'].indexOf(runner.name)];
     // Another test file's worker may have taken the job: then there is nothing of ours to kill here.
-    if (!victim) return void expect((await answer).status).toBe(200);
+    if (!victim) return void expect((await answer).response.status).toBe(200);
     const killedAt = Date.now();
     victim.proc.kill('SIGKILL');
     await new Promise((r) => victim.proc.once('exit', r));
 
     const res = await answer;
-    expect(res.status).toBe(200);
+    expect(res.response.status).toBe(200);
     // The job's expiry is 120 s (plus a supervision round); its heartbeat of 10 s, checked every 10 s,
     // ends it in about 20 (with pg-boss's default 60 s rounds it took 72 s here).
     expect(Date.now() - killedAt).toBeLessThan(60_000);
     expect(await sandboxState(sandboxId)).toEqual({ customers: 0, accounts: 305, fiscalYears: 1 });
-    expect((await client(api.url, testKey.key).get('/customers')).body.meta.total).toBe(0);
+    expect((await ok(api(server.url, testKey.key).GET('/customers'))).meta.total).toBe(0);
   }, 240_000);
 });

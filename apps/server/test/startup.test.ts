@@ -261,7 +261,7 @@ describe('Ctrl-C on npm start', () => {
     expect(
       lines(run.stdout)
         .slice(-2)
-        .map((l) => JSON.parse(l).msg),
+        .map((l) => (JSON.parse(l) as { msg?: unknown }).msg),
     ).toEqual([expect.stringMatching(/^shutting down/), 'stopped']);
     expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
   }, 120_000);
@@ -306,7 +306,7 @@ describe('as root, PostgreSQL runs as the postgres user, who may not reach the c
       expect(readlinkSync(dataDir)).toMatch(/^\/var\/lib\/tlr\//);
       const db = createDatabase(server.url, 1);
       cleanups.push(() => db.close());
-      expect((await db.pool.query('SELECT current_database() AS db')).rows[0].db).toBe('tlr');
+      expect((await db.pool.query<{ db: string }>('SELECT current_database() AS db')).rows).toEqual([{ db: 'tlr' }]);
     },
     60_000,
   );

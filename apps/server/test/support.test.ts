@@ -3,20 +3,16 @@
 // what support sees is what the REST API did (a request found by its X-Request-ID, a sandbox reset
 // whose effect the API shows).
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assert, describe, expect, it } from 'vitest';
 import { createCaller, toProblem } from '@tlr/api';
-import { client, internal, newCompany, startTestService, testDb, waitFor } from './helpers.ts';
-import type { Service } from '../src/service.ts';
+import { api, idem, newCompany, newStaff, ok, testDb, useCompany, waitFor } from './helpers.ts';
 
-let svc: Service;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(() => svc?.stop());
+// The service the REST side goes through; each test makes the companies it looks at.
+const t = useCompany();
 
+/** A staff account and its in-process caller (what the admin app's pages call). */
 async function staff(role: 'support' | 'admin') {
-  const email = `${role}-${randomUUID().slice(0, 8)}@tlr.example`;
-  const user = await internal().support.createStaff({ email, password: 'a long staff password', role });
+  const user = await newStaff(role);
   return { ...user, api: createCaller(testDb(), { type: 'staff', userId: user.id, role }) };
 }
 
@@ -25,6 +21,7 @@ const trail = (userId: string) => testDb().prisma.staffAudit.findMany({ where: {
 describe('support staff', () => {
   it('find a company by API key prefix and see its keys, sandbox, connected apps and webhooks', async () => {
     const support = await staff('support');
+    // A company with exactly one key: the overview lists that one.
     const company = await newCompany('Support Søg ApS');
     const key = await company.key(['customers:read'], 'test');
     const found = await support.api.internal.listCompanies({ search: key.key_prefix });
@@ -38,10 +35,11 @@ describe('support staff', () => {
 
   it('look up a request by the X-Request-ID the API answered with', async () => {
     const support = await staff('support');
-    const company = await newCompany('Request Opslag ApS');
-    const res = await client(svc.url, (await company.key()).key).get('/customers/00000000-0000-7000-8000-000000000000');
-    expect(res.status).toBe(404);
-    const requestId = res.headers.get('x-request-id')!;
+    const { company, api: c } = await t.another('Request Opslag ApS');
+    const res = await c.GET('/customers/{id}', { params: { path: { id: '00000000-0000-7000-8000-000000000000' } } });
+    expect(res.response.status).toBe(404);
+    const requestId = res.response.headers.get('x-request-id');
+    assert(requestId, 'the answer names its request');
     const [found] = await waitFor(async () => {
       const rows = await support.api.support.request({ requestId });
       return rows.length ? rows : null;
@@ -56,21 +54,21 @@ describe('support staff', () => {
       company_name: 'Request Opslag ApS',
       credential: expect.stringMatching(/^api_key [0-9a-f-]{36}$/),
     });
-    expect(found!.duration_ms).toBeGreaterThanOrEqual(0);
+    expect(found?.duration_ms).toBeGreaterThanOrEqual(0);
   });
 
   it('reset a sandbox on the owner request: the API then shows the sandbox empty', async () => {
     const support = await staff('support');
     const company = await newCompany('Nulstil Mig ApS');
-    const sb = client(svc.url, (await company.key(undefined, 'test')).key);
-    await sb.post('/customers', { name: 'Skal væk' });
+    const sb = api(t.svc.url, (await company.key(undefined, 'test')).key);
+    await ok(sb.POST('/customers', { params: idem(), body: { name: 'Skal væk' } }));
     const { reset } = await support.api.support.resetSandbox({ companyId: company.companyId });
     const done = await waitFor(async () => {
       const r = await support.api.support.sandboxReset({ companyId: company.companyId, id: reset.id });
       return r.status === 'done' ? r : null;
     });
     expect(done.requested_by).toBe(`staff ${support.id}`);
-    expect((await sb.get('/customers')).body.meta.total).toBe(0);
+    expect((await ok(sb.GET('/customers'))).meta.total).toBe(0);
   });
 
   it('cannot do what needs the admin role; the refusal is in the trail', async () => {
@@ -79,7 +77,7 @@ describe('support staff', () => {
     const key = await company.key();
     const refused = await support.api.internal.revokeApiKey({ id: key.id, companyId: company.companyId }).catch((e: unknown) => toProblem(e));
     expect(refused).toMatchObject({ status: 403, code: 'forbidden' });
-    expect((await client(svc.url, key.key).get('/customers')).status).toBe(200);
+    expect((await api(t.svc.url, key.key).GET('/customers')).response.status).toBe(200);
     expect((await trail(support.id)).map((r) => [r.action, r.outcome, r.company_id])).toEqual([['internal.revokeApiKey', 'forbidden', company.companyId]]);
   });
 
@@ -89,16 +87,18 @@ describe('support staff', () => {
     const key = await company.key();
     await admin.api.support.company({ companyId: company.companyId });
     await admin.api.internal.revokeApiKey({ id: key.id, companyId: company.companyId });
-    expect((await client(svc.url, key.key).get('/customers')).status).toBe(401);
+    expect((await api(t.svc.url, key.key).GET('/customers')).response.status).toBe(401);
     const records = await trail(admin.id);
     expect(records.map((r) => [r.action, r.kind, r.outcome])).toEqual([
       ['support.company', 'query', 'ok'],
       ['internal.revokeApiKey', 'mutation', 'ok'],
     ]);
+    const [first] = records;
+    assert(first);
     expect(records[1]).toMatchObject({ staff_email: admin.email, role: 'admin', company_id: company.companyId, target: `id=${key.id}` });
     // Append-only: the database refuses to change or remove a record, whoever asks.
-    await expect(testDb().pool.query('UPDATE staff_audit SET outcome = $1 WHERE id = $2', ['changed', records[0]!.id])).rejects.toThrow(/append-only/);
-    await expect(testDb().pool.query('DELETE FROM staff_audit WHERE id = $1', [records[0]!.id])).rejects.toThrow(/append-only/);
+    await expect(testDb().pool.query('UPDATE staff_audit SET outcome = $1 WHERE id = $2', ['changed', first.id])).rejects.toThrow(/append-only/);
+    await expect(testDb().pool.query('DELETE FROM staff_audit WHERE id = $1', [first.id])).rejects.toThrow(/append-only/);
     await expect(testDb().pool.query('TRUNCATE staff_audit')).rejects.toThrow(/append-only/);
     expect((await admin.api.support.audit({ companyId: company.companyId })).map((r) => r.action)).toEqual(
       expect.arrayContaining(['internal.revokeApiKey', 'support.company']),

@@ -8,26 +8,30 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaller } from '@tlr/api';
 import { s3Settings, startS3Server, type TestS3Server } from '@tlr/storage/testing/s3-server';
-import { client, newCompany, startServerProcess, startTestService, testDb } from './helpers.ts';
+import { api, bodyOf, idem, newCompany, ok, startServerProcess, startTestService, testDb, type Api } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const body = (filename: string, content: string) => ({ filename, content_base64: b64(content), mime_type: 'text/plain' });
+/** The upload of `content` as `filename` with a fresh Idempotency-Key, or with `key`. */
+const upload = (c: Api, filename: string, content: string, key?: string) => c.POST('/vouchers', { params: idem(key), body: body(filename, content) });
+/** A voucher's stored bytes, as text. */
+const content = (c: Api, id: string) => c.GET('/vouchers/{id}/content', { params: { path: { id } }, parseAs: 'text' });
 
 async function leftovers(companyId: string) {
-  const { rows } = await testDb().pool.query(
+  const { rows } = await testDb().pool.query<{ vouchers: number; intents: number }>(
     `SELECT (SELECT count(*)::int FROM vouchers WHERE company_id = $1) AS vouchers,
             (SELECT count(*)::int FROM stored_object_intents WHERE company_id = $1) AS intents`,
     [companyId],
   );
-  return rows[0] as { vouchers: number; intents: number };
+  return rows[0];
 }
 
-async function expectUnavailable(res: { status: number; headers: Headers; body: any }) {
-  expect(res.status).toBe(503);
-  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-  expect(res.body.code).toBe('service_unavailable');
+function expectUnavailable({ response, error }: { response: Response; error?: unknown }) {
+  expect(response.status).toBe(503);
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+  expect(error).toMatchObject({ code: 'service_unavailable' });
 }
 
 describe('S3 storage that stops answering', () => {
@@ -44,27 +48,22 @@ describe('S3 storage that stops answering', () => {
 
   it('stores and serves through the S3 protocol; down: 503 with Retry-After and nothing left; back: the same key succeeds', async () => {
     const firm = await newCompany('S3 Fejl ApS');
-    const c = client(svc.url, (await firm.key()).key);
-    const first = await c.post('/vouchers', body('a.txt', 'stored in a bucket'));
-    expect(first.status).toBe(201);
-    const res = await fetch(`${svc.url}/api/v1/vouchers/${first.body.data.id}/content`, { headers: { 'X-API-Key': (await firm.key()).key } });
-    expect(await res.text()).toBe('stored in a bucket');
+    const c = api(svc.url, (await firm.key()).key);
+    const first = bodyOf(201, await upload(c, 'a.txt', 'stored in a bucket')).data;
+    expect(await ok(content(c, first.id))).toBe('stored in a bucket');
 
     await s3.stop();
     const key = `s3-${crypto.randomUUID()}`;
-    const headers = { 'Content-Type': 'application/json', 'Idempotency-Key': key };
-    await expectUnavailable(await c.call('POST', '/vouchers', { body: body('b.txt', 'while away'), headers }));
+    expectUnavailable(await upload(c, 'b.txt', 'while away', key));
     expect(await leftovers(firm.companyId)).toEqual({ vouchers: 1, intents: 0 });
-    await expectUnavailable(await c.call('GET', `/vouchers/${first.body.data.id}/content`, {}));
+    expectUnavailable(await content(c, first.id));
     // Metadata lives in PostgreSQL and stays readable.
-    expect((await c.get(`/vouchers/${first.body.data.id}`)).status).toBe(200);
+    expect((await c.GET('/vouchers/{id}', { params: { path: { id: first.id } } })).response.status).toBe(200);
 
     await s3.start();
-    const again = await c.call('POST', '/vouchers', { body: body('b.txt', 'while away'), headers });
-    expect(again.status).toBe(201);
-    expect(again.headers.get('x-idempotency-replayed')).toBeNull();
-    const back = await fetch(`${svc.url}/api/v1/vouchers/${again.body.data.id}/content`, { headers: { 'X-API-Key': (await firm.key()).key } });
-    expect(await back.text()).toBe('while away');
+    const again = await upload(c, 'b.txt', 'while away', key);
+    expect(again.response.headers.get('x-idempotency-replayed')).toBeNull();
+    expect(await ok(content(c, bodyOf(201, again).data.id))).toBe('while away');
     expect(await leftovers(firm.companyId)).toEqual({ vouchers: 2, intents: 0 });
   }, 60_000);
 });
@@ -80,20 +79,19 @@ describe('a filesystem store that cannot be written', () => {
 
   it('answers 503 and writes nothing while STORAGE_DIR is not a directory; the same key succeeds once it is', async () => {
     const firm = await newCompany('Disk Fejl ApS');
-    const c = client(svc.url, (await firm.key()).key);
-    expect((await c.post('/vouchers', body('før.txt', 'before'))).status).toBe(201);
+    const c = api(svc.url, (await firm.key()).key);
+    expect((await upload(c, 'før.txt', 'before')).response.status).toBe(201);
     renameSync(dir, `${dir}.away`);
     writeFileSync(dir, 'not a directory');
-    const headers = { 'Content-Type': 'application/json', 'Idempotency-Key': `fs-${crypto.randomUUID()}` };
-    await expectUnavailable(await c.call('POST', '/vouchers', { body: body('under.txt', 'during'), headers }));
+    const key = `fs-${crypto.randomUUID()}`;
+    expectUnavailable(await upload(c, 'under.txt', 'during', key));
     expect(await leftovers(firm.companyId)).toEqual({ vouchers: 1, intents: 0 });
 
     rmSync(dir);
     renameSync(`${dir}.away`, dir);
     expect(readdirSync(join(dir, firm.companyId))).toHaveLength(1); // no object, no partial file
-    const again = await c.call('POST', '/vouchers', { body: body('under.txt', 'during'), headers });
-    expect(again.status).toBe(201);
-    expect((await c.call('GET', `/vouchers/${again.body.data.id}/content`, {})).status).toBe(200);
+    const again = bodyOf(201, await upload(c, 'under.txt', 'during', key)).data;
+    expect((await content(c, again.id)).response.status).toBe(200);
   });
 });
 
@@ -107,11 +105,7 @@ describe('a server killed after storing the bytes, before the row commits', () =
     try {
       // Hold the vouchers table so the upload stops after the object is stored, at its INSERT.
       await blocker.query('BEGIN; LOCK TABLE vouchers IN ACCESS EXCLUSIVE MODE');
-      const pending = fetch(`${server.url}/api/v1/vouchers`, {
-        method: 'POST',
-        headers: { 'X-API-Key': key, 'Content-Type': 'application/json', 'Idempotency-Key': `crash-${crypto.randomUUID()}` },
-        body: JSON.stringify(body('crash.txt', 'stored, never committed')),
-      }).catch(() => 'connection lost');
+      const pending = upload(api(server.url, key), 'crash.txt', 'stored, never committed').catch(() => 'connection lost');
       const companyDir = join(dir, firm.companyId);
       const objects = () => (existsSync(companyDir) ? readdirSync(companyDir).filter((n) => !n.startsWith('.')) : []);
       for (let i = 0; objects().length === 0; i++) {

@@ -1,11 +1,11 @@
 // At least once: a worker process killed (SIGKILL) in the middle of sending loses no event. Its leased
 // deliveries are sent again by another worker once the lease has expired (decision 122).
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, expect, it } from 'vitest';
-import { client, newCompany, startServerProcess, startTestService, testDb } from './helpers.ts';
+import { idem, ok, startServerProcess, testDb, useCompany, webhookReceiver } from './helpers.ts';
 
 const workerEnv = { RUN_WORKER: 'true', WEBHOOK_ALLOW_INSECURE_URLS: 'true', WEBHOOK_RETRY_UNIT_MS: '50', LOG_LEVEL: 'silent' };
+// This process's service has no worker: it only takes the requests.
+const t = useCompany({ name: 'Nedbrud Webhook ApS', env: { WEBHOOK_ALLOW_INSECURE_URLS: 'true' } });
 const stops: (() => unknown)[] = [];
 afterAll(async () => {
   for (const stop of stops.reverse()) await stop();
@@ -13,33 +13,29 @@ afterAll(async () => {
 
 it('delivers every event at least once although the worker sending them was killed mid-send', async () => {
   // The receiver answers slowly, so the worker is killed while requests are in flight.
-  const seen = new Map<string, number>();
-  const receiver = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => {
-      const id = String(req.headers['service-event-id']);
-      seen.set(id, (seen.get(id) ?? 0) + 1);
-      setTimeout(() => res.writeHead(200).end(), 1000);
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  stops.push(() => new Promise<void>((r) => (receiver.closeAllConnections(), receiver.close(() => r()))));
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const hook = await webhookReceiver();
+  stops.push(hook.close);
+  hook.answer(() => new Promise((r) => setTimeout(() => r(200), 1000)));
+  /** How many times each event arrived, by its Service-Event-Id. */
+  const seen = () => {
+    const counts = new Map<string, number>();
+    for (const { headers } of hook.got) {
+      const id = String(headers['service-event-id']);
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    return counts;
+  };
 
-  const api = await startTestService({ WEBHOOK_ALLOW_INSECURE_URLS: 'true' }); // no worker: it only takes the requests
-  stops.push(() => api.stop());
-  const firm = await newCompany('Nedbrud Webhook ApS');
-  const c = client(api.url, (await firm.key()).key);
-  expect((await c.call('POST', '/webhooks', { body: { url, events: ['customer.created'] } })).status).toBe(201);
+  const sub = await t.api.POST('/webhooks', { body: { url: hook.url, events: ['customer.created'] } });
+  expect(sub.response.status).toBe(201);
 
   const worker = await startServerProcess(workerEnv);
   stops.push(() => worker.proc.exitCode === null && worker.proc.kill('SIGKILL'));
   const events: string[] = [];
-  for (let i = 0; i < 20; i++) events.push((await c.post('/customers', { name: `Kunde ${i}` })).body.data.id);
+  for (let i = 0; i < 20; i++) events.push((await ok(t.api.POST('/customers', { params: idem(), body: { name: `Kunde ${i}` } }))).data.id);
   const until = Date.now() + 20_000;
-  while (seen.size < 1 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-  expect(seen.size).toBeGreaterThan(0);
+  while (hook.got.length < 1 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  expect(hook.got.length).toBeGreaterThan(0);
   worker.proc.kill('SIGKILL');
   await new Promise((r) => worker.proc.once('exit', r));
 
@@ -51,12 +47,17 @@ it('delivers every event at least once although the worker sending them was kill
   const deadline = Date.now() + 90_000;
   let rows: { event_id: string; status: string }[];
   for (;;) {
-    rows = (await testDb().pool.query(`SELECT event_id, status FROM webhook_deliveries WHERE company_id = $1`, [firm.companyId])).rows;
+    rows = (
+      await testDb().pool.query<{ event_id: string; status: string }>(`SELECT event_id, status FROM webhook_deliveries WHERE company_id = $1`, [
+        t.company.companyId,
+      ])
+    ).rows;
     if ((rows.length === events.length && rows.every((r) => r.status === 'succeeded')) || Date.now() > deadline) break;
     await new Promise((r) => setTimeout(r, 200));
   }
+  const arrived = seen();
   expect(rows.filter((r) => r.status !== 'succeeded')).toEqual([]);
   expect(rows).toHaveLength(events.length);
-  expect(rows.every((r) => seen.has(r.event_id))).toBe(true);
-  expect([...seen.values()].some((n) => n >= 2)).toBe(true);
+  expect(rows.every((r) => arrived.has(r.event_id))).toBe(true);
+  expect([...arrived.values()].some((n) => n >= 2)).toBe(true);
 }, 120_000);
