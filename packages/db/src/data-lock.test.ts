@@ -76,6 +76,23 @@ describe('one server per data folder', () => {
     lock.release();
   });
 
+  it.runIf(processStart(process.pid) !== undefined)('a lock whose holder is a zombie (killed, not yet reaped) is taken over', async () => {
+    const dir = fresh();
+    // `true` exits at once; its parent then becomes `sleep`, which never reaps it: a zombie for 5 s.
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString().trim()))));
+      await new Promise((r) => setTimeout(r, 100)); // it has exited by then
+      expect(readFileSync(`/proc/${zombie}/stat`, 'utf8')).toMatch(/\) Z /);
+      writeFileSync(join(dir, 'server.lock'), `${zombie} ${processStart(zombie)}\n`);
+      const lock = lockDataFolder(dir);
+      expect(readFileSync(lock.path, 'utf8')).toMatch(new RegExp(`^${process.pid} `));
+      lock.release();
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+
   it('a garbled lock file does not block', () => {
     const dir = fresh();
     for (const garbled of ['', 'x', '0 -\n']) {

@@ -23,16 +23,32 @@ const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(
  * taken for a live one. Undefined where there is no /proc (the pid alone is checked then).
  */
 export function processStart(pid: number): string | undefined {
+  const fields = statFields(pid);
+  const ticks = fields?.[19];
+  if (!ticks) return undefined;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 2 (the command name, in parentheses) may hold spaces: count from the last ')'.
-    const ticks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    return ticks ? `${boot}/${ticks}` : undefined;
+    return `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}/${ticks}`;
   } catch {
     return undefined;
   }
 }
+
+/** The fields of /proc/<pid>/stat from the third (the state) on; undefined where there is none. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 2 (the command name, in parentheses) may hold spaces: count from the last ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A process killed with kill -9 stays a zombie until its parent (or init, once the parent is gone too)
+ * reaps it, and kill(pid, 0) still finds it then; it holds nothing any more.
+ */
+const defunct = (pid: number) => ['Z', 'X', 'x'].includes(statFields(pid)?.[0] ?? '');
 
 interface Holder {
   pid: number;
@@ -55,6 +71,7 @@ function alive(h: Holder): boolean {
     // EPERM: a process of another user has that pid; its start time below tells whether it is the holder.
     if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  if (defunct(h.pid)) return false;
   const now = processStart(h.pid);
   return h.start === undefined || now === undefined || now === h.start;
 }
