@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { idem, ok, testDb, useCompany, type Problem } from './helpers.ts';
-import { operationsOf, servedDocument, type OpenApiDocument, type OpenApiOperation, type OpenApiSchema } from './openapi-document.ts';
+import { operationsOf, parametersOf, servedDocument, type OpenApiDocument, type OpenApiOperation, type OpenApiSchema } from './openapi-document.ts';
 
 const t = useCompany({ name: 'Fuzz ApS' });
 let doc: OpenApiDocument;
@@ -144,7 +144,7 @@ function bodyText(schema: OpenApiSchema | undefined): fc.Arbitrary<string | unde
 }
 
 function requestFor(method: string, op: OpenApiOperation) {
-  const params = op.parameters ?? [];
+  const params = parametersOf(doc, op);
   const pathValue = fc.oneof(fc.constantFrom(...ids), fc.uuid(), hostileString);
   const query = fc.array(
     fc.oneof(

@@ -309,6 +309,9 @@ describe('status lifecycle', () => {
     const sent = await setStatus(c, draft.id, { status: 'sent' });
     expect(sent.response.status).toBe(409);
     expect(sent.error).toMatchObject({ code: 'invalid_transition', current_status: 'draft', allowed_statuses: ['approved'] });
+    // The document declares the problem's extension members, so a generated client reads them typed.
+    const allowed: string[] | undefined = sent.error?.allowed_statuses;
+    expect(allowed).toEqual(['approved']);
     // A status outside the enum: malformed on purpose, so through the untyped client.
     const unknown = await t.raw.put(`/invoices/${draft.id}/status`, { status: 'archived' });
     expect([unknown.status, unknown.body.code, unknown.body.field]).toEqual([400, 'invalid_request', 'status']);

@@ -1,10 +1,9 @@
 // The OpenAPI document as the tests read it (openapi, openapi-lint, fuzz, docs-page, platform): the
 // parts they inspect, typed, and how to fetch and walk the served document.
-import { client } from './helpers.ts';
-
 /**
  * The parts of an OpenAPI 3.1 document the tests read, as the served document writes them: schemas
- * (a `$ref` only to components.schemas), parameters, responses and headers inline.
+ * (a `$ref` only to components.schemas), parameters inline or the shared X-Request-ID by `$ref`
+ * (`parametersOf` resolves it), responses and headers.
  */
 export interface OpenApiSchema {
   $ref?: string;
@@ -45,7 +44,7 @@ export interface OpenApiOperation {
   summary?: string;
   description?: string;
   tags?: string[];
-  parameters?: OpenApiParameter[];
+  parameters?: (OpenApiParameter | { $ref: string })[];
   requestBody?: { content: Record<string, { schema?: OpenApiSchema }> };
   responses: Record<string, OpenApiResponse>;
   security?: Record<string, string[]>[];
@@ -64,6 +63,7 @@ export type OpenApiDocument = {
   components: {
     schemas: Record<string, OpenApiSchema>;
     headers: Record<string, OpenApiHeader>;
+    parameters?: Record<string, OpenApiParameter>;
     securitySchemes: Record<string, { type: string; in?: string; name?: string; flows?: Record<string, OpenApiOAuthFlow> }>;
   };
 };
@@ -97,19 +97,12 @@ export function operationOf(doc: OpenApiDocument, path: string, method: HttpMeth
   return op;
 }
 
-/**
- * The discovery document (GET {base_url}/): the OpenAPI document declares its body only as an object,
- * so its shape, as far as the tests read it, is written here.
- */
-export interface Discovery {
-  status: string;
-  version: string;
-  authentication: {
-    api_key: { header: string; formats: string[] };
-    oauth2: Record<'authorization_url' | 'token_url' | 'revocation_url' | 'metadata_url', string>;
-    scopes: string[];
-  };
-  endpoints: { method: string; path: string; summary: string; scopes: string[] }[];
-  features: string[];
+/** An operation's parameters, a `$ref` resolved to its component. */
+export function parametersOf(doc: OpenApiDocument, op: OpenApiOperation): OpenApiParameter[] {
+  return (op.parameters ?? []).map((p) => {
+    if (!('$ref' in p)) return p;
+    const shared = doc.components.parameters?.[p.$ref.replace('#/components/parameters/', '')];
+    if (!shared) throw new Error(`the document has no parameter ${p.$ref}`);
+    return shared;
+  });
 }
-export const discovery = (baseUrl: string) => client(baseUrl).get<{ data: Discovery }>('/');

@@ -9,8 +9,8 @@ import { routes } from '@tlr/api';
 import { SCOPES } from '@tlr/domain';
 import { apiTypesSource, API_TYPES_FILE } from '../../../test/api-types.ts';
 import type { paths } from '../../../test/generated/api.ts';
-import { bodyOf, idem, startTestService, useCompany, type Api } from './helpers.ts';
-import { discovery, operationOf, operationsOf, servedDocument, type OpenApiDocument, type OpenApiOperation } from './openapi-document.ts';
+import { api, bodyOf, idem, ok, startTestService, useCompany, type Api } from './helpers.ts';
+import { operationOf, operationsOf, parametersOf, servedDocument, type OpenApiDocument, type OpenApiOperation } from './openapi-document.ts';
 
 const META_PATHS = new Set(['/', '/openapi.json']);
 /** The contract's collections: each has a list (GET) and a create (POST, Idempotency-Key). */
@@ -82,7 +82,11 @@ describe('the served document', () => {
     const served = routes.map((r) => `${r.method} ${r.path.replace(/\/$/, '')}`).sort();
     expect(documented).toEqual(served);
     const lookup = operationOf(doc, '/customers/lookup', 'get');
-    expect((lookup.parameters ?? []).map((p) => p.name).sort()).toEqual(['cvr', 'email', 'phone', 'q', 'telephone']);
+    expect(
+      parametersOf(doc, lookup)
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(['X-Request-ID', 'cvr', 'email', 'phone', 'q', 'telephone']);
   });
 });
 
@@ -95,7 +99,7 @@ describe('contract rules in the document', () => {
     for (const path of contractCreates) expect(routeFor(path, 'post')?.meta.idempotent?.status, `POST ${path}`).toBe(201);
     for (const [path, method, op] of apiOperations()) {
       const where = `${method.toUpperCase()} ${path}`;
-      const idem = (op.parameters ?? []).filter((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
+      const idem = parametersOf(doc, op).filter((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
       if (routeFor(path, method)?.meta.idempotent?.status === 201) {
         expect(method, where).toBe('post');
         expect(Object.keys(op.responses), where).toContain('201');
@@ -152,7 +156,7 @@ describe('contract rules in the document', () => {
         expect(res.status, path).toBe(401);
       }
     }
-    const served = (await discovery(t.svc.url)).body.data;
+    const served = (await ok(api(t.svc.url).GET('/'))).data;
     expect(served.authentication.oauth2).toMatchObject({
       token_url: '/api/oauth/token',
       authorization_url: '/oauth/authorize',
@@ -211,6 +215,30 @@ describe('contract rules in the document', () => {
     }
   });
 
+  it('declares on every operation, OAuth and public ones included, the X-Request-ID a client may send and the headers every answer carries', () => {
+    // Contract, General rules 6: "Every response carries X-Request-ID ... and X-API-Version"; Limits: the
+    // token endpoint's answers are counted and carry its rate limit headers (10 per 60 seconds).
+    expect(doc.components.parameters?.['X-Request-ID']).toMatchObject({ in: 'header', required: false });
+    for (const { path, method, op } of operationsOf(doc)) {
+      const where = `${method.toUpperCase()} ${path}`;
+      expect(op.parameters, where).toContainEqual({ $ref: '#/components/parameters/X-Request-ID' });
+      for (const [status, r] of Object.entries(op.responses)) expect(Object.keys(r.headers ?? {}), `${where} ${status}`).toContain('X-Request-ID');
+    }
+    for (const path of OAUTH_DOC_PATHS)
+      for (const [status, r] of Object.entries(operationOf(doc, path, 'post').responses)) {
+        expect(r.headers?.['X-RateLimit-Limit'], `${path} ${status}`).toBeTruthy();
+        expect(r.headers?.['X-API-Version'], `${path} ${status}`).toBeTruthy();
+      }
+    // The problem's extension members, and the public documents' bodies, are declared, not bare objects.
+    expect(Object.keys(doc.components.schemas.Problem?.properties ?? {})).toEqual(
+      expect.arrayContaining(['current_status', 'allowed_statuses', 'balance_due', 'paid_amount']),
+    );
+    expect(doc.components.schemas.Discovery?.required).toEqual(expect.arrayContaining(['authentication', 'endpoints', 'features']));
+    expect(operationOf(doc, '/openapi.json', 'get').responses['200']?.content?.['application/json']?.schema?.required).toEqual(
+      expect.arrayContaining(['openapi', 'paths']),
+    );
+  });
+
   it("list endpoints, /webhooks included, document page, per_page (1 to 200), sort (the contract's fields), order, since, until and search", () => {
     const listSchema = (op: OpenApiOperation) => op.responses['200']?.content?.['application/json']?.schema;
     const isListResponse = (op: OpenApiOperation) => Boolean(listSchema(op)?.properties?.meta?.properties?.per_page);
@@ -222,7 +250,11 @@ describe('contract rules in the document', () => {
     }
     for (const [path, , op] of lists) {
       expect(isListResponse(op), path).toBe(true);
-      const params = Object.fromEntries((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p.schema]));
+      const params = Object.fromEntries(
+        parametersOf(doc, op)
+          .filter((p) => p.in === 'query')
+          .map((p) => [p.name, p.schema]),
+      );
       expect(Object.keys(params), path).toEqual(expect.arrayContaining(['page', 'per_page', 'sort', 'order', 'since', 'until', 'search']));
       expect(params.page, path).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
       expect(params.per_page, path).toMatchObject({ type: 'integer', minimum: 1, maximum: 200, default: 50 });
@@ -240,7 +272,7 @@ describe('contract rules in the document', () => {
     const op = operationOf(doc, '/invoices/{id}/pdf', 'get');
     expect(op.description).toContain('GET /invoices/{id}/pdf?document=credit_note');
     expect(op.description).toMatch(/cancelled invoice is watermarked ANNULLERET, names the credit note that credited it and asks for no payment/);
-    const document = op.parameters?.find((p) => p.name === 'document');
+    const document = parametersOf(doc, op).find((p) => p.name === 'document');
     expect(document).toMatchObject({ in: 'query', schema: { enum: ['invoice', 'credit_note'], default: 'invoice' } });
     expect(document?.schema?.description ?? document?.description).toMatch(/credit_note: the credit note \(kreditnota\)/);
   });

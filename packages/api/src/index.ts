@@ -9,3 +9,4 @@ export { readAlong } from './crud.ts';
 export { toProblem, problem, internalProblem, busyProblem, databaseUnavailable, BUSY_RETRY_AFTER, PROBLEM_CONTENT_TYPE, type Problem } from './problem.ts';
 export type { ApiMeta } from './trpc.ts';
 export { authorizationServerMetadata, OAUTH_PATHS } from './oauth-document.ts';
+export { discoveryDocument, discoverySchema, type DiscoveryDocument } from './discovery.ts';

@@ -64,22 +64,25 @@ function body(schema: Record<string, unknown>) {
   return { required: true, content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } } };
 }
 
-function responses(success: Record<string, unknown>, limited: Record<string, unknown>) {
-  const err = (description: string) => ({
-    description,
-    headers: noStore,
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } },
-  });
+type Headers = Record<string, unknown>;
+
+/** The answers of an OAuth endpoint: each carries `headers` (request id, version, the endpoint's limit). */
+function responses(success: { description: string; content: Record<string, unknown> }, refusals: string, limited: Record<string, unknown>, headers: Headers) {
+  const answer = (description: string, content: Record<string, unknown>) => ({ description, headers: { ...headers, ...noStore }, content });
+  const err = (description: string) => answer(description, { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } });
   return {
-    '200': success,
-    '400': err('invalid_request, invalid_grant, unsupported_grant_type'),
+    '200': answer(success.description, success.content),
+    '400': err(refusals),
     '401': err('invalid_client: unknown or revoked client, or wrong secret (WWW-Authenticate: Basic)'),
     '429': limited,
   };
 }
 
-/** Paths to merge into the OpenAPI document (relative to a server at {app_url}/api), and the schemas they use. */
-export function oauthPaths(limited: Record<string, unknown>) {
+/**
+ * Paths to merge into the OpenAPI document (relative to a server at {app_url}/api), and the schemas they
+ * use; `headers` are those of every answer, `parameter` the request id a client may send.
+ */
+export function oauthPaths(limited: Record<string, unknown>, headers: Headers, parameter: Record<string, unknown>) {
   const tokenResponse = {
     type: 'object',
     required: ['access_token', 'token_type', 'expires_in', 'refresh_token', 'scope'],
@@ -102,6 +105,7 @@ export function oauthPaths(limited: Record<string, unknown>) {
           summary: 'Exchange an authorization code, or refresh',
           description: `Served under {app_url}, not {base_url}. grant_type authorization_code (code, redirect_uri, code_verifier) or refresh_token (refresh_token). Codes are single-use and live 60 seconds; presenting a used code revokes what it issued. ${limit}`,
           security: [],
+          parameters: [parameter],
           requestBody: body({
             type: 'object',
             required: ['grant_type'],
@@ -115,12 +119,10 @@ export function oauthPaths(limited: Record<string, unknown>) {
             },
           }),
           responses: responses(
-            {
-              description: 'A new token pair',
-              headers: noStore,
-              content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthTokenResponse' } } },
-            },
+            { description: 'A new token pair', content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthTokenResponse' } } } },
+            'invalid_request, invalid_grant, unsupported_grant_type',
             limited,
+            headers,
           ),
         },
       },
@@ -131,14 +133,17 @@ export function oauthPaths(limited: Record<string, unknown>) {
           summary: 'Revoke a token (RFC 7009)',
           description: `Served under {app_url}, not {base_url}. 200 with an empty object for an authenticated client whatever the token (RFC 7009 2.2); only the client's own tokens are revoked. An access token is revoked alone; a refresh token ends its whole family. ${limit}`,
           security: [],
+          parameters: [parameter],
           requestBody: body({
             type: 'object',
             required: ['token'],
             properties: { token: { type: 'string' }, token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] }, ...clientAuth },
           }),
           responses: responses(
-            { description: 'Revoked, or nothing to revoke', headers: noStore, content: { 'application/json': { schema: { type: 'object' } } } },
+            { description: 'Revoked, or nothing to revoke', content: { 'application/json': { schema: { type: 'object' } } } },
+            'invalid_request: no token, or a body that is neither JSON nor form parameters',
             limited,
+            headers,
           ),
         },
       },

@@ -3,8 +3,10 @@
 // problem+json errors, the common response headers, the streamed (raw) responses, the documents
 // served outside tRPC, and what people read: the tag catalogue, the contact and the license.
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { z } from 'zod';
 import { API_VERSION } from '@tlr/config';
-import { ERROR_CODES, errorCodes, RATE_LIMIT, RATE_WINDOW_SECONDS, TOKEN_ENDPOINT_LIMIT } from '@tlr/domain';
+import { ERROR_CODES, errorCodes, problemExtensions, RATE_LIMIT, RATE_WINDOW_SECONDS, TOKEN_ENDPOINT_LIMIT } from '@tlr/domain';
+import { discoverySchema } from './discovery.ts';
 import { oauthPaths, oauthSecurityScheme } from './oauth-document.ts';
 import { appRouter } from './root.ts';
 import { BUSY_RETRY_AFTER, PROBLEM_TYPE_BASE } from './problem.ts';
@@ -14,6 +16,12 @@ import { openApiTags } from './tags.ts';
 // The generated document, completed in place: plain JSON whose shape the generator's types do not follow.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
+
+/** A zod schema as the document's JSON Schema (2020-12, which OpenAPI 3.1 uses), without its $schema. */
+function jsonSchema(schema: z.ZodType): Json {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'output' }) as Json;
+  return rest;
+}
 
 const statuses = Object.values(ERROR_CODES).map((spec: { status: number }) => spec.status);
 const problemSchema = {
@@ -31,6 +39,7 @@ const problemSchema = {
       type: 'array',
       items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'message'] },
     },
+    ...jsonSchema(problemExtensions).properties,
   },
   // Contract, Errors 2: the document declares the older { error: { code, message } } object, and
   // responses follow the problem shape. This says both: a problem is never such an object.
@@ -65,6 +74,17 @@ const sharedHeaders = {
   'Retry-After': intHeader('Seconds to wait before retrying', 1, Math.max(RATE_WINDOW_SECONDS, BUSY_RETRY_AFTER)),
 };
 const ref = (name: keyof typeof sharedHeaders) => ({ $ref: `#/components/headers/${name}` });
+
+/** Decision 5: a client's own request id is kept (and answered) when it is sane; otherwise the server mints one. */
+const requestIdParameter = {
+  name: 'X-Request-ID',
+  in: 'header',
+  required: false,
+  description:
+    'Your own identifier for this request, to correlate logs: kept and answered in X-Request-ID when it has 1 to 128 of A-Z a-z 0-9 . _ : -; otherwise the server mints a UUID.',
+  schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+};
+const requestIdRef = { $ref: '#/components/parameters/X-Request-ID' };
 const commonHeaders = { 'X-Request-ID': ref('X-Request-ID'), 'X-API-Version': ref('X-API-Version') };
 const rateHeaders = {
   'X-RateLimit-Limit': ref('X-RateLimit-Limit'),
@@ -124,6 +144,7 @@ function build(): OpenAPIObject {
 
   doc.tags = openApiTags();
   doc.components.headers = sharedHeaders;
+  doc.components.parameters = { 'X-Request-ID': requestIdParameter };
   doc.components.schemas = { ...doc.components.schemas, Problem: problemSchema, Error: legacyErrorSchema };
 
   for (const route of routes) {
@@ -143,6 +164,7 @@ function build(): OpenAPIObject {
       .join('\n\n');
     const success = op.responses['200'];
     success.headers = { ...commonHeaders, ...rateHeaders, ...success.headers };
+    op.parameters = [...(op.parameters ?? []), requestIdRef];
     const raw = route.meta.raw;
     if (raw) {
       // Streamed by the HTTP shell: the procedure's JSON output never reaches the client.
@@ -191,15 +213,16 @@ function build(): OpenAPIObject {
 
   // The public documents: no credentials, so no rate limit. What can refuse them is what refuses any
   // request before Express (client-error.ts): a request that is not valid HTTP, or oversized headers.
-  const publicDocument = (operationId: string, summary: string, description: string, answer: string) => ({
+  const publicDocument = (operationId: string, summary: string, description: string, answer: string, schema: Json) => ({
     get: {
       operationId,
       summary,
       description,
       tags: ['Meta'],
       security: [],
+      parameters: [requestIdRef],
       responses: {
-        '200': { description: answer, headers: commonHeaders, content: { 'application/json': { schema: { type: 'object' } } } },
+        '200': { description: answer, headers: commonHeaders, content: { 'application/json': { schema } } },
         '400': problemResponse(400, undefined, 'invalid_request: the request is not valid HTTP (a forbidden character in a header, a malformed request line)'),
         '431': problemResponse(431, undefined),
       },
@@ -210,14 +233,31 @@ function build(): OpenAPIObject {
     'This OpenAPI description',
     'The OpenAPI 3.1 description of the API (contract version 2026-04-10), public: no credentials, no rate limit. `servers` names PUBLIC_BASE_URL, or the origin the request reached. People read it rendered at /api/v1/docs.',
     'OpenAPI 3.1 document',
+    {
+      type: 'object',
+      description: 'An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0)',
+      required: ['openapi', 'info', 'paths', 'components'],
+      properties: {
+        openapi: { type: 'string', enum: ['3.1.0'] },
+        info: { type: 'object', required: ['title', 'version'], properties: { title: { type: 'string' }, version: { type: 'string', example: API_VERSION } } },
+        servers: { type: 'array', items: { type: 'object', required: ['url'], properties: { url: { type: 'string' } } } },
+        tags: { type: 'array', items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, description: { type: 'string' } } } },
+        paths: { type: 'object', additionalProperties: { type: 'object' } },
+        components: { type: 'object', additionalProperties: { type: 'object' } },
+      },
+    },
   );
   doc.paths['/'] = publicDocument(
     'discovery',
     'Service discovery: name, status, version, authentication, endpoints and features',
     'Public, in the `data` envelope: the service name, status and version; how to authenticate (the API key header and formats, the OAuth 2.0 URLs and token lifetimes, the scopes); every endpoint with the scopes it needs; the features.',
     'Discovery document',
+    { type: 'object', required: ['data'], properties: { data: { $ref: '#/components/schemas/Discovery' } } },
   );
-  const oauth = oauthPaths(problemResponse(429, rateHeadersOf(TOKEN_ENDPOINT_LIMIT)));
+  doc.components.schemas.Discovery = jsonSchema(discoverySchema);
+  const tokenLimits = rateHeadersOf(TOKEN_ENDPOINT_LIMIT);
+  // Every answer of the OAuth endpoints is counted against their limit and carries its headers.
+  const oauth = oauthPaths(problemResponse(429, tokenLimits), { ...commonHeaders, ...tokenLimits }, requestIdRef);
   Object.assign(doc.components.schemas, oauth.schemas);
   Object.assign(doc.paths, oauth.paths);
   // The adapter's own error schemas ({ message, code: tRPC code }) are no longer referenced and would

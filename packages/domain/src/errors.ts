@@ -1,7 +1,20 @@
 // The domain's typed errors: a stable machine-readable code (error-codes.ts gives its HTTP status and
 // title), and a sentence for people. One mapper in the API layer turns them into RFC 9457
 // problem+json (see docs/errors.md).
+import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from './error-codes.ts';
+
+/**
+ * The extension members a problem may carry beyond RFC 9457's, each with what it tells a client; the
+ * OpenAPI document declares them on Problem from this one list.
+ */
+export const problemExtensions = z.object({
+  current_status: z.string().optional().meta({ description: 'invalid_transition, invoice_not_draft, expense_not_draft: the status the document is in' }),
+  allowed_statuses: z.array(z.string()).optional().meta({ description: 'invalid_transition: the statuses the document may move to from current_status' }),
+  balance_due: z.number().optional().meta({ description: 'overpayment: what is still to be paid on the invoice, DKK' }),
+  paid_amount: z.number().optional().meta({ description: 'invoice_has_payments: the payments registered on the invoice, DKK' }),
+});
+export type ProblemExtensions = z.input<typeof problemExtensions>;
 
 export class DomainError extends Error {
   readonly status: number;
@@ -10,8 +23,8 @@ export class DomainError extends Error {
   /** The request field or parameter at fault, when there is one. */
   readonly field: string | undefined;
   /** Extension members of the problem (e.g. the allowed next statuses of an invoice). */
-  readonly extensions: Record<string, unknown>;
-  constructor(code: ErrorCode, detail: string, field?: string, extensions: Record<string, unknown> = {}) {
+  readonly extensions: ProblemExtensions;
+  constructor(code: ErrorCode, detail: string, field?: string, extensions: ProblemExtensions = {}) {
     super(detail);
     this.name = 'DomainError';
     this.code = code;

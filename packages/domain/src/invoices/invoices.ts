@@ -13,7 +13,7 @@ import { newId } from '../ids.ts';
 import { postTransaction } from '../ledger/post.ts';
 import { postPayment, postReversalOf, settlementAccount } from '../ledger/documents.ts';
 import { listPage, unfiltered, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
-import { Decimal } from '../money.ts';
+import { amountToJson, Decimal } from '../money.ts';
 import { approvalPosting, assertTransition, INVOICE_STATUSES, INVOICE_VAT_RATES, invoiceTotals, OPEN_STATUSES, type InvoiceStatus } from './rules.ts';
 import type { FullInvoiceView, InvoiceInput, InvoiceStatusInput, InvoiceUpdate, InvoiceView, PaymentInput } from './schema.ts';
 import {
@@ -369,7 +369,7 @@ async function pay(db: Db, scope: CompanyScope, row: FullInvoiceRow, input: Paym
       `The payment ${input.amount.toFixed(2)} exceeds the balance due ${balance.toFixed(2)} of invoice ${row.invoice_number}.`,
       'amount',
       {
-        balance_due: Number(balance.toFixed(2)),
+        balance_due: amountToJson(balance),
       },
     );
   }
@@ -415,7 +415,7 @@ async function cancel(db: Db, scope: CompanyScope, row: FullInvoiceRow, date = t
       'invoice_has_payments',
       `Invoice ${row.invoice_number} has payments of ${dec(row.paid_amount).toFixed(2)} registered; a paid amount is refunded before the invoice is credited.`,
       undefined,
-      { paid_amount: Number(dec(row.paid_amount).toFixed(2)) },
+      { paid_amount: amountToJson(row.paid_amount) },
     );
   }
   const issued = fromDate(row.issue_date);
