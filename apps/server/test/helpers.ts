@@ -11,7 +11,7 @@ import type {} from '../../../test/global-setup.ts';
 import type { components, paths } from '../../../test/generated/api.ts';
 import { createCaller, type AuditRecord } from '@tlr/api';
 import { loadConfig } from '@tlr/config';
-import { createDatabase, type Database } from '@tlr/db';
+import { applyMigrations, createDatabase, dropDatabase, ensureDatabase, withDatabase, type Database } from '@tlr/db';
 import { SCOPES, type Scope } from '@tlr/domain';
 import { startService, type Service } from '../src/service.ts';
 
@@ -109,21 +109,35 @@ export function testDb(): Database {
   return sharedDb;
 }
 
+/**
+ * A migrated database of the calling file's own, beside the run's, dropped by `drop`: for a file whose
+ * workers must neither take other files' jobs nor have theirs taken (every worker of the run serves every
+ * job of its database, and a reset of 300,000 rows would hold another file's worker for a minute).
+ */
+export async function ownDatabase(label: string): Promise<{ url: string; db: Database; drop(): Promise<void> }> {
+  const server = withDatabase(databaseUrl(), 'postgres');
+  const name = `tlr_test_${label}_${process.pid}_${Date.now()}`;
+  const url = await ensureDatabase(server, name);
+  await applyMigrations(url);
+  const db = createDatabase(url, 4);
+  return { url, db, drop: async () => (await db.close(), await dropDatabase(server, name)) };
+}
+
 /** The operator's in-process caller (what the CLI uses). */
 export const internal = (db: Database = testDb()) => createCaller(db, { type: 'operator' });
 
 let counter = 0;
-export async function newCompany(name = 'Testfirma ApS', cvr?: string) {
+export async function newCompany(name = 'Testfirma ApS', cvr?: string, db: Database = testDb()) {
   counter += 1;
   const email = `owner-${Date.now()}-${process.pid}-${counter}@example.dk`;
-  const { company_id, user_id } = await internal().internal.createCompany({
+  const { company_id, user_id } = await internal(db).internal.createCompany({
     name,
     ownerEmail: email,
     ownerPassword: 'correct horse battery',
     ...(cvr ? { cvr } : {}),
   });
   const key = async (scopes: readonly Scope[] = SCOPES, mode: 'live' | 'test' = 'live', expiresAt?: Date) =>
-    internal().internal.createApiKey({ companyId: company_id, name: `key ${mode}`, scopes: [...scopes], mode, ...(expiresAt ? { expiresAt } : {}) });
+    internal(db).internal.createApiKey({ companyId: company_id, name: `key ${mode}`, scopes: [...scopes], mode, ...(expiresAt ? { expiresAt } : {}) });
   return { companyId: company_id, userId: user_id, email, key };
 }
 

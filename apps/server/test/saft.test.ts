@@ -419,6 +419,9 @@ async function seedLedger(companyId: string, count: number) {
   const conn = await testDb().pool.connect();
   try {
     await conn.query('BEGIN');
+    // Seeding thousands of lines can outlast the service's bound on one statement when the rest of the
+    // suite keeps both cores busy; the bound is the service's, not this fixture's.
+    await conn.query("SET LOCAL statement_timeout = '120s'");
     const { rows } = await conn.query(
       `UPDATE number_sequences SET last_document_number = last_document_number + $2, last_system_id = last_system_id + $2
        WHERE company_id = $1 RETURNING last_document_number - $2 AS doc0, last_system_id - $2 AS sys0`,
