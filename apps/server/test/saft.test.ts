@@ -8,8 +8,9 @@ import { memoryPages, validateXML } from 'xmllint-wasm';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportSaft, SinkClosedError, today as businessDay } from '@tlr/domain';
+import { createDatabase } from '@tlr/db';
 import type { paths } from '../../../test/generated/api.ts';
-import { api, bodyOf, client, idem, newCompany, newKey, ok, testDb, useCompany, type Api, type Schemas } from './helpers.ts';
+import { api, bodyOf, client, databaseUrl, idem, newCompany, newKey, ok, testDb, useCompany, type Api, type Schemas } from './helpers.ts';
 
 const XSD = readFileSync(join(import.meta.dirname, '..', '..', '..', 'prisma', 'seed', 'saft', 'Danish_SAF-T_Financial_Schema.xsd'), 'utf8');
 const CVR = '31415926';
@@ -416,12 +417,12 @@ describe('the HTTP surface', () => {
  * an interactive Prisma transaction took about 19 ms each here, too slow for a test of this size.
  */
 async function seedLedger(companyId: string, count: number) {
-  const conn = await testDb().pool.connect();
+  // Seeding thousands of lines can outlast the service's bounds on a statement (server and client side)
+  // while the rest of the suite keeps both cores busy: those bounds are the service's, not this fixture's.
+  const seeder = createDatabase(databaseUrl(), 1, { statementMs: 120_000, transactionMs: 180_000 });
+  const conn = await seeder.pool.connect();
   try {
     await conn.query('BEGIN');
-    // Seeding thousands of lines can outlast the service's bound on one statement when the rest of the
-    // suite keeps both cores busy; the bound is the service's, not this fixture's.
-    await conn.query("SET LOCAL statement_timeout = '120s'");
     const { rows } = await conn.query(
       `UPDATE number_sequences SET last_document_number = last_document_number + $2, last_system_id = last_system_id + $2
        WHERE company_id = $1 RETURNING last_document_number - $2 AS doc0, last_system_id - $2 AS sys0`,
@@ -470,6 +471,7 @@ async function seedLedger(companyId: string, count: number) {
     throw err;
   } finally {
     conn.release();
+    await seeder.close();
   }
 }
 
