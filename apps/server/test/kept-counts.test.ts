@@ -2,6 +2,7 @@
 // kept by statement triggers (lists/kept-counts.ts, migration master_data_counts) when the list is not
 // filtered; a search or date range counts the rows. Either way the total must equal the live rows.
 import { describe, expect, it } from 'vitest';
+import { FOLD_ABOVE } from '@tlr/domain';
 import { countRows, idem, internal, newCompany, ok, testDb, useServers, type Api } from './helpers.ts';
 
 const servers = useServers(1);
@@ -75,11 +76,11 @@ describe('meta.total of the master data lists', () => {
     const expected = await liveRows(company.companyId);
     expect(expected).toEqual({ customers: 263, products: 3, suppliers: 1 });
     expect(await listTotals(a)).toEqual(expected);
-    // The fold takes only companies with more than 12 rows (FOLD_ABOVE): how many the racing creates
-    // left after the last fold above depends on the race, so both outcomes are checked.
+    // The fold takes only companies with more than FOLD_ABOVE rows: how many the racing creates left
+    // after the last fold above depends on the race, so both outcomes are checked.
     const beforeFold = await keptRows(company.companyId);
     await ops.foldKeptCounts({});
-    if (beforeFold > 12) expect(await keptRows(company.companyId)).toBeLessThanOrEqual(3);
+    if (beforeFold > FOLD_ABOVE) expect(await keptRows(company.companyId)).toBeLessThanOrEqual(3);
     else expect(await keptRows(company.companyId)).toBe(beforeFold);
     expect(await listTotals(b)).toEqual(expected);
 

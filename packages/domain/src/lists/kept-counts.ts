@@ -25,7 +25,7 @@ export async function countLive(db: Db, companyId: string, kind: MasterDataKind)
 }
 
 /** Companies with more signed rows than this are folded by the job. */
-const FOLD_ABOVE = 12;
+export const FOLD_ABOVE = 12;
 
 /** Each table of kept counts, with the column its counts are kept per (besides the company). */
 const KEPT = [
