@@ -16,7 +16,7 @@ export const RATE_WINDOW_SECONDS = 60;
  * that count also keep a credential's last-used time at minute precision: a PostgreSQL crash may lose
  * the last fraction of a second of those and nothing else. Without it, a request whose statement
  * touched a last-used time, or pruned a page of old row versions, waited for a WAL flush (an fsync)
- * before its answer (docs/perf.md, Order 10, tenth session).
+ * before its answer (docs/perf-log.md, Order 10, tenth session).
  */
 export function rateLimitHitCte(credentialIds: string): string {
   const expired = `w.window_start <= now() - make_interval(secs => ${RATE_WINDOW_SECONDS})`;
