@@ -4,6 +4,7 @@
 import { linkSync, mkdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { StartupError } from './embedded.ts';
+import { processAlive, processStart } from './processes.ts';
 
 export interface DataFolderLock {
   /** The lock file. */
@@ -16,39 +17,6 @@ const LOCK_FILE = 'server.lock';
 /** Taking a stale lock over lasts microseconds; a guard this old was left by a start killed inside it. */
 const GUARD_STALE_MS = 5_000;
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-
-/**
- * When a process started, as this boot of Linux counts it (/proc/<pid>/stat field 22, and the boot id):
- * with the pid, it names one process for good, so a lock whose pid was reused by another process is not
- * taken for a live one. Undefined where there is no /proc (the pid alone is checked then).
- */
-export function processStart(pid: number): string | undefined {
-  const fields = statFields(pid);
-  const ticks = fields?.[19];
-  if (!ticks) return undefined;
-  try {
-    return `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}/${ticks}`;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The fields of /proc/<pid>/stat from the third (the state) on; undefined where there is none. */
-function statFields(pid: number): string[] | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 2 (the command name, in parentheses) may hold spaces: count from the last ')'.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * A process killed with kill -9 stays a zombie until its parent (or init, once the parent is gone too)
- * reaps it, and kill(pid, 0) still finds it then; it holds nothing any more.
- */
-const defunct = (pid: number) => ['Z', 'X', 'x'].includes(statFields(pid)?.[0] ?? '');
 
 interface Holder {
   pid: number;
@@ -63,15 +31,9 @@ function parse(text: string): Holder | undefined {
   return /^[1-9]\d*$/.test(pid ?? '') ? { pid: Number(pid), start: start && start !== '-' ? start : undefined } : undefined;
 }
 
-/** Is the process that wrote this lock still running? */
+/** Is the process that wrote this lock still running (not another that has its pid now)? */
 function alive(h: Holder): boolean {
-  try {
-    process.kill(h.pid, 0);
-  } catch (e) {
-    // EPERM: a process of another user has that pid; its start time below tells whether it is the holder.
-    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  if (defunct(h.pid)) return false;
+  if (!processAlive(h.pid)) return false;
   const now = processStart(h.pid);
   return h.start === undefined || now === undefined || now === h.start;
 }

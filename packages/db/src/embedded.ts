@@ -22,6 +22,7 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, parse, resolve } from 'node:path';
+import { processAlive } from './processes.ts';
 
 /** A start-up failure the operator can fix: the message is one line naming the cause and what to change. */
 export class StartupError extends Error {}
@@ -48,16 +49,6 @@ export const SHARED_DIR = '/var/lib/tlr';
 
 const cannotStart = (reason: string) => new StartupError(`cannot start the embedded PostgreSQL: ${reason}`);
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: alive, but another user's (the postgres user's, when we are not root).
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 function running(dataDir: string): { pid: number; port: number } | undefined {
   // postmaster.pid: line 1 is the pid, line 4 the port. A live pid means a server of ours is up already
   // (a running `npm start` for the CLI, or one left by a server killed with kill -9), so we join it
@@ -65,7 +56,7 @@ function running(dataDir: string): { pid: number; port: number } | undefined {
   const pidFile = resolve(dataDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
   const [pid, , , port] = readFileSync(pidFile, 'utf8').split('\n');
-  return alive(Number(pid)) ? { pid: Number(pid), port: Number(port) } : undefined;
+  return processAlive(Number(pid)) ? { pid: Number(pid), port: Number(port) } : undefined;
 }
 
 /** Stops a PostgreSQL we did not start (fast shutdown) and waits until it has removed its pid file. */
@@ -76,7 +67,7 @@ async function stopRunning(dataDir: string, pid: number): Promise<void> {
     return; // gone already
   }
   const pidFile = resolve(dataDir, 'postmaster.pid');
-  for (let waited = 0; waited < 60_000 && existsSync(pidFile) && alive(pid); waited += 50) await new Promise((r) => setTimeout(r, 50));
+  for (let waited = 0; waited < 60_000 && existsSync(pidFile) && processAlive(pid); waited += 50) await new Promise((r) => setTimeout(r, 50));
 }
 
 let postgresUserOnce: RunAs | undefined | null = null;
