@@ -4,7 +4,7 @@
 // served outside tRPC, and what people read: the tag catalogue, the contact and the license.
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
-import { API_VERSION } from '@tlr/config';
+import { API_VERSION, REQUEST_ID_PATTERN } from '@tlr/config';
 import { ERROR_CODES, errorCodes, problemExtensions, RATE_LIMIT, RATE_WINDOW_SECONDS, TOKEN_ENDPOINT_LIMIT } from '@tlr/domain';
 import { discoverySchema } from './discovery.ts';
 import { oauthPaths, oauthSecurityScheme } from './oauth-document.ts';
@@ -82,7 +82,7 @@ const requestIdParameter = {
   required: false,
   description:
     'Your own identifier for this request, to correlate logs: kept and answered in X-Request-ID when it has 1 to 128 of A-Z a-z 0-9 . _ : -; otherwise the server mints a UUID.',
-  schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+  schema: { type: 'string', pattern: REQUEST_ID_PATTERN.source },
 };
 const requestIdRef = { $ref: '#/components/parameters/X-Request-ID' };
 const commonHeaders = { 'X-Request-ID': ref('X-Request-ID'), 'X-API-Version': ref('X-API-Version') };

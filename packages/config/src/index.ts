@@ -117,6 +117,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 export const API_VERSION = '2026-04-10';
 
 /**
+ * A request id a client may send in X-Request-ID and get back (decision 5); any other is replaced by one
+ * the server mints. The server (request-context.ts) keeps it by this rule, the OpenAPI document states it.
+ */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
  * The calendar a company's business days are counted in (Danish companies): the domain's "today"
  * (calendar.ts) and the daily jobs' schedules (@tlr/jobs) both read it here.
  */

@@ -4,11 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { API_VERSION } from '@tlr/config';
+import { API_VERSION, REQUEST_ID_PATTERN } from '@tlr/config';
 import type { AuditSink } from '@tlr/api';
 import type { Credential } from '@tlr/domain';
-
-const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** What every response carries, whatever its outcome (also those written before Express, client-error.ts). */
 export function responseHeaders(requestId: string): Record<string, string> {
@@ -29,7 +27,7 @@ export function requestContext(logger: Logger, audit: AuditSink) {
     // req.ip would then throw reading the socket's address.
     const ip = req.ip ?? null;
     const given = req.get('X-Request-ID');
-    const requestId = given && SANE_ID.test(given) ? given : randomUUID();
+    const requestId = given && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     res.locals.requestId = requestId;
     for (const [name, value] of Object.entries(responseHeaders(requestId))) res.setHeader(name, value);
     res.on('finish', () => {
