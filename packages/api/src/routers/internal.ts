@@ -19,14 +19,15 @@ import {
   VAT_FREQUENCIES,
   invalidRequest,
 } from '@tlr/domain';
-import { date, integer, uuid } from '@tlr/domain/fields';
+import { date, exact, uuid } from '@tlr/domain/fields';
+import { month } from '@tlr/domain/integers';
 import { internalProcedure, router } from '../trpc.ts';
 import { companyProfileInput } from './settings.ts';
 import { requireStore } from './vouchers.ts';
 
 const companyId = uuid();
 const accountingSettingsInput = {
-  fiscal_year_start_month: integer(1, 12).optional(),
+  fiscal_year_start_month: exact(month()).optional(),
   vat_registered: z.boolean().optional(),
   vat_period_frequency: z.enum(VAT_FREQUENCIES, { error: `must be one of ${VAT_FREQUENCIES.join(', ')}` }).optional(),
   lock_date: date().nullable().optional(),
