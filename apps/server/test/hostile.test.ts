@@ -157,6 +157,12 @@ describe('large amounts', () => {
     expect(huge.body).toMatchObject({ status: 400, field: 'unit_price', detail: 'unit_price: must be a finite number' });
     const typed = await t.raw.post('/products', { name: 'Forkert', unit_price: { dkk: 5 } });
     expect(typed.body).toMatchObject({ status: 400, field: 'unit_price', detail: 'unit_price: must be a decimal number' });
+
+    // The optional identifiers ("" or null for none) given another type say so too.
+    for (const field of ['cvr', 'email', 'phone', 'ean']) {
+      const r = await t.raw.post('/customers', { name: 'Forkert type', [field]: 12345674 });
+      expect(r.body, field).toMatchObject({ status: 400, field, detail: `${field}: must be a string` });
+    }
   });
 });
 

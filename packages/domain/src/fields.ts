@@ -81,7 +81,8 @@ export const requiredText = (max: number) => z.string().trim().min(1, 'must not 
 
 const withEmpty = <T extends z.ZodType>(schema: T) =>
   z
-    .union([z.literal(''), schema])
+    // A value of another type fails both branches; say what it must be, as every other field does.
+    .union([z.literal(''), schema], { error: (issue) => (typeof issue.input === 'string' ? undefined : 'must be a string') })
     .nullable()
     .transform((v) => (v ?? '') as string);
 
