@@ -3,7 +3,7 @@
 // master data and stored idempotency keys are deleted; chart of accounts, fiscal year and VAT periods
 // are seeded again. Only test keys may call it, with any scope; live keys and OAuth tokens get 403."
 import { describe, expect, it } from 'vitest';
-import { today as businessDay } from '@tlr/domain';
+import { ensureSandbox, getLiveCompany, today as businessDay, updateCompanyProfile } from '@tlr/domain';
 import { api, bodyOf, idem, newCompany, newKey, ok, startServerProcess, startTestService, testDb, useCompany, waitFor, type Api } from './helpers.ts';
 
 const t = useCompany();
@@ -144,6 +144,39 @@ describe('the reset as a pg-boss job (sandbox-reset)', () => {
       expect(row).toMatchObject({ status: 'done', attempts: 1 });
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe('the sandbox mirrors its live company', () => {
+  it('a seller changed while the first test key is being made reaches the new sandbox (decision 156)', async () => {
+    // The first test key's transaction has read the live company when the owner's change commits; the
+    // sandbox it then creates carries the change, and the test key reads it from GET /settings/company.
+    const owner = await newCompany('Spejl ApS', '12345682');
+    const sandboxId = await testDb().prisma.$transaction(async (tx) => {
+      const live = await getLiveCompany(tx, owner.companyId);
+      await testDb().prisma.$transaction((other) => updateCompanyProfile(other, owner.companyId, { cvr: '12345674', city: 'Vejle' }));
+      return (await ensureSandbox(tx, live)).id;
+    });
+    const { api: sb, companyId } = await newKey(t.svc.url, owner, undefined, 'test');
+    expect(companyId).toBe(sandboxId);
+    expect((await ok(sb.GET('/settings/company'))).data).toMatchObject({ livemode: false, cvr: '12345674', city: 'Vejle' });
+  });
+
+  it('two changes of the seller at once on two servers leave the live company and its sandbox alike', async () => {
+    const other = await startServerProcess();
+    try {
+      const owner = await newCompany('Samtidig Sælger ApS');
+      const { api: sb } = await newKey(t.svc.url, owner, undefined, 'test');
+      const key = (await owner.key()).key;
+      const cvrs = ['12345674', '12345682', '12345690', '12345704'];
+      const answers = await Promise.all(cvrs.map((cvr, i) => api(i % 2 ? other.url : t.svc.url, key).PUT('/settings/company', { body: { cvr } })));
+      expect(answers.map((a) => a.response.status)).toEqual([200, 200, 200, 200]);
+      const live = (await ok(api(t.svc.url, key).GET('/settings/company'))).data;
+      expect(cvrs).toContain(live.cvr);
+      expect((await ok(sb.GET('/settings/company'))).data.cvr).toBe(live.cvr);
+    } finally {
+      other.proc.kill('SIGTERM');
     }
   });
 });

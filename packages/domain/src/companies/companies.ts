@@ -87,13 +87,16 @@ export async function ensureSandbox(db: Db, live: Company): Promise<Company> {
   await db.$queryRaw`SELECT 1 FROM companies WHERE id = ${live.id}::uuid FOR UPDATE`;
   const existing = await db.company.findUnique({ where: { sandbox_of_id: live.id } });
   if (existing) return existing;
+  // Mirrored as it is now, under the lock: a change of the seller that committed after the caller read
+  // `live` found no sandbox to copy itself to (updateCompanyProfile), so it must come from here.
+  const current = await db.company.findUniqueOrThrow({ where: { id: live.id } });
   const sandbox = await db.company.create({
     data: {
       id: newId(),
-      name: `${live.name} (sandbox)`,
-      ...mirroredSettings(live),
-      owner_user_id: live.owner_user_id,
-      sandbox_of_id: live.id,
+      name: `${current.name} (sandbox)`,
+      ...mirroredSettings(current),
+      owner_user_id: current.owner_user_id,
+      sandbox_of_id: current.id,
     },
   });
   await provisionBooks(db, sandbox);
