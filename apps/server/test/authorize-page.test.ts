@@ -85,7 +85,7 @@ function authorizeQuery(over: Record<string, string | undefined> = {}) {
 }
 const authorizePath = (over: Record<string, string | undefined> = {}) => `/oauth/authorize?${new URLSearchParams(authorizeQuery(over))}`;
 
-const alertOf = (text: string) => /role="alert">([^<]*)</.exec(text)?.[1];
+const alertOf = (text: string) => /role="alert"[^>]*>([^<]*)</.exec(text)?.[1];
 
 describe('GET /oauth/authorize: refusals', () => {
   it.each([
@@ -278,6 +278,22 @@ describe('CSRF and Origin', () => {
     expect(res.headers.get('location')).toBeNull();
     expect(alertOf(res.text)).toBe(`No company with id ${other.companyId}.`);
     expect(await internal().internal.companySettings({ companyId: other.companyId })).toMatchObject({ name: 'Fremmed Sælger ApS', cvr: '' });
+  });
+
+  it('answers hostile company forms with the form again naming the field, never a 500, and changes nothing', async () => {
+    const { cookie, csrf } = await signedIn();
+    const before = await internal().internal.companySettings({ companyId: t.company.companyId });
+    for (const [field, value, rule] of [
+      ['name', 'Nul\u0000byte ApS', 'must not contain a NUL character'],
+      ['cvr', '<script>alert(1)</script>', 'must have 8 digits'],
+      ['iban', 'DK50'.padEnd(5000, '9'), 'must have at most 42 characters'],
+    ] as const) {
+      const res = await send('/settings/company', { cookie, form: { csrf_token: csrf, company: t.company.companyId, [field]: value } });
+      expect([field, res.status]).toEqual([field, 400]);
+      expect(res.text).not.toContain('<script>alert(1)</script>'); // what was typed comes back escaped
+      expect(alertOf(res.text), field).toMatch(new RegExp(`^[^:]+: ${rule}`)); // the field's label, then the rule once
+    }
+    expect(await internal().internal.companySettings({ companyId: t.company.companyId })).toEqual(before);
   });
 });
 

@@ -163,6 +163,13 @@ describe('large amounts', () => {
       const r = await t.raw.post('/customers', { name: 'Forkert type', [field]: 12345674 });
       expect(r.body, field).toMatchObject({ status: 400, field, detail: `${field}: must be a string` });
     }
+    // A value past a bound is told the bound, not zod's "Too big: expected string to have <=200 characters".
+    const long = await t.raw.post('/customers', { name: 'x'.repeat(201) });
+    expect(long.body).toMatchObject({ status: 400, field: 'name', detail: 'name: must have at most 200 characters' });
+    const terms = await t.raw.post('/customers', { name: 'Lang kredit', payment_terms_days: 366 });
+    expect(terms.body).toMatchObject({ status: 400, field: 'payment_terms_days', detail: 'payment_terms_days: must be at most 365' });
+    const empty = await t.raw.post('/customers', { name: '' });
+    expect(empty.body).toMatchObject({ status: 400, field: 'name', detail: 'name: must not be empty' });
   });
 });
 

@@ -10,9 +10,21 @@ import { isJsonAmount, parseAmount, type Decimal } from './money.ts';
 
 // Messages a client can act on, for every schema of the API: a missing field "is required", a wrong
 // type says what it must be (zod's default is "Invalid input: expected string, received undefined").
+// A bound says what the bound is ("must have at most 200 characters"; zod's default is "Too big: expected
+// string to have <=200 characters").
 const TYPE_NAMES: Record<string, string> = { object: 'a JSON object', array: 'an array', boolean: 'true or false', int: 'an integer' };
+const UNITS: Record<string, string> = { string: 'characters', array: 'items' };
+function bound(origin: string, limit: number | bigint, inclusive: boolean | undefined, most: boolean): string {
+  const unit = UNITS[origin];
+  if (!most && unit === 'characters' && limit === 1 && inclusive !== false) return 'must not be empty';
+  const words = inclusive === false ? (most ? 'fewer than' : 'more than') : most ? 'at most' : 'at least';
+  if (unit) return `must have ${words} ${limit} ${unit}`;
+  return `must be ${inclusive === false ? (most ? 'below' : 'above') : words} ${limit}`;
+}
 z.config({
   customError: (issue) => {
+    if (issue.code === 'too_big') return bound(issue.origin, issue.maximum, issue.inclusive, true);
+    if (issue.code === 'too_small') return bound(issue.origin, issue.minimum, issue.inclusive, false);
     if (issue.code !== 'invalid_type') return undefined;
     if (issue.input === undefined) return 'is required';
     if (issue.input === null) return 'must not be null';

@@ -239,7 +239,8 @@ interface Refusal {
 /** A refusal of the procedure as the form shows it: each field by its label, with the rule it broke. */
 function refusal(e: unknown): Refusal {
   const p = toProblem(e);
-  const errors = p.errors ?? (p.field ? [{ field: p.field, message: p.detail }] : []);
+  // A single refusal's detail starts with its field ("name: must not ..."), which the label replaces.
+  const errors = p.errors ?? (p.field ? [{ field: p.field, message: p.detail.replace(`${p.field}: `, '') }] : []);
   const label = (f: string) => SELLER_LABELS[f as keyof Seller] ?? f;
   return {
     text: errors.length ? errors.map((x) => `${label(x.field)}: ${x.message}`).join('; ') : p.detail,
