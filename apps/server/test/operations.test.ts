@@ -164,7 +164,9 @@ describe('job queues', () => {
     await earlier.createQueue('fold-invoice-counts');
     await earlier.schedule('fold-invoice-counts', '* * * * *');
     await earlier.stop({ graceful: false });
-    const boss = await startBoss(databaseUrl(), () => {});
+    // Two servers starting at the same moment both retire it: neither fails.
+    const [boss, twin] = await Promise.all([startBoss(databaseUrl(), () => {}), startBoss(databaseUrl(), () => {})]);
+    await twin.stop({ graceful: false });
     try {
       const names = async (table: 'queue' | 'schedule') =>
         (await testDb().pool.query<{ name: string }>(`SELECT name FROM pgboss.${table}`)).rows.map((r) => r.name);

@@ -74,7 +74,11 @@ export async function startBoss(connectionString: string, onError: (e: Error) =>
     for (const name of RETIRED_QUEUES) {
       // deleteQueue would take the schedule along (ON DELETE CASCADE); said outright, it does not rely on that.
       await boss.unschedule(name);
-      await boss.deleteQueue(name);
+      // Another server starting at the same moment may delete it first (pg-boss then fails on the
+      // queue it no longer finds): gone is what both want.
+      await boss.deleteQueue(name).catch(async (e: unknown) => {
+        if (await boss.getQueue(name)) throw e;
+      });
     }
     for (const q of Object.values(QUEUES) as QueueSpec[]) {
       await boss.createQueue(q.name, q.options ?? {});
