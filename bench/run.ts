@@ -755,8 +755,12 @@ async function main() {
     await servers.tlr.stop(); // flushes the audit log
     const audited = Number((await db.pool.query('SELECT count(*) FROM request_audit_log')).rows[0].count);
     // The smoke key is the one the 429 scenario spends on purpose; every other key must have stayed under the limit.
-    const windows = (await db.pool.query('SELECT max(count) AS max, count(*) AS n FROM rate_limit_windows WHERE credential_id <> $1', [smokeKeyId]))
-      .rows[0] as { max: number; n: string };
+    const windows = (
+      await db.pool.query(
+        'SELECT max(cardinality(accepted)) AS max, count(*) AS n, count(*) FILTER (WHERE NOT allowed) AS refused FROM rate_limit_logs WHERE key_id <> $1',
+        [smokeKeyId],
+      )
+    ).rows[0] as { max: number; n: string; refused: string };
     await servers.baseline.stop();
     // Every posting and invoice of the run (smoke checks, warm-ups, both servers) went to this company:
     // its document and system numbers must still be 1..N without a gap, each invoice on its own posting.
@@ -839,7 +843,7 @@ async function main() {
       );
     }
     lines.push(
-      `database after the run: ${createdRows} customers created by POST (both servers), ${audited} audit records, ${windows.n} keys used by the load (highest count in a window: ${windows.max}, limit 100)`,
+      `database after the run: ${createdRows} customers created by POST (both servers), ${audited} audit records, ${windows.n} keys used by the load (most requests logged for one key: ${windows.max}, limit 100; keys whose last request was refused: ${windows.refused})`,
       `books after the run: ${books.n} postings (both servers, smoke checks and warm-ups included), ${books.invoices} invoices, ${books.linked} approved on their own posting; ` +
         `document and system numbers 1..${books.last_doc} gapless: ${gapless ? 'yes' : 'NO'}; debits = credits: ${books.balanced ? 'yes' : 'NO'}`,
     );

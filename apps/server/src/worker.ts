@@ -8,7 +8,7 @@ import {
   purgeDispatchedEvents,
   purgeExpiredIdempotencyKeys,
   purgeExpiredOAuth,
-  purgeIdleRateLimitWindows,
+  purgeIdleRateLimitLogs,
   purgeWebSessions,
   openSandboxResets,
   runSandboxReset,
@@ -28,8 +28,8 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
     const n = await purgeDispatchedEvents(db.prisma);
     if (n) logger.info({ purged: n }, 'dispatched outbox events older than 30 days removed');
   });
-  await boss.work(QUEUES.purgeRateLimitWindows.name, async () => {
-    await purgeIdleRateLimitWindows(db.prisma);
+  await boss.work(QUEUES.purgeRateLimitLogs.name, async () => {
+    await purgeIdleRateLimitLogs(db.prisma);
   });
   await boss.work(QUEUES.purgeExpiredCredentials.name, async () => {
     const n = (await purgeExpiredOAuth(db.prisma)) + (await purgeWebSessions(db.prisma));

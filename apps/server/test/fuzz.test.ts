@@ -4,7 +4,7 @@
 // Whatever is sent, the answer is never a 5xx, and every error is an RFC 9457 problem.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { idem, ok, testDb, useCompany, type Problem } from './helpers.ts';
+import { forgetRateLimits, idem, ok, useCompany, type Problem } from './helpers.ts';
 import { operationsOf, parametersOf, servedDocument, type OpenApiDocument, type OpenApiOperation, type OpenApiSchema } from './openapi-document.ts';
 
 const t = useCompany({ name: 'Fuzz ApS' });
@@ -194,7 +194,7 @@ describe('fuzzing every operation of the OpenAPI document', () => {
       await fc.assert(
         fc.asyncProperty(requestFor(method, op), async (r) => {
           // Fuzzing sends thousands of requests; the rate limit is tested elsewhere.
-          if (++sent % (oauth ? 8 : 80) === 0) await testDb().pool.query('UPDATE rate_limit_windows SET count = 0');
+          if (++sent % (oauth ? 8 : 80) === 0) await forgetRateLimits();
           let i = 0;
           const concrete = path.replace(/\{[^}]+\}/g, () => encodeSegment(r.segments[i++]!));
           const qs = new URLSearchParams(r.query as [string, string][]).toString();

@@ -123,6 +123,12 @@ export async function ownDatabase(label: string): Promise<{ url: string; db: Dat
   return { url, db, drop: async () => (await db.close(), await dropDatabase(server, name)) };
 }
 
+/**
+ * Empties every rate-limit log: for tests that send thousands of requests about something else (the
+ * limit itself is rate-limit.test.ts's). Errors (the database stopped on purpose) are the caller's.
+ */
+export const forgetRateLimits = (pool: { query(sql: string): Promise<unknown> } = testDb().pool) => pool.query(`UPDATE rate_limit_logs SET accepted = '{}'`);
+
 /** The operator's in-process caller (what the CLI uses). */
 export const internal = (db: Database = testDb()) => createCaller(db, { type: 'operator' });
 

@@ -80,7 +80,7 @@ describe('graceful shutdown', () => {
     // Hold the credential's rate-limit row so the next request waits inside the server.
     const lock = await testDb().pool.connect();
     await lock.query('BEGIN');
-    await lock.query('SELECT * FROM rate_limit_windows WHERE credential_id = $1 FOR UPDATE', [k.id]);
+    await lock.query('SELECT * FROM rate_limit_logs WHERE key_id = $1 FOR UPDATE', [k.id]);
     const inFlight = c.GET('/customers');
     await new Promise((r) => setTimeout(r, 300));
     let stopped = false;
@@ -100,7 +100,7 @@ describe('graceful shutdown', () => {
 });
 
 describe('background jobs', () => {
-  it('the scheduled purges run in the worker: idempotency keys older than 24 h, idle rate-limit windows and outbox events dispatched over 30 days ago go, fresh ones stay', async () => {
+  it('the scheduled purges run in the worker: idempotency keys older than 24 h, idle rate-limit logs and outbox events dispatched over 30 days ago go, fresh ones stay', async () => {
     const company = await newCompany();
     const db = testDb().pool;
     const ids = { oldWindow: randomUUID(), freshWindow: randomUUID() };
@@ -108,7 +108,7 @@ describe('background jobs', () => {
       `INSERT INTO idempotency_keys (company_id, key, endpoint, created_at) VALUES ($1, 'old', 'POST /customers', now() - interval '25 hours'), ($1, 'fresh', 'POST /customers', now())`,
       [company.companyId],
     );
-    await db.query(`INSERT INTO rate_limit_windows (credential_id, window_start, count) VALUES ($1, now() - interval '2 hours', 5), ($2, now(), 5)`, [
+    await db.query(`INSERT INTO rate_limit_logs (key_id, accepted, allowed) VALUES ($1, ARRAY[now() - interval '2 hours'], true), ($2, ARRAY[now()], true)`, [
       ids.oldWindow,
       ids.freshWindow,
     ]);
@@ -124,10 +124,10 @@ describe('background jobs', () => {
     const boss = await startBoss(databaseUrl(), () => {});
     try {
       const schedules = await db.query<{ name: string }>('SELECT name FROM pgboss.schedule');
-      expect(schedules.rows.map((r) => r.name)).toEqual(expect.arrayContaining([QUEUES.purgeIdempotencyKeys.name, QUEUES.purgeRateLimitWindows.name]));
+      expect(schedules.rows.map((r) => r.name)).toEqual(expect.arrayContaining([QUEUES.purgeIdempotencyKeys.name, QUEUES.purgeRateLimitLogs.name]));
       // Run them now rather than at their next cron minute: the worker of the service handles them.
       await boss.send(QUEUES.purgeIdempotencyKeys.name, {});
-      await boss.send(QUEUES.purgeRateLimitWindows.name, {});
+      await boss.send(QUEUES.purgeRateLimitLogs.name, {});
       await boss.send(QUEUES.purgeOutbox.name, {});
       const keys = await waitFor(async () => {
         const { rows } = await db.query<{ key: string }>('SELECT key FROM idempotency_keys WHERE company_id = $1', [company.companyId]);
@@ -135,12 +135,12 @@ describe('background jobs', () => {
       }, 20_000);
       expect(keys.map((r) => r.key)).toEqual(['fresh']);
       const windows = await waitFor(async () => {
-        const { rows } = await db.query<{ credential_id: string }>('SELECT credential_id FROM rate_limit_windows WHERE credential_id = ANY($1::uuid[])', [
+        const { rows } = await db.query<{ key_id: string }>('SELECT key_id FROM rate_limit_logs WHERE key_id = ANY($1::uuid[])', [
           [ids.oldWindow, ids.freshWindow],
         ]);
         return rows.length === 1 ? rows : undefined;
       }, 20_000);
-      expect(windows.map((r) => r.credential_id)).toEqual([ids.freshWindow]);
+      expect(windows.map((r) => r.key_id)).toEqual([ids.freshWindow]);
       // Dispatched more than 30 days ago: gone; fresh or never dispatched: kept (a worker may still need it).
       const outbox = await waitFor(async () => {
         const { rows } = await db.query<{ id: string }>('SELECT id FROM outbox_events WHERE id = ANY($1::uuid[]) ORDER BY created_at', [Object.values(events)]);

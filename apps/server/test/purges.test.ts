@@ -2,7 +2,7 @@
 // rows the bound does not cover stay. (The jobs themselves only call these; worker.ts.)
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { purgeDispatchedEvents, purgeIdleRateLimitWindows } from '@tlr/domain';
+import { purgeDispatchedEvents, purgeIdleRateLimitLogs } from '@tlr/domain';
 import { testDb } from './helpers.ts';
 
 const db = () => testDb().pool;
@@ -30,17 +30,16 @@ describe('purgeDispatchedEvents', () => {
   });
 });
 
-describe('purgeIdleRateLimitWindows', () => {
-  it('deletes windows that started over an hour ago; newer ones stay', async () => {
+describe('purgeIdleRateLimitLogs', () => {
+  it('deletes the logs whose last accepted request is over an hour old; newer ones stay', async () => {
     const [idle, recent] = [randomUUID(), randomUUID()];
     await db().query(
-      `INSERT INTO rate_limit_windows (credential_id, window_start, count) VALUES ($1, ${ago('61 minutes')}, 5), ($2, ${ago('59 minutes')}, 5)`,
+      `INSERT INTO rate_limit_logs (key_id, accepted, allowed)
+       VALUES ($1, ARRAY[${ago('90 minutes')}, ${ago('61 minutes')}], true), ($2, ARRAY[${ago('90 minutes')}, ${ago('59 minutes')}], true)`,
       [idle, recent],
     );
-    expect(await purgeIdleRateLimitWindows(testDb().prisma)).toBeGreaterThanOrEqual(1);
-    const left = (
-      await db().query<{ credential_id: string }>(`SELECT credential_id FROM rate_limit_windows WHERE credential_id = ANY($1::uuid[])`, [[idle, recent]])
-    ).rows;
-    expect(left.map((r) => r.credential_id)).toEqual([recent]);
+    expect(await purgeIdleRateLimitLogs(testDb().prisma)).toBeGreaterThanOrEqual(1);
+    const left = (await db().query<{ key_id: string }>(`SELECT key_id FROM rate_limit_logs WHERE key_id = ANY($1::uuid[])`, [[idle, recent]])).rows;
+    expect(left.map((r) => r.key_id)).toEqual([recent]);
   });
 });

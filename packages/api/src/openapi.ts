@@ -59,18 +59,25 @@ const legacyErrorSchema = {
 
 const header = (description: string) => ({ description, schema: { type: 'string' } });
 const intHeader = (description: string, minimum: number, maximum: number) => ({ description, schema: { type: 'integer', minimum, maximum } });
-/** The rate-limit headers of a limit of `limit` requests per window (the API's, or the token endpoint's). */
+/**
+ * The rate-limit headers of a limit of `limit` requests in any window of 60 seconds, a sliding one
+ * (the API's, or the token endpoint's; decision 172).
+ */
 const rateHeadersOf = (limit: number) => ({
-  'X-RateLimit-Limit': intHeader(`Requests allowed per ${RATE_WINDOW_SECONDS}-second window (${limit})`, limit, limit),
-  'X-RateLimit-Remaining': intHeader('Requests left in the current window', 0, limit),
-  'X-RateLimit-Reset': intHeader('Seconds until the current window resets', 1, RATE_WINDOW_SECONDS),
+  'X-RateLimit-Limit': intHeader(`Requests allowed in any ${RATE_WINDOW_SECONDS} seconds (${limit}); the window slides`, limit, limit),
+  'X-RateLimit-Remaining': intHeader(`Requests left now: ${limit} minus those counted in the last ${RATE_WINDOW_SECONDS} seconds`, 0, limit),
+  'X-RateLimit-Reset': intHeader(
+    `Seconds until the oldest request counted in the last ${RATE_WINDOW_SECONDS} seconds leaves the window, when Remaining next grows; on a 429 it equals Retry-After`,
+    1,
+    RATE_WINDOW_SECONDS,
+  ),
 });
 // The headers of (nearly) every response, declared once in components.headers and referenced.
 const sharedHeaders = {
   'X-Request-ID': header('Identifier of this request; quote it in support requests'),
   'X-API-Version': header('Contract version the response was produced against (2026-04-10)'),
   ...rateHeadersOf(RATE_LIMIT),
-  // 429: until the window resets; 503: a moment (BUSY_RETRY_AFTER).
+  // 429: until the oldest counted request leaves the window; 503: a moment (BUSY_RETRY_AFTER).
   'Retry-After': intHeader('Seconds to wait before retrying', 1, Math.max(RATE_WINDOW_SECONDS, BUSY_RETRY_AFTER)),
 };
 const ref = (name: keyof typeof sharedHeaders) => ({ $ref: `#/components/headers/${name}` });

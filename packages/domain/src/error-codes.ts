@@ -94,7 +94,7 @@ export const ERROR_CODES = {
   rate_limited: {
     status: 429,
     title: 'Rate limit exceeded',
-    when: "(contract) more than 100 requests in the credential's 60-second window; carries `Retry-After` (seconds) and the rate-limit headers; `title` states the limit",
+    when: "(contract) more than 100 requests of the credential in any 60 seconds (an OAuth authorization's tokens together); carries `Retry-After` (seconds) and the rate-limit headers; `title` states the limit",
   },
   internal_error: { status: 500, title: 'Internal server error', when: 'a fault of ours; quote the `X-Request-ID`' },
   service_unavailable: {

@@ -17,8 +17,8 @@ export const QUEUES = {
   purgeIdempotencyKeys: { name: 'purge-idempotency-keys', cron: '*/10 * * * *' },
   /** Outbox events delivered to webhooks (fanned out) more than 30 days ago: their deliveries keep the bodies. */
   purgeOutbox: { name: 'purge-outbox', cron: '41 3 * * *' },
-  /** Drop rate-limit windows of credentials idle for an hour. */
-  purgeRateLimitWindows: { name: 'purge-rate-limit-windows', cron: '17 * * * *' },
+  /** Drop the rate-limit logs of keys idle for an hour. */
+  purgeRateLimitLogs: { name: 'purge-rate-limit-logs', cron: '17 * * * *' },
   /** Expired OAuth codes and tokens (a day past expiry), browser sessions and sign-in throttle windows. */
   purgeExpiredCredentials: { name: 'purge-expired-credentials', cron: '29 * * * *' },
   /** Approved and sent invoices past their due date become overdue, just after midnight in Denmark. */
@@ -50,6 +50,8 @@ export const QUEUES = {
 const RETIRED_QUEUES = [
   // foldKeptCounts, named when it folded the invoice counts only.
   'fold-invoice-counts',
+  // purgeRateLimitLogs, named when the limits were fixed windows (decision 172).
+  'purge-rate-limit-windows',
 ] as const;
 
 export type Boss = PgBoss;

@@ -13,26 +13,12 @@ import {
   SpentCredentials,
   type Authenticated,
   type Credential,
-  type RateLimitState,
 } from '@tlr/domain';
 import { sendProblem } from './problem-response.ts';
+import { sendRateLimited, setRateLimitHeaders } from './rate-limit-response.ts';
 
 const unauthorized = (res: Response, detail: string, error?: string) =>
   sendProblem(res, problem('unauthorized', detail), { 'WWW-Authenticate': `Bearer realm="tlr"${error ? `, error="${error}"` : ''}` });
-
-function tooMany(res: Response, rateLimit: RateLimitState) {
-  sendProblem(
-    res,
-    problem('rate_limited', `Retry in ${rateLimit.reset} seconds.`, { title: `Rate limit of ${rateLimit.limit} requests per 60 seconds exceeded` }),
-    { 'Retry-After': String(rateLimit.reset) },
-  );
-}
-
-function setRateHeaders(res: Response, rateLimit: RateLimitState) {
-  res.setHeader('X-RateLimit-Limit', String(rateLimit.limit));
-  res.setHeader('X-RateLimit-Remaining', String(rateLimit.remaining));
-  res.setHeader('X-RateLimit-Reset', String(rateLimit.reset));
-}
 
 const API_KEY = { valid: apiKeyStillValid, authenticate: authenticateApiKey, refused: 'The API key is invalid, expired or revoked.', challenge: undefined };
 // RFC 6750 3: a bearer token that was presented and refused is named in the challenge.
@@ -66,8 +52,8 @@ export function authenticate(db: Queryable) {
       }
       res.locals.credential = known.value;
       const state = { limit: RATE_LIMIT, remaining: 0, reset: known.reset, exceeded: true };
-      setRateHeaders(res, state);
-      return tooMany(res, state);
+      setRateLimitHeaders(res, state);
+      return sendRateLimited(res, state);
     }
     // A GET by id reads its row in the same statement (decision 148).
     const auth: Authenticated | null = await kind.authenticate(db, presented, readAlong(res.locals.route as Route | undefined, req.path));
@@ -75,10 +61,10 @@ export function authenticate(db: Queryable) {
     const { credential, rateLimit } = auth;
     res.locals.credential = credential;
     res.locals.prefetched = auth.prefetched;
-    setRateHeaders(res, rateLimit);
+    setRateLimitHeaders(res, rateLimit);
     if (rateLimit.exceeded) {
       spent.remember(presented, rateLimit.reset, credential);
-      return tooMany(res, rateLimit);
+      return sendRateLimited(res, rateLimit);
     }
     next();
   };

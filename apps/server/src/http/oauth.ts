@@ -13,10 +13,10 @@ import {
   refreshTokens,
   revokeToken,
   type InTransaction,
-  type RateLimitState,
   type RegisteredClient,
 } from '@tlr/domain';
 import { sendProblem } from './problem-response.ts';
+import { sendRateLimited, setRateLimitHeaders } from './rate-limit-response.ts';
 
 type Body = Record<string, unknown>;
 
@@ -62,12 +62,6 @@ async function clientOf(db: Database, req: Request): Promise<RegisteredClient> {
   return client;
 }
 
-function setLimitHeaders(res: Response, state: RateLimitState): void {
-  res.setHeader('X-RateLimit-Limit', String(state.limit));
-  res.setHeader('X-RateLimit-Remaining', String(state.remaining));
-  res.setHeader('X-RateLimit-Reset', String(state.reset));
-}
-
 /** Both endpoints: parse, count against the limit, authenticate the client, then `handle`. */
 function endpoint(db: Database, name: 'token' | 'revoke', handle: (client: RegisteredClient, body: Body, res: Response) => Promise<void>) {
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -76,16 +70,8 @@ function endpoint(db: Database, name: 'token' | 'revoke', handle: (client: Regis
       res.setHeader('Cache-Control', 'no-store');
       res.setHeader('Pragma', 'no-cache');
       const state = await countTokenEndpointRequest(db.pool, name, claimedClientId(req), req.ip ?? '');
-      setLimitHeaders(res, state);
-      if (state.exceeded) {
-        return sendProblem(
-          res,
-          problem('rate_limited', `Retry in ${state.reset} seconds.`, {
-            title: `Rate limit of ${state.limit} requests per 60 seconds per client and IP address exceeded`,
-          }),
-          { 'Retry-After': String(state.reset) },
-        );
-      }
+      setRateLimitHeaders(res, state);
+      if (state.exceeded) return sendRateLimited(res, state, 'per client and IP address');
       const body = req.body as Body | undefined;
       if (!body || typeof body !== 'object' || Array.isArray(body)) {
         throw new OAuthError('invalid_request', 'The body must be JSON or application/x-www-form-urlencoded parameters.');

@@ -37,8 +37,8 @@ touch AS (
   UPDATE api_keys SET last_used_at = now()
   WHERE id = (SELECT id FROM k) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
 )`,
-  columns: 'k.id, k.company_id, k.scopes, k.mode, k.livemode, hit.count, hit.reset_seconds',
-  columnCount: 7,
+  columns: 'k.id, k.company_id, k.scopes, k.mode, k.livemode, hit.allowed, hit.remaining, hit.reset_seconds',
+  columnCount: 8,
   companyColumn: 1,
   from: 'k CROSS JOIN hit',
   company: 'k.company_id',
@@ -52,10 +52,19 @@ export async function authenticateApiKey(db: Queryable, key: string, along?: Rea
   if (!KEY_PATTERN.test(key)) return null;
   const found = await API_KEY.run(db, keyDigest(key), along);
   if (!found) return null;
-  const [id, companyId, scopes, mode, livemode, count, reset] = found.columns as [string, string, string, KeyMode, boolean, number, number];
+  const [id, companyId, scopes, mode, livemode, allowed, remaining, reset] = found.columns as [
+    string,
+    string,
+    string,
+    KeyMode,
+    boolean,
+    boolean,
+    number,
+    number,
+  ];
   return {
     credential: { type: 'api_key', id, companyId, livemode, mode, scopes: scopeSet(scopes) },
-    rateLimit: rateLimitState(count, reset),
+    rateLimit: rateLimitState(allowed, remaining, reset),
     ...(found.prefetched ? { prefetched: found.prefetched } : {}),
   };
 }

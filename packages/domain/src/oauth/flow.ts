@@ -186,14 +186,14 @@ WITH t AS (
   JOIN oauth_clients c ON c.id = g.client_id
   WHERE t.token_hash = $1 AND t.kind = 'access' AND t.revoked_at IS NULL AND t.expires_at > now()
     AND g.revoked_at IS NULL AND c.revoked_at IS NULL
-), ${rateLimitHitCte('SELECT id FROM t')},
+), ${rateLimitHitCte('SELECT grant_id AS id FROM t')},
 touch AS (
   -- the connected-apps page shows when an app last used its grant, at minute precision
   UPDATE oauth_grants SET last_used_at = now()
   WHERE id = (SELECT grant_id FROM t) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
 )`,
-  columns: 't.id, t.company_id, t.scopes, hit.count, hit.reset_seconds',
-  columnCount: 5,
+  columns: 't.id, t.company_id, t.scopes, hit.allowed, hit.remaining, hit.reset_seconds',
+  columnCount: 6,
   companyColumn: 1,
   from: 't CROSS JOIN hit',
   company: 't.company_id',
@@ -201,7 +201,8 @@ touch AS (
 
 /**
  * `Authorization: Bearer tlr_at_...`: the credential (the grant's live company and scopes) and one
- * request counted against the access token's own limit (contract: the same 100 per 60 s). Null when
+ * request counted against the limit of its grant, the token family (contract: the same 100 per 60 s),
+ * so that refreshing does not buy a fresh budget (decision 173). Null when
  * the token is malformed, unknown, expired or revoked, or its grant or client is. With `along`, a GET
  * by id's read runs in the same statement (read-by-id.ts).
  */
@@ -209,10 +210,10 @@ export async function authenticateBearer(db: Queryable, token: string, along?: R
   if (!isToken('access', token)) return null;
   const found = await BEARER.run(db, tokenDigest(token), along);
   if (!found) return null;
-  const [id, companyId, scopes, count, reset] = found.columns as [string, string, string, number, number];
+  const [id, companyId, scopes, allowed, remaining, reset] = found.columns as [string, string, string, boolean, number, number];
   return {
     credential: { type: 'oauth_token', id, companyId, livemode: true, mode: 'live', scopes: scopeSet(scopes) },
-    rateLimit: rateLimitState(count, reset),
+    rateLimit: rateLimitState(allowed, remaining, reset),
     ...(found.prefetched ? { prefetched: found.prefetched } : {}),
   };
 }
@@ -228,18 +229,18 @@ export async function bearerStillValid(db: Queryable, token: string): Promise<bo
   return rowCount === 1;
 }
 
-const TOKEN_ENDPOINT_SQL = `WITH ${rateLimitHitCte('SELECT $1::uuid AS id')} SELECT count, reset_seconds FROM hit`;
+const TOKEN_ENDPOINT_SQL = `WITH ${rateLimitHitCte('SELECT $1::uuid AS id', TOKEN_ENDPOINT_LIMIT)} SELECT allowed, remaining, reset_seconds FROM hit`;
 
 /**
  * Counts a request to the token (or revocation) endpoint against the contract's 10 per 60 s per client
  * and IP address, before the client is authenticated: guessing a client secret is limited too. The
- * window lives in the same table as the API's, under an id derived from endpoint, client id and address.
+ * log lives in the same table as the API's, under an id derived from endpoint, client id and address.
  */
 export async function countTokenEndpointRequest(db: Queryable, endpoint: 'token' | 'revoke', clientId: string, ip: string): Promise<RateLimitState> {
   const h = createHash('sha256').update(`oauth:${endpoint}\0${clientId}\0${ip}`).digest('hex');
   const id = `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
   const { rows } = await db.query({ name: 'tlr_oauth_endpoint_limit', text: TOKEN_ENDPOINT_SQL, values: [id] });
-  return rateLimitState(rows[0].count, rows[0].reset_seconds, TOKEN_ENDPOINT_LIMIT);
+  return rateLimitState(rows[0].allowed, rows[0].remaining, rows[0].reset_seconds, TOKEN_ENDPOINT_LIMIT);
 }
 
 export interface OAuthGrantView {

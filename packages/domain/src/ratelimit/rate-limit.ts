@@ -1,61 +1,87 @@
-// The rate limit, in one place: 100 requests per 60 seconds per credential, counted in PostgreSQL so
-// that every server shares the count. A credential's window starts with its first request after the
-// previous window ended. The counting SQL is a CTE, so that authenticating a credential and counting
-// its request cost one round trip.
+// The rate limits, in one place: 100 requests per 60 seconds per credential (and the token endpoint's
+// 10 per client and address), held over ANY 60 seconds: a sliding log of the times of the requests a
+// key accepted, kept in PostgreSQL so that every server shares it. A fixed window let 99 requests
+// just before its end and 100 just after through (199 within 2 s); the log cannot (decision 172).
+// The counting SQL is a CTE, so that authenticating a credential and counting its request cost one
+// round trip.
 import type { Db } from '@tlr/db';
 
 export const RATE_LIMIT = 100;
 export const RATE_WINDOW_SECONDS = 60;
 
 /**
- * A CTE named `hit` that counts one request for the credential ids selected by `credentialIds`
- * (a SELECT of one `id` column) and returns `count` and `reset_seconds`.
+ * CTEs ending in one named `hit` that counts one request for the key selected by `keyIds` (a SELECT of
+ * one `id` column) against `limit` requests per RATE_WINDOW_SECONDS, and returns `allowed`,
+ * `remaining` and `reset_seconds`.
+ *
+ * The key's row keeps the times of its last `limit` accepted requests, oldest first. A request is
+ * accepted when fewer than `limit` of them lie within the last 60 s, that is when the `limit`-th most
+ * recent is at least 60 s old; an accepted request appends its time. So the accepted requests of any
+ * 60 s are at most `limit`, exactly, across servers: the upsert holds the row's lock while it decides.
+ * A refused request is not recorded: the wait is set by what was accepted, and hammering neither
+ * shortens nor lengthens it. `reset_seconds` is the time until the oldest accepted request still in
+ * the window leaves it, when the next request becomes possible: on a refusal that is Retry-After.
+ *
+ * Times are the statement's start (statement_timestamp(), one value in the whole statement), never
+ * earlier than the newest time already logged: a statement that waited for the row behind a later
+ * one keeps the log in order, and records its request no earlier than it was decided.
  *
  * It also makes the commit of its statement asynchronous, so the statement must be its own
- * transaction (never part of one that writes records). The count is unlogged, and the statements
- * that count also keep a credential's last-used time at minute precision: a PostgreSQL crash may lose
- * the last fraction of a second of those and nothing else. Without it, a request whose statement
- * touched a last-used time, or pruned a page of old row versions, waited for a WAL flush (an fsync)
- * before its answer (docs/perf-log.md, Order 10, tenth session).
+ * transaction (never part of one that writes records). The log is unlogged, and the statements that
+ * count also keep a credential's last-used time at minute precision: a PostgreSQL crash may lose the
+ * last fraction of a second of those and nothing else. Without it, a request whose statement touched a
+ * last-used time, or pruned a page of old row versions, waited for a WAL flush (an fsync) before its
+ * answer (docs/perf-log.md, Order 10, tenth session).
  */
-export function rateLimitHitCte(credentialIds: string): string {
-  const expired = `w.window_start <= now() - make_interval(secs => ${RATE_WINDOW_SECONDS})`;
+export function rateLimitHitCte(keyIds: string, limit = RATE_LIMIT): string {
+  const window = `make_interval(secs => ${RATE_WINDOW_SECONDS})`;
+  const n = 'cardinality(w.accepted)';
+  const fits = `(${n} < ${limit} OR w.accepted[${n} + 1 - ${limit}] <= statement_timestamp() - ${window})`;
   return `async_commit AS (
     SELECT set_config('synchronous_commit', 'off', true)
+  ), logged AS (
+    INSERT INTO rate_limit_logs AS w (key_id, accepted, allowed)
+    SELECT id, ARRAY[statement_timestamp()], true FROM (${keyIds}) AS ids CROSS JOIN async_commit
+    ON CONFLICT (key_id) DO UPDATE SET
+      allowed = ${fits},
+      accepted = CASE WHEN ${fits}
+        THEN (w.accepted || greatest(statement_timestamp(), w.accepted[${n}]))[greatest(1, ${n} + 2 - ${limit}):]
+        ELSE w.accepted END
+    RETURNING w.allowed, w.accepted
   ), hit AS (
-    INSERT INTO rate_limit_windows AS w (credential_id, window_start, count)
-    SELECT id, now(), 1 FROM (${credentialIds}) AS ids CROSS JOIN async_commit
-    ON CONFLICT (credential_id) DO UPDATE SET
-      window_start = CASE WHEN ${expired} THEN now() ELSE w.window_start END,
-      count = CASE WHEN ${expired} THEN 1 ELSE w.count + 1 END
-    RETURNING w.count,
-      -- clamped: window_start is stored at millisecond precision and may round up past now()
-      LEAST(${RATE_WINDOW_SECONDS}, GREATEST(1, ceil(extract(epoch FROM w.window_start + make_interval(secs => ${RATE_WINDOW_SECONDS}) - now()))))::int AS reset_seconds
+    SELECT logged.allowed, ${limit} - s.used AS remaining,
+      -- at least 1: the last instant rounds up, and a client told 0 would ask again at once
+      LEAST(${RATE_WINDOW_SECONDS}, GREATEST(1, ceil(extract(epoch FROM s.oldest + ${window} - statement_timestamp()))))::int AS reset_seconds
+    FROM logged CROSS JOIN LATERAL (
+      SELECT count(*)::int AS used, min(a) AS oldest FROM unnest(logged.accepted) a WHERE a > statement_timestamp() - ${window}
+    ) s
   )`;
 }
 
-/** Forgets the windows that started over an hour ago (an hourly job): their credentials have been idle since. */
-export async function purgeIdleRateLimitWindows(db: Db): Promise<number> {
-  return db.$executeRaw`DELETE FROM rate_limit_windows WHERE window_start < now() - interval '1 hour'`;
+/** Forgets the keys whose last accepted request is over an hour old (an hourly job): idle since. */
+export async function purgeIdleRateLimitLogs(db: Db): Promise<number> {
+  return db.$executeRaw`DELETE FROM rate_limit_logs WHERE accepted[cardinality(accepted)] < now() - interval '1 hour'`;
 }
 
 export interface RateLimitState {
   limit: number;
+  /** Requests the key may still make now. */
   remaining: number;
-  /** Seconds until the window resets. */
+  /** Seconds until the oldest request counted now leaves the window (on a refusal: Retry-After). */
   reset: number;
   exceeded: boolean;
 }
 
-export function rateLimitState(count: number, resetSeconds: number, limit = RATE_LIMIT): RateLimitState {
-  return { limit, remaining: Math.max(0, limit - count), reset: resetSeconds, exceeded: count > limit };
+/** The state `hit` returned (its `allowed`, `remaining` and `reset_seconds`). */
+export function rateLimitState(allowed: boolean, remaining: number, resetSeconds: number, limit = RATE_LIMIT): RateLimitState {
+  return { limit, remaining: Math.max(0, remaining), reset: resetSeconds, exceeded: !allowed };
 }
 
 /**
- * Per process: the credentials that have used up their window, until it resets. A client that ignores
- * Retry-After then gets its 429 without a database write (the count in PostgreSQL is already past the
- * limit, so no other server would let it through either); only a read checks that the key is still
- * valid, so a key revoked meanwhile answers 401 at once.
+ * Per process: the credentials that have used up their window, until its oldest request leaves it. A
+ * client that ignores Retry-After then gets its 429 without a database write: until then no server
+ * can accept its requests either (other servers can only add to the log); only a read checks that the
+ * key is still valid, so a key revoked meanwhile answers 401 at once.
  */
 export class SpentCredentials<T> {
   private readonly spent = new Map<string, { until: number; value: T }>();
