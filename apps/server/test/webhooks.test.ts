@@ -2,7 +2,7 @@
 // Events (Subscriptions, Delivery, Signature, Retries and dead letter); Test mode 3; Limits.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterAll, assert, beforeAll, describe, expect, it } from 'vitest';
 import { send } from '@tlr/domain';
 import type { paths } from '../../../test/generated/api.ts';
@@ -69,6 +69,58 @@ async function onDeliveringService(name: string) {
   const { company, key } = await t.another(name);
   return { firm: company, c: api(svc.url, key) };
 }
+
+/** A refusal: 400 problem+json `invalid_request`, naming the field, its detail naming the rule. */
+function refusal(what: string, res: { status: number; headers: Headers }, problem: Problem | undefined, field: string, detail: RegExp) {
+  expect(res.status, what).toBe(400);
+  expect(res.headers.get('content-type')).toMatch(/problem\+json/);
+  expect(problem).toMatchObject({ code: 'invalid_request', field });
+  expect(problem?.detail, what).toMatch(detail);
+}
+
+/** POST /webhooks with `body` is refused so. */
+async function refusedCreation(c: Api, body: NewWebhook, field: string, detail: RegExp) {
+  const r = await c.POST('/webhooks', { body });
+  refusal(JSON.stringify(body), r.response, r.error, field, detail);
+}
+
+/** A TCP server on loopback that only counts the connections made to it. */
+async function connectionCounter() {
+  let connections = 0;
+  const server = createNetServer((socket) => (connections++, socket.destroy()));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    connections: () => connections,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+// Decision 176: URL forms refused at creation and at every send, with the words naming each rule. The
+// IPv6 ones carry 127.0.0.1 (a receiver on loopback would get what the host's stack or a translator
+// makes of them) and are refused whatever they carry; ports and credentials also with insecure URLs on.
+const EMBEDDED = /must not point at an IPv6 address embedding an IPv4 address/;
+const embeddingForms = (port: number): [url: string, detail: RegExp][] => [
+  [`https://[::127.0.0.1]:${port}/x`, /\(IPv4-compatible, ::\/96\)/],
+  [`https://[::ffff:127.0.0.1]:${port}/x`, /\(IPv4-mapped, ::ffff:0:0\/96\)/],
+  [`https://[::ffff:0:127.0.0.1]:${port}/x`, /\(SIIT, ::ffff:0:0:0\/96\)/],
+  [`https://[64:ff9b::127.0.0.1]:${port}/x`, /\(NAT64, 64:ff9b::\/96/],
+  [`https://[64:ff9b:1::7f00:1]:${port}/x`, /\(NAT64, 64:ff9b::\/96 or 64:ff9b:1::\/48\)/],
+  [`https://[2002:7f00:1::1]:${port}/x`, /\(6to4, 2002::\/16\)/],
+  [`https://[2001:0:7f00:1::1]:${port}/x`, /\(Teredo, 2001::\/32\)/],
+];
+const PORT_RULE = /must use port 443 or a port from 1024 to 65535/;
+const CREDENTIALS_RULE = /must not carry a user name or password/;
+/** With the scheme and host given (http://127.0.0.1:<port> for a receiver on loopback). */
+const portAndCredentialForms = (scheme: string, host: string, port: number): [url: string, detail: RegExp][] => [
+  [`${scheme}://${host}:0/x`, PORT_RULE],
+  [`${scheme}://${host}:22/x`, PORT_RULE],
+  [`${scheme}://${host}:1023/x`, PORT_RULE],
+  [`${scheme}://:@${host}:${port}/x`, CREDENTIALS_RULE],
+  [`${scheme}://@${host}:${port}/x`, CREDENTIALS_RULE],
+  [`${scheme}://user:@${host}:${port}/x`, CREDENTIALS_RULE],
+  [`${scheme}:\\\\@${host}:${port}/x`, CREDENTIALS_RULE],
+];
 
 /** A customer made as a setup step (its creation is the event the tests subscribe to). */
 const customer = async (c: Api, name: string) => (await ok(c.POST('/customers', { params: idem(), body: { name } }))).data;
@@ -145,16 +197,7 @@ describe('subscriptions', () => {
 
   it('refuses URLs that are not HTTPS, carry credentials or are not public, and unknown event types, naming the field', async () => {
     const { api: c, raw } = await t.another('Forsigtig ApS');
-    const refusal = (what: string, res: { status: number; headers: Headers }, problem: Problem | undefined, field: string, detail: RegExp) => {
-      expect(res.status, what).toBe(400);
-      expect(res.headers.get('content-type')).toMatch(/problem\+json/);
-      expect(problem).toMatchObject({ code: 'invalid_request', field });
-      expect(problem?.detail).toMatch(detail);
-    };
-    const refused = async (body: NewWebhook, field: string, detail: RegExp) => {
-      const r = await c.POST('/webhooks', { body });
-      refusal(JSON.stringify(body), r.response, r.error, field, detail);
-    };
+    const refused = (body: NewWebhook, field: string, detail: RegExp) => refusedCreation(c, body, field, detail);
     const events: NewWebhook['events'] = ['invoice.paid'];
     await refused({ url: 'http://93.184.216.34/tlr', events }, 'url', /https/);
     await refused({ url: 'https://user:pw@93.184.216.34/tlr', events }, 'url', /user name or password/);
@@ -177,6 +220,37 @@ describe('subscriptions', () => {
     const r = await raw.call('POST', '/webhooks', { body: unknown });
     refusal(JSON.stringify(unknown), r, r.body, 'events[1]', /invoice\.exploded/);
     expect((await ok(c.GET('/webhooks'))).data).toEqual([]);
+  });
+
+  it('refuses IPv6 forms embedding an IPv4 address, ports but 443 below 1024, and empty credentials (decision 176)', async () => {
+    const { api: c } = await t.another('Indlejret ApS');
+    const events: NewWebhook['events'] = ['invoice.paid'];
+    for (const [url, detail] of embeddingForms(443)) await refusedCreation(c, { url, events }, 'url', new RegExp(`${EMBEDDED.source} ${detail.source}`));
+    // A public IPv4 address inside is refused as well.
+    for (const url of ['https://[::ffff:93.184.216.34]/x', 'https://[64:ff9b::93.184.216.34]/x', 'https://[2002:5db8:d822::1]/x']) {
+      await refusedCreation(c, { url, events }, 'url', EMBEDDED);
+    }
+    for (const [url, detail] of portAndCredentialForms('https', '93.184.216.34', 8443)) await refusedCreation(c, { url, events }, 'url', detail);
+    expect((await ok(c.GET('/webhooks'))).data).toEqual([]);
+  });
+
+  it('stores the URL in its serialised form: the 201 answer and the list show it', async () => {
+    const { api: c } = await t.another('Normaliseret ApS');
+    for (const [sent, stored] of [
+      ['HTTPS://93.184.216.34:443/a/./b', 'https://93.184.216.34/a/b'],
+      ['https:\\\\0x5d.184.216.34\\hook/../tlr?q=a b', 'https://93.184.216.34/tlr?q=a%20b'],
+      ['https://[2606:2800:0220:0001:0248:1893:25C8:1946]:8443/x', 'https://[2606:2800:220:1:248:1893:25c8:1946]:8443/x'],
+    ] as const) {
+      const made = await subscribe(c, sent, ['invoice.paid']);
+      expect(made.url, sent).toBe(stored);
+      const { rows } = await testDb().pool.query<{ url: string }>(`SELECT url FROM webhook_subscriptions WHERE id = $1`, [made.id]);
+      expect(rows[0]?.url).toBe(stored);
+    }
+    expect((await ok(c.GET('/webhooks', { params: { query: { sort: 'created_at', order: 'asc' } } }))).data.map((w) => w.url)).toEqual([
+      'https://93.184.216.34/a/b',
+      'https://93.184.216.34/tlr?q=a%20b',
+      'https://[2606:2800:220:1:248:1893:25c8:1946]:8443/x',
+    ]);
   });
 
   it('needs webhooks:manage', async () => {
@@ -363,12 +437,62 @@ describe('history', () => {
 
 describe('delivery safety (no SSRF)', () => {
   it('refuses at send time a loopback or private target, by IP literal or by a name that resolves to one', async () => {
-    for (const url of ['https://127.0.0.1:9/x', 'https://[::1]:9/x', 'https://169.254.169.254/latest/meta-data', 'https://localhost:9/x']) {
+    for (const url of ['https://127.0.0.1:9999/x', 'https://[::1]:9999/x', 'https://169.254.169.254/latest/meta-data', 'https://localhost:9999/x']) {
       const r = await send(url, {}, '{}', false);
       expect(r.status, url).toBeNull();
-      expect(r.error, url).toMatch(/loopback|private|linkLocal|refused/);
+      expect(r.error, url).toMatch(/loopback|private|linkLocal|publicly resolvable/);
     }
-    expect((await send(hook.url, {}, '{}', false)).error).toMatch(/not https/);
+    expect((await send(hook.url, {}, '{}', false)).error).toMatch(/must use https/);
+  });
+
+  it('refuses at send time, without connecting, every URL form that decision 176 refuses at creation', async () => {
+    const counter = await connectionCounter();
+    try {
+      const forms: [url: string, detail: RegExp, allowInsecure: boolean][] = [
+        ...embeddingForms(counter.port).map(([url, detail]): [string, RegExp, boolean] => [url, new RegExp(`${EMBEDDED.source} ${detail.source}`), false]),
+        ...portAndCredentialForms('https', '127.0.0.1', counter.port).map(([url, detail]): [string, RegExp, boolean] => [url, detail, false]),
+        ...portAndCredentialForms('http', '127.0.0.1', counter.port).map(([url, detail]): [string, RegExp, boolean] => [url, detail, true]),
+      ];
+      for (const [url, detail, allowInsecure] of forms) {
+        const r = await send(url, {}, '{}', allowInsecure);
+        expect(r, url).toMatchObject({ status: null, error: expect.stringMatching(new RegExp(`^refused: url ${detail.source}`)) });
+      }
+      expect(counter.connections()).toBe(0);
+    } finally {
+      await counter.close();
+    }
+  });
+
+  it('fails the attempt of a subscription stored before decision 176 with such a URL, naming the rule, and never connects', async () => {
+    // The delivering service allows insecure URLs (a receiver on loopback): the rules it still applies.
+    const counter = await connectionCounter();
+    try {
+      const { firm, c } = await onDeliveringService('Gammel Række ApS');
+      const forms = portAndCredentialForms('http', '127.0.0.1', counter.port);
+      const subs = [];
+      for (const [url, detail] of forms) {
+        const sub = await subscribe(c, `http://127.0.0.1:${counter.port}/ok`, ['customer.created']);
+        // As a row from before the rule: written directly.
+        await testDb().pool.query(`UPDATE webhook_subscriptions SET url = $2 WHERE id = $1 AND company_id = $3`, [sub.id, url, firm.companyId]);
+        subs.push({ id: sub.id, url, detail });
+      }
+      await customer(c, `Gammel ${firm.companyId}`);
+      for (const { id, url, detail } of subs) {
+        const [first] = await waitFor(async () => {
+          const d = await deliveries(c, id);
+          return d[0] && d[0].attempts > 0 ? d : undefined;
+        });
+        expect(first, url).toMatchObject({
+          status: 'retrying',
+          last_response_status: null,
+          last_error: expect.stringMatching(new RegExp(`^refused: url ${detail.source}`)),
+        });
+        await ok(c.DELETE('/webhooks/{id}', { params: { path: { id } } }));
+      }
+      expect(counter.connections()).toBe(0);
+    } finally {
+      await counter.close();
+    }
   });
 
   it('does not follow a redirect (to a private address or anywhere): a 3xx fails the attempt', async () => {

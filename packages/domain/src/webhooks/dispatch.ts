@@ -7,7 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Database } from '@tlr/db';
-import { DELIVERY_HISTORY, DELIVERY_TIMEOUT_MS, decryptSecret, forbiddenAddress, retryWaitMs, signatureHeader } from './rules.ts';
+import { checkWebhookUrl, DELIVERY_HISTORY, DELIVERY_TIMEOUT_MS, decryptSecret, forbiddenAddress, retryWaitMs, signatureHeader } from './rules.ts';
 import type { WebhookSettings } from './subscriptions.ts';
 
 /** A claimed delivery is sent again by another worker once this has passed without a result. */
@@ -93,31 +93,24 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
     const list = addresses as unknown as { address: string; family: number }[];
     const bad = list.find((a) => forbiddenAddress(a.address));
     if (bad)
-      return callback(
-        Object.assign(new Error(`${hostname} resolves to a ${forbiddenAddress(bad.address)} address (${bad.address})`), { code: 'EFORBIDDEN' }),
-        '',
-        0,
-      );
+      return callback(Object.assign(new Error(`${hostname} resolves to ${forbiddenAddress(bad.address)} (${bad.address})`), { code: 'EFORBIDDEN' }), '', 0);
     if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
     callback(null, list[0]!.address, list[0]!.family);
   });
 };
 
-/** One POST: any 2xx acknowledges; redirects are not followed (a 3xx fails the attempt). */
+/**
+ * One POST: any 2xx acknowledges; redirects are not followed (a 3xx fails the attempt). The URL rules of
+ * subscribing run again first, so a row stored before a rule was added is refused, not dialled; an IP
+ * literal is judged there too (it is connected to without a lookup), a name by guardedLookup.
+ */
 export function send(url: string, headers: Record<string, string>, body: string, allowInsecure: boolean): Promise<AttemptResult> {
   const started = performance.now();
   const done = (status: number | null, error: string): AttemptResult => ({ status, durationMs: Math.round(performance.now() - started), error });
   return new Promise((resolve) => {
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      return resolve(done(null, 'invalid URL'));
-    }
-    const literal = forbiddenAddress(target.hostname.replace(/^\[|\]$/g, ''));
-    if (!allowInsecure && target.protocol !== 'https:') return resolve(done(null, 'not https'));
-    // An IP literal is connected to without a lookup: check it here.
-    if (!allowInsecure && literal && literal !== 'malformed') return resolve(done(null, `refused: a ${literal} address`));
+    const rule = checkWebhookUrl(url, allowInsecure);
+    if (rule) return resolve(done(null, `refused: url ${rule}`));
+    const target = new URL(url);
     const lib = target.protocol === 'https:' ? https : http;
     const req = lib.request(
       target,

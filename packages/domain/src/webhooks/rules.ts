@@ -51,7 +51,13 @@ export function decryptSecret(stored: string, key: Buffer): string {
   return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
 }
 
-/** The URL rules checked without the network; a message naming the rule, or undefined. */
+/** The longest URL stored (its serialised form). */
+const MAX_URL_LENGTH = 2048;
+
+/**
+ * The URL rules checked without the network, on the text a client sent or a stored row holds: a message
+ * naming the rule, or undefined. Subscribing and every send run this one function (decisions 121, 176).
+ */
 export function checkWebhookUrl(text: string, allowInsecure: boolean): string | undefined {
   let url: URL;
   try {
@@ -60,29 +66,67 @@ export function checkWebhookUrl(text: string, allowInsecure: boolean): string | 
     return 'must be an absolute URL such as https://example.com/webhooks';
   }
   if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:')) return 'must use https';
-  if (url.username || url.password) return 'must not carry a user name or password';
-  if (text.length > 2048) return 'must be at most 2048 characters';
+  // The parsed URL forgets an empty user name and password ("https://:@host/" is "https://host/"), so the
+  // text itself is read: any "@" in its authority is a credential, empty or not.
+  if (url.username || url.password || rawAuthority(text).includes('@')) return 'must not carry a user name or password';
+  // Port 0 is no port; below 1024 are the well-known services (SSH, SMTP, ...) a POST has no business
+  // reaching. No port in the URL is the scheme's own (443, or 80 for development http://).
+  if (url.port && url.port !== '443' && Number(url.port) < 1024) return 'must use port 443 or a port from 1024 to 65535';
+  // What is stored, listed and dialled is the serialised form (webhookUrl), so that is what is measured.
+  if (url.href.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (ipaddr.isValid(host) && !allowInsecure && forbiddenAddress(host)) return `must not point at a ${forbiddenAddress(host)} address`;
+  const why = !allowInsecure && ipaddr.isValid(host) ? forbiddenAddress(host) : undefined;
+  if (why) return `must not point at ${why}`;
   if (!allowInsecure && (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.')) && !ipaddr.isValid(host)) {
     return 'must name a publicly resolvable host';
   }
   return undefined;
 }
 
+/** The form a URL is stored, listed and dialled in (WHATWG serialisation); call after checkWebhookUrl. */
+export const webhookUrl = (text: string): string => new URL(text).href;
+
 /**
- * Why an address may not receive deliveries (loopback, private, link-local, CGNAT, multicast,
- * unspecified, unique-local, reserved, ...), or undefined for a public unicast address. IPv4-mapped
- * IPv6 addresses are judged as the IPv4 address they carry.
+ * The authority of an http(s) URL as written (what lies between the scheme and the path), read the way
+ * WHATWG URL parsing reads it: leading and trailing spaces and control characters dropped, tabs and
+ * newlines removed anywhere, any run of "/" or "\" after the scheme skipped, and "\" ending it like "/".
+ */
+function rawAuthority(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  const s = text.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
+  return /^[^:]*:[/\\]*([^/\\?#]*)/.exec(s)?.[1] ?? '';
+}
+
+/** IPv6 ranges whose addresses carry an IPv4 address, by ipaddr.js range name: what each is called. */
+const EMBEDS_IPV4: Record<string, string> = {
+  ipv4Mapped: 'IPv4-mapped, ::ffff:0:0/96',
+  rfc6145: 'SIIT, ::ffff:0:0:0/96',
+  rfc6052: 'NAT64, 64:ff9b::/96 or 64:ff9b:1::/48',
+  '6to4': '6to4, 2002::/16',
+  teredo: 'Teredo, 2001::/32',
+};
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
+/**
+ * Why an address may not receive deliveries, as a phrase ("a loopback address"), or undefined for a
+ * public unicast address. Refused: loopback, private, link-local, CGNAT, multicast, unspecified,
+ * unique-local, reserved, ... (ipaddr.js ranges), and every IPv6 form that embeds an IPv4 address,
+ * whatever address it carries: the host's own stack (IPv4-mapped, IPv4-compatible) or a translator or
+ * tunnel on the way (NAT64, SIIT, 6to4, Teredo) may deliver it to that IPv4 address, private ones
+ * included, and a receiver with a public IPv4 address is reached by that address itself (decision 176).
  */
 export function forbiddenAddress(address: string): string | undefined {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
     parsed = ipaddr.parse(address);
   } catch {
-    return 'malformed';
+    return 'a malformed address';
   }
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   const range = parsed.range();
-  return range === 'unicast' ? undefined : range;
+  const embedded = EMBEDS_IPV4[range];
+  if (embedded) return `an IPv6 address embedding an IPv4 address (${embedded})`;
+  if (range !== 'unicast') return `${/^(?:[aeio]|un)/.test(range) ? 'an' : 'a'} ${range} address`;
+  // ::/96 (RFC 4291, deprecated) is "unicast" to ipaddr.js; :: and ::1 in it are named above.
+  if (parsed.kind() === 'ipv6' && parsed.match(IPV4_COMPATIBLE)) return 'an IPv6 address embedding an IPv4 address (IPv4-compatible, ::/96)';
+  return undefined;
 }

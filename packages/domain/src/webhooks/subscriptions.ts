@@ -15,6 +15,7 @@ import {
   MAX_ACTIVE_SUBSCRIPTIONS,
   newSigningSecret,
   type DeliveryStatus,
+  webhookUrl,
 } from './rules.ts';
 
 /** What the webhook code needs from the server's configuration. */
@@ -41,12 +42,14 @@ const view = (r: SubscriptionRow): SubscriptionView => ({ id: r.id, url: r.url, 
 
 /**
  * The URL rules of the contract ("HTTPS, no embedded credentials, publicly resolvable"): the syntax,
- * then every address the host resolves to. Deliveries check the address they connect to again.
+ * then every address the host resolves to. Deliveries check both again (dispatch.ts, send). Returns the
+ * URL in the form it is stored, listed and dialled in.
  */
-async function checkUrl(url: string, settings: WebhookSettings): Promise<void> {
-  const rule = checkWebhookUrl(url, settings.allowInsecure);
+async function checkUrl(text: string, settings: WebhookSettings): Promise<string> {
+  const rule = checkWebhookUrl(text, settings.allowInsecure);
   if (rule) throw invalidRequest(`url ${rule}.`, 'url');
-  if (settings.allowInsecure) return;
+  const url = webhookUrl(text);
+  if (settings.allowInsecure) return url;
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   let addresses: { address: string }[];
   try {
@@ -56,12 +59,13 @@ async function checkUrl(url: string, settings: WebhookSettings): Promise<void> {
   }
   for (const { address } of addresses) {
     const why = forbiddenAddress(address);
-    if (why) throw invalidRequest(`url must be publicly resolvable: ${host} resolves to a ${why} address (${address}).`, 'url');
+    if (why) throw invalidRequest(`url must be publicly resolvable: ${host} resolves to ${why} (${address}).`, 'url');
   }
+  return url;
 }
 
 export async function createSubscription(db: Db, scope: CompanyScope, settings: WebhookSettings, input: { url: string; events: EventType[] }) {
-  await checkUrl(input.url, settings);
+  const url = await checkUrl(input.url, settings);
   // The company's row serialises creations, so two at once cannot both be the 25th.
   await db.$queryRaw`SELECT id FROM companies WHERE id = ${scope.companyId}::uuid FOR UPDATE`;
   const active = await db.webhookSubscription.count({ where: { company_id: scope.companyId, deleted_at: null } });
@@ -73,7 +77,7 @@ export async function createSubscription(db: Db, scope: CompanyScope, settings: 
     data: {
       id: newId(),
       company_id: scope.companyId,
-      url: input.url,
+      url,
       events: [...new Set(input.events)],
       secret_encrypted: encryptSecret(secret, settings.key),
     },
