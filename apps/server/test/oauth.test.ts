@@ -8,6 +8,7 @@ import {
   api,
   approveCode,
   codeExchange,
+  countRows,
   idem,
   internal,
   newCompany,
@@ -36,6 +37,10 @@ afterAll(() => servers?.stop());
 /** Each test its own address: the token endpoint's limit is per client and IP address. */
 let ipCounter = 0;
 const nextIp = () => ({ 'X-Forwarded-For': `198.51.100.${(ipCounter += 1)}` });
+
+/** Makes the client's unused codes expired, as 60 seconds would. */
+const expireCodesOf = (clientId: string) =>
+  testDb().pool.query("UPDATE oauth_codes SET expires_at = now() - interval '1 second' WHERE used_at IS NULL AND client_id = $1", [clientId]);
 
 /** The status of a customer list read with an access token on `base`: 200 while the token works, 401 once it does not. */
 const bearerStatus = async (base: string, accessToken: string) => (await api(base, accessToken).GET('/customers')).response.status;
@@ -98,23 +103,21 @@ describe('POST /api/oauth/token, grant_type authorization_code', () => {
   });
 
   it('refuses each wrong binding with invalid_grant (verifier, redirect URI, another client, expiry) in RFC 6749 form', async () => {
-    const a = await authorized();
-    const wrongVerifier = await a.exchange({ code_verifier: pkcePair().verifier });
+    // Each with a code of its own: a refusal uses the code up (decision 177, below).
+    const wrongVerifier = await (await authorized()).exchange({ code_verifier: pkcePair().verifier });
     expect(wrongVerifier.response.status).toBe(400);
     expect(wrongVerifier.error).toEqual({ error: 'invalid_grant', error_description: expect.stringContaining('code_verifier') });
     expect(wrongVerifier.response.headers.get('cache-control')).toBe('no-store');
-    const wrongRedirect = await a.exchange({ redirect_uri: 'https://partner.example/other' });
-    expect(wrongRedirect.error).toMatchObject({ error: 'invalid_grant' });
-    // A code is bound to its client: another registered client cannot redeem it.
+    const wrongRedirect = await (await authorized()).exchange({ redirect_uri: 'https://partner.example/other' });
+    expect(wrongRedirect.error).toEqual({ error: 'invalid_grant', error_description: expect.stringContaining('redirect_uri') });
+    // A code is bound to its client: another registered client cannot redeem it, nor learn that it exists.
     const stranger = await oauthClient();
-    const foreign = await a.exchange({ client_id: stranger.clientId, client_secret: stranger.clientSecret });
+    const foreign = await (await authorized()).exchange({ client_id: stranger.clientId, client_secret: stranger.clientSecret });
     expect(foreign.response.status).toBe(400);
-    expect(foreign.error).toMatchObject({ error: 'invalid_grant' });
-    // Refusals did not use the code up: the right exchange still works once.
-    expect((await a.exchange()).response.status).toBe(200);
+    expect(foreign.error).toEqual({ error: 'invalid_grant', error_description: 'The authorization code is invalid, expired or already used.' });
 
     const b = await authorized();
-    await testDb().pool.query("UPDATE oauth_codes SET expires_at = now() - interval '1 second' WHERE used_at IS NULL AND client_id = $1", [b.app.clientId]);
+    await expireCodesOf(b.app.clientId);
     const expired = await b.exchange();
     expect(expired.response.status).toBe(400);
     expect(expired.error).toEqual({ error: 'invalid_grant', error_description: expect.stringMatching(/expired/) });
@@ -167,6 +170,81 @@ describe('POST /api/oauth/token, grant_type authorization_code', () => {
     const refused = await a.refresh(tokens.refresh_token);
     expect(refused.response.status).toBe(401);
     expect(refused.error).toMatchObject({ error: 'invalid_client' });
+  });
+});
+
+describe('a refused code is used up, and what it issued is revoked (decision 177)', () => {
+  /** The grants of the owner's company: one for every exchange of its codes that got tokens. */
+  const grantsOf = (companyId: string) => countRows('SELECT count(*)::int AS n FROM oauth_grants WHERE company_id = $1', [companyId]);
+
+  /** The right exchange after a refusal of the code: refused too, and no grant, no tokens. */
+  async function burnt(a: Awaited<ReturnType<typeof authorized>>) {
+    const right = await a.exchange({}, other);
+    expect(right.response.status).toBe(400);
+    expect(right.data).toBeUndefined();
+    expect(right.error).toEqual({ error: 'invalid_grant', error_description: 'The authorization code was already used.' });
+    expect(await grantsOf(a.owner.companyId)).toBe(0);
+  }
+
+  it('a wrong code_verifier: refused, and the right one after it gets invalid_grant and no tokens', async () => {
+    const a = await authorized();
+    const wrong = await a.exchange({ code_verifier: pkcePair().verifier });
+    expect(wrong.response.status).toBe(400);
+    expect(wrong.error).toEqual({ error: 'invalid_grant', error_description: expect.stringMatching(/code_verifier .*can no longer be used/) });
+    await burnt(a);
+  });
+
+  it('a redirect_uri that differs: refused, and the right one after it gets invalid_grant and no tokens', async () => {
+    const a = await authorized();
+    const wrong = await a.exchange({ redirect_uri: 'https://partner.example/other' });
+    expect(wrong.response.status).toBe(400);
+    expect(wrong.error).toEqual({ error: 'invalid_grant', error_description: expect.stringMatching(/redirect_uri .*can no longer be used/) });
+    await burnt(a);
+  });
+
+  it('an expired code: refused, and used up even were its time given back', async () => {
+    const a = await authorized();
+    await expireCodesOf(a.app.clientId);
+    expect((await a.exchange()).error).toMatchObject({ error: 'invalid_grant' });
+    await testDb().pool.query("UPDATE oauth_codes SET expires_at = now() + interval '1 minute' WHERE client_id = $1", [a.app.clientId]);
+    await burnt(a);
+  });
+
+  it('another client presenting the code burns it; after an exchange, it revokes what the code issued', async () => {
+    const stranger = await oauthClient();
+    const asStranger = { client_id: stranger.clientId, client_secret: stranger.clientSecret };
+    const a = await authorized();
+    expect((await a.exchange(asStranger)).error).toMatchObject({ error: 'invalid_grant' });
+    await burnt(a);
+    const b = await authorized();
+    const tokens = await ok(b.exchange());
+    const foreign = await b.exchange(asStranger, other);
+    expect(foreign.error).toEqual({ error: 'invalid_grant', error_description: 'The authorization code is invalid, expired or already used.' });
+    expect(await bearerStatus(url, tokens.access_token)).toBe(401);
+  });
+
+  it('a code that issued tokens, presented again with a wrong code_verifier: refused, and the tokens stop', async () => {
+    const a = await authorized();
+    const tokens = await ok(a.exchange());
+    expect(await bearerStatus(url, tokens.access_token)).toBe(200);
+    const again = await a.exchange({ code_verifier: pkcePair().verifier }, other);
+    expect(again.response.status).toBe(400);
+    expect(again.error).toEqual({ error: 'invalid_grant', error_description: expect.stringMatching(/already used; the tokens issued for it are revoked/) });
+    expect(await bearerStatus(url, tokens.access_token)).toBe(401);
+    expect(await bearerStatus(other, tokens.access_token)).toBe(401);
+    expect((await a.refresh(tokens.refresh_token)).error).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('a wrong and a right exchange at the same moment on two servers: whichever comes first, no token works afterwards', async () => {
+    for (let round = 0; round < 5; round++) {
+      const a = await authorized();
+      const results = await Promise.all([a.exchange({ code_verifier: pkcePair().verifier }, url), a.exchange({}, other)]);
+      expect(results[0].response.status).toBe(400);
+      expect(await grantsOf(a.owner.companyId)).toBeLessThanOrEqual(1);
+      const tokens = results[1].data;
+      if (tokens) expect(await bearerStatus(url, tokens.access_token)).toBe(401);
+      else expect(results[1].error).toMatchObject({ error: 'invalid_grant' });
+    }
   });
 });
 

@@ -8,7 +8,8 @@ import PDFDocument from 'pdfkit';
 import { describe, expect, it } from 'vitest';
 import { createCaller } from '@tlr/api';
 import { addDays, today, type Scope } from '@tlr/domain';
-import { bodyOf, idem, ok, testDb, useCompany, type Api, type CompanyFixture } from './helpers.ts';
+import { bodyOf, countRows, idem, ok, testDb, useCompany, type Api, type CompanyFixture } from './helpers.ts';
+import { operationOf, servedDocument } from './openapi-document.ts';
 
 const t = useCompany({ name: 'Bilagsfirma ApS' });
 const day = (offset = 0) => addDays(today(), offset);
@@ -112,6 +113,29 @@ describe('POST /vouchers', () => {
     expect(await vouchersNamed('a.pdf')).toBe(0);
   });
 
+  it('refuses a file name with an invisible character, naming filename, the character and its position, and stores nothing (decision 178)', async () => {
+    const fresh = await t.another('Navnefirma ApS');
+    const cases: [string, string][] = [
+      // Shown as "fakturaexe.pdf" by anything that honours the right-to-left override.
+      ['faktura\u202Efdp.exe', 'U+202E (character 8)'],
+      ['bilag\u200B.pdf', 'U+200B (character 6)'],
+    ];
+    for (const [filename, named] of cases) {
+      const r = await upload(fresh.api, { filename, content_base64: b64('<html><script>alert(1)</script></html>'), mime_type: 'text/html' });
+      expect(r.response.status, filename).toBe(400);
+      expect(r.response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(r.error, filename).toMatchObject({ code: 'invalid_request', field: 'filename' });
+      expect(r.error?.detail, filename).toBe(
+        `filename: must not contain the invisible character ${named}: format characters such as bidirectional controls and zero-width spaces, and line or paragraph separators, can make a name read as another`,
+      );
+    }
+    // The company has no voucher at all, and nothing of it reached the store.
+    expect((await ok(fresh.api.GET('/vouchers'))).data).toEqual([]);
+    expect(await countRows('SELECT count(*)::int AS n FROM vouchers WHERE company_id = $1', [fresh.company.companyId])).toBe(0);
+    expect(await countRows('SELECT count(*)::int AS n FROM stored_object_intents WHERE company_id = $1', [fresh.company.companyId])).toBe(0);
+    expect(existsSync(join(t.svc.storageDir!, fresh.company.companyId))).toBe(false);
+  });
+
   it('accepts 10,000,000 bytes and refuses 10 MiB + 1 byte', async () => {
     const { api: c } = await keyed();
     const big = await upload(c, { filename: 'stor.bin', content_base64: Buffer.alloc(10_000_000, 65).toString('base64') });
@@ -165,6 +189,48 @@ describe('GET /vouchers, /vouchers/{id}, /vouchers/{id}/content', () => {
     expect(res.response.headers.get('content-length')).toBe('3000');
     expect(Buffer.from(bodyOf(200, res))).toEqual(bytes);
     expect((await content(c, crypto.randomUUID())).response.status).toBe(404);
+  });
+
+  it('a name stored before decision 178 keeps its metadata, and its download shows no invisible character', async () => {
+    const { api: c } = await keyed();
+    const id = await uploaded(c, { filename: 'faktura.pdf', content_base64: b64('%PDF-1.4'), mime_type: 'application/pdf' });
+    // As a voucher stored before the rule has it.
+    await testDb().pool.query(`UPDATE vouchers SET filename = $2 WHERE id = $1`, [id, 'faktura\u202Efdp.exe\u200B']);
+    expect((await ok(c.GET('/vouchers/{id}', path(id)))).data.filename).toBe('faktura\u202Efdp.exe\u200B');
+    const res = await content(c, id);
+    expect(res.response.status).toBe(200);
+    expect(res.response.headers.get('content-disposition')).toBe(`attachment; filename="faktura_fdp.exe_"; filename*=UTF-8''faktura_fdp.exe_`);
+    expect(Buffer.from(bodyOf(200, res)).toString()).toBe('%PDF-1.4');
+  });
+
+  it('every download (voucher, invoice PDF, SAF-T) carries Content-Security-Policy: sandbox (decision 179)', async () => {
+    const { api: c } = await keyed();
+    const id = await uploaded(c, {
+      filename: 'side.svg',
+      content_base64: b64('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+      mime_type: 'image/svg+xml',
+    });
+    const voucher = await content(c, id);
+    expect(voucher.response.status).toBe(200);
+    expect(voucher.response.headers.get('content-type')).toBe('image/svg+xml');
+    const customer = (await ok(c.POST('/customers', { params: idem(), body: { name: 'Sandkasse Kunde ApS' } }))).data.id;
+    const invoice = await ok(
+      c.POST('/invoices', {
+        params: idem(),
+        body: { customer_id: customer, issue_date: day(), due_date: day(14), lines: [{ description: 'Arbejde', quantity: 1, unit_price: 100 }] },
+      }),
+    );
+    const pdf = await c.GET('/invoices/{id}/pdf', { params: { path: { id: invoice.data.id } }, parseAs: 'arrayBuffer' });
+    expect(pdf.response.status).toBe(200);
+    const saft = await c.GET('/exports/saft', { parseAs: 'text' });
+    expect(saft.response.status).toBe(200);
+    for (const r of [voucher, pdf, saft]) expect(r.response.headers.get('content-security-policy'), r.response.url).toBe('sandbox');
+    // The document declares it on each of them.
+    const doc = await servedDocument(t.svc.url);
+    for (const op of ['/vouchers/{id}/content', '/invoices/{id}/pdf', '/exports/saft'])
+      expect(operationOf(doc, op, 'get').responses['200']?.headers?.['Content-Security-Policy'], op).toMatchObject({
+        description: expect.stringMatching(/^sandbox: /),
+      });
   });
 
   it('refuses a download whose stored bytes no longer match their SHA-256 (cut short, never passed as whole)', async () => {

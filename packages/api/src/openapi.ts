@@ -10,7 +10,7 @@ import { discoverySchema } from './discovery.ts';
 import { oauthPaths, oauthSecurityScheme } from './oauth-document.ts';
 import { appRouter } from './root.ts';
 import { BUSY_RETRY_AFTER, PROBLEM_TYPE_BASE } from './problem.ts';
-import { routes } from './routes.ts';
+import { RAW_DOWNLOAD_HEADERS, routes } from './routes.ts';
 import { openApiTags } from './tags.ts';
 
 // The generated document, completed in place: plain JSON whose shape the generator's types do not follow.
@@ -178,6 +178,7 @@ function build(): OpenAPIObject {
       success.description = raw.description;
       success.content = { [raw.contentType]: { schema: raw.schema } };
       for (const [name, description] of Object.entries(raw.headers ?? {})) success.headers[name] = header(description);
+      for (const [name, { description }] of Object.entries(RAW_DOWNLOAD_HEADERS)) success.headers[name] = header(description);
     }
     const responses: Json = {};
     if (idempotent) {

@@ -22,6 +22,18 @@ export interface Route {
   acceptsEmptyBody: boolean;
 }
 
+/**
+ * Every answer of a route that sends a document as stored (meta.raw: a voucher, an invoice PDF, a SAF-T
+ * file) carries these besides its own (decision 179): a browser that opens one inline runs it sandboxed,
+ * so a stored HTML or SVG document runs no script. The HTTP shell sends them; the document declares them.
+ */
+export const RAW_DOWNLOAD_HEADERS = {
+  'Content-Security-Policy': {
+    value: 'sandbox',
+    description: 'sandbox: opened in a browser, the document runs no script, submits no form and has an origin of its own',
+  },
+} as const;
+
 /** A path template as a pattern whose named groups are its parameters (/customers/{id}: `id`). */
 function compile(path: string): RegExp {
   const re = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');

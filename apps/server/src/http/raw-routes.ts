@@ -4,7 +4,7 @@
 // upload is read as a stream); the REST adapter (rest.ts) leaves raw routes to them.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { callerOf, type ApiContext, type Caller, type Route } from '@tlr/api';
+import { callerOf, RAW_DOWNLOAD_HEADERS, type ApiContext, type Caller, type Route } from '@tlr/api';
 import { restContext, sendProcedureProblem, type ProcedureDeps } from './rest.ts';
 
 export interface RawCall {
@@ -34,6 +34,8 @@ export function rawRoutes(routes: readonly Route[], handlers: Record<string, Raw
     const route = res.locals.route as Route | undefined;
     const handler = route && shells.get(route);
     if (!route || !handler) return next();
+    // A download's answers carry these whatever the outcome, set once here rather than by each shell.
+    if (route.meta.raw) for (const [name, { value }] of Object.entries(RAW_DOWNLOAD_HEADERS)) res.setHeader(name, value);
     const ctx = restContext(procedureDeps, req, res);
     try {
       // Path parameters last, as the REST adapter does: a query parameter of the same name does not replace them.

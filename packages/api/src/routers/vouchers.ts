@@ -79,9 +79,11 @@ export const vouchersRouter = router({
     })
     .input(
       z.strictObject({
-        filename: z
-          .string()
-          .meta({ description: 'The original file name with its extension (the extension names the stored object); not blank', example: 'Kvittering æøå.pdf' }),
+        filename: z.string().meta({
+          description:
+            'The original file name with its extension (the extension names the stored object); not blank, at most 255 characters, without a path, control characters or invisible characters (Unicode format characters such as bidirectional controls and zero-width spaces, and line or paragraph separators)',
+          example: 'Kvittering æøå.pdf',
+        }),
         content_base64: z.string().meta({ description: 'The document, standard padded base64', example: 'JVBERi0xLjQK' }),
         mime_type: z
           .string()
@@ -119,7 +121,8 @@ export const vouchersRouter = router({
           "The stored bytes exactly as uploaded (not an envelope). Content-Type is the voucher's mime_type; the SHA-256 recorded at upload is checked as the bytes are sent.",
         schema: { type: 'string', format: 'binary' },
         headers: {
-          'Content-Disposition': 'attachment with the original file name (RFC 6266: an ASCII filename and the exact UTF-8 filename*)',
+          'Content-Disposition':
+            'attachment with the original file name (RFC 6266: an ASCII filename and the exact UTF-8 filename*); an invisible or control character, which only a name stored before such names were refused can have, is sent as "_"',
           'Content-Length': 'file_size',
         },
       },

@@ -1,8 +1,9 @@
 // The authorization code grant with PKCE and rotating refresh tokens (contract: OAuth 2.0, 4 to 8).
 // Single use is a conditional UPDATE (... WHERE used_at IS NULL): of two exchanges of one code, or two
 // refreshes with one token, at the same moment on any servers, exactly one row update wins. A code or
-// refresh token presented after its use revokes the grant it belongs to (the token family), in a
-// transaction of its own that commits although the request is refused.
+// refresh token presented after its use revokes the grant it belongs to (the token family), and a code
+// refused for any reason is used up, in a transaction of its own that commits although the request is
+// refused.
 import { createHash } from 'node:crypto';
 import type { Db, Queryable } from '@tlr/db';
 import { forbidden, notFound } from '../errors.ts';
@@ -98,7 +99,22 @@ export interface CodeExchange {
   codeVerifier: unknown;
 }
 
-/** grant_type=authorization_code for an authenticated client. */
+/** Why the code's own client cannot have tokens for it (the code is burnt all the same); undefined when it can. */
+function refusalOf(row: { expires_at: Date; redirect_uri: string; code_challenge: string }, redirectUri: string, codeVerifier: string) {
+  let why: string | undefined;
+  if (row.expires_at.getTime() <= Date.now()) why = 'The authorization code has expired';
+  else if (row.redirect_uri !== redirectUri) why = 'redirect_uri differs from the one of the authorization request';
+  else if (!verifyPkce(codeVerifier, row.code_challenge)) why = 'code_verifier does not match the code_challenge (S256)';
+  return why === undefined ? undefined : new OAuthError('invalid_grant', `${why}; the code can no longer be used: authorize again.`);
+}
+
+/**
+ * grant_type=authorization_code for an authenticated client. Every presentation of a code that exists
+ * uses it up (decision 177): a refusal (another client's, expired, a redirect_uri that differs, a wrong
+ * code_verifier) burns it in the same conditional UPDATE that claims it for a success, and commits although
+ * the request fails, so no second try can follow a wrong guess. A code that was used already is a replay
+ * however it is presented: what it issued is revoked (RFC 6749 10.5).
+ */
 export async function exchangeAuthorizationCode(inTx: InTransaction, client: RegisteredClient, input: CodeExchange): Promise<TokenResponse> {
   const { code, redirectUri, codeVerifier } = input;
   if (typeof code !== 'string' || !code) throw new OAuthError('invalid_request', 'code is required');
@@ -108,23 +124,27 @@ export async function exchangeAuthorizationCode(inTx: InTransaction, client: Reg
   if (!isToken('code', code)) throw invalid;
   const result = await inTx(async (tx) => {
     const row = await tx.oAuthCode.findUnique({ where: { code_hash: tokenDigest(code) } });
-    if (!row || row.client_id !== client.id) return invalid;
-    if (row.used_at) {
-      // RFC 6749 4.1.2 and 10.5: a code presented twice is stolen or replayed; what it issued goes.
-      if (row.grant_id) await revokeGrantRow(tx, row.grant_id);
-      return new OAuthError('invalid_grant', 'The authorization code was already used; the tokens issued for it are revoked.');
-    }
-    if (row.expires_at.getTime() <= Date.now()) return new OAuthError('invalid_grant', 'The authorization code has expired; authorize again.');
-    if (row.redirect_uri !== redirectUri) return new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
-    if (!verifyPkce(codeVerifier, row.code_challenge)) return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge (S256).');
+    if (!row) return invalid;
+    const ownCode = row.client_id === client.id;
+    const refusal = ownCode ? refusalOf(row, redirectUri, codeVerifier) : invalid;
     const grantId = newId();
-    const claimed = await tx.oAuthCode.updateMany({ where: { code_hash: row.code_hash, used_at: null }, data: { used_at: new Date(), grant_id: grantId } });
+    const claimed = await tx.oAuthCode.updateMany({
+      where: { code_hash: row.code_hash, used_at: null },
+      data: { used_at: new Date(), ...(refusal ? {} : { grant_id: grantId }) },
+    });
     if (claimed.count !== 1) {
-      // Another exchange of this code committed first: this one is the replay.
+      // Used before, or by an exchange that committed first on any server: this one is the replay, and
+      // whatever the code issued goes (read again: the winner may have committed after the first read).
       const winner = await tx.oAuthCode.findUnique({ where: { code_hash: row.code_hash } });
       if (winner?.grant_id) await revokeGrantRow(tx, winner.grant_id);
-      return new OAuthError('invalid_grant', 'The authorization code was already used; the tokens issued for it are revoked.');
+      // Another client learns nothing about the code: the answer of an unknown one.
+      if (!ownCode) return invalid;
+      return new OAuthError(
+        'invalid_grant',
+        winner?.grant_id ? 'The authorization code was already used; the tokens issued for it are revoked.' : 'The authorization code was already used.',
+      );
     }
+    if (refusal) return refusal;
     await tx.oAuthGrant.create({ data: { id: grantId, client_id: client.id, user_id: row.user_id, company_id: row.company_id, scopes: row.scopes } });
     return issueTokens(tx, grantId, row.scopes);
   });

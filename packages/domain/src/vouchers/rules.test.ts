@@ -104,9 +104,40 @@ describe('voucher rules', () => {
     expect(checkMimeType('text/plain\r\nX-Evil: 1')).toMatch(/MIME type/);
   });
 
+  it('refuses every invisible character in a file name, naming it as U+XXXX with its position (decision 178)', () => {
+    expect(checkFilename('faktura\u202Efdp.exe')).toBe(
+      'must not contain the invisible character U+202E (character 8): format characters such as bidirectional controls and zero-width spaces, and line or paragraph separators, can make a name read as another',
+    );
+    // Bidirectional controls (embeddings, overrides, isolates, marks), zero-width characters, the word joiner,
+    // the byte order mark, the soft hyphen, an invisible operator, a tag character, the line and paragraph separators.
+    const invisible = [
+      ...[0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0x200e, 0x200f, 0x061c],
+      ...[0x200b, 0x200c, 0x200d, 0x2060, 0xfeff, 0x00ad, 0x2062, 0xe0041, 0x2028, 0x2029],
+    ];
+    for (const cp of invisible) {
+      const name = `ab${String.fromCodePoint(cp)}c.pdf`;
+      expect(checkFilename(name), name).toContain(`U+${cp.toString(16).toUpperCase().padStart(4, '0')} (character 3)`);
+    }
+    // The position counts characters, not UTF-16 units: the emoji before it is one.
+    expect(checkFilename('📄 bilag\u200B.pdf')).toContain('U+200B (character 8)');
+    // The first one is named.
+    expect(checkFilename('a\u2066b\u202Ec.pdf')).toContain('U+2066 (character 2)');
+    // C1 control characters are control characters too.
+    expect(checkFilename('a\u0085b.pdf')).toMatch(/control characters/);
+    // Letters of right-to-left scripts are letters, and accents are marks: accepted.
+    for (const name of ['فاتورة.pdf', 'קבלה.pdf', 'Kvittering æøå.pdf', 'Cafe\u0301.pdf', 'faktura (kopi) 2026-01.PDF'])
+      expect(checkFilename(name), name).toBeUndefined();
+  });
+
   it('writes an RFC 6266 attachment header with an ASCII fallback and the exact UTF-8 name', () => {
     // æ and ø have no ASCII decomposition; å is a with a ring, which is dropped.
     expect(attachmentDisposition('Kvittering æøå.pdf')).toBe(`attachment; filename="Kvittering __a.pdf"; filename*=UTF-8''Kvittering%20%C3%A6%C3%B8%C3%A5.pdf`);
     expect(attachmentDisposition('a"b\\c.pdf')).toBe(`attachment; filename="a_b_c.pdf"; filename*=UTF-8''a%22b%5Cc.pdf`);
+  });
+
+  it('never shows an invisible or control character in the disposition of a name stored before decision 178', () => {
+    expect(attachmentDisposition('faktura\u202Efdp.exe')).toBe(`attachment; filename="faktura_fdp.exe"; filename*=UTF-8''faktura_fdp.exe`);
+    expect(attachmentDisposition('bilag\u200B\u2066æ\u2069\u2028.pdf')).toBe(`attachment; filename="bilag_____.pdf"; filename*=UTF-8''bilag__%C3%A6__.pdf`);
+    expect(attachmentDisposition('a\u0085b\u{E0041}.pdf')).toBe(`attachment; filename="a_b_.pdf"; filename*=UTF-8''a_b_.pdf`);
   });
 });

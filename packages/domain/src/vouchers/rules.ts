@@ -144,12 +144,34 @@ export class Base64StreamDecoder {
   }
 }
 
-/** The filename's rule: required, not blank, at most 255 characters, no path or control characters. */
+/**
+ * Characters that are not seen but change how a name reads: every format character (Unicode Cf: the
+ * bidirectional controls that show "faktura\u202Efdp.exe" as "fakturaexe.pdf", the zero-width space and
+ * joiners, the word joiner, the byte order mark, the soft hyphen ...) and the line and paragraph separators.
+ */
+const INVISIBLE = /[\p{Cf}\u2028\u2029]/u;
+/** What a download's name never shows: the invisible characters and the control characters (Cc, C1 too). */
+const UNSHOWN = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+
+/** A character as Unicode writes it: U+202E. */
+const codePointName = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/**
+ * The filename's rule: required, not blank, at most 255 characters, no path, control or invisible
+ * characters (decision 178). A refusal names the rule, and the character as U+XXXX with its position.
+ */
 export function checkFilename(name: string): string | undefined {
   if (name.trim() === '') return 'must not be blank';
   if (name.length > MAX_FILENAME_LENGTH) return `must be at most ${MAX_FILENAME_LENGTH} characters`;
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f/\\]/.test(name)) return 'must be a file name without a path or control characters';
+  if (/[\p{Cc}/\\]/u.test(name)) return 'must be a file name without a path or control characters';
+  const invisible = INVISIBLE.exec(name);
+  if (invisible) {
+    const position = Array.from(name.slice(0, invisible.index)).length + 1;
+    return (
+      `must not contain the invisible character ${codePointName(invisible[0])} (character ${position}): format characters such as ` +
+      'bidirectional controls and zero-width spaces, and line or paragraph separators, can make a name read as another'
+    );
+  }
   return undefined;
 }
 
@@ -180,8 +202,12 @@ export function retentionUntil(postingDate: string, fiscalYearStartMonth: number
   return ymd(y + RETENTION_YEARS, m, daysInMonth(y + RETENTION_YEARS, m));
 }
 
-/** RFC 6266/5987 Content-Disposition for a download: an ASCII fallback and the exact UTF-8 name. */
-export function attachmentDisposition(filename: string): string {
+/**
+ * RFC 6266/5987 Content-Disposition for a download: an ASCII fallback and the UTF-8 name, exact but for
+ * the characters no name may show (a name stored before decision 178 may have them): each is a "_" in both.
+ */
+export function attachmentDisposition(stored: string): string {
+  const filename = stored.replace(UNSHOWN, '_');
   const ascii = filename
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
