@@ -314,7 +314,7 @@ describe('Authorization: Bearer on the API (contract: OAuth 2.0, 6)', () => {
     expect(basic.response.status).toBe(401);
   });
 
-  it('counts 100 requests per 60 s per access token, then 429 with Retry-After; a refreshed token has its own window', async () => {
+  it("counts 100 requests per 60 s per access token, then 429 with Retry-After; a refreshed token continues its grant's count (decision 173)", async () => {
     const a = await authorized(['customers:read']);
     const tokens = await ok(a.exchange());
     const answers = [];
@@ -325,7 +325,7 @@ describe('Authorization: Bearer on the API (contract: OAuth 2.0, 6)', () => {
     expect(Number(limited.response.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(limited.response.headers.get('x-ratelimit-remaining')).toBe('0');
     const next = await ok(a.refresh(tokens.refresh_token));
-    expect(await bearerStatus(url, next.access_token)).toBe(200);
+    expect(await bearerStatus(url, next.access_token)).toBe(429);
   });
 });
 

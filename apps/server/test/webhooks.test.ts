@@ -116,6 +116,7 @@ const portAndCredentialForms = (scheme: string, host: string, port: number): [ur
   [`${scheme}://${host}:0/x`, PORT_RULE],
   [`${scheme}://${host}:22/x`, PORT_RULE],
   [`${scheme}://${host}:1023/x`, PORT_RULE],
+  [`${scheme}://${host}:6379/x`, /must not use port 6379, the port of Redis/],
   [`${scheme}://:@${host}:${port}/x`, CREDENTIALS_RULE],
   [`${scheme}://@${host}:${port}/x`, CREDENTIALS_RULE],
   [`${scheme}://user:@${host}:${port}/x`, CREDENTIALS_RULE],

@@ -87,7 +87,7 @@ export const webhooksRouter = router({
           tag,
           summary: 'Subscribe to events',
           description:
-            'url: HTTPS, no user name or password (not even empty), port 443 (the default) or 1024 to 65535, resolving only to public addresses, no IPv6 address carrying an IPv4 one (IPv4-compatible, IPv4-mapped, SIIT, NAT64, 6to4, Teredo) (checked now and again at every delivery); kept and answered in its normalised form (https://hooks.example.com/a/b for HTTPS://Hooks.Example.COM:443/a/./b), at most 2048 characters. events: a non-empty list of catalog types. At most 25 active subscriptions per company (409 webhook_limit_reached). A subscription made with a test key receives the sandbox events (livemode false). No Idempotency-Key. The secret is shown only in this answer.',
+            'url: HTTPS, no user name or password (not even empty), port 443 (the default) or 1024 to 65535 but for the ports of other services (Redis 6379, databases, brokers: decision 176), resolving only to public addresses, no IPv6 address carrying an IPv4 one (IPv4-compatible, IPv4-mapped, SIIT, NAT64, 6to4, Teredo) (checked now and again at every delivery); kept and answered in its normalised form (https://hooks.example.com/a/b for HTTPS://Hooks.Example.COM:443/a/./b), at most 2048 characters. events: a non-empty list of catalog types. At most 25 active subscriptions per company (409 webhook_limit_reached). A subscription made with a test key receives the sandbox events (livemode false). No Idempotency-Key. The secret is shown only in this answer.',
           scope,
           problems: [409],
         },

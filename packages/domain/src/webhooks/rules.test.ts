@@ -125,6 +125,19 @@ describe('webhook rules', () => {
     ]) {
       expect(checkWebhookUrl(url, false), url).toBeUndefined();
     }
+    // Ports above 1023 of services that are not web servers (the attack run's :6379), also with insecure URLs.
+    for (const [port, service] of [
+      [6379, 'Redis'],
+      [11211, 'memcached'],
+      [5432, 'PostgreSQL'],
+      [6667, "the Fetch standard's bad ports"],
+    ] as const) {
+      for (const insecure of [false, true]) {
+        expect(checkWebhookUrl(`https://93.184.216.34:${port}/x`, insecure)).toMatch(
+          new RegExp(`^must not use port ${port}, the port of .*${service.replace(/[()']/g, '.')}`),
+        );
+      }
+    }
     // No port is the scheme's own: 80 for development http://, and http://...:443 too.
     for (const url of ['http://127.0.0.1/x', 'http://127.0.0.1:80/x', 'http://127.0.0.1:443/x', 'http://127.0.0.1:9999/x']) {
       expect(checkWebhookUrl(url, true), url).toBeUndefined();

@@ -55,6 +55,40 @@ export function decryptSecret(stored: string, key: Buffer): string {
 const MAX_URL_LENGTH = 2048;
 
 /**
+ * Ports above 1023 that belong to services other than web servers: a delivery's POST written into a
+ * Redis, a memcached or a database on a public address is an attack on that service, line protocols
+ * read a request's lines as commands (decision 176). The ports browsers refuse (the Fetch standard's
+ * "bad ports" above 1023), and the well-known ports of data stores, brokers and cluster managers.
+ */
+const SERVICE_PORTS = new Map<number, string>([
+  ...[1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080].map(
+    (p) => [p, "a service browsers refuse to reach (the Fetch standard's bad ports)"] as const,
+  ),
+  [1433, 'Microsoft SQL Server'],
+  [1521, 'Oracle Database'],
+  [1883, 'MQTT'],
+  [2375, 'the Docker API'],
+  [2376, 'the Docker API'],
+  [2379, 'etcd'],
+  [2380, 'etcd'],
+  [3306, 'MySQL'],
+  [4222, 'NATS'],
+  [5432, 'PostgreSQL'],
+  [5672, 'AMQP (RabbitMQ)'],
+  [5984, 'CouchDB'],
+  [6379, 'Redis'],
+  [6443, 'the Kubernetes API'],
+  [8500, 'Consul'],
+  [9042, 'Cassandra'],
+  [9092, 'Kafka'],
+  [9200, 'Elasticsearch'],
+  [9300, 'Elasticsearch'],
+  [10250, 'the Kubernetes kubelet'],
+  [11211, 'memcached'],
+  [27017, 'MongoDB'],
+]);
+
+/**
  * The URL rules checked without the network, on the text a client sent or a stored row holds: a message
  * naming the rule, or undefined. Subscribing and every send run this one function (decisions 121, 176).
  */
@@ -72,6 +106,8 @@ export function checkWebhookUrl(text: string, allowInsecure: boolean): string | 
   // Port 0 is no port; below 1024 are the well-known services (SSH, SMTP, ...) a POST has no business
   // reaching. No port in the URL is the scheme's own (443, or 80 for development http://).
   if (url.port && url.port !== '443' && Number(url.port) < 1024) return 'must use port 443 or a port from 1024 to 65535';
+  const service = SERVICE_PORTS.get(Number(url.port));
+  if (service) return `must not use port ${url.port}, the port of ${service}: a webhook receiver is an HTTPS server`;
   // What is stored, listed and dialled is the serialised form (webhookUrl), so that is what is measured.
   if (url.href.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
   const host = url.hostname.replace(/^\[|\]$/g, '');
