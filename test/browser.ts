@@ -45,15 +45,16 @@ export async function launchBrowser(options: { viewport?: { width: number; heigh
 
 /**
  * A fresh profile (no cookies) that comes from an address of its own: sign-in is throttled per address,
- * and the service trusts X-Forwarded-For from the loopback proxy it runs behind in tests. `problems`
+ * and a service started with TRUST_PROXY=loopback takes X-Forwarded-For from the test as from a proxy
+ * (`address`: a random one unless given). `problems`
  * collects console errors and warnings (a CSP violation is one) and page errors; Chromium's line for
  * every non-2xx page it loads is left out, since some steps expect one.
  */
-export async function freshPage(browser: Browser): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 800 },
-    extraHTTPHeaders: { 'X-Forwarded-For': `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}` },
-  });
+export async function freshPage(
+  browser: Browser,
+  address = `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`,
+): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, extraHTTPHeaders: { 'X-Forwarded-For': address } });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (m) => {

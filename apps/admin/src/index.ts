@@ -12,8 +12,9 @@ export const ADMIN_BASE = '/admin';
 
 const ADMIN_SITE: Site = {
   realm: 'staff',
-  // Its own cookie, sent only under /admin: an owner's session is never a staff session, and the reverse.
+  // Its own cookies, sent only under /admin: an owner's session is never a staff session, and the reverse.
   cookie: 'tlr_admin_session',
+  deviceCookie: 'tlr_admin_device',
   base: ADMIN_BASE,
   brand: 'tlr admin',
   home: `${ADMIN_BASE}/companies`,

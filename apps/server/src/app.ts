@@ -57,16 +57,22 @@ export interface AppDeps {
   oauthAllowLocalhost?: boolean | undefined;
   /** Where procedures send background work (the sandbox reset job). */
   jobs?: BackgroundJobs | undefined;
+  /**
+   * TRUST_PROXY: the peers whose X-Forwarded-For and X-Forwarded-Proto count (Express's `trust proxy`);
+   * default none. It decides req.ip (the sign-in throttle's address, the token endpoint's limit, the audit
+   * record) and req.protocol (the Secure cookie flag, the pages' Origin check, the documents' URLs).
+   */
+  trustProxy?: false | number | string[] | undefined;
 }
 
 /** How long /readyz waits for the database before it says not ready. */
 const READY_PROBE_MS = 1_000;
 
-export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTimeoutMs = 20_000, store, webhooks, jobs }: AppDeps) {
+export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTimeoutMs = 20_000, store, webhooks, jobs, trustProxy = false }: AppDeps) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', trustProxy);
   app.set('query parser', 'simple');
 
   app.use(inOrder(requestContext(logger, audit), deadline(requestTimeoutMs), cors));

@@ -151,6 +151,7 @@ export async function startService(config: Config, logger = createLogger(config)
     webhooks,
     oauthAllowLocalhost: config.OAUTH_ALLOW_HTTP_LOCALHOST,
     jobs,
+    trustProxy: config.TRUST_PROXY,
   });
 
   if (config.RUN_WORKER) {

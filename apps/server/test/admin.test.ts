@@ -34,8 +34,13 @@ const CVR = ((): string => {
   }
 })();
 
-// Its own worker runs the sandbox-reset job and the webhook deliveries (a short retry unit).
-const t = useCompany({ name: COMPANY, cvr: CVR, env: { RUN_WORKER: 'true', WEBHOOK_ALLOW_INSECURE_URLS: 'true', WEBHOOK_RETRY_UNIT_MS: '5' } });
+// Its own worker runs the sandbox-reset job and the webhook deliveries (a short retry unit). Behind a
+// proxy on loopback: each fresh page comes from an address of its own (test/browser.ts).
+const t = useCompany({
+  name: COMPANY,
+  cvr: CVR,
+  env: { RUN_WORKER: 'true', WEBHOOK_ALLOW_INSECURE_URLS: 'true', WEBHOOK_RETRY_UNIT_MS: '5', TRUST_PROXY: 'loopback' },
+});
 let browser: BrowserSession;
 let hook: Awaited<ReturnType<typeof webhookReceiver>>;
 /** What the webhook receiver answers: 500 until a test says otherwise. */
@@ -97,7 +102,11 @@ describe('sign-in', () => {
     await expect(h1(page)).resolves.toBe('Health');
     await expect(page.locator('header .who').innerText()).resolves.toBe(`${support.email} (support)`);
     const cookies = await page.context().cookies();
-    expect(cookies.map((c) => ({ name: c.name, path: c.path, httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([
+    // The session, and the device cookie of the staff realm (decision 174), both only under /admin.
+    expect(
+      cookies.map((c) => ({ name: c.name, path: c.path, httpOnly: c.httpOnly, sameSite: c.sameSite })).sort((a, b) => a.name.localeCompare(b.name)),
+    ).toEqual([
+      { name: 'tlr_admin_device', path: '/admin', httpOnly: true, sameSite: 'Lax' },
       { name: 'tlr_admin_session', path: '/admin', httpOnly: true, sameSite: 'Lax' },
     ]);
     // A staff session is no owner session: the owner pages still ask for a sign-in.

@@ -67,11 +67,11 @@ export function startServerProcess(env: Record<string, string> = {}): Promise<{ 
 }
 
 /**
- * This process's service and `extra` server processes on the run's database: what the concurrency tests
- * spread their requests over. `stop` ends them all (SIGTERM: a graceful shutdown).
+ * This process's service and `extra` server processes on the run's database (all with `env`): what the
+ * concurrency tests spread their requests over. `stop` ends them all (SIGTERM: a graceful shutdown).
  */
-export async function startServers(extra = 2): Promise<{ svc: Service; urls: string[]; stop(): Promise<void> }> {
-  const [svc, ...procs] = await Promise.all([startTestService(), ...Array.from({ length: extra }, () => startServerProcess())]);
+export async function startServers(extra = 2, env: Record<string, string> = {}): Promise<{ svc: Service; urls: string[]; stop(): Promise<void> }> {
+  const [svc, ...procs] = await Promise.all([startTestService(env), ...Array.from({ length: extra }, () => startServerProcess(env))]);
   return {
     svc,
     urls: [svc.url, ...procs.map((p) => p.url)],

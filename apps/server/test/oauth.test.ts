@@ -29,7 +29,8 @@ let url: string;
 let other: string;
 
 beforeAll(async () => {
-  servers = await startServers(1);
+  // Behind a proxy on loopback, as in production: the token endpoint's limit counts X-Forwarded-For.
+  servers = await startServers(1, { TRUST_PROXY: 'loopback' });
   [url, other] = servers.urls as [string, string];
 }, 90_000);
 afterAll(() => servers?.stop());

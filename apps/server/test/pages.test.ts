@@ -35,7 +35,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
   callbackUrl = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
   [svc, browser, owner] = await Promise.all([
-    startTestService({ OAUTH_ALLOW_HTTP_LOCALHOST: 'true' }),
+    // Behind a proxy on loopback: each fresh page comes from an address of its own (test/browser.ts).
+    startTestService({ OAUTH_ALLOW_HTTP_LOCALHOST: 'true', TRUST_PROXY: 'loopback' }),
     launchBrowser({ viewport: { width: 1280, height: 800 } }),
     newCompany('Nordlys Regnskab ApS'),
   ]);
@@ -80,14 +81,20 @@ describe('sign-in', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${svc.url}/settings/connected-apps`);
     await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('Connected apps');
-    const [cookie] = await page.context().cookies();
-    expect(cookie).toMatchObject({ name: 'tlr_session', httpOnly: true, sameSite: 'Lax', secure: false, path: '/' });
+    const cookies = await page.context().cookies();
+    expect(cookies.find((c) => c.name === 'tlr_session')).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false, path: '/', expires: -1 });
+    // The device cookie (decision 174): this browser signed in to this account, for 180 days.
+    const device = cookies.find((c) => c.name === 'tlr_device')!;
+    expect(device).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false, path: '/' });
+    expect(device.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(device.expires * 1000 - Date.now()).toBeGreaterThan(179 * 24 * 3600 * 1000);
 
-    // Signing out ends the session: the settings pages ask for a sign-in again.
+    // Signing out ends the session: the settings pages ask for a sign-in again. The device cookie stays.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${svc.url}/signin`);
     await page.goto(`${svc.url}/settings/api-keys`);
     expect(page.url()).toBe(`${svc.url}/signin?return_to=%2Fsettings%2Fapi-keys`);
+    expect((await page.context().cookies()).find((c) => c.name === 'tlr_device')?.value).toBe(device.value);
     expect(problems).toEqual([]);
   });
 });

@@ -25,3 +25,33 @@ describe('configuration', () => {
     expect(loadConfig({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
   });
 });
+
+describe('TRUST_PROXY', () => {
+  it('is off unless set: X-Forwarded-For counts from no peer', () => {
+    expect(loadConfig({}).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '' }).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY).toBe(false);
+  });
+
+  it("takes what Express's trust proxy takes: range names, addresses, CIDR ranges, or a hop count", () => {
+    expect(loadConfig({ TRUST_PROXY: 'loopback' }).TRUST_PROXY).toEqual(['loopback']);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::/8 , 192.0.2.7' }).TRUST_PROXY).toEqual(['loopback', '10.0.0.0/8', 'fd00::/8', '192.0.2.7']);
+    expect(loadConfig({ TRUST_PROXY: 'linklocal,uniquelocal,::1' }).TRUST_PROXY).toEqual(['linklocal', 'uniquelocal', '::1']);
+    expect(loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+  });
+
+  it.each([
+    ['true', 'true would let every client name its own address'],
+    ['lopback', 'not "lopback"'],
+    ['10.0.0.0/33', 'not "10.0.0.0/33"'],
+    ['10.0.0.0/0', 'not "10.0.0.0/0"'],
+    ['loopback,10.0.0.300', 'not "10.0.0.300"'],
+    ['0', 'not "0"'],
+    ['-1', 'not "-1"'],
+  ])('refuses %s at start with a clear message', (value, why) => {
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(
+      `TRUST_PROXY: must be false, a hop count, or a comma-separated list of loopback, linklocal, uniquelocal, IP addresses and CIDR ranges (${why})`,
+    );
+  });
+});

@@ -1,5 +1,6 @@
 // The only reader of process.env: parses and validates the configuration once, at start, with one clear
 // message per bad value. Everything else receives a Config object.
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -30,6 +31,41 @@ const milliseconds = (fallback: number) =>
       return n;
     });
 
+/** The names Express's `trust proxy` takes for address ranges (proxy-addr). */
+const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An IP address, or a CIDR range (/1 to /32 for IPv4, /1 to /128 for IPv6), as proxy-addr takes them. */
+const proxyAddress = (v: string) => {
+  const [ip = '', prefix, ...more] = v.split('/');
+  const kind = isIP(ip);
+  if (!kind || more.length) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= (kind === 4 ? 32 : 128));
+};
+
+/**
+ * TRUST_PROXY (decision 175): which peers' X-Forwarded-For and X-Forwarded-Proto count, as Express's
+ * `trust proxy` takes it. Unset or `false`: none (req.ip is the TCP peer). A hop count, or a list of
+ * range names, addresses and CIDR ranges. Not `true`: trusting every peer lets any client name its own
+ * address and so escape the sign-in throttle.
+ */
+const trustProxy = z
+  .string()
+  .optional()
+  .transform((v, ctx): false | number | string[] => {
+    const text = v?.trim() ?? '';
+    if (text === '' || text === 'false') return false;
+    if (/^[1-9]\d{0,2}$/.test(text)) return Number(text);
+    const items = text.split(',').map((s) => s.trim());
+    const bad = items.filter((s) => !PROXY_RANGES.includes(s) && !proxyAddress(s));
+    if (!bad.length) return items;
+    const why = text === 'true' ? 'true would let every client name its own address' : `not ${bad.map((b) => `"${b}"`).join(', ')}`;
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be false, a hop count, or a comma-separated list of loopback, linklocal, uniquelocal, IP addresses and CIDR ranges (${why})`,
+    });
+    return z.NEVER;
+  });
+
 const schema = z
   .object({
     DATABASE_URL: z
@@ -58,6 +94,7 @@ const schema = z
       .default('true')
       .transform((v) => v === 'true'),
     PUBLIC_BASE_URL: z.string().url().optional(),
+    TRUST_PROXY: trustProxy,
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(15000),
     // Bounds on every wait for the database (docs/operations.md): a statement, getting a connection, a
     // whole transaction, and a whole request (past it the client gets 503 with Retry-After).

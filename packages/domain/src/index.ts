@@ -52,6 +52,7 @@ export * from './expenses/schema.ts';
 export * from './expenses/expenses.ts';
 export * from './ledger/documents.ts';
 export * from './sessions/sessions.ts';
+export { DEVICE_COOKIE_SECONDS, SIGN_IN_RULES, addressKey, waitWords } from './sessions/rules.ts';
 export * from './oauth/rules.ts';
 export * from './oauth/clients.ts';
 export * from './oauth/flow.ts';

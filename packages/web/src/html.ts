@@ -85,6 +85,8 @@ export interface Site {
   realm: 'owner' | 'staff';
   /** The session cookie's name. */
   cookie: string;
+  /** The device cookie's name (decision 174): a browser that signed in here before, kept across sign-out. */
+  deviceCookie: string;
   /** The path the site is mounted at ('' for the root): the cookie's Path, the stylesheet's and forms' prefix. */
   base: string;
   brand: string;

@@ -41,10 +41,11 @@ export const fieldList = (f: Fields, name: string): string[] => {
   return v === undefined ? [] : typeof v === 'string' ? [v] : v;
 };
 
-function cookieToken(req: Request, site: Site): string | undefined {
+/** The value of the request's cookie `name`. */
+export function cookieValue(req: Request, name: string): string | undefined {
   for (const part of (req.get('Cookie') ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === site.cookie) return part.slice(eq + 1).trim();
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
   return undefined;
 }
@@ -54,16 +55,28 @@ export const sessionOf = (res: Response): WebSession | null => (res.locals.webSe
 /** Secure outside development: over https, or when the service's public address is https. */
 const secure = (req: Request, deps: PagesDeps) => req.secure || (deps.publicBaseUrl?.startsWith('https:') ?? false);
 
-function setCookie(req: Request, res: Response, deps: PagesDeps, value: string, clear = false) {
-  const attrs = [`Path=${deps.site.base || '/'}`, 'HttpOnly', 'SameSite=Lax', ...(secure(req, deps) ? ['Secure'] : []), ...(clear ? ['Max-Age=0'] : [])];
-  res.setHeader('Set-Cookie', `${deps.site.cookie}=${value}; ${attrs.join('; ')}`);
+/**
+ * Sets cookie `name` of the site (replacing an earlier Set-Cookie of the same name in this answer): no
+ * `maxAge` ends it with the browser, 0 clears it.
+ */
+export function setCookie(req: Request, res: Response, deps: PagesDeps, name: string, value: string, maxAge?: number) {
+  const attrs = [
+    `Path=${deps.site.base || '/'}`,
+    'HttpOnly',
+    'SameSite=Lax',
+    ...(secure(req, deps) ? ['Secure'] : []),
+    ...(maxAge === undefined ? [] : [`Max-Age=${maxAge}`]),
+  ];
+  const set = res.getHeader('Set-Cookie');
+  const others = (Array.isArray(set) ? set : typeof set === 'string' ? [set] : []).filter((c) => !c.startsWith(`${name}=`));
+  res.setHeader('Set-Cookie', [...others, `${name}=${value}; ${attrs.join('; ')}`]);
 }
 
 /** A new session for the browser (anonymous for a form, or signed in), replacing the cookie. */
 export async function startSession(req: Request, res: Response, deps: PagesDeps, userId: string | null): Promise<WebSession> {
   const session = await createWebSession(deps.db.prisma, userId, deps.site.realm);
   res.locals.webSession = session;
-  setCookie(req, res, deps, session.token);
+  setCookie(req, res, deps, deps.site.cookie, session.token);
   return session;
 }
 
@@ -74,7 +87,7 @@ export async function endSession(req: Request, res: Response, deps: PagesDeps): 
   const session = sessionOf(res);
   if (session) await deleteWebSession(deps.db.prisma, session.token);
   res.locals.webSession = undefined;
-  setCookie(req, res, deps, '', true);
+  setCookie(req, res, deps, deps.site.cookie, '', 0);
 }
 
 /**
@@ -141,7 +154,7 @@ const sameBytes = (a: string, b: string) => {
 export function pagesMiddleware(deps: PagesDeps) {
   return async (req: Request, res: Response, next: NextFunction) => {
     securityHeaders(res);
-    res.locals.webSession = await findWebSession(deps.db.prisma, cookieToken(req, deps.site), deps.site.realm);
+    res.locals.webSession = await findWebSession(deps.db.prisma, cookieValue(req, deps.site.cookie), deps.site.realm);
     if (req.method !== 'POST') return next();
     // Defence in depth behind the token: a browser names the page a form was posted from.
     const origin = req.get('Origin');

@@ -1,10 +1,12 @@
 // Sign-in and sign-out of a site (the owner pages with the owners' realm, the admin app with the staff
-// realm; signIn keeps the two apart and throttles both). A sign-in replaces the form's anonymous session with a new signed-in one (a
-// session id fixed before sign-in is worth nothing after it), and goes back only to a page of ours.
+// realm; signIn keeps the two apart and throttles both by account and address, decision 174). A sign-in
+// replaces the form's anonymous session with a new signed-in one (a session id fixed before sign-in is
+// worth nothing after it), renews the browser's device cookie, and goes back only to a page of ours.
 import type { Request, Response } from 'express';
-import { signIn } from '@tlr/domain';
+import type { Db } from '@tlr/db';
+import { DEVICE_COOKIE_SECONDS, signIn, waitWords } from '@tlr/domain';
 import { html, layout, type Html, type Site } from './html.ts';
-import { endSession, ensureSession, field, fieldsOf, sendPage, sessionOf, startSession, type PagesDeps } from './session.ts';
+import { cookieValue, endSession, ensureSession, field, fieldsOf, sendPage, sessionOf, setCookie, startSession, type PagesDeps } from './session.ts';
 
 /**
  * Only the site's own pages (paths under one of `prefixes`): a relative path, never `//host` or a
@@ -63,14 +65,22 @@ export function signInRoutes(deps: PagesDeps, returnPrefixes: readonly string[])
       const again = (status: number, error: string) =>
         sendPage(res, status, signInPage(site, { csrfToken: sessionOf(res)!.csrfToken, returnTo, email, error }));
       if (!email || !field(body, 'password')) return again(400, 'Enter your e-mail and password.');
-      const result = await signIn(deps.db.prisma, email, field(body, 'password'), req.ip ?? '', site.realm);
+      const { db } = deps;
+      const result = await signIn(db.prisma, (fn) => db.prisma.$transaction((tx) => fn(tx as Db), db.transactionOptions), {
+        email,
+        password: field(body, 'password'),
+        ip: req.ip ?? '',
+        realm: site.realm,
+        device: cookieValue(req, site.deviceCookie),
+      });
       if (!result.ok) {
         if (result.reason === 'invalid') return again(401, 'The e-mail or password is not right.');
         res.setHeader('Retry-After', String(result.retryAfter));
-        return again(429, `Too many sign-in attempts. Try again in ${Math.ceil(result.retryAfter / 60)} minutes.`);
+        return again(429, `Too many sign-in attempts. Try again in ${waitWords(result.retryAfter)}.`);
       }
       await endSession(req, res, deps);
       await startSession(req, res, deps, result.userId);
+      setCookie(req, res, deps, site.deviceCookie, result.device, DEVICE_COOKIE_SECONDS);
       res.redirect(303, returnTo ?? site.home);
     },
 

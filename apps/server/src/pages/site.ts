@@ -4,6 +4,7 @@ import type { Site } from '@tlr/web';
 export const OWNER_SITE: Site = {
   realm: 'owner',
   cookie: 'tlr_session',
+  deviceCookie: 'tlr_device',
   base: '',
   brand: 'tlr',
   home: '/settings/api-keys',

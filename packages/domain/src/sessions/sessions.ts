@@ -1,20 +1,32 @@
-// Sign-in and browser sessions of the owner pages and the authorization page. Sessions live in
-// PostgreSQL (any server can serve any request); the cookie holds 256 random bits and only their digest
-// is stored. Sign-in is throttled per e-mail as typed and per address, the same whether the e-mail
-// exists or not, and an unknown e-mail costs the same argon2id verification as a wrong password.
+// Sign-in and browser sessions of the owner pages, the authorization page and the admin app. Sessions
+// live in PostgreSQL (any server can serve any request); the cookie holds 256 random bits and only their
+// digest is stored. Sign-in is throttled by account and address together (decision 174, the rule in
+// rules.ts), the same whether the e-mail exists or not, and an unknown e-mail costs the same argon2id
+// verification as a wrong password.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '@tlr/db';
 import { hashPassword, verifyPassword } from '../credentials/secrets.ts';
+import type { InTransaction } from '../oauth/flow.ts';
+import {
+  addressKey,
+  afterFailure,
+  current,
+  DEVICE_COOKIE_SECONDS,
+  DEVICE_TRUSTED_FAILURES,
+  FORGET_SECONDS,
+  heldFor,
+  SIGN_IN_RULES,
+  withdrawFailure,
+  type ThrottleRule,
+  type ThrottleState,
+} from './rules.ts';
 
 /** Idle and absolute lifetimes of a signed-in session; a sign-in form's session lasts an hour. */
 const SESSION_IDLE_SECONDS = 2 * 3600;
 const SESSION_ABSOLUTE_SECONDS = 12 * 3600;
 const ANONYMOUS_SECONDS = 3600;
 
-/** Failed sign-ins allowed per window: per e-mail, and per address (an office behind one NAT). */
-const SIGN_IN_LIMITS = { email: 5, ip: 50, windowSeconds: 15 * 60 };
-
-const digest = (s: string) => new Uint8Array(createHash('sha256').update(s).digest());
+const digest = (s: string): Uint8Array<ArrayBuffer> => new Uint8Array(createHash('sha256').update(s).digest());
 
 /** Whose session: a company owner's (users) or a staff member's (staff_users). A session never crosses. */
 export type SessionRealm = 'owner' | 'staff';
@@ -52,37 +64,157 @@ export async function deleteWebSession(db: Db, token: string): Promise<void> {
   await db.webSession.deleteMany({ where: { id_hash: digest(token) } });
 }
 
-/** Deletes expired sessions and throttle windows (a daily job). */
+/** Deletes expired sessions, forgotten throttle keys and expired device cookies (the hourly purge job). */
 export async function purgeWebSessions(db: Db, now = new Date()): Promise<number> {
   const sessions = await db.webSession.deleteMany({ where: { expires_at: { lt: now } } });
-  const throttles = await db.signInThrottle.deleteMany({ where: { window_start: { lt: new Date(now.getTime() - SIGN_IN_LIMITS.windowSeconds * 1000) } } });
-  return sessions.count + throttles.count;
+  const forgotten = new Date(now.getTime() - FORGET_SECONDS * 1000);
+  const throttles = await db.signInThrottle.deleteMany({ where: { OR: [{ last_failure_at: null }, { last_failure_at: { lt: forgotten } }] } });
+  const devices = await db.signInDevice.deleteMany({ where: { expires_at: { lt: now } } });
+  return sessions.count + throttles.count + devices.count;
+}
+
+export interface SignInAttempt {
+  email: string;
+  password: string;
+  /** The client's address as the server sees it (req.ip, which TRUST_PROXY decides). */
+  ip: string;
+  realm: SessionRealm;
+  /** The browser's device cookie of the realm, if it sent one. */
+  device?: string | undefined;
 }
 
 export type SignInResult =
-  { ok: true; userId: string; email: string } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'throttled'; retryAfter: number };
+  /** `device`: the browser's new device cookie (it replaces the one it sent). */
+  { ok: true; userId: string; email: string; device: string } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'throttled'; retryAfter: number };
+
+type KeyKind = keyof typeof SIGN_IN_RULES;
+
+/**
+ * The digests an attempt is counted under: the pair (e-mail as typed and address), the address, and the
+ * account (the e-mail as typed, from any address). By the e-mail as typed, never by whether it exists.
+ */
+export function signInThrottleKeys(realm: SessionRealm, email: string, ip: string): Record<KeyKind, Uint8Array<ArrayBuffer>> {
+  const e = email.trim().toLowerCase();
+  const a = addressKey(ip);
+  const key = (...parts: string[]) => digest(JSON.stringify([realm, ...parts]));
+  return { pair: key('pair', e, a), address: key('address', a), account: key('account', e) };
+}
+
+/** A failure counted for an attempt before its password was checked. */
+interface Counted {
+  kind: KeyKind;
+  hash: Uint8Array<ArrayBuffer>;
+  rule: ThrottleRule;
+  before: ThrottleState;
+  after: ThrottleState;
+}
+
+/** Thrown inside the check's transaction to roll it back (a held attempt leaves nothing behind). */
+class Held {
+  constructor(readonly retryAfter: number) {}
+}
+
+interface ThrottleRow {
+  failures: number;
+  last_failure_at: Date | null;
+  held_until: Date | null;
+}
+const stateOf = (r: ThrottleRow): ThrottleState => ({ failures: r.failures, lastFailureAt: r.last_failure_at, heldUntil: r.held_until });
+
+/** Rows are locked in one order (device first, then keys by digest) so that two attempts never deadlock. */
+const byDigest = <T extends { hash: Uint8Array }>(keys: T[]) => [...keys].sort((a, b) => Buffer.compare(a.hash, b.hash));
+
+/**
+ * The check and the count in one transaction: the keys' rows are locked, and unless one of them holds the
+ * attempt, each counts it as a failure now, before the password is checked. So parallel guesses on any
+ * servers are counted one after another and none gets through a hold the ones before it set; a right
+ * password takes its failure back afterwards (`settleSuccess`).
+ */
+async function checkAndCount(inTx: InTransaction, attempt: SignInAttempt, userId: string | null): Promise<Counted[] | Held> {
+  const hashes = signInThrottleKeys(attempt.realm, attempt.email, attempt.ip);
+  try {
+    return await inTx(async (tx) => {
+      // A browser with a device cookie of this account (and fewer than 5 failures since its last
+      // sign-in) is not held by the account's key: distributed guessing cannot lock its owner out.
+      let device: Uint8Array<ArrayBuffer> | null = null;
+      if (attempt.device && attempt.device.length <= 100 && userId) {
+        const hash = digest(attempt.device);
+        const rows = await tx.$queryRaw<{ failures: number }[]>`
+          SELECT failures FROM sign_in_devices
+          WHERE id_hash = ${Buffer.from(hash)} AND realm = ${attempt.realm} AND user_id = ${userId}::uuid AND expires_at > now()
+          FOR UPDATE`;
+        if (rows[0] && rows[0].failures < DEVICE_TRUSTED_FAILURES) device = hash;
+      }
+      const kinds: KeyKind[] = device ? ['pair', 'address'] : ['pair', 'address', 'account'];
+      const keys = byDigest(kinds.map((kind) => ({ kind, hash: hashes[kind], rule: SIGN_IN_RULES[kind] })));
+      let now = new Date();
+      const rows: ThrottleState[] = [];
+      for (const k of keys) {
+        // Creates the key's row or locks it; a row made here by a held attempt goes with the rollback.
+        const [row] = await tx.$queryRaw<(ThrottleRow & { now: Date })[]>`
+          INSERT INTO sign_in_throttles AS t (key_hash) VALUES (${Buffer.from(k.hash)})
+          ON CONFLICT (key_hash) DO UPDATE SET failures = t.failures
+          RETURNING t.failures, t.last_failure_at, t.held_until, now() AS now`;
+        now = row!.now;
+        rows.push(stateOf(row!));
+      }
+      const retryAfter = Math.max(0, ...rows.map((r) => heldFor(r, now)));
+      if (retryAfter > 0) throw new Held(retryAfter);
+      const counted = keys.map((k, i) => ({ ...k, before: current(rows[i]!, now), after: afterFailure(k.rule, rows[i]!, now) }));
+      for (const c of counted) {
+        await tx.signInThrottle.update({
+          where: { key_hash: c.hash },
+          data: { failures: c.after.failures, last_failure_at: c.after.lastFailureAt, held_until: c.after.heldUntil },
+        });
+      }
+      if (device) await tx.signInDevice.update({ where: { id_hash: device }, data: { failures: { increment: 1 } } });
+      return counted;
+    });
+  } catch (e) {
+    if (e instanceof Held) return e;
+    throw e;
+  }
+}
+
+/**
+ * A right password: the pair's failures are cleared, the address's and the account's lose only the
+ * failure this attempt counted, and the browser gets a new device cookie of the account in place of the
+ * one it sent.
+ */
+async function settleSuccess(inTx: InTransaction, attempt: SignInAttempt, userId: string, counted: Counted[]): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await inTx(async (tx) => {
+    if (attempt.device && attempt.device.length <= 100) await tx.signInDevice.deleteMany({ where: { id_hash: digest(attempt.device) } });
+    for (const c of counted) {
+      if (c.kind === 'pair') {
+        await tx.signInThrottle.deleteMany({ where: { key_hash: c.hash } });
+        continue;
+      }
+      const [row] = await tx.$queryRaw<ThrottleRow[]>`
+        SELECT failures, last_failure_at, held_until FROM sign_in_throttles WHERE key_hash = ${Buffer.from(c.hash)} FOR UPDATE`;
+      if (!row) continue;
+      const next = withdrawFailure(c.rule, stateOf(row), c);
+      await tx.signInThrottle.update({
+        where: { key_hash: c.hash },
+        data: { failures: next.failures, last_failure_at: next.lastFailureAt, held_until: next.heldUntil },
+      });
+    }
+    await tx.signInDevice.create({
+      data: { id_hash: digest(token), realm: attempt.realm, user_id: userId, expires_at: new Date(Date.now() + DEVICE_COOKIE_SECONDS * 1000) },
+    });
+  });
+  return token;
+}
 
 let dummyHash: Promise<string> | undefined;
 
 /**
- * Checks an e-mail and password. `throttled` comes before any password is checked, for e-mails that
- * exist and e-mails that do not alike, so the answer tells nothing about which exist.
+ * Checks an e-mail and password. `throttled` comes before any password is checked and counts nothing,
+ * for e-mails that exist and e-mails that do not alike, so the answer tells nothing about which exist.
  */
-export async function signIn(db: Db, email: string, password: string, ip: string, realm: SessionRealm = 'owner'): Promise<SignInResult> {
-  const normalized = email.trim().toLowerCase();
-  const keys = [
-    { hash: digest(`${realm}:email:${normalized}`), limit: SIGN_IN_LIMITS.email },
-    { hash: digest(`${realm}:ip:${ip}`), limit: SIGN_IN_LIMITS.ip },
-  ];
-  const windowMs = SIGN_IN_LIMITS.windowSeconds * 1000;
-  const rows = await db.signInThrottle.findMany({ where: { key_hash: { in: keys.map((k) => k.hash) } } });
-  const now = Date.now();
-  for (const k of keys) {
-    const row = rows.find((r) => Buffer.from(r.key_hash).equals(Buffer.from(k.hash)));
-    if (row && row.window_start.getTime() + windowMs > now && row.failures >= k.limit) {
-      return { ok: false, reason: 'throttled', retryAfter: Math.ceil((row.window_start.getTime() + windowMs - now) / 1000) };
-    }
-  }
+export async function signIn(db: Db, inTx: InTransaction, attempt: SignInAttempt): Promise<SignInResult> {
+  const { realm, password } = attempt;
+  const normalized = attempt.email.trim().toLowerCase();
   // No stored e-mail has control characters or broken UTF-16, and PostgreSQL refuses NUL in text: such
   // an e-mail is a wrong one, answered (and counted) like any other, never sent to the database.
   const plausible =
@@ -95,22 +227,14 @@ export async function signIn(db: Db, email: string, password: string, ip: string
     : realm === 'owner'
       ? await db.user.findUnique({ where: { email: normalized } })
       : await db.staffUser.findFirst({ where: { email: normalized, disabled_at: null } });
+  const checked = await checkAndCount(inTx, attempt, user?.id ?? null);
+  if (checked instanceof Held) return { ok: false, reason: 'throttled', retryAfter: checked.retryAfter };
   const valid = user
     ? await verifyPassword(user.password_hash, password)
     : await verifyPassword(await (dummyHash ??= hashPassword(randomBytes(16).toString('hex'))), password).then(() => false);
-  if (user && valid) {
-    await db.signInThrottle.deleteMany({ where: { key_hash: keys[0]!.hash } });
-    return { ok: true, userId: user.id, email: user.email };
-  }
-  // One statement per key: the window restarts once it has passed, else the failure is counted.
-  for (const k of keys) {
-    await db.$executeRaw`
-      INSERT INTO sign_in_throttles AS t (key_hash, window_start, failures) VALUES (${Buffer.from(k.hash)}, now(), 1)
-      ON CONFLICT (key_hash) DO UPDATE SET
-        window_start = CASE WHEN t.window_start <= now() - make_interval(secs => ${SIGN_IN_LIMITS.windowSeconds}) THEN now() ELSE t.window_start END,
-        failures = CASE WHEN t.window_start <= now() - make_interval(secs => ${SIGN_IN_LIMITS.windowSeconds}) THEN 1 ELSE t.failures + 1 END`;
-  }
-  return { ok: false, reason: 'invalid' };
+  if (!user || !valid) return { ok: false, reason: 'invalid' };
+  const device = await settleSuccess(inTx, attempt, user.id, checked);
+  return { ok: true, userId: user.id, email: user.email, device };
 }
 
 /** The live companies a user owns (the company select of the pages). */
