@@ -4,7 +4,7 @@
 // rules.ts), the same whether the e-mail exists or not, and an unknown e-mail costs the same argon2id
 // verification as a wrong password.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from '@tlr/db';
+import { Prisma, type Db } from '@tlr/db';
 import { hashPassword, verifyPassword } from '../credentials/secrets.ts';
 import type { InTransaction } from '../oauth/flow.ts';
 import {
@@ -124,29 +124,63 @@ const stateOf = (r: ThrottleRow): ThrottleState => ({ failures: r.failures, last
 /** Rows are locked in one order (device first, then keys by digest) so that two attempts never deadlock. */
 const byDigest = <T extends { hash: Uint8Array }>(keys: T[]) => [...keys].sort((a, b) => Buffer.compare(a.hash, b.hash));
 
+/** The digest of a device cookie as sent, if it may be one. */
+const deviceDigest = (token: string | undefined) => (token && token.length <= 100 ? digest(token) : null);
+
+/**
+ * Whether the browser's device cookie is one of this account's that still trusts it (fewer than 5
+ * failures since it was set); `lock` takes the row's lock for the rest of the transaction. Asked for an
+ * e-mail that exists or not alike (no user id matches nothing), so its time tells nothing either.
+ */
+async function trustedDevice(db: Db, attempt: SignInAttempt, userId: string | null, lock: boolean): Promise<Uint8Array<ArrayBuffer> | null> {
+  const hash = deviceDigest(attempt.device);
+  if (!hash) return null;
+  const rows = await db.$queryRaw<{ failures: number }[]>`
+    SELECT failures FROM sign_in_devices
+    WHERE id_hash = ${Buffer.from(hash)} AND realm = ${attempt.realm} AND user_id = ${userId}::uuid AND expires_at > now()
+    ${lock ? Prisma.sql`FOR UPDATE` : Prisma.empty}`;
+  return rows[0] && rows[0].failures < DEVICE_TRUSTED_FAILURES ? hash : null;
+}
+
+/** The keys that apply: a browser its device cookie trusts is not held by the account's key. */
+const keysOf = (hashes: Record<KeyKind, Uint8Array<ArrayBuffer>>, trusted: boolean) =>
+  byDigest(
+    (trusted ? (['pair', 'address'] as const) : (['pair', 'address', 'account'] as const)).map((kind) => ({
+      kind,
+      hash: hashes[kind],
+      rule: SIGN_IN_RULES[kind],
+    })),
+  );
+
+/**
+ * Seconds an attempt is held for by what its keys' rows say now, read without a lock: a flood of held
+ * attempts (what an attacker sends once held) then takes no transaction and queues on no row lock. It
+ * only ever refuses; whether an attempt may be checked is decided under the lock (`checkAndCount`).
+ */
+async function heldAlready(db: Db, keys: { hash: Uint8Array<ArrayBuffer> }[]): Promise<number> {
+  const rows = await db.$queryRaw<(ThrottleRow & { now: Date })[]>`
+    SELECT failures, last_failure_at, held_until, now() AS now FROM sign_in_throttles
+    WHERE key_hash IN (${Prisma.join(keys.map((k) => Buffer.from(k.hash)))})`;
+  return Math.max(0, ...rows.map((r) => heldFor(stateOf(r), r.now)));
+}
+
 /**
  * The check and the count in one transaction: the keys' rows are locked, and unless one of them holds the
  * attempt, each counts it as a failure now, before the password is checked. So parallel guesses on any
  * servers are counted one after another and none gets through a hold the ones before it set; a right
  * password takes its failure back afterwards (`settleSuccess`).
  */
-async function checkAndCount(inTx: InTransaction, attempt: SignInAttempt, userId: string | null): Promise<Counted[] | Held> {
-  const hashes = signInThrottleKeys(attempt.realm, attempt.email, attempt.ip);
+async function checkAndCount(
+  inTx: InTransaction,
+  attempt: SignInAttempt,
+  hashes: Record<KeyKind, Uint8Array<ArrayBuffer>>,
+  userId: string | null,
+): Promise<Counted[] | Held> {
   try {
     return await inTx(async (tx) => {
-      // A browser with a device cookie of this account (and fewer than 5 failures since its last
-      // sign-in) is not held by the account's key: distributed guessing cannot lock its owner out.
-      let device: Uint8Array<ArrayBuffer> | null = null;
-      if (attempt.device && attempt.device.length <= 100 && userId) {
-        const hash = digest(attempt.device);
-        const rows = await tx.$queryRaw<{ failures: number }[]>`
-          SELECT failures FROM sign_in_devices
-          WHERE id_hash = ${Buffer.from(hash)} AND realm = ${attempt.realm} AND user_id = ${userId}::uuid AND expires_at > now()
-          FOR UPDATE`;
-        if (rows[0] && rows[0].failures < DEVICE_TRUSTED_FAILURES) device = hash;
-      }
-      const kinds: KeyKind[] = device ? ['pair', 'address'] : ['pair', 'address', 'account'];
-      const keys = byDigest(kinds.map((kind) => ({ kind, hash: hashes[kind], rule: SIGN_IN_RULES[kind] })));
+      // Distributed guessing cannot lock the owner's own browser out.
+      const device = await trustedDevice(tx, attempt, userId, true);
+      const keys = keysOf(hashes, device !== null);
       let now = new Date();
       const rows: ThrottleState[] = [];
       for (const k of keys) {
@@ -184,7 +218,8 @@ async function checkAndCount(inTx: InTransaction, attempt: SignInAttempt, userId
 async function settleSuccess(inTx: InTransaction, attempt: SignInAttempt, userId: string, counted: Counted[]): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   await inTx(async (tx) => {
-    if (attempt.device && attempt.device.length <= 100) await tx.signInDevice.deleteMany({ where: { id_hash: digest(attempt.device) } });
+    const sent = deviceDigest(attempt.device);
+    if (sent) await tx.signInDevice.deleteMany({ where: { id_hash: sent } });
     for (const c of counted) {
       if (c.kind === 'pair') {
         await tx.signInThrottle.deleteMany({ where: { key_hash: c.hash } });
@@ -227,7 +262,10 @@ export async function signIn(db: Db, inTx: InTransaction, attempt: SignInAttempt
     : realm === 'owner'
       ? await db.user.findUnique({ where: { email: normalized } })
       : await db.staffUser.findFirst({ where: { email: normalized, disabled_at: null } });
-  const checked = await checkAndCount(inTx, attempt, user?.id ?? null);
+  const hashes = signInThrottleKeys(realm, attempt.email, attempt.ip);
+  const held = await heldAlready(db, keysOf(hashes, (await trustedDevice(db, attempt, user?.id ?? null, false)) !== null));
+  if (held > 0) return { ok: false, reason: 'throttled', retryAfter: held };
+  const checked = await checkAndCount(inTx, attempt, hashes, user?.id ?? null);
   if (checked instanceof Held) return { ok: false, reason: 'throttled', retryAfter: checked.retryAfter };
   const valid = user
     ? await verifyPassword(user.password_hash, password)
