@@ -236,6 +236,17 @@ describe('the pair (e-mail and address)', () => {
   });
 });
 
+describe('TRUST_PROXY', () => {
+  it("decides whose X-Forwarded-Proto makes the cookies Secure: nobody's by default", async () => {
+    const secure = async (base: string) => {
+      const res = await fetch(`${base}/signin`, { headers: { 'X-Forwarded-Proto': 'https' } });
+      return res.headers.getSetCookie().every((c) => c.split('; ').includes('Secure'));
+    };
+    expect(await secure(direct.url)).toBe(false);
+    expect(await secure(proxied.url)).toBe(true);
+  });
+});
+
 describe('the address', () => {
   it('is held 15 minutes after 20 failures over 20 e-mails, for every e-mail, a right password included', async () => {
     const owner = await newCompany('Sprøjtet ApS');
