@@ -116,27 +116,24 @@ async function world(c: Api, marker: string) {
 type World = Awaited<ReturnType<typeof world>>;
 type Ids = World['ids'];
 type Raw = ReturnType<typeof client>;
+type ByIdRequest = [label: string, send: (c: Raw, w: Ids) => Promise<Reply<{ code?: string }>>];
 
 /**
  * Every operation on a row of the world by its id, in an order in which the owner's own requests all
  * succeed (the control). A foreign credential must get 404 for each.
  */
-const BY_ID: [string, (c: Raw, w: Ids) => Promise<Reply<{ code?: string }>>][] = [
+const BY_ID: ByIdRequest[] = [
   ['GET invoice', (c, w) => c.get(`/invoices/${w.draft}`)],
   ['PUT invoice', (c, w) => c.put(`/invoices/${w.draft}`, { notes: 'overtaget' })],
   ['PUT invoice status', (c, w) => c.put(`/invoices/${w.toApprove}/status`, { status: 'approved' })],
   ['POST invoice payment', (c, w) => c.post(`/invoices/${w.approved}/payments`, { amount: 1 })],
   ['GET invoice pdf', (c, w) => c.get(`/invoices/${w.approved}/pdf`)],
   ['DELETE invoice', (c, w) => c.del(`/invoices/${w.draft}`)],
-  ['GET customer', (c, w) => c.get(`/customers/${w.customer}`)],
-  ['PUT customer', (c, w) => c.put(`/customers/${w.customer}`, { name: 'Overtaget' })],
-  ['DELETE customer', (c, w) => c.del(`/customers/${w.customer}`)],
-  ['GET product', (c, w) => c.get(`/products/${w.product}`)],
-  ['PUT product', (c, w) => c.put(`/products/${w.product}`, { name: 'Overtaget' })],
-  ['DELETE product', (c, w) => c.del(`/products/${w.product}`)],
-  ['GET supplier', (c, w) => c.get(`/suppliers/${w.supplier}`)],
-  ['PUT supplier', (c, w) => c.put(`/suppliers/${w.supplier}`, { name: 'Overtaget' })],
-  ['DELETE supplier', (c, w) => c.del(`/suppliers/${w.supplier}`)],
+  ...(['customer', 'product', 'supplier'] as const).flatMap((kind): ByIdRequest[] => [
+    [`GET ${kind}`, (c, w) => c.get(`/${kind}s/${w[kind]}`)],
+    [`PUT ${kind}`, (c, w) => c.put(`/${kind}s/${w[kind]}`, { name: 'Overtaget' })],
+    [`DELETE ${kind}`, (c, w) => c.del(`/${kind}s/${w[kind]}`)],
+  ]),
   ['GET expense', (c, w) => c.get(`/expenses/${w.expense}`)],
   ['PUT expense', (c, w) => c.put(`/expenses/${w.expense}`, { description: 'Overtaget' })],
   ['PUT expense status', (c, w) => c.put(`/expenses/${w.toBook}/status`, { status: 'booked' })],
