@@ -1,7 +1,8 @@
 // A database that stops, restarts or freezes under load: the server process survives, every answer is
 // 2xx, 4xx or 503 with Retry-After (never 500), nothing acknowledged is lost, and the service recovers
-// by itself. The test runs its own PostgreSQL (the run's shared one must not be stopped) and a real
-// server process (with its pg-boss workers) on it.
+// by itself. A server process killed (SIGKILL) in the middle of writes: nothing it acknowledged is lost,
+// and a write it cut off is created exactly once when retried with its key. The test runs its own
+// PostgreSQL (the run's shared one must not be stopped) and real server processes on it.
 import { chmodSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaller } from '@tlr/api';
 import { applyMigrations, createDatabase, ensureDatabase, freePort, type Database } from '@tlr/db';
 import { startEmbeddedPostgres } from '@tlr/db/embedded';
-import { api, forgetRateLimits, idem, startServerProcess } from './helpers.ts';
+import { SCOPES, addDays, today } from '@tlr/domain';
+import { api, created, forgetRateLimits, idem, startServerProcess, twoLinePosting, waitFor, type Api } from './helpers.ts';
 
 let dir: string;
 let port: number;
@@ -232,4 +234,94 @@ describe('the server never answers without its headers', () => {
     expect(text).toMatch(/content-type: application\/problem\+json/i);
     expect(text).toMatch(/"code":"invalid_request"/);
   });
+});
+
+describe('a server killed (SIGKILL) under 8 concurrent writers, three times', () => {
+  it('loses nothing it acknowledged; a write cut off is created once when retried with its key; the numbering stays gapless and the books balance', async () => {
+    const operator = createCaller(db, { type: 'operator' });
+    const { company_id } = await operator.internal.createCompany({ name: 'Dræbt ApS', ownerEmail: 'draebt@example.dk', ownerPassword: 'long enough' });
+    // A key per writer and round: each has its own rate-limit window.
+    const newKey = async () => (await operator.internal.createApiKey({ companyId: company_id, name: 'k', scopes: [...SCOPES], mode: 'live' })).key;
+    const survivor = await startServerProcess({ DATABASE_URL: url });
+    try {
+      const customer = (await created(api(survivor.url, await newKey()).POST('/customers', { params: idem(), body: { name: 'Kunde ApS' } }))).data.id;
+      /** Auto-approved invoices and manual postings: both draw from the one document number sequence. */
+      type Write = { key: string; kind: 'invoice' | 'transaction' };
+      let n = 0;
+      const next = (): Write => ({ key: `kill-${++n}`, kind: n % 2 ? 'invoice' : 'transaction' });
+      const send = async (c: Api, w: Write) => {
+        const r =
+          w.kind === 'invoice'
+            ? await c.POST('/invoices', {
+                params: idem(w.key),
+                body: {
+                  customer_id: customer,
+                  issue_date: today(),
+                  due_date: addDays(today(), 14),
+                  auto_approve: true,
+                  lines: [{ description: w.key, quantity: 1, unit_price: 100 }],
+                },
+              })
+            : await c.POST('/transactions', { params: idem(w.key), body: twoLinePosting(today(), '6470', '1010', 100, w.key) });
+        return { status: r.response.status, id: r.data?.data.id, replayed: r.response.headers.get('x-idempotency-replayed') === 'true' };
+      };
+
+      const acknowledged = new Map<string, string>();
+      const cut: Write[] = [];
+      for (let round = 0; round < 3; round++) {
+        const victim = await startServerProcess({ DATABASE_URL: url });
+        const writers = await Promise.all(Array.from({ length: 8 }, async () => api(victim.url, await newKey())));
+        let running = true;
+        const loops = writers.map(async (c) => {
+          while (running) {
+            const w = next();
+            // A cut connection rejects the fetch: the client knows only that nothing was acknowledged.
+            const r = await send(c, w).catch(() => null);
+            if (!r) return cut.push(w);
+            expect(r.status, w.key).toBe(201);
+            acknowledged.set(w.key, r.id!);
+          }
+        });
+        // Killed once the writers are in full flow: 16 more writes acknowledged, then a little later each round.
+        const ackedBefore = acknowledged.size;
+        await waitFor(() => acknowledged.size >= ackedBefore + 16, 30_000);
+        await new Promise((r) => setTimeout(r, 50 * round));
+        victim.proc.kill('SIGKILL');
+        running = false;
+        await Promise.all(loops);
+      }
+      expect(cut.length).toBeGreaterThan(0);
+
+      // Every acknowledged write is there, with the id it was acknowledged with.
+      const ids = [...acknowledged.values()];
+      const { rows: found } = await db.pool.query<{ id: string }>(
+        'SELECT id::text FROM invoices WHERE id = ANY($1::uuid[]) UNION ALL SELECT id::text FROM ledger_transactions WHERE id = ANY($1::uuid[])',
+        [ids],
+      );
+      expect(found.length).toBe(ids.length);
+      // Each write cut off, retried with its key on a server that lives: created (or found committed) once.
+      const retry = api(survivor.url, await newKey());
+      for (const w of cut) {
+        const first = await send(retry, w);
+        const again = await send(retry, w);
+        expect([first.status, again.status, again.replayed, again.id], w.key).toEqual([201, 201, true, first.id]);
+      }
+
+      // One posting per write, numbered 1..N in posting order; debits equal credits.
+      const { rows: postings } = await db.pool.query<{ document_number: number; system_id: number }>(
+        'SELECT document_number::int, system_id::int FROM ledger_transactions WHERE company_id = $1 ORDER BY system_id',
+        [company_id],
+      );
+      const writes = acknowledged.size + cut.length;
+      expect(postings.map((p) => p.system_id)).toEqual(Array.from({ length: writes }, (_, i) => i + 1));
+      expect(postings.map((p) => p.document_number)).toEqual(Array.from({ length: writes }, (_, i) => i + 1));
+      const { rows: sums } = await db.pool.query<{ debit: string; credit: string }>(
+        'SELECT sum(debit)::text AS debit, sum(credit)::text AS credit FROM transaction_lines WHERE company_id = $1',
+        [company_id],
+      );
+      expect(sums[0]?.debit).toBe(sums[0]?.credit);
+    } finally {
+      survivor.proc.kill('SIGTERM');
+    }
+  }, 120_000);
 });
