@@ -321,7 +321,7 @@ describe('a server killed (SIGKILL) under 8 concurrent writers, three times', ()
       );
       expect(sums[0]?.debit).toBe(sums[0]?.credit);
     } finally {
-      survivor.proc.kill('SIGTERM');
+      await new Promise((exited) => (survivor.proc.once('exit', exited), survivor.proc.kill('SIGTERM')));
     }
   }, 120_000);
 });
