@@ -27,7 +27,9 @@ import {
 } from './helpers.ts';
 
 // Its own worker sends the webhook deliveries (to a receiver on loopback), so that a delivery has an id.
-const t = useCompany({ name: 'Isolation Ejer ApS', env: { RUN_WORKER: 'true', WEBHOOK_ALLOW_INSECURE_URLS: 'true' } });
+// A worker sends any file's deliveries and schedules their retries by its own unit: a short one, so that
+// it never holds back another file's retries (page-safety.test.ts waits for a dead letter).
+const t = useCompany({ name: 'Isolation Ejer ApS', env: { RUN_WORKER: 'true', WEBHOOK_ALLOW_INSECURE_URLS: 'true', WEBHOOK_RETRY_UNIT_MS: '5' } });
 let hook: Awaited<ReturnType<typeof webhookReceiver>>;
 beforeAll(async () => {
   hook = await webhookReceiver();
