@@ -38,8 +38,12 @@ const PASSWORD = 'correct horse battery';
 const REFUSED = 'This form has expired or did not come from this site. Reload the page and try again.';
 const CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-// A worker of its own delivers (and dead-letters) webhooks for the admin's replay form, at a short unit.
-const t = useCompany({ name: 'Sikker Side ApS', env: { RUN_WORKER: 'true', WEBHOOK_ALLOW_INSECURE_URLS: 'true', WEBHOOK_RETRY_UNIT_MS: '5' } });
+// A worker of its own delivers (and dead-letters) webhooks for the admin's replay form, at a short unit;
+// behind a proxy on loopback (TRUST_PROXY), each visitor comes from an address of its own.
+const t = useCompany({
+  name: 'Sikker Side ApS',
+  env: { RUN_WORKER: 'true', WEBHOOK_ALLOW_INSECURE_URLS: 'true', WEBHOOK_RETRY_UNIT_MS: '5', TRUST_PROXY: 'loopback' },
+});
 let hook: Awaited<ReturnType<typeof webhookReceiver>>;
 let staff: { email: string };
 beforeAll(async () => {
@@ -53,25 +57,29 @@ const alertOf = (text: string) => /role="alert"[^>]*>([^<]*)</.exec(text)?.[1];
 
 /**
  * A browser without a browser: one address of its own (sign-in is throttled per address, and the
- * service trusts X-Forwarded-For from loopback) and the session cookie it holds, kept as a browser would.
+ * service takes X-Forwarded-For from the loopback proxy, TRUST_PROXY) and the cookies it holds, kept as
+ * a browser would.
  */
 function visitor() {
   const ip = `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
-  let cookie = '';
+  const jar = new Map<string, string>();
   const go = async (path: string, opts: { form?: Record<string, string>; headers?: Record<string, string> } = {}) => {
     const res = await fetch(`${t.svc.url}${path}`, {
       method: opts.form ? 'POST' : 'GET',
       redirect: 'manual',
       headers: {
         'X-Forwarded-For': ip,
-        ...(cookie ? { Cookie: cookie } : {}),
+        ...(jar.size ? { Cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; ') } : {}),
         ...(opts.form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}),
         ...opts.headers,
       },
       ...(opts.form ? { body: new URLSearchParams(opts.form).toString() } : {}),
     });
-    const set = res.headers.get('set-cookie');
-    if (set) cookie = /Max-Age=0/i.test(set) ? '' : set.split(';')[0]!;
+    for (const set of res.headers.getSetCookie()) {
+      const [name, value] = set.split(';')[0]!.split(/=(.*)/) as [string, string];
+      if (/;\s*Max-Age=0/i.test(set)) jar.delete(name);
+      else jar.set(name, value);
+    }
     const text = await res.text();
     return { status: res.status, location: res.headers.get('location'), text, csrf: /name="csrf_token" value="([^"]+)"/.exec(text)?.[1] };
   };
@@ -331,8 +339,8 @@ describe('XSS: hostile names on every page that shows them', () => {
     await ok(
       oauthApi(t.svc.url).POST('/oauth/token', { body: codeExchange(partner, await approveCode(firm.company, partner, pkce.challenge), pkce.verifier) }),
     );
-    const hookUrl = `${hook.url}?x=${HOSTILE}`;
-    await subscribe(firm.api, hookUrl, ['customer.created']);
+    // The URL as the API stores and lists it (its serialised form).
+    const hookUrl = (await subscribe(firm.api, `${hook.url}?x=${HOSTILE}`, ['customer.created'])).url;
     const requestId = `xss-${Date.now()}`;
     expect(await hostileRequest(firm.key, requestId)).toBe(404);
 
