@@ -31,13 +31,12 @@ describe('toProblem', () => {
     }
   });
 
-  // DEFECT (found by killing PostgreSQL with SIGKILL under 16 writers of POST /customers): a connection
-  // that dies inside a transaction reaches toProblem as Prisma's pg adapter's DriverAdapterError, whose
-  // socket errors keep only a kind (ECONNRESET -> { kind: 'ConnectionClosed' }, ECONNREFUSED ->
-  // 'DatabaseNotReachable', ETIMEDOUT -> 'SocketTimeout'; 53300 -> 'TooManyConnections'): no code and no
-  // message databaseUnavailable knows, so the request answers 500 internal_error without Retry-After
-  // instead of 503. Drop `.fails` once databaseUnavailable recognises these kinds.
-  it.fails("answers the pg adapter's lost connection (DriverAdapterError, kind only) with 503 service_unavailable", () => {
+  // Found by killing PostgreSQL with SIGKILL under 16 writers of POST /customers: a connection that dies
+  // inside a transaction reaches toProblem as Prisma's pg adapter's DriverAdapterError, whose socket
+  // errors keep only a kind (ECONNRESET -> { kind: 'ConnectionClosed' }, ECONNREFUSED ->
+  // 'DatabaseNotReachable', ETIMEDOUT -> 'SocketTimeout'; 53300 -> 'TooManyConnections'), with no code or
+  // message of the driver's; it answered 500 internal_error without Retry-After.
+  it("answers the pg adapter's lost connection (DriverAdapterError, kind only) with 503 service_unavailable", () => {
     for (const cause of [{ kind: 'ConnectionClosed' }, { kind: 'DatabaseNotReachable' }, { kind: 'SocketTimeout' }, { kind: 'TooManyConnections' }]) {
       const adapterError = Object.assign(new Error(cause.kind), { name: 'DriverAdapterError', cause });
       expect(toProblem(wrapped(adapterError)), cause.kind).toMatchObject({ status: 503, code: 'service_unavailable' });

@@ -89,6 +89,13 @@ const UNAVAILABLE_CODES = new Set([
 const UNAVAILABLE_MESSAGES =
   /timeout exceeded when trying to connect|Connection terminated|Query read timeout|terminating connection|the database system is (shutting down|starting up|in recovery)|Can't reach database server|Server has closed the connection|Client has encountered a connection error|connection (is|was) closed|Unable to start a transaction in the given time|Transaction already closed|ECONNREFUSED|ECONNRESET|57P0[123]/i;
 
+/**
+ * What Prisma's driver adapter keeps of a socket error: a `kind` and no code or message of the driver's
+ * (ECONNRESET inside a transaction is `{ kind: 'ConnectionClosed' }`; a PostgreSQL killed with SIGKILL
+ * under load answered 500 through it). The transaction that was closed under it is gone too.
+ */
+const UNAVAILABLE_KINDS = new Set(['ConnectionClosed', 'DatabaseNotReachable', 'SocketTimeout', 'TooManyConnections', 'TransactionAlreadyClosed']);
+
 /** The database could not serve the request for the moment (busy, restarting, unreachable or frozen). */
 export function databaseUnavailable(e: unknown): boolean {
   const seen = new Set<unknown>();
@@ -97,8 +104,9 @@ export function databaseUnavailable(e: unknown): boolean {
     const x = queue.shift();
     if (!x || typeof x !== 'object' || seen.has(x)) continue;
     seen.add(x);
-    const { code, originalCode, message, meta, cause } = x as Record<string, unknown>;
+    const { code, originalCode, message, meta, cause, kind } = x as Record<string, unknown>;
     for (const c of [code, originalCode]) if (typeof c === 'string' && UNAVAILABLE_CODES.has(c)) return true;
+    if (typeof kind === 'string' && UNAVAILABLE_KINDS.has(kind)) return true;
     if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
     queue.push(cause, meta, (meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError);
   }
