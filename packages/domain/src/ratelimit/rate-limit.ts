@@ -14,13 +14,15 @@ export const RATE_WINDOW_SECONDS = 60;
  * one `id` column) against `limit` requests per RATE_WINDOW_SECONDS, and returns `allowed`,
  * `remaining` and `reset_seconds`.
  *
- * The key's row keeps the times of its last `limit` accepted requests, oldest first. A request is
- * accepted when fewer than `limit` of them lie within the last 60 s, that is when the `limit`-th most
- * recent is at least 60 s old; an accepted request appends its time. So the accepted requests of any
- * 60 s are at most `limit`, exactly, across servers: the upsert holds the row's lock while it decides.
- * A refused request is not recorded: the wait is set by what was accepted, and hammering neither
- * shortens nor lengthens it. `reset_seconds` is the time until the oldest accepted request still in
- * the window leaves it, when the next request becomes possible: on a refusal that is Retry-After.
+ * The key's row keeps the times of the requests it accepted within the last 60 s, oldest first. Each
+ * request first drops the times that have left the window (`width_bucket` finds how many by binary
+ * search in the sorted array), then is accepted when fewer than `limit` remain, appending its own time.
+ * So the accepted requests of any 60 s are at most `limit`, exactly, across servers: the upsert holds
+ * the row's lock while it decides, and what is left in the row is exactly the window, whose size and
+ * oldest entry are the answer's `remaining` and `reset_seconds`. A refused request is not recorded: the
+ * wait is set by what was accepted, and hammering neither shortens nor lengthens it. `reset_seconds`
+ * is the time until the oldest accepted request in the window leaves it, when the next request becomes
+ * possible: on a refusal that is Retry-After.
  *
  * Times are the statement's start (statement_timestamp(), one value in the whole statement), never
  * earlier than the newest time already logged: a statement that waited for the row behind a later
@@ -36,31 +38,27 @@ export const RATE_WINDOW_SECONDS = 60;
 export function rateLimitHitCte(keyIds: string, limit = RATE_LIMIT): string {
   const window = `make_interval(secs => ${RATE_WINDOW_SECONDS})`;
   const n = 'cardinality(w.accepted)';
-  const fits = `(${n} < ${limit} OR w.accepted[${n} + 1 - ${limit}] <= statement_timestamp() - ${window})`;
+  // how many of the logged times are 60 s old or older (the array is sorted)
+  const gone = `width_bucket(statement_timestamp() - ${window}, w.accepted)`;
+  const fits = `${n} - ${gone} < ${limit}`;
   return `async_commit AS (
     SELECT set_config('synchronous_commit', 'off', true)
-  ), logged AS (
+  ), hit AS (
     INSERT INTO rate_limit_logs AS w (key_id, accepted, allowed)
     SELECT id, ARRAY[statement_timestamp()], true FROM (${keyIds}) AS ids CROSS JOIN async_commit
     ON CONFLICT (key_id) DO UPDATE SET
       allowed = ${fits},
-      accepted = CASE WHEN ${fits}
-        THEN (w.accepted || greatest(statement_timestamp(), w.accepted[${n}]))[greatest(1, ${n} + 2 - ${limit}):]
-        ELSE w.accepted END
-    RETURNING w.allowed, w.accepted
-  ), hit AS (
-    SELECT logged.allowed, ${limit} - s.used AS remaining,
+      accepted = w.accepted[${gone} + 1:]
+        || CASE WHEN ${fits} THEN ARRAY[greatest(statement_timestamp(), w.accepted[${n}])] ELSE '{}' END
+    RETURNING w.allowed, ${limit} - cardinality(w.accepted) AS remaining,
       -- at least 1: the last instant rounds up, and a client told 0 would ask again at once
-      LEAST(${RATE_WINDOW_SECONDS}, GREATEST(1, ceil(extract(epoch FROM s.oldest + ${window} - statement_timestamp()))))::int AS reset_seconds
-    FROM logged CROSS JOIN LATERAL (
-      SELECT count(*)::int AS used, min(a) AS oldest FROM unnest(logged.accepted) a WHERE a > statement_timestamp() - ${window}
-    ) s
+      LEAST(${RATE_WINDOW_SECONDS}, GREATEST(1, ceil(extract(epoch FROM w.accepted[1] + ${window} - statement_timestamp()))))::int AS reset_seconds
   )`;
 }
 
 /** Forgets the keys whose last accepted request is over an hour old (an hourly job): idle since. */
 export async function purgeIdleRateLimitLogs(db: Db): Promise<number> {
-  return db.$executeRaw`DELETE FROM rate_limit_logs WHERE accepted[cardinality(accepted)] < now() - interval '1 hour'`;
+  return db.$executeRaw`DELETE FROM rate_limit_logs WHERE coalesce(accepted[cardinality(accepted)], '-infinity') < now() - interval '1 hour'`;
 }
 
 export interface RateLimitState {
