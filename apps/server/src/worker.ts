@@ -1,7 +1,7 @@
 // The background workers (pg-boss handlers). They run inside the server process by default
 // (RUN_WORKER=false turns them off on a server that should only serve HTTP).
 import type { Logger } from 'pino';
-import type { Database, Db } from '@tlr/db';
+import { inTransaction, type Database } from '@tlr/db';
 import {
   foldKeptCounts,
   processPendingVouchers,
@@ -19,7 +19,7 @@ import {
 import { QUEUES, type Boss } from '@tlr/jobs';
 
 export async function registerWorkers(boss: Boss, db: Database, logger: Logger, store?: VoucherStore): Promise<void> {
-  const run = <T>(fn: (tx: Db) => Promise<T>) => db.prisma.$transaction((tx) => fn(tx), db.transactionOptions);
+  const run = inTransaction(db);
   await boss.work(QUEUES.purgeIdempotencyKeys.name, async () => {
     const n = await purgeExpiredIdempotencyKeys(db.prisma);
     if (n) logger.info({ purged: n }, 'expired idempotency keys forgotten');

@@ -1,7 +1,7 @@
 // Starting a sandbox reset and waiting for it, for every caller: the REST endpoint (which waits for the
 // outcome) and support staff (who watch its progress). With a job queue the sandbox-reset job runs it;
 // a one-shot caller without one (the CLI) runs the same function itself.
-import type { Db } from '@tlr/db';
+import { inTransaction, type Db } from '@tlr/db';
 import { getSandboxReset, requestSandboxReset, runSandboxReset, type SandboxResetView } from '@tlr/domain';
 import type { ApiContext } from './context.ts';
 
@@ -14,7 +14,7 @@ export async function startSandboxReset(ctx: ApiContext, sandboxId: string, requ
     await ctx.jobs.sandboxReset(started.reset.id);
     return started;
   }
-  const reset = (await runSandboxReset(db, inTransaction(ctx), started.reset.id, ctx.store)) ?? started.reset;
+  const reset = (await runSandboxReset(db, inTransaction(ctx.db), started.reset.id, ctx.store)) ?? started.reset;
   return { reset, joined: started.joined };
 }
 
@@ -33,10 +33,5 @@ export async function awaitSandboxReset(ctx: ApiContext, reset: SandboxResetView
     await new Promise((r) => setTimeout(r, 50));
   }
   if (seen.status === 'done' || seen.status === 'failed') return seen;
-  return (await runSandboxReset(db, inTransaction(ctx), reset.id, ctx.store)) ?? seen;
+  return (await runSandboxReset(db, inTransaction(ctx.db), reset.id, ctx.store)) ?? seen;
 }
-
-const inTransaction =
-  (ctx: ApiContext) =>
-  <T>(fn: (tx: Db) => Promise<T>) =>
-    ctx.db.prisma.$transaction((tx) => fn(tx as Db), ctx.db.transactionOptions);

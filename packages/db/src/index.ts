@@ -1,5 +1,6 @@
 // @tlr/db: the Prisma client factory, the connection pool, migrations and where the server comes from.
 import type pg from 'pg';
+import type { Database } from './client.ts';
 import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
 
 export { createDatabase, type Database, type DbTimeouts } from './client.ts';
@@ -11,6 +12,13 @@ export type { Company, Account, Customer, Product, Supplier, Invoice, FiscalYear
 
 /** A Prisma client or an interactive transaction: what domain functions take as their database handle. */
 export type Db = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
+/** Runs `fn` in one interactive transaction: how domain functions that commit in steps take their database. */
+export type InTransaction = <T>(fn: (tx: Db) => Promise<T>) => Promise<T>;
+/** The interactive transactions of `db`, bounded by its transaction options (a connection's wait, the whole). */
+export const inTransaction =
+  (db: Database): InTransaction =>
+  (fn) =>
+    db.prisma.$transaction((tx) => fn(tx as Db), db.transactionOptions);
 /** Plain SQL on the pool, for the per-request hot paths. */
 export type Queryable = Pick<pg.Pool, 'query'>;
 /** A pool to take one connection from, for a long read inside one snapshot (the SAF-T export). */

@@ -3,7 +3,7 @@
 // replaces the form's anonymous session with a new signed-in one (a session id fixed before sign-in is
 // worth nothing after it), renews the browser's device cookie, and goes back only to a page of ours.
 import type { Request, Response } from 'express';
-import type { Db } from '@tlr/db';
+import { inTransaction } from '@tlr/db';
 import { DEVICE_COOKIE_SECONDS, signIn, waitWords } from '@tlr/domain';
 import { html, layout, type Html, type Site } from './html.ts';
 import { cookieValue, endSession, ensureSession, field, fieldsOf, sendPage, sessionOf, setCookie, startSession, type PagesDeps } from './session.ts';
@@ -66,7 +66,7 @@ export function signInRoutes(deps: PagesDeps, returnPrefixes: readonly string[])
         sendPage(res, status, signInPage(site, { csrfToken: sessionOf(res)!.csrfToken, returnTo, email, error }));
       if (!email || !field(body, 'password')) return again(400, 'Enter your e-mail and password.');
       const { db } = deps;
-      const result = await signIn(db.prisma, (fn) => db.prisma.$transaction((tx) => fn(tx as Db), db.transactionOptions), {
+      const result = await signIn(db.prisma, inTransaction(db), {
         email,
         password: field(body, 'password'),
         ip: req.ip ?? '',

@@ -4,7 +4,7 @@
 // JSON ({ error, error_description }); going over the endpoint's limit is the service's 429 problem.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { problem } from '@tlr/api';
-import type { Database } from '@tlr/db';
+import { inTransaction, type Database } from '@tlr/db';
 import {
   authenticateClient,
   countTokenEndpointRequest,
@@ -12,7 +12,6 @@ import {
   OAuthError,
   refreshTokens,
   revokeToken,
-  type InTransaction,
   type RegisteredClient,
 } from '@tlr/domain';
 import { sendProblem } from './problem-response.ts';
@@ -86,7 +85,7 @@ function endpoint(db: Database, name: 'token' | 'revoke', handle: (client: Regis
 
 export function oauthEndpoints(db: Database): express.Router {
   const router = express.Router();
-  const inTx: InTransaction = (fn) => db.prisma.$transaction((tx) => fn(tx), db.transactionOptions);
+  const inTx = inTransaction(db);
   router.use(express.json({ limit: '16kb', type: ['application/json'] }), express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 }));
   router.use((req, _res, next) => {
     if (req.method === 'POST' && !req.is(['application/json', 'application/x-www-form-urlencoded']))

@@ -3,7 +3,7 @@
 // sandbox-reset job runs it. The reset itself is one transaction that first locks its row: a worker
 // killed half-way leaves the sandbox untouched and the row unfinished, and the retried job (or the
 // next worker to start) runs it again; a second runner waits on the lock and then finds it done.
-import type { Db } from '@tlr/db';
+import type { Db, InTransaction } from '@tlr/db';
 import { isUniqueViolation } from '@tlr/db';
 import { forbidden, notFound } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
@@ -77,14 +77,12 @@ export async function openSandboxResets(db: Db): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-export type InTx = <T>(fn: (tx: Db) => Promise<T>) => Promise<T>;
-
 /**
  * Runs one reset (the job's work). `running` is committed first so that support sees it; the reset,
  * `done` and the attempt's count commit together. A failure is counted and rethrown for the job to
  * retry, until RESET_ATTEMPTS, when the reset is marked failed (nothing of it committed).
  */
-export async function runSandboxReset(db: Db, inTx: InTx, resetId: string, store?: VoucherStore): Promise<SandboxResetView | null> {
+export async function runSandboxReset(db: Db, inTx: InTransaction, resetId: string, store?: VoucherStore): Promise<SandboxResetView | null> {
   const started = await db.sandboxReset.updateMany({
     where: { id: resetId, status: { in: ['pending', 'running'] } },
     data: { status: 'running', started_at: new Date() },

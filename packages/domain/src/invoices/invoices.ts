@@ -3,7 +3,7 @@
 // function; payments and the credit note that cancels an invoice are postings of their own. Every
 // change of an existing invoice starts by locking its row, so two servers changing one invoice at once
 // queue, and the second sees the first's outcome (one approval, one posting).
-import { Prisma, type Account, type Customer, type Db, type Invoice } from '@tlr/db';
+import { Prisma, type Account, type Customer, type Db, type InTransaction, type Invoice } from '@tlr/db';
 import { fromDate, toDate, today } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
@@ -447,7 +447,7 @@ async function cancel(db: Db, scope: CompanyScope, row: FullInvoiceRow, date = t
  * sweeps at once split the work; batches keep each transaction short. `db` is the pool client (not a
  * transaction); each batch is its own transaction.
  */
-export async function sweepOverdue(run: <T>(fn: (tx: Db) => Promise<T>) => Promise<T>, day = today(), batch = 500): Promise<number> {
+export async function sweepOverdue(run: InTransaction, day = today(), batch = 500): Promise<number> {
   let moved = 0;
   for (;;) {
     const n = await run(async (tx) => {

@@ -5,7 +5,7 @@
 // refused for any reason is used up, in a transaction of its own that commits although the request is
 // refused.
 import { createHash } from 'node:crypto';
-import type { Db, Queryable } from '@tlr/db';
+import type { Db, InTransaction, Queryable } from '@tlr/db';
 import { forbidden, notFound } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
 import { rateLimitHitCte, rateLimitState, type RateLimitState } from '../ratelimit/rate-limit.ts';
@@ -25,9 +25,6 @@ import {
   verifyPkce,
   type RegisteredClient,
 } from './rules.ts';
-
-/** Runs `fn` in one transaction (the caller's database). */
-export type InTransaction = <T>(fn: (tx: Db) => Promise<T>) => Promise<T>;
 
 export interface TokenResponse {
   access_token: string;

@@ -4,9 +4,8 @@
 // rules.ts), the same whether the e-mail exists or not, and an unknown e-mail costs the same argon2id
 // verification as a wrong password.
 import { createHash, randomBytes } from 'node:crypto';
-import { Prisma, type Db } from '@tlr/db';
+import { Prisma, type Db, type InTransaction } from '@tlr/db';
 import { hashPassword, verifyPassword } from '../credentials/secrets.ts';
-import type { InTransaction } from '../oauth/flow.ts';
 import {
   addressKey,
   afterFailure,

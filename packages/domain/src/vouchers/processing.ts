@@ -4,7 +4,7 @@
 // voucher is completed. A document without text still completes; one that fails every attempt
 // completes with nothing found, so no voucher stays pending for good.
 import type { Readable } from 'node:stream';
-import type { Db } from '@tlr/db';
+import type { InTransaction } from '@tlr/db';
 import type { VoucherStore } from './vouchers.ts';
 
 /** Attempts before a voucher completes with nothing extracted. */
@@ -66,7 +66,7 @@ function displayName(vendor: string, text: string, filename: string): string {
  * Completes pending vouchers, a batch at a time, each claimed with SKIP LOCKED (two workers share the
  * work). Returns how many were completed. `run` opens a transaction.
  */
-export async function processPendingVouchers(run: <T>(fn: (tx: Db) => Promise<T>) => Promise<T>, store: VoucherStore, batch = 20): Promise<number> {
+export async function processPendingVouchers(run: InTransaction, store: VoucherStore, batch = 20): Promise<number> {
   let completed = 0;
   // Each voucher at most once per run: one that failed waits for the next run (storage may be back).
   const tried: string[] = [];

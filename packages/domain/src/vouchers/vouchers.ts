@@ -7,7 +7,7 @@ import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Db, Prisma } from '@tlr/db';
+import type { Db, InTransaction, Prisma } from '@tlr/db';
 import { fromDate, toDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { invalidRequest, notFound } from '../errors.ts';
@@ -283,12 +283,7 @@ const ORPHAN_GRACE_MS = 10 * 60 * 1000;
  * object was written, a crash in between, a deletion whose clean-up did not run). Safe to run twice at
  * once: each intent is claimed with SKIP LOCKED.
  */
-export async function sweepStoredObjects(
-  run: <T>(fn: (tx: Db) => Promise<T>) => Promise<T>,
-  store: VoucherStore,
-  now = new Date(),
-  batch = 200,
-): Promise<number> {
+export async function sweepStoredObjects(run: InTransaction, store: VoucherStore, now = new Date(), batch = 200): Promise<number> {
   const before = new Date(now.getTime() - ORPHAN_GRACE_MS);
   let removed = 0;
   for (;;) {
