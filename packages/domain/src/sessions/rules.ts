@@ -2,6 +2,7 @@
 // are forgotten, what a failure counted before its password was checked leaves when the password was right,
 // and the address a client is counted under. sessions.ts keeps the rows and applies these.
 import { isIPv4, isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** A kind of key's limit: the failures before `holdFrom` are free; from it on, the key is held. */
 export interface ThrottleRule {
@@ -92,21 +93,6 @@ export function waitWords(seconds: number): string {
   return minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }
 
-/** The eight 16-bit groups of an IPv6 address (already checked by isIPv6), an IPv4 tail included. */
-function ipv6Groups(ip: string): number[] {
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(ip);
-  let text = ip;
-  if (v4) {
-    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
-    text = `${ip.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.split('::') as [string, string | undefined];
-  const groups = (s: string | undefined) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
-  const h = groups(head);
-  const t = groups(tail);
-  return tail === undefined ? h : [...h, ...Array<number>(8 - h.length - t.length).fill(0), ...t];
-}
-
 /**
  * The address a client is counted under: an IPv4 address as it is (an IPv4-mapped IPv6 address as its
  * IPv4 address), an IPv6 address by its /64 (one subscriber line gets a whole /64, so its single
@@ -116,9 +102,9 @@ export function addressKey(ip: string): string {
   const text = ip.trim().toLowerCase().replace(/%.*$/, '');
   if (isIPv4(text)) return text;
   if (!isIPv6(text)) return text.slice(0, 100);
-  const g = ipv6Groups(text);
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return [g[6]! >> 8, g[6]! & 0xff, g[7]! >> 8, g[7]! & 0xff].join('.');
-  return `${g
+  const v6 = ipaddr.IPv6.parse(text);
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+  return `${v6.parts
     .slice(0, 4)
     .map((x) => x.toString(16))
     .join(':')}::/64`;
