@@ -79,12 +79,14 @@ describe('one server per data folder', () => {
 
   it.runIf(processStart(process.pid) !== undefined)('a lock whose holder is a zombie (killed, not yet reaped) is taken over', async () => {
     const dir = fresh();
-    // `true` exits at once; its parent then becomes `sleep`, which never reaps it: a zombie for 5 s.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The child exits after 0.2 s, by which time its parent has become `sleep`, which never reaps it: a zombie
+    // until the parent ends. (A child that exited at once could be reaped by sh before its exec, as CI once saw.)
+    const parent = spawn('sh', ['-c', 'sleep 0.2 & echo $!; exec sleep 10'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString().trim()))));
-      await new Promise((r) => setTimeout(r, 100)); // it has exited by then
-      expect(readFileSync(`/proc/${zombie}/stat`, 'utf8')).toMatch(/\) Z /);
+      const state = () => readFileSync(`/proc/${zombie}/stat`, 'utf8');
+      for (let waited = 0; !/\) Z /.test(state()) && waited < 5000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      expect(state()).toMatch(/\) Z /);
       writeFileSync(join(dir, 'server.lock'), `${zombie} ${processStart(zombie)}\n`);
       const lock = lockDataFolder(dir);
       expect(readFileSync(lock.path, 'utf8')).toMatch(new RegExp(`^${process.pid} `));
