@@ -91,6 +91,28 @@ export const ERROR_CODES = {
     when: 'booking an expense when the chart lacks an account it posts to (7440 payables, 7740 input VAT)',
   },
   overpayment: { status: 422, title: 'Overpayment', when: 'a payment larger than what is left to pay on the invoice' },
+  vat_code_not_applicable: {
+    status: 422,
+    title: 'VAT code not applicable',
+    when: 'a purchase VAT code on an invoice line, or a sales code on an expense (`detail` names the code and what fits)',
+  },
+  vat_number_required: {
+    status: 422,
+    title: 'VAT number required',
+    when: "approving an invoice with an EU B2B sales code (SEUV, SEUVI, SEUY) for a customer without an EU VAT number of another member state",
+  },
+  vat_period_not_ended: { status: 409, title: 'VAT period not ended', when: 'settling a VAT period whose last day is today or later' },
+  vat_period_open_before: {
+    status: 409,
+    title: 'Earlier VAT period open',
+    when: 'settling a VAT period while an earlier period with VAT activity is not settled (`earlier_period` names it)',
+  },
+  vat_return_settled: {
+    status: 409,
+    title: 'VAT return already settled',
+    when: 'settling a period again; a correction is `{"correction": true}` and only when the books of the period changed',
+  },
+  vat_return_unchanged: { status: 409, title: 'Nothing to correct', when: 'a correction of a settled VAT period whose figures have not changed since' },
   rate_limited: {
     status: 429,
     title: 'Rate limit exceeded',

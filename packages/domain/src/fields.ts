@@ -157,6 +157,13 @@ export const country = () =>
     .meta({ example: 'DK' });
 
 export const uuid = () => z.guid('must be a UUID');
+/** A VAT code of the company (momskode, e.g. S25, K25, EUV); whether it exists is the domain's check. */
+export const vatCode = () =>
+  z
+    .string()
+    .trim()
+    .regex(/^[A-Z0-9]{1,9}$/, 'must be a VAT code of 1 to 9 upper-case letters and digits, such as S25')
+    .optional();
 
 /** A reference to an account of the chart by its number (a line, a product's revenue, a settlement). */
 export const accountNumber = () => z.string().trim().regex(ACCOUNT_NUMBER, 'must be an account number of 1 to 10 digits');

@@ -4,9 +4,13 @@ import { Decimal, parseAmount, roundOere, sumAmounts } from './money.ts';
 export interface VatLine {
   net: Decimal;
   rate: Decimal;
+  /** The line's VAT code (treatment); lines group by it, or by rate when it is absent. */
+  code?: string;
 }
 
 export interface VatGroup {
+  /** '' when the lines carried no code. */
+  code: string;
   rate: Decimal;
   net: Decimal;
   vat: Decimal;
@@ -16,7 +20,7 @@ export interface VatTotals {
   subtotal: Decimal;
   vat: Decimal;
   total: Decimal;
-  /** One entry per distinct rate, highest rate first. */
+  /** One entry per VAT code (or distinct rate), highest rate first. */
   byRate: VatGroup[];
 }
 
@@ -44,23 +48,23 @@ function assertRate(rate: Decimal): void {
  * subtotal = Σ net; vat = Σ group VAT; total = subtotal + vat.
  */
 export function computeVat(lines: readonly VatLine[]): VatTotals {
-  const groups = new Map<string, { rate: Decimal; nets: Decimal[] }>();
+  const groups = new Map<string, { code: string; rate: Decimal; nets: Decimal[] }>();
   for (const line of lines) {
     const rate = new Decimal(line.rate);
     assertRate(rate);
-    // Key by the normalised value so 25, "25.0" and 25.00 share one group.
-    const key = rate.toFixed(2);
-    const group = groups.get(key) ?? { rate, nets: [] };
+    // Key by the code (one code has one rate), else by the normalised rate so 25, "25.0" and 25.00 share one group.
+    const key = line.code ? `code:${line.code}` : rate.toFixed(2);
+    const group = groups.get(key) ?? { code: line.code ?? '', rate, nets: [] };
     group.nets.push(line.net);
     groups.set(key, group);
   }
   const byRate: VatGroup[] = [...groups.values()]
-    .map(({ rate, nets }) => {
+    .map(({ code, rate, nets }) => {
       const net = sumAmounts(nets);
       // rate / 100 is exact (rate has ≤ 2 decimals), so the only rounding is the one to øre.
-      return { rate, net, vat: roundOere(net.times(rate).dividedBy(100)) };
+      return { code, rate, net, vat: roundOere(net.times(rate).dividedBy(100)) };
     })
-    .sort((a, b) => b.rate.comparedTo(a.rate));
+    .sort((a, b) => b.rate.comparedTo(a.rate) || a.code.localeCompare(b.code));
   const subtotal = sumAmounts(byRate.map((g) => g.net));
   const vat = sumAmounts(byRate.map((g) => g.vat));
   return { subtotal, vat, total: subtotal.plus(vat), byRate };

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { createTransaction, getTransaction, listTransactions, POSTING_SOURCES, reverseTransaction, TRANSACTION_LIST } from '@tlr/domain';
 import { createEndpoint, getEndpoint, listEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
-import { accountNumber, amountOut, date, dateOut, money, text, timestamp, uuid } from '@tlr/domain/fields';
+import { accountNumber, amountOut, date, dateOut, money, text, timestamp, uuid, vatCode } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 import { lineNumber, ordinal } from '@tlr/domain/integers';
 
@@ -14,12 +14,11 @@ const lineInput = z.strictObject({
   debit: money({ min: 0 }).optional().meta({ description: 'Debit in DKK; a line has a debit or a credit, not both' }),
   credit: money({ min: 0 }).optional().meta({ description: 'Credit in DKK' }),
   description: text(500).optional(),
-  vat_code: z
-    .string()
-    .trim()
-    .max(9)
-    .optional()
-    .meta({ description: 'VAT code the line belongs to (e.g. S25); VAT lines are posted explicitly', example: 'S25' }),
+  vat_code: vatCode().meta({
+    description:
+      'VAT code (momskode) the line belongs to, any code of the company (GET /vat-codes), e.g. S25; VAT lines are posted explicitly. A coded line on an account other than the VAT accounts is a base in the VAT return',
+    example: 'S25',
+  }),
 });
 
 const transactionBody = z.strictObject({

@@ -46,6 +46,8 @@ export async function resetSandbox(db: Db, companyId: string, cleanup?: { store:
   await db.ledgerTransaction.deleteMany({ where });
   await db.accountDailyBalance.deleteMany({ where });
   await db.accountMonthlyBalance.deleteMany({ where });
+  await db.vatMonthlyBase.deleteMany({ where });
+  await db.vatReturn.deleteMany({ where });
   await db.numberSequence.deleteMany({ where });
   await db.account.deleteMany({ where });
   await db.vatCode.deleteMany({ where });

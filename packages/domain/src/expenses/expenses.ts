@@ -4,6 +4,7 @@
 // reversal. A booked expense is never edited or deleted. A voucher attached to it documents the posting
 // and is then kept for the retention period.
 import type { Db, Prisma } from '@tlr/db';
+import { isReverseCharge, VAT_CODES } from '../vat/codes.ts';
 import { fromDate, toDate, today } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
@@ -12,8 +13,12 @@ import { newId } from '../ids.ts';
 import { postPayment, postReversalOf, settlementAccount } from '../ledger/documents.ts';
 import { postTransaction } from '../ledger/post.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
-import { amountToJson, Decimal } from '../money.ts';
+import { amountToJson, Decimal, exchangeRateToJson, rateToJson } from '../money.ts';
 import { vatFromGross } from '../vat.ts';
+import { codeFor, postableCode, vatCodesOf } from '../vat/treatments.ts';
+import { documentCurrency, givenRate, postingInDkk } from '../currency/convert.ts';
+import { toDkk } from '../currency/rules.ts';
+import { bookingLines, expenseVat, LEGACY_EXPENSE_CODE } from './rules.ts';
 import { attachVoucherToExpense, detachVoucherFromExpense, markVoucherPosted } from '../vouchers/vouchers.ts';
 // Types only: the schema reads EXPENSE_STATUSES from here.
 import type { ExpenseInput, ExpenseStatusInput, ExpenseUpdate, ExpenseView } from './schema.ts';
@@ -29,8 +34,11 @@ export const EXPENSE_TRANSITIONS: Record<ExpenseStatus, readonly ExpenseStatus[]
   cancelled: [],
 };
 
-/** Standard chart: 7440 Leverandører (payables), 7740 Købsmoms (input VAT), 2810 Andre eksterne omkostninger, 6470 Bankkonto. */
-const EXPENSE_ACCOUNTS = { payable: '7440', inputVat: '7740', expense: '2810', bank: '6470' } as const;
+/**
+ * Standard chart: 7440 Leverandører (payables), 2810 Andre eksterne omkostninger, 6470 Bankkonto, 3610
+ * Valutakursreguleringer (a payment's realised exchange difference); VAT posts to its code's accounts.
+ */
+const EXPENSE_ACCOUNTS = { payable: '7440', expense: '2810', bank: '6470', exchangeDifference: '3610' } as const;
 /** The input VAT a Danish bill can carry: 25 % of the net, so at most a fifth of the amount including VAT. */
 const FULL_VAT_RATE = new Decimal(25);
 
@@ -55,7 +63,11 @@ function expenseView(e: ExpenseRow, accountNumber: string): ExpenseView {
     description: e.description,
     amount: amountToJson(e.amount),
     vat_amount: amountToJson(e.vat_amount),
-    net_amount: amountToJson(e.amount.minus(e.vat_amount)),
+    net_amount: amountToJson(REVERSE_CHARGE_CODES.has(e.vat_code) ? e.amount : e.amount.minus(e.vat_amount)),
+    vat_code: e.vat_code || (e.vat_amount.isZero() ? '' : LEGACY_EXPENSE_CODE),
+    vat_deductible_percent: e.vat_deductible_percent === null ? null : rateToJson(e.vat_deductible_percent),
+    currency: e.currency,
+    exchange_rate: e.exchange_rate === null ? null : exchangeRateToJson(e.exchange_rate),
     account_number: accountNumber,
     status: e.status as ExpenseStatus,
     posted_transaction_id: e.posted_transaction_id,
@@ -67,8 +79,30 @@ function expenseView(e: ExpenseRow, accountNumber: string): ExpenseView {
   };
 }
 
-/** The amounts' rule: amount > 0 includes VAT; 0 <= vat_amount <= the 25 % VAT contained in amount. */
-function checkExpenseAmounts(amount: Decimal, vat: Decimal): void {
+/**
+ * The VAT of a bill and its code's checks: with a code, expenseVat (rules.ts); without one, as before
+ * codes (legacyAmounts). A stated deductible share needs a code.
+ */
+async function checkVat(
+  db: Db,
+  scope: CompanyScope,
+  e: { amount: Decimal; vat: Decimal | undefined; code: string; deductible: Decimal | null | undefined },
+): Promise<Decimal> {
+  if (!e.code) {
+    if (e.deductible) throw invalidRequest('vat_deductible_percent: states the deductible share of a vat_code; send one.', 'vat_deductible_percent');
+    const vat = e.vat ?? new Decimal(0);
+    legacyAmounts(e.amount, vat);
+    return vat;
+  }
+  const code = codeFor(await vatCodesOf(db, scope, [e.code]), e.code, 'purchase', 'vat_code');
+  return expenseVat(code, e.amount, e.vat);
+}
+
+/** The codes whose amount excludes the VAT (the seeded reverse charges). */
+const REVERSE_CHARGE_CODES: ReadonlySet<string> = new Set(VAT_CODES.filter((c) => isReverseCharge(c.kind)).map((c) => c.code));
+
+/** The amounts' rule without a code: amount > 0 includes VAT; 0 <= vat_amount <= the 25 % VAT contained in amount. */
+function legacyAmounts(amount: Decimal, vat: Decimal): void {
   if (amount.lessThanOrEqualTo(0)) throw invalidRequest('amount: must be greater than 0 (the total of the bill including VAT).', 'amount');
   if (vat.isNegative()) throw invalidRequest('vat_amount: must not be negative.', 'vat_amount');
   const most = vatFromGross(amount, FULL_VAT_RATE).vat;
@@ -116,8 +150,9 @@ async function announce(db: Db, scope: CompanyScope, type: 'expense.created' | '
 }
 
 export async function createExpense(db: Db, scope: CompanyScope, input: ExpenseInput): Promise<ExpenseView> {
-  const vat = input.vat_amount ?? new Decimal(0);
-  checkExpenseAmounts(input.amount, vat);
+  const vat = await checkVat(db, scope, { amount: input.amount, vat: input.vat_amount, code: input.vat_code ?? '', deductible: input.vat_deductible_percent });
+  const currency = input.currency ?? 'DKK';
+  const rate = givenRate(currency, input.exchange_rate);
   const due = input.due_date ?? input.date;
   checkDates(input.date, due);
   await checkSupplier(db, scope, input.supplier_id);
@@ -136,6 +171,10 @@ export async function createExpense(db: Db, scope: CompanyScope, input: ExpenseI
       description: input.description ?? '',
       amount: input.amount.toFixed(2),
       vat_amount: vat.toFixed(2),
+      vat_code: input.vat_code ?? '',
+      vat_deductible_percent: input.vat_deductible_percent?.toFixed(2) ?? null,
+      currency,
+      exchange_rate: rate?.toFixed(6) ?? null,
       account_id: account.id,
       status: 'draft',
     },
@@ -178,8 +217,18 @@ export async function updateExpense(db: Db, scope: CompanyScope, id: string, inp
   const row = await lockExpense(db, scope, id);
   assertDraft(row, 'changed');
   const amount = input.amount ?? new Decimal(row.amount.toString());
-  const vat = input.vat_amount ?? new Decimal(row.vat_amount.toString());
-  checkExpenseAmounts(amount, vat);
+  const code = input.vat_code ?? row.vat_code;
+  const deductible = input.vat_deductible_percent ?? (row.vat_deductible_percent && new Decimal(row.vat_deductible_percent.toString()));
+  // A changed amount or code recomputes the VAT unless it is sent too.
+  const keepVat = input.amount === undefined && input.vat_code === undefined;
+  const vat = await checkVat(db, scope, {
+    amount,
+    vat: input.vat_amount ?? (keepVat ? new Decimal(row.vat_amount.toString()) : undefined),
+    code,
+    deductible,
+  });
+  const currency = input.currency ?? row.currency;
+  const rate = givenRate(currency, input.exchange_rate === undefined ? row.exchange_rate && new Decimal(row.exchange_rate.toString()) : input.exchange_rate);
   const date = input.date ?? fromDate(row.date);
   const due = input.due_date ?? fromDate(row.due_date);
   checkDates(date, due);
@@ -199,6 +248,10 @@ export async function updateExpense(db: Db, scope: CompanyScope, id: string, inp
       ...(input.description !== undefined ? { description: input.description } : {}),
       amount: amount.toFixed(2),
       vat_amount: vat.toFixed(2),
+      vat_code: code,
+      vat_deductible_percent: deductible?.toFixed(2) ?? null,
+      currency,
+      exchange_rate: rate?.toFixed(6) ?? null,
       ...(account ? { account_id: account.id } : {}),
     },
   });
@@ -215,36 +268,43 @@ export async function deleteExpense(db: Db, scope: CompanyScope, id: string): Pr
   return { id, deleted: true };
 }
 
-/** Draft -> booked: post (debit expense and input VAT, credit payables) and mark the voucher posted. */
+/** Draft -> booked: post (bookingLines, in DKK at the bill's rate) and mark the voucher posted. */
 async function book(db: Db, scope: CompanyScope, row: ExpenseRow): Promise<ExpenseRow> {
-  const [payable, inputVat] = await Promise.all(
-    [EXPENSE_ACCOUNTS.payable, EXPENSE_ACCOUNTS.inputVat].map(async (n) => {
-      const a = await db.account.findFirst({ where: { company_id: scope.companyId, account_number: n } });
-      if (!a) throw new DomainError('chart_incomplete', `The chart of accounts has no account ${n}, which an expense posts to.`);
-      return a;
-    }),
-  );
-  const amount = new Decimal(row.amount.toString());
-  const vat = new Decimal(row.vat_amount.toString());
-  const zero = new Decimal(0);
+  const payable = await db.account.findFirst({ where: { company_id: scope.companyId, account_number: EXPENSE_ACCOUNTS.payable } });
+  if (!payable) throw new DomainError('chart_incomplete', `The chart of accounts has no account ${EXPENSE_ACCOUNTS.payable}, which an expense posts to.`);
+  const dec = (v: { toString(): string }) => new Decimal(v.toString());
+  const amount = dec(row.amount);
+  const vat = dec(row.vat_amount);
+  const code = row.vat_code || (vat.isZero() ? '' : LEGACY_EXPENSE_CODE);
+  const treatment = code ? postableCode(codeFor(await vatCodesOf(db, scope, [code]), code, 'purchase', 'vat_code'), 'vat_code') : undefined;
   const text = (row.description || 'Udgift').slice(0, 500);
   const date = fromDate(row.date);
+  const fx = await documentCurrency(db, scope, row.currency, row.exchange_rate && dec(row.exchange_rate), date);
+  const made = bookingLines(
+    { costAccountId: row.account_id, payableAccountId: payable.id, amount, vat, text },
+    treatment,
+    row.vat_deductible_percent ? dec(row.vat_deductible_percent) : undefined,
+  );
+  // Payables (the last line) balances the DKK posting.
+  const lines = postingInDkk(made, fx, made.length - 1);
   const posted = await postTransaction(db, scope, {
     date,
     description: text,
     source: 'expense',
     sourceId: row.id,
     voucherId: row.voucher_id ?? undefined,
-    lines: [
-      { accountId: row.account_id, debit: amount.minus(vat), credit: zero, description: text, vatCode: vat.isZero() ? '' : 'K25' },
-      ...(vat.isZero() ? [] : [{ accountId: inputVat!.id, debit: vat, credit: zero, description: text, vatCode: 'K25' }]),
-      { accountId: payable!.id, debit: zero, credit: amount, description: text, vatCode: '' },
-    ],
+    lines,
   });
   if (row.voucher_id) await markVoucherPosted(db, scope, row.voucher_id, { id: posted.id, date }, { expenseId: row.id });
   const booked = await db.expense.update({
     where: { id: row.id },
-    data: { status: 'booked', posted_transaction_id: posted.id, posted_system_id: posted.system_id },
+    data: {
+      status: 'booked',
+      posted_transaction_id: posted.id,
+      posted_system_id: posted.system_id,
+      exchange_rate: fx.rate.toFixed(6),
+      payable_dkk: lines.at(-1)!.credit.toFixed(2),
+    },
   });
   await announce(db, scope, 'expense.updated', booked);
   return booked;
@@ -271,14 +331,24 @@ export async function setExpenseStatus(db: Db, scope: CompanyScope, id: string, 
   if (date < fromDate(row.date)) throw invalidRequest(`date: ${date} is before the expense date ${fromDate(row.date)}.`, 'date');
   if (input.status === 'paid') {
     const bank = await settlementAccount(db, scope, input, EXPENSE_ACCOUNTS.bank, [EXPENSE_ACCOUNTS.payable]);
-    const payable = await db.account.findFirstOrThrow({ where: { company_id: scope.companyId, account_number: EXPENSE_ACCOUNTS.payable } });
+    const [payable, difference] = await Promise.all(
+      [EXPENSE_ACCOUNTS.payable, EXPENSE_ACCOUNTS.exchangeDifference].map((n) =>
+        db.account.findFirstOrThrow({ where: { company_id: scope.companyId, account_number: n } }),
+      ),
+    );
+    // Payables are cleared at the booking's DKK; the bank pays at the payment's rate: the difference is the realised kursdifference.
+    const amount = new Decimal(row.amount.toString());
+    const fx = await documentCurrency(db, scope, row.currency, input.exchange_rate, date);
     const posted = await postPayment(db, scope, {
       date,
       text: `Betaling: ${row.description || 'udgift'}`,
       sourceId: row.id,
-      debitAccountId: payable.id,
+      debitAccountId: payable!.id,
       creditAccountId: bank.id,
-      amount: new Decimal(row.amount.toString()),
+      debit: new Decimal(row.payable_dkk.toString()),
+      credit: toDkk(amount, fx.rate),
+      differenceAccountId: difference!.id,
+      foreign: { currency: row.currency, amount, debitRate: new Decimal(row.exchange_rate!.toString()), creditRate: fx.rate },
     });
     const paid = await db.expense.update({ where: { id }, data: { status: 'paid', payment_transaction_id: posted.id, paid_date: toDate(date) } });
     return announce(db, scope, 'expense.updated', paid);

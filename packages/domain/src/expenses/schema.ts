@@ -1,7 +1,7 @@
 // An expense's fields, once: the create and update bodies and that of a status change, the resource
 // the API answers with (its OpenAPI component), and the domain's input and view types derived from them.
 import { z } from 'zod';
-import { accountNumber, amountOut, boolean, date, dateOut, money, text, timestamp, uuid } from '../fields.ts';
+import { accountNumber, amountOut, boolean, currency, date, dateOut, exchangeRate, money, percent, text, timestamp, uuid, vatCode } from '../fields.ts';
 import { ordinal } from '../integers.ts';
 import { EXPENSE_STATUSES } from './expenses.ts';
 
@@ -14,10 +14,30 @@ const fields = {
   date: date().meta({ description: 'The date of the bill; booking posts on it' }),
   due_date: date().optional().meta({ description: 'When it is to be paid; default date; not before it' }),
   description: text(500).optional().meta({ example: 'Kontorartikler' }),
-  amount: money().meta({ description: 'The total of the bill INCLUDING VAT, DKK, greater than 0', example: 1250 }),
+  amount: money().meta({
+    description:
+      "The total of the bill in its currency, greater than 0: INCLUDING VAT, except under a reverse-charge code (EUV, EUY, IMPV, UY, KOMV), where the supplier charges none and amount is the bill's amount",
+    example: 1250,
+  }),
   vat_amount: money({ min: 0 })
     .optional()
-    .meta({ description: 'The input VAT (købsmoms) contained in amount, DKK; default 0; at most the 25 % VAT amount can contain (amount / 5)', example: 250 }),
+    .meta({
+      description:
+        'The VAT of the bill: without vat_code, the input VAT (købsmoms) contained in amount, default 0, at most amount / 5 (code K25 when > 0). With vat_code: default the VAT at the code\'s rate (contained in amount; on top of it under reverse charge)',
+      example: 250,
+    }),
+  vat_code: vatCode().meta({
+    description:
+      'The VAT treatment (momskode), a purchase code of the company (GET /vat-codes): K25 købsmoms, KDELVIS delvist fradrag, KREP repræsentation (25 % fradrag), K0 momsfrit, EUV/EUY køb i EU (rubrik A), IMPV import, UY ydelser uden for EU, KOMV omvendt betalingspligt § 46',
+    example: 'K25',
+  }),
+  vat_deductible_percent: percent()
+    .optional()
+    .meta({ description: "The share of the VAT that is deductible (fradrag), overriding the code's (KREP 25, others 100); e.g. a pro-rata share", example: 100 }),
+  currency: currency().optional().meta({ description: "The bill's currency (valuta, ISO 4217); default DKK" }),
+  exchange_rate: exchangeRate()
+    .optional()
+    .meta({ description: "DKK per unit of currency (valutakurs); default the company's rate for the date (PUT /exchange-rates), fixed at booking", example: 7.46 }),
   account_number: accountNumber()
     .optional()
     .meta({ description: 'The expense account debited with amount - vat_amount; default 2810 Andre eksterne omkostninger', example: '2810' }),
@@ -30,6 +50,9 @@ export const expenseUpdate = z.strictObject({ ...fields, date: fields.date.optio
 export const expenseStatusBody = z.strictObject({
   status: z.enum(EXPENSE_STATUSES, { error: `must be one of ${EXPENSE_STATUSES.join(', ')}` }),
   date: date().optional(),
+  exchange_rate: exchangeRate()
+    .optional()
+    .meta({ description: 'paid, foreign-currency expense: DKK per unit paid at; default the rate for the payment date. The difference posts to 3610 (kursdifference)' }),
   account_id: uuid().optional(),
   account_number: accountNumber().optional(),
 });
@@ -42,9 +65,13 @@ export const expenseResource = z
     date: dateOut(),
     due_date: dateOut(),
     description: z.string(),
-    amount: amountOut('Including VAT, DKK'),
-    vat_amount: amountOut('Input VAT, DKK'),
-    net_amount: amountOut('amount - vat_amount: what the expense account is debited'),
+    amount: amountOut("In the bill's currency; including VAT except under reverse charge"),
+    vat_amount: amountOut("The VAT of the bill, in its currency"),
+    net_amount: amountOut('The base of the VAT: amount - vat_amount (reverse charge: amount)'),
+    vat_code: z.string().meta({ description: 'The VAT code; "" for a bill without VAT booked before codes', example: 'K25' }),
+    vat_deductible_percent: z.number().nullable().meta({ description: "The stated deductible share; null: the code's" }),
+    currency: z.string().meta({ example: 'DKK' }),
+    exchange_rate: z.number().nullable().meta({ description: 'DKK per unit (1 for DKK); null on a draft whose rate is fixed at booking' }),
     account_number: z.string(),
     status: z.enum(EXPENSE_STATUSES),
     posted_transaction_id: z.guid().nullable().meta({ description: "The booking's posting; null on a draft" }),

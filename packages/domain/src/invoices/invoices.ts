@@ -15,6 +15,11 @@ import { postPayment, postReversalOf, settlementAccount } from '../ledger/docume
 import { listPage, unfiltered, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { amountToJson, Decimal } from '../money.ts';
 import { approvalPosting, assertTransition, INVOICE_STATUSES, INVOICE_VAT_RATES, invoiceTotals, OPEN_STATUSES, type InvoiceStatus } from './rules.ts';
+import { DEFAULT_SALES_CODE, needsEuBuyer } from '../vat/codes.ts';
+import { codeFor, postableCode, vatCodesOf } from '../vat/treatments.ts';
+import { documentCurrency, givenRate, postingInDkk } from '../currency/convert.ts';
+import { toDkk } from '../currency/rules.ts';
+import { isEuCountry, vatNumberCountry } from '../identifiers/vat-number.ts';
 import type { FullInvoiceView, InvoiceInput, InvoiceStatusInput, InvoiceUpdate, InvoiceView, PaymentInput } from './schema.ts';
 import {
   fullInvoiceInclude,
@@ -27,8 +32,11 @@ import {
   type FullInvoiceRow,
 } from './views.ts';
 
-/** Account numbers of the standard chart an invoice posts to (Debitorer, Salgsmoms, Salg, Bank). */
-export const INVOICE_ACCOUNTS = { receivable: '6190', outputVat: '7680', sales: '1010', bank: '6470' } as const;
+/**
+ * Account numbers of the standard chart an invoice posts to (Debitorer, Salg, Bank, Valutakursreguleringer
+ * for the realised exchange difference of a payment); VAT posts to its code's account.
+ */
+export const INVOICE_ACCOUNTS = { receivable: '6190', sales: '1010', bank: '6470', exchangeDifference: '3610' } as const;
 
 export const INVOICE_LIST = {
   // Invoice numbers sort as numbers (the document number behind them); drafts have none.
@@ -49,8 +57,10 @@ async function liveCustomer(db: Db, scope: CompanyScope, id: string): Promise<Cu
   return row ?? null;
 }
 
-/** A draft's lines as stored: product defaults applied, amounts computed, rates checked. */
+/** A draft's lines as stored: product defaults applied, VAT codes and rates checked, amounts computed. */
 async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceInput['lines']) {
+  // Most invoices name no code (vat_rate 25 or 0 stand for S25 and S0): then nothing is read.
+  const codes = await vatCodesOf(db, scope, lines.flatMap((l) => (l.vat_code ? [l.vat_code] : [])));
   const productIds = [...new Set(lines.flatMap((l) => (l.product_id ? [l.product_id] : [])))];
   const products = new Map(
     (productIds.length ? await db.product.findMany({ where: { company_id: scope.companyId, deleted_at: null, id: { in: productIds } } }) : []).map((p) => [
@@ -66,11 +76,18 @@ async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceInput['li
     if (!description) throw invalidRequest('A line needs a description (or a product_id to take it from).', `lines[${i}].description`);
     const unitPrice = l.unit_price ?? (product ? dec(product.unit_price) : undefined);
     if (!unitPrice) throw invalidRequest('A line needs a unit_price (or a product_id to take it from).', `lines[${i}].unit_price`);
+    if (l.vat_code) {
+      const code = codeFor(codes, l.vat_code, 'sale', `lines[${i}].vat_code`);
+      if (l.vat_rate && !l.vat_rate.equals(code.rate)) {
+        throw invalidRequest(`VAT code ${code.code} carries ${code.rate.toString()} %, not ${l.vat_rate.toString()}; send one of them.`, `lines[${i}].vat_rate`);
+      }
+      return { productId: product?.id ?? null, description, quantity: l.quantity, unitPrice, vatRate: code.rate, vatCode: code.code };
+    }
     const vatRate = l.vat_rate ?? (product ? dec(product.vat_rate) : new Decimal(25));
     if (!INVOICE_VAT_RATES.some((r) => vatRate.equals(r))) {
       throw invalidRequest(`A Danish invoice line carries VAT at 25 or 0 percent, not ${vatRate.toString()}.`, `lines[${i}].vat_rate`);
     }
-    return { productId: product?.id ?? null, description, quantity: l.quantity, unitPrice, vatRate };
+    return { productId: product?.id ?? null, description, quantity: l.quantity, unitPrice, vatRate, vatCode: DEFAULT_SALES_CODE[vatRate.toFixed(2)]! };
   });
   const totals = invoiceTotals(resolved);
   if (totals.total.isNegative()) {
@@ -92,11 +109,15 @@ function lineRows(scope: CompanyScope, invoiceId: string, { lines, totals }: Res
     quantity: l.quantity.toFixed(),
     unit_price: l.unitPrice.toFixed(2),
     vat_rate: l.vatRate.toFixed(2),
+    vat_code: l.vatCode,
     amount: totals.amounts[i]!.toFixed(2),
   }));
 }
 
 const amounts = ({ totals }: Resolved) => ({ subtotal: totals.subtotal.toFixed(2), vat_amount: totals.vat.toFixed(2), total: totals.total.toFixed(2) });
+
+/** A draft's currency and the rate it names (null: fixed at approval from the rate table). */
+const checkCurrency = (currency: string, rate: Decimal | null | undefined) => ({ currency, rate: givenRate(currency, rate) });
 
 function checkDates(issue: string, due: string) {
   if (due < issue) throw invalidRequest(`The due date ${due} is before the issue date ${issue}.`, 'due_date');
@@ -117,6 +138,7 @@ export async function createInvoice(db: Db, scope: CompanyScope, input: InvoiceI
   // Refused before anything is drawn or written (contract: 400 invalid_request).
   if (input.auto_approve && !input.customer_id) throw invalidRequest('auto_approve needs a customer_id: an approved invoice names its buyer.', 'customer_id');
   checkDates(input.issue_date, input.due_date);
+  const currency = checkCurrency(input.currency ?? 'DKK', input.exchange_rate);
   const { fields: customer, customer: buyer } = await customerOf(db, scope, input.customer_id);
   const resolved = await resolveLines(db, scope, input.lines);
   const id = newId();
@@ -127,17 +149,18 @@ export async function createInvoice(db: Db, scope: CompanyScope, input: InvoiceI
   const { subtotal, vat_amount, total } = amounts(resolved);
   const [created] = await db.$queryRaw<Invoice[]>`
     WITH invoice AS (
-      INSERT INTO invoices (id, company_id, customer_id, customer_name, status, issue_date, due_date, notes, subtotal, vat_amount, total)
+      INSERT INTO invoices (id, company_id, customer_id, customer_name, status, issue_date, due_date, notes, subtotal, vat_amount, total, currency, exchange_rate)
       VALUES (${id}::uuid, ${scope.companyId}::uuid, ${customer.customer_id}::uuid, ${customer.customer_name}, 'draft', ${input.issue_date}::date,
-              ${input.due_date}::date, ${input.notes ?? ''}, ${subtotal}::numeric, ${vat_amount}::numeric, ${total}::numeric)
+              ${input.due_date}::date, ${input.notes ?? ''}, ${subtotal}::numeric, ${vat_amount}::numeric, ${total}::numeric,
+              ${currency.currency}, ${currency.rate?.toFixed(6) ?? null}::numeric)
       RETURNING *
     ), invoice_lines AS (
-      INSERT INTO invoice_lines (id, company_id, invoice_id, line_number, product_id, description, quantity, unit_price, vat_rate, amount)
-      SELECT l.id, invoice.company_id, invoice.id, l.line_number, l.product_id, l.description, l.quantity, l.unit_price, l.vat_rate, l.amount
+      INSERT INTO invoice_lines (id, company_id, invoice_id, line_number, product_id, description, quantity, unit_price, vat_rate, vat_code, amount)
+      SELECT l.id, invoice.company_id, invoice.id, l.line_number, l.product_id, l.description, l.quantity, l.unit_price, l.vat_rate, l.vat_code, l.amount
       FROM invoice, unnest(${col((l) => l.id)}::uuid[], ${col((l) => l.line_number)}::int2[], ${col((l) => l.product_id)}::uuid[],
                            ${col((l) => l.description)}::text[], ${col((l) => l.quantity)}::numeric[], ${col((l) => l.unit_price)}::numeric[],
-                           ${col((l) => l.vat_rate)}::numeric[], ${col((l) => l.amount)}::numeric[])
-           AS l(id, line_number, product_id, description, quantity, unit_price, vat_rate, amount)
+                           ${col((l) => l.vat_rate)}::numeric[], ${col((l) => l.vat_code)}::text[], ${col((l) => l.amount)}::numeric[])
+           AS l(id, line_number, product_id, description, quantity, unit_price, vat_rate, vat_code, amount)
     )
     SELECT * FROM invoice`;
   // Not read back (four statements): a new draft has no credit note, no payments and the lines just written.
@@ -199,6 +222,10 @@ export async function updateInvoice(db: Db, scope: CompanyScope, id: string, inp
   const due = input.due_date ?? fromDate(row.due_date);
   checkDates(issue, due);
   const customer = input.customer_id === undefined ? {} : (await customerOf(db, scope, input.customer_id)).fields;
+  const currency =
+    input.currency === undefined && input.exchange_rate === undefined
+      ? {}
+      : checkCurrency(input.currency ?? row.currency, input.exchange_rate === undefined ? row.exchange_rate && dec(row.exchange_rate) : input.exchange_rate);
   const resolved = input.lines ? await resolveLines(db, scope, input.lines) : undefined;
   if (resolved) {
     await db.invoiceLine.deleteMany({ where: { invoice_id: id } });
@@ -208,6 +235,7 @@ export async function updateInvoice(db: Db, scope: CompanyScope, id: string, inp
     where: { id },
     data: {
       ...customer,
+      ...('currency' in currency ? { currency: currency.currency, exchange_rate: currency.rate?.toFixed(6) ?? null } : {}),
       issue_date: toDate(issue),
       due_date: toDate(due),
       ...(input.notes === undefined ? {} : { notes: input.notes }),
@@ -242,6 +270,21 @@ async function accountsByNumber(db: Db, scope: CompanyScope, numbers: string[]) 
 }
 
 /**
+ * An EU B2B sale is VAT-free only to a buyer registered for VAT in another member state (momsloven
+ * § 34, stk. 1, nr. 1; § 16 for services): the invoice must carry the buyer's VAT number.
+ */
+function assertEuBuyer(customer: Customer, code: string): void {
+  const country = customer.vat_number ? vatNumberCountry(customer.vat_number) : '';
+  if (!country || country === 'DK' || !isEuCountry(country)) {
+    throw new DomainError(
+      'vat_number_required',
+      `VAT code ${code} is an EU B2B sale: customer ${customer.name} needs the vat_number of another EU member state${customer.vat_number ? `, not ${customer.vat_number}` : ''}.`,
+      'customer_id',
+    );
+  }
+}
+
+/**
  * Draft -> approved: number, freeze the buyer, post. `row` is locked by the caller; `known` is the
  * customer as this transaction already read it (auto_approve), else it is read here.
  */
@@ -256,25 +299,40 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
     (productIds.length ? await db.product.findMany({ where: { company_id: scope.companyId, id: { in: productIds } } }) : []).map((p) => [p.id, p]),
   );
   const revenueNumber = (productId: string | null) => (productId && products.get(productId)?.revenue_account) || INVOICE_ACCOUNTS.sales;
-  const numbers = [INVOICE_ACCOUNTS.receivable, INVOICE_ACCOUNTS.outputVat, ...row.lines.map((l) => revenueNumber(l.product_id))];
-  const account = await accountsByNumber(db, scope, numbers);
+  const numbers = [INVOICE_ACCOUNTS.receivable, ...row.lines.map((l) => revenueNumber(l.product_id))];
+  const [account, codes] = await Promise.all([
+    accountsByNumber(db, scope, numbers),
+    vatCodesOf(
+      db,
+      scope,
+      row.lines.map((l) => l.vat_code),
+    ),
+  ]);
+  row.lines.forEach((l) => {
+    const field = `lines[${l.line_number - 1}].vat_code`;
+    const code = postableCode(codeFor(codes, l.vat_code, 'sale', field), field);
+    if (needsEuBuyer(code.kind)) assertEuBuyer(customer, code.code);
+  });
   const lines = row.lines.map((l) => ({
     accountId: account(revenueNumber(l.product_id), `lines[${l.line_number - 1}].product_id`).id,
     amount: dec(l.amount),
-    vatRate: dec(l.vat_rate),
+    vatCode: l.vat_code,
   }));
-  const totals = invoiceTotals(row.lines.map((l) => ({ quantity: dec(l.quantity), unitPrice: dec(l.unit_price), vatRate: dec(l.vat_rate) })));
-  const text = `Faktura til ${customer.name}`.slice(0, 500);
-  const postingLines = approvalPosting(
-    lines,
-    totals,
-    { receivable: account(INVOICE_ACCOUNTS.receivable).id, outputVat: account(INVOICE_ACCOUNTS.outputVat).id },
-    text,
+  const totals = invoiceTotals(
+    row.lines.map((l) => ({ quantity: dec(l.quantity), unitPrice: dec(l.unit_price), vatRate: dec(l.vat_rate), vatCode: l.vat_code })),
   );
+  const text = `Faktura til ${customer.name}`.slice(0, 500);
+  const fx = await documentCurrency(db, scope, row.currency, row.exchange_rate && dec(row.exchange_rate), fromDate(row.issue_date));
+  // Made in the invoice's currency, posted in DKK; receivables (the first line) balances it.
+  const postingLines = postingInDkk(approvalPosting(lines, totals, account(INVOICE_ACCOUNTS.receivable).id, codes, text), fx, 0);
   if (postingLines.length < 2) throw new DomainError('invoice_incomplete', 'The invoice totals 0.00: there is nothing to invoice or post.', 'lines');
+  const totalDkk = postingLines[0]!.debit.minus(postingLines[0]!.credit);
 
   // The accounts travel with the lines, so the posting does not read them again.
-  const named = new Map(numbers.map((n) => account(n)).map((a) => [a.id, { account_number: a.account_number, name: a.name }] as const));
+  const named = new Map([
+    ...numbers.map((n) => account(n)).map((a) => [a.id, { account_number: a.account_number, name: a.name }] as const),
+    ...[...codes.values()].flatMap((c) => [...c.accounts]),
+  ]);
   const posted = await postTransaction(db, scope, {
     date: fromDate(row.issue_date),
     description: text,
@@ -290,12 +348,13 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
     )
     UPDATE invoices SET
       status = 'approved', invoice_number = ${String(posted.document_number)}, document_number = ${posted.document_number}::bigint,
+      exchange_rate = ${fx.rate.toFixed(6)}::numeric, total_dkk = ${totalDkk.toFixed(2)}::numeric,
       posted_transaction_id = ${posted.id}::uuid, posted_system_id = ${posted.system_id}::bigint,
       approved_at = date_trunc('milliseconds', clock_timestamp()), updated_at = date_trunc('milliseconds', clock_timestamp()),
       -- Frozen: the approved document names the buyer as it was when it was issued.
       customer_name = ${customer.name}, customer_address_line1 = ${customer.address_line1}, customer_address_line2 = ${customer.address_line2},
       customer_postal_code = ${customer.postal_code}, customer_city = ${customer.city}, customer_country = ${customer.country},
-      customer_cvr = ${customer.cvr}, customer_ean = ${customer.ean}
+      customer_cvr = ${customer.cvr}, customer_ean = ${customer.ean}, customer_vat_number = ${customer.vat_number}
     WHERE id = ${row.id}::uuid
     RETURNING *`;
   // Not read back: a draft has no credit note or payments, and its lines are the locked row's, now
@@ -374,15 +433,23 @@ async function pay(db: Db, scope: CompanyScope, row: FullInvoiceRow, input: Paym
     );
   }
   const account = await settlementAccount(db, scope, input, INVOICE_ACCOUNTS.bank, [INVOICE_ACCOUNTS.receivable]);
-  const receivable = (await accountsByNumber(db, scope, [INVOICE_ACCOUNTS.receivable]))(INVOICE_ACCOUNTS.receivable);
+  const accounts = await accountsByNumber(db, scope, [INVOICE_ACCOUNTS.receivable, INVOICE_ACCOUNTS.exchangeDifference]);
   const date = input.date ?? today();
+  const paidInFull = input.amount.equals(balance);
+  // Received at the payment's rate; receivables are cleared at the invoice's (the last payment clears
+  // what is left of them, so no øre stays open). The difference is the realised kursdifference.
+  const fx = await documentCurrency(db, scope, row.currency, input.exchange_rate, date);
+  const cleared = paidInFull ? dec(row.total_dkk).minus(dec(row.paid_dkk)) : toDkk(input.amount, dec(row.exchange_rate!));
   const posted = await postPayment(db, scope, {
     date,
     text: `Betaling af faktura ${row.invoice_number}`,
     sourceId: row.id,
     debitAccountId: account.id,
-    creditAccountId: receivable.id,
-    amount: input.amount,
+    creditAccountId: accounts(INVOICE_ACCOUNTS.receivable).id,
+    debit: toDkk(input.amount, fx.rate),
+    credit: cleared,
+    differenceAccountId: accounts(INVOICE_ACCOUNTS.exchangeDifference).id,
+    foreign: { currency: row.currency, amount: input.amount, debitRate: fx.rate, creditRate: dec(row.exchange_rate!) },
   });
   const payment = await db.invoicePayment.create({
     data: {
@@ -390,15 +457,19 @@ async function pay(db: Db, scope: CompanyScope, row: FullInvoiceRow, input: Paym
       company_id: scope.companyId,
       invoice_id: row.id,
       amount: input.amount.toFixed(2),
+      exchange_rate: fx.rate.toFixed(6),
       date: toDate(date),
       account_id: account.id,
       transaction_id: posted.id,
     },
   });
-  const paidInFull = input.amount.equals(balance);
   const updated = await db.invoice.update({
     where: { id: row.id },
-    data: { paid_amount: dec(row.paid_amount).plus(input.amount).toFixed(2), ...(paidInFull ? { status: 'paid', paid_at: new Date() } : {}) },
+    data: {
+      paid_amount: dec(row.paid_amount).plus(input.amount).toFixed(2),
+      paid_dkk: dec(row.paid_dkk).plus(cleared).toFixed(2),
+      ...(paidInFull ? { status: 'paid', paid_at: new Date() } : {}),
+    },
     include: invoiceInclude,
   });
   await event(db, scope, paidInFull ? 'invoice.paid' : 'invoice.updated', invoiceView(updated));

@@ -24,6 +24,8 @@ interface Party {
   name: string;
   address: string[];
   cvr: string;
+  /** The buyer's EU VAT number (momsregistreringsnummer), printed on an EU B2B sale. */
+  vat_number?: string;
   ean?: string;
   email?: string;
   phone?: string;
@@ -44,7 +46,7 @@ export interface InvoiceDocument {
   seller: Party & { bank_reg_number: string; bank_account_number: string; iban: string };
   buyer: Party;
   lines: { description: string; quantity: string; unit_price: string; vat_rate: string; amount: string }[];
-  vat: { rate: string; base: string; amount: string }[];
+  vat: { label: string; base: string; amount: string }[];
   subtotal: string;
   vat_amount: string;
   total: string;
@@ -70,6 +72,7 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
         name: customer.name,
         address: addressLines(customer.address_line1, customer.address_line2, customer.postal_code, customer.city, customer.country),
         cvr: customer.cvr,
+        vat_number: customer.vat_number,
         ean: customer.ean,
       }
     : {
@@ -78,7 +81,7 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
         cvr: row.customer_cvr,
         ean: row.customer_ean,
       };
-  const totals = invoiceTotals(row.lines.map((l) => ({ quantity: l.quantity, unitPrice: l.unit_price, vatRate: l.vat_rate })));
+  const totals = invoiceTotals(row.lines.map((l) => ({ quantity: l.quantity, unitPrice: l.unit_price, vatRate: l.vat_rate, vatCode: l.vat_code })));
   const note = kind === 'credit_note' ? row.credit_note! : null;
   const number = note ? String(note.document_number) : row.invoice_number;
   const issue = fromDate(row.issue_date);
@@ -109,7 +112,7 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
       vat_rate: new Decimal(l.vat_rate.toString()).toString(),
       amount: roundOere(new Decimal(l.amount.toString())).toFixed(2),
     })),
-    vat: totals.byRate.map((g) => ({ rate: g.rate.toString(), base: g.net.toFixed(2), amount: g.vat.toFixed(2) })),
+    vat: totals.byRate.map((g) => ({ label: invoiceVatLabel(g.code, g.rate), base: g.net.toFixed(2), amount: g.vat.toFixed(2) })),
     subtotal: row.subtotal.toFixed(2),
     vat_amount: row.vat_amount.toFixed(2),
     total: row.total.toFixed(2),
@@ -193,6 +196,7 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
     doc.font(FONT).fontSize(9);
     for (const line of p.address) doc.text(line, { width });
     if (p.cvr) doc.text(`CVR-nr. ${p.cvr}`, { width });
+    if (p.vat_number) doc.text(`Momsnr. ${p.vat_number}`, { width });
     if (p.ean) doc.text(`EAN-nr. ${p.ean}`, { width });
     if (p.email) doc.text(p.email, { width });
     if (p.phone) doc.text(`Tlf. ${p.phone}`, { width });
@@ -267,7 +271,7 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
   const totals: [string, string, boolean][] = [
     ['Subtotal ekskl. moms', kroner(d.subtotal, credit), false],
     ...d.vat.map((g): [string, string, boolean] => [
-      new Decimal(g.rate).isZero() ? `Momsfrit (0 %) af ${kroner(g.base, credit)}` : `Moms ${decimalComma(g.rate)} % af ${kroner(g.base, credit)}`,
+      `${g.label} af ${kroner(g.base, credit)}`,
       kroner(g.amount, credit),
       false,
     ]),

@@ -11,7 +11,6 @@ import {
   INVOICE_STATUSES,
   invoiceTotals,
   OPEN_STATUSES,
-  salesVatCode,
   TRANSITIONS,
   type InvoiceStatus,
   type InvoiceTotals,
@@ -32,7 +31,8 @@ function thrown(run: () => unknown): DomainError | undefined {
 }
 const refusal = (from: InvoiceStatus, to: InvoiceStatus) => thrown(() => assertTransition(from, to));
 
-const line = (quantity: string, unitPrice: string, vatRate = '25') => ({ quantity: d(quantity), unitPrice: d(unitPrice), vatRate: d(vatRate) });
+const codeOf = (rate: string) => (d(rate).isZero() ? 'S0' : `S${d(rate).toFixed(0)}`);
+const line = (quantity: string, unitPrice: string, vatRate = '25') => ({ quantity: d(quantity), unitPrice: d(unitPrice), vatRate: d(vatRate), vatCode: codeOf(vatRate) });
 /** The error invoiceTotals refuses these lines with. */
 const totalsRefusal = (...lines: ReturnType<typeof line>[]) => thrown(() => invoiceTotals(lines));
 /** An invoice's figures, compactly: the line amounts, then subtotal + VAT = total, then each rate group. */
@@ -167,23 +167,19 @@ describe('invoiceTotals: line amounts, VAT per rate group, totals', () => {
   });
 });
 
-describe('salesVatCode', () => {
-  it('names the sales VAT code of a rate: S25 for 25 %, S0 for exempt', () => {
-    expect([d(25), d('25.00'), d(0), d('0.00')].map(salesVatCode)).toEqual(['S25', 'S25', 'S0', 'S0']);
-  });
-});
-
 describe('approvalPosting (decision 94)', () => {
-  const accounts = { receivable: '6190', outputVat: '7680' };
+  const sale = (code: string, rate: string) => ({ code, kind: d(rate).isZero() ? 'exempt_sale' : 'output', rate: d(rate), accountId: '7680', offsetAccountId: null, deductiblePercent: d(100) }) as const;
+  const codes = new Map(['25', '10', '0'].map((r) => [codeOf(r), sale(codeOf(r), r)]));
   const text = 'Faktura 17';
   /** The posting of lines given as "account quantity × price @ rate", with the totals computed from them. */
   function post(...lines: string[]): PostingLine[] {
     const parsed = lines.map((l) => /^(\S+) (\S+) × (\S+) @ (\S+)$/.exec(l)!.slice(1) as [string, string, string, string]);
     const totals = invoiceTotals(parsed.map(([, q, p, r]) => line(q, p, r)));
     return approvalPosting(
-      parsed.map(([accountId, , , r], i) => ({ accountId, amount: totals.amounts[i]!, vatRate: d(r) })),
+      parsed.map(([accountId, , , r], i) => ({ accountId, amount: totals.amounts[i]!, vatCode: codeOf(r) })),
       totals,
-      accounts,
+      '6190',
+      codes,
       text,
     );
   }
@@ -200,7 +196,7 @@ describe('approvalPosting (decision 94)', () => {
     expect([fx(debit), fx(credit)]).toEqual(['305.00', '305.00']);
   });
 
-  it('groups 25 and 25.00 on one account as one rate', () => {
+  it('groups 25 and 25.00 on one account as one code', () => {
     expect(shape(post('1010 1 × 10.00 @ 25', '1010 1 × 5.00 @ 25.00'))).toEqual(['D 6190 18.75', 'C 1010 15.00 S25', 'C 7680 3.75 S25']);
   });
 

@@ -4,6 +4,7 @@ import { DomainError } from '../errors.ts';
 import { Decimal, lineNet, MAX_AMOUNT, sumAmounts } from '../money.ts';
 import type { PostingLine } from '../ledger/rules.ts';
 import { computeVat, type VatGroup } from '../vat.ts';
+import { vatLines, type VatTreatment } from '../vat/codes.ts';
 
 export const INVOICE_STATUSES = ['draft', 'approved', 'sent', 'paid', 'overdue', 'cancelled'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -44,6 +45,8 @@ export interface LineInput {
   quantity: Decimal;
   unitPrice: Decimal;
   vatRate: Decimal;
+  /** The line's VAT code; VAT is computed per code. */
+  vatCode: string;
 }
 
 export interface InvoiceTotals {
@@ -66,33 +69,32 @@ export function invoiceTotals(lines: readonly LineInput[]): InvoiceTotals {
     if (a.abs().greaterThan(MAX_AMOUNT))
       throw new DomainError('invalid_request', `The line amount ${a.toFixed(2)} exceeds ${MAX_AMOUNT.toFixed(2)}.`, `lines[${i}]`);
   });
-  const vat = computeVat(lines.map((l, i) => ({ net: amounts[i]!, rate: l.vatRate })));
+  const vat = computeVat(lines.map((l, i) => ({ net: amounts[i]!, rate: l.vatRate, code: l.vatCode })));
   // The subtotal too: negative VAT (discounts outweighing a group) can bring the total back under it.
   const beyond = (['subtotal', 'total'] as const).find((name) => vat[name].abs().greaterThan(MAX_AMOUNT));
   if (beyond) throw new DomainError('invalid_request', `The invoice ${beyond} ${vat[beyond].toFixed(2)} exceeds ${MAX_AMOUNT.toFixed(2)}.`, 'lines');
   return { amounts, subtotal: vat.subtotal, vat: vat.vat, total: vat.total, byRate: vat.byRate };
 }
 
-export interface PostingAccounts {
-  receivable: string;
-  outputVat: string;
-}
-
 export interface PostedLine {
   accountId: string;
   amount: Decimal;
-  vatRate: Decimal;
+  vatCode: string;
 }
-
-/** The VAT code of a sales rate: S25 for 25 %, S0 for exempt sales. */
-export const salesVatCode = (rate: Decimal) => (rate.isZero() ? 'S0' : `S${rate.toFixed(0)}`);
 
 /**
  * The posting of an approved invoice: debit receivables with the total; credit each revenue account
- * with its lines' amounts (one line per account and rate); credit output VAT per rate. A negative sum
- * (discount lines outweighing a group) goes to the other side, so every posted amount is positive.
+ * with its lines' amounts (one line per account and VAT code); then the VAT lines of each code's group
+ * (vat/codes.ts: output VAT credited for S25; nothing for the 0 % codes). A negative sum (discount
+ * lines outweighing a group) goes to the other side, so every posted amount is positive.
  */
-export function approvalPosting(lines: readonly PostedLine[], totals: InvoiceTotals, accounts: PostingAccounts, text: string): PostingLine[] {
+export function approvalPosting(
+  lines: readonly PostedLine[],
+  totals: InvoiceTotals,
+  receivable: string,
+  codes: ReadonlyMap<string, VatTreatment>,
+  text: string,
+): PostingLine[] {
   const out: PostingLine[] = [];
   const add = (accountId: string, credit: Decimal, vatCode: string) => {
     if (credit.isZero()) return;
@@ -104,15 +106,15 @@ export function approvalPosting(lines: readonly PostedLine[], totals: InvoiceTot
       vatCode,
     });
   };
-  add(accounts.receivable, totals.total.negated(), '');
-  const groups = new Map<string, { accountId: string; rate: Decimal; amounts: Decimal[] }>();
+  add(receivable, totals.total.negated(), '');
+  const groups = new Map<string, { accountId: string; code: string; amounts: Decimal[] }>();
   for (const l of lines) {
-    const key = `${l.accountId}|${l.vatRate.toFixed(2)}`;
-    const g = groups.get(key) ?? { accountId: l.accountId, rate: l.vatRate, amounts: [] };
+    const key = `${l.accountId}|${l.vatCode}`;
+    const g = groups.get(key) ?? { accountId: l.accountId, code: l.vatCode, amounts: [] };
     g.amounts.push(l.amount);
     groups.set(key, g);
   }
-  for (const g of groups.values()) add(g.accountId, sumAmounts(g.amounts), salesVatCode(g.rate));
-  for (const g of totals.byRate) add(accounts.outputVat, g.vat, salesVatCode(g.rate));
+  for (const g of groups.values()) add(g.accountId, sumAmounts(g.amounts), g.code);
+  for (const g of totals.byRate) out.push(...vatLines(codes.get(g.code)!, g.vat, text).lines);
   return out;
 }

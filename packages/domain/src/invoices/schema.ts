@@ -2,7 +2,7 @@
 // the resources the API answers with (their OpenAPI components), and the domain's input and view types
 // derived from them (views.ts builds the views, typed by these).
 import { z } from 'zod';
-import { accountNumber, amountOut, boolean, date, dateOut, money, percent, quantity, requiredText, text, timestamp, uuid } from '../fields.ts';
+import { accountNumber, amountOut, boolean, currency, date, dateOut, exchangeRate, money, percent, quantity, requiredText, text, timestamp, uuid, vatCode } from '../fields.ts';
 import { lineNumber, ordinal } from '../integers.ts';
 import { INVOICE_STATUSES, INVOICE_VAT_RATES } from './rules.ts';
 
@@ -13,7 +13,15 @@ const line = z.strictObject({
   unit_price: money().optional().meta({ description: 'DKK excluding VAT, at most 2 decimals; required unless product_id gives it', example: 19.96 }),
   vat_rate: percent()
     .optional()
-    .meta({ description: `Percent: ${INVOICE_VAT_RATES.join(' or ')}; default 25 (or the product's rate)`, example: 25 }),
+    .meta({
+      description: `Percent: ${INVOICE_VAT_RATES.join(' or ')}; default 25 (or the product's rate, or vat_code's rate). Without vat_code, 25 is code S25 and 0 is S0 (momsfritaget)`,
+      example: 25,
+    }),
+  vat_code: vatCode().meta({
+    description:
+      'The VAT treatment (momskode) of the line, a sales code of the company (GET /vat-codes): S25 salgsmoms, S0 momsfritaget, SEUV/SEUVI/SEUY EU B2B varer/ydelser (rubrik B, the customer needs an EU vat_number), SEXP eksport (rubrik C), SOMV omvendt betalingspligt § 46 (rubrik C). vat_rate, when also given, must be the code\'s rate',
+    example: 'S25',
+  }),
 });
 
 const fields = {
@@ -21,6 +29,15 @@ const fields = {
   issue_date: date().meta({ description: 'Invoice date (fakturadato); the approval posts on it' }),
   due_date: date().meta({ description: 'Payment due date; not before issue_date' }),
   notes: text(2000).optional().meta({ description: 'Free text shown on the invoice; searchable' }),
+  currency: currency().optional().meta({ description: "The invoice's currency (valuta, ISO 4217); default DKK. Amounts, subtotal, vat_amount and total are in it" }),
+  exchange_rate: exchangeRate()
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        "DKK per unit of currency (valutakurs), e.g. 7.46 for EUR; default: the company's rate for the issue date (PUT /exchange-rates), fixed at approval. Not with DKK",
+      example: 7.46,
+    }),
   lines: z.array(line).min(1, 'needs at least one line').max(500, 'has more than 500 lines'),
 };
 
@@ -32,6 +49,8 @@ export const invoiceCreate = z.strictObject({
 });
 export const invoiceUpdate = z.strictObject({
   customer_id: fields.customer_id,
+  currency: fields.currency,
+  exchange_rate: fields.exchange_rate,
   issue_date: fields.issue_date.optional(),
   due_date: fields.due_date.optional(),
   notes: fields.notes,
@@ -48,7 +67,14 @@ export const invoiceStatusBody = z.strictObject({
 
 /** POST /invoices/{id}/payments beside the id. */
 export const invoicePaymentBody = z.strictObject({
-  amount: money().meta({ description: 'DKK, greater than 0 and at most the balance due', example: 500 }),
+  amount: money().meta({ description: "In the invoice's currency, greater than 0 and at most the balance due", example: 500 }),
+  exchange_rate: exchangeRate()
+    .optional()
+    .meta({
+      description:
+        "Foreign-currency invoice: DKK per unit the payment was received at; default the company's rate for the payment date. The difference to the invoice's rate posts to 3610 Valutakursreguleringer (kursdifference)",
+      example: 7.45,
+    }),
   date: date().optional().meta({ description: 'Payment date; default today (Europe/Copenhagen)' }),
   account_id: uuid().optional().meta({ description: 'The asset account the money went to' }),
   account_number: accountNumber().optional().meta({ description: 'As account_id, by number; default 6470' }),
@@ -72,15 +98,20 @@ const invoiceFields = {
   status: z.enum(INVOICE_STATUSES),
   issue_date: dateOut(),
   due_date: dateOut(),
-  subtotal: amountOut('Sum of the line amounts, DKK excluding VAT'),
-  vat_amount: amountOut('VAT, computed per rate and rounded half up, DKK'),
-  total: amountOut('subtotal + vat_amount, DKK'),
-  currency: z.string().meta({ example: 'DKK' }),
+  subtotal: amountOut("Sum of the line amounts excluding VAT, in the invoice's currency"),
+  vat_amount: amountOut("VAT, computed per VAT code and rounded half up, in the invoice's currency"),
+  total: amountOut("subtotal + vat_amount, in the invoice's currency"),
+  currency: z.string().meta({ description: 'ISO 4217 (valuta); DKK unless the invoice was made in another currency', example: 'DKK' }),
+  exchange_rate: z
+    .number()
+    .nullable()
+    .meta({ description: 'DKK per unit of currency (1 for DKK); null on a draft whose rate is fixed at approval from the rate table', example: 1 }),
+  total_dkk: amountOut('What the approval debited receivables with, DKK (total × exchange_rate, the VAT and revenue lines each rounded to øre); 0 on a draft'),
   created_at: timestamp(),
   updated_at: timestamp(),
   notes: z.string(),
-  paid_amount: amountOut('Payments registered so far, DKK'),
-  balance_due: amountOut('total - paid_amount (0 once cancelled), DKK'),
+  paid_amount: amountOut("Payments registered so far, in the invoice's currency"),
+  balance_due: amountOut("total - paid_amount (0 once cancelled), in the invoice's currency"),
   posted_transaction_id: z.guid().nullable().meta({ description: 'The ledger posting of the approval; null on a draft' }),
   posted_system_id: ordinal().nullable().meta({ description: 'SystemID of that posting; null on a draft' }),
   credit_note: creditNote,
@@ -92,7 +123,8 @@ export const invoicePaymentResource = z
   .object({
     id: z.guid(),
     invoice_id: z.guid(),
-    amount: amountOut(),
+    amount: amountOut("In the invoice's currency"),
+    exchange_rate: z.number().meta({ description: 'DKK per unit on the payment (1 for DKK)' }),
     date: dateOut(),
     account_id: z.guid().meta({ description: 'The account debited (bank)' }),
     transaction_id: z.guid().meta({ description: 'The ledger posting of the payment' }),
@@ -111,6 +143,7 @@ export const fullInvoiceResource = z
         quantity: z.number(),
         unit_price: amountOut(),
         vat_rate: z.number().meta({ description: 'Percent, as sent (25 when omitted)' }),
+        vat_code: z.string().meta({ description: 'The VAT code (momskode) of the line: as sent, else S25 or S0 by vat_rate', example: 'S25' }),
         amount: amountOut('quantity × unit_price rounded half up to øre'),
       }),
     ),

@@ -2,7 +2,7 @@
 // invoice with its lines and payments, the create summary and the compact data of invoice events.
 import type { Prisma } from '@tlr/db';
 import { fromDate } from '../calendar.ts';
-import { amountToJson, quantityToJson, rateToJson } from '../money.ts';
+import { amountToJson, exchangeRateToJson, quantityToJson, rateToJson } from '../money.ts';
 import type { InvoiceStatus } from './rules.ts';
 import type { FullInvoiceView, InvoicePaymentView, InvoiceSummary, InvoiceView } from './schema.ts';
 
@@ -30,6 +30,8 @@ export function invoiceView(i: InvoiceRow): InvoiceView {
     vat_amount: amountToJson(i.vat_amount),
     total: amountToJson(i.total),
     currency: i.currency,
+    exchange_rate: i.exchange_rate === null ? null : exchangeRateToJson(i.exchange_rate),
+    total_dkk: amountToJson(i.total_dkk),
     created_at: i.created_at.toISOString(),
     updated_at: i.updated_at.toISOString(),
     // Additive: beyond the contract's shape.
@@ -59,6 +61,7 @@ export function fullInvoiceView(i: FullInvoiceRow): FullInvoiceView {
       quantity: quantityToJson(l.quantity),
       unit_price: amountToJson(l.unit_price),
       vat_rate: rateToJson(l.vat_rate),
+      vat_code: l.vat_code,
       amount: amountToJson(l.amount),
     })),
     payments: i.payments.map(paymentView),
@@ -70,6 +73,7 @@ export function paymentView(p: Prisma.InvoicePaymentGetPayload<object>): Invoice
     id: p.id,
     invoice_id: p.invoice_id,
     amount: amountToJson(p.amount),
+    exchange_rate: exchangeRateToJson(p.exchange_rate),
     date: fromDate(p.date),
     account_id: p.account_id,
     transaction_id: p.transaction_id,
@@ -102,5 +106,7 @@ export function invoiceEventData(v: InvoiceView) {
     total: v.total,
     paid_amount: v.paid_amount,
     currency: v.currency,
+    exchange_rate: v.exchange_rate,
+    total_dkk: v.total_dkk,
   };
 }

@@ -6,7 +6,8 @@ import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { checkDate, dayAfter, fromDate, toDate, today } from '../calendar.ts';
 import { fiscalYearContaining, fiscalYearStarting, vatPeriods, VAT_FREQUENCIES, type DateRange, type VatFrequency } from './fiscal-years.ts';
-import { seedAccounts, VAT_CODES } from './standard-chart.ts';
+import { seedAccounts } from './standard-chart.ts';
+import { VAT_CODES } from '../vat/codes.ts';
 
 interface CompanySettings {
   id: string;

@@ -32,22 +32,46 @@ export async function settlementAccount(db: Db, scope: CompanyScope, input: Sett
   return account;
 }
 
-/** A payment of a document: `amount` from one account to another, both lines carrying the same text. */
-export function postPayment(
-  db: Db,
-  scope: CompanyScope,
-  p: { date: string; text: string; sourceId: string; debitAccountId: string; creditAccountId: string; amount: Decimal },
-) {
+export interface PaymentPosting {
+  date: string;
+  text: string;
+  sourceId: string;
+  debitAccountId: string;
+  creditAccountId: string;
+  /** DKK debited and credited; they differ only for a foreign-currency document paid at another rate. */
+  debit: Decimal;
+  credit: Decimal;
+  /** Where the difference (the realised kursdifference) posts: a gain is credited, a loss debited. */
+  differenceAccountId?: string;
+  /** A foreign-currency document: the amount in its currency and the rate of each side. */
+  foreign?: { currency: string; amount: Decimal; debitRate: Decimal; creditRate: Decimal };
+}
+
+/** A payment of a document from one account to another, all lines carrying the same text. */
+export function postPayment(db: Db, scope: CompanyScope, p: PaymentPosting) {
   const zero = new Decimal(0);
   const text = p.text.slice(0, 500);
+  const foreign = (rate: Decimal) => (p.foreign && p.foreign.currency !== 'DKK' ? { foreign: { currency: p.foreign.currency, amount: p.foreign.amount, rate } } : {});
+  const difference = p.debit.minus(p.credit);
   return postTransaction(db, scope, {
     date: p.date,
     description: text,
     source: 'payment',
     sourceId: p.sourceId,
     lines: [
-      { accountId: p.debitAccountId, debit: p.amount, credit: zero, description: text, vatCode: '' },
-      { accountId: p.creditAccountId, debit: zero, credit: p.amount, description: text, vatCode: '' },
+      { accountId: p.debitAccountId, debit: p.debit, credit: zero, description: text, vatCode: '', ...foreign(p.foreign?.debitRate ?? zero) },
+      { accountId: p.creditAccountId, debit: zero, credit: p.credit, description: text, vatCode: '', ...foreign(p.foreign?.creditRate ?? zero) },
+      ...(difference.isZero()
+        ? []
+        : [
+            {
+              accountId: p.differenceAccountId!,
+              debit: difference.isNegative() ? difference.negated() : zero,
+              credit: difference.isNegative() ? zero : difference,
+              description: `Kursdifference: ${text}`.slice(0, 500),
+              vatCode: '',
+            },
+          ]),
     ],
   });
 }

@@ -17,11 +17,11 @@ import { recordEvent } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { companyAndYear, openFiscalYearFor } from './books.ts';
 import { fromDate, toDate } from '../calendar.ts';
-import { assertPostable, totalsByAccount, type PostingLine } from './rules.ts';
+import { assertPostable, totalsByAccount, totalsByVatBase, type PostingLine } from './rules.ts';
 import { transactionView, type TransactionView } from './views.ts';
 
 /** What produced a posting; the documents' own postings are changed through their documents only. */
-export const POSTING_SOURCES = ['manual', 'reversal', 'invoice', 'payment', 'credit_note', 'expense'] as const;
+export const POSTING_SOURCES = ['manual', 'reversal', 'invoice', 'payment', 'credit_note', 'expense', 'vat_settlement'] as const;
 export type PostingSource = (typeof POSTING_SOURCES)[number];
 
 export interface Posting {
@@ -68,6 +68,8 @@ export async function postTransaction(db: Db, scope: CompanyScope, posting: Post
   const c = scope.companyId;
   const lines = posting.lines.map((l, i) => ({ ...l, id: newId(), line_number: i + 1 }));
   const totals = [...totalsByAccount(posting.lines)];
+  // The VAT return's boxes: per code, the lines that are a base (not VAT on an account the return reads).
+  const bases = [...totalsByVatBase(posting.lines, (id) => accounts.get(id)?.account_number ?? '')];
   const col = <T>(f: (l: (typeof lines)[number]) => T) => lines.map(f);
 
   // Takes the company's row lock (held until commit). The lock date is read under it, so a lock set by
@@ -111,6 +113,13 @@ export async function postTransaction(db: Db, scope: CompanyScope, posting: Post
       INSERT INTO account_monthly_balances AS m (company_id, account_id, month, debit, credit)
       SELECT ${c}::uuid, account_id, date_trunc('month', ${posting.date}::date)::date, debit, credit FROM t
       ON CONFLICT (company_id, account_id, month) DO UPDATE SET debit = m.debit + EXCLUDED.debit, credit = m.credit + EXCLUDED.credit
+    ),
+    vat_bases AS (
+      INSERT INTO vat_monthly_bases AS v (company_id, month, vat_code, debit, credit)
+      SELECT ${c}::uuid, date_trunc('month', ${posting.date}::date)::date, b.vat_code, b.debit, b.credit
+      FROM ok, unnest(${bases.map(([code]) => code)}::text[], ${bases.map(([, t]) => t.debit.toFixed(2))}::numeric[],
+                      ${bases.map(([, t]) => t.credit.toFixed(2))}::numeric[]) AS b(vat_code, debit, credit)
+      ON CONFLICT (company_id, month, vat_code) DO UPDATE SET debit = v.debit + EXCLUDED.debit, credit = v.credit + EXCLUDED.credit
     )
     SELECT COALESCE(${posting.documentNumber ?? null}::bigint, seq.last_document_number) AS document_number,
            seq.last_system_id AS system_id, seq.at AS created_at, co.lock_date, EXISTS (SELECT 1 FROM ok) AS posted

@@ -2,6 +2,7 @@
 // arithmetic) and the lines of a reversal. The posting function and every producer rely on these.
 import { Decimal, MAX_AMOUNT } from '../money.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
+import { VAT_ACCOUNT_NUMBERS } from '../vat/codes.ts';
 
 /** An account's number in a company's chart: 1 to 10 digits (the standard chart's have 4). */
 export const ACCOUNT_NUMBER = /^\d{1,10}$/;
@@ -45,12 +46,26 @@ export function reversingLines(lines: readonly PostingLine[]): PostingLine[] {
   return lines.map((l) => ({ ...l, debit: l.credit, credit: l.debit }));
 }
 
-/** Per account: the summed debit and credit of the lines (what the daily balances add). */
-export function totalsByAccount(lines: readonly PostingLine[]): Map<string, { debit: Decimal; credit: Decimal }> {
-  const out = new Map<string, { debit: Decimal; credit: Decimal }>();
+type Totals = Map<string, { debit: Decimal; credit: Decimal }>;
+
+/** The summed debit and credit of the lines per key; a line whose key is undefined counts nowhere. */
+function totalsBy(lines: readonly PostingLine[], keyOf: (l: PostingLine) => string | undefined): Totals {
+  const out: Totals = new Map();
   for (const l of lines) {
-    const t = out.get(l.accountId) ?? { debit: new Decimal(0), credit: new Decimal(0) };
-    out.set(l.accountId, { debit: t.debit.plus(l.debit), credit: t.credit.plus(l.credit) });
+    const key = keyOf(l);
+    if (key === undefined) continue;
+    const t = out.get(key) ?? { debit: new Decimal(0), credit: new Decimal(0) };
+    out.set(key, { debit: t.debit.plus(l.debit), credit: t.credit.plus(l.credit) });
   }
   return out;
 }
+
+/** Per account: the summed debit and credit of the lines (what the daily balances add). */
+export const totalsByAccount = (lines: readonly PostingLine[]) => totalsBy(lines, (l) => l.accountId);
+
+/**
+ * Per VAT code: the summed debit and credit of the coded lines that are a base, i.e. not on an account
+ * the VAT return reads as VAT (what vat_monthly_bases adds up for the return's boxes).
+ */
+export const totalsByVatBase = (lines: readonly PostingLine[], accountNumber: (accountId: string) => string) =>
+  totalsBy(lines, (l) => (l.vatCode && !VAT_ACCOUNT_NUMBERS.has(accountNumber(l.accountId)) ? l.vatCode : undefined));

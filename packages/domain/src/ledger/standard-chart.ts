@@ -1,6 +1,6 @@
 // The Danish standard chart of accounts (standardkontoplanen, Erhvervsstyrelsen), as published in
-// Odoo's l10n_dk data (LGPL-3, prisma/seed/dk-chart), turned into the rows every new company gets,
-// plus the VAT codes a small Danish company needs.
+// Odoo's l10n_dk data (LGPL-3, prisma/seed/dk-chart), turned into the rows every new company gets
+// (the VAT codes are vat/codes.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -144,39 +144,3 @@ export function typeForNumber(accountNumber: string): AccountType | undefined {
   for (const a of accounts) if (a.group_code === group.code) counts.set(a.type, (counts.get(a.type) ?? 0) + 1);
   return [...counts].sort((x, y) => y[1] - x[1])[0]?.[0];
 }
-
-export interface VatCodeSeed {
-  code: string;
-  name: string;
-  kind: string;
-  rate: string;
-  account_number: string;
-  offset_account_number: string;
-}
-
-/** The VAT codes of a small Danish company; `code` is also the SAF-T TaxCode (at most 9 characters). */
-export const VAT_CODES: readonly VatCodeSeed[] = [
-  { code: 'S25', name: 'Salgsmoms 25%', kind: 'output', rate: '25', account_number: '7680', offset_account_number: '' },
-  { code: 'K25', name: 'Købsmoms 25%', kind: 'input', rate: '25', account_number: '7740', offset_account_number: '' },
-  { code: 'S0', name: 'Momsfrit salg', kind: 'exempt_sale', rate: '0', account_number: '', offset_account_number: '' },
-  { code: 'K0', name: 'Momsfrit køb', kind: 'exempt_purchase', rate: '0', account_number: '', offset_account_number: '' },
-  { code: 'SEUV', name: 'Salg af varer til EU (rubrik B)', kind: 'eu_sale_goods', rate: '0', account_number: '', offset_account_number: '' },
-  { code: 'SEUY', name: 'Salg af ydelser til EU (rubrik B)', kind: 'eu_sale_services', rate: '0', account_number: '', offset_account_number: '' },
-  // Reverse charge: the buyer owes the VAT (credit) and deducts it at once (debit): net zero.
-  {
-    code: 'EUV',
-    name: 'Køb af varer i EU, omvendt betalingspligt',
-    kind: 'reverse_charge_goods',
-    rate: '25',
-    account_number: '7700',
-    offset_account_number: '7740',
-  },
-  {
-    code: 'EUY',
-    name: 'Køb af ydelser i EU, omvendt betalingspligt',
-    kind: 'reverse_charge_services',
-    rate: '25',
-    account_number: '7720',
-    offset_account_number: '7740',
-  },
-];

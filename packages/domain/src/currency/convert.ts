@@ -1,0 +1,59 @@
+// A document in a foreign currency posts in DKK: the ledger, the balances, the reports and the VAT
+// return are in DKK; every journal line of the document also records its currency, its amount in that
+// currency and the rate (bogføringsloven § 15). One rule for invoices, expenses and their payments.
+import type { Db } from '@tlr/db';
+import type { CompanyScope } from '../context.ts';
+import { invalidRequest } from '../errors.ts';
+import { Decimal } from '../money.ts';
+import type { PostingLine } from '../ledger/rules.ts';
+import { rateOn } from './exchange-rates.ts';
+import { toDkk } from './rules.ts';
+
+export interface DocumentCurrency {
+  currency: string;
+  /** DKK per unit of the currency. */
+  rate: Decimal;
+}
+
+export const isDkk = (fx: DocumentCurrency) => fx.currency === 'DKK';
+
+/**
+ * The posting of a document made in its own currency, in DKK. Every line but `balancing` becomes its
+ * amount × rate, rounded half up to øre; the balancing line (receivables, payables) takes what makes the
+ * posting balance, so it may differ by øre from round(total × rate) and the DKK posting always balances.
+ * A DKK document is returned as it is.
+ */
+export function postingInDkk(lines: readonly PostingLine[], fx: DocumentCurrency, balancing: number): PostingLine[] {
+  if (isDkk(fx)) return [...lines];
+  const zero = new Decimal(0);
+  const foreign = (l: PostingLine) => ({ currency: fx.currency, amount: l.debit.isZero() ? l.credit : l.debit, rate: fx.rate });
+  const converted = lines.map((l) => ({ ...l, debit: toDkk(l.debit, fx.rate), credit: toDkk(l.credit, fx.rate), foreign: foreign(l) }));
+  const others = converted.filter((_, i) => i !== balancing);
+  const net = others.reduce((sum, l) => sum.plus(l.debit).minus(l.credit), zero);
+  const b = converted[balancing]!;
+  converted[balancing] = { ...b, debit: net.isNegative() ? net.negated() : zero, credit: net.isNegative() ? zero : net };
+  return converted;
+}
+
+/**
+ * The currency and rate a document posts at: DKK at 1; a foreign currency at the rate the document
+ * names, else at the company's rate for `date` (exchange-rates.ts). A rate on a DKK document is refused.
+ */
+export async function documentCurrency(
+  db: Db,
+  scope: CompanyScope,
+  currency: string,
+  given: Decimal | null | undefined,
+  date: string,
+): Promise<DocumentCurrency> {
+  const rate = givenRate(currency, given);
+  if (currency === 'DKK') return { currency, rate: new Decimal(1) };
+  return { currency, rate: rate ?? (await rateOn(db, scope, currency, date)).rate };
+}
+
+/** The rate a document names for its currency (null: none, or DKK, whose rate is 1); another rate on a DKK document is refused. */
+export function givenRate(currency: string, rate: Decimal | null | undefined): Decimal | null {
+  if (currency !== 'DKK') return rate ?? null;
+  if (rate && !rate.equals(1)) throw invalidRequest('A DKK document has no exchange rate (it is 1).', 'exchange_rate');
+  return null;
+}

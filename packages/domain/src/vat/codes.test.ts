@@ -1,0 +1,92 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Decimal } from '../money.ts';
+import { parseCsv } from '../ledger/standard-chart.ts';
+import { BOX_OF_KIND, isReverseCharge, isSalesKind, VAT_CODES, vatLines, type VatTreatment } from './codes.ts';
+
+// The standard Danish set: one row per tax, followed by its repartition lines (base and tax, invoice and refund).
+function standardSet() {
+  const rows = parseCsv(readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'prisma', 'seed', 'dk-chart', 'account.tax-dk.csv'), 'utf8'));
+  const out = new Map<string, { rate: string; use: string; base: string[]; tax: { account: string; factor: string }[] }>();
+  let current: { rate: string; use: string; base: string[]; tax: { account: string; factor: string }[] } | undefined;
+  for (const r of rows) {
+    if (r.id) out.set(r.name!, (current = { rate: r.amount!, use: r.type_tax_use!, base: [], tax: [] }));
+    if (r['repartition_line_ids/document_type'] !== 'invoice' || !current) continue;
+    const tags = r['repartition_line_ids/tag_ids']!;
+    if (r['repartition_line_ids/repartition_type'] === 'base') current.base.push(...tags.split(',').filter(Boolean));
+    else if (r['repartition_line_ids/account_id']) current.tax.push({ account: r['repartition_line_ids/account_id']!.replace('dk_coa_', ''), factor: r['repartition_line_ids/factor_percent'] || '100' });
+  }
+  return out;
+}
+
+// The standard set's base tags and the return's fields they name.
+const TAG_FIELDS: Record<string, string> = {
+  '+R-A-V': 'box_a_goods',
+  '+R-A-Y': 'box_a_services',
+  '+R-B-MR': 'box_b_goods_reported',
+  '+R-B-UR': 'box_b_goods_not_reported',
+  '+R-C-MR': 'box_b_services',
+  '+R-C-UR': 'box_c',
+};
+
+describe('the seeded VAT codes', () => {
+  const set = standardSet();
+  it.each(VAT_CODES.map((c) => [c.code, c] as const))('%s agrees with its row of the standard set', (_, c) => {
+    const std = set.get(c.standard_code);
+    expect(std, c.standard_code).toBeDefined();
+    expect(std!.use).toBe(isSalesKind(c.kind) ? 'sale' : 'purchase');
+    expect(new Decimal(std!.rate).equals(c.rate)).toBe(true);
+    // The base tag names the box; the standard set leaves exports untagged, which we report in rubrik C.
+    const tagged = std!.base.map((t) => TAG_FIELDS[t]).filter(Boolean);
+    if (tagged.length) expect(BOX_OF_KIND[c.kind]).toBe(tagged[0]);
+    // The tax lines post to the code's accounts, the deductible one with the code's share.
+    const accounts = std!.tax.map((t) => t.account).sort();
+    expect(accounts).toEqual([c.account_number, c.offset_account_number].filter(Boolean).sort());
+    const deducted = std!.tax.find((t) => t.account === '7740');
+    if (deducted && c.code !== 'KDELVIS') expect(new Decimal(deducted.factor).equals(c.deductible_percent)).toBe(true);
+    expect(c.code.length).toBeLessThanOrEqual(9);
+  });
+});
+
+describe('vatLines', () => {
+  const t = (kind: VatTreatment['kind'], deductible = '100'): VatTreatment => ({
+    code: 'X',
+    kind,
+    rate: new Decimal(25),
+    accountId: 'vat',
+    offsetAccountId: 'offset',
+    deductiblePercent: new Decimal(deductible),
+  });
+  const sides = (r: ReturnType<typeof vatLines>) => r.lines.map((l) => [l.accountId, l.debit.toFixed(2), l.credit.toFixed(2)]);
+
+  it('a sale credits the output VAT account; a negative (credit) VAT debits it', () => {
+    expect(sides(vatLines(t('output'), new Decimal('250.00'), ''))).toEqual([['vat', '0.00', '250.00']]);
+    expect(sides(vatLines(t('output'), new Decimal('-250.00'), ''))).toEqual([['vat', '250.00', '0.00']]);
+  });
+
+  it('a purchase deducts its share: repræsentation 25 % of 62.50 is 15.63, and 46.87 is a cost', () => {
+    const r = vatLines(t('input', '25'), new Decimal('62.50'), '');
+    expect(sides(r)).toEqual([['vat', '15.63', '0.00']]);
+    expect(r.nonDeductible.toFixed(2)).toBe('46.87');
+  });
+
+  it('a reverse charge owes the VAT and deducts it: net zero when fully deductible', () => {
+    expect(isReverseCharge('eu_purchase_goods')).toBe(true);
+    const r = vatLines(t('eu_purchase_goods'), new Decimal('500.00'), '');
+    expect(sides(r)).toEqual([
+      ['vat', '0.00', '500.00'],
+      ['offset', '500.00', '0.00'],
+    ]);
+    expect(r.nonDeductible.isZero()).toBe(true);
+  });
+
+  it('a stated share overrides the code: 40 % of 100.00 deducted, 60.00 a cost', () => {
+    const r = vatLines(t('domestic_reverse_charge_purchase'), new Decimal('100.00'), '', new Decimal(40));
+    expect(sides(r)).toEqual([
+      ['vat', '0.00', '100.00'],
+      ['offset', '40.00', '0.00'],
+    ]);
+    expect(r.nonDeductible.toFixed(2)).toBe('60.00');
+  });
+});
