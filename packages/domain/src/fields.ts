@@ -6,6 +6,7 @@ import { checkDate } from './calendar.ts';
 import { ACCOUNT_NUMBER } from './ledger/rules.ts';
 import { BANK_ACCOUNT_NUMBER, BANK_REG_NUMBER, checkIban, normalizeIban } from './identifiers/bank.ts';
 import { checkCvr, normalizeCvr } from './identifiers/cvr.ts';
+import { checkVatNumber, normalizeVatNumber } from './identifiers/vat-number.ts';
 import { isJsonAmount, parseAmount, type Decimal } from './money.ts';
 
 // Messages a client can act on, for every schema of the API: a missing field "is required", a wrong
@@ -148,6 +149,19 @@ export const iban = () =>
     })
     .transform(normalizeIban)
     .meta({ description: 'Stored without spaces; checked by its mod-97 check digits', example: 'DK5000400440116243' });
+/** An EU VAT number (identifiers/vat-number.ts), checked for its country's format and stored normalised; "" or null for none. */
+export const vatNumber = () =>
+  text(40)
+    .superRefine((v, ctx) => {
+      const why = v === '' ? undefined : checkVatNumber(v);
+      if (why) ctx.addIssue({ code: 'custom', message: why });
+    })
+    .transform(normalizeVatNumber)
+    .meta({
+      description:
+        "Momsregistreringsnummer (EU VAT number), e.g. DE123456789: the country's prefix (EL for Greece, XI for Northern Ireland) and the number in that country's format (a Danish one passes the CVR modulus 11 check). Spaces, dots and hyphens are removed and letters upper-cased. Its format is checked, not its registration in VIES",
+      example: 'DE123456789',
+    });
 export const country = () =>
   z
     .string()

@@ -35,6 +35,7 @@ export * from './saft/export-saft.ts';
 export * from './companies/sandbox.ts';
 export * from './identifiers/bank.ts';
 export * from './identifiers/cvr.ts';
+export * from './identifiers/vat-number.ts';
 export * from './invoices/rules.ts';
 export * from './invoices/schema.ts';
 export * from './invoices/views.ts';
