@@ -31,6 +31,7 @@ import { routeGuard, routeGuardAnonymous } from './http/route-guard.ts';
 import { rawRoutes } from './http/raw-routes.ts';
 import { inOrder } from './http/in-order.ts';
 import { invoicePdf } from './http/invoice-pdf.ts';
+import { vatReturnExport } from './http/vat-return-export.ts';
 import { oauthEndpoints } from './http/oauth.ts';
 import { ADMIN_BASE, adminPages } from '@tlr/admin';
 import { ownerPages } from './pages/index.ts';
@@ -113,6 +114,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
         'invoices.pdf': invoicePdf(),
         'vouchers.upload': voucherUpload(),
         'vouchers.content': voucherDownload(logger, store),
+        'vat.export': vatReturnExport(),
       },
       { db, logger, store, webhooks, jobs },
     ),

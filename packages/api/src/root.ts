@@ -16,6 +16,7 @@ import { reportsRouter } from './routers/reports.ts';
 import { sandboxRouter } from './routers/sandbox.ts';
 import { suppliersRouter } from './routers/suppliers.ts';
 import { transactionsRouter } from './routers/transactions.ts';
+import { vatRouter } from './routers/vat.ts';
 import { createCallerFactory, router } from './trpc.ts';
 
 export const appRouter = router({
@@ -30,6 +31,7 @@ export const appRouter = router({
   accounts: accountsRouter,
   transactions: transactionsRouter,
   reports: reportsRouter,
+  vat: vatRouter,
   exports: exportsRouter,
   sandbox: sandboxRouter,
   internal: internalRouter,

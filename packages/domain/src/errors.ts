@@ -13,6 +13,8 @@ export const problemExtensions = z.object({
   allowed_statuses: z.array(z.string()).optional().meta({ description: 'invalid_transition: the statuses the document may move to from current_status' }),
   balance_due: z.number().optional().meta({ description: 'overpayment: what is still to be paid on the invoice, DKK' }),
   paid_amount: z.number().optional().meta({ description: 'invoice_has_payments: the payments registered on the invoice, DKK' }),
+  version: z.number().optional().meta({ description: 'vat_return_settled: the filed version of the VAT return' }),
+  earlier_period: z.string().optional().meta({ description: 'vat_period_open_before: the earliest earlier VAT period that is to be settled first' }),
 });
 export type ProblemExtensions = z.input<typeof problemExtensions>;
 

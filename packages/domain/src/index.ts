@@ -60,3 +60,8 @@ export * from './oauth/flow.ts';
 export * from './companies/sandbox-reset.ts';
 export * from './staff/staff.ts';
 export * from './staff/support.ts';
+export * from './vat/codes.ts';
+export * from './vat/periods.ts';
+export * from './vat/treatments.ts';
+export * from './vat/returns.ts';
+export * from './vat/export.ts';

@@ -23,7 +23,8 @@ ALTER TABLE "invoice_payments" ADD COLUMN     "exchange_rate" DECIMAL(18,6) NOT 
 
 -- AlterTable
 ALTER TABLE "vat_codes" ADD COLUMN     "deductible_percent" DECIMAL(5,2) NOT NULL DEFAULT 100,
-ADD COLUMN     "standard_code" TEXT NOT NULL DEFAULT '';
+ADD COLUMN     "standard_code" TEXT NOT NULL DEFAULT '',
+ADD COLUMN     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP;
 
 -- DropTable
 DROP TABLE "rate_limit_windows";
@@ -50,7 +51,7 @@ CREATE TABLE "vat_returns" (
     "deadline" DATE NOT NULL,
     "fields" JSONB NOT NULL,
     "exact" JSONB NOT NULL,
-    "transaction_id" UUID NOT NULL,
+    "transaction_id" UUID,
     "settled_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "vat_returns_pkey" PRIMARY KEY ("id")

@@ -29,6 +29,8 @@ export const EVENT_TYPES = [
   'transaction.created',
   'voucher.created',
   'voucher.deleted',
+  // Additive (Order 13): beyond the contract's 23.
+  'vat_return.settled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -224,7 +224,7 @@ export async function updateInvoice(db: Db, scope: CompanyScope, id: string, inp
   const customer = input.customer_id === undefined ? {} : (await customerOf(db, scope, input.customer_id)).fields;
   const currency =
     input.currency === undefined && input.exchange_rate === undefined
-      ? {}
+      ? undefined
       : checkCurrency(input.currency ?? row.currency, input.exchange_rate === undefined ? row.exchange_rate && dec(row.exchange_rate) : input.exchange_rate);
   const resolved = input.lines ? await resolveLines(db, scope, input.lines) : undefined;
   if (resolved) {
@@ -235,7 +235,7 @@ export async function updateInvoice(db: Db, scope: CompanyScope, id: string, inp
     where: { id },
     data: {
       ...customer,
-      ...('currency' in currency ? { currency: currency.currency, exchange_rate: currency.rate?.toFixed(6) ?? null } : {}),
+      ...(currency ? { currency: currency.currency, exchange_rate: currency.rate?.toFixed(6) ?? null } : {}),
       issue_date: toDate(issue),
       due_date: toDate(due),
       ...(input.notes === undefined ? {} : { notes: input.notes }),
@@ -273,9 +273,11 @@ async function accountsByNumber(db: Db, scope: CompanyScope, numbers: string[]) 
  * An EU B2B sale is VAT-free only to a buyer registered for VAT in another member state (momsloven
  * § 34, stk. 1, nr. 1; § 16 for services): the invoice must carry the buyer's VAT number.
  */
-function assertEuBuyer(customer: Customer, code: string): void {
+function assertEuBuyer(customer: Customer, code: string, goods: boolean): void {
   const country = customer.vat_number ? vatNumberCountry(customer.vat_number) : '';
-  if (!country || country === 'DK' || !isEuCountry(country)) {
+  // Northern Ireland (XI) counts as the EU for goods only (the Windsor Framework).
+  const euGoodsInNorthernIreland = goods && customer.vat_number.startsWith('XI');
+  if (!euGoodsInNorthernIreland && (!country || country === 'DK' || !isEuCountry(country))) {
     throw new DomainError(
       'vat_number_required',
       `VAT code ${code} is an EU B2B sale: customer ${customer.name} needs the vat_number of another EU member state${customer.vat_number ? `, not ${customer.vat_number}` : ''}.`,
@@ -300,18 +302,16 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
   );
   const revenueNumber = (productId: string | null) => (productId && products.get(productId)?.revenue_account) || INVOICE_ACCOUNTS.sales;
   const numbers = [INVOICE_ACCOUNTS.receivable, ...row.lines.map((l) => revenueNumber(l.product_id))];
-  const [account, codes] = await Promise.all([
-    accountsByNumber(db, scope, numbers),
-    vatCodesOf(
-      db,
-      scope,
-      row.lines.map((l) => l.vat_code),
-    ),
-  ]);
+  const account = await accountsByNumber(db, scope, numbers);
+  const codes = await vatCodesOf(
+    db,
+    scope,
+    row.lines.map((l) => l.vat_code),
+  );
   row.lines.forEach((l) => {
     const field = `lines[${l.line_number - 1}].vat_code`;
     const code = postableCode(codeFor(codes, l.vat_code, 'sale', field), field);
-    if (needsEuBuyer(code.kind)) assertEuBuyer(customer, code.code);
+    if (needsEuBuyer(code.kind)) assertEuBuyer(customer, code.code, code.kind !== 'eu_sale_services');
   });
   const lines = row.lines.map((l) => ({
     accountId: account(revenueNumber(l.product_id), `lines[${l.line_number - 1}].product_id`).id,

@@ -16,6 +16,8 @@ import { printIban } from '../identifiers/bank.ts';
 import { notFound } from '../errors.ts';
 import { Decimal, roundOere } from '../money.ts';
 import { invoiceTotals } from './rules.ts';
+import { invoiceVatLabel } from '../vat/codes.ts';
+import { toDkk } from '../currency/rules.ts';
 import { fullInvoiceInclude } from './views.ts';
 
 export type InvoiceDocumentKind = 'invoice' | 'credit_note';
@@ -47,6 +49,10 @@ export interface InvoiceDocument {
   buyer: Party;
   lines: { description: string; quantity: string; unit_price: string; vat_rate: string; amount: string }[];
   vat: { label: string; base: string; amount: string }[];
+  /** The invoice's currency (ISO 4217); amounts are in it. */
+  currency: string;
+  /** A foreign-currency invoice: the rate and its VAT in DKK, which momsloven § 52 a requires stated; null for DKK (or a draft without a rate). */
+  dkk: { rate: string; vat_amount: string } | null;
   subtotal: string;
   vat_amount: string;
   total: string;
@@ -113,6 +119,11 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
       amount: roundOere(new Decimal(l.amount.toString())).toFixed(2),
     })),
     vat: totals.byRate.map((g) => ({ label: invoiceVatLabel(g.code, g.rate), base: g.net.toFixed(2), amount: g.vat.toFixed(2) })),
+    currency: row.currency,
+    dkk:
+      row.currency !== 'DKK' && row.exchange_rate
+        ? { rate: new Decimal(row.exchange_rate.toString()).toString(), vat_amount: toDkk(new Decimal(row.vat_amount.toString()), new Decimal(row.exchange_rate.toString())).toFixed(2) }
+        : null,
     subtotal: row.subtotal.toFixed(2),
     vat_amount: row.vat_amount.toFixed(2),
     total: row.total.toFixed(2),
@@ -151,7 +162,7 @@ const HEADINGS: [string, keyof typeof COLS][] = [
   ['Antal', 'quantity'],
   ['Enhedspris ekskl. moms', 'price'],
   ['Moms %', 'rate'],
-  ['Beløb DKK', 'amount'],
+  ['Beløb', 'amount'],
 ];
 
 export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
@@ -236,7 +247,7 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
     let bottom = y;
     for (const [label, col] of HEADINGS) {
       const [x, width] = COLS[col];
-      doc.text(label, x, y, { width, align: col === 'description' ? 'left' : 'right' });
+      doc.text(col === 'amount' ? `${label} ${d.currency}` : label, x, y, { width, align: col === 'description' ? 'left' : 'right' });
       bottom = Math.max(bottom, doc.y); // the rule goes under the tallest heading
     }
     y = bottom + 3;
@@ -276,11 +287,13 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
       false,
     ]),
     [`Moms i alt`, kroner(d.vat_amount, credit), false],
-    [credit ? 'Krediteret i alt DKK' : 'Total DKK inkl. moms', kroner(d.total, credit), true],
+    [credit ? `Krediteret i alt ${d.currency}` : `Total ${d.currency} inkl. moms`, kroner(d.total, credit), true],
   ];
+  // Momsloven § 52 a: VAT on an invoice in another currency is also stated in kroner.
+  if (d.dkk) totals.push([`Moms i DKK (kurs ${decimalComma(d.dkk.rate)})`, kroner(d.dkk.vat_amount, credit), false]);
   const paid = new Decimal(d.paid_amount);
   if (!credit && !d.draft && paid.greaterThan(0)) {
-    totals.push(['Betalt', kroner(d.paid_amount, true), false], ['Restbeløb DKK', kroner(new Decimal(d.total).minus(paid).toFixed(2)), true]);
+    totals.push(['Betalt', kroner(d.paid_amount, true), false], [`Restbeløb ${d.currency}`, kroner(new Decimal(d.total).minus(paid).toFixed(2)), true]);
   }
   if (room(totals.length * 14 + 10)) y = M;
   y += 6;

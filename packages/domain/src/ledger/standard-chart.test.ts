@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { groupFor, parseCsv, seedAccounts, standardChart, typeForNumber, VAT_CODES } from './standard-chart.ts';
+import { groupFor, parseCsv, seedAccounts, standardChart, typeForNumber } from './standard-chart.ts';
+import { VAT_CODES } from '../vat/codes.ts';
 
 describe('the Danish standard chart of accounts', () => {
   const { accounts, groups } = standardChart();

@@ -3,7 +3,7 @@
 // document number order, each cross-referenced to its general ledger posting (TransactionID = the
 // document number, SystemID). Read in keyset batches inside the export's snapshot, like the journal.
 import type { PoolClient } from '@tlr/db';
-import { salesVatCode, invoiceTotals } from '../invoices/rules.ts';
+import { invoiceTotals } from '../invoices/rules.ts';
 import { Decimal } from '../money.ts';
 import { addressXml, xml, type XmlObject } from './master-files.ts';
 import { accountingPeriod, compactId, fit, SAFT_TEXT, type SaftPeriod } from './rules.ts';
@@ -42,7 +42,7 @@ LIMIT $5`;
 
 const LINES_SQL = `
 SELECT l.invoice_id, l.line_number, a.account_number, l.description, l.quantity::text AS quantity, l.unit_price::text AS unit_price,
-       l.vat_rate::text AS vat_rate, l.amount::text AS amount, p.product_number, p.unit
+       l.vat_rate::text AS vat_rate, l.vat_code, l.amount::text AS amount, p.product_number, p.unit
 FROM invoice_lines l
 LEFT JOIN accounts a ON a.id = l.account_id
 LEFT JOIN products p ON p.id = l.product_id
@@ -77,6 +77,7 @@ interface LineRow {
   quantity: string;
   unit_price: string;
   vat_rate: string;
+  vat_code: string;
   amount: string;
   product_number: string | null;
   unit: string | null;
@@ -96,7 +97,7 @@ const amount = (value: string, currency: string): XmlObject => ({ Amount: value,
 function salesInvoiceXml(d: DocumentRow, lines: readonly LineRow[], fiscalYearStartMonth: number, currency: string): XmlObject {
   const { period, year } = accountingPeriod(d.date, fiscalYearStartMonth);
   const groups = invoiceTotals(
-    lines.map((l) => ({ quantity: new Decimal(l.quantity), unitPrice: new Decimal(l.unit_price), vatRate: new Decimal(l.vat_rate) })),
+    lines.map((l) => ({ quantity: new Decimal(l.quantity), unitPrice: new Decimal(l.unit_price), vatRate: new Decimal(l.vat_rate), vatCode: l.vat_code })),
   ).byRate;
   return {
     InvoiceNo: String(d.document_number),
@@ -130,7 +131,7 @@ function salesInvoiceXml(d: DocumentRow, lines: readonly LineRow[], fiscalYearSt
     DocumentTotals: {
       TaxInformationTotals: groups.map((g) => ({
         TaxType: 'VAT',
-        TaxCode: salesVatCode(g.rate),
+        TaxCode: g.code,
         TaxPercentage: g.rate.toFixed(2),
         TaxBase: g.net.toFixed(2),
         TaxAmount: amount(g.vat.toFixed(2), currency),

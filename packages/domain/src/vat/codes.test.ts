@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../money.ts';
 import { parseCsv } from '../ledger/standard-chart.ts';
-import { BOX_OF_KIND, isReverseCharge, isSalesKind, VAT_CODES, vatLines, type VatTreatment } from './codes.ts';
+import { BOX_OF_KIND, isReverseCharge, isSalesKind, returnFigures, VAT_CODES, vatLines, type VatTreatment } from './codes.ts';
 
 // The standard Danish set: one row per tax, followed by its repartition lines (base and tax, invoice and refund).
 function standardSet() {
@@ -88,5 +88,41 @@ describe('vatLines', () => {
       ['offset', '40.00', '0.00'],
     ]);
     expect(r.nonDeductible.toFixed(2)).toBe('60.00');
+  });
+});
+
+describe('returnFigures', () => {
+  const s = (debit: string, credit: string) => ({ debit: new Decimal(debit), credit: new Decimal(credit) });
+  it('reads owed fields as credit balances, deducted ones as debit balances, boxes by side, and nets the rounded fields', () => {
+    const r = returnFigures(
+      new Map([
+        ['7680', s('250.00', '10250.49')], // salgsmoms 10000.49 -> 10000
+        ['7700', s('0', '500.50')], // 500.50 -> 501
+        ['7740', s('3000.50', '0')], // købsmoms 3000.50 -> 3001
+        ['7780', s('100.00', '0')], // elafgift 100
+      ]),
+      new Map([
+        ['eu_sale_goods', s('1000.00', '41000.00')], // rubrik B varer: 40000 (a credit note of 1000 reduces it)
+        ['eu_purchase_goods', s('2002.00', '0')], // rubrik A varer
+        ['export', s('0', '7000.40')],
+        ['output', s('0', '40001.96')], // domestic sales: in no box
+      ]),
+    );
+    const k = Object.fromEntries(Object.entries(r.kroner).map(([f, v]) => [f, v.toNumber()]));
+    expect(k).toMatchObject({
+      output_vat: 10000,
+      vat_on_goods_purchased_abroad: 501,
+      vat_on_services_purchased_abroad: 0,
+      input_vat: 3001,
+      electricity_duty: 100,
+      box_a_goods: 2002,
+      box_b_goods_reported: 40000,
+      box_c: 7000,
+      box_b_services: 0,
+      // 10000 + 501 + 0 - 3001 - 100
+      net_vat: 7400,
+    });
+    // Exact: 10000.49 + 500.50 - 3000.50 - 100.00
+    expect(r.exact.net_vat.toFixed(2)).toBe('7400.49');
   });
 });

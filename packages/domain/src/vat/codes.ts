@@ -97,7 +97,7 @@ export interface VatCodeSeed {
   offset_account_number: string;
   /** Percent of the VAT that is deductible (purchases); 100 for sales. */
   deductible_percent: string;
-  /** The code of the standard Danish set (prisma/seed/dk-chart/account.tax-dk.csv) this one is; SAF-T's StandardTaxCode. */
+  /** The tax of the standard Danish set (prisma/seed/dk-chart/account.tax-dk.csv) this code is, by its name (S-DK-25). */
   standard_code: string;
 }
 
@@ -209,4 +209,44 @@ export function invoiceVatLabel(code: string, rate: Decimal): string {
     default:
       return rate.isZero() ? 'Momsfrit (0 %)' : `Moms ${percent} %`;
   }
+}
+
+export interface Sides {
+  debit: Decimal;
+  credit: Decimal;
+}
+
+export interface ReturnFigures {
+  /** Every field in DKK with øre: what the ledger holds. */
+  exact: Record<VatReturnField, Decimal>;
+  /** Every field in whole kroner, as the return is filed: each rounded half up, net_vat from the rounded fields. */
+  kroner: Record<VatReturnField, Decimal>;
+}
+
+/**
+ * The VAT return from the period's movements: each VAT or duty field is its account's balance in the
+ * period (owed fields the credit balance, deducted ones the debit balance); each box is the base of its
+ * codes (sales: credit less debit; purchases: debit less credit, so a credit note reduces it);
+ * afgiftstilsvar = salgsmoms + moms af varekøb og ydelseskøb i udlandet − købsmoms − the duties.
+ */
+export function returnFigures(accounts: ReadonlyMap<string, Sides>, bases: ReadonlyMap<VatKind, Sides>): ReturnFigures {
+  const zero = new Decimal(0);
+  const exact = {} as Record<VatReturnField, Decimal>;
+  const kroner = {} as Record<VatReturnField, Decimal>;
+  let net = zero;
+  for (const f of ACCOUNT_FIELDS) {
+    const s = accounts.get(f.account_number) ?? { debit: zero, credit: zero };
+    exact[f.field] = f.sign === 1 ? s.credit.minus(s.debit) : s.debit.minus(s.credit);
+    kroner[f.field] = exact[f.field].toDecimalPlaces(0, Decimal.ROUND_HALF_UP);
+    net = net.plus(kroner[f.field].times(f.sign));
+  }
+  for (const box of BOX_FIELDS) exact[box] = zero;
+  for (const [kind, s] of bases) {
+    const box = BOX_OF_KIND[kind];
+    if (box) exact[box] = exact[box].plus(isSalesKind(kind) ? s.credit.minus(s.debit) : s.debit.minus(s.credit));
+  }
+  for (const box of BOX_FIELDS) kroner[box] = exact[box].toDecimalPlaces(0, Decimal.ROUND_HALF_UP);
+  exact.net_vat = ACCOUNT_FIELDS.reduce((sum, f) => sum.plus(exact[f.field].times(f.sign)), zero);
+  kroner.net_vat = net;
+  return { exact, kroner };
 }

@@ -4,8 +4,9 @@
 import type { Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
-import { Decimal } from '../money.ts';
-import { isSalesKind, type VatKind, type VatTreatment } from './codes.ts';
+import { Decimal, rateToJson } from '../money.ts';
+import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
+import { BOX_OF_KIND, isSalesKind, type VatKind, type VatTreatment } from './codes.ts';
 
 export interface CompanyVatCode extends VatTreatment {
   name: string;
@@ -97,4 +98,43 @@ export function postableCode(code: CompanyVatCode, field?: string): CompanyVatCo
     throw new DomainError('account_inactive', `VAT code ${code.code} posts to account ${code.unusable.join(' and ')}, which is missing or deactivated.`, field);
   }
   return code;
+}
+
+export const VAT_CODE_LIST = {
+  sort: { code: 'code', name: 'name', created_at: 'created_at' },
+  defaultSort: 'code',
+  search: ['code', 'name', 'standard_code'],
+  dateColumn: 'created_at',
+  dateDescription: 'creation date',
+} satisfies ListSpec;
+
+export interface VatCodeView {
+  code: string;
+  name: string;
+  kind: VatKind;
+  side: 'sale' | 'purchase';
+  rate: number;
+  deductible_percent: number;
+  account_number: string;
+  offset_account_number: string;
+  standard_code: string;
+  return_box: string | null;
+  active: boolean;
+}
+
+/** GET /vat-codes: the company's VAT codes (momskoder), what each does and where the return reports it. */
+export function listVatCodes(db: Db, scope: CompanyScope, params: ListParams): Promise<Page<VatCodeView>> {
+  return listPage(db.vatCode, { company_id: scope.companyId }, params, VAT_CODE_LIST, (v) => ({
+    code: v.code,
+    name: v.name,
+    kind: v.kind as VatKind,
+    side: isSalesKind(v.kind as VatKind) ? 'sale' : 'purchase',
+    rate: rateToJson(v.rate),
+    deductible_percent: rateToJson(v.deductible_percent),
+    account_number: v.account_number,
+    offset_account_number: v.offset_account_number,
+    standard_code: v.standard_code,
+    return_box: BOX_OF_KIND[v.kind as VatKind] ?? null,
+    active: v.active,
+  }));
 }
