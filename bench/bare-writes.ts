@@ -239,6 +239,15 @@ export function bareInvoice(pool: BarePool, inv: Invoicing, monthly: boolean): P
       ],
     );
     await client.query(balancesSql(monthly), balanceParams(c, inv.issue, posting));
+    // The VAT return's bases (the revenue lines, per code), kept by the posting in schemas with monthly balances.
+    if (monthly) {
+      await client.query(
+        `INSERT INTO vat_monthly_bases AS v (company_id, month, vat_code, debit, credit)
+         SELECT $1::uuid, date_trunc('month', $2::date)::date, b.code, 0, b.credit FROM unnest($3::text[], $4::numeric[]) AS b(code, credit)
+         ON CONFLICT (company_id, month, vat_code) DO UPDATE SET debit = v.debit + EXCLUDED.debit, credit = v.credit + EXCLUDED.credit`,
+        [c, inv.issue, ['S25', 'S0'], ['59.88', '15.15']],
+      );
+    }
     const number = String(seq.d);
     const invoiceData = (status: string) =>
       JSON.stringify({

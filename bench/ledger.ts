@@ -13,7 +13,9 @@
 //      number_sequences row, insert transaction + lines, upsert daily balances, insert the outbox row) with
 //      pg at the same concurrency for the same time; every request uses a new Idempotency-Key and the
 //      next of many API keys, none more than 90 times, so the rate limit (100/60 s per key) never refuses
-//   d. if GET /reports/profit-loss and /reports/balance answer (not 404): 50 sequential calls each
+//   d. if GET /reports/profit-loss, /reports/balance and /vat-returns (the first quarter of the year; the
+//      bulk lines carry VAT codes, their bases kept as the posting keeps them) answer (not 404): the
+//      sequential calls each, and the VAT return's one statement on bare pg as its baseline
 //   e. if GET /exports/saft answers: the full-year export read to the end (discarded), its time, journal
 //      lines per second and the service process's RSS (sampled every 50 ms)
 //
@@ -32,7 +34,7 @@ import http from 'node:http';
 import { resolve } from 'node:path';
 import { loadConfig } from '@tlr/config';
 import type { Database } from '@tlr/db';
-import { JOURNAL_SQL, profitAndLossSql, today as businessDay } from '@tlr/domain';
+import { JOURNAL_SQL, periodContaining, profitAndLossSql, today as businessDay, VAT_ACCOUNT_NUMBERS, vatReturnSql } from '@tlr/domain';
 import { spawnServer, type RunningServer } from './http.ts';
 import { cleanupStack } from './cleanup.ts';
 import { accountIds, barePosting, POSTING_ACCOUNTS, postingBody, postingLines } from './bare-writes.ts';
@@ -129,7 +131,7 @@ async function bulkLoad(
               ($2::uuid[])[1 + ((t.system_id * (7 + 2 * k) + k * 37) % cardinality($2::uuid[]))],
               CASE k WHEN 1 THEN a WHEN 3 THEN b ELSE 0 END,
               CASE k WHEN 2 THEN a WHEN 4 THEN b ELSE 0 END,
-              '', ''
+              '', CASE WHEN k <= 2 THEN (ARRAY['S25', 'K25', 'EUV', 'SEUV', 'SEXP', '', '', ''])[1 + t.system_id % 8] ELSE '' END
        FROM ledger_transactions t
        CROSS JOIN LATERAL (SELECT ((t.system_id * 7919) % 1000000 + 100) / 100.0 AS a, ((t.system_id * 104729) % 50000 + 100) / 100.0 AS b) amounts
        CROSS JOIN generate_series(1, 4) AS k
@@ -155,6 +157,16 @@ async function bulkLoad(
         [companyId],
       );
       step('monthly balances');
+      // The VAT return's bases: the coded lines off the VAT accounts, per month and code (what the posting keeps).
+      await client.query(
+        `INSERT INTO vat_monthly_bases (company_id, month, vat_code, debit, credit)
+         SELECT l.company_id, date_trunc('month', t.date)::date, l.vat_code, SUM(l.debit), SUM(l.credit)
+         FROM transaction_lines l JOIN ledger_transactions t ON t.id = l.transaction_id JOIN accounts a ON a.id = l.account_id
+         WHERE l.company_id = $1 AND l.vat_code <> '' AND NOT (a.account_number = ANY($2::text[]))
+         GROUP BY 1, 2, 3`,
+        [companyId, [...VAT_ACCOUNT_NUMBERS]],
+      );
+      step('VAT bases');
     }
     await client.query(`UPDATE number_sequences SET last_document_number = $2, last_system_id = $2 WHERE company_id = $1`, [companyId, TRANSACTIONS]);
     await client.query('COMMIT');
@@ -168,7 +180,9 @@ async function bulkLoad(
   const loadSeconds = seconds(t0);
   // Every table the load wrote, as autovacuum would after such a change: without the monthly balances'
   // statistics the planner took a company's 3,660 rows for 1 and chose a nested loop for the reports.
-  await db.pool.query(`ANALYZE ledger_transactions, transaction_lines, account_daily_balances, accounts${monthly ? ', account_monthly_balances' : ''}`);
+  await db.pool.query(
+    `ANALYZE ledger_transactions, transaction_lines, account_daily_balances, accounts${monthly ? ', account_monthly_balances, vat_monthly_bases' : ''}`,
+  );
   // Sanity: what was loaded is balanced and the balances match the lines.
   const check = (
     await db.pool.query(
@@ -445,7 +459,8 @@ async function main() {
     const from = load.from;
     const to = load.to;
     const probe = async (path: string) => (await request(`${svc.url}/api/v1${path}`, { headers: { 'X-API-Key': keys.next() } })).status;
-    const reportPaths = [`/reports/profit-loss?from=${from}&to=${to}`, `/reports/balance?as_of=${to}`];
+    const quarter = periodContaining(from, 'quarterly');
+    const reportPaths = [`/reports/profit-loss?from=${from}&to=${to}`, `/reports/balance?as_of=${to}`, `/vat-returns?period=${quarter.period}`];
     const reportStatus = await Promise.all(reportPaths.map(probe));
     if (reportStatus.some((s) => s === 404)) {
       print(`d. reports: skipped (GET ${reportPaths.map((p, i) => `${p.split('?')[0]} -> ${reportStatus[i]}`).join(', ')})`);
@@ -460,6 +475,16 @@ async function main() {
           `| GET ${path} | ${ms(percentile(r.sorted, 50))} | ${ms(percentile(r.sorted, 99))} | ${ms(r.sorted.at(-1)!)} | ${statusText(r.statuses)} | ${r.bytes} |`,
         );
       }
+      // The bare baseline of the VAT return: its one statement on pg, the same calls in sequence.
+      const v = vatReturnSql(companyId, quarter.start, quarter.end);
+      const bare: number[] = [];
+      for (let i = 0; i < REPORT_CALLS + 3; i++) {
+        const t = process.hrtime.bigint();
+        await db.pool.query(v.text, v.values);
+        if (i >= 3) bare.push(Number(process.hrtime.bigint() - t) / 1e6);
+      }
+      bare.sort((x, y) => x - y);
+      print(`| bare SQL of the VAT return's statement (pg) | ${ms(percentile(bare, 50))} | ${ms(percentile(bare, 99))} | ${ms(bare.at(-1)!)} | | |`);
       // Where the profit and loss statement's time goes: its one query, as PostgreSQL runs it.
       const q = profitAndLossSql(companyId, from, to);
       const plan = (await db.pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${q.text}`, q.values)).rows.map((r: Record<string, string>) => r['QUERY PLAN']);

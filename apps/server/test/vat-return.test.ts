@@ -7,15 +7,26 @@ import { bodyOf, created, idem, ok, testDb, useCompany } from './helpers.ts';
 const t = useCompany({ name: 'Moms og Valuta ApS' });
 
 /** Creates and approves an invoice; answers its id. */
-async function invoice(customer_id: string, issue_date: string, lines: { quantity: number; unit_price: number; vat_rate?: number; vat_code?: string }[], extra: object = {}) {
+async function invoice(
+  customer_id: string,
+  issue_date: string,
+  lines: { quantity: number; unit_price: number; vat_rate?: number; vat_code?: string }[],
+  extra: object = {},
+) {
   const body = { customer_id, issue_date, due_date: issue_date, auto_approve: true, lines: lines.map((l) => ({ description: 'Vare', ...l })), ...extra };
   return (await created(t.api.POST('/invoices', { params: idem(), body }))).data.id;
 }
 
 /** Creates and books an expense; answers it. */
 async function expense(date: string, amount: number, vat_code?: string, extra: object = {}) {
-  return (await created(t.api.POST('/expenses', { params: idem(), body: { date, amount, description: `Udgift ${vat_code ?? ''}`, book: true, ...(vat_code ? { vat_code } : {}), ...extra } })))
-    .data;
+  return (
+    await created(
+      t.api.POST('/expenses', {
+        params: idem(),
+        body: { date, amount, description: `Udgift ${vat_code ?? ''}`, book: true, ...(vat_code ? { vat_code } : {}), ...extra },
+      }),
+    )
+  ).data;
 }
 
 const vatReturn = async (period: string) => (await ok(t.api.GET('/vat-returns', { params: { query: { period } } }))).data;
@@ -76,7 +87,14 @@ describe('the VAT return of a quarter of mixed activity', () => {
     await created(
       t.api.POST('/transactions', {
         params: idem(),
-        body: { date: '2026-09-30', description: 'Elafgift', lines: [{ account_number: '7780', debit: 150 }, { account_number: '6470', credit: 150 }] },
+        body: {
+          date: '2026-09-30',
+          description: 'Elafgift',
+          lines: [
+            { account_number: '7780', debit: 150 },
+            { account_number: '6470', credit: 150 },
+          ],
+        },
       }),
     );
   });
@@ -108,7 +126,14 @@ describe('the VAT return of a quarter of mixed activity', () => {
       net_vat: 3064,
     });
     expect(r.exact_fields).toMatchObject({ input_vat: 5401.25, box_c: 8000.5, net_vat: 3063.75 });
-    expect(r).toMatchObject({ period: '2026-Q3', frequency: 'quarterly', start_date: '2026-07-01', end_date: '2026-09-30', status: 'open', period_ended: true });
+    expect(r).toMatchObject({
+      period: '2026-Q3',
+      frequency: 'quarterly',
+      start_date: '2026-07-01',
+      end_date: '2026-09-30',
+      status: 'open',
+      period_ended: true,
+    });
     // 1 December 2026 is a Tuesday.
     expect(r.deadline).toBe('2026-12-01');
   });
@@ -151,16 +176,52 @@ describe('the VAT return of a quarter of mixed activity', () => {
     ]);
   });
 
-  it('refuses a code that does not fit the document, an EU sale without the buyer\'s VAT number, and a rate that contradicts the code', async () => {
+  it("refuses a code that does not fit the document, an EU sale without the buyer's VAT number, and a rate that contradicts the code", async () => {
     const refusal = async (path: string, body: object) => t.raw.post(path, body);
     const cases: [string, object, number, string, string][] = [
       ['/expenses', { date: '2026-10-01', amount: 100, vat_code: 'S25' }, 422, 'vat_code_not_applicable', 'vat_code'],
-      ['/invoices', { issue_date: '2026-10-01', due_date: '2026-10-01', lines: [{ description: 'x', quantity: 1, unit_price: 1, vat_code: 'K25' }] }, 422, 'vat_code_not_applicable', 'lines[0].vat_code'],
-      ['/invoices', { issue_date: '2026-10-01', due_date: '2026-10-01', lines: [{ description: 'x', quantity: 1, unit_price: 1, vat_code: 'NOPE' }] }, 400, 'invalid_request', 'lines[0].vat_code'],
-      ['/invoices', { issue_date: '2026-10-01', due_date: '2026-10-01', lines: [{ description: 'x', quantity: 1, unit_price: 1, vat_code: 'SEUV', vat_rate: 25 }] }, 400, 'invalid_request', 'lines[0].vat_rate'],
-      ['/invoices', { customer_id: customers.dk, auto_approve: true, issue_date: '2026-10-01', due_date: '2026-10-01', lines: [{ description: 'x', quantity: 1, unit_price: 1, vat_code: 'SEUY' }] }, 422, 'vat_number_required', 'customer_id'],
+      [
+        '/invoices',
+        { issue_date: '2026-10-01', due_date: '2026-10-01', lines: [{ description: 'x', quantity: 1, unit_price: 1, vat_code: 'K25' }] },
+        422,
+        'vat_code_not_applicable',
+        'lines[0].vat_code',
+      ],
+      [
+        '/invoices',
+        { issue_date: '2026-10-01', due_date: '2026-10-01', lines: [{ description: 'x', quantity: 1, unit_price: 1, vat_code: 'NOPE' }] },
+        400,
+        'invalid_request',
+        'lines[0].vat_code',
+      ],
+      [
+        '/invoices',
+        { issue_date: '2026-10-01', due_date: '2026-10-01', lines: [{ description: 'x', quantity: 1, unit_price: 1, vat_code: 'SEUV', vat_rate: 25 }] },
+        400,
+        'invalid_request',
+        'lines[0].vat_rate',
+      ],
+      [
+        '/invoices',
+        {
+          customer_id: customers.dk,
+          auto_approve: true,
+          issue_date: '2026-10-01',
+          due_date: '2026-10-01',
+          lines: [{ description: 'x', quantity: 1, unit_price: 1, vat_code: 'SEUY' }],
+        },
+        422,
+        'vat_number_required',
+        'customer_id',
+      ],
       ['/expenses', { date: '2026-10-01', amount: 100, vat_deductible_percent: 50 }, 400, 'invalid_request', 'vat_deductible_percent'],
-      ['/invoices', { issue_date: '2026-10-01', due_date: '2026-10-01', currency: 'DKK', exchange_rate: 7.46, lines: [{ description: 'x', quantity: 1, unit_price: 1 }] }, 400, 'invalid_request', 'exchange_rate'],
+      [
+        '/invoices',
+        { issue_date: '2026-10-01', due_date: '2026-10-01', currency: 'DKK', exchange_rate: 7.46, lines: [{ description: 'x', quantity: 1, unit_price: 1 }] },
+        400,
+        'invalid_request',
+        'exchange_rate',
+      ],
     ];
     for (const [path, body, status, code, field] of cases) {
       const r = await refusal(path, body);
@@ -209,7 +270,10 @@ describe('settling VAT periods', () => {
     expect(bodyOf(201, replay).data.transaction_id).toBe(settled.transaction_id);
     const company = await testDb().prisma.company.findUniqueOrThrow({ where: { id: t.company.companyId } });
     expect(company.lock_date?.toISOString().slice(0, 10)).toBe('2026-09-30');
-    const events = await testDb().prisma.outboxEvent.findMany({ where: { company_id: t.company.companyId, type: 'vat_return.settled' }, orderBy: { sequence: 'asc' } });
+    const events = await testDb().prisma.outboxEvent.findMany({
+      where: { company_id: t.company.companyId, type: 'vat_return.settled' },
+      orderBy: { sequence: 'asc' },
+    });
     expect(events.map((e) => (e.data as { period: string }).period)).toEqual(['2026-Q2', '2026-Q3']);
     // The settled return answers as filed, and the settlement did not change its figures.
     expect(await vatReturn('2026-Q3')).toMatchObject({ status: 'settled', fields: settled.fields, changed_since_settlement: false });
@@ -237,7 +301,10 @@ describe('settling VAT periods', () => {
     await testDb().prisma.company.update({ where: { id: t.company.companyId }, data: { lock_date: new Date('2026-06-30') } });
     await expense('2026-09-29', 1000, 'K25'); // 200.00 more købsmoms
     expect(await vatReturn('2026-Q3')).toMatchObject({ status: 'settled', version: 1, changed_since_settlement: true });
-    const correction = bodyOf(201, await t.api.POST('/vat-returns/{period}/settle', { params: { path: { period: '2026-Q3' }, ...idem() }, body: { correction: true } })).data;
+    const correction = bodyOf(
+      201,
+      await t.api.POST('/vat-returns/{period}/settle', { params: { path: { period: '2026-Q3' }, ...idem() }, body: { correction: true } }),
+    ).data;
     expect(correction).toMatchObject({ version: 2, fields: { input_vat: 5601, net_vat: 2864 }, changed_since_settlement: false });
     const posting = (await ok(t.api.GET('/transactions/{id}', { params: { path: { id: correction.transaction_id! } } }))).data;
     expect(posting.lines.map((l) => [l.account_number, l.debit, l.credit])).toEqual([
@@ -263,10 +330,15 @@ describe('settling VAT periods', () => {
     expect(xml).toContain('<AfgiftTilsvarBeloeb>2864</AfgiftTilsvarBeloeb>');
   });
 
-  it('lists the company\'s VAT codes with meta, and needs its scopes', async () => {
+  it("lists the company's VAT codes with meta, and needs its scopes", async () => {
     const codes = await ok(t.api.GET('/vat-codes', { params: { query: { per_page: 200 } } }));
     expect(codes.meta.total).toBe(codes.data.length);
-    expect(codes.data.find((c) => c.code === 'EUV')).toMatchObject({ kind: 'eu_purchase_goods', side: 'purchase', return_box: 'box_a_goods', standard_code: 'K-EU-V-Fradrag' });
+    expect(codes.data.find((c) => c.code === 'EUV')).toMatchObject({
+      kind: 'eu_purchase_goods',
+      side: 'purchase',
+      return_box: 'box_a_goods',
+      standard_code: 'K-EU-V-Fradrag',
+    });
     const reader = await t.newKey(['invoices:read']);
     for (const [method, path] of [
       ['GET', '/vat-codes'],

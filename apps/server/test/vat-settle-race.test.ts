@@ -23,8 +23,8 @@ describe('settling a VAT period concurrently', () => {
     }
     expect(await countRows(`SELECT count(*)::int AS n FROM vat_returns WHERE company_id = $1`, [company.companyId])).toBe(3);
     // July had no VAT activity: nothing to move. August moved its 250.00 once; September none.
-    expect(
-      await countRows(`SELECT count(*)::int AS n FROM ledger_transactions WHERE company_id = $1 AND source = 'vat_settlement'`, [company.companyId]),
-    ).toBe(1);
+    expect(await countRows(`SELECT count(*)::int AS n FROM ledger_transactions WHERE company_id = $1 AND source = 'vat_settlement'`, [company.companyId])).toBe(
+      1,
+    );
   }, 60_000);
 });

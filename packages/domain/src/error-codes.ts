@@ -99,7 +99,7 @@ export const ERROR_CODES = {
   vat_number_required: {
     status: 422,
     title: 'VAT number required',
-    when: "approving an invoice with an EU B2B sales code (SEUV, SEUVI, SEUY) for a customer without an EU VAT number of another member state",
+    when: 'approving an invoice with an EU B2B sales code (SEUV, SEUVI, SEUY) for a customer without an EU VAT number of another member state',
   },
   vat_period_not_ended: { status: 409, title: 'VAT period not ended', when: 'settling a VAT period whose last day is today or later' },
   vat_period_open_before: {

@@ -24,7 +24,10 @@ const tag = 'VAT' as const;
 
 const period = z
   .string()
-  .meta({ description: 'The VAT period (afgiftsperiode) in the company\'s frequency: a month 2026-10, a quarter 2026-Q3 or a half-year 2026-H2', example: '2026-Q3' });
+  .meta({
+    description: "The VAT period (afgiftsperiode) in the company's frequency: a month 2026-10, a quarter 2026-Q3 or a half-year 2026-H2",
+    example: '2026-Q3',
+  });
 
 const vatCode = z
   .object({
@@ -36,7 +39,11 @@ const vatCode = z
     deductible_percent: z.number().meta({ description: 'Purchases: the share of the VAT deducted (fradrag)' }),
     account_number: z.string().meta({ description: 'The VAT account the VAT posts to' }),
     offset_account_number: z.string().meta({ description: 'Reverse charge: the account of the deductible input VAT' }),
-    standard_code: z.string().meta({ description: 'The tax of the standard Danish set (account.tax-dk, e.g. S-DK-25) the code is, from which its rate, accounts, deduction and box come' }),
+    standard_code: z
+      .string()
+      .meta({
+        description: 'The tax of the standard Danish set (account.tax-dk, e.g. S-DK-25) the code is, from which its rate, accounts, deduction and box come',
+      }),
     return_box: z.string().nullable().meta({ description: 'The VAT return field the base is reported in (rubrik A, B or C), or null' }),
     active: z.boolean(),
   })
@@ -105,7 +112,7 @@ export const vatRouter = router({
         tags: [tag],
         summary: 'The VAT return of a period',
         description:
-          'The VAT return (momsangivelse) of `period` from the ledger, in DKK: every field in whole kroner (each rounded half up; afgiftstilsvar from the rounded fields) and with øre. The VAT and duty fields are the balances of their accounts in the period (7680 salgsmoms, 7700 and 7720 moms af varekøb/ydelseskøb i udlandet, 7740 købsmoms, 7760-7830 energiafgifter), the boxes the bases of the VAT codes that report in them, whatever made the entries (invoices, expenses, manual transactions, payments). Once settled, the fields are as filed. 400 when `period` is not of the company\'s VAT frequency.',
+          "The VAT return (momsangivelse) of `period` from the ledger, in DKK: every field in whole kroner (each rounded half up; afgiftstilsvar from the rounded fields) and with øre. The VAT and duty fields are the balances of their accounts in the period (7680 salgsmoms, 7700 and 7720 moms af varekøb/ydelseskøb i udlandet, 7740 købsmoms, 7760-7830 energiafgifter), the boxes the bases of the VAT codes that report in them, whatever made the entries (invoices, expenses, manual transactions, payments). Once settled, the fields are as filed. 400 when `period` is not of the company's VAT frequency.",
       },
       scopes: ['reports:read'],
     })
@@ -120,7 +127,7 @@ export const vatRouter = router({
         tags: [tag],
         summary: 'The journal lines behind a field of the VAT return',
         description:
-          'The journal lines that make up one field of the period\'s return, in posting order (date, SystemID, line), paged: the lines on the field\'s account, or for a box the lines coded with its VAT codes off the VAT accounts. The settlement postings are in no field. The amounts sum to the field\'s exact value.',
+          "The journal lines that make up one field of the period's return, in posting order (date, SystemID, line), paged: the lines on the field's account, or for a box the lines coded with its VAT codes off the VAT accounts. The settlement postings are in no field. The amounts sum to the field's exact value.",
       },
       scopes: ['reports:read'],
     })
@@ -140,7 +147,8 @@ export const vatRouter = router({
         path: '/vat-returns/{period}/versions',
         tags: [tag],
         summary: 'The filed versions of a VAT return',
-        description: 'Every settlement of the period as filed (version 1, then one per correction), oldest first; empty while open. Filed returns never change.',
+        description:
+          'Every settlement of the period as filed (version 1, then one per correction), oldest first; empty while open. Filed returns never change.',
       },
       scopes: ['reports:read'],
     })
@@ -182,7 +190,7 @@ export const vatRouter = router({
         tags: [tag],
         summary: 'The VAT return as a document for Skattestyrelsen (XML)',
         description:
-          'The return of the period (as filed once settled) as the draft return (momsangivelse, foreløbig) for Skattestyrelsen\'s VAT API: the CVR, the period, the deadline and every field in whole kroner. docs/vat-return.md describes every element. Nothing is sent anywhere.',
+          "The return of the period (as filed once settled) as the draft return (momsangivelse, foreløbig) for Skattestyrelsen's VAT API: the CVR, the period, the deadline and every field in whole kroner. docs/vat-return.md describes every element. Nothing is sent anywhere.",
       },
       scopes: ['reports:read'],
       raw: {

@@ -19,13 +19,11 @@ const fields = {
       "The total of the bill in its currency, greater than 0: INCLUDING VAT, except under a reverse-charge code (EUV, EUY, IMPV, UY, KOMV), where the supplier charges none and amount is the bill's amount",
     example: 1250,
   }),
-  vat_amount: money({ min: 0 })
-    .optional()
-    .meta({
-      description:
-        'The VAT of the bill: without vat_code, the input VAT (købsmoms) contained in amount, default 0, at most amount / 5 (code K25 when > 0). With vat_code: default the VAT at the code\'s rate (contained in amount; on top of it under reverse charge)',
-      example: 250,
-    }),
+  vat_amount: money({ min: 0 }).optional().meta({
+    description:
+      "The VAT of the bill: without vat_code, the input VAT (købsmoms) contained in amount, default 0, at most amount / 5 (code K25 when > 0). With vat_code: default the VAT at the code's rate (contained in amount; on top of it under reverse charge)",
+    example: 250,
+  }),
   vat_code: vatCode().meta({
     description:
       'The VAT treatment (momskode), a purchase code of the company (GET /vat-codes): K25 købsmoms, KDELVIS delvist fradrag, KREP repræsentation (25 % fradrag), K0 momsfrit, EUV/EUY køb i EU (rubrik A), IMPV import, UY ydelser uden for EU, KOMV omvendt betalingspligt § 46',
@@ -33,11 +31,17 @@ const fields = {
   }),
   vat_deductible_percent: percent()
     .optional()
-    .meta({ description: "The share of the VAT that is deductible (fradrag), overriding the code's (KREP 25, others 100); e.g. a pro-rata share", example: 100 }),
+    .meta({
+      description: "The share of the VAT that is deductible (fradrag), overriding the code's (KREP 25, others 100); e.g. a pro-rata share",
+      example: 100,
+    }),
   currency: currency().optional().meta({ description: "The bill's currency (valuta, ISO 4217); default DKK" }),
   exchange_rate: exchangeRate()
     .optional()
-    .meta({ description: "DKK per unit of currency (valutakurs); default the company's rate for the date (PUT /exchange-rates), fixed at booking", example: 7.46 }),
+    .meta({
+      description: "DKK per unit of currency (valutakurs); default the company's rate for the date (PUT /exchange-rates), fixed at booking",
+      example: 7.46,
+    }),
   account_number: accountNumber()
     .optional()
     .meta({ description: 'The expense account debited with amount - vat_amount; default 2810 Andre eksterne omkostninger', example: '2810' }),
@@ -52,7 +56,9 @@ export const expenseStatusBody = z.strictObject({
   date: date().optional(),
   exchange_rate: exchangeRate()
     .optional()
-    .meta({ description: 'paid, foreign-currency expense: DKK per unit paid at; default the rate for the payment date. The difference posts to 3610 (kursdifference)' }),
+    .meta({
+      description: 'paid, foreign-currency expense: DKK per unit paid at; default the rate for the payment date. The difference posts to 3610 (kursdifference)',
+    }),
   account_id: uuid().optional(),
   account_number: accountNumber().optional(),
 });
@@ -66,7 +72,7 @@ export const expenseResource = z
     due_date: dateOut(),
     description: z.string(),
     amount: amountOut("In the bill's currency; including VAT except under reverse charge"),
-    vat_amount: amountOut("The VAT of the bill, in its currency"),
+    vat_amount: amountOut('The VAT of the bill, in its currency'),
     net_amount: amountOut('The base of the VAT: amount - vat_amount (reverse charge: amount)'),
     vat_code: z.string().meta({ description: 'The VAT code; "" for a bill without VAT booked before codes', example: 'K25' }),
     vat_deductible_percent: z.number().nullable().meta({ description: "The stated deductible share; null: the code's" }),

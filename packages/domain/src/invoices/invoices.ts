@@ -60,7 +60,11 @@ async function liveCustomer(db: Db, scope: CompanyScope, id: string): Promise<Cu
 /** A draft's lines as stored: product defaults applied, VAT codes and rates checked, amounts computed. */
 async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceInput['lines']) {
   // Most invoices name no code (vat_rate 25 or 0 stand for S25 and S0): then nothing is read.
-  const codes = await vatCodesOf(db, scope, lines.flatMap((l) => (l.vat_code ? [l.vat_code] : [])));
+  const codes = await vatCodesOf(
+    db,
+    scope,
+    lines.flatMap((l) => (l.vat_code ? [l.vat_code] : [])),
+  );
   const productIds = [...new Set(lines.flatMap((l) => (l.product_id ? [l.product_id] : [])))];
   const products = new Map(
     (productIds.length ? await db.product.findMany({ where: { company_id: scope.companyId, deleted_at: null, id: { in: productIds } } }) : []).map((p) => [
@@ -79,7 +83,10 @@ async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceInput['li
     if (l.vat_code) {
       const code = codeFor(codes, l.vat_code, 'sale', `lines[${i}].vat_code`);
       if (l.vat_rate && !l.vat_rate.equals(code.rate)) {
-        throw invalidRequest(`VAT code ${code.code} carries ${code.rate.toString()} %, not ${l.vat_rate.toString()}; send one of them.`, `lines[${i}].vat_rate`);
+        throw invalidRequest(
+          `VAT code ${code.code} carries ${code.rate.toString()} %, not ${l.vat_rate.toString()}; send one of them.`,
+          `lines[${i}].vat_rate`,
+        );
       }
       return { productId: product?.id ?? null, description, quantity: l.quantity, unitPrice, vatRate: code.rate, vatCode: code.code };
     }

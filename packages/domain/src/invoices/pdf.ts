@@ -122,7 +122,10 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
     currency: row.currency,
     dkk:
       row.currency !== 'DKK' && row.exchange_rate
-        ? { rate: new Decimal(row.exchange_rate.toString()).toString(), vat_amount: toDkk(new Decimal(row.vat_amount.toString()), new Decimal(row.exchange_rate.toString())).toFixed(2) }
+        ? {
+            rate: new Decimal(row.exchange_rate.toString()).toString(),
+            vat_amount: toDkk(new Decimal(row.vat_amount.toString()), new Decimal(row.exchange_rate.toString())).toFixed(2),
+          }
         : null,
     subtotal: row.subtotal.toFixed(2),
     vat_amount: row.vat_amount.toFixed(2),
@@ -281,11 +284,7 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
   // Totals: the subtotal, VAT per rate on its base, the total.
   const totals: [string, string, boolean][] = [
     ['Subtotal ekskl. moms', kroner(d.subtotal, credit), false],
-    ...d.vat.map((g): [string, string, boolean] => [
-      `${g.label} af ${kroner(g.base, credit)}`,
-      kroner(g.amount, credit),
-      false,
-    ]),
+    ...d.vat.map((g): [string, string, boolean] => [`${g.label} af ${kroner(g.base, credit)}`, kroner(g.amount, credit), false]),
     [`Moms i alt`, kroner(d.vat_amount, credit), false],
     [credit ? `Krediteret i alt ${d.currency}` : `Total ${d.currency} inkl. moms`, kroner(d.total, credit), true],
   ];

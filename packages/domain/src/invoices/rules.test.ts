@@ -32,7 +32,12 @@ function thrown(run: () => unknown): DomainError | undefined {
 const refusal = (from: InvoiceStatus, to: InvoiceStatus) => thrown(() => assertTransition(from, to));
 
 const codeOf = (rate: string) => (d(rate).isZero() ? 'S0' : `S${d(rate).toFixed(0)}`);
-const line = (quantity: string, unitPrice: string, vatRate = '25') => ({ quantity: d(quantity), unitPrice: d(unitPrice), vatRate: d(vatRate), vatCode: codeOf(vatRate) });
+const line = (quantity: string, unitPrice: string, vatRate = '25') => ({
+  quantity: d(quantity),
+  unitPrice: d(unitPrice),
+  vatRate: d(vatRate),
+  vatCode: codeOf(vatRate),
+});
 /** The error invoiceTotals refuses these lines with. */
 const totalsRefusal = (...lines: ReturnType<typeof line>[]) => thrown(() => invoiceTotals(lines));
 /** An invoice's figures, compactly: the line amounts, then subtotal + VAT = total, then each rate group. */
@@ -168,7 +173,8 @@ describe('invoiceTotals: line amounts, VAT per rate group, totals', () => {
 });
 
 describe('approvalPosting (decision 94)', () => {
-  const sale = (code: string, rate: string) => ({ code, kind: d(rate).isZero() ? 'exempt_sale' : 'output', rate: d(rate), accountId: '7680', offsetAccountId: null, deductiblePercent: d(100) }) as const;
+  const sale = (code: string, rate: string) =>
+    ({ code, kind: d(rate).isZero() ? 'exempt_sale' : 'output', rate: d(rate), accountId: '7680', offsetAccountId: null, deductiblePercent: d(100) }) as const;
   const codes = new Map(['25', '10', '0'].map((r) => [codeOf(r), sale(codeOf(r), r)]));
   const text = 'Faktura 17';
   /** The posting of lines given as "account quantity × price @ rate", with the totals computed from them. */

@@ -2,7 +2,23 @@
 // the resources the API answers with (their OpenAPI components), and the domain's input and view types
 // derived from them (views.ts builds the views, typed by these).
 import { z } from 'zod';
-import { accountNumber, amountOut, boolean, currency, date, dateOut, exchangeRate, money, percent, quantity, requiredText, text, timestamp, uuid, vatCode } from '../fields.ts';
+import {
+  accountNumber,
+  amountOut,
+  boolean,
+  currency,
+  date,
+  dateOut,
+  exchangeRate,
+  money,
+  percent,
+  quantity,
+  requiredText,
+  text,
+  timestamp,
+  uuid,
+  vatCode,
+} from '../fields.ts';
 import { lineNumber, ordinal } from '../integers.ts';
 import { INVOICE_STATUSES, INVOICE_VAT_RATES } from './rules.ts';
 
@@ -19,7 +35,7 @@ const line = z.strictObject({
     }),
   vat_code: vatCode().meta({
     description:
-      'The VAT treatment (momskode) of the line, a sales code of the company (GET /vat-codes): S25 salgsmoms, S0 momsfritaget, SEUV/SEUVI/SEUY EU B2B varer/ydelser (rubrik B, the customer needs an EU vat_number), SEXP eksport (rubrik C), SOMV omvendt betalingspligt § 46 (rubrik C). vat_rate, when also given, must be the code\'s rate',
+      "The VAT treatment (momskode) of the line, a sales code of the company (GET /vat-codes): S25 salgsmoms, S0 momsfritaget, SEUV/SEUVI/SEUY EU B2B varer/ydelser (rubrik B, the customer needs an EU vat_number), SEXP eksport (rubrik C), SOMV omvendt betalingspligt § 46 (rubrik C). vat_rate, when also given, must be the code's rate",
     example: 'S25',
   }),
 });
@@ -29,15 +45,14 @@ const fields = {
   issue_date: date().meta({ description: 'Invoice date (fakturadato); the approval posts on it' }),
   due_date: date().meta({ description: 'Payment due date; not before issue_date' }),
   notes: text(2000).optional().meta({ description: 'Free text shown on the invoice; searchable' }),
-  currency: currency().optional().meta({ description: "The invoice's currency (valuta, ISO 4217); default DKK. Amounts, subtotal, vat_amount and total are in it" }),
-  exchange_rate: exchangeRate()
-    .nullable()
+  currency: currency()
     .optional()
-    .meta({
-      description:
-        "DKK per unit of currency (valutakurs), e.g. 7.46 for EUR; default: the company's rate for the issue date (PUT /exchange-rates), fixed at approval. Not with DKK",
-      example: 7.46,
-    }),
+    .meta({ description: "The invoice's currency (valuta, ISO 4217); default DKK. Amounts, subtotal, vat_amount and total are in it" }),
+  exchange_rate: exchangeRate().nullable().optional().meta({
+    description:
+      "DKK per unit of currency (valutakurs), e.g. 7.46 for EUR; default: the company's rate for the issue date (PUT /exchange-rates), fixed at approval. Not with DKK",
+    example: 7.46,
+  }),
   lines: z.array(line).min(1, 'needs at least one line').max(500, 'has more than 500 lines'),
 };
 
@@ -68,13 +83,11 @@ export const invoiceStatusBody = z.strictObject({
 /** POST /invoices/{id}/payments beside the id. */
 export const invoicePaymentBody = z.strictObject({
   amount: money().meta({ description: "In the invoice's currency, greater than 0 and at most the balance due", example: 500 }),
-  exchange_rate: exchangeRate()
-    .optional()
-    .meta({
-      description:
-        "Foreign-currency invoice: DKK per unit the payment was received at; default the company's rate for the payment date. The difference to the invoice's rate posts to 3610 Valutakursreguleringer (kursdifference)",
-      example: 7.45,
-    }),
+  exchange_rate: exchangeRate().optional().meta({
+    description:
+      "Foreign-currency invoice: DKK per unit the payment was received at; default the company's rate for the payment date. The difference to the invoice's rate posts to 3610 Valutakursreguleringer (kursdifference)",
+    example: 7.45,
+  }),
   date: date().optional().meta({ description: 'Payment date; default today (Europe/Copenhagen)' }),
   account_id: uuid().optional().meta({ description: 'The asset account the money went to' }),
   account_number: accountNumber().optional().meta({ description: 'As account_id, by number; default 6470' }),

@@ -51,7 +51,8 @@ export interface PaymentPosting {
 export function postPayment(db: Db, scope: CompanyScope, p: PaymentPosting) {
   const zero = new Decimal(0);
   const text = p.text.slice(0, 500);
-  const foreign = (rate: Decimal) => (p.foreign && p.foreign.currency !== 'DKK' ? { foreign: { currency: p.foreign.currency, amount: p.foreign.amount, rate } } : {});
+  const foreign = (rate: Decimal) =>
+    p.foreign && p.foreign.currency !== 'DKK' ? { foreign: { currency: p.foreign.currency, amount: p.foreign.amount, rate } } : {};
   const difference = p.debit.minus(p.credit);
   return postTransaction(db, scope, {
     date: p.date,

@@ -15,7 +15,8 @@ function standardSet() {
     if (r['repartition_line_ids/document_type'] !== 'invoice' || !current) continue;
     const tags = r['repartition_line_ids/tag_ids']!;
     if (r['repartition_line_ids/repartition_type'] === 'base') current.base.push(...tags.split(',').filter(Boolean));
-    else if (r['repartition_line_ids/account_id']) current.tax.push({ account: r['repartition_line_ids/account_id']!.replace('dk_coa_', ''), factor: r['repartition_line_ids/factor_percent'] || '100' });
+    else if (r['repartition_line_ids/account_id'])
+      current.tax.push({ account: r['repartition_line_ids/account_id']!.replace('dk_coa_', ''), factor: r['repartition_line_ids/factor_percent'] || '100' });
   }
   return out;
 }

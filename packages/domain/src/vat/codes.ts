@@ -32,7 +32,15 @@ export const VAT_KINDS = [
 ] as const;
 export type VatKind = (typeof VAT_KINDS)[number];
 
-const SALES: readonly VatKind[] = ['output', 'exempt_sale', 'eu_sale_goods', 'eu_sale_goods_unlisted', 'eu_sale_services', 'export', 'domestic_reverse_charge_sale'];
+const SALES: readonly VatKind[] = [
+  'output',
+  'exempt_sale',
+  'eu_sale_goods',
+  'eu_sale_goods_unlisted',
+  'eu_sale_services',
+  'export',
+  'domestic_reverse_charge_sale',
+];
 /** Reverse charge: the buyer posts the VAT both as owed (account_number) and as deductible (offset_account_number). */
 const REVERSE_CHARGE: readonly VatKind[] = [
   'eu_purchase_goods',

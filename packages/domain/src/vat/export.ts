@@ -19,7 +19,11 @@ export const VAT_RETURN_ELEMENTS: readonly { field: VatReturnField; element: str
   { field: 'water_duty', element: 'VandAfgiftBeloeb', label: 'Vandafgift' },
   { field: 'box_a_goods', element: 'RubrikAVarerBeloeb', label: 'Rubrik A - varer: værdien uden moms af varekøb i andre EU-lande' },
   { field: 'box_a_services', element: 'RubrikAYdelserBeloeb', label: 'Rubrik A - ydelser: værdien uden moms af ydelseskøb i andre EU-lande' },
-  { field: 'box_b_goods_reported', element: 'RubrikBVarerIndberetningBeloeb', label: 'Rubrik B - varer: salg til andre EU-lande, indberettes til EU-salg uden moms' },
+  {
+    field: 'box_b_goods_reported',
+    element: 'RubrikBVarerIndberetningBeloeb',
+    label: 'Rubrik B - varer: salg til andre EU-lande, indberettes til EU-salg uden moms',
+  },
   { field: 'box_b_goods_not_reported', element: 'RubrikBVarerIkkeIndberetningBeloeb', label: 'Rubrik B - varer: salg til andre EU-lande, indberettes ikke' },
   { field: 'box_b_services', element: 'RubrikBYdelserBeloeb', label: 'Rubrik B - ydelser: salg til andre EU-lande' },
   { field: 'box_c', element: 'RubrikCBeloeb', label: 'Rubrik C: andre varer og ydelser leveret uden afgift' },

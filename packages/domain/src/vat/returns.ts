@@ -57,7 +57,10 @@ async function companyPeriod(db: Db, scope: CompanyScope, text: string): Promise
   if (!company) throw notFound('company', scope.companyId);
   if (p.frequency !== company.vat_period_frequency) {
     const example = periodContaining(today(), company.vat_period_frequency).period;
-    throw invalidRequest(`period: the company files ${company.vat_period_frequency.replace('_', '-')} VAT returns; name a period such as ${example}.`, 'period');
+    throw invalidRequest(
+      `period: the company files ${company.vat_period_frequency.replace('_', '-')} VAT returns; name a period such as ${example}.`,
+      'period',
+    );
   }
   return { period: p, lockDate: company.lock_date };
 }
@@ -69,24 +72,31 @@ interface SumRow {
   credit: string;
 }
 
-/** The period's figures from the running totals, less the settlement postings dated in it. One statement. */
-async function figures(db: Db, scope: CompanyScope, p: VatPeriod): Promise<ReturnFigures> {
-  const c = scope.companyId;
-  const rows = await db.$queryRaw<SumRow[]>`
+/**
+ * The sums a period's return is made of, in one statement: the field accounts' monthly balances, the
+ * settlement postings filed for the period (their lines are in no field) and the bases per code kind.
+ */
+export function vatReturnSql(companyId: string, start: string, end: string): Prisma.Sql {
+  return Prisma.sql`
     SELECT 'account' AS what, a.account_number AS key, sum(m.debit)::text AS debit, sum(m.credit)::text AS credit
     FROM accounts a JOIN account_monthly_balances m ON m.company_id = a.company_id AND m.account_id = a.id
-    WHERE a.company_id = ${c}::uuid AND a.account_number = ANY(${FIELD_ACCOUNTS}::text[]) AND m.month BETWEEN ${p.start}::date AND ${p.end}::date
+    WHERE a.company_id = ${companyId}::uuid AND a.account_number = ANY(${FIELD_ACCOUNTS}::text[]) AND m.month BETWEEN ${start}::date AND ${end}::date
     GROUP BY a.account_number
     UNION ALL
     SELECT 'settled', a.account_number, sum(l.debit)::text, sum(l.credit)::text
     FROM vat_returns r JOIN transaction_lines l ON l.transaction_id = r.transaction_id JOIN accounts a ON a.id = l.account_id
-    WHERE r.company_id = ${c}::uuid AND r.end_date BETWEEN ${p.start}::date AND ${p.end}::date
+    WHERE r.company_id = ${companyId}::uuid AND r.end_date BETWEEN ${start}::date AND ${end}::date
     GROUP BY a.account_number
     UNION ALL
     SELECT 'base', v.kind, sum(b.debit)::text, sum(b.credit)::text
     FROM vat_monthly_bases b JOIN vat_codes v ON v.company_id = b.company_id AND v.code = b.vat_code
-    WHERE b.company_id = ${c}::uuid AND b.month BETWEEN ${p.start}::date AND ${p.end}::date
+    WHERE b.company_id = ${companyId}::uuid AND b.month BETWEEN ${start}::date AND ${end}::date
     GROUP BY v.kind`;
+}
+
+/** The period's figures from the running totals, less the settlement postings filed for it. */
+async function figures(db: Db, scope: CompanyScope, p: VatPeriod): Promise<ReturnFigures> {
+  const rows = await db.$queryRaw<SumRow[]>(vatReturnSql(scope.companyId, p.start, p.end));
   const accounts = new Map<string, Sides>();
   const bases = new Map<VatKind, Sides>();
   for (const r of rows) {
@@ -197,7 +207,12 @@ export async function vatReturnLines(
           : Prisma.sql`l.vat_code IN (SELECT code FROM vat_codes WHERE company_id = ${c}::uuid AND kind = ANY(${f.kinds}::text[]))
                        AND a.account_number <> ALL(${[...VAT_ACCOUNT_NUMBERS]}::text[])`
       }`;
-  type Row = Omit<VatReturnLine, 'debit' | 'credit' | 'amount' | 'document_number' | 'date'> & { debit: string; credit: string; document_number: bigint; date: Date };
+  type Row = Omit<VatReturnLine, 'debit' | 'credit' | 'amount' | 'document_number' | 'date'> & {
+    debit: string;
+    credit: string;
+    document_number: bigint;
+    date: Date;
+  };
   const rows = await db.$queryRaw<Row[]>`
     SELECT t.id AS transaction_id, t.document_number, t.date, t.source, l.line_number, a.account_number, l.vat_code, l.description,
            l.debit::text AS debit, l.credit::text AS credit
@@ -318,7 +333,11 @@ export async function settleVatReturn(db: Db, scope: CompanyScope, periodText: s
     Decimal
   >;
   if (filed && VAT_RETURN_FIELDS.every((f) => delta[f].isZero())) {
-    throw new DomainError('vat_return_unchanged', `The books of ${period.period} have not changed since version ${filed.version}; there is nothing to correct.`, 'period');
+    throw new DomainError(
+      'vat_return_unchanged',
+      `The books of ${period.period} have not changed since version ${filed.version}; there is nothing to correct.`,
+      'period',
+    );
   }
 
   const accounts = await db.account.findMany({
