@@ -17,6 +17,9 @@ export const TAGS = {
   Transactions:
     'The general ledger: balanced postings (total debit equals total credit) with a gapless SystemID and a number from the unified document ' +
     'number sequence. Posted transactions are immutable; a reversal posts the opposite.',
+  'Exchange rates':
+    "The company's exchange-rate table (valutakurser): DKK pr. enhed per currency and day, put through the API or loaded from Nationalbankens " +
+    'referencekurser by the operator. A document in foreign currency without a rate of its own takes the latest rate of its date or the 7 days before.',
   Reports: 'Balance sheet and profit and loss statement, computed from the postings.',
   Exports: 'The Danish SAF-T Financial file of a period, streamed as XML.',
   Settings: 'The company itself: name, CVR, books settings and the seller profile printed on invoices.',
