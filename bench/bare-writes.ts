@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { API_VERSION } from '@tlr/config';
 // The ids module alone: the baseline server must not load the domain (Prisma, and pg's type parsers of @tlr/db).
 import { newId } from '@tlr/domain/ids';
+import { VAT_CODES } from '@tlr/domain';
 
 /** pg.Pool, structurally (the service's @tlr/db pool and the baseline's own both fit). */
 export interface BarePool {
@@ -94,6 +95,9 @@ async function nextNumbers(client: Client, companyId: string): Promise<{ d: numb
 
 // ---------------------------------------------------------------------------------------------------
 // A posting: POST /api/v1/transactions
+
+/** The output VAT account, as the domain's S25 code names it. */
+export const OUTPUT_VAT_ACCOUNT = VAT_CODES.find((c) => c.code === 'S25')!.account_number;
 
 /** bank, revenue, output VAT, an expense account */
 export const POSTING_ACCOUNTS = ['6470', '1010', '7680', '2200'] as const;

@@ -45,7 +45,7 @@ import { BUSINESS_TIME_ZONE } from '@tlr/config';
 import { addDays, INVOICE_ACCOUNTS, newId, today } from '@tlr/domain';
 import { spawnServer, type RunningServer } from './http.ts';
 import { cleanupStack } from './cleanup.ts';
-import { accountIds, bareInvoice, invoiceBody, type Invoicing } from './bare-writes.ts';
+import { accountIds, bareInvoice, invoiceBody, OUTPUT_VAT_ACCOUNT, type Invoicing } from './bare-writes.ts';
 import {
   agent,
   benchCompany,
@@ -356,7 +356,7 @@ async function main() {
     const svc = await spawnServer({ kind: 'tlr', databaseUrl });
     cleanups.push(() => svc.stop());
     const issue = today();
-    const accounts = await accountIds(db.pool, seller.companyId, [INVOICE_ACCOUNTS.receivable, INVOICE_ACCOUNTS.sales, INVOICE_ACCOUNTS.outputVat]);
+    const accounts = await accountIds(db.pool, seller.companyId, [INVOICE_ACCOUNTS.receivable, INVOICE_ACCOUNTS.sales, OUTPUT_VAT_ACCOUNT]);
     const inv: Invoicing = {
       companyId: seller.companyId,
       customerId: customer.id,
@@ -365,7 +365,7 @@ async function main() {
       due: addDays(issue, 14),
       receivable: accounts[INVOICE_ACCOUNTS.receivable]!,
       sales: accounts[INVOICE_ACCOUNTS.sales]!,
-      outputVat: accounts[INVOICE_ACCOUNTS.outputVat]!,
+      outputVat: accounts[OUTPUT_VAT_ACCOUNT]!,
     };
 
     // The brief's header is Authorization: Bearer <API key>; the service takes API keys in X-API-Key

@@ -69,7 +69,7 @@ import {
 import { spawnServer, type RunningServer } from './http.ts';
 import { cleanupStack } from './cleanup.ts';
 import { procTicks } from './lib.ts';
-import { accountIds, hasMonthlyBalances, invoiceBody, POSTING_ACCOUNTS, postingBody } from './bare-writes.ts';
+import { accountIds, hasMonthlyBalances, invoiceBody, OUTPUT_VAT_ACCOUNT, POSTING_ACCOUNTS, postingBody } from './bare-writes.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -494,7 +494,7 @@ async function main() {
         customerName: buyer.name,
         receivable: accounts[INVOICE_ACCOUNTS.receivable]!,
         sales: accounts[INVOICE_ACCOUNTS.sales]!,
-        outputVat: accounts[INVOICE_ACCOUNTS.outputVat]!,
+        outputVat: accounts[OUTPUT_VAT_ACCOUNT]!,
       },
     };
 

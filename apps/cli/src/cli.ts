@@ -1,5 +1,6 @@
 // The operator CLI `tlr`: parses the command line, opens the database like the server does and calls
 // the internal tRPC procedures; owns the usage text, the output formats and the exit codes.
+import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { createCaller, toProblem, type Caller } from '@tlr/api';
 import { ConfigError, loadConfig } from '@tlr/config';
@@ -33,6 +34,9 @@ const USAGE = `usage: tlr <command> [flags] [--json]
   oauth-client list
   oauth-client revoke --client-id ID   (ends every grant and token of the client)
   staff create   --email E --password P --role support|admin   (an account of the admin app)
+  exchange-rates load --company ID FILE
+                 (Danmarks Nationalbank's reference rates, XML, daily, 5-day or history file;
+                 stored per 1 unit in the company's exchange-rate table, replacing its rates of those dates)
 
   --json   print exactly one JSON object on stdout
   --help   show this text
@@ -49,8 +53,10 @@ const global = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' 
 interface Command {
   options: ParseArgsOptionsConfig;
   required: string[];
+  /** The arguments after the command words, by name (`FILE`); none by default. */
+  args?: string[];
   /** Checks the flags before any database work (throwing UsageError) and returns the call to make. */
-  prepare(v: Values): (api: Internal) => Promise<{ json: object; text: string }>;
+  prepare(v: Values, args: string[]): (api: Internal) => Promise<{ json: object; text: string }>;
 }
 
 const s = (v: Values, name: string) => v[name] as string;
@@ -220,6 +226,25 @@ const commands: Record<string, Command> = {
       };
     },
   },
+  'exchange-rates load': {
+    options: { company: str },
+    required: ['company'],
+    args: ['FILE'],
+    prepare:
+      (v, [file]) =>
+      async (api) => {
+        const loaded = await api.internal.loadExchangeRates({ companyId: s(v, 'company'), xml: await readFile(file!, 'utf8') });
+        const { dates } = loaded;
+        // A day file lists its date; a history file of years, its range.
+        const which =
+          dates.length <= 10 ? dates.map((d) => `${d.date} (${d.rates})`).join(', ') : `${dates.length} dates from ${dates[0]!.date} to ${dates.at(-1)!.date}`;
+        const skipped = loaded.skipped.map((x) => `${x.code} (${x.reason})`).join(', ');
+        return {
+          json: loaded,
+          text: `loaded ${loaded.rates} exchange rate(s) into company ${loaded.company_id}${dates.length ? `: ${which}` : ''}${skipped ? `; skipped ${skipped}` : ''}`,
+        };
+      },
+  },
   'oauth-client list': {
     options: {},
     required: [],
@@ -327,11 +352,13 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
     const found = commands[name];
     if (!found) return fail(2, `unknown command "${name}"`);
     const strict = parseArgs({ args: argv, options: { ...global, ...found.options }, allowPositionals: true, strict: true });
-    if (strict.positionals.length > 2) return fail(2, `unexpected argument "${strict.positionals[2]}"`);
+    const args = strict.positionals.slice(2);
+    const names = found.args ?? [];
+    if (args.length > names.length) return fail(2, `unexpected argument "${args[names.length]}"`);
     values = strict.values;
-    const missing = found.required.filter((f) => values[f] === undefined);
-    if (missing.length) return fail(2, `${name} needs ${missing.map((f) => `--${f}`).join(', ')}`);
-    call = found.prepare(values);
+    const missing = [...found.required.filter((f) => values[f] === undefined).map((f) => `--${f}`), ...names.slice(args.length)];
+    if (missing.length) return fail(2, `${name} needs ${missing.join(', ')}`);
+    call = found.prepare(values, args);
   } catch (e) {
     // parseArgs goes on about positionals after '--', which only confuses a typo'd flag.
     const unknown = (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';

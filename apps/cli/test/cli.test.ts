@@ -1,9 +1,13 @@
 // The operator CLI against the run's real database: in-process through runCli for the commands and
 // their errors, and once as the real `node scripts/tlr.mjs cli` child process behind `npm run tlr`.
 import { randomUUID } from 'node:crypto';
-import { describe, expect, inject, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Caller } from '@tlr/api';
-import { SCOPES, today } from '@tlr/domain';
+import { createDatabase } from '@tlr/db';
+import { rateOn, SCOPES, today } from '@tlr/domain';
 import { runCli } from '../src/cli.ts';
 import { spawnTlr } from './helpers.ts';
 // Brings in the typing of inject('databaseUrl') (a module augmentation there).
@@ -30,6 +34,7 @@ interface Results {
   'oauth-client create': Out<Caller['oauth']['createClient']>;
   'oauth-client list': { clients: Out<Caller['oauth']['listClients']> };
   'oauth-client revoke': Out<Caller['oauth']['revokeClient']>;
+  'exchange-rates load': Out<Caller['internal']['loadExchangeRates']>;
 }
 type Command = keyof Results;
 
@@ -271,6 +276,57 @@ describe('tlr', () => {
     expect(list.stdout).not.toMatch(/tlr_live_[0-9a-f]{48}/);
   });
 
+  describe('exchange-rates load', () => {
+    /** A Nationalbanken file as served (lang=da: decimal comma, a byte order mark, the IMF's XDR among the currencies). */
+    const FIXTURE = join(import.meta.dirname, 'fixtures', 'nationalbanken-da.xml');
+    const db = createDatabase(inject('databaseUrl'), 1);
+    afterAll(() => db.close());
+
+    it("loads Nationalbanken's reference rates per 1 unit into the company's table, and says how many for which dates", async () => {
+      const { company_id } = await newCompany();
+      const loaded = await json('exchange-rates load', '--company', company_id, FIXTURE);
+      expect(loaded).toEqual({
+        company_id,
+        rates: 14,
+        dates: [
+          { date: '2026-11-25', rates: 7 },
+          { date: '2026-11-26', rates: 7 },
+        ],
+        skipped: [{ code: 'XDR', reason: 'not an ISO 4217 currency of documents' }],
+      });
+      const scope = { companyId: company_id, livemode: true };
+      const eur = await rateOn(db.prisma, scope, 'EUR', '2026-11-28');
+      expect([eur.rate.toFixed(), eur.date]).toEqual(['7.4612', '2026-11-26']);
+      expect((await rateOn(db.prisma, scope, 'IDR', '2026-11-25')).rate.toFixed()).toBe('0.000377');
+      // Loading again replaces those dates' rates: still 14, marked as Nationalbanken's.
+      const again = await tlr('exchange-rates', 'load', '--company', company_id, FIXTURE);
+      expect(again).toEqual({
+        code: 0,
+        stdout: `loaded 14 exchange rate(s) into company ${company_id}: 2026-11-25 (7), 2026-11-26 (7); skipped XDR (not an ISO 4217 currency of documents)\n`,
+        stderr: '',
+      });
+      const rows = await db.prisma.exchangeRate.findMany({ where: { company_id }, select: { source: true } });
+      expect(rows.map((r) => r.source)).toEqual(Array(14).fill('nationalbanken'));
+    });
+
+    it('refuses a malformed file naming its line, and stores nothing of it', async () => {
+      const { company_id } = await newCompany();
+      const file = join(tmpdir(), `tlr-rates-${randomUUID()}.xml`);
+      writeFileSync(
+        file,
+        '<exchangerates refcur="DKK">\n<dailyrates id="2026-11-26">\n<currency code="EUR" rate="746,12" />\n<currency code="USD" rate="n/a" />\n</dailyrates>\n</exchangerates>\n',
+      );
+      const r = await tlr('exchange-rates', 'load', '--company', company_id, file);
+      expect(r).toEqual({
+        code: 1,
+        stdout: '',
+        stderr:
+          'tlr: Not a Nationalbanken rate file: line 4: <currency code="USD"> has rate "n/a", not a decimal number per 100 units such as 746,12 with at most 4 decimals.\n',
+      });
+      expect(await db.prisma.exchangeRate.count({ where: { company_id } })).toBe(0);
+    });
+  });
+
   it('oauth-client create shows the secret once; list never shows it; revoke ends the client (contract: OAuth 2.0, 2)', async () => {
     const created = await json(
       'oauth-client create',
@@ -384,6 +440,31 @@ describe('tlr', () => {
         /^tlr: No company with id 00000000-0000-4000-8000-000000000000\.\n/,
       ],
       ['a company id that is not a UUID', async () => ['key', 'list', '--company', 'acme'], 1, /^tlr: --company: must be a UUID\n/],
+      ['exchange-rates load without its file', async () => ['exchange-rates', 'load', '--company', randomUUID()], 2, /^tlr: exchange-rates load needs FILE\n/],
+      [
+        'exchange-rates load with a second file',
+        async () => ['exchange-rates', 'load', '--company', randomUUID(), 'a.xml', 'b.xml'],
+        2,
+        /^tlr: unexpected argument "b.xml"\n/,
+      ],
+      [
+        'exchange-rates load of a file that does not exist',
+        async () => ['exchange-rates', 'load', '--company', (await newCompany()).company_id, '/nonexistent/rates.xml'],
+        1,
+        /^tlr: ENOENT: no such file or directory, open '\/nonexistent\/rates.xml'\n/,
+      ],
+      [
+        'exchange-rates load into an unknown company',
+        async () => [
+          'exchange-rates',
+          'load',
+          '--company',
+          '00000000-0000-4000-8000-000000000000',
+          join(import.meta.dirname, 'fixtures', 'nationalbanken-da.xml'),
+        ],
+        1,
+        /^tlr: No company with id 00000000-0000-4000-8000-000000000000\.\n/,
+      ],
       [
         'unknown key on revoke',
         async () => ['key', 'revoke', '--id', '00000000-0000-4000-8000-000000000000'],

@@ -16,10 +16,10 @@ const META_PATHS = new Set(['/', '/openapi.json']);
 /** The contract's collections: each has a list (GET) and a create (POST, Idempotency-Key). */
 const CONTRACT_COLLECTIONS = ['/invoices', '/customers', '/products', '/expenses', '/suppliers', '/accounts', '/transactions', '/vouchers'];
 /**
- * Every list: the collections and the webhook subscriptions ("List responses add `meta`"; the list
- * parameters apply to "all list endpoints").
+ * Every list: the collections, the webhook subscriptions and the exchange rates ("List responses add
+ * `meta`"; the list parameters apply to "all list endpoints").
  */
-const LISTS = [...CONTRACT_COLLECTIONS, '/webhooks'];
+const LISTS = [...CONTRACT_COLLECTIONS, '/webhooks', '/exchange-rates'];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
   '/invoices': ['created_at', 'issue_date', 'due_date', 'total', 'invoice_number'],
@@ -31,6 +31,7 @@ const LIST_SORT: Record<string, string[]> = {
   '/transactions': ['date', 'created_at'],
   '/vouchers': ['upload_date', 'original_filename', 'file_size'],
   '/webhooks': ['created_at', 'url'],
+  '/exchange-rates': ['date', 'currency', 'created_at'],
 };
 
 const t = useCompany({ name: 'OpenAPI Klient ApS' });

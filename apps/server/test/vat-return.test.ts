@@ -50,7 +50,7 @@ describe('the VAT return of a quarter of mixed activity', () => {
     const eurInvoice = (await ok(t.api.GET('/invoices/{id}', { params: { path: { id: eur } } }))).data;
     expect(eurInvoice).toMatchObject({ currency: 'EUR', exchange_rate: 7.46, total: 1250, vat_amount: 250, total_dkk: 9325 });
     // Paid at 7.45: the bank gets 9312.50, receivables are cleared with 9325.00, the 12.50 lost is a kursdifference.
-    await ok(t.api.POST('/invoices/{id}/payments', { params: { path: { id: eur } }, body: { amount: 1250, date: '2026-09-01', exchange_rate: 7.45 } }));
+    await ok(t.api.POST('/invoices/{id}/payments', { params: { path: { id: eur }, ...idem() }, body: { amount: 1250, date: '2026-09-01', exchange_rate: 7.45 } }));
     // Credited within the quarter: a domestic invoice (2000.00 + 500.00) and an EU one (3000.00).
     for (const [customer, line] of [
       [customers.dk, { quantity: 1, unit_price: 2000 }],

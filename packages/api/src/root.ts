@@ -2,6 +2,7 @@
 // internal procedures for the operator CLI and the admin app.
 import { accountsRouter } from './routers/accounts.ts';
 import { customersRouter } from './routers/customers.ts';
+import { exchangeRatesRouter } from './routers/exchange-rates.ts';
 import { exportsRouter } from './routers/exports.ts';
 import { internalRouter } from './routers/internal.ts';
 import { oauthRouter } from './routers/oauth.ts';
@@ -30,6 +31,7 @@ export const appRouter = router({
   suppliers: suppliersRouter,
   accounts: accountsRouter,
   transactions: transactionsRouter,
+  exchangeRates: exchangeRatesRouter,
   reports: reportsRouter,
   vat: vatRouter,
   exports: exportsRouter,

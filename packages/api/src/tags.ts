@@ -17,11 +17,13 @@ export const TAGS = {
   Transactions:
     'The general ledger: balanced postings (total debit equals total credit) with a gapless SystemID and a number from the unified document ' +
     'number sequence. Posted transactions are immutable; a reversal posts the opposite.',
+  'Exchange rates':
+    "The company's exchange-rate table (valutakurser): DKK pr. enhed per currency and day, put through the API or loaded from Nationalbankens " +
+    'referencekurser by the operator. A document in foreign currency without a rate of its own takes the latest rate of its date or the 7 days before.',
   Reports: 'Balance sheet and profit and loss statement, computed from the postings.',
   VAT:
     "The company's VAT codes (momskoder) and the VAT return (momsangivelse) of each period, computed from the ledger in whole kroner, with the " +
     'journal lines behind every field; settling a period posts the momsafregning, files the return and locks the period.',
-  'Exchange rates': 'The company\'s exchange rates (valutakurser, DKK per unit) that foreign-currency invoices and expenses post at.',
   Exports: 'The Danish SAF-T Financial file of a period, streamed as XML.',
   Settings: 'The company itself: name, CVR, books settings and the seller profile printed on invoices.',
   Webhooks:

@@ -90,6 +90,11 @@ export const ERROR_CODES = {
     title: 'Chart of accounts incomplete',
     when: 'booking an expense when the chart lacks an account it posts to (7440 payables, 7740 input VAT)',
   },
+  exchange_rate_missing: {
+    status: 422,
+    title: 'Exchange rate missing',
+    when: "a document in foreign currency without an `exchange_rate` of its own, dated when the company's rate table (`PUT /exchange-rates`) has no rate of its currency on that day or the 7 days before (`field: exchange_rate`)",
+  },
   overpayment: { status: 422, title: 'Overpayment', when: 'a payment larger than what is left to pay on the invoice' },
   vat_code_not_applicable: {
     status: 422,

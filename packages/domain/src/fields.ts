@@ -7,6 +7,7 @@ import { ACCOUNT_NUMBER } from './ledger/rules.ts';
 import { BANK_ACCOUNT_NUMBER, BANK_REG_NUMBER, checkIban, normalizeIban } from './identifiers/bank.ts';
 import { checkCvr, normalizeCvr } from './identifiers/cvr.ts';
 import { checkVatNumber, normalizeVatNumber } from './identifiers/vat-number.ts';
+import { checkCurrency, parseExchangeRate } from './currency/rules.ts';
 import { isJsonAmount, parseAmount, type Decimal } from './money.ts';
 
 // Messages a client can act on, for every schema of the API: a missing field "is required", a wrong
@@ -80,6 +81,29 @@ export const percent = () =>
       return d;
     })
     .meta({ description: 'Percent, 0 to 100', example: 25 });
+
+/** A currency (valuta): an ISO 4217 code of the list in currency/rules.ts, upper case as written there. */
+export const currency = () =>
+  z
+    .string()
+    .superRefine((s, ctx) => {
+      const problem = checkCurrency(s);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .meta({ description: 'Valuta: ISO 4217 currency code', pattern: '^[A-Z]{3}$', example: 'EUR' });
+
+/** An exchange rate (valutakurs): DKK per 1 unit of the currency, above 0, at most 6 decimals; a JSON number or a decimal string. */
+export const exchangeRate = () =>
+  decimalInput()
+    .transform((v, ctx): Decimal => {
+      const d = parseExchangeRate(v);
+      if (typeof d === 'string') {
+        ctx.addIssue({ code: 'custom', message: d });
+        return z.NEVER;
+      }
+      return d;
+    })
+    .meta({ description: 'Valutakurs: DKK per 1 unit of the currency, greater than 0, at most 6 decimals', example: 7.4612 });
 
 /** Optional free text: null is accepted and means empty. */
 export const text = (max: number) =>

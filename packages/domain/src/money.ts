@@ -131,8 +131,3 @@ export function isJsonAmount(v: unknown): v is number {
 export function rateToJson(value: { toString(): string }): number {
   return Number(new Decimal(value.toString()).toFixed(2));
 }
-
-/** An exchange rate (DKK per unit, at most 6 decimals) as a JSON number. */
-export function exchangeRateToJson(value: { toString(): string }): number {
-  return Number(new Decimal(value.toString()).toFixed(6));
-}

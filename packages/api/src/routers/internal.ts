@@ -18,6 +18,7 @@ import {
   updateCompanyProfile,
   VAT_FREQUENCIES,
   invalidRequest,
+  loadNationalbankenRates,
 } from '@tlr/domain';
 import { date, exact, uuid } from '@tlr/domain/fields';
 import { month } from '@tlr/domain/integers';
@@ -99,6 +100,10 @@ export const internalRouter = router({
     .meta({ staffRole: 'support', owner: true })
     .input(z.strictObject({ companyId }))
     .query(({ ctx, input }) => listApiKeys(ctx.tx, input.companyId)),
+  /** `tlr exchange-rates load`: a file of Nationalbanken's reference rates into the company's exchange-rate table. */
+  loadExchangeRates: internalProcedure
+    .input(z.strictObject({ companyId, xml: z.string() }))
+    .mutation(({ ctx, input }) => loadNationalbankenRates(ctx.tx, input.companyId, input.xml)),
   /** The overdue sweep on demand (it also runs daily as a job): support staff after a holiday, tests. */
   sweepOverdueInvoices: internalProcedure
     .meta({ staffRole: 'support' })

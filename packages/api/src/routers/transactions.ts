@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { createTransaction, getTransaction, listTransactions, POSTING_SOURCES, reverseTransaction, TRANSACTION_LIST } from '@tlr/domain';
 import { createEndpoint, getEndpoint, listEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
-import { accountNumber, amountOut, date, dateOut, money, text, timestamp, uuid, vatCode } from '@tlr/domain/fields';
+import { accountNumber, amountOut, currency, date, dateOut, exchangeRate, money, text, timestamp, uuid, vatCode } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 import { lineNumber, ordinal } from '@tlr/domain/integers';
 
@@ -19,6 +19,16 @@ const lineInput = z.strictObject({
       'VAT code (momskode) the line belongs to, any code of the company (GET /vat-codes), e.g. S25; VAT lines are posted explicitly. A coded line on an account other than the VAT accounts is a base in the VAT return',
     example: 'S25',
   }),
+  // A registration in foreign currency (bogføringsloven § 15): all three, or none for a DKK line.
+  currency: currency().optional().meta({
+    description:
+      'Valuta: a line registered in foreign currency gives currency, currency_amount and exchange_rate together (none for a DKK line; DKK itself is refused). debit or credit stays the DKK amount and must equal currency_amount × exchange_rate rounded half up to øre',
+    example: 'EUR',
+  }),
+  currency_amount: money({ min: 0.01 })
+    .optional()
+    .meta({ description: 'Beløb i valuta: the amount of the line in its currency, at most 2 decimals', example: 100 }),
+  exchange_rate: exchangeRate().optional(),
 });
 
 const transactionBody = z.strictObject({
@@ -55,6 +65,11 @@ const transactionResource = z
         credit: amountOut(),
         description: z.string(),
         vat_code: z.string(),
+        currency: z.string().nullable().meta({ description: 'Valuta of a line registered in foreign currency; null for a DKK line', example: 'EUR' }),
+        currency_amount: amountOut().nullable().meta({ description: 'Beløb i valuta: the amount in that currency; null for a DKK line', example: 100 }),
+        exchange_rate: amountOut()
+          .nullable()
+          .meta({ description: 'Valutakurs, DKK pr. enhed, that made debit or credit; null for a DKK line', example: 7.4612 }),
       }),
     ),
     created_at: timestamp(),
@@ -86,7 +101,7 @@ export const transactionsRouter = router({
     tag,
     summary: 'Post a ledger transaction',
     description:
-      'Total debit must equal total credit exactly (422 unbalanced_transaction); the date must be after the lock date (422 period_locked) and inside an open fiscal year (422 fiscal_year_not_open). Accounts must be active accounts of the company.',
+      'Total debit must equal total credit exactly (422 unbalanced_transaction); the date must be after the lock date (422 period_locked) and inside an open fiscal year (422 fiscal_year_not_open). Accounts must be active accounts of the company. A line registered in foreign currency (bogføringsloven § 15) gives its currency, currency_amount and exchange_rate (valutakurs, DKK pr. enhed); its debit or credit is the DKK amount, currency_amount × exchange_rate rounded half up to øre, or 400 invalid_request names that debit or credit.',
     scope: 'transactions:write',
     problems: [422],
     body: transactionBody,

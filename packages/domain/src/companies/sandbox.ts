@@ -56,6 +56,7 @@ export async function resetSandbox(db: Db, companyId: string, cleanup?: { store:
   await db.customer.deleteMany({ where });
   await db.product.deleteMany({ where });
   await db.supplier.deleteMany({ where });
+  await db.exchangeRate.deleteMany({ where });
   await db.idempotencyKey.deleteMany({ where });
   await db.outboxEvent.deleteMany({ where });
   // Mirror the live company's settings again, as a new sandbox would.

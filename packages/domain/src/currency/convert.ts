@@ -18,22 +18,40 @@ export interface DocumentCurrency {
 export const isDkk = (fx: DocumentCurrency) => fx.currency === 'DKK';
 
 /**
- * The posting of a document made in its own currency, in DKK. Every line but `balancing` becomes its
- * amount × rate, rounded half up to øre; the balancing line (receivables, payables) takes what makes the
- * posting balance, so it may differ by øre from round(total × rate) and the DKK posting always balances.
- * A DKK document is returned as it is.
+ * The posting of a document made in its own currency, in DKK. Every line becomes its amount × rate,
+ * rounded half up to øre, and records the currency, the amount and the rate (the one rule of
+ * assertPostable). Rounded line by line, the DKK lines may miss balancing by a few øre: that difference
+ * is a line of its own on the `balancing` line's account (receivables, payables), in DKK only, so what
+ * the document is owed or owes in DKK is exactly what its other lines made. A DKK document is returned
+ * as it is.
  */
 export function postingInDkk(lines: readonly PostingLine[], fx: DocumentCurrency, balancing: number): PostingLine[] {
   if (isDkk(fx)) return [...lines];
   const zero = new Decimal(0);
-  const foreign = (l: PostingLine) => ({ currency: fx.currency, amount: l.debit.isZero() ? l.credit : l.debit, rate: fx.rate });
-  const converted = lines.map((l) => ({ ...l, debit: toDkk(l.debit, fx.rate), credit: toDkk(l.credit, fx.rate), foreign: foreign(l) }));
-  const others = converted.filter((_, i) => i !== balancing);
-  const net = others.reduce((sum, l) => sum.plus(l.debit).minus(l.credit), zero);
+  const converted: PostingLine[] = lines.map((l) => ({
+    ...l,
+    debit: toDkk(l.debit, fx.rate),
+    credit: toDkk(l.credit, fx.rate),
+    foreign: { currency: fx.currency, amount: l.debit.isZero() ? l.credit : l.debit, rate: fx.rate },
+  }));
+  const off = converted.reduce((sum, l) => sum.plus(l.debit).minus(l.credit), zero);
+  if (off.isZero()) return converted;
   const b = converted[balancing]!;
-  converted[balancing] = { ...b, debit: net.isNegative() ? net.negated() : zero, credit: net.isNegative() ? zero : net };
-  return converted;
+  return [
+    ...converted,
+    {
+      accountId: b.accountId,
+      debit: off.isNegative() ? off.negated() : zero,
+      credit: off.isNegative() ? zero : off,
+      description: `Øreafrunding ved omregning: ${b.description}`.slice(0, 500),
+      vatCode: '',
+    },
+  ];
 }
+
+/** What the lines on `accountId` add up to, debit less credit, DKK (receivables of an invoice, negated payables of an expense). */
+export const netOn = (lines: readonly PostingLine[], accountId: string) =>
+  lines.filter((l) => l.accountId === accountId).reduce((sum, l) => sum.plus(l.debit).minus(l.credit), new Decimal(0));
 
 /**
  * The currency and rate a document posts at: DKK at 1; a foreign currency at the rate the document

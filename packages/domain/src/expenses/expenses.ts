@@ -13,10 +13,11 @@ import { newId } from '../ids.ts';
 import { postPayment, postReversalOf, settlementAccount } from '../ledger/documents.ts';
 import { postTransaction } from '../ledger/post.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
-import { amountToJson, Decimal, exchangeRateToJson, rateToJson } from '../money.ts';
+import { amountToJson, Decimal, rateToJson } from '../money.ts';
+import { exchangeRateToJson } from '../currency/rules.ts';
 import { vatFromGross } from '../vat.ts';
 import { codeFor, postableCode, vatCodesOf } from '../vat/treatments.ts';
-import { documentCurrency, givenRate, postingInDkk } from '../currency/convert.ts';
+import { documentCurrency, givenRate, netOn, postingInDkk } from '../currency/convert.ts';
 import { toDkk } from '../currency/rules.ts';
 import { bookingLines, expenseVat, LEGACY_EXPENSE_CODE } from './rules.ts';
 import { attachVoucherToExpense, detachVoucherFromExpense, markVoucherPosted } from '../vouchers/vouchers.ts';
@@ -303,7 +304,7 @@ async function book(db: Db, scope: CompanyScope, row: ExpenseRow): Promise<Expen
       posted_transaction_id: posted.id,
       posted_system_id: posted.system_id,
       exchange_rate: fx.rate.toFixed(6),
-      payable_dkk: lines.at(-1)!.credit.toFixed(2),
+      payable_dkk: netOn(lines, payable.id).negated().toFixed(2),
     },
   });
   await announce(db, scope, 'expense.updated', booked);

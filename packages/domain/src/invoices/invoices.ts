@@ -17,7 +17,7 @@ import { amountToJson, Decimal } from '../money.ts';
 import { approvalPosting, assertTransition, INVOICE_STATUSES, INVOICE_VAT_RATES, invoiceTotals, OPEN_STATUSES, type InvoiceStatus } from './rules.ts';
 import { DEFAULT_SALES_CODE, needsEuBuyer } from '../vat/codes.ts';
 import { codeFor, postableCode, vatCodesOf } from '../vat/treatments.ts';
-import { documentCurrency, givenRate, postingInDkk } from '../currency/convert.ts';
+import { documentCurrency, givenRate, netOn, postingInDkk } from '../currency/convert.ts';
 import { toDkk } from '../currency/rules.ts';
 import { isEuCountry, vatNumberCountry } from '../identifiers/vat-number.ts';
 import type { FullInvoiceView, InvoiceInput, InvoiceStatusInput, InvoiceUpdate, InvoiceView, PaymentInput } from './schema.ts';
@@ -333,7 +333,7 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
   // Made in the invoice's currency, posted in DKK; receivables (the first line) balances it.
   const postingLines = postingInDkk(approvalPosting(lines, totals, account(INVOICE_ACCOUNTS.receivable).id, codes, text), fx, 0);
   if (postingLines.length < 2) throw new DomainError('invoice_incomplete', 'The invoice totals 0.00: there is nothing to invoice or post.', 'lines');
-  const totalDkk = postingLines[0]!.debit.minus(postingLines[0]!.credit);
+  const totalDkk = netOn(postingLines, account(INVOICE_ACCOUNTS.receivable).id);
 
   // The accounts travel with the lines, so the posting does not read them again.
   const named = new Map([

@@ -2,7 +2,8 @@
 // invoice with its lines and payments, the create summary and the compact data of invoice events.
 import type { Prisma } from '@tlr/db';
 import { fromDate } from '../calendar.ts';
-import { amountToJson, exchangeRateToJson, quantityToJson, rateToJson } from '../money.ts';
+import { amountToJson, quantityToJson, rateToJson } from '../money.ts';
+import { exchangeRateToJson } from '../currency/rules.ts';
 import type { InvoiceStatus } from './rules.ts';
 import type { FullInvoiceView, InvoicePaymentView, InvoiceSummary, InvoiceView } from './schema.ts';
 

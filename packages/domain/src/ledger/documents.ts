@@ -6,7 +6,7 @@ import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 import { Decimal } from '../money.ts';
 import { postTransaction, type PostingSource } from './post.ts';
-import { reversingLines } from './rules.ts';
+import { reversingLines, storedPostingLine } from './rules.ts';
 
 export interface SettlementAccountInput {
   account_id?: string | undefined;
@@ -88,15 +88,12 @@ export async function postReversalOf(
     where: { transaction_id: transactionId, company_id: scope.companyId },
     orderBy: { line_number: 'asc' },
   });
-  const dec = (v: { toString(): string }) => new Decimal(v.toString());
   return postTransaction(db, scope, {
     date: o.date,
     description: o.description,
     source: o.source,
     sourceId: o.sourceId,
     reversesId: transactionId,
-    lines: reversingLines(
-      original.map((l) => ({ accountId: l.account_id, debit: dec(l.debit), credit: dec(l.credit), description: o.description, vatCode: l.vat_code })),
-    ),
+    lines: reversingLines(original.map((l) => ({ ...storedPostingLine(l), description: o.description }))),
   });
 }

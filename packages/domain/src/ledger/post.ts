@@ -93,12 +93,14 @@ export async function postTransaction(db: Db, scope: CompanyScope, posting: Post
       RETURNING id
     ),
     lines AS (
-      INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code)
-      SELECT l.id, ${c}::uuid, tx.id, l.n, l.account_id, l.debit, l.credit, l.description, l.vat_code
+      INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code,
+                                     currency, currency_amount, exchange_rate)
+      SELECT l.id, ${c}::uuid, tx.id, l.n, l.account_id, l.debit, l.credit, l.description, l.vat_code, l.currency, l.currency_amount, l.exchange_rate
       FROM tx, unnest(${col((l) => l.id)}::uuid[], ${col((l) => l.line_number)}::int2[], ${col((l) => l.accountId)}::uuid[],
                       ${col((l) => l.debit.toFixed(2))}::numeric[], ${col((l) => l.credit.toFixed(2))}::numeric[],
-                      ${col((l) => l.description)}::text[], ${col((l) => l.vatCode)}::text[])
-        AS l(id, n, account_id, debit, credit, description, vat_code)
+                      ${col((l) => l.description)}::text[], ${col((l) => l.vatCode)}::text[], ${col((l) => l.foreign?.currency ?? '')}::text[],
+                      ${col((l) => l.foreign?.amount.toFixed(2) ?? null)}::numeric[], ${col((l) => l.foreign?.rate.toFixed() ?? null)}::numeric[])
+        AS l(id, n, account_id, debit, credit, description, vat_code, currency, currency_amount, exchange_rate)
     ),
     t AS (
       SELECT * FROM ok, unnest(${totals.map(([a]) => a)}::uuid[], ${totals.map(([, t]) => t.debit.toFixed(2))}::numeric[],
@@ -151,6 +153,9 @@ export async function postTransaction(db: Db, scope: CompanyScope, posting: Post
       credit: l.credit as unknown as Prisma.Decimal,
       description: l.description,
       vat_code: l.vatCode,
+      currency: l.foreign?.currency ?? '',
+      currency_amount: (l.foreign?.amount ?? null) as unknown as Prisma.Decimal | null,
+      exchange_rate: (l.foreign?.rate ?? null) as unknown as Prisma.Decimal | null,
       account: accounts.get(l.accountId) ?? { account_number: '', name: '' },
     })),
   });

@@ -3,6 +3,7 @@
 import { Decimal, MAX_AMOUNT } from '../money.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 import { VAT_ACCOUNT_NUMBERS } from '../vat/codes.ts';
+import { foreignMismatch, type ForeignAmount } from '../currency/rules.ts';
 
 /** An account's number in a company's chart: 1 to 10 digits (the standard chart's have 4). */
 export const ACCOUNT_NUMBER = /^\d{1,10}$/;
@@ -15,6 +16,11 @@ export interface PostingLine {
   credit: Decimal;
   description: string;
   vatCode: string;
+  /**
+   * A registration in foreign currency (bogføringsloven § 15): its currency, the amount in it and the rate.
+   * debit/credit stay the DKK amount and must be exactly toDkk(amount, rate) (assertPostable).
+   */
+  foreign?: ForeignAmount | undefined;
 }
 
 export const unbalanced = (debit: Decimal, credit: Decimal) =>
@@ -32,6 +38,9 @@ export function assertPostable(lines: readonly PostingLine[]): { debit: Decimal;
     if (l.debit.greaterThan(0) && l.credit.greaterThan(0)) throw invalidRequest('A line has a debit or a credit, never both.', field);
     if (l.debit.isZero() && l.credit.isZero()) throw invalidRequest('A line needs a debit or a credit greater than zero.', field);
     if (l.debit.decimalPlaces() > 2 || l.credit.decimalPlaces() > 2) throw invalidRequest('Amounts have at most 2 decimals.', field);
+    const side = l.debit.isZero() ? 'credit' : 'debit';
+    const mismatch = l.foreign && foreignMismatch(l[side], l.foreign);
+    if (mismatch) throw invalidRequest(`${field}.${side} ${mismatch}.`, `${field}.${side}`);
     debit = debit.plus(l.debit);
     credit = credit.plus(l.credit);
   });
@@ -44,6 +53,30 @@ export function assertPostable(lines: readonly PostingLine[]): { debit: Decimal;
 /** The lines that undo `lines`: the same accounts with debit and credit swapped. */
 export function reversingLines(lines: readonly PostingLine[]): PostingLine[] {
   return lines.map((l) => ({ ...l, debit: l.credit, credit: l.debit }));
+}
+
+/** A stored journal line (transaction_lines) as the posting line it was: what a reversal turns around. */
+export function storedPostingLine(l: {
+  account_id: string;
+  debit: { toString(): string };
+  credit: { toString(): string };
+  description: string;
+  vat_code: string;
+  currency: string;
+  currency_amount: { toString(): string } | null;
+  exchange_rate: { toString(): string } | null;
+}): PostingLine {
+  const dec = (v: { toString(): string }) => new Decimal(v.toString());
+  return {
+    accountId: l.account_id,
+    debit: dec(l.debit),
+    credit: dec(l.credit),
+    description: l.description,
+    vatCode: l.vat_code,
+    ...(l.currency && l.currency_amount && l.exchange_rate
+      ? { foreign: { currency: l.currency, amount: dec(l.currency_amount), rate: dec(l.exchange_rate) } }
+      : {}),
+  };
 }
 
 type Totals = Map<string, { debit: Decimal; credit: Decimal }>;

@@ -8,11 +8,12 @@ import { Decimal } from '../money.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { today } from '../calendar.ts';
 import { postTransaction, transactionInclude } from './post.ts';
-import { reversingLines, type PostingLine } from './rules.ts';
+import { reversingLines, storedPostingLine, type PostingLine } from './rules.ts';
+import { foreignOf, type ForeignInput } from '../currency/rules.ts';
 import { transactionView, type TransactionView } from './views.ts';
 import { lockVoucherForAttachment, markVoucherPosted } from '../vouchers/vouchers.ts';
 
-export interface TransactionLineInput {
+export interface TransactionLineInput extends ForeignInput {
   account_id?: string | undefined;
   account_number?: string | undefined;
   debit?: Decimal | undefined;
@@ -60,6 +61,7 @@ async function resolveLines(db: Db, scope: CompanyScope, lines: TransactionLineI
       credit: l.credit ?? new Decimal(0),
       description: l.description ?? '',
       vatCode,
+      foreign: foreignOf(l, `lines[${i}]`),
     };
   });
 }
@@ -127,15 +129,7 @@ export async function reverseTransaction(db: Db, scope: CompanyScope, id: string
       `Transaction ${id} is the posting of a ${original.source.replace('_', ' ')}; change the document instead (an invoice is cancelled with a credit note).`,
     );
   }
-  const lines = reversingLines(
-    original.lines.map((l) => ({
-      accountId: l.account_id,
-      debit: new Decimal(l.debit.toString()),
-      credit: new Decimal(l.credit.toString()),
-      description: l.description,
-      vatCode: l.vat_code,
-    })),
-  );
+  const lines = reversingLines(original.lines.map(storedPostingLine));
   try {
     return await postTransaction(db, scope, {
       date: input.date ?? today(),

@@ -2,6 +2,7 @@
 import type { Prisma } from '@tlr/db';
 import { amountToJson, Decimal } from '../money.ts';
 import { fromDate } from '../calendar.ts';
+import { exchangeRateToJson } from '../currency/rules.ts';
 
 type TransactionRow = Prisma.LedgerTransactionGetPayload<{
   include: {
@@ -25,6 +26,10 @@ export function transactionView(t: TransactionRow) {
       credit: amountToJson(l.credit),
       description: l.description,
       vat_code: l.vat_code,
+      // A DKK line has none of the three (bogføringsloven § 15 asks them of foreign registrations).
+      currency: l.currency || null,
+      currency_amount: l.currency_amount === null ? null : amountToJson(l.currency_amount),
+      exchange_rate: l.exchange_rate === null ? null : exchangeRateToJson(l.exchange_rate),
     };
   });
   return {

@@ -190,7 +190,8 @@ SELECT t.system_id, l.line_number,
        CASE WHEN l.line_number = 1 THEN t.source END AS source,
        CASE WHEN l.line_number = 1 THEN to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') END AS entry_date,
        CASE WHEN l.line_number = 1 THEN (SELECT v.id FROM vouchers v WHERE v.transaction_id = t.id) END AS voucher_id,
-       l.account_id, l.debit::text AS debit, l.credit::text AS credit, l.description AS line_description
+       l.account_id, l.debit::text AS debit, l.credit::text AS credit, l.description AS line_description,
+       l.currency, l.currency_amount::text AS currency_amount, l.exchange_rate::text AS exchange_rate
 FROM ledger_transactions t
 JOIN transaction_lines l ON l.transaction_id = t.id
 WHERE t.company_id = $1 AND t.date BETWEEN $2::date AND $3::date

@@ -23,6 +23,10 @@ export interface JournalLine {
   debit: string;
   credit: string;
   line_description: string;
+  /** A line registered in foreign currency: its code, amount (2-decimal text) and rate (decimal text); '' and nulls in DKK. */
+  currency: string;
+  currency_amount: string | null;
+  exchange_rate: string | null;
 }
 
 /** The Transaction start tag and every element before its first Line. */
@@ -53,18 +57,25 @@ export function lineShared(t: JournalTransaction): LineShared {
   };
 }
 
+/** numeric(18,6) text without its trailing zeros: 7.461200 -> 7.4612, 100.000000 -> 100. */
+const trimScale = (rate: string) => (rate.includes('.') ? rate.replace(/\.?0+$/, '') : rate);
+
 /**
  * One Line: RecordID, AccountID, SourceDocumentID (the voucher), Description, and the debit or the
- * credit with its currency triplet. `shared` is lineShared of the line's transaction.
+ * credit with its currency triplet (AmountStructure: Amount, CurrencyCode, CurrencyAmount, ExchangeRate,
+ * in that order): the line's own currency, amount and rate when it was registered in foreign currency,
+ * else the file's currency at rate 1. `shared` is lineShared of the line's transaction.
  */
 export function lineElement(l: JournalLine, accountNumber: string, shared: LineShared, isDebit: boolean, currency: string): string {
   const side = isDebit ? 'DebitAmount' : 'CreditAmount';
   const amount = isDebit ? l.debit : l.credit;
+  const foreign = l.currency !== '' && l.currency_amount !== null && l.exchange_rate !== null;
   return (
     `<Line><RecordID>${l.line_number}</RecordID><AccountID>${escapeText(accountNumber)}</AccountID>${shared.sourceDocument}` +
     // A line without text of its own is described by its transaction.
     `<Description>${l.line_description ? xmlText(l.line_description, SAFT_TEXT.long) : shared.description}</Description>` +
-    `<${side}><Amount>${amount}</Amount><CurrencyCode>${currency}</CurrencyCode><CurrencyAmount>${amount}</CurrencyAmount>` +
-    `<ExchangeRate>1</ExchangeRate></${side}></Line>`
+    `<${side}><Amount>${amount}</Amount><CurrencyCode>${foreign ? l.currency : currency}</CurrencyCode>` +
+    `<CurrencyAmount>${foreign ? l.currency_amount : amount}</CurrencyAmount>` +
+    `<ExchangeRate>${foreign ? trimScale(l.exchange_rate!) : '1'}</ExchangeRate></${side}></Line>`
   );
 }

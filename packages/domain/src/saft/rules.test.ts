@@ -117,6 +117,9 @@ describe('XML', () => {
     debit: '8000.00',
     credit: '0.00',
     line_description: '',
+    currency: '',
+    currency_amount: null,
+    exchange_rate: null,
     ...over,
   });
 
@@ -155,6 +158,30 @@ describe('XML', () => {
           },
         ],
       },
+    }).end();
+    expect(hand).toBe(built);
+  });
+
+  it("writes a foreign-currency line's own currency, amount and rate (numeric text without trailing zeros), in the schema's order", () => {
+    const t = transaction();
+    const eur = line({ debit: '746.12', currency: 'EUR', currency_amount: '100.00', exchange_rate: '7.461200' });
+    const usd = line({ line_number: 2, debit: '0.00', credit: '100.00', currency: 'USD', currency_amount: '15.50', exchange_rate: '6.451613' });
+    const hand = [eur, usd].map((l) => lineElement(l, l.account_number, lineShared(t), l.debit !== '0.00', 'DKK')).join('');
+    const built = fragment({
+      Line: [
+        {
+          RecordID: '1',
+          AccountID: '2030',
+          Description: 'Husleje <marts> & "varme"',
+          DebitAmount: { Amount: '746.12', CurrencyCode: 'EUR', CurrencyAmount: '100.00', ExchangeRate: '7.4612' },
+        },
+        {
+          RecordID: '2',
+          AccountID: '2030',
+          Description: 'Husleje <marts> & "varme"',
+          CreditAmount: { Amount: '100.00', CurrencyCode: 'USD', CurrencyAmount: '15.50', ExchangeRate: '6.451613' },
+        },
+      ],
     }).end();
     expect(hand).toBe(built);
   });

@@ -16,7 +16,6 @@ import type { VatFrequency } from '../ledger/fiscal-years.ts';
 import type { ListMeta } from '../lists/list.ts';
 import {
   ACCOUNT_FIELDS,
-  BOX_FIELDS,
   BOX_OF_KIND,
   isSalesKind,
   returnFigures,
