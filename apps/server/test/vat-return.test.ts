@@ -3,6 +3,7 @@
 // settlement (posting, filed return, lock date), corrections and every refusal (Order 13).
 import { describe, expect, it } from 'vitest';
 import { bodyOf, created, idem, ok, testDb, useCompany } from './helpers.ts';
+import { validateSaft } from './saft-schema.ts';
 
 const t = useCompany({ name: 'Moms og Valuta ApS' });
 
@@ -176,6 +177,17 @@ describe('the VAT return of a quarter of mixed activity', () => {
     ]);
   });
 
+  it('writes the quarter to SAF-T valid against the XSD: the EUR invoice in DKK with its currency beside, the VAT codes in the tax table', async () => {
+    const r = await t.raw.get('/exports/saft?from=2026-07-01&to=2026-09-30');
+    expect(r.status).toBe(200);
+    expect(await validateSaft(r.text)).toEqual({ valid: true, errors: [] });
+    // The EUR invoice's line: 1000.00 EUR at 7.46 = 7460.00 DKK.
+    expect(r.text).toContain(
+      '<InvoiceLineAmount><Amount>7460.00</Amount><CurrencyCode>EUR</CurrencyCode><CurrencyAmount>1000.00</CurrencyAmount><ExchangeRate>7.460000</ExchangeRate></InvoiceLineAmount>',
+    );
+    expect(r.text).toContain('<TaxCode>EUV</TaxCode>');
+  });
+
   it("refuses a code that does not fit the document, an EU sale without the buyer's VAT number, and a rate that contradicts the code", async () => {
     const refusal = async (path: string, body: object) => t.raw.post(path, body);
     const cases: [string, object, number, string, string][] = [
@@ -291,7 +303,7 @@ describe('settling VAT periods', () => {
       expect([r.status, r.body.code, r.body.field], bad).toEqual([400, 'invalid_request', 'period']);
     }
     const locked = await t.raw.post('/expenses', { date: '2026-09-29', amount: 100, vat_code: 'K25', book: true });
-    expect([locked.status, locked.body.code]).toEqual([409, 'period_locked']);
+    expect([locked.status, locked.body.code]).toEqual([422, 'period_locked']);
   });
 
   it('keeps a filed return immutable; a correction after the books changed is the next version and posts only the change', async () => {
@@ -320,11 +332,11 @@ describe('settling VAT periods', () => {
   });
 
   it('exports the return as the draft document for Skattestyrelsen', async () => {
-    const r = await fetch(`${t.svc.url}/api/v1/vat-returns/2026-Q3/export`, { headers: { Authorization: `Bearer ${t.key}` } });
+    const r = await t.raw.get('/vat-returns/2026-Q3/export');
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/xml/);
     expect(r.headers.get('content-disposition')).toMatch(/^attachment; filename="momsangivelse-.*-2026-Q3\.xml"$/);
-    const xml = await r.text();
+    const xml = r.text;
     expect(xml).toContain('<PeriodeFraDato>2026-07-01</PeriodeFraDato>');
     expect(xml).toContain('<KoebsMomsBeloeb>5601</KoebsMomsBeloeb>');
     expect(xml).toContain('<AfgiftTilsvarBeloeb>2864</AfgiftTilsvarBeloeb>');

@@ -332,11 +332,9 @@ export async function setExpenseStatus(db: Db, scope: CompanyScope, id: string, 
   if (date < fromDate(row.date)) throw invalidRequest(`date: ${date} is before the expense date ${fromDate(row.date)}.`, 'date');
   if (input.status === 'paid') {
     const bank = await settlementAccount(db, scope, input, EXPENSE_ACCOUNTS.bank, [EXPENSE_ACCOUNTS.payable]);
-    const [payable, difference] = await Promise.all(
-      [EXPENSE_ACCOUNTS.payable, EXPENSE_ACCOUNTS.exchangeDifference].map((n) =>
-        db.account.findFirstOrThrow({ where: { company_id: scope.companyId, account_number: n } }),
-      ),
-    );
+    const account = (n: string) => db.account.findFirstOrThrow({ where: { company_id: scope.companyId, account_number: n } });
+    const payable = await account(EXPENSE_ACCOUNTS.payable);
+    const difference = await account(EXPENSE_ACCOUNTS.exchangeDifference);
     // Payables are cleared at the booking's DKK; the bank pays at the payment's rate: the difference is the realised kursdifference.
     const amount = new Decimal(row.amount.toString());
     const fx = await documentCurrency(db, scope, row.currency, input.exchange_rate, date);
@@ -344,11 +342,11 @@ export async function setExpenseStatus(db: Db, scope: CompanyScope, id: string, 
       date,
       text: `Betaling: ${row.description || 'udgift'}`,
       sourceId: row.id,
-      debitAccountId: payable!.id,
+      debitAccountId: payable.id,
       creditAccountId: bank.id,
       debit: new Decimal(row.payable_dkk.toString()),
       credit: toDkk(amount, fx.rate),
-      differenceAccountId: difference!.id,
+      differenceAccountId: difference.id,
       foreign: { currency: row.currency, amount, debitRate: new Decimal(row.exchange_rate!.toString()), creditRate: fx.rate },
     });
     const paid = await db.expense.update({ where: { id }, data: { status: 'paid', payment_transaction_id: posted.id, paid_date: toDate(date) } });

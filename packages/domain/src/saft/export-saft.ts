@@ -285,7 +285,6 @@ async function writeSaft(client: PoolClient, params: SaftExportParams, out: XmlS
     company.id,
     period,
     company.fiscal_year_start_month,
-    company.currency,
     options.partyBatch ?? 1000,
   );
   await w.write('</AuditFile>\n');

@@ -5,6 +5,7 @@
 import type { PoolClient } from '@tlr/db';
 import { invoiceTotals } from '../invoices/rules.ts';
 import { Decimal } from '../money.ts';
+import { toDkk } from '../currency/rules.ts';
 import { addressXml, xml, type XmlObject } from './master-files.ts';
 import { accountingPeriod, compactId, fit, SAFT_TEXT, type SaftPeriod } from './rules.ts';
 
@@ -14,8 +15,8 @@ const SAFT_INVOICE_TYPES = { invoice: 'Faktura', creditNote: 'Kredit' } as const
 const TOTALS_SQL = `
 SELECT (SELECT count(*) FROM invoices WHERE company_id = $1 AND document_number IS NOT NULL AND issue_date BETWEEN $2::date AND $3::date)::int
      + (SELECT count(*) FROM credit_notes WHERE company_id = $1 AND date BETWEEN $2::date AND $3::date)::int AS entries,
-       (SELECT COALESCE(sum(subtotal), 0) FROM invoices WHERE company_id = $1 AND document_number IS NOT NULL AND issue_date BETWEEN $2::date AND $3::date)::numeric(20,2)::text AS credit,
-       (SELECT COALESCE(sum(i.subtotal), 0) FROM credit_notes n JOIN invoices i ON i.id = n.invoice_id
+       (SELECT COALESCE(sum(round(subtotal * COALESCE(exchange_rate, 1), 2)), 0) FROM invoices WHERE company_id = $1 AND document_number IS NOT NULL AND issue_date BETWEEN $2::date AND $3::date)::numeric(20,2)::text AS credit,
+       (SELECT COALESCE(sum(round(i.subtotal * COALESCE(i.exchange_rate, 1), 2)), 0) FROM credit_notes n JOIN invoices i ON i.id = n.invoice_id
          WHERE n.company_id = $1 AND n.date BETWEEN $2::date AND $3::date)::numeric(20,2)::text AS debit`;
 
 // Invoices and credit notes share the unified number sequence, so document_number orders and pages both.
@@ -26,13 +27,13 @@ FROM (
          i.posted_transaction_id AS transaction_id, i.invoice_number, (i.due_date - i.issue_date) AS terms_days,
          i.customer_id, i.customer_name, i.customer_address_line1 AS address_line1, i.customer_address_line2 AS address_line2,
          i.customer_postal_code AS postal_code, i.customer_city AS city, i.customer_country AS country,
-         i.subtotal::text AS net, i.total::text AS gross
+         i.subtotal::text AS net, i.total::text AS gross, i.currency, COALESCE(i.exchange_rate, 1)::text AS rate
   FROM invoices i
   WHERE i.company_id = $1 AND i.document_number IS NOT NULL AND i.issue_date BETWEEN $2::date AND $3::date AND i.document_number > $4
   UNION ALL
   SELECT i.id, true, n.document_number, to_char(n.date, 'YYYY-MM-DD'), n.transaction_id, i.invoice_number, (i.due_date - i.issue_date),
          i.customer_id, i.customer_name, i.customer_address_line1, i.customer_address_line2,
-         i.customer_postal_code, i.customer_city, i.customer_country, i.subtotal::text, i.total::text
+         i.customer_postal_code, i.customer_city, i.customer_country, i.subtotal::text, i.total::text, i.currency, COALESCE(i.exchange_rate, 1)::text
   FROM credit_notes n JOIN invoices i ON i.id = n.invoice_id
   WHERE n.company_id = $1 AND n.date BETWEEN $2::date AND $3::date AND n.document_number > $4
 ) d
@@ -65,6 +66,9 @@ interface DocumentRow {
   country: string;
   net: string;
   gross: string;
+  /** The invoice's currency and its rate (DKK per unit; 1 for DKK): SAF-T's amounts are DKK, with the currency's beside them. */
+  currency: string;
+  rate: string;
   system_id: string;
   posted_on: string;
 }
@@ -91,10 +95,17 @@ const TIME_UNITS = /^(t|time|timer|h|hour|hours|dag|dage|day|days|md|mdr|måned|
  */
 const goodsOrServices = (productUnit: string | null) => (productUnit === null || TIME_UNITS.test(productUnit.trim()) ? 'Services' : 'Goods');
 
-const amount = (value: string, currency: string): XmlObject => ({ Amount: value, CurrencyCode: currency, CurrencyAmount: value, ExchangeRate: '1' });
+/** An amount of the document in DKK (Amount) and in its own currency, each line converted once (decision 191). */
+const amount = (value: string, d: Pick<DocumentRow, 'currency' | 'rate'>): XmlObject => ({
+  Amount: dkk(value, d),
+  CurrencyCode: d.currency,
+  CurrencyAmount: value,
+  ExchangeRate: d.rate,
+});
+const dkk = (value: string, d: Pick<DocumentRow, 'rate'>) => toDkk(new Decimal(value), new Decimal(d.rate)).toFixed(2);
 
 /** One Invoice element (a sales invoice, or a credit note crediting one). */
-function salesInvoiceXml(d: DocumentRow, lines: readonly LineRow[], fiscalYearStartMonth: number, currency: string): XmlObject {
+function salesInvoiceXml(d: DocumentRow, lines: readonly LineRow[], fiscalYearStartMonth: number): XmlObject {
   const { period, year } = accountingPeriod(d.date, fiscalYearStartMonth);
   const groups = invoiceTotals(
     lines.map((l) => ({ quantity: new Decimal(l.quantity), unitPrice: new Decimal(l.unit_price), vatRate: new Decimal(l.vat_rate), vatCode: l.vat_code })),
@@ -120,11 +131,11 @@ function salesInvoiceXml(d: DocumentRow, lines: readonly LineRow[], fiscalYearSt
       ...(l.product_number ? { ProductCode: fit(l.product_number, SAFT_TEXT.middle2) } : {}),
       Quantity: l.quantity,
       ...(l.unit ? { InvoiceUOM: fit(l.unit, SAFT_TEXT.code) } : {}),
-      UnitPrice: l.unit_price,
+      UnitPrice: dkk(l.unit_price, d),
       ...(d.credit_note ? { References: { CreditNote: { Reference: fit(d.invoice_number, SAFT_TEXT.middle1) } } } : {}),
       // The schema needs a description; a line without one is described by its invoice.
       Description: fit(l.description || `Faktura ${d.invoice_number}`, SAFT_TEXT.long),
-      InvoiceLineAmount: amount(l.amount, currency),
+      InvoiceLineAmount: amount(l.amount, d),
       // A sale credits revenue; its credit note debits it back (the general ledger's sides).
       DebitCreditIndicator: d.credit_note ? 'D' : 'C',
     })),
@@ -133,11 +144,11 @@ function salesInvoiceXml(d: DocumentRow, lines: readonly LineRow[], fiscalYearSt
         TaxType: 'VAT',
         TaxCode: g.code,
         TaxPercentage: g.rate.toFixed(2),
-        TaxBase: g.net.toFixed(2),
-        TaxAmount: amount(g.vat.toFixed(2), currency),
+        TaxBase: dkk(g.net.toFixed(2), d),
+        TaxAmount: amount(g.vat.toFixed(2), d),
       })),
-      NetTotal: d.net,
-      GrossTotal: d.gross,
+      NetTotal: dkk(d.net, d),
+      GrossTotal: dkk(d.gross, d),
     },
   };
 }
@@ -152,7 +163,6 @@ export async function writeSalesInvoices(
   companyId: string,
   { from, to }: SaftPeriod,
   fiscalYearStartMonth: number,
-  currency: string,
   batch: number,
 ): Promise<number> {
   const { rows } = await client.query<{ entries: number; debit: string; credit: string }>(TOTALS_SQL, [companyId, from, to]);
@@ -169,7 +179,7 @@ export async function writeSalesInvoices(
     if (documents.length === 0) break;
     const { rows: lines } = await client.query<LineRow>(LINES_SQL, [[...new Set(documents.map((d) => d.invoice_id))]]);
     const byInvoice = Map.groupBy(lines, (l) => l.invoice_id);
-    await write(xml({ Invoice: documents.map((d) => salesInvoiceXml(d, byInvoice.get(d.invoice_id) ?? [], fiscalYearStartMonth, currency)) }));
+    await write(xml({ Invoice: documents.map((d) => salesInvoiceXml(d, byInvoice.get(d.invoice_id) ?? [], fiscalYearStartMonth)) }));
     written += documents.length;
     after = documents[documents.length - 1]!.document_number;
     if (documents.length < batch) break;
