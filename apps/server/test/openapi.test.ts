@@ -19,7 +19,7 @@ const CONTRACT_COLLECTIONS = ['/invoices', '/customers', '/products', '/expenses
  * Every list: the collections, the webhook subscriptions and the exchange rates ("List responses add
  * `meta`"; the list parameters apply to "all list endpoints").
  */
-const LISTS = [...CONTRACT_COLLECTIONS, '/webhooks', '/exchange-rates'];
+const LISTS = [...CONTRACT_COLLECTIONS, '/webhooks', '/exchange-rates', '/vat-codes', '/vat-returns/{period}/lines'];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
   '/invoices': ['created_at', 'issue_date', 'due_date', 'total', 'invoice_number'],
@@ -32,6 +32,8 @@ const LIST_SORT: Record<string, string[]> = {
   '/vouchers': ['upload_date', 'original_filename', 'file_size'],
   '/webhooks': ['created_at', 'url'],
   '/exchange-rates': ['date', 'currency', 'created_at'],
+  '/vat-codes': ['code', 'name', 'created_at'],
+  '/vat-returns/{period}/lines': ['date', 'amount'],
 };
 
 const t = useCompany({ name: 'OpenAPI Klient ApS' });

@@ -51,7 +51,9 @@ describe('the VAT return of a quarter of mixed activity', () => {
     const eurInvoice = (await ok(t.api.GET('/invoices/{id}', { params: { path: { id: eur } } }))).data;
     expect(eurInvoice).toMatchObject({ currency: 'EUR', exchange_rate: 7.46, total: 1250, vat_amount: 250, total_dkk: 9325 });
     // Paid at 7.45: the bank gets 9312.50, receivables are cleared with 9325.00, the 12.50 lost is a kursdifference.
-    await ok(t.api.POST('/invoices/{id}/payments', { params: { path: { id: eur }, ...idem() }, body: { amount: 1250, date: '2026-09-01', exchange_rate: 7.45 } }));
+    await ok(
+      t.api.POST('/invoices/{id}/payments', { params: { path: { id: eur }, ...idem() }, body: { amount: 1250, date: '2026-09-01', exchange_rate: 7.45 } }),
+    );
     // Credited within the quarter: a domestic invoice (2000.00 + 500.00) and an EU one (3000.00).
     for (const [customer, line] of [
       [customers.dk, { quantity: 1, unit_price: 2000 }],
@@ -141,7 +143,11 @@ describe('the VAT return of a quarter of mixed activity', () => {
 
   it('drills each field down to the journal lines behind it, paged with meta', async () => {
     const lines = async (field: string, page = 1, per_page = 50) =>
-      ok(t.api.GET('/vat-returns/{period}/lines', { params: { path: { period: '2026-Q3' }, query: { field: field as 'input_vat', page, per_page } } }));
+      ok(
+        t.api.GET('/vat-returns/{period}/lines', {
+          params: { path: { period: '2026-Q3' }, query: { field: field as 'input_vat', page, per_page, order: 'asc' } },
+        }),
+      );
     const input = await lines('input_vat', 1, 3);
     expect(input.meta).toEqual({ page: 1, per_page: 3, total: 7, total_pages: 3 });
     const all = [...input.data, ...(await lines('input_vat', 2, 3)).data, ...(await lines('input_vat', 3, 3)).data];
@@ -154,6 +160,11 @@ describe('the VAT return of a quarter of mixed activity', () => {
     ]);
     expect(boxB.every((l) => l.vat_code === 'SEUV' && l.account_number === '1010')).toBe(true);
     expect((await lines('box_a_services')).data.map((l) => l.amount)).toEqual([1200]);
+    // The list parameters of every list: by amount, narrowed to August, searched.
+    const query = (q: object) => ok(t.api.GET('/vat-returns/{period}/lines', { params: { path: { period: '2026-Q3' }, query: { field: 'input_vat', ...q } } }));
+    expect((await query({ sort: 'amount', per_page: 2 })).data.map((l) => l.amount)).toEqual([2500, 1250]);
+    expect((await query({ since: '2026-08-01', until: '2026-08-31', order: 'asc' })).data.map((l) => l.amount)).toEqual([200, 120]);
+    expect((await query({ search: 'udgift krep' })).data.map((l) => [l.date, l.amount])).toEqual([['2026-09-10', 31.25]]);
     const net = await t.raw.get('/vat-returns/2026-Q3/lines?field=net_vat');
     expect(net.status).toBe(400);
     expect(net.body).toMatchObject({ code: 'invalid_request', field: 'field' });
@@ -323,11 +334,10 @@ describe('settling VAT periods', () => {
       ['7740', 0, 200],
       ['7840', 200, 0],
     ]);
-    const versions = await ok(t.api.GET('/vat-returns/{period}/versions', { params: { path: { period: '2026-Q3' } } }));
-    expect(versions.meta.total).toBe(2);
-    expect(versions.data.map((v) => [v.version, v.fields.net_vat])).toEqual([
-      [1, 3064],
-      [2, 2864],
+    const { versions } = await vatReturn('2026-Q3');
+    expect(versions.map((v) => [v.version, v.fields.net_vat, v.exact_fields.input_vat])).toEqual([
+      [1, 3064, 5401.25],
+      [2, 2864, 5601.25],
     ]);
   });
 

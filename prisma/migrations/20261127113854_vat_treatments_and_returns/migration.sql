@@ -68,7 +68,8 @@ CREATE UNIQUE INDEX "vat_returns_company_id_period_version_key" ON "vat_returns"
 CREATE TEMPORARY TABLE seed_vat_codes (code text, name text, kind text, rate numeric, account_number text, offset_account_number text, deductible_percent numeric, standard_code text);
 INSERT INTO seed_vat_codes VALUES
   ('S25', 'Salgsmoms 25%', 'output', 25, '7680', '', 100, 'S-DK-25'),
-  ('S0', 'Momsfritaget salg (momslovens § 13)', 'exempt_sale', 0, '', '', 100, 'S-DK-MF'),
+  ('S0', 'Momsfrit salg (0 %)', 'exempt_sale', 0, '', '', 100, 'S-DK-MF'),
+  ('SMF', 'Momsfritaget salg (momslovens § 13)', 'exempt_sale', 0, '', '', 100, 'S-DK-MF'),
   ('SEUV', 'Salg af varer til EU, 0% (rubrik B, indberettes)', 'eu_sale_goods', 0, '', '', 100, 'S-EU-V-0'),
   ('SEUVI', 'Salg af varer til EU, 0% (rubrik B, indberettes ikke)', 'eu_sale_goods_unlisted', 0, '', '', 100, 'S-EU-V-0%'),
   ('SEUY', 'Salg af ydelser til EU, 0% (rubrik B)', 'eu_sale_services', 0, '', '', 100, 'S-EU-Y-0'),

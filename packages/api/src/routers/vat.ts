@@ -4,30 +4,30 @@
 import { z } from 'zod';
 import {
   getVatReturn,
+  type ListParams,
   listVatCodes,
   settleVatReturn,
   VAT_CODE_LIST,
   VAT_KINDS,
   VAT_RETURN_ELEMENTS,
   VAT_RETURN_FIELDS,
+  VAT_RETURN_LINE_LIST,
   vatReturnLines,
-  vatReturnVersions,
   vatReturnXml,
 } from '@tlr/domain';
 import { amountOut, boolean, dateOut, timestamp } from '@tlr/domain/fields';
 import { lineNumber, ordinal } from '@tlr/domain/integers';
 import { listEndpoint } from '../crud.ts';
 import { list, single } from '../schemas/envelopes.ts';
+import { listQuery } from '../schemas/list-query.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
 const tag = 'VAT' as const;
 
-const period = z
-  .string()
-  .meta({
-    description: "The VAT period (afgiftsperiode) in the company's frequency: a month 2026-10, a quarter 2026-Q3 or a half-year 2026-H2",
-    example: '2026-Q3',
-  });
+const period = z.string().meta({
+  description: "The VAT period (afgiftsperiode) in the company's frequency: a month 2026-10, a quarter 2026-Q3 or a half-year 2026-H2",
+  example: '2026-Q3',
+});
 
 const vatCode = z
   .object({
@@ -39,11 +39,9 @@ const vatCode = z
     deductible_percent: z.number().meta({ description: 'Purchases: the share of the VAT deducted (fradrag)' }),
     account_number: z.string().meta({ description: 'The VAT account the VAT posts to' }),
     offset_account_number: z.string().meta({ description: 'Reverse charge: the account of the deductible input VAT' }),
-    standard_code: z
-      .string()
-      .meta({
-        description: 'The tax of the standard Danish set (account.tax-dk, e.g. S-DK-25) the code is, from which its rate, accounts, deduction and box come',
-      }),
+    standard_code: z.string().meta({
+      description: 'The tax of the standard Danish set (account.tax-dk, e.g. S-DK-25) the code is, from which its rate, accounts, deduction and box come',
+    }),
     return_box: z.string().nullable().meta({ description: 'The VAT return field the base is reported in (rubrik A, B or C), or null' }),
     active: z.boolean(),
   })
@@ -68,6 +66,17 @@ const vatReturn = z
     fields: fields('whole kroner, DKK, as filed once settled'),
     exact_fields: fields('DKK with øre, what the ledger holds'),
     changed_since_settlement: z.boolean().meta({ description: 'Settled, and the books of the period no longer give the filed figures: file a correction' }),
+    versions: z
+      .array(
+        z.object({
+          version: ordinal(),
+          settled_at: timestamp(),
+          transaction_id: z.guid().nullable(),
+          fields: fields('whole kroner, as filed'),
+          exact_fields: fields('with øre, as filed'),
+        }),
+      )
+      .meta({ description: 'Every filed version (1, then one per correction), oldest first; empty while open. Filed returns never change' }),
   })
   .meta({ id: 'VatReturn' });
 
@@ -86,11 +95,6 @@ const vatReturnLine = z
     amount: amountOut('What the line adds to the field, DKK'),
   })
   .meta({ id: 'VatReturnLine' });
-
-const pageParams = {
-  page: z.int('must be an integer from 1').min(1, 'must be from 1').default(1),
-  per_page: z.int('must be an integer from 1 to 200').min(1, 'must be from 1 to 200').max(200, 'must be from 1 to 200').default(50),
-};
 
 export const vatRouter = router({
   codes: listEndpoint({
@@ -132,34 +136,13 @@ export const vatRouter = router({
       scopes: ['reports:read'],
     })
     .input(
-      z.strictObject({
+      listQuery(VAT_RETURN_LINE_LIST, 'Case-insensitive search in the line text').extend({
         period,
         field: z.enum(VAT_RETURN_FIELDS, { error: `must be one of ${VAT_RETURN_FIELDS.join(', ')}` }).meta({ description: 'The field to drill into' }),
-        ...pageParams,
       }),
     )
     .output(list(vatReturnLine))
-    .query(({ ctx, input }) => vatReturnLines(ctx.tx, ctx.scope, input.period, input.field, input)),
-  versions: authedProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/vat-returns/{period}/versions',
-        tags: [tag],
-        summary: 'The filed versions of a VAT return',
-        description:
-          'Every settlement of the period as filed (version 1, then one per correction), oldest first; empty while open. Filed returns never change.',
-      },
-      scopes: ['reports:read'],
-    })
-    .input(z.strictObject({ period, ...pageParams }))
-    .output(list(vatReturn))
-    .query(async ({ ctx, input }) => {
-      const all = await vatReturnVersions(ctx.tx, ctx.scope, input.period);
-      const total = all.length;
-      const data = all.slice((input.page - 1) * input.per_page, input.page * input.per_page);
-      return { data, meta: { page: input.page, per_page: input.per_page, total, total_pages: Math.ceil(total / input.per_page) } };
-    }),
+    .query(({ ctx, input }) => vatReturnLines(ctx.tx, ctx.scope, input.period, input.field, input as ListParams)),
   settle: authedProcedure
     .meta({
       openapi: {

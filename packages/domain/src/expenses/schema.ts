@@ -29,19 +29,15 @@ const fields = {
       'The VAT treatment (momskode), a purchase code of the company (GET /vat-codes): K25 købsmoms, KDELVIS delvist fradrag, KREP repræsentation (25 % fradrag), K0 momsfrit, EUV/EUY køb i EU (rubrik A), IMPV import, UY ydelser uden for EU, KOMV omvendt betalingspligt § 46',
     example: 'K25',
   }),
-  vat_deductible_percent: percent()
-    .optional()
-    .meta({
-      description: "The share of the VAT that is deductible (fradrag), overriding the code's (KREP 25, others 100); e.g. a pro-rata share",
-      example: 100,
-    }),
+  vat_deductible_percent: percent().optional().meta({
+    description: "The share of the VAT that is deductible (fradrag), overriding the code's (KREP 25, others 100); e.g. a pro-rata share",
+    example: 100,
+  }),
   currency: currency().optional().meta({ description: "The bill's currency (valuta, ISO 4217); default DKK" }),
-  exchange_rate: exchangeRate()
-    .optional()
-    .meta({
-      description: "DKK per unit of currency (valutakurs); default the company's rate for the date (PUT /exchange-rates), fixed at booking",
-      example: 7.46,
-    }),
+  exchange_rate: exchangeRate().optional().meta({
+    description: "DKK per unit of currency (valutakurs); default the company's rate for the date (PUT /exchange-rates), fixed at booking",
+    example: 7.46,
+  }),
   account_number: accountNumber()
     .optional()
     .meta({ description: 'The expense account debited with amount - vat_amount; default 2810 Andre eksterne omkostninger', example: '2810' }),
@@ -54,11 +50,9 @@ export const expenseUpdate = z.strictObject({ ...fields, date: fields.date.optio
 export const expenseStatusBody = z.strictObject({
   status: z.enum(EXPENSE_STATUSES, { error: `must be one of ${EXPENSE_STATUSES.join(', ')}` }),
   date: date().optional(),
-  exchange_rate: exchangeRate()
-    .optional()
-    .meta({
-      description: 'paid, foreign-currency expense: DKK per unit paid at; default the rate for the payment date. The difference posts to 3610 (kursdifference)',
-    }),
+  exchange_rate: exchangeRate().optional().meta({
+    description: 'paid, foreign-currency expense: DKK per unit paid at; default the rate for the payment date. The difference posts to 3610 (kursdifference)',
+  }),
   account_id: uuid().optional(),
   account_number: accountNumber().optional(),
 });

@@ -30,12 +30,12 @@ const line = z.strictObject({
   vat_rate: percent()
     .optional()
     .meta({
-      description: `Percent: ${INVOICE_VAT_RATES.join(' or ')}; default 25 (or the product's rate, or vat_code's rate). Without vat_code, 25 is code S25 and 0 is S0 (momsfritaget)`,
+      description: `Percent: ${INVOICE_VAT_RATES.join(' or ')}; default 25 (or the product's rate, or vat_code's rate). Without vat_code, 25 is code S25 and 0 is S0`,
       example: 25,
     }),
   vat_code: vatCode().meta({
     description:
-      "The VAT treatment (momskode) of the line, a sales code of the company (GET /vat-codes): S25 salgsmoms, S0 momsfritaget, SEUV/SEUVI/SEUY EU B2B varer/ydelser (rubrik B, the customer needs an EU vat_number), SEXP eksport (rubrik C), SOMV omvendt betalingspligt § 46 (rubrik C). vat_rate, when also given, must be the code's rate",
+      "The VAT treatment (momskode) of the line, a sales code of the company (GET /vat-codes): S25 salgsmoms, S0 momsfrit (0 %), SMF momsfritaget (§ 13, named on the invoice), SEUV/SEUVI/SEUY EU B2B varer/ydelser (rubrik B, the customer needs an EU vat_number), SEXP eksport (rubrik C), SOMV omvendt betalingspligt § 46 (rubrik C). vat_rate, when also given, must be the code's rate",
     example: 'S25',
   }),
 });

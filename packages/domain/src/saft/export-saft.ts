@@ -279,14 +279,7 @@ async function writeSaft(client: PoolClient, params: SaftExportParams, out: XmlS
     );
   }
   await w.write('</Journal></GeneralLedgerEntries>');
-  await writeSalesInvoices(
-    client,
-    (chunk) => w.write(chunk),
-    company.id,
-    period,
-    company.fiscal_year_start_month,
-    options.partyBatch ?? 1000,
-  );
+  await writeSalesInvoices(client, (chunk) => w.write(chunk), company.id, period, company.fiscal_year_start_month, options.partyBatch ?? 1000);
   await w.write('</AuditFile>\n');
   await w.flush();
   return { ...start, chars: w.chars };

@@ -135,7 +135,8 @@ const code = (
  */
 export const VAT_CODES: readonly VatCodeSeed[] = [
   code('S25', 'Salgsmoms 25%', 'output', 'S-DK-25', '25', ['7680', '']),
-  code('S0', 'Momsfritaget salg (momslovens § 13)', 'exempt_sale', 'S-DK-MF'),
+  code('S0', 'Momsfrit salg (0 %)', 'exempt_sale', 'S-DK-MF'),
+  code('SMF', 'Momsfritaget salg (momslovens § 13)', 'exempt_sale', 'S-DK-MF'),
   code('SEUV', 'Salg af varer til EU, 0% (rubrik B, indberettes)', 'eu_sale_goods', 'S-EU-V-0'),
   code('SEUVI', 'Salg af varer til EU, 0% (rubrik B, indberettes ikke)', 'eu_sale_goods_unlisted', 'S-EU-V-0%'),
   code('SEUY', 'Salg af ydelser til EU, 0% (rubrik B)', 'eu_sale_services', 'S-EU-Y-0'),
@@ -198,25 +199,18 @@ export function vatLines(
   return { lines, nonDeductible: vat.minus(deducted) };
 }
 
-/** What an invoice prints for a group of a sales code (faktureringsbekendtgørelsen: the reason a sale carries no VAT). */
+/** What an invoice prints for a sales code's group (faktureringsbekendtgørelsen: why a sale carries no VAT). */
+const INVOICE_TEXT: Readonly<Record<string, string>> = {
+  SMF: 'Momsfritaget (momslovens § 13)',
+  SEUV: 'EU-salg af varer uden moms (omvendt betalingspligt)',
+  SEUVI: 'EU-salg af varer uden moms (omvendt betalingspligt)',
+  SEUY: 'EU-salg af ydelser uden moms (omvendt betalingspligt)',
+  SEXP: 'Eksport uden moms',
+  SOMV: 'Omvendt betalingspligt (momslovens § 46)',
+};
+
 export function invoiceVatLabel(code: string, rate: Decimal): string {
-  const kind = VAT_CODES.find((c) => c.code === code)?.kind;
-  const percent = rate.toString().replace('.', ',');
-  switch (kind) {
-    case 'exempt_sale':
-      return 'Momsfritaget (momslovens § 13)';
-    case 'eu_sale_goods':
-    case 'eu_sale_goods_unlisted':
-      return 'EU-salg af varer uden moms (omvendt betalingspligt)';
-    case 'eu_sale_services':
-      return 'EU-salg af ydelser uden moms (omvendt betalingspligt)';
-    case 'export':
-      return 'Eksport uden moms';
-    case 'domestic_reverse_charge_sale':
-      return 'Omvendt betalingspligt (momslovens § 46)';
-    default:
-      return rate.isZero() ? 'Momsfrit (0 %)' : `Moms ${percent} %`;
-  }
+  return INVOICE_TEXT[code] ?? (rate.isZero() ? 'Momsfrit (0 %)' : `Moms ${rate.toString().replace('.', ',')} %`);
 }
 
 export interface Sides {

@@ -13,7 +13,7 @@ import { Decimal, amountToJson } from '../money.ts';
 import { postTransaction } from '../ledger/post.ts';
 import type { PostingLine } from '../ledger/rules.ts';
 import type { VatFrequency } from '../ledger/fiscal-years.ts';
-import type { ListMeta } from '../lists/list.ts';
+import type { ListMeta, ListParams, ListSpec } from '../lists/list.ts';
 import {
   ACCOUNT_FIELDS,
   BOX_OF_KIND,
@@ -45,6 +45,16 @@ export interface VatReturnView {
   fields: Record<VatReturnField, number>;
   exact_fields: Record<VatReturnField, number>;
   changed_since_settlement: boolean;
+  /** Every filed version, oldest first (empty while open). */
+  versions: FiledVersion[];
+}
+
+export interface FiledVersion {
+  version: number;
+  settled_at: string;
+  transaction_id: string | null;
+  fields: Record<VatReturnField, number>;
+  exact_fields: Record<VatReturnField, number>;
 }
 
 /** The company's period named `text`; a period of another frequency than the company files is refused. */
@@ -119,7 +129,7 @@ const fromJson = (stored: Prisma.JsonValue) =>
   Object.fromEntries(VAT_RETURN_FIELDS.map((f) => [f, new Decimal(String((stored as Record<string, string>)[f] ?? '0'))])) as Record<VatReturnField, Decimal>;
 const toStored = (values: Record<VatReturnField, Decimal>) => Object.fromEntries(VAT_RETURN_FIELDS.map((f) => [f, values[f].toFixed(2)]));
 
-function view(p: VatPeriod, current: ReturnFigures, filed: ReturnRow | undefined): VatReturnView {
+function view(p: VatPeriod, current: ReturnFigures, filed: ReturnRow | undefined): Omit<VatReturnView, 'versions'> {
   const exact = filed ? fromJson(filed.exact) : current.exact;
   return {
     period: p.period,
@@ -142,21 +152,24 @@ async function latestFiled(db: Db, scope: CompanyScope, period: string): Promise
   return (await db.vatReturn.findFirst({ where: { company_id: scope.companyId, period }, orderBy: { version: 'desc' } })) ?? undefined;
 }
 
-/** GET /vat-returns?period=: the return of a period, as filed when settled, else as the books stand. */
+/** The filed versions of a period, oldest first: what each settlement filed, never changed. */
+async function filedVersions(db: Db, scope: CompanyScope, period: string): Promise<FiledVersion[]> {
+  const rows = await db.vatReturn.findMany({ where: { company_id: scope.companyId, period }, orderBy: { version: 'asc' } });
+  return rows.map((r) => ({
+    version: r.version,
+    settled_at: r.settled_at.toISOString(),
+    transaction_id: r.transaction_id,
+    fields: asJson(fromJson(r.fields), true),
+    exact_fields: asJson(fromJson(r.exact), false),
+  }));
+}
+
+/** GET /vat-returns?period=: the return of a period, as filed when settled, else as the books stand, with its filed versions. */
 export async function getVatReturn(db: Db, scope: CompanyScope, periodText: string): Promise<VatReturnView> {
   const { period } = await companyPeriod(db, scope, periodText);
   const current = await figures(db, scope, period);
-  return view(period, current, await latestFiled(db, scope, period.period));
-}
-
-/** GET /vat-returns/{period}/versions: every filed version of a period, oldest first. */
-export async function vatReturnVersions(db: Db, scope: CompanyScope, periodText: string): Promise<VatReturnView[]> {
-  const { period } = await companyPeriod(db, scope, periodText);
-  const rows = await db.vatReturn.findMany({ where: { company_id: scope.companyId, period: period.period }, orderBy: { version: 'asc' } });
-  return rows.map((r) => {
-    const filed = { exact: fromJson(r.exact), kroner: fromJson(r.fields) };
-    return { ...view(period, filed, r), changed_since_settlement: false };
-  });
+  const versions = await filedVersions(db, scope, period.period);
+  return { ...view(period, current, await latestFiled(db, scope, period.period)), versions };
 }
 
 export interface VatReturnLine {
@@ -174,6 +187,15 @@ export interface VatReturnLine {
   amount: number;
 }
 
+/** The lines' order: by date (posting order within a day) or by the amount the line adds, then posting order. */
+function order(sign: 1 | -1, page: ListParams): Prisma.Sql {
+  const dir = page.order === 'asc' ? Prisma.sql`ASC` : Prisma.sql`DESC`;
+  const amount = sign === 1 ? Prisma.sql`(l.credit - l.debit)` : Prisma.sql`(l.debit - l.credit)`;
+  return page.sort === 'amount'
+    ? Prisma.sql`${amount} ${dir}, t.system_id ${dir}, l.line_number ${dir}`
+    : Prisma.sql`t.date ${dir}, t.system_id ${dir}, l.line_number ${dir}`;
+}
+
 /** Which lines make up a field: the field's account (VAT and duties), or the coded base lines of its kinds (boxes). */
 function fieldFilter(field: VatReturnField): { accountNumber?: string; kinds?: VatKind[]; sign: 1 | -1 } {
   const account = ACCOUNT_FIELDS.find((f) => f.field === field);
@@ -182,13 +204,25 @@ function fieldFilter(field: VatReturnField): { accountNumber?: string; kinds?: V
   return { kinds, sign: isSalesKind(kinds[0]!) ? 1 : -1 };
 }
 
-/** GET /vat-returns/{period}/lines?field=: the journal lines behind one field, in posting order, paged. */
+export const VAT_RETURN_LINE_LIST = {
+  sort: { date: 'date', amount: 'amount' },
+  defaultSort: 'date',
+  search: ['description'],
+  dateColumn: 'date',
+  dateDescription: 'posting date (within the period)',
+} satisfies ListSpec;
+
+/**
+ * GET /vat-returns/{period}/lines?field=: the journal lines behind one field, with the contract's list
+ * parameters (sort by posting date, ties in posting order, or by the amount the line adds; since and
+ * until narrow the period; search the line's text).
+ */
 export async function vatReturnLines(
   db: Db,
   scope: CompanyScope,
   periodText: string,
   field: VatReturnField,
-  page: { page: number; per_page: number },
+  page: ListParams,
 ): Promise<{ data: VatReturnLine[]; meta: ListMeta }> {
   if (field === 'net_vat') throw invalidRequest('field: net_vat is computed from the other fields; drill into one of them.', 'field');
   const { period } = await companyPeriod(db, scope, periodText);
@@ -200,6 +234,9 @@ export async function vatReturnLines(
     JOIN transaction_lines l ON l.transaction_id = t.id
     JOIN accounts a ON a.id = l.account_id
     WHERE t.company_id = ${c}::uuid AND t.date BETWEEN ${period.start}::date AND ${period.end}::date AND t.source <> 'vat_settlement'
+      AND (${page.since ?? null}::date IS NULL OR t.date >= ${page.since ?? null}::date)
+      AND (${page.until ?? null}::date IS NULL OR t.date <= ${page.until ?? null}::date)
+      AND (${page.search?.trim() || null}::text IS NULL OR l.description ILIKE '%' || ${page.search?.trim() ?? ''} || '%')
       AND ${
         f.accountNumber
           ? Prisma.sql`a.account_number = ${f.accountNumber}`
@@ -216,7 +253,7 @@ export async function vatReturnLines(
     SELECT t.id AS transaction_id, t.document_number, t.date, t.source, l.line_number, a.account_number, l.vat_code, l.description,
            l.debit::text AS debit, l.credit::text AS credit
     ${lines}
-    ORDER BY t.date, t.system_id, l.line_number
+    ORDER BY ${order(f.sign, page)}
     LIMIT ${page.per_page} OFFSET ${(page.page - 1) * page.per_page}`;
   const [count] = await db.$queryRaw<{ total: bigint }[]>`SELECT count(*) AS total ${lines}`;
   const total = Number(count!.total);
@@ -371,7 +408,7 @@ export async function settleVatReturn(db: Db, scope: CompanyScope, periodText: s
   });
   // Nothing of a settled period may change any more; a later lock date stays.
   await db.$executeRaw`UPDATE companies SET lock_date = ${period.end}::date WHERE id = ${scope.companyId}::uuid AND (lock_date IS NULL OR lock_date < ${period.end}::date)`;
-  const settled = view(period, current, row);
+  const settled = { ...view(period, current, row), versions: await filedVersions(db, scope, period.period) };
   await recordEvent(db, scope, 'vat_return.settled', {
     period: settled.period,
     version: settled.version,
