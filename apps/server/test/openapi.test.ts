@@ -22,10 +22,11 @@ const CONTRACT_COLLECTIONS = ['/invoices', '/customers', '/products', '/expenses
 const LISTS = [...CONTRACT_COLLECTIONS, '/webhooks', '/exchange-rates', '/vat-codes', '/vat-returns/{period}/lines'];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
-  '/invoices': ['created_at', 'issue_date', 'due_date', 'total', 'invoice_number'],
+  // The contract's, and currency (Order 13: documents in foreign currency).
+  '/invoices': ['created_at', 'issue_date', 'due_date', 'total', 'invoice_number', 'currency'],
   '/customers': ['name', 'created_at', 'email'],
   '/products': ['name', 'created_at', 'unit_price'],
-  '/expenses': ['created_at', 'date', 'amount'],
+  '/expenses': ['created_at', 'date', 'amount', 'currency'],
   '/suppliers': ['name', 'created_at'],
   '/accounts': ['account_number', 'name', 'created_at'],
   '/transactions': ['date', 'created_at'],

@@ -2,7 +2,7 @@
 // date, overwriting what the company had; GET lists it. Rates are DKK per 1 unit.
 import { z } from 'zod';
 import { EXCHANGE_RATE_LIST, exchangeRateResource, listExchangeRates, MAX_RATES_PER_PUT, putExchangeRates, putExchangeRatesBody } from '@tlr/domain';
-import { currency } from '@tlr/domain/fields';
+import { currencyFilter } from '../schemas/list-query.ts';
 import { listEndpoint, metaOf } from '../crud.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
@@ -19,7 +19,7 @@ export const exchangeRatesRouter = router({
     scope: 'transactions:read',
     spec: EXCHANGE_RATE_LIST,
     searchDescription: 'Case-insensitive search in the currency code',
-    filters: z.strictObject({ currency: currency().optional().meta({ description: 'Only this currency (ISO 4217)' }) }),
+    filters: currencyFilter,
     resource: exchangeRateResource,
     run: listExchangeRates,
   }),

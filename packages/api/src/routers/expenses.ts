@@ -19,6 +19,7 @@ import {
 import { uuid } from '@tlr/domain/fields';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, metaOf, updateEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
+import { currencyFilter } from '../schemas/list-query.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
 const transitions = EXPENSE_STATUSES.map((s) => `${s} → ${EXPENSE_TRANSITIONS[s].length ? EXPENSE_TRANSITIONS[s].join(', ') : '(final)'}`).join('; ');
@@ -32,6 +33,7 @@ export const expensesRouter = router({
     scope: 'expenses:read',
     spec: EXPENSE_LIST,
     searchDescription: 'Case-insensitive search in the description',
+    filters: currencyFilter,
     resource: expenseResource,
     run: listExpenses,
   }),

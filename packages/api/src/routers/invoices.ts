@@ -25,6 +25,7 @@ import {
 import { uuid } from '@tlr/domain/fields';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, metaOf, updateEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
+import { currencyFilter } from '../schemas/list-query.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
 const transitionTable = INVOICE_STATUSES.map((s) => `${s} → ${TRANSITIONS[s].length ? TRANSITIONS[s].join(', ') : '(final)'}`).join('; ');
@@ -39,6 +40,7 @@ export const invoicesRouter = router({
     scope: 'invoices:read',
     spec: INVOICE_LIST,
     searchDescription: 'Case-insensitive search in invoice number and notes',
+    filters: currencyFilter,
     resource: invoiceResource,
     run: listInvoices,
   }),

@@ -3,7 +3,7 @@
 // (the one declaration the list engine also reads).
 import { z } from 'zod';
 import type { ListSpec } from '@tlr/domain';
-import { date } from '@tlr/domain/fields';
+import { currency, date } from '@tlr/domain/fields';
 import { INT32_MAX } from '@tlr/domain/integers';
 
 export function listQuery(spec: ListSpec, searchDescription: string) {
@@ -33,3 +33,6 @@ export function listQuery(spec: ListSpec, searchDescription: string) {
     search: z.string().max(200).optional().meta({ description: searchDescription }),
   });
 }
+
+/** The currency filter of the lists whose items have a currency (invoices, expenses, exchange rates). */
+export const currencyFilter = z.strictObject({ currency: currency().optional().meta({ description: 'Only this currency (ISO 4217)' }) });

@@ -12,7 +12,7 @@ import { recordEvent } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { postPayment, postReversalOf, settlementAccount } from '../ledger/documents.ts';
 import { postTransaction } from '../ledger/post.ts';
-import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
+import { listPage, type CurrencyFilter, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { amountToJson, Decimal, rateToJson } from '../money.ts';
 import { exchangeRateToJson } from '../currency/rules.ts';
 import { vatFromGross } from '../vat.ts';
@@ -44,7 +44,7 @@ const EXPENSE_ACCOUNTS = { payable: '7440', expense: '2810', bank: '6470', excha
 const FULL_VAT_RATE = new Decimal(25);
 
 export const EXPENSE_LIST = {
-  sort: { created_at: 'created_at', date: 'date', amount: 'amount' },
+  sort: { created_at: 'created_at', date: 'date', amount: 'amount', currency: 'currency' },
   defaultSort: 'created_at',
   search: ['description'],
   dateColumn: 'created_at',
@@ -191,8 +191,8 @@ export async function getExpense(db: Db, scope: CompanyScope, id: string): Promi
   return view(db, row);
 }
 
-export async function listExpenses(db: Db, scope: CompanyScope, params: ListParams): Promise<Page<ExpenseView>> {
-  const page = await listPage(db.expense, { company_id: scope.companyId }, params, EXPENSE_LIST, (e) => e);
+export async function listExpenses(db: Db, scope: CompanyScope, params: ListParams & CurrencyFilter): Promise<Page<ExpenseView>> {
+  const page = await listPage(db.expense, { company_id: scope.companyId, ...(params.currency ? { currency: params.currency } : {}) }, params, EXPENSE_LIST, (e) => e);
   const accounts = new Map(
     (await db.account.findMany({ where: { id: { in: [...new Set(page.data.map((e) => e.account_id))] } }, select: { id: true, account_number: true } })).map(
       (a) => [a.id, a.account_number],

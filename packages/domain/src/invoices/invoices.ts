@@ -12,7 +12,7 @@ import { recordEvent, type EventType } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { postTransaction } from '../ledger/post.ts';
 import { postPayment, postReversalOf, settlementAccount } from '../ledger/documents.ts';
-import { listPage, unfiltered, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
+import { listPage, unfiltered, type CurrencyFilter, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { amountToJson, Decimal } from '../money.ts';
 import { approvalPosting, assertTransition, INVOICE_STATUSES, INVOICE_VAT_RATES, invoiceTotals, OPEN_STATUSES, type InvoiceStatus } from './rules.ts';
 import { DEFAULT_SALES_CODE, needsEuBuyer } from '../vat/codes.ts';
@@ -40,7 +40,7 @@ export const INVOICE_ACCOUNTS = { receivable: '6190', sales: '1010', bank: '6470
 
 export const INVOICE_LIST = {
   // Invoice numbers sort as numbers (the document number behind them); drafts have none.
-  sort: { created_at: 'created_at', issue_date: 'issue_date', due_date: 'due_date', total: 'total', invoice_number: 'document_number' },
+  sort: { created_at: 'created_at', issue_date: 'issue_date', due_date: 'due_date', total: 'total', invoice_number: 'document_number', currency: 'currency' },
   defaultSort: 'created_at',
   search: ['invoice_number', 'notes'],
   dateColumn: 'created_at',
@@ -202,13 +202,14 @@ export async function getInvoice(db: Db, scope: CompanyScope, id: string): Promi
   return fullInvoiceView(row);
 }
 
-export function listInvoices(db: Db, scope: CompanyScope, params: ListParams): Promise<Page<InvoiceView>> {
+export function listInvoices(db: Db, scope: CompanyScope, params: ListParams & CurrencyFilter): Promise<Page<InvoiceView>> {
   const delegate = {
     findMany: (args: object) => db.invoice.findMany({ ...args, include: invoiceInclude }),
     // Filtered by nothing or by status only (the common list): the kept counts, exact and O(1).
-    count: (args: { where: object }) => (unfiltered(params, INVOICE_LIST) ? countInvoices(db, scope.companyId, params.status) : db.invoice.count(args)),
+    count: (args: { where: object }) =>
+      unfiltered(params, INVOICE_LIST) && !params.currency ? countInvoices(db, scope.companyId, params.status) : db.invoice.count(args),
   };
-  return listPage(delegate, { company_id: scope.companyId }, params, INVOICE_LIST, invoiceView);
+  return listPage(delegate, { company_id: scope.companyId, ...(params.currency ? { currency: params.currency } : {}) }, params, INVOICE_LIST, invoiceView);
 }
 
 function assertDraft(row: FullInvoiceRow, action: string): void {

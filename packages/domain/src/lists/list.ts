@@ -27,6 +27,11 @@ export interface ListSpec {
   statuses?: readonly string[];
 }
 
+/** The filter of the lists of documents that have a currency (invoices, expenses). */
+export interface CurrencyFilter {
+  currency?: string | undefined;
+}
+
 export interface ListMeta {
   page: number;
   per_page: number;
