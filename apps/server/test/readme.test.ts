@@ -59,6 +59,9 @@ describe('README: the first requests, pasted as they are', () => {
     expect(pdf('faktura.pdf')).toBe('%PDF-');
     expect(pdf('kreditnota.pdf')).toBe('%PDF-');
     expect(readFileSync(join(dir, 'saft.xml'), 'utf8')).toMatch(/^<\?xml[\s\S]*<AuditFile/);
+    expect(readFileSync(join(dir, 'momsangivelse.xml'), 'utf8')).toMatch(
+      /^<\?xml[\s\S]*<RubrikBVarerIndberetningBeloeb>3357<\/RubrikBVarerIndberetningBeloeb>/,
+    );
   }, 180_000);
 
   it('the layout names every app and package, and the other top-level folders', () => {
