@@ -486,6 +486,13 @@ async function main() {
     const buyer = (await db.pool.query<{ id: string; name: string }>('SELECT id, name FROM customers WHERE id = $1', [ids[0]])).rows[0]!;
     const bookDate = today();
     const invoice = invoiceBody({ customerId: buyer.id, issue: bookDate, due: addDays(bookDate, 14) });
+    // The same invoice in euro (Order 13), its rate taken from the company's table (one row for today).
+    const eurInvoice = JSON.stringify({ ...JSON.parse(invoice), currency: 'EUR' });
+    await db.pool.query(`INSERT INTO exchange_rates (id, company_id, currency, date, rate, source) VALUES ($1, $2, 'EUR', $3, 7.4612, 'api')`, [
+      newId(),
+      companyId,
+      bookDate,
+    ]);
     const writes = {
       monthly: await hasMonthlyBalances(db.pool),
       accounts,
@@ -667,6 +674,14 @@ async function main() {
         expect: 201,
         request: post('tlr', '/api/v1/invoices', () => invoice),
       },
+      {
+        // Order 13: the same invoice in EUR, the rate read from the company's table, each line converted.
+        id: 'tlr-post-invoice-eur',
+        title: 'tlr POST /api/v1/invoices in EUR (auto_approve, 2 lines, rate from the exchange-rate table)',
+        server: 'tlr',
+        expect: 201,
+        request: post('tlr', '/api/v1/invoices', () => eurInvoice),
+      },
       // Diagnostics: the same service with parts of the request path taken away.
       {
         id: 'tlr-discovery',
@@ -808,6 +823,8 @@ async function main() {
       ['create', 'baseline-create', 'tlr-create', null],
       ['POST /transactions', 'baseline-post-transaction', 'tlr-post-transaction', 0.5],
       ['POST /invoices (auto_approve)', 'baseline-post-invoice', 'tlr-post-invoice', 0.5],
+      // Order 13: "baseline" here is tlr's own DKK invoice; the EUR invoice is to keep its throughput.
+      ['POST /invoices in EUR against the DKK invoice', 'tlr-post-invoice', 'tlr-post-invoice-eur', 1.0],
     ] as const) {
       const pairs = rows.flatMap((t) => {
         const b = t.id === tlrId ? rows.find((r) => r.id === baseId && r.round === t.round) : undefined;

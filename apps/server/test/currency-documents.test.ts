@@ -80,6 +80,32 @@ describe('documents in foreign currency', () => {
     expect((await ok(t.api.GET('/invoices/{id}', { params: { path: { id: invoice.id } } }))).data).toMatchObject({ status: 'paid', balance_due: 0 });
   });
 
+  it('marks a EUR invoice paid at a stated rate, and refuses a rate with another status', async () => {
+    const customer = (await created(t.api.POST('/customers', { params: idem(), body: { name: 'Betaler på én gang' } }))).data.id;
+    const body = {
+      customer_id: customer,
+      issue_date: '2026-11-02',
+      due_date: '2026-11-30',
+      currency: 'EUR',
+      exchange_rate: 7.45,
+      auto_approve: true,
+      lines: [{ description: 'Vare', quantity: 1, unit_price: 80 }],
+    };
+    const id = (await created(t.api.POST('/invoices', { params: idem(), body }))).data.id;
+    const refused = await t.raw.put(`/invoices/${id}/status`, { status: 'sent', exchange_rate: 7.5 });
+    expect([refused.status, refused.body.field]).toEqual([400, 'exchange_rate']);
+    const paid = (await ok(t.api.PUT('/invoices/{id}/status', { params: { path: { id } }, body: { status: 'paid', date: '2026-11-21', exchange_rate: 7.5 } })))
+      .data;
+    // 100.00 EUR: received 750.00 at 7.50, receivables cleared with the 745.00 the invoice was posted at.
+    expect(paid).toMatchObject({ status: 'paid', exchange_rate: 7.45, total_dkk: 745 });
+    expect(paid.payments.map((p) => [p.amount, p.exchange_rate])).toEqual([[100, 7.5]]);
+    expect(await posting(paid.payments[0]!.transaction_id)).toEqual([
+      ['6470', 750, 0, 'EUR'],
+      ['6190', 0, 745, 'EUR'],
+      ['3610', 0, 5, null],
+    ]);
+  });
+
   it('books a EUR purchase in the EU (reverse charge) and pays it at another rate', async () => {
     // 1000.00 EUR at 7.4612 (dated 3 November: the rate of the 2nd): cost 7461.20, VAT 250.00 EUR = 1865.30 owed and deducted.
     const expense = (

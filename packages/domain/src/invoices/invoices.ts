@@ -379,10 +379,10 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
 export async function setInvoiceStatus(db: Db, scope: CompanyScope, id: string, input: InvoiceStatusInput): Promise<FullInvoiceView> {
   const row = await lockInvoice(db, scope, id);
   const from = row.status as InvoiceStatus;
-  if (input.status !== 'paid' && (input.account_id || input.account_number)) {
+  if (input.status !== 'paid' && (input.account_id || input.account_number || input.exchange_rate)) {
     throw invalidRequest(
-      'account_id and account_number belong to status paid (the account the payment went to).',
-      input.account_id ? 'account_id' : 'account_number',
+      'account_id, account_number and exchange_rate belong to status paid (the account the payment went to, the rate it was received at).',
+      input.account_id ? 'account_id' : input.account_number ? 'account_number' : 'exchange_rate',
     );
   }
   if (input.date && input.status !== 'paid' && input.status !== 'cancelled') {
@@ -405,7 +405,13 @@ export async function setInvoiceStatus(db: Db, scope: CompanyScope, id: string, 
     }
     case 'paid': {
       const remaining = dec(row.total).minus(dec(row.paid_amount));
-      await pay(db, scope, row, { amount: remaining, date: input.date, account_id: input.account_id, account_number: input.account_number });
+      await pay(db, scope, row, {
+        amount: remaining,
+        date: input.date,
+        account_id: input.account_id,
+        account_number: input.account_number,
+        exchange_rate: input.exchange_rate,
+      });
       return getInvoice(db, scope, id);
     }
     case 'cancelled':

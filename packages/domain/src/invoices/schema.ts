@@ -78,6 +78,9 @@ export const invoiceStatusBody = z.strictObject({
   date: date().optional().meta({ description: 'paid: payment date; cancelled: credit note date. Default today (Europe/Copenhagen)' }),
   account_id: uuid().optional().meta({ description: 'paid: the asset account the money went to' }),
   account_number: accountNumber().optional().meta({ description: 'paid: as account_id, by number; default 6470' }),
+  exchange_rate: exchangeRate()
+    .optional()
+    .meta({ description: "paid, foreign-currency invoice: DKK per unit the rest was received at; default the company's rate for the payment date" }),
 });
 
 /** POST /invoices/{id}/payments beside the id. */

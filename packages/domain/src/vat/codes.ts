@@ -14,46 +14,17 @@ import type { PostingLine } from '../ledger/rules.ts';
  * `import_goods`, `foreign_purchase_services` (outside the EU) and `domestic_reverse_charge_purchase`
  * (§ 46, e.g. construction services).
  */
-export const VAT_KINDS = [
-  'output',
-  'exempt_sale',
-  'eu_sale_goods',
-  'eu_sale_goods_unlisted',
-  'eu_sale_services',
-  'export',
-  'domestic_reverse_charge_sale',
-  'input',
-  'exempt_purchase',
-  'eu_purchase_goods',
-  'eu_purchase_services',
-  'import_goods',
-  'foreign_purchase_services',
-  'domestic_reverse_charge_purchase',
-] as const;
+const SALES = ['output', 'exempt_sale', 'eu_sale_goods', 'eu_sale_goods_unlisted', 'eu_sale_services', 'export', 'domestic_reverse_charge_sale'] as const;
+/** Reverse charge: the buyer posts the VAT both as owed (account_number) and as deductible (offset_account_number). */
+const REVERSE_CHARGE = ['eu_purchase_goods', 'eu_purchase_services', 'import_goods', 'foreign_purchase_services', 'domestic_reverse_charge_purchase'] as const;
+export const VAT_KINDS = [...SALES, 'input', 'exempt_purchase', ...REVERSE_CHARGE] as const;
 export type VatKind = (typeof VAT_KINDS)[number];
 
-const SALES: readonly VatKind[] = [
-  'output',
-  'exempt_sale',
-  'eu_sale_goods',
-  'eu_sale_goods_unlisted',
-  'eu_sale_services',
-  'export',
-  'domestic_reverse_charge_sale',
-];
-/** Reverse charge: the buyer posts the VAT both as owed (account_number) and as deductible (offset_account_number). */
-const REVERSE_CHARGE: readonly VatKind[] = [
-  'eu_purchase_goods',
-  'eu_purchase_services',
-  'import_goods',
-  'foreign_purchase_services',
-  'domestic_reverse_charge_purchase',
-];
 /** Sales whose buyer must be registered for VAT in another EU country (their number goes on the invoice and in EU-salg uden moms). */
 const EU_SALES: readonly VatKind[] = ['eu_sale_goods', 'eu_sale_goods_unlisted', 'eu_sale_services'];
 
-export const isSalesKind = (kind: VatKind) => SALES.includes(kind);
-export const isReverseCharge = (kind: VatKind) => REVERSE_CHARGE.includes(kind);
+export const isSalesKind = (kind: VatKind) => (SALES as readonly VatKind[]).includes(kind);
+export const isReverseCharge = (kind: VatKind) => (REVERSE_CHARGE as readonly VatKind[]).includes(kind);
 export const needsEuBuyer = (kind: VatKind) => EU_SALES.includes(kind);
 
 /** The VAT return's fields that sum bases (values) rather than VAT amounts, and the kinds reported in each. */
