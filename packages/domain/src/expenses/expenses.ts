@@ -192,7 +192,13 @@ export async function getExpense(db: Db, scope: CompanyScope, id: string): Promi
 }
 
 export async function listExpenses(db: Db, scope: CompanyScope, params: ListParams & CurrencyFilter): Promise<Page<ExpenseView>> {
-  const page = await listPage(db.expense, { company_id: scope.companyId, ...(params.currency ? { currency: params.currency } : {}) }, params, EXPENSE_LIST, (e) => e);
+  const page = await listPage(
+    db.expense,
+    { company_id: scope.companyId, ...(params.currency ? { currency: params.currency } : {}) },
+    params,
+    EXPENSE_LIST,
+    (e) => e,
+  );
   const accounts = new Map(
     (await db.account.findMany({ where: { id: { in: [...new Set(page.data.map((e) => e.account_id))] } }, select: { id: true, account_number: true } })).map(
       (a) => [a.id, a.account_number],
