@@ -31,7 +31,7 @@ import { routeGuard, routeGuardAnonymous } from './http/route-guard.ts';
 import { rawRoutes } from './http/raw-routes.ts';
 import { inOrder } from './http/in-order.ts';
 import { invoicePdf } from './http/invoice-pdf.ts';
-import { vatReturnExport } from './http/vat-return-export.ts';
+import { xmlAttachment } from './http/xml-attachment.ts';
 import { oauthEndpoints } from './http/oauth.ts';
 import { ADMIN_BASE, adminPages } from '@tlr/admin';
 import { ownerPages } from './pages/index.ts';
@@ -112,9 +112,10 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
       {
         'exports.saft': saftExport(db, logger),
         'invoices.pdf': invoicePdf(),
+        'invoices.ubl': xmlAttachment((caller, input) => caller.invoices.ubl(input as { id: string })),
         'vouchers.upload': voucherUpload(),
         'vouchers.content': voucherDownload(logger, store),
-        'vat.export': vatReturnExport(),
+        'vat.export': xmlAttachment((caller, input) => caller.vat.export(input as { period: string })),
       },
       { db, logger, store, webhooks, jobs },
     ),

@@ -96,6 +96,16 @@ export const ERROR_CODES = {
     when: "a document in foreign currency without an `exchange_rate` of its own, dated when the company's rate table (`PUT /exchange-rates`) has no rate of its currency on that day or the 7 days before (`field: exchange_rate`)",
   },
   overpayment: { status: 422, title: 'Overpayment', when: 'a payment larger than what is left to pay on the invoice' },
+  invoice_not_approved: {
+    status: 409,
+    title: 'Invoice not approved',
+    when: 'the e-invoice (UBL) of a draft: a draft has no number yet; approve it first',
+  },
+  einvoice_party_unaddressable: {
+    status: 422,
+    title: 'E-invoice party not addressable',
+    when: 'the e-invoice of an invoice whose buyer has no Peppol id, EAN, CVR or EU VAT number, or whose seller (the company) has no CVR',
+  },
   vat_code_not_applicable: {
     status: 422,
     title: 'VAT code not applicable',

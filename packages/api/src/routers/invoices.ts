@@ -8,6 +8,8 @@ import {
   INVOICE_LIST,
   invoiceCreate,
   invoiceDocument,
+  ublDocument,
+  ublXml,
   type InvoiceDocument,
   invoicePaymentBody,
   invoicePaymentResource,
@@ -150,4 +152,37 @@ export const invoicesRouter = router({
     )
     .output(z.custom<InvoiceDocument>().meta({ type: 'object', description: 'What the PDF shows; the HTTP shell renders it' }))
     .query(({ ctx, input }) => invoiceDocument(ctx.tx, ctx.scope, input.id, input.document)),
+  ubl: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/invoices/{id}/ubl',
+        tags: [tag],
+        summary: 'The invoice (or its credit note) as a Peppol BIS Billing 3.0 e-invoice (UBL)',
+        description:
+          "An approved invoice as a Peppol BIS Billing 3.0 `Invoice` (UBL 2.1), the credit note that cancelled it as a `CreditNote` (`?document=credit_note`): the seller (the company profile: name, address, CVR as legal entity, DK + CVR as VAT number, endpoint 0184:CVR) and the buyer as frozen at approval (endpoint: its EAN as 0088, else its CVR as 0184, else its EU VAT number in its country's scheme), the lines, the VAT breakdown per category (S, E, K, AE, G from the lines' VAT codes, with the exemption reasons), the totals, payment means (IBAN, else the Danish account) and terms, the PDF embedded, and the VAT also in DKK (TaxCurrencyCode) for an invoice in another currency. A draft is 409 invoice_not_approved; a buyer without any identifier to address it to is 422 einvoice_party_unaddressable.",
+      },
+      scopes: ['invoices:read'],
+      problems: [409, 422],
+      raw: {
+        contentType: 'application/xml',
+        description: 'The UBL document, valid against the CEN EN 16931 and Peppol BIS Billing 3.0 rules (no fatal assertion).',
+        schema: { type: 'string', description: 'XML, root Invoice (urn:oasis:names:specification:ubl:schema:xsd:Invoice-2) or CreditNote' },
+        headers: { 'Content-Disposition': 'attachment; filename="faktura-<number>.xml" (kreditnota-<number>.xml)' },
+      },
+    })
+    .input(
+      z.strictObject({
+        id: uuid(),
+        document: z
+          .enum(['invoice', 'credit_note'], { error: 'must be invoice or credit_note' })
+          .default('invoice')
+          .meta({ description: 'invoice (default): the invoice; credit_note: the credit note (kreditnota) that cancelled it' }),
+      }),
+    )
+    .output(z.object({ filename: z.string(), xml: z.string() }))
+    .query(async ({ ctx, input }) => {
+      const { document, filename } = await ublDocument(ctx.tx, ctx.scope, input.id, input.document);
+      return { filename, xml: ublXml(document) };
+    }),
 });
