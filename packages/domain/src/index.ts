@@ -68,3 +68,4 @@ export * from './vat/periods.ts';
 export * from './vat/treatments.ts';
 export * from './vat/returns.ts';
 export * from './vat/export.ts';
+export * from './einvoice/validate.ts';
