@@ -69,3 +69,4 @@ export * from './vat/treatments.ts';
 export * from './vat/returns.ts';
 export * from './vat/export.ts';
 export * from './einvoice/ubl.ts';
+export * from './einvoice/validate.ts';
