@@ -41,6 +41,9 @@ export interface InboundDocument {
   /** Totals in the document's currency (LegalMonetaryTotal and the TaxTotal in it). */
   net: Decimal;
   vat: Decimal;
+  /** Net + VAT (TaxInclusiveAmount). */
+  gross: Decimal;
+  /** What is left to pay: gross less anything prepaid (PayableAmount). */
   payable: Decimal;
   /** The VAT in DKK when the document states it (TaxCurrencyCode DKK). */
   vatDkk: Decimal | null;
@@ -170,6 +173,7 @@ export function parseEinvoice(xml: string): InboundDocument {
     buyer: party(child(root, 'AccountingCustomerParty', 'Party')),
     net: amount(child(totals, 'TaxExclusiveAmount'), 'TaxExclusiveAmount'),
     vat: main ? amount(child(main, 'TaxAmount'), 'TaxAmount') : new Decimal(0),
+    gross: amount(child(totals, 'TaxInclusiveAmount'), 'TaxInclusiveAmount'),
     payable: amount(child(totals, 'PayableAmount'), 'PayableAmount'),
     vatDkk: dkk ? amount(child(dkk, 'TaxAmount'), 'TaxAmount') : null,
     breakdown: list(child(main, 'TaxSubtotal')).map((s) => ({

@@ -1,0 +1,54 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MAX_EINVOICE_BYTES, parseEinvoice } from './parse.ts';
+
+const EXAMPLES = join(import.meta.dirname, 'examples');
+const example = (name: string) => readFileSync(join(EXAMPLES, name), 'utf8');
+const refusal = (xml: string) => {
+  try {
+    parseEinvoice(xml);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  return 'accepted';
+};
+
+describe('parseEinvoice', () => {
+  it("reads every one of Peppol's examples: kind, number, currency, supplier, totals and VAT breakdown", () => {
+    const read = readdirSync(EXAMPLES).map((f) => [f, parseEinvoice(example(f))] as const);
+    expect(read).toHaveLength(9);
+    for (const [f, d] of read) {
+      expect(d.format, f).toBe('peppol-bis3');
+      // The totals add up as the document states them.
+      expect(d.net.plus(d.vat).toFixed(2), f).toBe(d.gross.toFixed(2));
+      expect(d.breakdown.reduce((s, b) => s.plus(b.tax), d.vat.minus(d.vat)).toFixed(2), f).toBe(d.vat.toFixed(2));
+    }
+    const base = Object.fromEntries(read)['base-example.xml']!;
+    expect(base).toMatchObject({ kind: 'invoice', number: 'Snippet1', issueDate: '2017-11-13', dueDate: '2017-12-01', currency: 'EUR', lineCount: 2 });
+    expect(base.supplier).toMatchObject({ name: 'SupplierOfficialName Ltd', endpoint: '0088:9482348239847239874', vatNumber: 'GB1232434', country: 'GB' });
+    expect([base.net.toFixed(2), base.vat.toFixed(2), base.payable.toFixed(2)]).toEqual(['1325.00', '331.25', '1656.25']);
+    expect(Object.fromEntries(read)['base-creditnote-correction.xml']!.kind).toBe('credit_note');
+    expect(Object.fromEntries(read)['vat-category-O.xml']!.breakdown.map((b) => [b.category, b.rate.toString()])).toEqual([['O', '0']]);
+  });
+
+  it('refuses hostile and foreign XML by name, expanding and fetching nothing', () => {
+    const ubl = 'xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"';
+    expect(refusal(`<?xml version="1.0"?><!DOCTYPE Invoice [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;&a;">]><Invoice ${ubl}>&b;</Invoice>`)).toMatch(
+      /declares a document type/,
+    );
+    expect(refusal(`<!DOCTYPE Invoice SYSTEM "http://127.0.0.1:9/x.dtd"><Invoice ${ubl}/>`)).toMatch(/declares a document type/);
+    expect(refusal(`<Invoice ${ubl}><cbc:ID>1</Invoice>`)).toMatch(/line 1, column/);
+    expect(refusal('<Order xmlns="urn:oasis:names:specification:ubl:schema:xsd:Order-2"/>')).toMatch(/root element is <Order>/);
+    expect(refusal('<Invoice xmlns="urn:example:not-ubl"/>')).toMatch(/namespace "urn:example:not-ubl"/);
+    expect(refusal(example('base-example.xml').replace('urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>', 'x</cbc:CustomizationID>'))).toMatch(
+      /neither Peppol BIS Billing 3.0/,
+    );
+    expect(refusal(`<Invoice ${ubl}>${'x'.repeat(MAX_EINVOICE_BYTES)}</Invoice>`)).toMatch(/larger than 10 MB/);
+  });
+
+  it('reads an OIOUBL 2.1 invoice by its CustomizationID', () => {
+    const oioubl = example('base-example.xml').replace('urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0', 'OIOUBL-2.01');
+    expect(parseEinvoice(oioubl).format).toBe('oioubl-2.1');
+  });
+});
