@@ -25,7 +25,8 @@ const USAGE = `usage: tlr <command> [flags] [--json]
                  [--name N] [--cvr 12345674] [--address-line1 T] [--address-line2 T]
                  [--postal-code T] [--city T] [--country DK] [--email E] [--phone T]
                  [--bank-reg-number 1234] [--bank-account-number 1234567890] [--iban DK50...]
-                 ("" clears one; --cvr is checked by the CVR modulus 11 rule)
+                 [--peppol-id 0184:12345674]
+                 ("" clears one; --cvr is checked by the CVR modulus 11 rule, --peppol-id by its scheme's)
   key create     --company ID --name N --scopes a,b|all --mode live|test [--expires-at 2027-01-01T00:00:00Z]
   key revoke     --id ID
   key list       --company ID
@@ -75,6 +76,7 @@ const PROFILE_FLAGS = [
   'bank-reg-number',
   'bank-account-number',
   'iban',
+  'peppol-id',
 ] as const;
 const flags = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n, str]));
 
@@ -139,7 +141,7 @@ const commands: Record<string, Command> = {
           json: settings,
           text: [
             `company ${settings.company_id}: VAT ${settings.vat_registered ? 'registered' : 'not registered'}, ${settings.vat_period_frequency} VAT periods, lock date ${settings.lock_date ?? 'none'}; fiscal years ${years}`,
-            `seller: ${c.name}${c.cvr ? ` (CVR ${c.cvr})` : ''}${address ? `, ${address}` : ''}${bank ? `; ${bank}` : '; no bank details'}`,
+            `seller: ${c.name}${c.cvr ? ` (CVR ${c.cvr})` : ''}${address ? `, ${address}` : ''}${bank ? `; ${bank}` : '; no bank details'}${c.peppol_id ? `; Peppol id ${c.peppol_id}` : ''}`,
           ].join('\n'),
         };
       };
@@ -299,6 +301,7 @@ const flagOf: Record<string, string> = {
   expires_at: '--expires-at',
   name: '--name',
   cvr: '--cvr',
+  peppol_id: '--peppol-id',
   scopes: '--scopes',
   mode: '--mode',
   id: '--id',

@@ -204,6 +204,17 @@ describe('tlr', () => {
     );
   });
 
+  it('company set --peppol-id sets the company\'s Peppol id by its scheme\'s rule, normalised, and "" removes it', async () => {
+    const company = await newCompany();
+    const set = await json('company set', '--company', company.company_id, '--peppol-id', 'iso6523-actorid-upis::0088:5790 0004 36101');
+    expect(set.company.peppol_id).toBe('0088:5790000436101');
+    expect((await tlr('company', 'set', '--company', company.company_id, '--name', 'Peppol ApS')).stdout).toContain('; Peppol id 0088:5790000436101');
+    const bad = await tlr('company', 'set', '--company', company.company_id, '--peppol-id', '0088:5790000436102');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe('tlr: --peppol-id: has a wrong check digit (not a valid GLN by the GS1 check digit rule; check for a typing error)\n');
+    expect((await json('company set', '--company', company.company_id, '--peppol-id', '')).company.peppol_id).toBe('');
+  });
+
   it('company set refuses an impossible lock date instead of rolling it over (2026-02-30 is not 2026-03-02)', async () => {
     const company = await newCompany();
     const r = await tlr('company', 'set', '--company', company.company_id, '--lock-date', '2026-02-30');

@@ -90,7 +90,7 @@ describe('the served document', () => {
       parametersOf(doc, lookup)
         .map((p) => p.name)
         .sort(),
-    ).toEqual(['X-Request-ID', 'cvr', 'email', 'phone', 'q', 'telephone']);
+    ).toEqual(['X-Request-ID', 'cvr', 'email', 'peppol_id', 'phone', 'q', 'telephone']);
   });
 });
 

@@ -298,6 +298,18 @@ describe('company page', () => {
     await expect(page.getByRole('status').innerText()).resolves.toBe('Saved');
     await expect(page.getByLabel('CVR number').inputValue()).resolves.toBe('12345674');
     expect((await ok(settings.GET('/settings/company'))).data).toMatchObject({ name: 'Nordlys Regnskab ApS', cvr: '12345674', city: 'Aalborg' });
+
+    // The company's own Peppol id, by its scheme's rule (decision 206).
+    await page.getByLabel('Peppol id').fill('0088:5790000436102');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByRole('alert').innerText()).resolves.toBe(
+      'Peppol id: has a wrong check digit (not a valid GLN by the GS1 check digit rule; check for a typing error)',
+    );
+    await page.getByLabel('Peppol id').fill('0184:1234 5674');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/saved=1$/);
+    await expect(page.getByLabel('Peppol id').inputValue()).resolves.toBe('0184:12345674');
+    expect((await ok(settings.GET('/settings/company'))).data).toMatchObject({ peppol_id: '0184:12345674' });
     await screenshot(page, 'company');
     expect(problems).toEqual([]);
   });

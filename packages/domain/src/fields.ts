@@ -6,6 +6,7 @@ import { checkDate } from './calendar.ts';
 import { ACCOUNT_NUMBER } from './ledger/rules.ts';
 import { BANK_ACCOUNT_NUMBER, BANK_REG_NUMBER, checkIban, normalizeIban } from './identifiers/bank.ts';
 import { checkCvr, normalizeCvr } from './identifiers/cvr.ts';
+import { checkPeppolId, normalizePeppolId } from './identifiers/peppol-id.ts';
 import { checkVatNumber, normalizeVatNumber } from './identifiers/vat-number.ts';
 import { checkCurrency, parseExchangeRate } from './currency/rules.ts';
 import { isJsonAmount, parseAmount, type Decimal } from './money.ts';
@@ -186,6 +187,32 @@ export const vatNumber = () =>
         "Momsregistreringsnummer (EU VAT number), e.g. DE123456789: the country's prefix (EL for Greece, XI for Northern Ireland) and the number in that country's format (a Danish one passes the CVR modulus 11 check). Spaces, dots and hyphens are removed and letters upper-cased. Its format is checked, not its registration in VIES",
       example: 'DE123456789',
     });
+// A Peppol participant identifier (identifiers/peppol-id.ts): checked by its scheme's rule, stored normalised.
+const peppolIdMeta = {
+  description:
+    "Peppol participant identifier (endpoint id) <scheme>:<id>, e.g. 0184:12345674 (CVR number), 0198:DK12345674 (SE number) or 0088:5790000436101 (GLN/EAN location number): a scheme from Peppol BIS Billing 3.0's list of electronic address schemes and the id in that scheme's format, with its check digits checked where it has them (CVR and SE number modulus 11, GLN GS1, IBAN, ...). A leading iso6523-actorid-upis:: is dropped, spaces are removed and letters upper-cased (Peppol compares these ids case-insensitively)",
+  example: '0184:12345674',
+};
+/** A Peppol participant identifier that must be given (the customer lookup's parameter). */
+export const peppolParticipantId = () =>
+  z
+    .string()
+    .max(200)
+    .overwrite(normalizePeppolId)
+    .superRefine((s, ctx) => {
+      const problem = checkPeppolId(s);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .meta(peppolIdMeta);
+/** An optional Peppol participant identifier: "" or null for none. */
+export const peppolId = () =>
+  text(200)
+    .superRefine((v, ctx) => {
+      const why = v === '' ? undefined : checkPeppolId(v);
+      if (why) ctx.addIssue({ code: 'custom', message: why });
+    })
+    .transform(normalizePeppolId)
+    .meta(peppolIdMeta);
 export const country = () =>
   z
     .string()

@@ -223,12 +223,14 @@ const SELLER_LABELS: Record<keyof Seller, string> = {
   bank_reg_number: 'Bank registration number',
   bank_account_number: 'Bank account number',
   iban: 'IBAN',
+  peppol_id: 'Peppol id',
 };
 const SELLER_FIELDS = Object.keys(SELLER_LABELS) as (keyof Seller)[];
 const SELLER_HINTS: Partial<Record<keyof Seller, string>> = {
   cvr: '8 digits, checked by the CVR modulus 11 rule; empty for none',
   country: 'two letters, such as DK',
   iban: 'checked by its check digits',
+  peppol_id: 'scheme:id, such as 0184:12345674; left empty, e-invoices use 0184 and the CVR',
 };
 
 interface Refusal {

@@ -1,8 +1,8 @@
-// /customers: CRUD and lookup by CVR, e-mail or telephone number.
+// /customers: CRUD and lookup by CVR, Peppol id, e-mail or telephone number.
 import { z } from 'zod';
 import { customerSchemas, customers, invalidRequest, lookupCustomer } from '@tlr/domain';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
-import { cvrNumber } from '@tlr/domain/fields';
+import { cvrNumber, peppolParticipantId } from '@tlr/domain/fields';
 import { single } from '../schemas/envelopes.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
@@ -25,19 +25,20 @@ export const customersRouter = router({
         method: 'GET',
         path: '/customers/lookup',
         tags: [tag],
-        summary: 'Find a customer by CVR, e-mail or telephone number',
+        summary: 'Find a customer by CVR, Peppol id, e-mail or telephone number',
         description:
-          'Give exactly one of cvr, email (case-insensitive), phone (alias telephone; digits compared, +45 ignored) or q (any of the three). Answers the oldest matching customer, or 404 not_found.',
+          'Give exactly one of cvr, peppol_id (checked as on the customer, compared normalised: case and spaces ignored), email (case-insensitive), phone (alias telephone; digits compared, +45 ignored) or q (any of the four). Answers the oldest matching customer, or 404 not_found.',
       },
       scopes: ['customers:read'],
     })
     .input(
       z.strictObject({
         cvr: cvrNumber().optional(),
+        peppol_id: peppolParticipantId().optional(),
         email: z.string().max(254).optional(),
         phone: z.string().max(40).optional(),
         telephone: z.string().max(40).optional().meta({ description: 'Same as phone' }),
-        q: z.string().max(254).optional().meta({ description: 'Matches a CVR number, an e-mail address or a telephone number' }),
+        q: z.string().max(254).optional().meta({ description: 'Matches a CVR number, a Peppol id, an e-mail address or a telephone number' }),
       }),
     )
     .output(single(customerSchemas.resource))

@@ -1,10 +1,10 @@
-// /settings/company: the company as its invoices present it (name, CVR, address, contact, bank details).
+// /settings/company: the company as its invoices present it (name, CVR, address, contact, bank details, Peppol id).
 // The same input schema serves the operator CLI and the admin app (internal.updateCompanyProfile), so
 // a CVR, an IBAN or a registration number is checked by one rule whoever changes it.
 import { z } from 'zod';
 import { getCompanySettings, updateCompanyProfile } from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
-import { bankAccountNumber, bankRegNumber, country, cvr, email, iban, phone, requiredText, text } from '@tlr/domain/fields';
+import { bankAccountNumber, bankRegNumber, country, cvr, email, iban, peppolId, phone, requiredText, text } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 import { month } from '@tlr/domain/integers';
 
@@ -26,6 +26,11 @@ export const companyProfileInput = {
   bank_reg_number: bankRegNumber().optional(),
   bank_account_number: bankAccountNumber().optional(),
   iban: iban().optional(),
+  peppol_id: peppolId().optional().meta({
+    description:
+      'The company\'s own Peppol participant identifier <scheme>:<id>, its endpoint on the e-invoices it sends and where it receives them, e.g. 0184:12345674 (its CVR number) or 0088:5790000436101 (a GLN), checked by its scheme\'s rule and stored normalised; "" or null removes it. While it is "", e-invoices name the company by 0184 and its CVR number',
+    example: '0184:12345674',
+  }),
 };
 
 const companySettings = z
@@ -49,6 +54,7 @@ const companySettings = z
     bank_reg_number: z.string(),
     bank_account_number: z.string(),
     iban: z.string(),
+    peppol_id: z.string().meta({ description: 'The company\'s own Peppol participant identifier as set with PUT /settings/company; "" if none' }),
   })
   .meta({ id: 'CompanySettings' });
 
@@ -71,7 +77,7 @@ export const settingsRouter = router({
         tags: [tag],
         summary: 'Update the seller profile printed on invoices',
         description:
-          'Name, CVR number, address, contact and bank details (registration and account number, IBAN). Fields left out keep their value; "" or null clears one. With a live key the sandbox gets the same profile; with a test key only the sandbox changes. Invoices print the profile as it is when the PDF is made.',
+          'Name, CVR number, address, contact, bank details (registration and account number, IBAN) and the company\'s Peppol id. Fields left out keep their value; "" or null clears one. With a live key the sandbox gets the same profile; with a test key only the sandbox changes. Invoices print the profile as it is when the PDF is made.',
       },
       scopes: ['accounts:write'],
     })

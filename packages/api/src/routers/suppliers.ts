@@ -11,7 +11,7 @@ export const suppliersRouter = router({
     summary: 'List suppliers',
     scope: 'suppliers:read',
     spec: suppliers.listSpec,
-    searchDescription: 'Case-insensitive search in name, email and CVR',
+    searchDescription: 'Case-insensitive search in name, email, CVR, VAT number and Peppol id',
     resource: supplierSchemas.resource,
     run: suppliers.list,
   }),

@@ -46,7 +46,7 @@ export async function getLiveCompany(db: Db, companyId: string): Promise<Company
   return company;
 }
 
-/** The seller on the company's invoices: address, contact and where to pay. */
+/** The seller on the company's invoices: address, contact, where to pay and its Peppol endpoint. */
 const COMPANY_PROFILE_FIELDS = [
   'address_line1',
   'address_line2',
@@ -58,6 +58,7 @@ const COMPANY_PROFILE_FIELDS = [
   'bank_reg_number',
   'bank_account_number',
   'iban',
+  'peppol_id',
 ] as const;
 export type CompanyProfile = Record<(typeof COMPANY_PROFILE_FIELDS)[number], string>;
 const companyProfile = (c: Company): CompanyProfile => Object.fromEntries(COMPANY_PROFILE_FIELDS.map((f) => [f, c[f]])) as CompanyProfile;

@@ -1,7 +1,7 @@
 // A customer's fields, once: the create and update bodies, the resource the API answers with (its
 // OpenAPI component), and the domain's input and view types derived from them.
 import type { z } from 'zod';
-import { country, cvr, ean, email, exact, phone, requiredText, text, vatNumber } from '../fields.ts';
+import { country, cvr, ean, email, exact, peppolId, phone, requiredText, text, vatNumber } from '../fields.ts';
 import { paymentTermsDays } from '../integers.ts';
 import { masterDataSchemas } from '../master-data.ts';
 
@@ -12,6 +12,7 @@ const fields = {
   cvr: cvr().optional(),
   vat_number: vatNumber().optional(),
   ean: ean().optional(),
+  peppol_id: peppolId().optional(),
   contact_person: text(200).optional(),
   address_line1: text(200).optional().meta({ example: 'Vestergade 12' }),
   address_line2: text(200).optional(),

@@ -1,7 +1,7 @@
 // A supplier's fields, once: the create and update bodies, the resource the API answers with (its
 // OpenAPI component), and the domain's input and view types derived from them.
 import type { z } from 'zod';
-import { bankAccountNumber, bankRegNumber, country, cvr, email, iban, exact, phone, requiredText, text, vatNumber } from '../fields.ts';
+import { bankAccountNumber, bankRegNumber, country, cvr, email, iban, exact, peppolId, phone, requiredText, text, vatNumber } from '../fields.ts';
 import { paymentTermsDays } from '../integers.ts';
 import { masterDataSchemas } from '../master-data.ts';
 
@@ -11,6 +11,7 @@ const fields = {
   phone: phone().optional(),
   cvr: cvr().optional(),
   vat_number: vatNumber().optional(),
+  peppol_id: peppolId().optional(),
   contact_person: text(200).optional(),
   address_line1: text(200).optional(),
   address_line2: text(200).optional(),

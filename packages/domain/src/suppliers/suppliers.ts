@@ -12,7 +12,7 @@ export const suppliers = masterData<Supplier, SupplierView, SupplierInput, Suppl
   list: {
     sort: { name: 'name', created_at: 'created_at' },
     defaultSort: 'name',
-    search: ['name', 'email', 'cvr', 'vat_number'],
+    search: ['name', 'email', 'cvr', 'vat_number', 'peppol_id'],
     dateColumn: 'created_at',
     dateDescription: 'creation date',
   },
