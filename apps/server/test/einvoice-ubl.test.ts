@@ -34,6 +34,7 @@ describe('invoices as Peppol BIS Billing 3.0 UBL', () => {
     const dk = await customer({ cvr: '29190925', address_line1: 'Nørregade 7', postal_code: '1165', city: 'København K' });
     const ean = await customer({ cvr: '29190925', ean: '5790000436101', name: 'Region Midtjylland' });
     const de = await customer({ vat_number: 'DE136695976', country: 'DE', city: 'Berlin', postal_code: '10115' });
+    const registered = await customer({ cvr: '29190925', peppol_id: '0088:5790000436101', name: 'Registreret i NemHandel' });
     const se = await customer({ vat_number: 'SE556188840401', country: 'SE', city: 'Malmö', postal_code: '21119' });
     const long = 'Konsulentbistand vedrørende implementering af e-fakturering, '.repeat(6).trim();
     const shapes: [string, string][] = [
@@ -65,6 +66,7 @@ describe('invoices as Peppol BIS Billing 3.0 UBL', () => {
       ['EUR', await invoice(de, [{ description: 'Varer', quantity: 3, unit_price: 33.33, vat_code: 'SEUV' }], { currency: 'EUR' })],
       ['EUR with Danish VAT', await invoice(dk, [{ description: 'Rådgivning', quantity: 3, unit_price: 33.33 }], { currency: 'EUR' })],
       ['export (G)', await invoice(se, [{ description: 'Software', quantity: 1, unit_price: 5000, vat_code: 'SEXP' }])],
+      ['a buyer with its own peppol_id', await invoice(registered, [{ description: 'Ydelse', quantity: 1, unit_price: 100 }])],
       ['§ 46 reverse charge (AE)', await invoice(dk, [{ description: 'Tømrerarbejde', quantity: 40, unit_price: 450, vat_code: 'SOMV' }])],
     ];
     const cancelled = await invoice(dk, [{ description: 'Forkert', quantity: 1, unit_price: 500 }]);
@@ -78,6 +80,10 @@ describe('invoices as Peppol BIS Billing 3.0 UBL', () => {
       expect(result.fatal, `${what}: ${JSON.stringify(result.fatal)}`).toEqual([]);
     }
     const credit = documents.at(-1)![1];
+    // The buyer's own Peppol id wins over the one its CVR would give; the seller is 0184:CVR (no peppol_id set).
+    const own = documents.find(([what]) => what === 'a buyer with its own peppol_id')![1];
+    expect(own).toContain('<cac:AccountingCustomerParty><cac:Party><cbc:EndpointID schemeID="0088">5790000436101</cbc:EndpointID>');
+    expect(own).toContain('<cac:AccountingSupplierParty><cac:Party><cbc:EndpointID schemeID="0184">12345674</cbc:EndpointID>');
     expect(credit).toMatch(/^<\?xml[^>]*\?><CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/);
     const eur = documents.find(([what]) => what === 'EUR with Danish VAT')![1];
     // 99.99 EUR + 25.00 VAT; the VAT in DKK at 7.4612 = 186.53.

@@ -13,6 +13,7 @@ import type { CompanyScope } from '../context.ts';
 import { DomainError } from '../errors.ts';
 import { invoiceDocument, renderInvoicePdf } from '../invoices/pdf.ts';
 import { fullInvoiceInclude } from '../invoices/views.ts';
+import { companyPeppolId } from '../identifiers/peppol-id.ts';
 
 const NS = {
   Invoice: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2',
@@ -308,8 +309,8 @@ const VAT_SCHEMES: Readonly<Record<string, string>> = {
 };
 
 /**
- * A party's Peppol endpoint when it names none of its own: its GLN (EAN) location number, else its CVR,
- * else its EU VAT number in its country's scheme; '' when it has none of them.
+ * A buyer's Peppol endpoint when it names none of its own (`peppol_id`): its GLN (EAN) location number,
+ * else its CVR, else its EU VAT number in its country's scheme; '' when it has none of them.
  */
 export function derivedEndpoint(p: { ean?: string; cvr: string; vatNumber?: string }): string {
   if (p.ean) return `0088:${p.ean}`;
@@ -363,7 +364,7 @@ export async function ublDocument(
       country: company.country,
       cvr,
       vatNumber: cvr ? `DK${cvr}` : '',
-      endpoint: derivedEndpoint({ cvr }),
+      endpoint: companyPeppolId(company),
       email: company.email,
     },
     buyer: {
@@ -375,7 +376,7 @@ export async function ublDocument(
       country: row.customer_country || 'DK',
       cvr: row.customer_country === 'DK' || !row.customer_country ? row.customer_cvr : '',
       vatNumber: row.customer_vat_number || (row.customer_cvr && (row.customer_country || 'DK') === 'DK' ? `DK${row.customer_cvr}` : ''),
-      endpoint: derivedEndpoint({ ean: row.customer_ean, cvr: row.customer_cvr, vatNumber: row.customer_vat_number }),
+      endpoint: row.customer_peppol_id || derivedEndpoint({ ean: row.customer_ean, cvr: row.customer_cvr, vatNumber: row.customer_vat_number }),
       email: '',
     },
     lines: row.lines.map((l) => ({
@@ -399,7 +400,7 @@ export async function ublDocument(
       throw new DomainError(
         'einvoice_party_unaddressable',
         who === 'seller'
-          ? 'The company has no CVR number: set it (PUT /settings/company) to address its e-invoices.'
+          ? 'The company has neither a peppol_id nor a CVR number: set one (PUT /settings/company) to address its e-invoices.'
           : `The buyer ${party.name} has no Peppol id, EAN, CVR or EU VAT number to address an e-invoice to.`,
         who === 'seller' ? undefined : 'customer_id',
       );

@@ -362,7 +362,8 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
       -- Frozen: the approved document names the buyer as it was when it was issued.
       customer_name = ${customer.name}, customer_address_line1 = ${customer.address_line1}, customer_address_line2 = ${customer.address_line2},
       customer_postal_code = ${customer.postal_code}, customer_city = ${customer.city}, customer_country = ${customer.country},
-      customer_cvr = ${customer.cvr}, customer_ean = ${customer.ean}, customer_vat_number = ${customer.vat_number}
+      customer_cvr = ${customer.cvr}, customer_ean = ${customer.ean}, customer_vat_number = ${customer.vat_number},
+      customer_peppol_id = ${customer.peppol_id}
     WHERE id = ${row.id}::uuid
     RETURNING *`;
   // Not read back: a draft has no credit note or payments, and its lines are the locked row's, now
