@@ -8,10 +8,11 @@ import type { Config } from '@tlr/config';
 import { applyMigrations, createDatabase, lockDataFolder, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
 import { StartupError } from '@tlr/db/server';
 import type { WebhookSettings } from '@tlr/domain';
-import { QUEUES, startBoss, type Boss } from '@tlr/jobs';
+import { deliverEinvoiceAt, QUEUES, startBoss, type Boss } from '@tlr/jobs';
 import { createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
 import { createApp } from './app.ts';
 import { answerClientError } from './http/client-error.ts';
+import { einvoiceSettings, registerEinvoiceWorkers } from './einvoices.ts';
 import { startWebhookDispatcher, webhookSettings } from './webhooks.ts';
 import { registerWorkers } from './worker.ts';
 
@@ -131,11 +132,16 @@ export async function startService(config: Config, logger = createLogger(config)
   let boss: Boss | undefined;
   let sender: Promise<Boss> | undefined;
   opened.push(async () => (sender ? (await sender.catch(() => undefined))?.stop({ graceful: false }) : undefined));
+  const queue = async () =>
+    boss ?? (await (sender ??= startBoss(dbServer.url, onBossError, true).catch((e: unknown) => ((sender = undefined), Promise.reject(e)))));
   const jobs: BackgroundJobs = {
     resetPickupMs: config.SANDBOX_RESET_PICKUP_MS,
     async sandboxReset(resetId) {
-      const queue = boss ?? (await (sender ??= startBoss(dbServer.url, onBossError, true).catch((e: unknown) => ((sender = undefined), Promise.reject(e)))));
-      await queue.send(QUEUES.sandboxReset.name, { resetId });
+      await (await queue()).send(QUEUES.sandboxReset.name, { resetId });
+    },
+    async einvoicesQueued(due) {
+      const q = await queue();
+      for (const message of due) await deliverEinvoiceAt(q, message);
     },
   };
 
@@ -158,6 +164,7 @@ export async function startService(config: Config, logger = createLogger(config)
     const worker = await startBoss(dbServer.url, onBossError).catch(giveUp);
     opened.push(() => worker.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS }));
     await registerWorkers(worker, db, logger, store).catch(giveUp);
+    await registerEinvoiceWorkers(worker, db, einvoiceSettings(config), logger).catch(giveUp);
     boss = worker;
     const dispatcher = startWebhookDispatcher(db, webhooks, logger);
     opened.push(() => dispatcher.stop());

@@ -112,6 +112,11 @@ describe('contract rules in the document', () => {
         expect(op.responses['201']?.headers?.['X-Idempotency-Replayed'], where).toBeTruthy();
         expect(idem, where).toHaveLength(1);
         expect(idem[0], where).toMatchObject({ required: true, schema: { type: 'string', maxLength: 255 } });
+      } else if (routeFor(path, method)?.meta.idempotent?.status === 202) {
+        // Work queued (POST /invoices/{id}/send, POST /einvoices/{id}/replay) answers 202 Accepted, never 200 or 201.
+        expect([method, Object.keys(op.responses)], where).toEqual(['post', expect.arrayContaining(['202'])]);
+        expect(Object.keys(op.responses), where).not.toContain('200');
+        expect(idem, where).toHaveLength(1);
       } else if (routeFor(path, method)?.meta.idempotent) {
         // State transitions (PUT /invoices/{id}/status) answer 200 and accept an optional key.
         expect([method, Object.keys(op.responses)], where).toEqual(['put', expect.arrayContaining(['200'])]);
@@ -213,7 +218,7 @@ describe('contract rules in the document', () => {
       // business-rule refusals are documented where they can happen
       if (where === 'POST /transactions') expect(statuses, where).toContain('422');
       if (where === 'POST /accounts') expect(statuses, where).toContain('409');
-      const success = op.responses['200'] ?? op.responses['201'];
+      const success = op.responses['200'] ?? op.responses['201'] ?? op.responses['202'];
       for (const h of ['X-Request-ID', 'X-API-Version', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])
         expect(success?.headers?.[h], `${where} ${h}`).toBeTruthy();
     }

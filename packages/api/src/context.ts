@@ -3,7 +3,7 @@
 // place for the HTTP status and headers of a success (the REST adapter reads them in responseMeta).
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@tlr/db';
-import type { Credential, Prefetched, StagedContent, VoucherStore, WebhookSettings } from '@tlr/domain';
+import type { Credential, DueMessage, Prefetched, StagedContent, VoucherStore, WebhookSettings } from '@tlr/domain';
 import { writeAuditRecords, type AuditSink } from './audit.ts';
 
 export type StaffRole = 'support' | 'admin';
@@ -48,6 +48,8 @@ export interface BackgroundJobs {
   sandboxReset(resetId: string): Promise<void>;
   /** How long POST /sandbox/reset waits for a worker before running the job itself (SANDBOX_RESET_PICKUP_MS). */
   resetPickupMs: number;
+  /** Enqueues the delivery of e-invoice messages queued (or replayed) by a committed change. */
+  einvoicesQueued(due: DueMessage[]): Promise<void>;
 }
 
 /** Writes each record at once: for one-shot callers (the CLI) that have no batch to wait for. */

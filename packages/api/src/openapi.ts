@@ -183,6 +183,7 @@ function build(): OpenAPIObject {
     const responses: Json = {};
     if (idempotent) {
       if (idempotent.status === 201) success.description = 'Created';
+      if (idempotent.status === 202) success.description = 'Accepted: queued';
       success.headers['X-Idempotency-Replayed'] = header('true when this is the stored response of an earlier request with the same Idempotency-Key');
       responses[String(idempotent.status)] = success;
       op.parameters = [

@@ -2,6 +2,7 @@
 // internal procedures for the operator CLI and the admin app.
 import { accountsRouter } from './routers/accounts.ts';
 import { customersRouter } from './routers/customers.ts';
+import { einvoicesRouter } from './routers/einvoices.ts';
 import { exchangeRatesRouter } from './routers/exchange-rates.ts';
 import { exportsRouter } from './routers/exports.ts';
 import { internalRouter } from './routers/internal.ts';
@@ -26,6 +27,7 @@ export const appRouter = router({
   expenses: expensesRouter,
   vouchers: vouchersRouter,
   webhooks: webhooksRouter,
+  einvoices: einvoicesRouter,
   customers: customersRouter,
   products: productsRouter,
   suppliers: suppliersRouter,

@@ -6,6 +6,9 @@ export const TAGS = {
     'Sales invoices from draft to paid. Approval (PUT /invoices/{id}/status, or `auto_approve` on create) draws the next number from the ' +
     "company's unified document number sequence and posts the invoice to the general ledger; payments, cancellation by credit note and " +
     'the PDF follow. Only a draft may be updated or deleted.',
+  'E-invoices':
+    'Invoices sent over Peppol (NemHandel) with POST /invoices/{id}/send: the access point gets each document at least once, retried on ' +
+    'the webhook schedule; a message that failed or was rejected can be replayed.',
   Customers: 'The companies and people invoices are issued to, with a lookup by CVR, Peppol id, e-mail or telephone number.',
   Products: 'Goods and services with a default unit price and VAT rate, used as defaults of invoice lines.',
   Expenses: 'Supplier bills (amounts include VAT), from draft to booked (posted to the ledger) and paid; an expense may carry a voucher that documents it.',

@@ -7,7 +7,17 @@
 import { getTRPCErrorFromUnknown, initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Db } from '@tlr/db';
-import { invalidRequest, isUuid, notFound, recordStaffAction, type CompanyScope, type Credential, type ReadById, type Scope } from '@tlr/domain';
+import {
+  invalidRequest,
+  isUuid,
+  notFound,
+  recordStaffAction,
+  takeQueuedEinvoices,
+  type CompanyScope,
+  type Credential,
+  type ReadById,
+  type Scope,
+} from '@tlr/domain';
 import type { ApiContext, StaffRole } from './context.ts';
 import { runMutation } from './idempotency.ts';
 import { inspectInput, textFault } from './inspect.ts';
@@ -23,9 +33,10 @@ export interface ApiMeta extends OpenApiMeta {
   /**
    * Runs under an Idempotency-Key (contract: Conventions 2): the key is claimed, the work done and the
    * response stored in one transaction; a repeat replays it. `status` is the success status (201 for
-   * creates, 200 for state transitions); `optional` lets a call without a key through (not for creates).
+   * creates, 200 for state transitions, 202 for work queued); `optional` lets a call without a key
+   * through (not for creates).
    */
-  idempotent?: { status: 200 | 201; optional?: boolean };
+  idempotent?: { status: 200 | 201 | 202; optional?: boolean };
   /** Answers 201 Created without an Idempotency-Key (the contract exempts webhook endpoints). */
   created?: true;
   /** Problem statuses beyond the common ones that the endpoint can answer (OpenAPI only). */
@@ -186,6 +197,10 @@ async function transactional<R extends { ok: boolean }>(
     getRawInput,
     next: async (tx: Db) => {
       const r = await next(tx, (fn) => void hooks.push(fn));
+      // E-invoices the change queued go to the delivery worker once it commits (a lost wake-up is the sweep's).
+      const queued = takeQueuedEinvoices(tx);
+      const jobs = ctx.jobs;
+      if (queued.length && jobs) hooks.push(() => jobs.einvoicesQueued(queued));
       // A staff member's change commits with its record in the trail, or not at all.
       if (r.ok && ctx.actor?.type === 'staff') {
         await recordStaffAction(tx, staffRecord(ctx.actor.userId, ctx.requestId, path, 'mutation', await getRawInput(), 'ok'));

@@ -21,6 +21,13 @@ describe('configuration', () => {
     expect(message).toContain('"eighty"');
   });
 
+  it('sends e-invoices through the directory transport unless told otherwise; http needs its URL', () => {
+    expect(loadConfig({})).toMatchObject({ EINVOICE_TRANSPORT: 'directory', EINVOICE_INBOX_POLL_MS: 10000 });
+    expect(() => loadConfig({ EINVOICE_TRANSPORT: 'http' })).toThrow(/EINVOICE_HTTP_URL: is required when EINVOICE_TRANSPORT is http/);
+    expect(() => loadConfig({ EINVOICE_TRANSPORT: 'http', EINVOICE_HTTP_URL: 'ftp://ap.example' })).toThrow(/EINVOICE_HTTP_URL/);
+    expect(loadConfig({ EINVOICE_TRANSPORT: 'http', EINVOICE_HTTP_URL: 'https://ap.example/send' }).EINVOICE_HTTP_URL).toBe('https://ap.example/send');
+  });
+
   it('treats an empty DATABASE_URL as unset', () => {
     expect(loadConfig({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
   });

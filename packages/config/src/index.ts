@@ -123,6 +123,20 @@ const schema = z
       .enum(['true', 'false'])
       .default('false')
       .transform((v) => v === 'true'),
+    // E-invoices (docs/operations.md, E-invoicing): the access point documents are handed to. `directory`
+    // writes each into EINVOICE_OUTBOX_DIR and reads receipts and responses from EINVOICE_INBOX_DIR
+    // every EINVOICE_INBOX_POLL_MS (defaults under DATA_DIR/einvoice); `http` POSTs each to
+    // EINVOICE_HTTP_URL with EINVOICE_HTTP_TOKEN as its Bearer token. Retries follow the webhook
+    // schedule, WEBHOOK_RETRY_UNIT_MS included.
+    EINVOICE_TRANSPORT: z.enum(['directory', 'http']).default('directory'),
+    EINVOICE_OUTBOX_DIR: z.string().optional(),
+    EINVOICE_INBOX_DIR: z.string().optional(),
+    EINVOICE_INBOX_POLL_MS: milliseconds(10000),
+    EINVOICE_HTTP_URL: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || /^https?:\/\/[^/]/.test(v), 'must be an http:// or https:// URL'),
+    EINVOICE_HTTP_TOKEN: z.string().optional(),
     STORAGE_BACKEND: z.enum(['filesystem', 's3']).default('filesystem'),
     STORAGE_DIR: z.string().optional(),
     S3_ENDPOINT: z.string().url().optional(),
@@ -137,6 +151,9 @@ const schema = z
   })
   .superRefine((c, ctx) => {
     if (c.STORAGE_BACKEND === 's3' && !c.S3_BUCKET) ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_BACKEND is s3' });
+    if (c.EINVOICE_TRANSPORT === 'http' && !c.EINVOICE_HTTP_URL) {
+      ctx.addIssue({ code: 'custom', path: ['EINVOICE_HTTP_URL'], message: 'is required when EINVOICE_TRANSPORT is http' });
+    }
   });
 
 export type Config = z.infer<typeof schema>;

@@ -62,6 +62,21 @@ export const ERROR_CODES = {
     when: 'creating a 26th active webhook subscription (contract, Limits: 25 per company); delete one first',
   },
   invoice_has_payments: { status: 409, title: 'Conflict', when: 'cancelling an invoice that has payments registered' },
+  invoice_not_sendable: {
+    status: 409,
+    title: 'Invoice not sendable',
+    when: 'sending a draft (approve it first) or a cancelled invoice as an e-invoice (`current_status` names its status)',
+  },
+  einvoice_exists: {
+    status: 409,
+    title: 'E-invoice already queued',
+    when: 'sending an invoice that was queued as an e-invoice before (`message_id` and `current_status` name that message; a failed or rejected one is replayed instead)',
+  },
+  einvoice_not_replayable: {
+    status: 409,
+    title: 'E-invoice not replayable',
+    when: 'replaying an e-invoice that is queued, sent or delivered: only a failed or rejected one is sent again (`current_status`)',
+  },
   reversal_of_document: {
     status: 409,
     title: 'Conflict',
@@ -94,6 +109,11 @@ export const ERROR_CODES = {
     status: 422,
     title: 'Exchange rate missing',
     when: "a document in foreign currency without an `exchange_rate` of its own, dated when the company's rate table (`PUT /exchange-rates`) has no rate of its currency on that day or the 7 days before (`field: exchange_rate`)",
+  },
+  peppol_id_required: {
+    status: 422,
+    title: 'Peppol id required',
+    when: "sending an e-invoice to a customer without a `peppol_id` (`field: customer_id`): set the customer's Peppol participant id first",
   },
   overpayment: { status: 422, title: 'Overpayment', when: 'a payment larger than what is left to pay on the invoice' },
   invoice_not_approved: {

@@ -9,11 +9,15 @@ import { ERROR_CODES, type ErrorCode } from './error-codes.ts';
  * OpenAPI document declares them on Problem from this one list.
  */
 export const problemExtensions = z.object({
-  current_status: z.string().optional().meta({ description: 'invalid_transition, invoice_not_draft, expense_not_draft: the status the document is in' }),
+  current_status: z.string().optional().meta({
+    description:
+      'invalid_transition, invoice_not_draft, expense_not_draft, invoice_not_sendable: the status the document is in; einvoice_exists, einvoice_not_replayable: the status of the e-invoice',
+  }),
   allowed_statuses: z.array(z.string()).optional().meta({ description: 'invalid_transition: the statuses the document may move to from current_status' }),
   balance_due: z.number().optional().meta({ description: 'overpayment: what is still to be paid on the invoice, DKK' }),
   paid_amount: z.number().optional().meta({ description: 'invoice_has_payments: the payments registered on the invoice, DKK' }),
   version: z.number().optional().meta({ description: 'vat_return_settled: the filed version of the VAT return' }),
+  message_id: z.string().optional().meta({ description: 'einvoice_exists: the e-invoice the invoice was queued as' }),
   earlier_period: z.string().optional().meta({ description: 'vat_period_open_before: the earliest earlier VAT period that is to be settled first' }),
 });
 export type ProblemExtensions = z.input<typeof problemExtensions>;

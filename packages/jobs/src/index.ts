@@ -1,5 +1,6 @@
 // The queue catalogue: every background job's name, schedule and options, and the typed way to start
 // pg-boss on the service's own database (schema pgboss, beside Prisma's tables).
+import { createHash } from 'node:crypto';
 import { PgBoss, type Queue } from 'pg-boss';
 import { BUSINESS_TIME_ZONE } from '@tlr/config';
 
@@ -41,7 +42,37 @@ export const QUEUES = {
     name: 'sandbox-reset',
     options: { policy: 'standard', retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds: 120, heartbeatSeconds: 10, notify: true },
   },
+  /**
+   * One attempt at an e-invoice message (domain einvoice/delivery.ts), by message id. A job is sent for
+   * every moment the message falls due (queued or replayed, a retry's time, the end of the lease of the
+   * worker sending it), with the id momentJobId makes of the message and that moment: sent twice, it is
+   * one job. A job that finds its message not due (settled, or leased to a live worker) does nothing.
+   * Retried by pg-boss only when the handler fails (the database away); the message's own retries are
+   * the webhook schedule's, kept in its row.
+   */
+  deliverEinvoice: {
+    name: 'deliver-einvoice',
+    options: { policy: 'standard', retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120, notify: true },
+  },
+  /** A job for every e-invoice message falling due within the next minute: a wake-up lost in a crash is sent again. */
+  sweepEinvoices: { name: 'sweep-einvoices', cron: '* * * * *' },
+  /**
+   * The directory transport's inbox (receipts and responses of the access point) is read; each run
+   * sends the next for EINVOICE_INBOX_POLL_MS later (one job per slot: momentJobId), and the cron
+   * starts the chain again should it break.
+   */
+  readEinvoiceInbox: { name: 'read-einvoice-inbox', cron: '* * * * *', options: { deleteAfterSeconds: 3600 } },
 } as const satisfies Record<string, QueueSpec>;
+
+/**
+ * A job id (a UUID) made from what the job is for, so that sending the same job again is a no-op:
+ * pg-boss inserts a job whose id its queue already holds as nothing.
+ */
+export function momentJobId(...parts: (string | number)[]): string {
+  const h = createHash('sha256').update(parts.join('|')).digest('hex');
+  // Laid out as a version 8 (custom) UUID of RFC 9562.
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
 
 /**
  * Queues of earlier versions, by their old names: start removes each with its schedule and its jobs, so
@@ -95,4 +126,12 @@ export async function startBoss(connectionString: string, onError: (e: Error) =>
     throw e;
   }
   return boss;
+}
+
+/**
+ * The deliver-einvoice job for the moment a message falls due: one job per message and moment, however
+ * often it is sent (by the request that queued it, the worker that leased or retried it, the sweep).
+ */
+export async function deliverEinvoiceAt(boss: PgBoss, message: { id: string; due: Date }): Promise<void> {
+  await boss.send(QUEUES.deliverEinvoice.name, { messageId: message.id }, { id: momentJobId(message.id, message.due.getTime()), startAfter: message.due });
 }

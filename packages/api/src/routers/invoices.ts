@@ -2,6 +2,9 @@
 import { z } from 'zod';
 import {
   createInvoice,
+  einvoiceMessageResource,
+  einvoiceSendBody,
+  sendInvoice,
   deleteInvoice,
   fullInvoiceResource,
   getInvoice,
@@ -123,6 +126,25 @@ export const invoicesRouter = router({
     .input(z.strictObject({ id: uuid(), ...invoicePaymentBody.shape }))
     .output(single(invoicePaymentResource))
     .mutation(async ({ ctx, input: { id, ...body } }) => ({ data: await registerPayment(ctx.tx, ctx.scope, id, body) })),
+  send: authedProcedure
+    .meta(
+      metaOf(
+        {
+          path: '/invoices/{id}/send',
+          tag,
+          summary: 'Send an invoice as an e-invoice (Peppol)',
+          description:
+            "Queues the invoice as a Peppol BIS Billing 3.0 document to its customer's peppol_id and answers 202 with the message; a worker hands it to the access point, retrying on the webhook schedule (1, 2, 4, 8, 16, 32 minutes, then 1 hour; after the 8th failure it is failed and POST /einvoices/{id}/replay sends it again). When the access point accepts it, an approved invoice becomes sent (invoice.sent). The invoice's `einvoice` shows the message's status and the access point's last response. An invoice is sent once: again is 409 einvoice_exists. A draft or a cancelled invoice: 409 invoice_not_sendable. A customer without peppol_id: 422 peppol_id_required. With a test key the document is not sent anywhere: it counts as accepted at once.",
+          scope: 'invoices:write',
+          problems: [409, 422],
+        },
+        'POST',
+        { idempotent: { status: 202 } },
+      ),
+    )
+    .input(z.strictObject({ id: uuid(), ...einvoiceSendBody.shape }))
+    .output(single(einvoiceMessageResource))
+    .mutation(async ({ ctx, input: { id, ...body } }) => ({ data: await sendInvoice(ctx.tx, ctx.scope, id, body) })),
   pdf: authedProcedure
     .meta({
       openapi: {

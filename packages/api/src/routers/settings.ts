@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { getCompanySettings, updateCompanyProfile } from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
-import { bankAccountNumber, bankRegNumber, country, cvr, email, iban, peppolId, phone, requiredText, text } from '@tlr/domain/fields';
+import { bankAccountNumber, bankRegNumber, boolean, country, cvr, email, iban, peppolId, phone, requiredText, text } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 import { month } from '@tlr/domain/integers';
 
@@ -33,6 +33,13 @@ export const companyProfileInput = {
   }),
 };
 
+/** How the company sends its invoices: not part of the seller printed on them (nor of the owner's seller form). */
+const sendingInput = {
+  einvoice_auto_send: boolean()
+    .optional()
+    .meta({ description: 'true: approving an invoice also queues it as an e-invoice (Peppol) when its customer has a peppol_id; default false' }),
+};
+
 const companySettings = z
   .object({
     id: z.guid(),
@@ -44,6 +51,7 @@ const companySettings = z
     fiscal_year_start_month: month(),
     vat_period_frequency: z.string(),
     lock_date: z.string().nullable(),
+    einvoice_auto_send: z.boolean().meta({ description: 'Approving an invoice also queues it as an e-invoice (POST /invoices/{id}/send)' }),
     address_line1: z.string(),
     address_line2: z.string(),
     postal_code: z.string(),
@@ -77,11 +85,11 @@ export const settingsRouter = router({
         tags: [tag],
         summary: 'Update the seller profile printed on invoices',
         description:
-          'Name, CVR number, address, contact, bank details (registration and account number, IBAN) and the company\'s Peppol id. Fields left out keep their value; "" or null clears one. With a live key the sandbox gets the same profile; with a test key only the sandbox changes. Invoices print the profile as it is when the PDF is made.',
+          'Name, CVR number, address, contact, bank details (registration and account number, IBAN), the company\'s Peppol id and einvoice_auto_send. Fields left out keep their value; "" or null clears one. With a live key the sandbox gets the same profile; with a test key only the sandbox changes. Invoices print the profile as it is when the PDF is made.',
       },
       scopes: ['accounts:write'],
     })
-    .input(z.strictObject(companyProfileInput))
+    .input(z.strictObject({ ...companyProfileInput, ...sendingInput }))
     .output(single(companySettings))
     .mutation(async ({ ctx, input }) => ({ data: await updateCompanyProfile(ctx.tx, ctx.scope.companyId, input) })),
 });

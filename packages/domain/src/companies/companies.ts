@@ -74,6 +74,7 @@ export function mirroredSettings(live: Company) {
     vat_registered: live.vat_registered,
     fiscal_year_start_month: live.fiscal_year_start_month,
     vat_period_frequency: live.vat_period_frequency,
+    einvoice_auto_send: live.einvoice_auto_send,
     ...companyProfile(live),
   };
 }
@@ -163,6 +164,7 @@ export function companySettingsView(c: Company) {
     fiscal_year_start_month: c.fiscal_year_start_month,
     vat_period_frequency: c.vat_period_frequency,
     lock_date: c.lock_date ? c.lock_date.toISOString().slice(0, 10) : null,
+    einvoice_auto_send: c.einvoice_auto_send,
     ...companyProfile(c),
   };
 }
@@ -178,17 +180,20 @@ export type SellerInput = Partial<CompanyProfile> & {
   name?: string | undefined;
   /** A CVR number checked by identifiers/cvr.ts (the callers' schemas do it), or "" to remove it. */
   cvr?: string | undefined;
+  /** Approving an invoice also queues it as an e-invoice (einvoice/outbound.ts, queueOnApproval). */
+  einvoice_auto_send?: boolean | undefined;
 };
 
 /**
- * Updates the seller (name, CVR and profile) of a company; only the fields given change. A live
- * company's sandbox gets the same (its invoices print the same seller); a sandbox changes only itself.
+ * Updates the seller (name, CVR and profile) of a company, and whether it sends e-invoices on approval;
+ * only the fields given change. A live company's sandbox gets the same (its invoices print the same
+ * seller, and are sent the same way); a sandbox changes only itself.
  * `db` must be a transaction.
  */
 export async function updateCompanyProfile(db: Db, companyId: string, input: SellerInput) {
   const { cvr, ...rest } = input;
   // No CVR is stored as null, as a company created without one has it.
-  const data: Record<string, string | null> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  const data: Record<string, string | boolean | null> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
   if (cvr !== undefined) data.cvr = cvr || null;
   const company = await db.company.update({ where: { id: companyId }, data }).catch((e: unknown) => {
     throw (e as { code?: string }).code === 'P2025' ? notFound('company', companyId) : e;

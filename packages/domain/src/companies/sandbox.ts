@@ -38,6 +38,7 @@ export async function resetSandbox(db: Db, companyId: string, cleanup?: { store:
   }
   await db.voucher.deleteMany({ where });
   await db.expense.deleteMany({ where });
+  await db.einvoiceMessage.deleteMany({ where });
   await db.creditNote.deleteMany({ where });
   await db.invoicePayment.deleteMany({ where });
   await db.invoiceLine.deleteMany({ where });

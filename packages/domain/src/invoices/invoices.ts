@@ -20,6 +20,7 @@ import { codeFor, postableCode, vatCodesOf } from '../vat/treatments.ts';
 import { documentCurrency, givenRate, netOn, postingInDkk } from '../currency/convert.ts';
 import { toDkk } from '../currency/rules.ts';
 import { isEuCountry, vatNumberCountry } from '../identifiers/vat-number.ts';
+import { queueOnApproval } from '../einvoice/outbound.ts';
 import type { FullInvoiceView, InvoiceInput, InvoiceStatusInput, InvoiceUpdate, InvoiceView, PaymentInput } from './schema.ts';
 import {
   fullInvoiceInclude,
@@ -174,6 +175,7 @@ export async function createInvoice(db: Db, scope: CompanyScope, input: InvoiceI
   const draft: FullInvoiceRow = {
     ...created!,
     credit_note: null,
+    einvoice_messages: [],
     payments: [],
     lines: lines.map((l) => ({
       ...l,
@@ -348,8 +350,9 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
     source: 'invoice',
     sourceId: row.id,
   });
-  // The lines' revenue accounts and the invoice's approval in one statement.
-  const [updated] = await db.$queryRaw<Invoice[]>`
+  // The lines' revenue accounts and the invoice's approval in one statement, which also reads whether
+  // the company sends e-invoices on approval.
+  const [updated] = await db.$queryRaw<(Invoice & { einvoice_auto_send: boolean })[]>`
     WITH lines AS (
       UPDATE invoice_lines AS l SET account_id = v.account_id
       FROM unnest(${row.lines.map((l) => l.id)}::uuid[], ${lines.map((l) => l.accountId)}::uuid[]) AS v(id, account_id) WHERE l.id = v.id
@@ -365,12 +368,14 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
       customer_cvr = ${customer.cvr}, customer_ean = ${customer.ean}, customer_vat_number = ${customer.vat_number},
       customer_peppol_id = ${customer.peppol_id}
     WHERE id = ${row.id}::uuid
-    RETURNING *`;
+    RETURNING *, (SELECT einvoice_auto_send FROM companies WHERE id = ${scope.companyId}::uuid) AS einvoice_auto_send`;
+  const { einvoice_auto_send: autoSend, ...invoice } = updated!;
   // Not read back: a draft has no credit note or payments, and its lines are the locked row's, now
   // with their revenue accounts.
-  const approved = { ...row, ...updated!, lines: row.lines.map((l, i) => ({ ...l, account_id: lines[i]!.accountId })) };
+  const approved = { ...row, ...invoice, lines: row.lines.map((l, i) => ({ ...l, account_id: lines[i]!.accountId })) };
   await event(db, scope, 'invoice.approved', invoiceView(approved));
-  return approved;
+  const message = autoSend ? await queueOnApproval(db, scope, approved, customer) : null;
+  return message ? { ...approved, einvoice_messages: [message] } : approved;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   vatCode,
 } from '../fields.ts';
 import { lineNumber, ordinal } from '../integers.ts';
+import { invoiceEinvoice } from '../einvoice/schema.ts';
 import { INVOICE_STATUSES, INVOICE_VAT_RATES } from './rules.ts';
 
 const line = z.strictObject({
@@ -131,6 +132,7 @@ const invoiceFields = {
   posted_transaction_id: z.guid().nullable().meta({ description: 'The ledger posting of the approval; null on a draft' }),
   posted_system_id: ordinal().nullable().meta({ description: 'SystemID of that posting; null on a draft' }),
   credit_note: creditNote,
+  einvoice: invoiceEinvoice,
 };
 
 export const invoiceResource = z.object(invoiceFields).meta({ id: 'Invoice' });

@@ -4,12 +4,14 @@ import type { Prisma } from '@tlr/db';
 import { fromDate } from '../calendar.ts';
 import { amountToJson, quantityToJson, rateToJson } from '../money.ts';
 import { exchangeRateToJson } from '../currency/rules.ts';
+import { invoiceEinvoiceInclude, invoiceEinvoiceView } from '../einvoice/views.ts';
 import type { InvoiceStatus } from './rules.ts';
 import type { FullInvoiceView, InvoicePaymentView, InvoiceSummary, InvoiceView } from './schema.ts';
 
-export const invoiceInclude = { credit_note: true } satisfies Prisma.InvoiceInclude;
+export const invoiceInclude = { credit_note: true, einvoice_messages: invoiceEinvoiceInclude } satisfies Prisma.InvoiceInclude;
 export const fullInvoiceInclude = {
   credit_note: true,
+  einvoice_messages: invoiceEinvoiceInclude,
   lines: { orderBy: { line_number: 'asc' } },
   payments: { orderBy: [{ created_at: 'asc' }, { id: 'asc' }] },
 } satisfies Prisma.InvoiceInclude;
@@ -49,6 +51,7 @@ export function invoiceView(i: InvoiceRow): InvoiceView {
           transaction_id: i.credit_note.transaction_id,
         }
       : null,
+    einvoice: invoiceEinvoiceView(i.einvoice_messages),
   };
 }
 

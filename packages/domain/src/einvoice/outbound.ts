@@ -1,0 +1,160 @@
+// Queuing e-invoices: POST /invoices/{id}/send, sending on approval when the company asks for it, and
+// replaying a message that failed or was refused. The document is rendered once, here, in the queuing
+// transaction; delivery (delivery.ts) hands those bytes to the access point, attempt after attempt.
+import type { Db, Invoice } from '@tlr/db';
+import type { CompanyScope } from '../context.ts';
+import { ublDocument, ublXml } from './ubl.ts';
+import { DomainError, notFound } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { REPLAYABLE_STATUSES, type DocumentKind, type EinvoiceSendInput, type EinvoiceStatus } from './schema.ts';
+import { einvoiceMessageView, type EinvoiceMessageRow } from './views.ts';
+
+/** A UBL document made from an invoice or its credit note: what ubl.ts's renderInvoiceUbl answers. */
+export interface RenderedUbl {
+  xml: string;
+  filename: string;
+  /** The document's cbc:UUID. */
+  documentId: string;
+}
+export type RenderUbl = (db: Db, scope: CompanyScope, invoiceId: string, kind: DocumentKind) => Promise<RenderedUbl>;
+
+/** The document of an approved invoice or its credit note, as Peppol BIS Billing 3.0 UBL (ubl.ts). */
+export const renderInvoiceUbl: RenderUbl = async (db, scope, invoiceId, kind) => {
+  const { document, filename } = await ublDocument(db, scope, invoiceId, kind);
+  return { xml: ublXml(document), filename, documentId: document.uuid };
+};
+let renderUbl: RenderUbl = renderInvoiceUbl;
+
+/** Replaces the UBL renderer (tests render a fixed document); returns the one it replaced. */
+export function useUblRenderer(render: RenderUbl): RenderUbl {
+  const replaced = renderUbl;
+  renderUbl = render;
+  return replaced;
+}
+
+/** A moment a message falls due: the delivery job for it is sent for then (@tlr/jobs, deliverEinvoiceAt). */
+export interface DueMessage {
+  id: string;
+  due: Date;
+}
+
+/** Messages queued or replayed in a transaction, for its caller to hand to the delivery worker once it commits (api trpc.ts). */
+const queuedIn = new WeakMap<Db, DueMessage[]>();
+const remember = (db: Db, due: DueMessage) => queuedIn.set(db, [...(queuedIn.get(db) ?? []), due]);
+
+/** The messages `tx` queued or replayed, forgotten as they are taken. */
+export function takeQueuedEinvoices(tx: Db): DueMessage[] {
+  const due = queuedIn.get(tx) ?? [];
+  queuedIn.delete(tx);
+  return due;
+}
+
+/**
+ * The receiver's Peppol participant id: the customer's `peppol_id`, "" when it has none. The column
+ * is added by the endpoint-ids work (Order 14, item 1); the row is read as it comes from the table,
+ * so until that column exists every customer has none.
+ */
+export function receiverOf(customer: object | null | undefined): string {
+  const id = (customer as { peppol_id?: unknown } | null | undefined)?.peppol_id;
+  return typeof id === 'string' ? id.trim() : '';
+}
+
+/** The customer row as the table has it (every column, peppol_id included once it exists). */
+async function customerRow(db: Db, scope: CompanyScope, customerId: string | null): Promise<object | null> {
+  if (!customerId) return null;
+  const [row] = await db.$queryRaw<object[]>`SELECT * FROM customers WHERE id = ${customerId}::uuid AND company_id = ${scope.companyId}::uuid`;
+  return row ?? null;
+}
+
+/** Renders the document and queues its message, due at once; `invoice` is locked by the caller. */
+async function queue(db: Db, scope: CompanyScope, invoice: Invoice, receiver: string, kind: DocumentKind): Promise<EinvoiceMessageRow> {
+  const doc = await renderUbl(db, scope, invoice.id, kind);
+  const row = await db.einvoiceMessage.create({
+    data: {
+      id: newId(),
+      company_id: scope.companyId,
+      invoice_id: invoice.id,
+      direction: 'outbound',
+      document_kind: kind,
+      document_number: invoice.invoice_number,
+      channel: 'peppol',
+      receiver_peppol_id: receiver,
+      status: 'queued' satisfies EinvoiceStatus,
+      next_attempt_at: new Date(),
+      document_xml: doc.xml,
+      document_uuid: doc.documentId,
+    },
+  });
+  remember(db, { id: row.id, due: row.next_attempt_at! });
+  return row;
+}
+
+/**
+ * Sending on approval (the company's `einvoice_auto_send`): the approved invoice, locked by the
+ * approval, is queued when its customer has a Peppol id; customers without one get no e-invoice.
+ */
+export async function queueOnApproval(db: Db, scope: CompanyScope, invoice: Invoice, customer: object): Promise<EinvoiceMessageRow | null> {
+  const receiver = receiverOf(customer);
+  return receiver ? queue(db, scope, invoice, receiver, 'invoice') : null;
+}
+
+/** POST /invoices/{id}/send: an approved (sent, overdue, paid) invoice is queued once, to its customer's Peppol id. */
+export async function sendInvoice(db: Db, scope: CompanyScope, id: string, _input: EinvoiceSendInput) {
+  // Locked as every change of an invoice locks it first (invoices.ts): a send and an approval or a
+  // delivery's outcome queue on it, and two sends at once make one message.
+  const [invoice] = await db.$queryRaw<Invoice[]>`SELECT * FROM invoices WHERE id = ${id}::uuid AND company_id = ${scope.companyId}::uuid FOR UPDATE`;
+  if (!invoice) throw notFound('invoice', id);
+  if (invoice.status === 'draft' || invoice.status === 'cancelled') {
+    throw new DomainError(
+      'invoice_not_sendable',
+      invoice.status === 'draft'
+        ? 'A draft is not a document yet: approve the invoice (PUT /invoices/{id}/status {"status":"approved"}) before sending it.'
+        : `Invoice ${invoice.invoice_number} is cancelled: its credit note stands in its place, and a cancelled invoice is not sent.`,
+      undefined,
+      { current_status: invoice.status },
+    );
+  }
+  const existing = await db.einvoiceMessage.findFirst({ where: { company_id: scope.companyId, invoice_id: id, document_kind: 'invoice' } });
+  if (existing) {
+    const replay = REPLAYABLE_STATUSES.includes(existing.status as EinvoiceStatus)
+      ? ` To send it again, replay it: POST /einvoices/${existing.id}/replay.`
+      : '';
+    throw new DomainError('einvoice_exists', `Invoice ${invoice.invoice_number} is e-invoice ${existing.id} already, ${existing.status}.${replay}`, undefined, {
+      current_status: existing.status,
+      message_id: existing.id,
+    });
+  }
+  const receiver = receiverOf(await customerRow(db, scope, invoice.customer_id));
+  if (!receiver) {
+    throw new DomainError(
+      'peppol_id_required',
+      `Customer ${invoice.customer_name} has no peppol_id: set the customer's Peppol participant id (such as 0088:<EAN> or 0184:<CVR>) to send it e-invoices.`,
+      'customer_id',
+    );
+  }
+  return einvoiceMessageView(await queue(db, scope, invoice, receiver, 'invoice'));
+}
+
+/**
+ * POST /einvoices/{id}/replay: a failed or rejected message is queued again from the start of the
+ * schedule, with the same document (its UUID too: a receiver that got it before can tell).
+ */
+export async function replayEinvoice(db: Db, scope: CompanyScope, id: string) {
+  const [found] = await db.$queryRaw<{ status: string }[]>`
+    SELECT status FROM einvoice_messages WHERE id = ${id}::uuid AND company_id = ${scope.companyId}::uuid FOR UPDATE`;
+  if (!found) throw notFound('e-invoice', id);
+  if (!REPLAYABLE_STATUSES.includes(found.status as EinvoiceStatus)) {
+    throw new DomainError(
+      'einvoice_not_replayable',
+      `E-invoice ${id} is ${found.status}; only a failed or rejected one is sent again${found.status === 'queued' ? ' (this one is on its way)' : ''}.`,
+      undefined,
+      { current_status: found.status },
+    );
+  }
+  const row = await db.einvoiceMessage.update({
+    where: { id },
+    data: { status: 'queued' satisfies EinvoiceStatus, attempts: 0, next_attempt_at: new Date(), last_error: '' },
+  });
+  remember(db, { id, due: row.next_attempt_at! });
+  return einvoiceMessageView(row);
+}

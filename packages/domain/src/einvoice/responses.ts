@@ -1,0 +1,167 @@
+// What comes back about a document sent: the access point's receipts (`<message id>.receipt.json`) and
+// Peppol ApplicationResponses (invoice responses and message-level responses) naming the document's
+// UUID, read from the directory transport's inbox and recorded against their message. Other files
+// there (incoming invoices) are left for the inbound import.
+import { mkdir, readdir, readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import { z } from 'zod';
+import type { Db, InTransaction } from '@tlr/db';
+import { isUuid } from '../ids.ts';
+import { markAccepted } from './delivery.ts';
+import type { EinvoiceStatus } from './schema.ts';
+
+/** What an answer makes of its message, and what is kept of it as last_response. */
+export interface EinvoiceAnswer {
+  status: Extract<EinvoiceStatus, 'delivered' | 'rejected'>;
+  response: Record<string, unknown>;
+}
+/**
+ * Records an answer against its outbound message, found by the ids the answer names (our message id, or
+ * the document's UUID). The latest answer stands, and it settles the message: no further attempts. An
+ * answer to a message not recorded as sent yet (the access point answered before the attempt's outcome
+ * was written, or the worker died in between) means the access point had it, so the invoice becomes
+ * sent too. Returns false when no message matches.
+ */
+export async function recordEinvoiceAnswer(tx: Db, ids: string[], answer: EinvoiceAnswer): Promise<boolean> {
+  const [found] = await tx.$queryRaw<{ id: string; company_id: string; invoice_id: string | null; livemode: boolean }[]>`
+    SELECT m.id, m.company_id, m.invoice_id, c.sandbox_of_id IS NULL AS livemode
+    FROM einvoice_messages m JOIN companies c ON c.id = m.company_id
+    WHERE (m.id = ANY(${ids.filter(isUuid)}::uuid[]) OR m.document_uuid = ANY(${ids}::text[])) AND m.direction = 'outbound'
+    ORDER BY m.created_at DESC LIMIT 1`;
+  if (!found) return false;
+  // The invoice before the message, as every writer of both takes them.
+  if (found.invoice_id) await tx.$queryRaw`SELECT 1 FROM invoices WHERE id = ${found.invoice_id}::uuid FOR UPDATE`;
+  const [before] = await tx.$queryRaw<{ status: string }[]>`
+    WITH old AS (SELECT id, status FROM einvoice_messages WHERE id = ${found.id}::uuid FOR UPDATE)
+    UPDATE einvoice_messages m SET status = ${answer.status}, next_attempt_at = NULL, last_response = ${JSON.stringify(answer.response)}::jsonb,
+           last_error = '', updated_at = now()
+    FROM old WHERE m.id = old.id
+    RETURNING old.status`;
+  if (before?.status === 'queued' || before?.status === 'failed') {
+    await markAccepted(tx, { companyId: found.company_id, livemode: found.livemode }, found.invoice_id);
+  }
+  return true;
+}
+
+/** An answer read from a file: the ids it names and what it says. */
+export interface ReadAnswer {
+  ids: string[];
+  answer: EinvoiceAnswer;
+}
+
+const receipt = z.object({
+  status: z.enum(['delivered', 'rejected']),
+  response: z.unknown().optional(),
+});
+
+const parser = new XMLParser({
+  removeNSPrefix: true,
+  ignoreAttributes: true,
+  // Nothing is expanded: an answer needs no entities, and a DOCTYPE is refused before parsing.
+  processEntities: false,
+  parseTagValue: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  isArray: (name) => ['DocumentResponse', 'DocumentReference', 'Description', 'Status', 'StatusReason'].includes(name),
+});
+
+type Node = Record<string, unknown>;
+const nodes = (v: unknown): Node[] => (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((n): n is Node => typeof n === 'object' && n !== null);
+const textOf = (v: unknown): string =>
+  typeof v === 'string' ? v.trim() : typeof v === 'object' && v && '#text' in v ? String((v as Node)['#text']).trim() : '';
+
+/**
+ * The response codes of Peppol's invoice responses (UNCL4343 subset) and message-level responses: RE
+ * refuses the document; AB (received), IP, UQ, CA, AP and PD all mean it reached its receiver.
+ */
+const REJECTING_CODES = new Set(['RE']);
+
+/** An ApplicationResponse, as an answer about the documents it references; null for any other document. */
+export function parseApplicationResponse(xml: string, file: string): ReadAnswer | null {
+  if (/<!DOCTYPE/i.test(xml)) throw new Error('a DOCTYPE is not accepted');
+  const root = (parser.parse(xml) as Node).ApplicationResponse;
+  if (!root || typeof root !== 'object') return null;
+  const doc = root as Node;
+  const response = nodes(doc.DocumentResponse)[0];
+  const code = textOf(nodes(response?.Response)[0]?.ResponseCode);
+  const references = nodes(response?.DocumentReference)
+    .flatMap((r) => [textOf(r.ID), textOf(r.UUID)])
+    .filter(Boolean);
+  if (!code || !references.length)
+    throw new Error('an ApplicationResponse needs DocumentResponse/Response/ResponseCode and DocumentResponse/DocumentReference/ID');
+  const answered = nodes(response?.Response)[0] ?? {};
+  const description = [
+    ...(Array.isArray(answered.Description) ? answered.Description : []).map(textOf),
+    ...nodes(answered.Status).flatMap((s) => (Array.isArray(s.StatusReason) ? s.StatusReason : []).map(textOf)),
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return {
+    ids: references,
+    answer: {
+      status: REJECTING_CODES.has(code) ? 'rejected' : 'delivered',
+      response: { source: 'application_response', file, id: textOf(doc.ID), issue_date: textOf(doc.IssueDate), code, description },
+    },
+  };
+}
+
+/** A receipt file of the access point, `<message id>.receipt.json`: `{ "status": "delivered" | "rejected", "response": ... }`. */
+export function parseReceipt(text: string, file: string): ReadAnswer {
+  const parsed = receipt.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new Error('a receipt is {"status": "delivered" | "rejected", "response": ...}');
+  const given = parsed.data.response;
+  const details = given && typeof given === 'object' && !Array.isArray(given) ? (given as Node) : given === undefined ? {} : { detail: given };
+  return { ids: [file.slice(0, -'.receipt.json'.length)], answer: { status: parsed.data.status, response: { ...details, source: 'receipt', file } } };
+}
+
+/** What the inbox reader did: files recorded, and files it could not use (moved aside, named in the log). */
+export interface InboxRound {
+  recorded: number;
+  refused: { file: string; reason: string }[];
+}
+
+/**
+ * Reads the inbox once: every receipt and ApplicationResponse is recorded against its message and moved
+ * to `processed/`; one that cannot be read or matches no message goes to `refused/`. The access point
+ * must write files atomically (whole, under their final name), as the outbox is written; hidden files
+ * are skipped. Several readers at once record a file twice at worst (the same answer) and move it once.
+ */
+export async function readEinvoiceInbox(run: InTransaction, inbox: string): Promise<InboxRound> {
+  const round: InboxRound = { recorded: 0, refused: [] };
+  let names: string[];
+  try {
+    names = (await readdir(inbox, { withFileTypes: true })).filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    await mkdir(inbox, { recursive: true });
+    return round;
+  }
+  for (const name of names.sort()) {
+    const isReceipt = name.endsWith('.receipt.json');
+    if (!isReceipt && !name.toLowerCase().endsWith('.xml')) continue;
+    let answer: ReadAnswer | null;
+    try {
+      const text = await readFile(join(inbox, name), 'utf8');
+      answer = isReceipt ? parseReceipt(text, name) : parseApplicationResponse(text, name);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // another reader took it
+      await moveTo(inbox, 'refused', name);
+      round.refused.push({ file: name, reason: (e as Error).message });
+      continue;
+    }
+    if (!answer) continue; // not an answer: an incoming document, for the inbound import
+    const found = await run((tx) => recordEinvoiceAnswer(tx, answer.ids, answer.answer));
+    await moveTo(inbox, found ? 'processed' : 'refused', name);
+    if (found) round.recorded += 1;
+    else round.refused.push({ file: name, reason: 'it names no e-invoice sent from here' });
+  }
+  return round;
+}
+
+async function moveTo(inbox: string, folder: string, name: string): Promise<void> {
+  await mkdir(join(inbox, folder), { recursive: true });
+  await rename(join(inbox, name), join(inbox, folder, name)).catch((e: NodeJS.ErrnoException) => {
+    if (e.code !== 'ENOENT') throw e;
+  });
+}
