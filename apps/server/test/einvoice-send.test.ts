@@ -21,7 +21,7 @@ let folder: string;
 let outbox: string;
 let inbox: string;
 let renderer: RenderUbl;
-const EAN = '0088:5798000020000';
+const EAN = '0088:5790000436101';
 
 beforeAll(async () => {
   own = await ownDatabase('einvoice_send');
