@@ -36,6 +36,15 @@ import { authedProcedure, router } from '../trpc.ts';
 const transitionTable = INVOICE_STATUSES.map((s) => `${s} → ${TRANSITIONS[s].length ? TRANSITIONS[s].join(', ') : '(final)'}`).join('; ');
 
 const tag = 'Invoices';
+/** The invoice, or the credit note that cancelled it: what its PDF and its UBL are of. */
+const documentQuery = z.strictObject({
+  id: uuid(),
+  document: z
+    .enum(['invoice', 'credit_note'], { error: 'must be invoice or credit_note' })
+    .default('invoice')
+    .meta({ description: 'invoice (default): the invoice; credit_note: the credit note (kreditnota) that cancelled it' }),
+});
+
 export const invoicesRouter = router({
   list: listEndpoint({
     path: '/invoices',
@@ -163,15 +172,7 @@ export const invoicesRouter = router({
         headers: { 'Content-Disposition': 'inline; filename="faktura-<number>.pdf" (kreditnota-<number>.pdf, faktura-kladde-<id>.pdf for a draft)' },
       },
     })
-    .input(
-      z.strictObject({
-        id: uuid(),
-        document: z
-          .enum(['invoice', 'credit_note'], { error: 'must be invoice or credit_note' })
-          .default('invoice')
-          .meta({ description: 'invoice (default): the invoice; credit_note: the credit note (kreditnota) that cancelled it' }),
-      }),
-    )
+    .input(documentQuery)
     .output(z.custom<InvoiceDocument>().meta({ type: 'object', description: 'What the PDF shows; the HTTP shell renders it' }))
     .query(({ ctx, input }) => invoiceDocument(ctx.tx, ctx.scope, input.id, input.document)),
   ubl: authedProcedure
@@ -193,15 +194,7 @@ export const invoicesRouter = router({
         headers: { 'Content-Disposition': 'attachment; filename="faktura-<number>.xml" (kreditnota-<number>.xml)' },
       },
     })
-    .input(
-      z.strictObject({
-        id: uuid(),
-        document: z
-          .enum(['invoice', 'credit_note'], { error: 'must be invoice or credit_note' })
-          .default('invoice')
-          .meta({ description: 'invoice (default): the invoice; credit_note: the credit note (kreditnota) that cancelled it' }),
-      }),
-    )
+    .input(documentQuery)
     .output(z.object({ filename: z.string(), xml: z.string() }))
     .query(async ({ ctx, input }) => {
       const { document, filename } = await ublDocument(ctx.tx, ctx.scope, input.id, input.document);
