@@ -13,7 +13,7 @@ import type { CompanyScope } from '../context.ts';
 import { DomainError } from '../errors.ts';
 import { invoiceDocument, renderInvoicePdf } from '../invoices/pdf.ts';
 import { fullInvoiceInclude } from '../invoices/views.ts';
-import { companyPeppolId } from '../identifiers/peppol-id.ts';
+import { companyPeppolId, peppolIdOfVatNumber } from '../identifiers/peppol-id.ts';
 
 const NS = {
   Invoice: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2',
@@ -274,56 +274,13 @@ function paymentMeans(doc: XMLBuilder, d: UblDocument) {
 }
 
 /**
- * The Peppol scheme (EAS) of an EU VAT number, by its prefix: the VAT schemes of the code list (9910-9957),
- * and the national registers where the list has no VAT scheme (FI 0213, IT 0211, SE's organisation number
- * 0007 inside its VAT number). DK is not here: a Danish party is addressed by its CVR (0184).
- */
-const VAT_SCHEMES: Readonly<Record<string, string>> = {
-  AT: '9914',
-  BE: '9925',
-  BG: '9926',
-  CY: '9928',
-  CZ: '9929',
-  DE: '9930',
-  EE: '9931',
-  EL: '9933',
-  ES: '9920',
-  FI: '0213',
-  FR: '9957',
-  HR: '9934',
-  HU: '9910',
-  IE: '9935',
-  IT: '0211',
-  LT: '9937',
-  LU: '9938',
-  LV: '9939',
-  MT: '9943',
-  NL: '9944',
-  PL: '9945',
-  PT: '9946',
-  RO: '9947',
-  SE: '0007',
-  SI: '9949',
-  SK: '9950',
-  XI: '9932',
-};
-
-/**
  * A buyer's Peppol endpoint when it names none of its own (`peppol_id`): its GLN (EAN) location number,
  * else its CVR, else its EU VAT number in its country's scheme; '' when it has none of them.
  */
 export function derivedEndpoint(p: { ean?: string; cvr: string; vatNumber?: string }): string {
   if (p.ean) return `0088:${p.ean}`;
   if (p.cvr) return `0184:${p.cvr}`;
-  const prefix = p.vatNumber?.slice(0, 2) ?? '';
-  const scheme = VAT_SCHEMES[prefix];
-  if (!scheme) return '';
-  // Sweden's scheme is the organisation number: the VAT number's 10 digits after SE, before the 01.
-  return prefix === 'SE'
-    ? `${scheme}:${p.vatNumber!.slice(2, 12)}`
-    : prefix === 'FI' || prefix === 'IT'
-      ? `${scheme}:${p.vatNumber!.slice(2)}`
-      : `${scheme}:${p.vatNumber}`;
+  return p.vatNumber ? peppolIdOfVatNumber(p.vatNumber) : '';
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkPeppolId, companyPeppolId, normalizePeppolId, parsePeppolId, PEPPOL_SCHEMES } from './peppol-id.ts';
+import { checkPeppolId, companyPeppolId, normalizePeppolId, parsePeppolId, PEPPOL_SCHEMES, peppolIdOfVatNumber } from './peppol-id.ts';
 
 // The EndpointID schemes of Peppol BIS Billing 3.0.19 (rule PEPPOL-EN16931-CL008's list), sorted.
 const BIS_SCHEMES =
@@ -81,5 +81,21 @@ describe('Peppol participant identifiers', () => {
     expect(companyPeppolId({ peppol_id: '0088:5790000436101', cvr: '12345674' })).toBe('0088:5790000436101');
     expect(companyPeppolId({ peppol_id: '', cvr: '12345674' })).toBe('0184:12345674');
     expect(companyPeppolId({ peppol_id: '', cvr: null })).toBe('');
+  });
+});
+
+describe('peppolIdOfVatNumber', () => {
+  it("addresses an EU VAT number in its country's scheme, or the national register where the list has none, and every id it gives is valid", () => {
+    const cases = [
+      ['DE136695976', '9930:DE136695976'],
+      ['FI20774740', '0213:FI20774740'],
+      ['IT00743110157', '0211:IT00743110157'],
+      ['SE556188840401', '0007:5561888404'],
+      ['DK29190925', ''],
+    ] as const;
+    for (const [vat, id] of cases) {
+      expect(peppolIdOfVatNumber(vat), vat).toBe(id);
+      if (id) expect(checkPeppolId(id), id).toBeUndefined();
+    }
   });
 });

@@ -14,6 +14,8 @@ interface Scheme {
   example?: string;
   /** The check digits, when the shape fits. */
   check?: (id: string) => string | undefined;
+  /** An EU VAT scheme: the prefix of the VAT numbers it holds. */
+  vatPrefix?: string;
 }
 
 const wrongCheckDigit = (what: string) => `has a wrong check digit (not a valid ${what}; check for a typing error)`;
@@ -67,6 +69,7 @@ const euVat = (prefix: string, country: string, example: string): Scheme => ({
   shape: `the VAT number with its prefix ${prefix}`,
   example,
   check: checkVatNumber,
+  vatPrefix: prefix,
 });
 const otherVat = (country: string): Scheme => ({ name: country, pattern: /^[A-Z\d]{2,30}$/, shape: 'a VAT number of 2 to 30 letters and digits' });
 
@@ -200,6 +203,25 @@ const SCHEMES: Record<string, Scheme> = {
   '9957': euVat('FR', 'France', 'FR40303265045'),
   '9959': { name: 'a US Employer Identification Number', pattern: /^\d{2}-?\d{7}$/, shape: '9 digits (a - after the second allowed)', example: '123456789' },
 };
+
+// Where the code list has no VAT scheme for a prefix: Italy's partita IVA, Sweden's organisation number
+// (the 10 digits inside its VAT number) and Northern Ireland's XI numbers under the UK's VAT scheme.
+const VAT_NUMBER_FALLBACKS: Readonly<Record<string, (vatNumber: string) => string>> = {
+  IT: (v) => `0211:${v}`,
+  SE: (v) => `0007:${v.slice(2, 12)}`,
+  XI: (v) => `9932:${v}`,
+};
+
+/**
+ * The participant id an EU VAT number gives a party that names none of its own: the VAT scheme of its
+ * prefix (9910–9957, Finland's 0213), else the fallback above; '' for a prefix with neither (DK: a Danish
+ * party is addressed by its CVR, 0184).
+ */
+export function peppolIdOfVatNumber(vatNumber: string): string {
+  const prefix = vatNumber.slice(0, 2);
+  const scheme = Object.entries(SCHEMES).find(([, s]) => s.vatPrefix === prefix)?.[0];
+  return scheme ? `${scheme}:${vatNumber}` : (VAT_NUMBER_FALLBACKS[prefix]?.(vatNumber) ?? '');
+}
 
 /** The schemes (ICD codes) accepted, as Peppol BIS Billing 3.0 lists them for an EndpointID. */
 export const PEPPOL_SCHEMES: readonly string[] = Object.keys(SCHEMES).sort();
