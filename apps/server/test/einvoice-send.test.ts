@@ -120,6 +120,15 @@ describe('the directory transport', () => {
     expect(twice.error).toMatchObject({ code: 'einvoice_exists', message_id: queued.id, current_status: 'sent' });
   });
 
+  it('makes one message of two sends of one invoice at once', async () => {
+    const invoice = await invoiceFor(c, await peppolCustomer(c, own.db, 'Samtidig ApS', EAN));
+    const answers = await Promise.all([sendInvoice(c, invoice.id), sendInvoice(c, invoice.id)]);
+    expect(answers.map((a) => a.response.status).sort()).toEqual([202, 409]);
+    expect(answers.find((a) => a.response.status === 409)!.error).toMatchObject({ code: 'einvoice_exists' });
+    const { rows } = await own.db.pool.query(`SELECT count(*)::int AS n FROM einvoice_messages WHERE invoice_id = $1`, [invoice.id]);
+    expect(rows[0].n).toBe(1);
+  });
+
   it("records the access point's receipt: delivered, with what it said; the file moves to processed/", async () => {
     const { invoice, messageId } = await sentInvoice('Kvittering A/S');
     await dropFile(

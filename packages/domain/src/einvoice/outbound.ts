@@ -1,7 +1,7 @@
 // Queuing e-invoices: POST /invoices/{id}/send, sending on approval when the company asks for it, and
 // replaying a message that failed or was refused. The document is rendered once, here, in the queuing
 // transaction; delivery (delivery.ts) hands those bytes to the access point, attempt after attempt.
-import type { Db, Invoice } from '@tlr/db';
+import type { Customer, Db, Invoice } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { ublDocument, ublXml } from './ubl.ts';
 import { DomainError, notFound } from '../errors.ts';
@@ -54,16 +54,14 @@ export function takeQueuedEinvoices(tx: Db): DueMessage[] {
  * is added by the endpoint-ids work (Order 14, item 1); the row is read as it comes from the table,
  * so until that column exists every customer has none.
  */
-export function receiverOf(customer: object | null | undefined): string {
-  const id = (customer as { peppol_id?: unknown } | null | undefined)?.peppol_id;
-  return typeof id === 'string' ? id.trim() : '';
+export function receiverOf(customer: Pick<Customer, 'peppol_id'> | null | undefined): string {
+  return customer?.peppol_id ?? '';
 }
 
-/** The customer row as the table has it (every column, peppol_id included once it exists). */
-async function customerRow(db: Db, scope: CompanyScope, customerId: string | null): Promise<object | null> {
+/** The invoice's customer's Peppol id, as the customer is now. */
+async function customerRow(db: Db, scope: CompanyScope, customerId: string | null): Promise<Pick<Customer, 'peppol_id'> | null> {
   if (!customerId) return null;
-  const [row] = await db.$queryRaw<object[]>`SELECT * FROM customers WHERE id = ${customerId}::uuid AND company_id = ${scope.companyId}::uuid`;
-  return row ?? null;
+  return db.customer.findFirst({ where: { id: customerId, company_id: scope.companyId }, select: { peppol_id: true } });
 }
 
 /** Renders the document and queues its message, due at once; `invoice` is locked by the caller. */
@@ -93,7 +91,12 @@ async function queue(db: Db, scope: CompanyScope, invoice: Invoice, receiver: st
  * Sending on approval (the company's `einvoice_auto_send`): the approved invoice, locked by the
  * approval, is queued when its customer has a Peppol id; customers without one get no e-invoice.
  */
-export async function queueOnApproval(db: Db, scope: CompanyScope, invoice: Invoice, customer: object): Promise<EinvoiceMessageRow | null> {
+export async function queueOnApproval(
+  db: Db,
+  scope: CompanyScope,
+  invoice: Invoice,
+  customer: Pick<Customer, 'peppol_id'>,
+): Promise<EinvoiceMessageRow | null> {
   const receiver = receiverOf(customer);
   return receiver ? queue(db, scope, invoice, receiver, 'invoice') : null;
 }
