@@ -37,6 +37,7 @@ import { ADMIN_BASE, adminPages } from '@tlr/admin';
 import { ownerPages } from './pages/index.ts';
 import { saftExport } from './http/saft.ts';
 import { voucherDownload, voucherUpload } from './http/vouchers.ts';
+import { einvoiceInbound } from './http/einvoice-inbound.ts';
 
 /** Request bodies other than voucher uploads (those get their own, larger, limit). */
 const JSON_BODY_LIMIT = '1mb';
@@ -114,6 +115,8 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
         'invoices.pdf': invoicePdf(),
         'invoices.ubl': xmlAttachment((caller, input) => caller.invoices.ubl(input as { id: string })),
         'vouchers.upload': voucherUpload(),
+        'einvoices.inbound': einvoiceInbound(),
+        'einvoices.xml': xmlAttachment((caller, input) => caller.einvoices.xml(input as { id: string })),
         'vouchers.content': voucherDownload(logger, store),
         'vat.export': xmlAttachment((caller, input) => caller.vat.export(input as { period: string })),
       },

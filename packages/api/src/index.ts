@@ -5,6 +5,7 @@ export { AuditLog, type AuditRecord, type AuditSink } from './audit.ts';
 export { openApiDocument } from './openapi.ts';
 export { inspectInput, jsonTextDepth, MAX_JSON_DEPTH } from './inspect.ts';
 export { routes, matchRoute, RAW_DOWNLOAD_HEADERS, type Route } from './routes.ts';
+export { requireScopes } from './scopes.ts';
 export { readAlong } from './crud.ts';
 export { toProblem, problem, internalProblem, busyProblem, databaseUnavailable, BUSY_RETRY_AFTER, PROBLEM_CONTENT_TYPE, type Problem } from './problem.ts';
 export type { ApiMeta } from './trpc.ts';

@@ -180,6 +180,8 @@ function build(): OpenAPIObject {
       for (const [name, description] of Object.entries(raw.headers ?? {})) success.headers[name] = header(description);
       for (const [name, { description }] of Object.entries(RAW_DOWNLOAD_HEADERS)) success.headers[name] = header(description);
     }
+    const body = route.meta.requestBody;
+    if (body) op.requestBody = { required: true, description: body.description, content: { [body.contentType]: { schema: body.schema } } };
     const responses: Json = {};
     if (idempotent) {
       if (idempotent.status === 201) success.description = 'Created';

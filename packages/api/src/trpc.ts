@@ -51,6 +51,8 @@ export interface ApiMeta extends OpenApiMeta {
    * what it read to the procedure; the OpenAPI request and response are the procedure's own.
    */
   streamedBody?: true;
+  /** A streamed body that is not the procedure's JSON input (a received e-invoice's XML): what OpenAPI says the request body is. */
+  requestBody?: { contentType: string; description: string; schema: Record<string, unknown> };
   /**
    * false: the procedure opens its own transactions (it waits for background work and must not hold
    * one open meanwhile); ctx.tx is then the pool client.

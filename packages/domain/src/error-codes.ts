@@ -16,6 +16,11 @@ export const ERROR_CODES = {
     title: 'Invalid request',
     when: '(contract) missing Idempotency-Key on a create POST, key reused on another endpoint or longer than 255 characters; malformed page, per_page, sort, order, status, since, until, UUID or date; invalid body (wrong type, unknown or missing field, more than 2 decimals on an amount, impossible date, bad CVR/EAN/country...); a body that is not a JSON object; malformed JSON; cross-company references',
   },
+  einvoice_invalid: {
+    status: 400,
+    title: 'E-invoice invalid',
+    when: 'an imported e-invoice on which the official rules (CEN EN 16931, Peppol BIS Billing 3.0 with the Danish rules) report fatal assertions: `failures` lists each rule id, its text and where; nothing is stored',
+  },
   unauthorized: {
     status: 401,
     title: 'Unauthorized',
@@ -71,6 +76,11 @@ export const ERROR_CODES = {
     status: 409,
     title: 'E-invoice already queued',
     when: 'sending an invoice that was queued as an e-invoice before (`message_id` and `current_status` name that message; a failed or rejected one is replayed instead)',
+  },
+  einvoice_duplicate: {
+    status: 409,
+    title: 'E-invoice already imported',
+    when: 'importing a document its supplier sent before (the same supplier, kind and number): `message_id`, `expense_id` and `imported_at` name the first import',
   },
   einvoice_not_replayable: {
     status: 409,

@@ -17,7 +17,22 @@ export const problemExtensions = z.object({
   balance_due: z.number().optional().meta({ description: 'overpayment: what is still to be paid on the invoice, DKK' }),
   paid_amount: z.number().optional().meta({ description: 'invoice_has_payments: the payments registered on the invoice, DKK' }),
   version: z.number().optional().meta({ description: 'vat_return_settled: the filed version of the VAT return' }),
-  message_id: z.string().optional().meta({ description: 'einvoice_exists: the e-invoice the invoice was queued as' }),
+  message_id: z
+    .string()
+    .optional()
+    .meta({ description: 'einvoice_exists: the e-invoice the invoice was queued as; einvoice_duplicate: the first import of the document' }),
+  expense_id: z.string().optional().meta({ description: 'einvoice_duplicate: the draft expense the first import made' }),
+  imported_at: z.string().optional().meta({ description: 'einvoice_duplicate: when the document was first imported (ISO 8601)' }),
+  failures: z
+    .array(
+      z.object({
+        id: z.string().meta({ description: 'The rule id, such as BR-CO-16 or PEPPOL-EN16931-R001' }),
+        text: z.string().meta({ description: "The rule's own message" }),
+        location: z.string().meta({ description: 'An XPath to where the document breaks it' }),
+      }),
+    )
+    .optional()
+    .meta({ description: 'einvoice_invalid: every fatal assertion of the official rules on the document' }),
   earlier_period: z.string().optional().meta({ description: 'vat_period_open_before: the earliest earlier VAT period that is to be settled first' }),
 });
 export type ProblemExtensions = z.input<typeof problemExtensions>;

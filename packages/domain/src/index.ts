@@ -77,3 +77,5 @@ export * from './einvoice/outbound.ts';
 export * from './einvoice/transports.ts';
 export * from './einvoice/delivery.ts';
 export * from './einvoice/responses.ts';
+export * from './einvoice/parse.ts';
+export * from './einvoice/inbound.ts';

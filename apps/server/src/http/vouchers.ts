@@ -16,12 +16,12 @@ const VOUCHER_BODY_LIMIT = 14 * 1024 * 1024 + 64 * 1024;
 const JSON_TYPE = /^application\/([\w.+-]*\+)?json\s*(;|$)/i;
 
 /** Refuses mid-body: answer, and close the connection rather than read the rest of a body we refused. */
-function refuseEarly(call: RawCall, status: 'unsupported_media_type' | 'payload_too_large', detail: string, field: string) {
+export function refuseEarly(call: RawCall, status: 'unsupported_media_type' | 'payload_too_large', detail: string, field: string) {
   call.res.setHeader('Connection', 'close');
   sendProblem(call.res, problem(status, detail, { field }));
 }
 
-async function* limited(body: AsyncIterable<Uint8Array>, limit: number) {
+export async function* limited(body: AsyncIterable<Uint8Array>, limit: number) {
   let total = 0;
   for await (const chunk of body) {
     total += chunk.length;

@@ -1,13 +1,103 @@
-// /einvoices: the e-invoices sent (POST /invoices/{id}/send), replayed when they failed or were refused.
+// /einvoices: the e-invoices sent (POST /invoices/{id}/send) and received (POST /einvoices/inbound, or
+// the transport's inbox): the list of both, one message, its document, and the replay of a failed send.
 import { z } from 'zod';
-import { einvoiceMessageResource, replayEinvoice } from '@tlr/domain';
+import {
+  EINVOICE_DIRECTIONS,
+  EINVOICE_LIST,
+  einvoiceMessageResource,
+  einvoiceXml,
+  getEinvoice,
+  importEinvoice,
+  invalidRequest,
+  listEinvoices,
+  MAX_EINVOICE_BYTES,
+  prepareInbound,
+  replayEinvoice,
+} from '@tlr/domain';
 import { uuid } from '@tlr/domain/fields';
-import { metaOf } from '../crud.ts';
+import { getEndpoint, listEndpoint, metaOf } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
 import { authedProcedure, router } from '../trpc.ts';
+import { requireStore } from './vouchers.ts';
 
 const tag = 'E-invoices';
+/** Messages say what was invoiced and bought: reading them takes both reads. */
+const readScope = ['invoices:read', 'expenses:read'] as const;
+
 export const einvoicesRouter = router({
+  list: listEndpoint({
+    path: '/einvoices',
+    tag,
+    summary: 'List e-invoices sent and received',
+    scope: readScope,
+    spec: EINVOICE_LIST,
+    searchDescription: "Case-insensitive search in the document number, the counterpart's name and the Peppol ids",
+    filters: z.object({
+      direction: z
+        .enum(EINVOICE_DIRECTIONS, { error: `must be one of ${EINVOICE_DIRECTIONS.join(', ')}` })
+        .optional()
+        .meta({ description: 'outbound: only those sent; inbound: only those received' }),
+    }),
+    resource: einvoiceMessageResource,
+    run: listEinvoices,
+  }),
+  get: getEndpoint({
+    path: '/einvoices/{id}',
+    tag,
+    summary: 'Get an e-invoice',
+    description: 'The same shape as a list item.',
+    scope: readScope,
+    resource: einvoiceMessageResource,
+    run: getEinvoice,
+  }),
+  xml: authedProcedure
+    .meta({
+      ...metaOf({ path: '/einvoices/{id}/xml', tag, summary: 'The document, as sent or received', scope: readScope }, 'GET'),
+      raw: {
+        contentType: 'application/xml',
+        description: 'The UBL document exactly as it was sent (rendered when queued) or received.',
+        schema: { type: 'string', description: 'XML, root Invoice or CreditNote (UBL 2.1)' },
+        headers: { 'Content-Disposition': 'attachment; filename="faktura-<number>-<issue date>.xml" (kreditnota-… for a credit note)' },
+      },
+    })
+    .input(z.strictObject({ id: uuid() }))
+    .output(z.object({ filename: z.string(), xml: z.string() }))
+    .query(({ ctx, input }) => einvoiceXml(ctx.tx, ctx.scope, input.id)),
+  inbound: authedProcedure
+    .meta({
+      ...metaOf(
+        {
+          path: '/einvoices/inbound',
+          tag,
+          summary: 'Import a received e-invoice (Peppol BIS 3 or OIOUBL 2.1)',
+          description: [
+            'The body is the document itself: a Peppol BIS Billing 3.0 or OIOUBL 2.1 `Invoice` or `CreditNote`, as `Content-Type: application/xml` (text/xml too), UTF-8, at most 10 MB.',
+            'XML with a DOCTYPE or ENTITY declaration (XXE, entity expansion), another root element or namespace, or that is not well-formed is 400 invalid_request. A Peppol document on which the official rules (CEN EN 16931 and Peppol BIS 3 with the Danish rules) report a fatal assertion is 400 einvoice_invalid, with `failures` listing every rule id, its text and location; an OIOUBL document is checked for the totals it must add up to. Nothing is stored on a refusal.',
+            "A valid document is imported in one transaction: its XML and each embedded attachment become vouchers; the supplier is found by Peppol id, then CVR, then name, and is created otherwise (supplier.created); a draft expense is made (expense.created) in the document's currency, with the total including VAT as its amount (a credit note: negative) and a VAT code from its VAT categories, carrying the XML voucher. Answers 201 with the e-invoice (direction inbound, status received).",
+            'The same document of the same supplier (kind and number) again is 409 einvoice_duplicate, naming the first import (`message_id`, `expense_id`, `imported_at`).',
+          ].join('\n\n'),
+          scope: ['expenses:write', 'vouchers:write'],
+          problems: [409, 503],
+        },
+        'POST',
+        { idempotent: { status: 201 } },
+      ),
+      streamedBody: true,
+      requestBody: {
+        contentType: 'application/xml',
+        description: `The received document, UTF-8, at most ${MAX_EINVOICE_BYTES} bytes`,
+        schema: { type: 'string', description: 'XML, root Invoice or CreditNote (UBL 2.1): Peppol BIS Billing 3.0 or OIOUBL 2.1' },
+      },
+    })
+    .input(z.strictObject({ xml: z.string().optional().meta({ description: 'In-process callers: the document (the HTTP body carries it as XML)' }) }))
+    .output(single(einvoiceMessageResource))
+    .mutation(async ({ ctx, input }) => {
+      const store = requireStore(ctx.store);
+      // The HTTP shell read and checked the document before the transaction; an in-process caller sends it.
+      if (!ctx.inbound && input.xml === undefined) throw invalidRequest('The request has no document: send the XML as the body.', 'body');
+      const prepared = ctx.inbound ?? (await prepareInbound(input.xml!));
+      return { data: await importEinvoice(ctx.tx, ctx.db.prisma, store, ctx.scope, prepared) };
+    }),
   replay: authedProcedure
     .meta(
       metaOf(

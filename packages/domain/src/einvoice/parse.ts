@@ -6,6 +6,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { invalidRequest } from '../errors.ts';
 import { Decimal } from '../money.ts';
+import type { EinvoiceFormat } from './schema.ts';
 
 /** As for vouchers: 10 MB. */
 export const MAX_EINVOICE_BYTES = 10 * 1024 * 1024;
@@ -15,8 +16,6 @@ const ROOTS = {
   CreditNote: 'urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2',
 } as const;
 const PEPPOL_BIS3 = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0';
-
-export type EinvoiceFormat = 'peppol-bis3' | 'oioubl-2.1';
 
 export interface InboundParty {
   name: string;
@@ -97,10 +96,14 @@ function amount(v: unknown, what: string): Decimal {
   return new Decimal(t);
 }
 
+/** OIOUBL names its identifier schemes; Peppol numbers them (ISO 6523 ICD): the same ids, in Peppol's words. */
+const OIOUBL_SCHEMES: Record<string, string> = { GLN: '0088', EAN: '0088', 'DK:CVR': '0184', 'DK:SE': '0198' };
+
 function party(p: unknown): InboundParty {
   const endpointNode = child(p, 'EndpointID');
   const endpointId = text(endpointNode);
-  const scheme = endpointNode && typeof endpointNode === 'object' ? text((endpointNode as Node)['@schemeID']) : '';
+  const named = endpointNode && typeof endpointNode === 'object' ? text((endpointNode as Node)['@schemeID']) : '';
+  const scheme = OIOUBL_SCHEMES[named] ?? named;
   const taxIds = list(child(p, 'PartyTaxScheme')).map((t) => text(child(t, 'CompanyID')));
   const vatNumber = taxIds.find((id) => /^[A-Z]{2}/.test(id)) ?? '';
   const legal = child(p, 'PartyLegalEntity', 'CompanyID');
@@ -108,7 +111,7 @@ function party(p: unknown): InboundParty {
   const ids = [
     ...(legalScheme === '0184' || legalScheme === 'DK:CVR' ? [text(legal)] : []),
     ...(vatNumber.startsWith('DK') ? [vatNumber.slice(2)] : []),
-    ...(scheme === '0184' || scheme === 'DK:CVR' ? [endpointId] : []),
+    ...(scheme === '0184' ? [endpointId] : []),
   ];
   return {
     name: text(child(p, 'PartyLegalEntity', 'RegistrationName')) || text(child(p, 'PartyName', 'Name')),

@@ -1,20 +1,26 @@
 // An e-invoice message's fields, once: the body of POST /invoices/{id}/send, the message the API
-// answers with, and the `einvoice` summary an invoice carries (views built in outbound.ts).
+// answers with (sent or received), and the `einvoice` summary an invoice carries (views.ts builds them).
 import { z } from 'zod';
-import { timestamp } from '../fields.ts';
+import { amountOut, dateOut, timestamp } from '../fields.ts';
 import { deliveryAttempts } from '../integers.ts';
 
 /**
- * queued: waiting for (another) attempt; sent: the access point accepted it; delivered and rejected:
- * what the access point or the receiver answered afterwards; failed: every attempt failed (dead letter).
+ * Outbound: queued: waiting for (another) attempt; sent: the access point accepted it; delivered and
+ * rejected: what the access point or the receiver answered afterwards; failed: every attempt failed
+ * (dead letter). Inbound: received (imported as a draft expense).
  */
-export const EINVOICE_STATUSES = ['queued', 'sent', 'delivered', 'rejected', 'failed'] as const;
+export const EINVOICE_STATUSES = ['queued', 'sent', 'delivered', 'rejected', 'failed', 'received'] as const;
 export type EinvoiceStatus = (typeof EINVOICE_STATUSES)[number];
 /** The statuses a replay starts again from: the access point never took the document, or refused it. */
 export const REPLAYABLE_STATUSES: readonly EinvoiceStatus[] = ['failed', 'rejected'];
 
 export const DOCUMENT_KINDS = ['invoice', 'credit_note'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
+export const EINVOICE_DIRECTIONS = ['outbound', 'inbound'] as const;
+export type EinvoiceDirection = (typeof EINVOICE_DIRECTIONS)[number];
+/** What a document is: Peppol BIS Billing 3.0 (every document sent), or OIOUBL 2.1 (received). */
+export const EINVOICE_FORMATS = ['peppol-bis3', 'oioubl-2.1'] as const;
+export type EinvoiceFormat = (typeof EINVOICE_FORMATS)[number];
 
 export const einvoiceSendBody = z.strictObject({
   channel: z.enum(['peppol'], { error: 'must be peppol' }).meta({ description: 'The network: peppol (NemHandel), the only one so far' }),
@@ -26,24 +32,58 @@ const lastResponse = z.record(z.string(), z.unknown()).nullable().meta({
     "What answered the document last: the access point's answer to the hand-over or its receipt (`source` receipt), or a summary of a Peppol ApplicationResponse (`source` application_response, with `code` and `description`); null before any",
 });
 const status = z.enum(EINVOICE_STATUSES).meta({
-  description: 'queued (waiting for an attempt), sent (accepted by the access point), delivered, rejected, failed (every attempt failed: replay it)',
+  description:
+    'Sent: queued (waiting for an attempt), sent (accepted by the access point), delivered, rejected, failed (every attempt failed: replay it). Received: received (imported as a draft expense)',
 });
+const link = (what: string) =>
+  z
+    .string()
+    .nullable()
+    .meta({ description: `The path of ${what}; null when there is none` });
 
 export const einvoiceMessageResource = z
   .object({
     id: z.guid(),
-    invoice_id: z.guid().nullable(),
-    direction: z.enum(['outbound']),
+    direction: z
+      .enum(EINVOICE_DIRECTIONS)
+      .meta({ description: 'outbound: sent by the company (POST /invoices/{id}/send); inbound: received by it (POST /einvoices/inbound)' }),
+    invoice_id: z.guid().nullable().meta({ description: 'outbound: the invoice the document is of; null when received' }),
+    expense_id: z.guid().nullable().meta({ description: 'inbound: the draft expense the import made; null when sent' }),
+    supplier_id: z.guid().nullable().meta({ description: 'inbound: the supplier the document is from (found or created); null when sent' }),
     document_kind: z.enum(DOCUMENT_KINDS),
+    document_format: z.enum(EINVOICE_FORMATS).meta({ description: 'peppol-bis3 (Peppol BIS Billing 3.0) or oioubl-2.1' }),
     document_number: z.string().meta({ description: 'The invoice (or credit note) number the document carries' }),
+    document_uuid: z.string().meta({ description: 'The UBL document UUID (cbc:UUID); responses refer to the document by it; "" when a received one has none' }),
+    issue_date: dateOut().nullable().meta({ description: "The document's issue date" }),
+    counterpart: z
+      .object({
+        name: z.string().meta({ description: 'The customer (sent) or supplier (received) as the document names it' }),
+        peppol_id: z.string().meta({ description: 'Its Peppol participant id, <scheme>:<id>; "" when the document has none', example: '0088:5798000020000' }),
+      })
+      .meta({ description: 'Who is at the other end: the buyer of a document sent, the seller of one received' }),
+    currency: z.string().meta({ description: "The document's currency (ISO 4217)", example: 'DKK' }),
+    net_amount: amountOut("The total without VAT, in the document's currency"),
+    vat_amount: amountOut("The VAT total, in the document's currency"),
+    total_amount: amountOut("The total with VAT, in the document's currency"),
+    payable_amount: amountOut('What the document asks to be paid (the total less anything prepaid)'),
     channel: z.enum(['peppol']),
     receiver: z.string().meta({ description: "The receiver's Peppol participant id, <scheme>:<id>", example: '0088:5798000020000' }),
     status,
-    attempts: deliveryAttempts().meta({ description: 'Attempts since it was queued or last replayed (at most 8, as for webhooks)' }),
+    attempts: deliveryAttempts().meta({ description: 'Sent: attempts since it was queued or last replayed (at most 8, as for webhooks); 0 when received' }),
     next_attempt_at: timestamp().nullable().meta({ description: 'When the next attempt is due while queued; null once settled' }),
     last_error: z.string().meta({ description: 'Why the last attempt failed; "" if it did not' }),
     last_response: lastResponse,
-    document_uuid: z.string().meta({ description: 'The UBL document UUID (cbc:UUID); responses refer to the document by it' }),
+    links: z
+      .object({
+        self: z.string().meta({ description: 'This message', example: '/api/v1/einvoices/3f1c…' }),
+        xml: z.string().meta({ description: 'The document as sent or received (GET /einvoices/{id}/xml)' }),
+        invoice: link('the invoice (sent)'),
+        expense: link('the draft expense (received)'),
+        supplier: link('the supplier (received)'),
+        voucher: link('the voucher holding the received XML, which the expense carries'),
+        attachments: z.array(z.string()).meta({ description: "The vouchers of the received document's embedded attachments (such as its PDF)" }),
+      })
+      .meta({ description: 'Where to read what the message refers to' }),
     created_at: timestamp(),
     updated_at: timestamp(),
   })

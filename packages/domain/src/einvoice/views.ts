@@ -1,6 +1,8 @@
 // The API shapes of e-invoice messages: the message itself, and the summary its invoice shows.
 import type { Prisma } from '@tlr/db';
-import type { DocumentKind, EinvoiceMessageView, EinvoiceStatus, InvoiceEinvoiceView } from './schema.ts';
+import { fromDate } from '../calendar.ts';
+import { amountToJson } from '../money.ts';
+import type { DocumentKind, EinvoiceDirection, EinvoiceFormat, EinvoiceMessageView, EinvoiceStatus, InvoiceEinvoiceView } from './schema.ts';
 
 /** What an invoice read includes of its messages: its own document's, outbound. */
 export const invoiceEinvoiceInclude = {
@@ -10,17 +12,33 @@ export const invoiceEinvoiceInclude = {
 } satisfies Prisma.Invoice$einvoice_messagesArgs;
 
 export type EinvoiceMessageRow = Prisma.EinvoiceMessageGetPayload<object>;
+/** A message as read without its document (lists and reads never need the XML). */
+export type EinvoiceMessageHead = Omit<EinvoiceMessageRow, 'document_xml'>;
 
 const responseOf = (v: Prisma.JsonValue | null) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
 
-export function einvoiceMessageView(m: EinvoiceMessageRow): EinvoiceMessageView {
+const path = (collection: string, id: string | null) => (id ? `/api/v1/${collection}/${id}` : null);
+
+export function einvoiceMessageView(m: EinvoiceMessageHead): EinvoiceMessageView {
+  const inbound = m.direction === 'inbound';
   return {
     id: m.id,
+    // The columns hold only these (checked by the table's trigger).
+    direction: m.direction as EinvoiceDirection,
     invoice_id: m.invoice_id,
-    direction: 'outbound',
-    // The columns hold only these (checked by the table's constraints).
+    expense_id: m.expense_id,
+    supplier_id: m.supplier_id,
     document_kind: m.document_kind as DocumentKind,
+    document_format: m.document_format as EinvoiceFormat,
     document_number: m.document_number,
+    document_uuid: m.document_uuid,
+    issue_date: m.issue_date ? fromDate(m.issue_date) : null,
+    counterpart: { name: m.counterpart_name, peppol_id: inbound ? m.sender_peppol_id : m.receiver_peppol_id },
+    currency: m.currency,
+    net_amount: amountToJson(m.net_amount),
+    vat_amount: amountToJson(m.vat_amount),
+    total_amount: amountToJson(m.total_amount),
+    payable_amount: amountToJson(m.payable_amount),
     channel: 'peppol',
     receiver: m.receiver_peppol_id,
     status: m.status as EinvoiceStatus,
@@ -28,7 +46,15 @@ export function einvoiceMessageView(m: EinvoiceMessageRow): EinvoiceMessageView 
     next_attempt_at: m.next_attempt_at?.toISOString() ?? null,
     last_error: m.last_error,
     last_response: responseOf(m.last_response),
-    document_uuid: m.document_uuid,
+    links: {
+      self: path('einvoices', m.id)!,
+      xml: `${path('einvoices', m.id)!}/xml`,
+      invoice: path('invoices', m.invoice_id),
+      expense: path('expenses', m.expense_id),
+      supplier: path('suppliers', m.supplier_id),
+      voucher: path('vouchers', m.voucher_id),
+      attachments: (m.attachment_voucher_ids ?? []).map((id) => path('vouchers', id)!),
+    },
     created_at: m.created_at.toISOString(),
     updated_at: m.updated_at.toISOString(),
   };

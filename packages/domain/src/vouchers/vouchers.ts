@@ -135,6 +135,12 @@ export async function stageBase64(text: string): Promise<StagedContent> {
   }
 }
 
+/** Bytes already in memory (a received e-invoice and its embedded attachments), staged like an upload. */
+export async function stageBytes(bytes: Uint8Array): Promise<StagedContent> {
+  const { staged } = await staging(async (write) => write(bytes));
+  return staged;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Upload
 

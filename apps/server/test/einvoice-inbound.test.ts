@@ -1,0 +1,303 @@
+// Receiving e-invoices (Order 14, item 4) through HTTP against PostgreSQL: every Peppol example and an
+// OIOUBL document import as a supplier, a draft expense and vouchers; a document our own API made imports
+// into the company it was sent to; what breaks the official rules, hostile XML, the same document twice
+// and a key without the scopes are refused by name, with nothing stored.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { countRows, created, idem, ok, useCompany, type Api, type client } from './helpers.ts';
+
+const t = useCompany({ name: 'E-faktura Modtager ApS', cvr: '12345674' });
+
+const EXAMPLES = join(import.meta.dirname, '../../../packages/domain/src/einvoice/examples');
+const example = (name: string) => readFileSync(join(EXAMPLES, name), 'utf8');
+
+type Raw = ReturnType<typeof client>;
+const importXml = (raw: Raw, xml: string, headers: Record<string, string> = {}) =>
+  raw.call<{ data: EinvoiceMessage } & Problem>('POST', '/einvoices/inbound', {
+    raw: xml,
+    headers: { 'Content-Type': 'application/xml', ...idem().header, ...headers },
+  });
+interface EinvoiceMessage {
+  id: string;
+  direction: string;
+  status: string;
+  expense_id: string;
+  supplier_id: string;
+  document_kind: string;
+  document_format: string;
+  document_number: string;
+  currency: string;
+  net_amount: number;
+  vat_amount: number;
+  total_amount: number;
+  payable_amount: number;
+  counterpart: { name: string; peppol_id: string };
+  links: { xml: string; voucher: string; attachments: string[]; expense: string };
+}
+interface Problem {
+  code: string;
+  field?: string;
+  detail: string;
+  failures?: { id: string; text: string; location: string }[];
+  message_id?: string;
+  expense_id?: string;
+  imported_at?: string;
+}
+
+const stored = (companyId: string) =>
+  Promise.all(
+    ['vouchers', 'suppliers', 'expenses', 'einvoice_messages'].map((table) =>
+      countRows(`SELECT count(*)::int AS n FROM ${table} WHERE company_id = $1`, [companyId]),
+    ),
+  );
+
+/** An OIOUBL 2.1 invoice from a Danish supplier (CVR 29190925, GLN endpoint): 2 × 400 + 25 % VAT. */
+const oioubl = (number: string) => `<?xml version="1.0" encoding="UTF-8"?>
+<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
+  <cbc:UBLVersionID>2.0</cbc:UBLVersionID>
+  <cbc:CustomizationID>OIOUBL-2.01</cbc:CustomizationID>
+  <cbc:ProfileID schemeAgencyID="320" schemeID="urn:oioubl:id:profileid-1.2">Procurement-BilSim-1.0</cbc:ProfileID>
+  <cbc:ID>${number}</cbc:ID>
+  <cbc:IssueDate>2026-11-02</cbc:IssueDate>
+  <cbc:InvoiceTypeCode listAgencyID="320" listID="urn:oioubl:codelist:invoicetypecode-1.1">380</cbc:InvoiceTypeCode>
+  <cbc:DocumentCurrencyCode>DKK</cbc:DocumentCurrencyCode>
+  <cac:AccountingSupplierParty>
+    <cac:Party>
+      <cbc:EndpointID schemeAgencyID="9" schemeID="GLN">5790000436101</cbc:EndpointID>
+      <cac:PartyName><cbc:Name>Kontorforsyning Øst A/S</cbc:Name></cac:PartyName>
+      <cac:PostalAddress><cac:Country><cbc:IdentificationCode>DK</cbc:IdentificationCode></cac:Country></cac:PostalAddress>
+      <cac:PartyTaxScheme><cbc:CompanyID schemeID="DK:SE">DK29190925</cbc:CompanyID><cac:TaxScheme><cbc:ID>63</cbc:ID><cbc:Name>Moms</cbc:Name></cac:TaxScheme></cac:PartyTaxScheme>
+      <cac:PartyLegalEntity><cbc:RegistrationName>Kontorforsyning Øst A/S</cbc:RegistrationName><cbc:CompanyID schemeID="DK:CVR">DK29190925</cbc:CompanyID></cac:PartyLegalEntity>
+    </cac:Party>
+  </cac:AccountingSupplierParty>
+  <cac:AccountingCustomerParty><cac:Party><cbc:EndpointID schemeID="DK:CVR">DK12345674</cbc:EndpointID><cac:PartyName><cbc:Name>E-faktura Modtager ApS</cbc:Name></cac:PartyName></cac:Party></cac:AccountingCustomerParty>
+  <cac:PaymentMeans><cbc:PaymentMeansCode>31</cbc:PaymentMeansCode><cbc:PaymentDueDate>2026-11-30</cbc:PaymentDueDate></cac:PaymentMeans>
+  <cac:TaxTotal>
+    <cbc:TaxAmount currencyID="DKK">200.00</cbc:TaxAmount>
+    <cac:TaxSubtotal>
+      <cbc:TaxableAmount currencyID="DKK">800.00</cbc:TaxableAmount>
+      <cbc:TaxAmount currencyID="DKK">200.00</cbc:TaxAmount>
+      <cac:TaxCategory><cbc:ID schemeAgencyID="320" schemeID="urn:oioubl:id:taxcategoryid-1.1">StandardRated</cbc:ID><cbc:Percent>25</cbc:Percent></cac:TaxCategory>
+    </cac:TaxSubtotal>
+  </cac:TaxTotal>
+  <cac:LegalMonetaryTotal>
+    <cbc:LineExtensionAmount currencyID="DKK">800.00</cbc:LineExtensionAmount>
+    <cbc:TaxExclusiveAmount currencyID="DKK">800.00</cbc:TaxExclusiveAmount>
+    <cbc:TaxInclusiveAmount currencyID="DKK">1000.00</cbc:TaxInclusiveAmount>
+    <cbc:PayableAmount currencyID="DKK">1000.00</cbc:PayableAmount>
+  </cac:LegalMonetaryTotal>
+  <cac:InvoiceLine>
+    <cbc:ID>1</cbc:ID>
+    <cbc:InvoicedQuantity unitCode="EA">2</cbc:InvoicedQuantity>
+    <cbc:LineExtensionAmount currencyID="DKK">800.00</cbc:LineExtensionAmount>
+    <cac:Item><cbc:Name>Kontorstol</cbc:Name></cac:Item>
+    <cac:Price><cbc:PriceAmount currencyID="DKK">400.00</cbc:PriceAmount></cac:Price>
+  </cac:InvoiceLine>
+</Invoice>
+`;
+
+const expenseOf = async (c: Api, id: string) => (await ok(c.GET('/expenses/{id}', { params: { path: { id } } }))).data;
+
+describe('POST /einvoices/inbound', () => {
+  it("imports every one of Peppol's examples with the right supplier, amounts, VAT and currency", async () => {
+    // [file, kind, currency, expense amount, vat_amount, vat_code]: a foreign supplier's VAT is no Danish input VAT (KDELVIS, 0 % deductible).
+    const expected: Record<string, [string, string, number, number, string]> = {
+      'Allowance-example.xml': ['invoice', 'EUR', 7125, 1225, 'KDELVIS'],
+      'Vat-category-S.xml': ['invoice', 'EUR', 8550, 1550, 'KDELVIS'],
+      'base-creditnote-correction.xml': ['credit_note', 'EUR', -1656.25, -331.25, 'KDELVIS'],
+      'base-example.xml': ['invoice', 'EUR', 1656.25, 331.25, 'KDELVIS'],
+      'base-negative-inv-correction.xml': ['invoice', 'EUR', -1656.25, -331.25, 'KDELVIS'],
+      'sales-order-example.xml': ['invoice', 'EUR', 1656.25, 331.25, 'KDELVIS'],
+      'vat-category-E.xml': ['invoice', 'GBP', 1200, 0, 'K0'],
+      'vat-category-O.xml': ['invoice', 'SEK', 3200, 0, 'K0'],
+      'vat-category-Z.xml': ['invoice', 'GBP', 1200, 0, 'K0'],
+    };
+    const files = readdirSync(EXAMPLES).sort();
+    expect(files).toEqual(Object.keys(expected).sort());
+    for (const file of files) {
+      // Each into a company of its own: several examples are the same supplier's document "Snippet1".
+      const other = await t.another(`Modtager af ${file}`);
+      const xml = example(file);
+      const r = await importXml(other.raw, xml);
+      expect(r.status, `${file}: ${r.text.slice(0, 500)}`).toBe(201);
+      const m = r.body.data;
+      const [kind, currency, amount, vat, code] = expected[file]!;
+      expect(m, file).toMatchObject({ direction: 'inbound', status: 'received', document_kind: kind, document_format: 'peppol-bis3', currency });
+      const supplier = (await ok(other.api.GET('/suppliers/{id}', { params: { path: { id: m.supplier_id } } }))).data;
+      expect(supplier.name, file).toBe(m.counterpart.name);
+      expect(supplier.peppol_id, file).toBe(m.counterpart.peppol_id);
+      const expense = await expenseOf(other.api, m.expense_id);
+      expect([expense.status, expense.currency, expense.amount, expense.vat_amount, expense.vat_code], file).toEqual(['draft', currency, amount, vat, code]);
+      expect(expense.supplier_id).toBe(m.supplier_id);
+      // The XML is kept byte for byte: as the expense's voucher, and as the message's document.
+      const voucher = await other.raw.get(`/vouchers/${expense.voucher_id}/content`);
+      expect(voucher.text, file).toBe(xml);
+      expect((await other.raw.get(m.links.xml.replace('/api/v1', ''))).text, file).toBe(xml);
+    }
+  });
+
+  it('imports an OIOUBL 2.1 invoice from a Danish supplier as K25, finding the supplier by CVR', async () => {
+    const supplier = (await created(t.api.POST('/suppliers', { params: idem(), body: { name: 'Kontorforsyning (gammelt navn)', cvr: '29190925' } }))).data;
+    const r = await importXml(t.raw, oioubl('OIO-1001'));
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.data).toMatchObject({ document_format: 'oioubl-2.1', supplier_id: supplier.id, total_amount: 1000, vat_amount: 200, currency: 'DKK' });
+    const expense = await expenseOf(t.api, r.body.data.expense_id);
+    expect([expense.amount, expense.vat_amount, expense.vat_code, expense.date, expense.due_date]).toEqual([1000, 200, 'K25', '2026-11-02', '2026-11-30']);
+  });
+
+  it('refuses the same document of the same supplier again with 409, naming the first import; the same key replays', async () => {
+    const other = await t.another('Dubletter ApS');
+    const key = idem().header;
+    const first = await importXml(other.raw, example('base-example.xml'), key);
+    expect(first.status).toBe(201);
+    const replay = await importXml(other.raw, example('base-example.xml'), key);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('x-idempotency-replayed')).toBe('true');
+    expect(replay.body.data.id).toBe(first.body.data.id);
+    const before = await stored(other.company.companyId);
+    const again = await importXml(other.raw, example('base-example.xml'));
+    expect(again.status).toBe(409);
+    expect(again.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(again.body).toMatchObject({ code: 'einvoice_duplicate', message_id: first.body.data.id, expense_id: first.body.data.expense_id });
+    expect(again.body.imported_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(await stored(other.company.companyId)).toEqual(before);
+    // The same number from the same supplier as a credit note is another document.
+    expect(
+      (await importXml(other.raw, example('base-creditnote-correction.xml').replace('0088">9482348239847239874', '0088">9482348239847239874'))).status,
+    ).toBe(201);
+  });
+
+  it('imports two documents at once once each: the same one twice makes one import, a new supplier is made once', async () => {
+    const other = await t.another('Samtidig ApS');
+    const same = await Promise.all([importXml(other.raw, example('vat-category-Z.xml')), importXml(other.raw, example('vat-category-Z.xml'))]);
+    expect(same.map((r) => r.status).sort()).toEqual([201, 409]);
+    const two = await Promise.all([importXml(other.raw, example('base-example.xml')), importXml(other.raw, example('base-creditnote-correction.xml'))]);
+    expect(two.map((r) => r.status)).toEqual([201, 201]);
+    expect(two[0]!.body.data.supplier_id).toBe(two[1]!.body.data.supplier_id);
+    expect(await countRows(`SELECT count(*)::int AS n FROM einvoice_messages WHERE company_id = $1`, [other.company.companyId])).toBe(3);
+  });
+
+  it('refuses a document that breaks the official rules with 400 listing the rules, storing nothing', async () => {
+    const before = await stored(t.company.companyId);
+    const broken = example('base-example.xml').replace(
+      '<cbc:PayableAmount currencyID="EUR">1656.25</cbc:PayableAmount>',
+      '<cbc:PayableAmount currencyID="EUR">1000.00</cbc:PayableAmount>',
+    );
+    expect(broken).not.toBe(example('base-example.xml'));
+    const r = await importXml(t.raw, broken);
+    expect(r.status, r.text).toBe(400);
+    expect(r.body).toMatchObject({ code: 'einvoice_invalid', field: 'body' });
+    expect(r.body.failures!.map((f) => f.id)).toContain('BR-CO-16');
+    expect(r.body.detail).toMatch(/BR-CO-16/);
+    const oioBroken = oioubl('OIO-9').replace('<cbc:TaxInclusiveAmount currencyID="DKK">1000.00', '<cbc:TaxInclusiveAmount currencyID="DKK">1100.00');
+    const o = await importXml(t.raw, oioBroken);
+    expect(o.status).toBe(400);
+    expect(o.body.failures!.map((f) => f.id)).toEqual(['BR-CO-15']);
+    expect(await stored(t.company.companyId)).toEqual(before);
+  });
+
+  it('refuses hostile and foreign XML, other media types, oversize and non-UTF-8 bodies by name, storing nothing', async () => {
+    const before = await stored(t.company.companyId);
+    const ubl = 'xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"';
+    const refusals: [string, Record<string, string>, number, RegExp][] = [
+      [`<?xml version="1.0"?><!DOCTYPE Invoice [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;&a;">]><Invoice ${ubl}>&b;</Invoice>`, {}, 400, /document type/],
+      [`<!DOCTYPE Invoice SYSTEM "http://127.0.0.1:9/x.dtd"><Invoice ${ubl}/>`, {}, 400, /document type/],
+      [
+        `<Invoice ${ubl} xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="x http://127.0.0.1:9/x.xsd"><cbc:ID>1</Invoice>`,
+        {},
+        400,
+        /line 1/,
+      ],
+      ['<Order xmlns="urn:oasis:names:specification:ubl:schema:xsd:Order-2"/>', {}, 400, /root element is <Order>/],
+      ['<Invoice xmlns="urn:example:not-ubl"/>', {}, 400, /namespace/],
+      ['', {}, 400, /no document/],
+      [example('base-example.xml'), { 'Content-Type': 'application/json' }, 415, /application\/xml/],
+      [`<Invoice ${ubl}>${'x'.repeat(10 * 1024 * 1024)}</Invoice>`, {}, 413, /exceeds/],
+    ];
+    for (const [xml, headers, status, detail] of refusals) {
+      const r = await importXml(t.raw, xml, headers);
+      expect(r.status, `${xml.slice(0, 60)}: ${r.text.slice(0, 300)}`).toBe(status);
+      expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(r.body.detail).toMatch(detail);
+    }
+    const latin1 = await fetch(`${t.svc.url}/api/v1/einvoices/inbound`, {
+      method: 'POST',
+      headers: { 'X-API-Key': t.key, 'Content-Type': 'application/xml', ...idem().header },
+      body: Buffer.from(example('base-example.xml').replace('SupplierOfficialName', 'Søren'), 'latin1'),
+    });
+    expect(latin1.status).toBe(400);
+    expect(((await latin1.json()) as Problem).detail).toMatch(/UTF-8/);
+    expect(await stored(t.company.companyId)).toEqual(before);
+  });
+
+  it('needs expenses:write and vouchers:write', async () => {
+    const { raw } = await t.newKey(['expenses:write', 'expenses:read']);
+    const r = await importXml(raw, example('base-example.xml'));
+    expect(r.status).toBe(403);
+    expect(r.body.detail).toMatch(/vouchers:write/);
+  });
+});
+
+describe('GET /einvoices, /einvoices/{id}, /einvoices/{id}/xml', () => {
+  it('lists documents sent and received with meta, direction, counterpart, amounts and links; reads one and its XML', async () => {
+    const other = await t.another('Læser ApS');
+    // One sent: an invoice of this company, as its own UBL, imported by `other` too.
+    await ok(t.api.PUT('/settings/company', { body: { address_line1: 'Vestergade 12', postal_code: '8000', city: 'Aarhus C', iban: 'DK5000400440116243' } }));
+    const customer = (await created(t.api.POST('/customers', { params: idem(), body: { name: 'Læser ApS', cvr: '29190925', peppol_id: '0184:29190925' } })))
+      .data;
+    const invoice = (
+      await created(
+        t.api.POST('/invoices', {
+          params: idem(),
+          body: {
+            customer_id: customer.id,
+            issue_date: '2026-11-20',
+            due_date: '2026-12-04',
+            auto_approve: true,
+            lines: [{ description: 'Rådgivning', quantity: 2, unit_price: 500 }],
+          },
+        }),
+      )
+    ).data;
+    await ok(t.api.POST('/invoices/{id}/send', { params: { path: { id: invoice.id }, ...idem() }, body: { channel: 'peppol' } }));
+    const ubl = (await t.raw.get(`/invoices/${invoice.id}/ubl`)).text;
+    const received = await importXml(other.raw, ubl);
+    expect(received.status, received.text.slice(0, 500)).toBe(201);
+    const m = received.body.data;
+    // Our own document: a Danish supplier (the company, found by nothing, so made), 25 % VAT as K25, its PDF as a voucher.
+    expect(m).toMatchObject({
+      counterpart: { name: 'E-faktura Modtager ApS', peppol_id: '0184:12345674' },
+      net_amount: 1000,
+      vat_amount: 250,
+      total_amount: 1250,
+    });
+    expect(m.links.attachments).toHaveLength(1);
+    const pdf = await other.raw.get(m.links.attachments[0]!.replace('/api/v1', '') + '/content');
+    expect(pdf.text.startsWith('%PDF')).toBe(true);
+    expect((await expenseOf(other.api, m.expense_id)).vat_code).toBe('K25');
+
+    const sent = await ok(t.api.GET('/einvoices', { params: { query: { direction: 'outbound' } } }));
+    expect(sent.meta).toMatchObject({ page: 1, total: sent.data.length });
+    expect(sent.data.find((e) => e.invoice_id === invoice.id)).toMatchObject({
+      direction: 'outbound',
+      document_number: invoice.invoice_number,
+      counterpart: { name: 'Læser ApS', peppol_id: '0184:29190925' },
+      total_amount: 1250,
+      links: { invoice: `/api/v1/invoices/${invoice.id}` },
+    });
+    const mine = await ok(other.api.GET('/einvoices', {}));
+    expect(mine.data.map((e) => e.id)).toEqual([m.id]);
+    expect(mine.meta.total).toBe(1);
+    const inbound = await ok(other.api.GET('/einvoices', { params: { query: { direction: 'outbound' } } }));
+    expect(inbound.data).toEqual([]);
+    expect((await ok(other.api.GET('/einvoices/{id}', { params: { path: { id: m.id } } }))).data).toEqual(mine.data[0]);
+    const xml = await other.raw.get(`/einvoices/${m.id}/xml`);
+    expect(xml.headers.get('content-type')).toMatch(/^application\/xml/);
+    expect(xml.text).toBe(ubl);
+    // Another company's message is not found.
+    expect((await t.raw.get(`/einvoices/${m.id}`)).status).toBe(404);
+    expect((await t.raw.get(`/einvoices/${m.id}/xml`)).status).toBe(404);
+    expect((await t.raw.get('/einvoices?direction=sideways')).status).toBe(400);
+  });
+});

@@ -1,0 +1,291 @@
+// Receiving e-invoices: POST /einvoices/inbound and the transport's inbox folder both come here. A
+// document is first read and checked against the official rules (prepareInbound, outside any
+// transaction: the rules take ~100 ms of CPU), then imported in the caller's one transaction
+// (importEinvoice): its XML and embedded attachments become vouchers, its supplier is found or made,
+// and a draft expense carries it, with the message that records the document. A refusal stores nothing.
+import type { Db } from '@tlr/db';
+import { fromDate, toDate } from '../calendar.ts';
+import type { CompanyScope } from '../context.ts';
+import { DomainError, invalidRequest, notFound } from '../errors.ts';
+import { createExpense } from '../expenses/expenses.ts';
+import { expenseCreate } from '../expenses/schema.ts';
+import { newId } from '../ids.ts';
+import { checkPeppolId, normalizePeppolId } from '../identifiers/peppol-id.ts';
+import { isEuCountry } from '../identifiers/vat-number.ts';
+import { listPage, type ListDelegate, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
+import { Decimal, roundOere } from '../money.ts';
+import { supplierSchemas } from '../suppliers/schema.ts';
+import { suppliers } from '../suppliers/suppliers.ts';
+import { checkFilename, checkMimeType, DEFAULT_MIME_TYPE } from '../vouchers/rules.ts';
+import { stageBytes, uploadVoucher, type VoucherStore } from '../vouchers/vouchers.ts';
+import { parseEinvoice, type InboundDocument, type InboundParty } from './parse.ts';
+import { EINVOICE_STATUSES, type EinvoiceDirection, type EinvoiceMessageView } from './schema.ts';
+import { validateEinvoice, type RuleFailure } from './validate.ts';
+import { einvoiceMessageView, type EinvoiceMessageHead } from './views.ts';
+
+/** A received document that has passed the rules, ready to import. */
+export interface PreparedInbound {
+  xml: string;
+  document: InboundDocument;
+  /** The rules' warnings (not fatal): kept with the message. */
+  warnings: RuleFailure[];
+}
+
+const ruleFailure = (id: string, text: string): RuleFailure => ({ id, flag: 'fatal', text, location: '/' });
+
+/**
+ * The arithmetic an OIOUBL 2.1 document must hold, for which the reference set has no official rules
+ * (the CEN and Peppol rules are for Peppol BIS 3): the breakdown adds up to the totals, and net + VAT
+ * is the total with VAT. Named after the EN 16931 rules they mirror.
+ */
+function oioublFailures(d: InboundDocument): RuleFailure[] {
+  const sum = (pick: (b: InboundDocument['breakdown'][number]) => Decimal) => d.breakdown.reduce((s, b) => s.plus(pick(b)), new Decimal(0));
+  return [
+    ...(d.breakdown.length && !sum((b) => b.tax).equals(d.vat)
+      ? [ruleFailure('BR-CO-14', `The VAT total ${d.vat.toFixed(2)} is not the sum of the VAT breakdown (${sum((b) => b.tax).toFixed(2)}).`)]
+      : []),
+    ...(d.breakdown.length && !sum((b) => b.taxable).equals(d.net)
+      ? [ruleFailure('BR-CO-13', `The total without VAT ${d.net.toFixed(2)} is not the sum of the taxable amounts (${sum((b) => b.taxable).toFixed(2)}).`)]
+      : []),
+    ...(!d.net.plus(d.vat).equals(d.gross)
+      ? [ruleFailure('BR-CO-15', `The total with VAT ${d.gross.toFixed(2)} is not the total without VAT plus VAT (${d.net.plus(d.vat).toFixed(2)}).`)]
+      : []),
+  ];
+}
+
+/**
+ * Reads and checks a received document: hostile or malformed XML, another root or namespace (400
+ * invalid_request, parse.ts), then the official rules on a Peppol BIS 3 document and the totals'
+ * arithmetic on an OIOUBL one: any fatal assertion is 400 einvoice_invalid listing every one.
+ */
+export async function prepareInbound(xml: string): Promise<PreparedInbound> {
+  const document = parseEinvoice(xml);
+  const { fatal, warnings } = document.format === 'peppol-bis3' ? await validateEinvoice(xml) : { fatal: oioublFailures(document), warnings: [] };
+  if (fatal.length) {
+    const ids = [...new Set(fatal.map((f) => f.id))];
+    throw new DomainError(
+      'einvoice_invalid',
+      `The document breaks ${fatal.length === 1 ? 'a rule' : `${fatal.length} rules`} of ${document.format === 'peppol-bis3' ? 'CEN EN 16931 and Peppol BIS Billing 3.0' : 'EN 16931 arithmetic'}: ${ids.join(', ')}. ${fatal[0]!.id}: ${fatal[0]!.text}`.slice(
+        0,
+        2000,
+      ),
+      'body',
+      { failures: fatal.map((f) => ({ id: f.id, text: f.text, location: f.location })) },
+    );
+  }
+  return { xml, document, warnings };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The supplier
+
+const ifValid = <K extends keyof typeof supplierSchemas.create.shape>(field: K, value: string) => {
+  if (!value) return undefined;
+  const parsed = supplierSchemas.create.shape[field].safeParse(value);
+  return parsed.success ? (parsed.data as string) : undefined;
+};
+
+/**
+ * The supplier of a document: the company's live supplier with its Peppol id, else with its CVR, else
+ * with its name (case-insensitive); otherwise a new one, with what the document says of it that passes
+ * the suppliers' own field rules (an id that does not is left out, rather than refusing the invoice).
+ */
+async function supplierOf(db: Db, scope: CompanyScope, p: InboundParty): Promise<{ id: string; name: string }> {
+  const live = { company_id: scope.companyId, deleted_at: null };
+  const peppolId = p.endpoint && !checkPeppolId(p.endpoint) ? normalizePeppolId(p.endpoint) : '';
+  const select = { id: true, name: true } as const;
+  const found =
+    (peppolId && (await db.supplier.findFirst({ where: { ...live, peppol_id: peppolId }, select, orderBy: { created_at: 'asc' } }))) ||
+    (p.cvr && (await db.supplier.findFirst({ where: { ...live, cvr: p.cvr }, select, orderBy: { created_at: 'asc' } }))) ||
+    (await db.supplier.findFirst({ where: { ...live, name: { equals: p.name, mode: 'insensitive' } }, select, orderBy: { created_at: 'asc' } }));
+  if (found) return found;
+  const name = ifValid('name', p.name.slice(0, 200)) ?? (peppolId ? `Peppol ${peppolId}` : 'Ukendt leverandør');
+  const created = await suppliers.create(db, scope, {
+    name,
+    ...(peppolId ? { peppol_id: peppolId } : {}),
+    ...(ifValid('cvr', p.cvr) ? { cvr: ifValid('cvr', p.cvr) } : {}),
+    ...(ifValid('vat_number', p.vatNumber) ? { vat_number: ifValid('vat_number', p.vatNumber) } : {}),
+    ...(ifValid('country', p.country) ? { country: ifValid('country', p.country) } : {}),
+  });
+  return { id: created.id, name: created.name };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The expense
+
+/**
+ * The VAT treatment of a received document (the draft's, for a person to check before booking):
+ *   VAT charged by a Danish supplier: K25, its VAT as the document states it (mixed rates included);
+ *   VAT charged by a foreign supplier: KDELVIS with 0 % deductible, as foreign VAT is no Danish input
+ *     VAT (it may be reclaimed abroad): the amount stays whole, the VAT a cost;
+ *   no VAT, reverse charge: K (intra-community goods) EUV; AE from the EU EUY, from Denmark KOMV
+ *     (§ 46), from elsewhere UY; G (export from a non-EU supplier) UY; E, Z, O: K0.
+ */
+export function inboundTreatment(d: Pick<InboundDocument, 'vat' | 'breakdown' | 'supplier'>): { code: string; deductible?: number } {
+  const danish = d.supplier.country === 'DK' || (!d.supplier.country && (d.supplier.cvr !== '' || d.supplier.vatNumber.startsWith('DK')));
+  if (!d.vat.isZero()) return danish ? { code: 'K25' } : { code: 'KDELVIS', deductible: 0 };
+  const categories = new Set(d.breakdown.map((b) => b.category));
+  if (categories.has('K')) return { code: 'EUV' };
+  if (categories.has('AE')) return { code: danish ? 'KOMV' : isEuCountry(d.supplier.country) ? 'EUY' : 'UY' };
+  if (categories.has('G')) return { code: 'UY' };
+  return { code: 'K0' };
+}
+
+/** The draft expense's body, checked by the expenses' own schema: a field it refuses names the document's. */
+function expenseBody(d: InboundDocument, supplierId: string, voucherId: string) {
+  // A credit note credits: its positive amounts are a negative expense.
+  const sign = d.kind === 'credit_note' ? -1 : 1;
+  const t = inboundTreatment(d);
+  // Under reverse charge the supplier charged none: the amount is the bill's, and the VAT is the code's.
+  const reverse = ['EUV', 'EUY', 'UY', 'KOMV'].includes(t.code);
+  const prepaid = d.gross.minus(d.payable);
+  const body = {
+    supplier_id: supplierId,
+    voucher_id: voucherId,
+    date: d.issueDate,
+    due_date: d.dueDate >= d.issueDate ? d.dueDate : d.issueDate,
+    description:
+      `${d.kind === 'credit_note' ? 'Kreditnota' : 'Faktura'} ${d.number} fra ${d.supplier.name || 'leverandør'}${prepaid.isZero() ? '' : ` (forudbetalt ${prepaid.toFixed(2)} ${d.currency})`}`.slice(
+        0,
+        500,
+      ),
+    amount: roundOere(d.gross.times(sign)).toFixed(2),
+    ...(reverse || t.code === 'K0' ? {} : { vat_amount: roundOere(d.vat.times(sign)).toFixed(2) }),
+    vat_code: t.code,
+    ...(t.deductible === undefined ? {} : { vat_deductible_percent: t.deductible }),
+    currency: d.currency,
+  };
+  const parsed = expenseCreate.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw invalidRequest(`The document's ${issue.path.join('.')} cannot make an expense: ${issue.message}.`, 'body');
+  }
+  return parsed.data;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The import
+
+/** A file name a voucher takes: the document's own when the vouchers' rule allows it. */
+const fileName = (wanted: string, fallback: string) => (wanted && !checkFilename(wanted) ? wanted : fallback);
+
+async function storeVoucher(db: Db, outside: Db, store: VoucherStore, scope: CompanyScope, bytes: Uint8Array, filename: string, mimeType: string) {
+  const content = await stageBytes(bytes);
+  try {
+    return await uploadVoucher(db, outside, store, scope, { filename, mime_type: checkMimeType(mimeType) ? DEFAULT_MIME_TYPE : mimeType, content });
+  } finally {
+    await content.discard();
+  }
+}
+
+/**
+ * Imports a prepared document into the company, in the caller's transaction: one import per company
+ * at a time (a transaction-scoped advisory lock), so that two documents of a new supplier make one
+ * supplier and the same document twice makes one import; the second is 409 einvoice_duplicate naming
+ * the first. `outside` commits on its own (the vouchers' storage intents).
+ */
+export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, scope: CompanyScope, p: PreparedInbound): Promise<EinvoiceMessageView> {
+  const d = p.document;
+  await db.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`einvoice-inbound:${scope.companyId}`}, 0))`;
+  const supplier = await supplierOf(db, scope, d.supplier);
+  const first = await db.einvoiceMessage.findFirst({
+    where: { company_id: scope.companyId, direction: 'inbound', supplier_id: supplier.id, document_kind: d.kind, document_number: d.number },
+  });
+  if (first) {
+    throw new DomainError(
+      'einvoice_duplicate',
+      `${d.kind === 'credit_note' ? 'Credit note' : 'Invoice'} ${d.number} from ${supplier.name} was imported on ${first.created_at.toISOString()} as e-invoice ${first.id} (expense ${first.expense_id ?? 'deleted'}); it is not imported twice.`,
+      undefined,
+      { message_id: first.id, imported_at: first.created_at.toISOString(), ...(first.expense_id ? { expense_id: first.expense_id } : {}) },
+    );
+  }
+  const base = fileName(`${d.kind === 'credit_note' ? 'kreditnota' : 'faktura'}-${d.number}`.replace(/[^\p{L}\p{N}._-]+/gu, '_').slice(0, 200), 'e-faktura');
+  const xmlVoucher = await storeVoucher(db, outside, store, scope, Buffer.from(p.xml, 'utf8'), `${base}.xml`, 'application/xml');
+  const attachments: string[] = [];
+  for (const [i, a] of d.attachments.entries()) {
+    if (!a.content.length) continue;
+    const v = await storeVoucher(db, outside, store, scope, a.content, fileName(a.filename, `${base}-bilag-${i + 1}`), a.mimeType);
+    attachments.push(v.id);
+  }
+  const expense = await createExpense(db, scope, expenseBody(d, supplier.id, xmlVoucher.id));
+  const row = await db.einvoiceMessage.create({
+    data: {
+      id: newId(),
+      company_id: scope.companyId,
+      direction: 'inbound',
+      document_kind: d.kind,
+      document_format: d.format,
+      document_number: d.number,
+      document_uuid: d.uuid,
+      channel: 'peppol',
+      receiver_peppol_id: d.buyer.endpoint,
+      sender_peppol_id: d.supplier.endpoint,
+      counterpart_name: d.supplier.name,
+      supplier_id: supplier.id,
+      expense_id: expense.id,
+      voucher_id: xmlVoucher.id,
+      attachment_voucher_ids: attachments,
+      issue_date: toDate(d.issueDate),
+      currency: d.currency,
+      net_amount: d.net.toFixed(2),
+      vat_amount: d.vat.toFixed(2),
+      total_amount: d.gross.toFixed(2),
+      payable_amount: d.payable.toFixed(2),
+      status: 'received' satisfies (typeof EINVOICE_STATUSES)[number],
+      last_response: p.warnings.length ? { source: 'validation', warnings: p.warnings.map((w) => ({ id: w.id, text: w.text })) } : undefined,
+      document_xml: p.xml,
+    },
+  });
+  return einvoiceMessageView(row);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reading messages: GET /einvoices, /einvoices/{id}, /einvoices/{id}/xml
+
+export const EINVOICE_LIST = {
+  sort: { created_at: 'created_at', issue_date: 'issue_date', document_number: 'document_number' },
+  defaultSort: 'created_at',
+  search: ['document_number', 'counterpart_name', 'receiver_peppol_id', 'sender_peppol_id'],
+  dateColumn: 'created_at',
+  dateDescription: 'date the message was made (queued or received)',
+  statuses: EINVOICE_STATUSES,
+} satisfies ListSpec;
+
+/** Every column but the document, which a list never reads. */
+const WITHOUT_XML = { omit: { document_xml: true } } as const;
+
+export async function listEinvoices(
+  db: Db,
+  scope: CompanyScope,
+  params: ListParams & { direction?: EinvoiceDirection | undefined },
+): Promise<Page<EinvoiceMessageView>> {
+  const delegate: ListDelegate<EinvoiceMessageHead> = {
+    findMany: (args) => db.einvoiceMessage.findMany({ ...args, ...WITHOUT_XML }),
+    count: (args) => db.einvoiceMessage.count(args),
+  };
+  return listPage(
+    delegate,
+    { company_id: scope.companyId, ...(params.direction ? { direction: params.direction } : {}) },
+    params,
+    EINVOICE_LIST,
+    einvoiceMessageView,
+  );
+}
+
+export async function getEinvoice(db: Db, scope: CompanyScope, id: string): Promise<EinvoiceMessageView> {
+  const row = await db.einvoiceMessage.findFirst({ where: { id, company_id: scope.companyId }, ...WITHOUT_XML });
+  if (!row) throw notFound('e-invoice', id);
+  return einvoiceMessageView(row);
+}
+
+/** The document as it was sent or received, byte for byte as stored. */
+export async function einvoiceXml(db: Db, scope: CompanyScope, id: string): Promise<{ xml: string; filename: string }> {
+  const row = await db.einvoiceMessage.findFirst({
+    where: { id, company_id: scope.companyId },
+    select: { document_xml: true, document_number: true, document_kind: true, issue_date: true },
+  });
+  if (!row) throw notFound('e-invoice', id);
+  // ASCII only: the name goes into a plain Content-Disposition filename (a supplier's number may be anything).
+  const stem = `${row.document_kind === 'credit_note' ? 'kreditnota' : 'faktura'}-${row.document_number}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 150);
+  return { xml: row.document_xml, filename: `${stem}${row.issue_date ? `-${fromDate(row.issue_date)}` : ''}.xml` };
+}
