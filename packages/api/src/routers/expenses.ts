@@ -42,7 +42,7 @@ export const expensesRouter = router({
     tag,
     summary: 'Create an expense',
     description:
-      'A draft, or with book: true booked at once: posted on date (debit the expense account with amount - vat_amount and 7740 Købsmoms with vat_amount, credit 7440 Leverandører with amount) with a number from the unified document sequence; its voucher then documents the posting and is kept five years after the end of the financial year.',
+      'A draft, or with book: true booked at once: posted on date (debit the expense account with amount - vat_amount and 7740 Købsmoms with vat_amount, credit 7440 Leverandører with amount) with a number from the unified document sequence; its voucher then documents the posting and is kept five years after the end of the financial year. A negative amount is a credit note from the supplier (kreditnota): its VAT is negative too, and booking posts the mirror (the same lines, debit and credit swapped).',
     scope: 'expenses:write',
     problems: [422],
     body: expenseCreate,
@@ -77,7 +77,7 @@ export const expensesRouter = router({
           path: '/expenses/{id}/status',
           tag,
           summary: 'Book, pay or cancel an expense',
-          description: `Transitions: ${transitions}. booked posts the expense; paid posts the settlement (debit 7440, credit account_number/account_id, default 6470 Bankkonto) on date (default today, Europe/Copenhagen); cancelled posts the reversal of the booking on date. The current status again is a no-op. A move the table forbids: 409 invalid_transition with allowed_statuses. Emits expense.updated.`,
+          description: `Transitions: ${transitions}. booked posts the expense; paid posts the settlement (debit 7440, credit account_number/account_id, default 6470 Bankkonto; for a credit note the supplier's refund, debit the bank and credit 7440) on date (default today, Europe/Copenhagen); cancelled posts the reversal of the booking on date. The current status again is a no-op. A move the table forbids: 409 invalid_transition with allowed_statuses. Emits expense.updated.`,
           scope: 'expenses:write',
           problems: [409, 422],
         },

@@ -1,8 +1,9 @@
 // Expenses (a supplier's bill or a receipt): drafts that can be edited and deleted; booking posts them
 // through the posting function (debit the expense account and input VAT, credit payables) with a number
 // from the unified sequence; paying posts the settlement; cancelling a booked expense posts the
-// reversal. A booked expense is never edited or deleted. A voucher attached to it documents the posting
-// and is then kept for the retention period.
+// reversal. A negative expense is a credit note from the supplier: its booking is the mirror of a bill's
+// and paying it is the supplier's refund. A booked expense is never edited or deleted. A voucher
+// attached to it documents the posting and is then kept for the retention period.
 import type { Db, Prisma } from '@tlr/db';
 import { isReverseCharge, VAT_CODES } from '../vat/codes.ts';
 import { fromDate, toDate, today } from '../calendar.ts';
@@ -15,11 +16,10 @@ import { postTransaction } from '../ledger/post.ts';
 import { listPage, type CurrencyFilter, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { amountToJson, Decimal, rateToJson } from '../money.ts';
 import { exchangeRateToJson } from '../currency/rules.ts';
-import { vatFromGross } from '../vat.ts';
 import { codeFor, postableCode, vatCodesOf } from '../vat/treatments.ts';
 import { documentCurrency, givenRate, netOn, postingInDkk } from '../currency/convert.ts';
 import { toDkk } from '../currency/rules.ts';
-import { bookingLines, expenseVat, LEGACY_EXPENSE_CODE } from './rules.ts';
+import { bookingLines, expenseVat, LEGACY_EXPENSE_CODE, LEGACY_EXPENSE_TREATMENT } from './rules.ts';
 import { attachVoucherToExpense, detachVoucherFromExpense, markVoucherPosted } from '../vouchers/vouchers.ts';
 // Types only: the schema reads EXPENSE_STATUSES from here.
 import type { ExpenseInput, ExpenseStatusInput, ExpenseUpdate, ExpenseView } from './schema.ts';
@@ -40,8 +40,6 @@ export const EXPENSE_TRANSITIONS: Record<ExpenseStatus, readonly ExpenseStatus[]
  * Valutakursreguleringer (a payment's realised exchange difference); VAT posts to its code's accounts.
  */
 const EXPENSE_ACCOUNTS = { payable: '7440', expense: '2810', bank: '6470', exchangeDifference: '3610' } as const;
-/** The input VAT a Danish bill can carry: 25 % of the net, so at most a fifth of the amount including VAT. */
-const FULL_VAT_RATE = new Decimal(25);
 
 export const EXPENSE_LIST = {
   sort: { created_at: 'created_at', date: 'date', amount: 'amount', currency: 'currency' },
@@ -81,8 +79,8 @@ function expenseView(e: ExpenseRow, accountNumber: string): ExpenseView {
 }
 
 /**
- * The VAT of a bill and its code's checks: with a code, expenseVat (rules.ts); without one, as before
- * codes (legacyAmounts). A stated deductible share needs a code.
+ * The VAT of a bill and its code's checks (expenseVat, rules.ts): with a code, under its treatment;
+ * without one, as before codes (K25's rule, the VAT default 0). A stated deductible share needs a code.
  */
 async function checkVat(
   db: Db,
@@ -91,9 +89,7 @@ async function checkVat(
 ): Promise<Decimal> {
   if (!e.code) {
     if (e.deductible) throw invalidRequest('vat_deductible_percent: states the deductible share of a vat_code; send one.', 'vat_deductible_percent');
-    const vat = e.vat ?? new Decimal(0);
-    legacyAmounts(e.amount, vat);
-    return vat;
+    return expenseVat(LEGACY_EXPENSE_TREATMENT, e.amount, e.vat ?? new Decimal(0));
   }
   const code = codeFor(await vatCodesOf(db, scope, [e.code]), e.code, 'purchase', 'vat_code');
   return expenseVat(code, e.amount, e.vat);
@@ -101,19 +97,6 @@ async function checkVat(
 
 /** The codes whose amount excludes the VAT (the seeded reverse charges). */
 const REVERSE_CHARGE_CODES: ReadonlySet<string> = new Set(VAT_CODES.filter((c) => isReverseCharge(c.kind)).map((c) => c.code));
-
-/** The amounts' rule without a code: amount > 0 includes VAT; 0 <= vat_amount <= the 25 % VAT contained in amount. */
-function legacyAmounts(amount: Decimal, vat: Decimal): void {
-  if (amount.lessThanOrEqualTo(0)) throw invalidRequest('amount: must be greater than 0 (the total of the bill including VAT).', 'amount');
-  if (vat.isNegative()) throw invalidRequest('vat_amount: must not be negative.', 'vat_amount');
-  const most = vatFromGross(amount, FULL_VAT_RATE).vat;
-  if (vat.greaterThan(most)) {
-    throw invalidRequest(
-      `vat_amount: ${vat.toFixed(2)} is more than the 25 % VAT an amount of ${amount.toFixed(2)} including VAT can contain (${most.toFixed(2)}).`,
-      'vat_amount',
-    );
-  }
-}
 
 async function expenseAccount(db: Db, scope: CompanyScope, number: string = EXPENSE_ACCOUNTS.expense) {
   const account = await db.account.findFirst({ where: { company_id: scope.companyId, account_number: number } });
@@ -344,16 +327,22 @@ export async function setExpenseStatus(db: Db, scope: CompanyScope, id: string, 
     // Payables are cleared at the booking's DKK; the bank pays at the payment's rate: the difference is the realised kursdifference.
     const amount = new Decimal(row.amount.toString());
     const fx = await documentCurrency(db, scope, row.currency, input.exchange_rate, date);
+    const payables = { accountId: payable.id, dkk: new Decimal(row.payable_dkk.toString()).abs(), rate: new Decimal(row.exchange_rate!.toString()) };
+    const through = { accountId: bank.id, dkk: toDkk(amount.abs(), fx.rate), rate: fx.rate };
+    // A credit note is settled by the supplier's refund: the money comes in, so the bank is debited and
+    // payables (a debit balance since booking) credited; the difference's side follows from the two.
+    const refund = amount.isNegative();
+    const [debit, credit] = refund ? [through, payables] : [payables, through];
     const posted = await postPayment(db, scope, {
       date,
-      text: `Betaling: ${row.description || 'udgift'}`,
+      text: `${refund ? 'Refusion' : 'Betaling'}: ${row.description || 'udgift'}`,
       sourceId: row.id,
-      debitAccountId: payable.id,
-      creditAccountId: bank.id,
-      debit: new Decimal(row.payable_dkk.toString()),
-      credit: toDkk(amount, fx.rate),
+      debitAccountId: debit.accountId,
+      creditAccountId: credit.accountId,
+      debit: debit.dkk,
+      credit: credit.dkk,
       differenceAccountId: difference.id,
-      foreign: { currency: row.currency, amount, debitRate: new Decimal(row.exchange_rate!.toString()), creditRate: fx.rate },
+      foreign: { currency: row.currency, amount: amount.abs(), debitRate: debit.rate, creditRate: credit.rate },
     });
     const paid = await db.expense.update({ where: { id }, data: { status: 'paid', payment_transaction_id: posted.id, paid_date: toDate(date) } });
     return announce(db, scope, 'expense.updated', paid);

@@ -2,12 +2,18 @@
 // posts (the cost, the VAT lines of vat/codes.ts, the payable). The expense functions rely on these.
 import { invalidRequest } from '../errors.ts';
 import { Decimal, roundOere } from '../money.ts';
-import type { PostingLine } from '../ledger/rules.ts';
+import { reversingLines, type PostingLine } from '../ledger/rules.ts';
 import { vatFromGross } from '../vat.ts';
 import { isReverseCharge, vatLines, type VatTreatment } from '../vat/codes.ts';
 
 /** The treatment of a bill that names no code, as before codes: K25 when it carries VAT, else none. */
 export const LEGACY_EXPENSE_CODE = 'K25';
+
+/**
+ * The rule of a bill without a code (the rule of before codes): the amount includes the VAT, at most the
+ * 25 % it can contain. It is K25's rule, so expenseVat checks it too and there is one rule, not two.
+ */
+export const LEGACY_EXPENSE_TREATMENT: Pick<VatTreatment, 'code' | 'kind' | 'rate'> = { code: LEGACY_EXPENSE_CODE, kind: 'input', rate: new Decimal(25) };
 
 /**
  * The VAT of an expense of `amount` under a code, checking what the client sent:
@@ -16,31 +22,46 @@ export const LEGACY_EXPENSE_CODE = 'K25';
  *   exempt_purchase (K0): no VAT;
  *   reverse charge (EUV, EUY, IMPV, UY, KOMV): the bill carries none, the buyer computes it on the
  *     amount (default amount × rate, rounded half up; import VAT may be stated as the customs bill has it).
+ * A negative amount is a credit note from the supplier (kreditnota): its VAT has the amount's sign, and
+ * the rules above run on the sizes with the sign applied after, so a credit note is bounded exactly as
+ * the bill of its size (rounding half up is away from zero, so the two mirror each other to the øre).
  */
 export function expenseVat(t: Pick<VatTreatment, 'code' | 'kind' | 'rate'>, amount: Decimal, given: Decimal | undefined): Decimal {
-  if (amount.lessThanOrEqualTo(0)) throw invalidRequest('amount: must be greater than 0.', 'amount');
-  if (given?.isNegative()) throw invalidRequest('vat_amount: must not be negative.', 'vat_amount');
-  if (isReverseCharge(t.kind)) return given ?? roundOere(amount.times(t.rate).dividedBy(100));
-  const most = vatFromGross(amount, t.rate).vat;
-  if (given && given.greaterThan(most)) {
+  if (amount.isZero()) throw invalidRequest('amount: must not be 0 (a bill is positive, a credit note from the supplier negative).', 'amount');
+  const credit = amount.isNegative();
+  if (given && !given.isZero() && given.isNegative() !== credit) {
     throw invalidRequest(
-      `vat_amount: ${given.toFixed(2)} is more than the ${t.rate.toString()} % VAT (code ${t.code}) an amount of ${amount.toFixed(2)} including VAT can contain (${most.toFixed(2)}).`,
+      `vat_amount: ${given.toFixed(2)} has the other sign than amount ${amount.toFixed(2)}; the VAT of ${credit ? 'a credit note is negative' : 'a bill is positive'}, as its amount.`,
       'vat_amount',
     );
   }
-  return given ?? most;
+  // The sign goes back on the size; a zero stays unsigned (-0 would be written "-0.00").
+  const signed = (size: Decimal) => (credit && !size.isZero() ? size.negated() : size);
+  const size = amount.abs();
+  if (isReverseCharge(t.kind)) return signed(given?.abs() ?? roundOere(size.times(t.rate).dividedBy(100)));
+  const most = vatFromGross(size, t.rate).vat;
+  if (given && given.abs().greaterThan(most)) {
+    throw invalidRequest(
+      `vat_amount: ${given.toFixed(2)} is more${credit ? ' in size' : ''} than the ${t.rate.toString()} % VAT (code ${t.code}) an amount of ${amount.toFixed(2)} including VAT can contain (${signed(most).toFixed(2)}).`,
+      'vat_amount',
+    );
+  }
+  return given ? signed(given.abs()) : signed(most);
 }
 
 /**
  * The booking of an expense, in its own currency: debit the cost account with the base under the code
  * (a base in the VAT return), the VAT lines of the code, the VAT that is not deductible as a cost of its
- * own (uncoded: it is no base), and credit payables (last) with what the supplier is owed.
+ * own (uncoded: it is no base), and credit payables (last) with what the supplier is owed. A credit note
+ * (negative amount and VAT) posts the mirror of the bill of its size, debit and credit swapped: a posting
+ * never carries a negative amount, and the VAT return, which reads the lines, sees the VAT reduced.
  */
 export function bookingLines(
   e: { costAccountId: string; payableAccountId: string; amount: Decimal; vat: Decimal; text: string },
   t: VatTreatment | undefined,
   deductible?: Decimal,
 ): PostingLine[] {
+  if (e.amount.isNegative()) return reversingLines(bookingLines({ ...e, amount: e.amount.negated(), vat: e.vat.negated() }, t, deductible));
   const zero = new Decimal(0);
   const debit = (accountId: string, amount: Decimal, vatCode: string, description = e.text): PostingLine => ({
     accountId,

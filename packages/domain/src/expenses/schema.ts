@@ -16,12 +16,12 @@ const fields = {
   description: text(500).optional().meta({ example: 'Kontorartikler' }),
   amount: money().meta({
     description:
-      "The total of the bill in its currency, greater than 0: INCLUDING VAT, except under a reverse-charge code (EUV, EUY, IMPV, UY, KOMV), where the supplier charges none and amount is the bill's amount",
+      "The total of the bill in its currency, not 0: INCLUDING VAT, except under a reverse-charge code (EUV, EUY, IMPV, UY, KOMV), where the supplier charges none and amount is the bill's amount. Negative for a credit note from the supplier (kreditnota): booking posts the mirror of a bill, paying is the supplier's refund",
     example: 1250,
   }),
-  vat_amount: money({ min: 0 }).optional().meta({
+  vat_amount: money().optional().meta({
     description:
-      "The VAT of the bill: without vat_code, the input VAT (købsmoms) contained in amount, default 0, at most amount / 5 (code K25 when > 0). With vat_code: default the VAT at the code's rate (contained in amount; on top of it under reverse charge)",
+      "The VAT of the bill, with the sign of amount (negative on a credit note; the other sign: 400 naming vat_amount): without vat_code, the input VAT (købsmoms) contained in amount, default 0, in size at most amount / 5 (code K25 when not 0). With vat_code: default the VAT at the code's rate (contained in amount, and in size never more; on top of it under reverse charge)",
     example: 250,
   }),
   vat_code: vatCode().meta({

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { DomainError } from '../errors.ts';
+import { Decimal } from '../money.ts';
+import type { PostingLine } from '../ledger/rules.ts';
+import type { VatTreatment } from '../vat/codes.ts';
+import { bookingLines, expenseVat, LEGACY_EXPENSE_TREATMENT } from './rules.ts';
+
+const d = (v: string) => new Decimal(v);
+
+const treatment = (code: string, kind: VatTreatment['kind'], deductible = '100'): VatTreatment => ({
+  code,
+  kind,
+  rate: d('25'),
+  accountId: 'vat',
+  offsetAccountId: 'offset',
+  deductiblePercent: d(deductible),
+});
+const K25 = treatment('K25', 'input');
+const KREP = treatment('KREP', 'input', '25');
+const EUV = treatment('EUV', 'eu_purchase_goods');
+const K0 = { ...treatment('K0', 'exempt_purchase'), rate: d('0') };
+
+/** The VAT expenseVat answers, as text; a refusal as `[field] message`. */
+function vatOf(t: Pick<VatTreatment, 'code' | 'kind' | 'rate'>, amount: string, given?: string): string {
+  try {
+    return expenseVat(t, d(amount), given === undefined ? undefined : d(given)).toFixed(2);
+  } catch (e) {
+    if (!(e instanceof DomainError)) throw e;
+    return `[${e.field}] ${e.message}`;
+  }
+}
+
+const sides = (lines: PostingLine[]) => lines.map((l) => [l.accountId, l.debit.toFixed(2), l.credit.toFixed(2), l.vatCode]);
+const book = (t: VatTreatment | undefined, amount: string, vat: string, deductible?: string) =>
+  bookingLines(
+    { costAccountId: 'cost', payableAccountId: 'payables', amount: d(amount), vat: d(vat), text: 'Kreditnota' },
+    t,
+    deductible === undefined ? undefined : d(deductible),
+  );
+
+describe('expenseVat', () => {
+  it('keeps the rules of a bill: default the VAT contained, at most that, reverse charge on top', () => {
+    expect(vatOf(K25, '1250')).toBe('250.00');
+    expect(vatOf(K25, '1250', '100')).toBe('100.00');
+    expect(vatOf(K25, '125', '25.01')).toMatch(/^\[vat_amount\] vat_amount: 25\.01 is more than the 25 % VAT \(code K25\)/);
+    expect(vatOf(EUV, '1000')).toBe('250.00');
+    expect(vatOf(EUV, '1000', '300')).toBe('300.00');
+    expect(vatOf(K0, '500')).toBe('0.00');
+    expect(vatOf(LEGACY_EXPENSE_TREATMENT, '200', '0')).toBe('0.00');
+  });
+
+  it('gives a credit note the VAT of the bill of its size, negative: 0.005 rounds away from zero both ways', () => {
+    expect(vatOf(K25, '-1250')).toBe('-250.00');
+    // 0.13 × 25 / 125 = 0.026 -> 0.03; and 0.10 × 25 / 125 = 0.02 exactly. 0.03 at 25 % on top: 0.0075 -> 0.01.
+    expect([vatOf(K25, '0.13'), vatOf(K25, '-0.13')]).toEqual(['0.03', '-0.03']);
+    expect([vatOf(EUV, '0.03'), vatOf(EUV, '-0.03')]).toEqual(['0.01', '-0.01']);
+    expect(vatOf(EUV, '-1000')).toBe('-250.00');
+    expect(vatOf(EUV, '-1000', '-300')).toBe('-300.00');
+    expect(vatOf(K25, '-1250', '-100')).toBe('-100.00');
+  });
+
+  it('bounds a credit note in size as the bill: -25.00 in -125.00 is the most, -25.01 is refused naming vat_amount', () => {
+    expect(vatOf(K25, '-125', '-25')).toBe('-25.00');
+    expect(vatOf(K25, '-125', '-25.01')).toBe(
+      '[vat_amount] vat_amount: -25.01 is more in size than the 25 % VAT (code K25) an amount of -125.00 including VAT can contain (-25.00).',
+    );
+    expect(vatOf(LEGACY_EXPENSE_TREATMENT, '-125', '-25.01')).toMatch(/^\[vat_amount\] /);
+  });
+
+  it('answers an unsigned zero, never -0, for a credit note without VAT', () => {
+    expect(vatOf(K0, '-500')).toBe('0.00');
+    expect(vatOf(K25, '-1250', '0')).toBe('0.00');
+    expect(vatOf(LEGACY_EXPENSE_TREATMENT, '-200', '0')).toBe('0.00');
+  });
+
+  it('refuses an amount of 0, naming amount, under a code and without one', () => {
+    for (const t of [K25, EUV, K0, LEGACY_EXPENSE_TREATMENT]) expect(vatOf(t, '0')).toMatch(/^\[amount\] amount: must not be 0/);
+  });
+
+  it('refuses VAT of the other sign than the amount, naming vat_amount', () => {
+    expect(vatOf(K25, '-1250', '250')).toMatch(/^\[vat_amount\] vat_amount: 250\.00 has the other sign than amount -1250\.00/);
+    expect(vatOf(K25, '1250', '-250')).toMatch(/^\[vat_amount\] vat_amount: -250\.00 has the other sign than amount 1250\.00/);
+    expect(vatOf(EUV, '-1000', '250')).toMatch(/^\[vat_amount\] .*other sign/);
+    expect(vatOf(LEGACY_EXPENSE_TREATMENT, '-1250', '250')).toMatch(/^\[vat_amount\] .*other sign/);
+  });
+});
+
+describe('bookingLines', () => {
+  it('books a bill: cost and VAT debited, payables credited last', () => {
+    expect(sides(book(K25, '1250', '250'))).toEqual([
+      ['cost', '1000.00', '0.00', 'K25'],
+      ['vat', '250.00', '0.00', 'K25'],
+      ['payables', '0.00', '1250.00', ''],
+    ]);
+  });
+
+  it('books a credit note as the mirror of the bill of its size, payables still last, no negative amount', () => {
+    for (const [t, amount, vat, deductible] of [
+      [K25, '1250', '250', undefined],
+      [KREP, '625', '125', undefined],
+      [EUV, '1000', '250', '40'],
+      [undefined, '200', '0', undefined],
+    ] as const) {
+      const bill = book(t, amount, vat, deductible);
+      const credit = book(t, `-${amount}`, vat === '0' ? '0' : `-${vat}`, deductible);
+      expect(sides(credit)).toEqual(sides(bill).map(([account, debit, credit, code]) => [account, credit, debit, code]));
+      expect(credit.at(-1)!.accountId).toBe('payables');
+      expect(credit.every((l) => !l.debit.isNegative() && !l.credit.isNegative())).toBe(true);
+    }
+    // Repræsentation: 25 % of -125.00 is -31.25 deducted, the -93.75 not deducted stays a cost of its own.
+    expect(sides(book(KREP, '-625', '-125'))).toEqual([
+      ['cost', '0.00', '500.00', 'KREP'],
+      ['vat', '0.00', '31.25', 'KREP'],
+      ['cost', '0.00', '93.75', ''],
+      ['payables', '625.00', '0.00', ''],
+    ]);
+  });
+});
