@@ -186,7 +186,7 @@ async function storeVoucher(db: Db, outside: Db, store: VoucherStore, scope: Com
  */
 export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, scope: CompanyScope, p: PreparedInbound): Promise<EinvoiceMessageView> {
   const d = p.document;
-  await db.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`einvoice-inbound:${scope.companyId}`}, 0))`;
+  await db.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`einvoice-inbound:${scope.companyId}`}, 0))`;
   const supplier = await supplierOf(db, scope, d.supplier);
   const first = await db.einvoiceMessage.findFirst({
     where: { company_id: scope.companyId, direction: 'inbound', supplier_id: supplier.id, document_kind: d.kind, document_number: d.number },
