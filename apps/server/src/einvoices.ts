@@ -5,7 +5,17 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '@tlr/config';
 import { inTransaction, type Database, type Db } from '@tlr/db';
-import { attemptEinvoice, claimEinvoice, directoryTransport, einvoicesDueWithin, httpTransport, readEinvoiceInbox, type EinvoiceSettings } from '@tlr/domain';
+import {
+  attemptEinvoice,
+  claimEinvoice,
+  directoryTransport,
+  einvoicesDueWithin,
+  httpTransport,
+  importFromInbox,
+  readEinvoiceInbox,
+  type EinvoiceSettings,
+  type VoucherStore,
+} from '@tlr/domain';
 import { deliverEinvoiceAt, momentJobId, QUEUES, type Boss } from '@tlr/jobs';
 
 export function einvoiceSettings(config: Config): EinvoiceSettings {
@@ -23,7 +33,8 @@ export function einvoiceSettings(config: Config): EinvoiceSettings {
 /** The sweep's horizon: messages due within it get their job now (the sweep runs every minute). */
 const SWEEP_AHEAD_MS = 60_000;
 
-export async function registerEinvoiceWorkers(boss: Boss, db: Database, settings: EinvoiceSettings, logger: Logger): Promise<void> {
+/** `store`: where received documents are kept as vouchers; without one, received documents wait in the inbox. */
+export async function registerEinvoiceWorkers(boss: Boss, db: Database, settings: EinvoiceSettings, logger: Logger, store?: VoucherStore): Promise<void> {
   const run = inTransaction(db);
   const pool = db.prisma as Db;
   const deliver = async (messageId: string) => {
@@ -60,8 +71,9 @@ export async function registerEinvoiceWorkers(boss: Boss, db: Database, settings
     // The schedule is every worker's; a transport without an inbox (http) has nothing to read.
     if (!inbox) return;
     try {
-      const round = await readEinvoiceInbox(run, inbox);
+      const round = await readEinvoiceInbox(run, inbox, store && ((xml) => importFromInbox(run, pool, store, xml)));
       if (round.recorded) logger.info({ recorded: round.recorded }, 'e-invoice receipts and responses recorded');
+      for (const i of round.imported) logger.info({ file: i.file, message_id: i.messageId }, 'e-invoice received');
       for (const r of round.refused) logger.warn({ file: r.file, reason: r.reason }, 'e-invoice inbox file moved to refused/');
     } finally {
       // The next read, once per slot however many runs ask for it (the cron restarts a broken chain).

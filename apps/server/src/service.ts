@@ -164,7 +164,7 @@ export async function startService(config: Config, logger = createLogger(config)
     const worker = await startBoss(dbServer.url, onBossError).catch(giveUp);
     opened.push(() => worker.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS }));
     await registerWorkers(worker, db, logger, store).catch(giveUp);
-    await registerEinvoiceWorkers(worker, db, einvoiceSettings(config), logger).catch(giveUp);
+    await registerEinvoiceWorkers(worker, db, einvoiceSettings(config), logger, store).catch(giveUp);
     boss = worker;
     const dispatcher = startWebhookDispatcher(db, webhooks, logger);
     opened.push(() => dispatcher.stop());

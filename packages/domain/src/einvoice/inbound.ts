@@ -3,7 +3,7 @@
 // transaction: the rules take ~100 ms of CPU), then imported in the caller's one transaction
 // (importEinvoice): its XML and embedded attachments become vouchers, its supplier is found or made,
 // and a draft expense carries it, with the message that records the document. A refusal stores nothing.
-import type { Db } from '@tlr/db';
+import type { Db, InTransaction } from '@tlr/db';
 import { fromDate, toDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
@@ -288,4 +288,34 @@ export async function einvoiceXml(db: Db, scope: CompanyScope, id: string): Prom
   // ASCII only: the name goes into a plain Content-Disposition filename (a supplier's number may be anything).
   const stem = `${row.document_kind === 'credit_note' ? 'kreditnota' : 'faktura'}-${row.document_number}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 150);
   return { xml: row.document_xml, filename: `${stem}${row.issue_date ? `-${fromDate(row.issue_date)}` : ''}.xml` };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The transport's inbox: documents the access point received for a company here
+
+/**
+ * Imports a document the access point left in the inbox into the live company its buyer's endpoint
+ * names (the company's own peppol_id, or 0184:<its CVR> when it has none, as it sends by: decision 206).
+ * Sandboxes receive nothing from the network. Answers the message id; throws, with a reason for the
+ * log, a document that fails the rules or names no company here. One imported already (a worker died
+ * between the commit and moving the file, or two workers read it at once) is answered as imported.
+ */
+export async function importFromInbox(run: InTransaction, pool: Db, store: VoucherStore, xml: string): Promise<string> {
+  const prepared = await prepareInbound(xml);
+  const buyer = prepared.document.buyer.endpoint;
+  const peppolId = buyer && !checkPeppolId(buyer) ? normalizePeppolId(buyer) : '';
+  if (!peppolId) throw invalidRequest(`the buyer's endpoint "${buyer}" is no Peppol id this service can address`);
+  const cvr = peppolId.startsWith('0184:') ? peppolId.slice(5) : '';
+  const companies = await pool.$queryRaw<{ id: string }[]>`
+    SELECT id FROM companies WHERE sandbox_of_id IS NULL AND (peppol_id = ${peppolId} OR (peppol_id = '' AND ${cvr} <> '' AND cvr = ${cvr}))`;
+  if (companies.length !== 1) {
+    throw invalidRequest(`${companies.length ? 'several companies' : 'no company'} here ${companies.length ? 'have' : 'has'} the Peppol id ${peppolId}`);
+  }
+  const scope: CompanyScope = { companyId: companies[0]!.id, livemode: true };
+  try {
+    return (await run((tx) => importEinvoice(tx, pool, store, scope, prepared))).id;
+  } catch (e) {
+    if (e instanceof DomainError && e.code === 'einvoice_duplicate' && e.extensions.message_id) return e.extensions.message_id;
+    throw e;
+  }
 }

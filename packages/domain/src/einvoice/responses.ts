@@ -115,20 +115,26 @@ export function parseReceipt(text: string, file: string): ReadAnswer {
   return { ids: [file.slice(0, -'.receipt.json'.length)], answer: { status: parsed.data.status, response: { ...details, source: 'receipt', file } } };
 }
 
-/** What the inbox reader did: files recorded, and files it could not use (moved aside, named in the log). */
+/** What the inbox reader did: answers recorded, documents imported, and files it could not use (moved aside, named in the log). */
 export interface InboxRound {
   recorded: number;
+  imported: { file: string; messageId: string }[];
   refused: { file: string; reason: string }[];
 }
 
+/** Imports an incoming document (inbound.ts importFromInbox): its message id, or a refusal thrown with the reason. */
+export type ImportDocument = (xml: string) => Promise<string>;
+
 /**
- * Reads the inbox once: every receipt and ApplicationResponse is recorded against its message and moved
- * to `processed/`; one that cannot be read or matches no message goes to `refused/`. The access point
- * must write files atomically (whole, under their final name), as the outbox is written; hidden files
- * are skipped. Several readers at once record a file twice at worst (the same answer) and move it once.
+ * Reads the inbox once: every receipt and ApplicationResponse is recorded against its message, and
+ * every other XML file (an invoice or credit note received) is imported by `importDocument`; each is
+ * then moved to `processed/`, and one that cannot be read, matches no message or is refused goes to
+ * `refused/`. The access point must write files atomically (whole, under their final name), as the
+ * outbox is written; hidden files are skipped. Several readers at once record a file twice at worst
+ * (the same answer; an import is made once) and move it once.
  */
-export async function readEinvoiceInbox(run: InTransaction, inbox: string): Promise<InboxRound> {
-  const round: InboxRound = { recorded: 0, refused: [] };
+export async function readEinvoiceInbox(run: InTransaction, inbox: string, importDocument?: ImportDocument): Promise<InboxRound> {
+  const round: InboxRound = { recorded: 0, imported: [], refused: [] };
   let names: string[];
   try {
     names = (await readdir(inbox, { withFileTypes: true })).filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name);
@@ -141,16 +147,23 @@ export async function readEinvoiceInbox(run: InTransaction, inbox: string): Prom
     const isReceipt = name.endsWith('.receipt.json');
     if (!isReceipt && !name.toLowerCase().endsWith('.xml')) continue;
     let answer: ReadAnswer | null;
+    let text: string;
     try {
-      const text = await readFile(join(inbox, name), 'utf8');
+      text = await readFile(join(inbox, name), 'utf8');
       answer = isReceipt ? parseReceipt(text, name) : parseApplicationResponse(text, name);
+      if (!answer && importDocument) {
+        // Not an answer: an invoice or credit note received.
+        round.imported.push({ file: name, messageId: await importDocument(text) });
+        await moveTo(inbox, 'processed', name);
+        continue;
+      }
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // another reader took it
       await moveTo(inbox, 'refused', name);
       round.refused.push({ file: name, reason: (e as Error).message });
       continue;
     }
-    if (!answer) continue; // not an answer: an incoming document, for the inbound import
+    if (!answer) continue; // no importer (a process without object storage): left for one that has
     const found = await run((tx) => recordEinvoiceAnswer(tx, answer.ids, answer.answer));
     await moveTo(inbox, found ? 'processed' : 'refused', name);
     if (found) round.recorded += 1;
