@@ -19,7 +19,7 @@ const CONTRACT_COLLECTIONS = ['/invoices', '/customers', '/products', '/expenses
  * Every list: the collections, the webhook subscriptions and the exchange rates ("List responses add
  * `meta`"; the list parameters apply to "all list endpoints").
  */
-const LISTS = [...CONTRACT_COLLECTIONS, '/webhooks', '/exchange-rates', '/vat-codes', '/vat-returns/{period}/lines'];
+const LISTS = [...CONTRACT_COLLECTIONS, '/webhooks', '/exchange-rates', '/vat-codes', '/vat-returns/{period}/lines', '/einvoices'];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
   // The contract's, and currency (Order 13: documents in foreign currency).
@@ -35,6 +35,7 @@ const LIST_SORT: Record<string, string[]> = {
   '/exchange-rates': ['date', 'currency', 'created_at'],
   '/vat-codes': ['code', 'name', 'created_at'],
   '/vat-returns/{period}/lines': ['date', 'amount'],
+  '/einvoices': ['created_at', 'issue_date', 'document_number'],
 };
 
 const t = useCompany({ name: 'OpenAPI Klient ApS' });
