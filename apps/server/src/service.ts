@@ -7,7 +7,7 @@ import { AuditLog, type BackgroundJobs } from '@tlr/api';
 import type { Config } from '@tlr/config';
 import { applyMigrations, createDatabase, lockDataFolder, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
 import { StartupError } from '@tlr/db/server';
-import type { WebhookSettings } from '@tlr/domain';
+import { setEinvoiceValidationThreads, type WebhookSettings } from '@tlr/domain';
 import { deliverEinvoiceAt, QUEUES, startBoss, type Boss } from '@tlr/jobs';
 import { createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
 import { createApp } from './app.ts';
@@ -72,6 +72,7 @@ async function checkPort(port: number, host: string): Promise<void> {
 }
 
 export async function startService(config: Config, logger = createLogger(config)): Promise<Service> {
+  setEinvoiceValidationThreads(config.EINVOICE_VALIDATION_THREADS);
   // What is open so far: stop() closes it in reverse order, and so does a start that fails half-way,
   // so that the process can end with the one line about the cause.
   const opened: (() => Promise<unknown>)[] = [];

@@ -28,6 +28,14 @@ describe('configuration', () => {
     expect(loadConfig({ EINVOICE_TRANSPORT: 'http', EINVOICE_HTTP_URL: 'https://ap.example/send' }).EINVOICE_HTTP_URL).toBe('https://ap.example/send');
   });
 
+  it('EINVOICE_VALIDATION_THREADS: unset leaves the size to the pool; else an integer from 1 to 16', () => {
+    expect(loadConfig({}).EINVOICE_VALIDATION_THREADS).toBeUndefined();
+    expect(loadConfig({ EINVOICE_VALIDATION_THREADS: '16' }).EINVOICE_VALIDATION_THREADS).toBe(16);
+    for (const bad of ['0', '17', '2.5', 'four', '']) {
+      expect(() => loadConfig({ EINVOICE_VALIDATION_THREADS: bad })).toThrow(`EINVOICE_VALIDATION_THREADS: must be an integer from 1 to 16, got "${bad}"`);
+    }
+  });
+
   it('treats an empty DATABASE_URL as unset', () => {
     expect(loadConfig({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
   });

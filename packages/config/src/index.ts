@@ -137,6 +137,20 @@ const schema = z
       .optional()
       .refine((v) => v === undefined || /^https?:\/\/[^/]/.test(v), 'must be an http:// or https:// URL'),
     EINVOICE_HTTP_TOKEN: z.string().optional(),
+    // The worker threads that run the official e-invoice rules (validate.ts, decision 235); unset: one
+    // per core, at most 4.
+    EINVOICE_VALIDATION_THREADS: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        const n = Number(v);
+        if (!/^\d+$/.test(v) || n < 1 || n > 16) {
+          ctx.addIssue({ code: 'custom', message: `must be an integer from 1 to 16, got "${v}"` });
+          return z.NEVER;
+        }
+        return n;
+      }),
     STORAGE_BACKEND: z.enum(['filesystem', 's3']).default('filesystem'),
     STORAGE_DIR: z.string().optional(),
     S3_ENDPOINT: z.string().url().optional(),

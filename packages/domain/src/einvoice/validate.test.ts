@@ -1,9 +1,15 @@
 // The official rules, run for real (no network): Peppol's own examples pass, and documents broken on
-// purpose fail with the rule that names the fault.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { validateEinvoice, type ValidationResult } from './validate.ts';
+// purpose fail with the rule that names the fault. The pool of worker threads gives what one thread
+// gives, outlives a worker that dies or hangs, and works under `npm start`'s Node flags and loader.
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { einvoiceValidationPool, validateEinvoice, validateEinvoiceHere, type ValidationResult } from './validate.ts';
 
 const EXAMPLES = join(import.meta.dirname, 'examples');
 const examples = readdirSync(EXAMPLES).filter((f) => f.endsWith('.xml'));
@@ -73,4 +79,67 @@ describe('validateEinvoice', () => {
     const xxe = '<?xml version="1.0"?><!DOCTYPE Invoice [<!ENTITY x SYSTEM "file:///etc/passwd">]><Invoice>&x;</Invoice>';
     await expect(validateEinvoice(xxe)).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('unknown entity') });
   });
+});
+
+describe('the pool of validation workers', () => {
+  const broken = ['<Invoice><cbc:ID>1</Invoice>', danish(), example('base-example.xml').replace(/(<cbc:PayableAmount currencyID="EUR">)[^<]*/, '$11.00')];
+  const documents = [...examples.map(example), ...broken];
+  const outcome = (p: Promise<ValidationResult>) =>
+    p.then(
+      (result) => ({ result }),
+      (e: { code?: string; message: string }) => ({ code: e.code, message: e.message }),
+    );
+
+  it('validates documents all in flight at once as this thread does one at a time', async () => {
+    const alone = [];
+    for (const xml of documents) alone.push(await outcome(validateEinvoiceHere(xml)));
+    const together = await Promise.all(documents.map((xml) => outcome(validateEinvoice(xml))));
+    expect(together).toEqual(alone);
+    expect(together.filter((o) => 'result' in o && o.result.fatal.length)).toHaveLength(2);
+  }, 300_000);
+
+  it('a worker that dies mid-document: that document fails, the others go on in its replacement', async () => {
+    const pending = Array.from({ length: 6 }, () => validateEinvoice(example('base-example.xml')));
+    await vi.waitFor(() => expect(einvoiceValidationPool.workers().some((w) => w.busy)).toBe(true));
+    const victim = einvoiceValidationPool.workers().find((w) => w.busy)!.worker;
+    await victim.terminate();
+    const outcomes = await Promise.allSettled(pending);
+    const failed = outcomes.flatMap((o) => (o.status === 'rejected' ? [(o.reason as Error).message] : []));
+    expect(failed).toEqual([expect.stringMatching(/^the e-invoice validation worker stopped \(exit code 1\) during the document/)]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled' && o.value.fatal.length === 0)).toHaveLength(5);
+    expect(einvoiceValidationPool.workers().map((w) => w.worker)).not.toContain(victim);
+  }, 120_000);
+
+  it('a document past the time limit fails, and its worker is replaced', async () => {
+    const before = einvoiceValidationPool.workers().map((w) => w.worker);
+    einvoiceValidationPool.timeoutMs = 1;
+    try {
+      await expect(validateEinvoice(example('base-example.xml'))).rejects.toThrow('validating the e-invoice took more than 0.001 s; stopped');
+    } finally {
+      einvoiceValidationPool.timeoutMs = 30_000;
+    }
+    expect(before.filter((w) => !einvoiceValidationPool.workers().some((v) => v.worker === w))).toHaveLength(1);
+    expect((await validateEinvoice(example('base-example.xml'))).fatal).toEqual([]);
+  }, 120_000);
+
+  it("works in a process run as `npm start` runs the server (its Node flags, tsx's loader), which then exits by itself", async () => {
+    const root = join(import.meta.dirname, '..', '..', '..', '..');
+    const flags = pathToFileURL(join(root, 'scripts', 'server-flags.mjs')).href;
+    const { SERVER_NODE_FLAGS } = (await import(flags)) as { SERVER_NODE_FLAGS: string[] };
+    const script = join(await mkdtemp(join(tmpdir(), 'tlr-validate-')), 'validate.mjs');
+    writeFileSync(
+      script,
+      `import { readFileSync } from 'node:fs';
+      import { validateEinvoice } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, 'validate.ts')).href)};
+      const ok = await validateEinvoice(readFileSync(${JSON.stringify(join(EXAMPLES, 'base-example.xml'))}, 'utf8'));
+      const bad = await validateEinvoice('<Invoice>').catch((e) => e.code);
+      console.log(JSON.stringify({ fatal: ok.fatal.length, bad }));`,
+    );
+    try {
+      const run = await promisify(execFile)(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', script], { cwd: root, timeout: 120_000 });
+      expect(JSON.parse(run.stdout)).toEqual({ fatal: 0, bad: 'invalid_request' });
+    } finally {
+      rmSync(dirname(script), { recursive: true, force: true });
+    }
+  }, 150_000);
 });
