@@ -23,10 +23,11 @@ export function einvoiceSettings(config: Config): EinvoiceSettings {
   return {
     transport:
       config.EINVOICE_TRANSPORT === 'http'
-        ? httpTransport(config.EINVOICE_HTTP_URL!, config.EINVOICE_HTTP_TOKEN)
+        ? httpTransport(config.EINVOICE_HTTP_URL!, config.EINVOICE_HTTP_TOKEN, config.EINVOICE_HANDOVER_TIMEOUT_MS)
         : directoryTransport(config.EINVOICE_OUTBOX_DIR ?? join(folder, 'outbox'), config.EINVOICE_INBOX_DIR ?? join(folder, 'inbox')),
     retryUnitMs: config.WEBHOOK_RETRY_UNIT_MS,
     inboxPollMs: config.EINVOICE_INBOX_POLL_MS,
+    handOverTimeoutMs: config.EINVOICE_HANDOVER_TIMEOUT_MS,
   };
 }
 
@@ -38,7 +39,7 @@ export async function registerEinvoiceWorkers(boss: Boss, db: Database, settings
   const run = inTransaction(db);
   const pool = db.prisma as Db;
   const deliver = async (messageId: string) => {
-    const claimed = await claimEinvoice(pool, messageId);
+    const claimed = await claimEinvoice(pool, messageId, settings.handOverTimeoutMs);
     if (!claimed) return;
     // Should this worker die mid-attempt, the message's job at the lease's end takes it over.
     await deliverEinvoiceAt(boss, { id: claimed.id, due: claimed.lease_until });

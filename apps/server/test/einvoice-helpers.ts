@@ -31,7 +31,7 @@ export const fixtureUbl: RenderUbl = async (db: Db, scope, invoiceId, kind) => {
   <cac:LegalMonetaryTotal><cbc:PayableAmount currencyID="${i!.currency}">${i!.total}</cbc:PayableAmount></cac:LegalMonetaryTotal>
 </Invoice>
 `;
-  return { xml, filename: `${kind === 'invoice' ? 'faktura' : 'kreditnota'}-${i!.invoice_number}.xml`, documentId };
+  return { xml, filename: `${kind === 'invoice' ? 'faktura' : 'kreditnota'}-${i!.invoice_number}.xml`, documentId, number: i!.invoice_number };
 };
 
 /** A customer, with a Peppol participant id when one is given. */
@@ -51,9 +51,9 @@ export async function invoiceFor(c: Api, customerId: string, approve = true) {
   return (await ok(c.POST('/invoices', { params: idem(), body }))).data;
 }
 
-/** POST /invoices/{id}/send over Peppol, with a fresh Idempotency-Key unless one is given. */
-export const sendInvoice = (c: Api, id: string, key?: string) =>
-  c.POST('/invoices/{id}/send', { params: { path: { id }, ...idem(key) }, body: { channel: 'peppol' } });
+/** POST /invoices/{id}/send over Peppol (the invoice, or its credit note), with a fresh Idempotency-Key unless one is given. */
+export const sendInvoice = (c: Api, id: string, key?: string, document?: 'invoice' | 'credit_note') =>
+  c.POST('/invoices/{id}/send', { params: { path: { id }, ...idem(key) }, body: { channel: 'peppol', ...(document ? { document } : {}) } });
 
 /** A file written whole under its final name, as an access point must write its receipts. */
 export async function dropFile(folder: string, name: string, content: string): Promise<void> {

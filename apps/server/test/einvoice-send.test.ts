@@ -7,7 +7,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useUblRenderer, type RenderUbl } from '@tlr/domain';
+import { renderInvoiceUbl, useUblRenderer, type RenderUbl } from '@tlr/domain';
 import { applicationResponse, dropFile, fixtureUbl, invoiceFor, peppolCustomer, sendInvoice } from './einvoice-helpers.ts';
 import { api, bodyOf, client, idem, newCompany, ok, ownDatabase, startTestService, waitFor, type Api } from './helpers.ts';
 import type { Service } from '../src/service.ts';
@@ -176,6 +176,85 @@ describe('the directory transport', () => {
     await waitFor(async () => (await readdir(join(inbox, 'refused')).catch(() => [] as string[])).length === 2);
     expect((await readdir(join(inbox, 'refused'))).sort()).toEqual([`${stranger}.receipt.json`, 'garbled.receipt.json']);
     expect(await readdir(inbox)).toContain('incoming-invoice.xml');
+  });
+});
+
+describe('credit notes', () => {
+  it("sends a cancelled invoice's credit note as a Peppol CreditNote naming the invoice, once; the invoice stays cancelled", async () => {
+    // The real renderer, which makes the CreditNote (the fixture makes an Invoice of any document);
+    // it addresses the seller by its CVR.
+    const seller = await newCompany('Kreditnota Afsender ApS', '12345674', own.db);
+    const s = api(svc.url, (await seller.key()).key);
+    const fixture = useUblRenderer(renderInvoiceUbl);
+    try {
+      const invoice = await invoiceFor(s, await peppolCustomer(s, own.db, 'Krediteret A/S', EAN));
+      // Not cancelled yet: it has no credit note to send.
+      const early = await sendInvoice(s, invoice.id, undefined, 'credit_note');
+      expect(early.response.status).toBe(409);
+      expect(early.error).toMatchObject({ code: 'invoice_not_sendable', current_status: 'approved' });
+      expect(early.error?.detail).toMatch(/no credit note/);
+
+      const sent = bodyOf(202, await sendInvoice(s, invoice.id)).data;
+      await statusOf(sent.id, 'sent');
+      const cancelled = (await ok(s.PUT('/invoices/{id}/status', { params: { path: { id: invoice.id } }, body: { status: 'cancelled' } }))).data;
+      const note = cancelled.credit_note!;
+      expect(note.einvoice).toBeNull();
+
+      const queued = bodyOf(202, await sendInvoice(s, invoice.id, undefined, 'credit_note')).data;
+      expect(queued).toMatchObject({
+        invoice_id: invoice.id,
+        document_kind: 'credit_note',
+        document_number: note.credit_note_number,
+        receiver: EAN,
+        status: 'queued',
+        document_uuid: note.id,
+      });
+      const accepted = await statusOf(queued.id, 'sent');
+      const xml = await readFile(join(outbox, `${queued.id}.xml`), 'utf8');
+      expect(xml).toBe(accepted.document_xml);
+      expect(xml).toMatch(/^<\?xml[^>]*\?><CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/);
+      expect(xml).toContain(`<cbc:ID>${note.credit_note_number}</cbc:ID>`);
+      expect(xml).toContain(
+        `<cac:BillingReference><cac:InvoiceDocumentReference><cbc:ID>${invoice.invoice_number}</cbc:ID><cbc:IssueDate>2026-11-20</cbc:IssueDate></cac:InvoiceDocumentReference></cac:BillingReference>`,
+      );
+
+      // The credit note's acceptance leaves the invoice cancelled, with its one invoice.sent (of its own document).
+      const shown = await ok(s.GET('/invoices/{id}', { params: { path: { id: invoice.id } } }));
+      expect(shown.data.status).toBe('cancelled');
+      expect(shown.data.einvoice).toMatchObject({ status: 'sent', message_id: sent.id });
+      expect(shown.data.credit_note?.einvoice).toEqual({
+        status: 'sent',
+        message_id: queued.id,
+        last_response: { source: 'directory', file: `${queued.id}.xml` },
+      });
+      const { rows } = await own.db.pool.query(
+        `SELECT count(*)::int AS n FROM outbox_events WHERE company_id = $1 AND type = 'invoice.sent' AND data->>'id' = $2`,
+        [seller.companyId, invoice.id],
+      );
+      expect(rows[0].n).toBe(1);
+
+      // Each document once: the credit note again is refused, naming its message; the invoice, cancelled, is not sent.
+      const twice = await sendInvoice(s, invoice.id, undefined, 'credit_note');
+      expect(twice.response.status).toBe(409);
+      expect(twice.error).toMatchObject({ code: 'einvoice_exists', message_id: queued.id, current_status: 'sent' });
+      expect(twice.error?.detail).toMatch(/credit note/);
+      const again = await sendInvoice(s, invoice.id);
+      expect(again.error).toMatchObject({ code: 'invoice_not_sendable', current_status: 'cancelled' });
+    } finally {
+      useUblRenderer(fixture);
+    }
+  });
+
+  it('sends the credit note of an invoice cancelled before it was ever sent', async () => {
+    const invoice = await invoiceFor(c, await peppolCustomer(c, own.db, 'Aldrig Sendt ApS', EAN));
+    await ok(c.PUT('/invoices/{id}/status', { params: { path: { id: invoice.id } }, body: { status: 'cancelled' } }));
+    const queued = bodyOf(202, await sendInvoice(c, invoice.id, undefined, 'credit_note')).data;
+    await statusOf(queued.id, 'sent');
+    const shown = await getInvoice(invoice.id);
+    expect(shown.status).toBe('cancelled');
+    expect(shown.einvoice).toBeNull();
+    expect(shown.credit_note?.einvoice).toMatchObject({ status: 'sent', message_id: queued.id });
+    expect(await eventsOf('invoice.sent', invoice.id)).toBe(0);
   });
 });
 

@@ -22,7 +22,9 @@ describe('configuration', () => {
   });
 
   it('sends e-invoices through the directory transport unless told otherwise; http needs its URL', () => {
-    expect(loadConfig({})).toMatchObject({ EINVOICE_TRANSPORT: 'directory', EINVOICE_INBOX_POLL_MS: 10000 });
+    expect(loadConfig({})).toMatchObject({ EINVOICE_TRANSPORT: 'directory', EINVOICE_INBOX_POLL_MS: 10000, EINVOICE_HANDOVER_TIMEOUT_MS: 20000 });
+    expect(loadConfig({ EINVOICE_HANDOVER_TIMEOUT_MS: '2000' }).EINVOICE_HANDOVER_TIMEOUT_MS).toBe(2000);
+    expect(() => loadConfig({ EINVOICE_HANDOVER_TIMEOUT_MS: '20s' })).toThrow(/EINVOICE_HANDOVER_TIMEOUT_MS: must be milliseconds/);
     expect(() => loadConfig({ EINVOICE_TRANSPORT: 'http' })).toThrow(/EINVOICE_HTTP_URL: is required when EINVOICE_TRANSPORT is http/);
     expect(() => loadConfig({ EINVOICE_TRANSPORT: 'http', EINVOICE_HTTP_URL: 'ftp://ap.example' })).toThrow(/EINVOICE_HTTP_URL/);
     expect(loadConfig({ EINVOICE_TRANSPORT: 'http', EINVOICE_HTTP_URL: 'https://ap.example/send' }).EINVOICE_HTTP_URL).toBe('https://ap.example/send');

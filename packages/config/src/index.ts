@@ -126,8 +126,10 @@ const schema = z
     // E-invoices (docs/operations.md, E-invoicing): the access point documents are handed to. `directory`
     // writes each into EINVOICE_OUTBOX_DIR and reads receipts and responses from EINVOICE_INBOX_DIR
     // every EINVOICE_INBOX_POLL_MS (defaults under DATA_DIR/einvoice); `http` POSTs each to
-    // EINVOICE_HTTP_URL with EINVOICE_HTTP_TOKEN as its Bearer token. Retries follow the webhook
-    // schedule, WEBHOOK_RETRY_UNIT_MS included.
+    // EINVOICE_HTTP_URL with EINVOICE_HTTP_TOKEN as its Bearer token, giving up after
+    // EINVOICE_HANDOVER_TIMEOUT_MS (a worker's lease on a message follows from it: a shorter one lets
+    // another worker take over a dead one's messages sooner). Retries follow the webhook schedule,
+    // WEBHOOK_RETRY_UNIT_MS included.
     EINVOICE_TRANSPORT: z.enum(['directory', 'http']).default('directory'),
     EINVOICE_OUTBOX_DIR: z.string().optional(),
     EINVOICE_INBOX_DIR: z.string().optional(),
@@ -151,6 +153,7 @@ const schema = z
         }
         return n;
       }),
+    EINVOICE_HANDOVER_TIMEOUT_MS: milliseconds(20000),
     STORAGE_BACKEND: z.enum(['filesystem', 's3']).default('filesystem'),
     STORAGE_DIR: z.string().optional(),
     S3_ENDPOINT: z.string().url().optional(),

@@ -70,12 +70,12 @@ export const ERROR_CODES = {
   invoice_not_sendable: {
     status: 409,
     title: 'Invoice not sendable',
-    when: 'sending a draft (approve it first) or a cancelled invoice as an e-invoice (`current_status` names its status)',
+    when: 'sending a draft (approve it first) or a cancelled invoice as an e-invoice, or the credit note of an invoice that is not cancelled (it has none) (`current_status` names its status)',
   },
   einvoice_exists: {
     status: 409,
     title: 'E-invoice already queued',
-    when: 'sending an invoice that was queued as an e-invoice before (`message_id` and `current_status` name that message; a failed or rejected one is replayed instead)',
+    when: 'sending an invoice (or its credit note) that was queued as an e-invoice before (`message_id` and `current_status` name that message; a failed or rejected one is replayed instead)',
   },
   einvoice_duplicate: {
     status: 409,

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import {
   createInvoice,
+  documentKind,
   einvoiceMessageResource,
   einvoiceSendBody,
   sendInvoice,
@@ -37,13 +38,7 @@ const transitionTable = INVOICE_STATUSES.map((s) => `${s} → ${TRANSITIONS[s].l
 
 const tag = 'Invoices';
 /** The invoice, or the credit note that cancelled it: what its PDF and its UBL are of. */
-const documentQuery = z.strictObject({
-  id: uuid(),
-  document: z
-    .enum(['invoice', 'credit_note'], { error: 'must be invoice or credit_note' })
-    .default('invoice')
-    .meta({ description: 'invoice (default): the invoice; credit_note: the credit note (kreditnota) that cancelled it' }),
-});
+const documentQuery = z.strictObject({ id: uuid(), document: documentKind });
 
 export const invoicesRouter = router({
   list: listEndpoint({
@@ -141,9 +136,9 @@ export const invoicesRouter = router({
         {
           path: '/invoices/{id}/send',
           tag,
-          summary: 'Send an invoice as an e-invoice (Peppol)',
+          summary: 'Send an invoice (or its credit note) as an e-invoice (Peppol)',
           description:
-            "Queues the invoice as a Peppol BIS Billing 3.0 document to its customer's peppol_id and answers 202 with the message; a worker hands it to the access point, retrying on the webhook schedule (1, 2, 4, 8, 16, 32 minutes, then 1 hour; after the 8th failure it is failed and POST /einvoices/{id}/replay sends it again). When the access point accepts it, an approved invoice becomes sent (invoice.sent). The invoice's `einvoice` shows the message's status and the access point's last response. An invoice is sent once: again is 409 einvoice_exists. A draft or a cancelled invoice: 409 invoice_not_sendable. A customer without peppol_id: 422 peppol_id_required. With a test key the document is not sent anywhere: it counts as accepted at once.",
+            "Queues the invoice as a Peppol BIS Billing 3.0 `Invoice` to its customer's peppol_id and answers 202 with the message; with `document` credit_note, the credit note that cancelled it as a `CreditNote` naming the invoice (BillingReference), as GET /invoices/{id}/ubl?document=credit_note renders it. A worker hands it to the access point, retrying on the webhook schedule (1, 2, 4, 8, 16, 32 minutes, then 1 hour; after the 8th failure it is failed and POST /einvoices/{id}/replay sends it again). When the access point accepts an invoice, an approved invoice becomes sent (invoice.sent); a credit note's acceptance leaves the invoice cancelled. The invoice's `einvoice` shows its message's status and the access point's last response, its `credit_note.einvoice` the credit note's. Each document is sent once: again is 409 einvoice_exists. A draft, a cancelled invoice's `invoice`, or the `credit_note` of an invoice that is not cancelled (only a cancelled invoice has one): 409 invoice_not_sendable. A customer without peppol_id: 422 peppol_id_required. With a test key the document is not sent anywhere: it counts as accepted at once.",
           scope: 'invoices:write',
           problems: [409, 422],
         },

@@ -9,10 +9,15 @@ import { setInvoiceStatus } from '../invoices/invoices.ts';
 import { retryWaitMs } from '../webhooks/rules.ts';
 import type { DueMessage } from './outbound.ts';
 import type { EinvoiceStatus } from './schema.ts';
-import { HAND_OVER_TIMEOUT_MS, type EinvoiceTransport, type HandOver } from './transports.ts';
+import type { EinvoiceTransport, HandOver } from './transports.ts';
 
-/** A claimed message is attempted again by another worker once this has passed without an outcome. */
-export const LEASE_MS = HAND_OVER_TIMEOUT_MS + 25_000;
+/**
+ * A claimed message is attempted again by another worker once its lease has passed without an outcome:
+ * the hand-over's timeout, and a margin of 1.25 times it for recording the outcome (20 s + 25 s = 45 s
+ * by default). The margin shrinks with the timeout, so tests can run a lease out in seconds; one too
+ * short for a slow database hands a document over twice, and never loses it.
+ */
+export const leaseMs = (handOverTimeoutMs: number) => handOverTimeoutMs * 2.25;
 
 /** What the delivery worker needs of the configuration. */
 export interface EinvoiceSettings {
@@ -21,12 +26,15 @@ export interface EinvoiceSettings {
   retryUnitMs: number;
   /** How often the directory transport's inbox is read. */
   inboxPollMs: number;
+  /** How long a hand-over may take (the http transport's timeout): EINVOICE_HANDOVER_TIMEOUT_MS. The lease follows from it. */
+  handOverTimeoutMs: number;
 }
 
 export interface ClaimedMessage {
   id: string;
   company_id: string;
   invoice_id: string | null;
+  document_kind: string;
   livemode: boolean;
   attempts: number;
   document_xml: string;
@@ -37,26 +45,28 @@ export interface ClaimedMessage {
 }
 
 /**
- * Leases message `id` to the caller if it is queued and due; null if it is not (settled, not due yet,
+ * Leases message `id` to the caller (for leaseMs of the hand-over timeout) if it is queued and due; null if it is not (settled, not due yet,
  * or leased to another worker, whose lease has not run out). Two claims at once: the row lock lets one
  * through, and the other finds it leased.
  */
-export async function claimEinvoice(db: Db, id: string): Promise<ClaimedMessage | null> {
+export async function claimEinvoice(db: Db, id: string, handOverTimeoutMs: number): Promise<ClaimedMessage | null> {
   const [claimed] = await db.$queryRaw<ClaimedMessage[]>`
-    UPDATE einvoice_messages m SET next_attempt_at = now() + make_interval(secs => ${LEASE_MS / 1000}::float8)
+    UPDATE einvoice_messages m SET next_attempt_at = now() + make_interval(secs => ${leaseMs(handOverTimeoutMs) / 1000}::float8)
     FROM companies c
     WHERE m.id = ${id}::uuid AND m.status = 'queued' AND m.next_attempt_at <= now() AND c.id = m.company_id
-    RETURNING m.id, m.company_id, m.invoice_id, c.sandbox_of_id IS NULL AS livemode, m.attempts, m.document_xml, m.document_uuid,
+    RETURNING m.id, m.company_id, m.invoice_id, m.document_kind, c.sandbox_of_id IS NULL AS livemode, m.attempts, m.document_xml, m.document_uuid,
               m.receiver_peppol_id, m.next_attempt_at AS lease_until`;
   return claimed ?? null;
 }
 
 /**
  * The access point has the document: an approved invoice becomes sent, with its invoice.sent event,
- * through the invoices' own transition. One already sent, overdue or paid stays as it is.
+ * through the invoices' own transition. One already sent, overdue or paid stays as it is. A credit
+ * note's acceptance leaves its invoice alone: the invoice it cancelled stays cancelled, no invoice.sent.
  */
-export async function markAccepted(tx: Db, scope: CompanyScope, invoiceId: string | null): Promise<void> {
-  if (!invoiceId) return;
+export async function markAccepted(tx: Db, scope: CompanyScope, message: { invoice_id: string | null; document_kind: string }): Promise<void> {
+  const invoiceId = message.invoice_id;
+  if (!invoiceId || message.document_kind !== 'invoice') return;
   const [invoice] = await tx.$queryRaw<{ status: string }[]>`SELECT status FROM invoices WHERE id = ${invoiceId}::uuid FOR UPDATE`;
   if (invoice?.status === 'approved') await setInvoiceStatus(tx, scope, invoiceId, { status: 'sent' });
 }
@@ -90,7 +100,7 @@ async function record(tx: Db, m: ClaimedMessage, h: HandOver, retryUnitMs: numbe
       last_response = COALESCE(${h.response ? JSON.stringify(h.response) : null}::jsonb, last_response), updated_at = now()
     WHERE id = ${m.id}::uuid AND status = 'queued' AND attempts = ${m.attempts}
     RETURNING next_attempt_at`;
-  if (h.outcome === 'accepted') await markAccepted(tx, scope, m.invoice_id);
+  if (h.outcome === 'accepted') await markAccepted(tx, scope, m);
   return updated?.next_attempt_at ? { id: m.id, due: updated.next_attempt_at } : null;
 }
 

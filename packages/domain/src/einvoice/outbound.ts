@@ -15,13 +15,15 @@ export interface RenderedUbl {
   filename: string;
   /** The document's cbc:UUID. */
   documentId: string;
+  /** The document's number (cbc:ID): the invoice's, or its credit note's. */
+  number: string;
 }
 export type RenderUbl = (db: Db, scope: CompanyScope, invoiceId: string, kind: DocumentKind) => Promise<RenderedUbl>;
 
 /** The document of an approved invoice or its credit note, as Peppol BIS Billing 3.0 UBL (ubl.ts). */
 export const renderInvoiceUbl: RenderUbl = async (db, scope, invoiceId, kind) => {
   const { document, filename } = await ublDocument(db, scope, invoiceId, kind);
-  return { xml: ublXml(document), filename, documentId: document.uuid };
+  return { xml: ublXml(document), filename, documentId: document.uuid, number: document.number };
 };
 let renderUbl: RenderUbl = renderInvoiceUbl;
 
@@ -74,7 +76,7 @@ async function queue(db: Db, scope: CompanyScope, invoice: Invoice, receiver: st
       invoice_id: invoice.id,
       direction: 'outbound',
       document_kind: kind,
-      document_number: invoice.invoice_number,
+      document_number: doc.number,
       channel: 'peppol',
       receiver_peppol_id: receiver,
       counterpart_name: invoice.customer_name,
@@ -108,28 +110,25 @@ export async function queueOnApproval(
   return receiver ? queue(db, scope, invoice, receiver, 'invoice') : null;
 }
 
-/** POST /invoices/{id}/send: an approved (sent, overdue, paid) invoice is queued once, to its customer's Peppol id. */
-export async function sendInvoice(db: Db, scope: CompanyScope, id: string, _input: EinvoiceSendInput) {
+/**
+ * POST /invoices/{id}/send: an approved (sent, overdue, paid) invoice, or the credit note of a cancelled
+ * one, is queued once, to its customer's Peppol id.
+ */
+export async function sendInvoice(db: Db, scope: CompanyScope, id: string, input: EinvoiceSendInput) {
+  const kind = input.document;
   // Locked as every change of an invoice locks it first (invoices.ts): a send and an approval or a
   // delivery's outcome queue on it, and two sends at once make one message.
   const [invoice] = await db.$queryRaw<Invoice[]>`SELECT * FROM invoices WHERE id = ${id}::uuid AND company_id = ${scope.companyId}::uuid FOR UPDATE`;
   if (!invoice) throw notFound('invoice', id);
-  if (invoice.status === 'draft' || invoice.status === 'cancelled') {
-    throw new DomainError(
-      'invoice_not_sendable',
-      invoice.status === 'draft'
-        ? 'A draft is not a document yet: approve the invoice (PUT /invoices/{id}/status {"status":"approved"}) before sending it.'
-        : `Invoice ${invoice.invoice_number} is cancelled: its credit note stands in its place, and a cancelled invoice is not sent.`,
-      undefined,
-      { current_status: invoice.status },
-    );
-  }
-  const existing = await db.einvoiceMessage.findFirst({ where: { company_id: scope.companyId, invoice_id: id, document_kind: 'invoice' } });
+  const refusal = notSendable(invoice, kind);
+  if (refusal) throw new DomainError('invoice_not_sendable', refusal, undefined, { current_status: invoice.status });
+  const existing = await db.einvoiceMessage.findFirst({ where: { company_id: scope.companyId, invoice_id: id, document_kind: kind } });
   if (existing) {
     const replay = REPLAYABLE_STATUSES.includes(existing.status as EinvoiceStatus)
       ? ` To send it again, replay it: POST /einvoices/${existing.id}/replay.`
       : '';
-    throw new DomainError('einvoice_exists', `Invoice ${invoice.invoice_number} is e-invoice ${existing.id} already, ${existing.status}.${replay}`, undefined, {
+    const what = kind === 'credit_note' ? `The credit note of invoice ${invoice.invoice_number}` : `Invoice ${invoice.invoice_number}`;
+    throw new DomainError('einvoice_exists', `${what} is e-invoice ${existing.id} already, ${existing.status}.${replay}`, undefined, {
       current_status: existing.status,
       message_id: existing.id,
     });
@@ -142,7 +141,25 @@ export async function sendInvoice(db: Db, scope: CompanyScope, id: string, _inpu
       'customer_id',
     );
   }
-  return einvoiceMessageView(await queue(db, scope, invoice, receiver, 'invoice'));
+  return einvoiceMessageView(await queue(db, scope, invoice, receiver, kind));
+}
+
+/**
+ * Why the invoice's document `kind` cannot be sent, or null. A draft is no document yet; a cancelled
+ * invoice is replaced by its credit note, which only a cancelled invoice has (a draft is deleted, never
+ * cancelled, so every cancelled invoice has one).
+ */
+function notSendable(invoice: Invoice, kind: DocumentKind): string | null {
+  if (invoice.status === 'draft') {
+    return 'A draft is not a document yet: approve the invoice (PUT /invoices/{id}/status {"status":"approved"}) before sending it.';
+  }
+  if (kind === 'invoice' && invoice.status === 'cancelled') {
+    return `Invoice ${invoice.invoice_number} is cancelled: its credit note stands in its place (send it with {"document":"credit_note"}); a cancelled invoice is not sent.`;
+  }
+  if (kind === 'credit_note' && invoice.status !== 'cancelled') {
+    return `Invoice ${invoice.invoice_number} is ${invoice.status} and has no credit note: only a cancelled invoice has one (PUT /invoices/{id}/status {"status":"cancelled"} issues it).`;
+  }
+  return null;
 }
 
 /**

@@ -21,11 +21,11 @@ export interface EinvoiceAnswer {
  * the document's UUID). The latest answer stands, and it settles the message: no further attempts. An
  * answer to a message not recorded as sent yet (the access point answered before the attempt's outcome
  * was written, or the worker died in between) means the access point had it, so the invoice becomes
- * sent too. Returns false when no message matches.
+ * sent too (an invoice's own document; never for its credit note). Returns false when no message matches.
  */
 export async function recordEinvoiceAnswer(tx: Db, ids: string[], answer: EinvoiceAnswer): Promise<boolean> {
-  const [found] = await tx.$queryRaw<{ id: string; company_id: string; invoice_id: string | null; livemode: boolean }[]>`
-    SELECT m.id, m.company_id, m.invoice_id, c.sandbox_of_id IS NULL AS livemode
+  const [found] = await tx.$queryRaw<{ id: string; company_id: string; invoice_id: string | null; document_kind: string; livemode: boolean }[]>`
+    SELECT m.id, m.company_id, m.invoice_id, m.document_kind, c.sandbox_of_id IS NULL AS livemode
     FROM einvoice_messages m JOIN companies c ON c.id = m.company_id
     WHERE (m.id = ANY(${ids.filter(isUuid)}::uuid[]) OR m.document_uuid = ANY(${ids}::text[])) AND m.direction = 'outbound'
     ORDER BY m.created_at DESC LIMIT 1`;
@@ -39,7 +39,7 @@ export async function recordEinvoiceAnswer(tx: Db, ids: string[], answer: Einvoi
     FROM old WHERE m.id = old.id
     RETURNING old.status`;
   if (before?.status === 'queued' || before?.status === 'failed') {
-    await markAccepted(tx, { companyId: found.company_id, livemode: found.livemode }, found.invoice_id);
+    await markAccepted(tx, { companyId: found.company_id, livemode: found.livemode }, found);
   }
   return true;
 }

@@ -22,8 +22,15 @@ export type EinvoiceDirection = (typeof EINVOICE_DIRECTIONS)[number];
 export const EINVOICE_FORMATS = ['peppol-bis3', 'oioubl-2.1'] as const;
 export type EinvoiceFormat = (typeof EINVOICE_FORMATS)[number];
 
+/** The invoice, or the credit note that cancelled it: what a PDF, a UBL document or an e-invoice is of. */
+export const documentKind = z
+  .enum(DOCUMENT_KINDS, { error: 'must be invoice or credit_note' })
+  .default('invoice')
+  .meta({ description: 'invoice (default): the invoice; credit_note: the credit note (kreditnota) that cancelled it' });
+
 export const einvoiceSendBody = z.strictObject({
   channel: z.enum(['peppol'], { error: 'must be peppol' }).meta({ description: 'The network: peppol (NemHandel), the only one so far' }),
+  document: documentKind,
 });
 export type EinvoiceSendInput = z.output<typeof einvoiceSendBody>;
 
@@ -90,9 +97,12 @@ export const einvoiceMessageResource = z
   .meta({ id: 'EinvoiceMessage' });
 export type EinvoiceMessageView = z.input<typeof einvoiceMessageResource>;
 
-/** What an invoice shows of the e-invoice that sent it (its own document, not its credit note's). */
-export const invoiceEinvoice = z
-  .object({ status, message_id: z.guid(), last_response: lastResponse })
-  .nullable()
-  .meta({ description: 'The e-invoice sending this invoice (POST /invoices/{id}/send); null when it was never sent as one' });
+/** What an invoice shows of the e-invoice that sent it (its own document; its credit note's shows on the credit note). */
+const einvoiceSummary = z.object({ status, message_id: z.guid(), last_response: lastResponse }).nullable();
+export const invoiceEinvoice = einvoiceSummary.meta({
+  description: 'The e-invoice sending this invoice (POST /invoices/{id}/send); null when it was never sent as one',
+});
+export const creditNoteEinvoice = einvoiceSummary.meta({
+  description: 'The e-invoice sending this credit note (POST /invoices/{id}/send {"document":"credit_note"}); null when it was never sent as one',
+});
 export type InvoiceEinvoiceView = z.input<typeof invoiceEinvoice>;

@@ -6,9 +6,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** A hand-over may take this long before the attempt counts as failed. */
-export const HAND_OVER_TIMEOUT_MS = 20_000;
-
 export interface OutgoingDocument {
   messageId: string;
   xml: string;
@@ -75,10 +72,11 @@ const BODY_LIMIT = 2000;
 /**
  * POST <url> with the XML, `Authorization: Bearer <token>` when one is configured, and the message id
  * as `Idempotency-Key` (an access point that honours it takes a repeated hand-over once). 2xx: the
- * access point accepted it; 4xx: rejected; anything else, or no answer within 20 s: retried.
+ * access point accepted it; 4xx: rejected; anything else, or no answer within `timeoutMs`
+ * (EINVOICE_HANDOVER_TIMEOUT_MS): retried.
  * Redirects are not followed (a 3xx is retried, then fails: the URL is wrong).
  */
-export function httpTransport(url: string, token: string | undefined, timeoutMs = HAND_OVER_TIMEOUT_MS): EinvoiceTransport {
+export function httpTransport(url: string, token: string | undefined, timeoutMs: number): EinvoiceTransport {
   return {
     kind: 'http',
     async send(doc) {

@@ -4,11 +4,11 @@ import { fromDate } from '../calendar.ts';
 import { amountToJson } from '../money.ts';
 import type { DocumentKind, EinvoiceDirection, EinvoiceFormat, EinvoiceMessageView, EinvoiceStatus, InvoiceEinvoiceView } from './schema.ts';
 
-/** What an invoice read includes of its messages: its own document's, outbound. */
+/** What an invoice read includes of its messages: its own document's and its credit note's, outbound. */
 export const invoiceEinvoiceInclude = {
-  where: { direction: 'outbound', document_kind: 'invoice' },
+  where: { direction: 'outbound' },
   // Not the document: a list of invoices reads none of their XML.
-  select: { id: true, status: true, last_response: true },
+  select: { id: true, document_kind: true, status: true, last_response: true },
 } satisfies Prisma.Invoice$einvoice_messagesArgs;
 
 export type EinvoiceMessageRow = Prisma.EinvoiceMessageGetPayload<object>;
@@ -60,8 +60,11 @@ export function einvoiceMessageView(m: EinvoiceMessageHead): EinvoiceMessageView
   };
 }
 
-/** The invoice's `einvoice`: its message (read with invoiceEinvoiceInclude), or null. */
-export function invoiceEinvoiceView(messages: readonly Pick<EinvoiceMessageRow, 'id' | 'status' | 'last_response'>[]): InvoiceEinvoiceView {
-  const m = messages[0];
+/** The message of the invoice's document `kind` (read with invoiceEinvoiceInclude), or null. */
+export function invoiceEinvoiceView(
+  messages: readonly Pick<EinvoiceMessageRow, 'id' | 'document_kind' | 'status' | 'last_response'>[],
+  kind: DocumentKind,
+): InvoiceEinvoiceView {
+  const m = messages.find((x) => x.document_kind === kind);
   return m ? { status: m.status as EinvoiceStatus, message_id: m.id, last_response: responseOf(m.last_response) } : null;
 }

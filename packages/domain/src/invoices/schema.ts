@@ -20,7 +20,7 @@ import {
   vatCode,
 } from '../fields.ts';
 import { lineNumber, ordinal } from '../integers.ts';
-import { invoiceEinvoice } from '../einvoice/schema.ts';
+import { creditNoteEinvoice, invoiceEinvoice } from '../einvoice/schema.ts';
 import { INVOICE_STATUSES, INVOICE_VAT_RATES } from './rules.ts';
 
 const line = z.strictObject({
@@ -103,6 +103,7 @@ const creditNote = z
     credit_note_number: z.string().meta({ description: 'Its own number from the unified document number sequence' }),
     date: dateOut(),
     transaction_id: z.guid().meta({ description: 'The posting that reverses the invoice' }),
+    einvoice: creditNoteEinvoice,
   })
   .nullable()
   .meta({ description: 'The credit note (kreditnota) that cancelled the invoice; null otherwise' });

@@ -49,9 +49,10 @@ export function invoiceView(i: InvoiceRow): InvoiceView {
           credit_note_number: String(i.credit_note.document_number),
           date: fromDate(i.credit_note.date),
           transaction_id: i.credit_note.transaction_id,
+          einvoice: invoiceEinvoiceView(i.einvoice_messages, 'credit_note'),
         }
       : null,
-    einvoice: invoiceEinvoiceView(i.einvoice_messages),
+    einvoice: invoiceEinvoiceView(i.einvoice_messages, 'invoice'),
   };
 }
 
