@@ -49,6 +49,8 @@ describe('README: the first requests, pasted as they are', () => {
       'curl() { command curl --silent --show-error --fail-with-body "$@"; }',
       // npm runs in the checkout, the downloads land in a folder of the test's own.
       `npm() { (cd ${JSON.stringify(ROOT)} && command npm "$@"); }`,
+      // The checkout's files the README names (an example e-invoice), where a reader in the checkout finds them.
+      `ln -s ${JSON.stringify(join(ROOT, 'packages'))} packages`,
       ...blocks,
       'echo "README done: company $COMPANY"',
     ].join('\n');
@@ -59,6 +61,9 @@ describe('README: the first requests, pasted as they are', () => {
     expect(pdf('faktura.pdf')).toBe('%PDF-');
     expect(pdf('kreditnota.pdf')).toBe('%PDF-');
     expect(readFileSync(join(dir, 'saft.xml'), 'utf8')).toMatch(/^<\?xml[\s\S]*<AuditFile/);
+    expect(readFileSync(join(dir, 'faktura.xml'), 'utf8')).toMatch(/^<\?xml[\s\S]*<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/);
+    // The list shows the invoice sent and the example received.
+    expect(run.stdout).toMatch(/"direction":"outbound"[\s\S]*"direction":"inbound"|"direction":"inbound"[\s\S]*"direction":"outbound"/);
     expect(readFileSync(join(dir, 'momsangivelse.xml'), 'utf8')).toMatch(
       /^<\?xml[\s\S]*<RubrikBVarerIndberetningBeloeb>3357<\/RubrikBVarerIndberetningBeloeb>/,
     );
