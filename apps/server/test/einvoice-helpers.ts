@@ -31,7 +31,14 @@ export const fixtureUbl: RenderUbl = async (db: Db, scope, invoiceId, kind) => {
   <cac:LegalMonetaryTotal><cbc:PayableAmount currencyID="${i!.currency}">${i!.total}</cbc:PayableAmount></cac:LegalMonetaryTotal>
 </Invoice>
 `;
-  return { xml, filename: `${kind === 'invoice' ? 'faktura' : 'kreditnota'}-${i!.invoice_number}.xml`, documentId, number: i!.invoice_number };
+  return {
+    xml,
+    filename: `${kind === 'invoice' ? 'faktura' : 'kreditnota'}-${i!.invoice_number}.xml`,
+    documentId,
+    number: i!.invoice_number,
+    issueDate: i!.issue_date.toISOString().slice(0, 10),
+    sender: '',
+  };
 };
 
 /** A customer, with a Peppol participant id when one is given. */

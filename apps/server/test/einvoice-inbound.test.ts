@@ -285,6 +285,9 @@ describe('GET /einvoices, /einvoices/{id}, /einvoices/{id}/xml', () => {
       direction: 'outbound',
       document_number: invoice.invoice_number,
       counterpart: { name: 'Læser ApS', peppol_id: '0184:29190925' },
+      sender: '0184:12345674',
+      receiver: '0184:29190925',
+      issue_date: '2026-11-20',
       total_amount: 1250,
       links: { invoice: `/api/v1/invoices/${invoice.id}` },
     });

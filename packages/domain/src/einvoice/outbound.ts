@@ -4,6 +4,7 @@
 import type { Customer, Db, Invoice } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { ublDocument, ublXml } from './ubl.ts';
+import { toDate } from '../calendar.ts';
 import { DomainError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { REPLAYABLE_STATUSES, type DocumentKind, type EinvoiceSendInput, type EinvoiceStatus } from './schema.ts';
@@ -17,13 +18,24 @@ export interface RenderedUbl {
   documentId: string;
   /** The document's number (cbc:ID): the invoice's, or its credit note's. */
   number: string;
+  /** Its issue date (the credit note's own), YYYY-MM-DD. */
+  issueDate: string;
+  /** The seller's endpoint, <scheme>:<id>: the company as the document names it. */
+  sender: string;
 }
 export type RenderUbl = (db: Db, scope: CompanyScope, invoiceId: string, kind: DocumentKind) => Promise<RenderedUbl>;
 
 /** The document of an approved invoice or its credit note, as Peppol BIS Billing 3.0 UBL (ubl.ts). */
 export const renderInvoiceUbl: RenderUbl = async (db, scope, invoiceId, kind) => {
   const { document, filename } = await ublDocument(db, scope, invoiceId, kind);
-  return { xml: ublXml(document), filename, documentId: document.uuid, number: document.number };
+  return {
+    xml: ublXml(document),
+    filename,
+    documentId: document.uuid,
+    number: document.number,
+    issueDate: document.issueDate,
+    sender: document.seller.endpoint,
+  };
 };
 let renderUbl: RenderUbl = renderInvoiceUbl;
 
@@ -79,8 +91,9 @@ async function queue(db: Db, scope: CompanyScope, invoice: Invoice, receiver: st
       document_number: doc.number,
       channel: 'peppol',
       receiver_peppol_id: receiver,
+      sender_peppol_id: doc.sender,
       counterpart_name: invoice.customer_name,
-      issue_date: invoice.issue_date,
+      issue_date: toDate(doc.issueDate),
       currency: invoice.currency,
       net_amount: invoice.subtotal,
       vat_amount: invoice.vat_amount,

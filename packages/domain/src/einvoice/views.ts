@@ -40,6 +40,7 @@ export function einvoiceMessageView(m: EinvoiceMessageHead): EinvoiceMessageView
     total_amount: amountToJson(m.total_amount),
     payable_amount: amountToJson(m.payable_amount),
     channel: 'peppol',
+    sender: m.sender_peppol_id,
     receiver: m.receiver_peppol_id,
     status: m.status as EinvoiceStatus,
     attempts: m.attempts,
