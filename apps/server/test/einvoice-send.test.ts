@@ -306,6 +306,8 @@ describe('refusals', () => {
     expect(r3.response.status).toBe(422);
     expect(r3.error).toMatchObject({ code: 'peppol_id_required', field: 'customer_id' });
     expect(r3.error?.detail).toContain('Uden Peppol ApS');
+    // BEK 97/2023 annex 2: the sender is prompted to have the customer register in NemHandel.
+    expect(r3.error?.detail).toMatch(/NemHandelsregistret/);
 
     const ready = await invoiceFor(c, customerId);
     const raw = client(svc.url, key);

@@ -150,7 +150,8 @@ export async function sendInvoice(db: Db, scope: CompanyScope, id: string, input
   if (!receiver) {
     throw new DomainError(
       'peppol_id_required',
-      `Customer ${invoice.customer_name} has no peppol_id: set the customer's Peppol participant id (such as 0088:<EAN> or 0184:<CVR>) to send it e-invoices.`,
+      // BEK 97/2023 annex 2: the system prompts the sender to have such a customer register in NemHandelsregistret.
+      `Customer ${invoice.customer_name} has no peppol_id: set the customer's Peppol participant id (such as 0088:<EAN> or 0184:<CVR>) to send it e-invoices. A customer not yet registered in NemHandel can register its CVR number in NemHandelsregistret (nemhandelsregisteret.dk) to receive them.`,
       'customer_id',
     );
   }
