@@ -132,6 +132,7 @@ const pdfDocument: InvoiceDocument = {
     bank_account_number: '0440116243',
     iban: '',
   },
+  fi_payment_line: '',
   buyer: { name: 'Køber ApS', address: ['Nørregade 7', '1165 København K'], cvr: '29190925' },
   lines: lines.map((l) => ({
     description: l.description,
@@ -166,6 +167,7 @@ const ubl: UblDocument = {
   buyer: party('Køber ApS', '29190925'),
   lines,
   bank: { regNumber: '0040', accountNumber: '0440116243', iban: '' },
+  fi: null,
   paymentTermsDays: 14,
   pdf: { filename: 'faktura-17.pdf', content: pdf },
 };

@@ -25,8 +25,9 @@ const USAGE = `usage: tlr <command> [flags] [--json]
                  [--name N] [--cvr 12345674] [--address-line1 T] [--address-line2 T]
                  [--postal-code T] [--city T] [--country DK] [--email E] [--phone T]
                  [--bank-reg-number 1234] [--bank-account-number 1234567890] [--iban DK50...]
-                 [--peppol-id 0184:12345674]
-                 ("" clears one; --cvr is checked by the CVR modulus 11 rule, --peppol-id by its scheme's)
+                 [--peppol-id 0184:12345674] [--fi-creditor-number 81234567]
+                 ("" clears one; --cvr is checked by the CVR modulus 11 rule, --peppol-id by its scheme's,
+                 --fi-creditor-number as 8 digits starting with 8)
   key create     --company ID --name N --scopes a,b|all --mode live|test [--expires-at 2027-01-01T00:00:00Z]
   key revoke     --id ID
   key list       --company ID
@@ -77,6 +78,7 @@ const PROFILE_FLAGS = [
   'bank-account-number',
   'iban',
   'peppol-id',
+  'fi-creditor-number',
 ] as const;
 const flags = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n, str]));
 
@@ -141,7 +143,7 @@ const commands: Record<string, Command> = {
           json: settings,
           text: [
             `company ${settings.company_id}: VAT ${settings.vat_registered ? 'registered' : 'not registered'}, ${settings.vat_period_frequency} VAT periods, lock date ${settings.lock_date ?? 'none'}; fiscal years ${years}`,
-            `seller: ${c.name}${c.cvr ? ` (CVR ${c.cvr})` : ''}${address ? `, ${address}` : ''}${bank ? `; ${bank}` : '; no bank details'}${c.peppol_id ? `; Peppol id ${c.peppol_id}` : ''}`,
+            `seller: ${c.name}${c.cvr ? ` (CVR ${c.cvr})` : ''}${address ? `, ${address}` : ''}${bank ? `; ${bank}` : '; no bank details'}${c.peppol_id ? `; Peppol id ${c.peppol_id}` : ''}${c.fi_creditor_number ? `; FI creditor number ${c.fi_creditor_number}` : ''}`,
           ].join('\n'),
         };
       };
@@ -302,6 +304,7 @@ const flagOf: Record<string, string> = {
   name: '--name',
   cvr: '--cvr',
   peppol_id: '--peppol-id',
+  fi_creditor_number: '--fi-creditor-number',
   scopes: '--scopes',
   mode: '--mode',
   id: '--id',

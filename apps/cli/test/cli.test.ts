@@ -215,6 +215,16 @@ describe('tlr', () => {
     expect((await json('company set', '--company', company.company_id, '--peppol-id', '')).company.peppol_id).toBe('');
   });
 
+  it('company set --fi-creditor-number sets the FI creditor number, checked by name, and "" removes it', async () => {
+    const company = await newCompany();
+    expect((await json('company set', '--company', company.company_id, '--fi-creditor-number', '8123 4567')).company.fi_creditor_number).toBe('81234567');
+    expect((await tlr('company', 'set', '--company', company.company_id, '--name', 'FI ApS')).stdout).toContain('; FI creditor number 81234567');
+    const bad = await tlr('company', 'set', '--company', company.company_id, '--fi-creditor-number', '71234567');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe('tlr: --fi-creditor-number: must be an FI creditor number (kreditornummer): 8 digits, the first 8, such as 81234567\n');
+    expect((await json('company set', '--company', company.company_id, '--fi-creditor-number', '')).company.fi_creditor_number).toBe('');
+  });
+
   it('company set refuses an impossible lock date instead of rolling it over (2026-02-30 is not 2026-03-02)', async () => {
     const company = await newCompany();
     const r = await tlr('company', 'set', '--company', company.company_id, '--lock-date', '2026-02-30');

@@ -24,7 +24,7 @@ async function invoice(customer_id: string, lines: object[], extra: object = {})
 }
 
 describe('invoices as Peppol BIS Billing 3.0 UBL', () => {
-  it('are valid in every shape: 25 %, exempt, EU reverse charge, export, mixed rates, fractions, long texts, EUR, a discount line, a credit note', async () => {
+  it('are valid in every shape: 25 %, exempt, EU reverse charge, export, mixed rates, fractions, long texts, EUR, a discount line, an FI payment id, a credit note', async () => {
     await ok(
       t.api.PUT('/settings/company', {
         body: { address_line1: 'Vestergade 12', postal_code: '8000', city: 'Aarhus C', email: 'faktura@saelger.dk', iban: 'DK5000400440116243' },
@@ -69,6 +69,9 @@ describe('invoices as Peppol BIS Billing 3.0 UBL', () => {
       ['a buyer with its own peppol_id', await invoice(registered, [{ description: 'Ydelse', quantity: 1, unit_price: 100 }])],
       ['§ 46 reverse charge (AE)', await invoice(dk, [{ description: 'Tømrerarbejde', quantity: 40, unit_price: 450, vat_code: 'SOMV' }])],
     ];
+    // Approved once the company has an FI creditor number (the shapes above have none): paid by FIK only.
+    await ok(t.api.PUT('/settings/company', { body: { fi_creditor_number: '81234567' } }));
+    shapes.push(['with an FI payment id', await invoice(dk, [{ description: 'Skruer', quantity: 3, unit_price: 19.96 }])]);
     const cancelled = await invoice(dk, [{ description: 'Forkert', quantity: 1, unit_price: 500 }]);
     await ok(t.api.PUT('/invoices/{id}/status', { params: { path: { id: cancelled } }, body: { status: 'cancelled' } }));
     const documents: [string, string][] = [
@@ -85,6 +88,13 @@ describe('invoices as Peppol BIS Billing 3.0 UBL', () => {
     expect(own).toContain('<cac:AccountingCustomerParty><cac:Party><cbc:EndpointID schemeID="0088">5790000436101</cbc:EndpointID>');
     expect(own).toContain('<cac:AccountingSupplierParty><cac:Party><cbc:EndpointID schemeID="0184">12345674</cbc:EndpointID>');
     expect(credit).toMatch(/^<\?xml[^>]*\?><CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/);
+    const fi = documents.find(([what]) => what === 'with an FI payment id')![1];
+    expect(fi).toMatch(
+      /<cac:PaymentMeans><cbc:PaymentMeansCode>93<\/cbc:PaymentMeansCode><cbc:PaymentID>71#\d{15}<\/cbc:PaymentID><cac:PayeeFinancialAccount><cbc:ID>81234567<\/cbc:ID><\/cac:PayeeFinancialAccount><\/cac:PaymentMeans><cac:PaymentTerms>/,
+    );
+    // UBL allows one payment means code and one PaymentID per invoice (UBL-SR-44, UBL-SR-47): the IBAN's 58 gives way.
+    expect(fi).not.toContain('<cbc:PaymentMeansCode>58<');
+    for (const [what, xml] of documents.filter(([what]) => what !== 'with an FI payment id')) expect(xml, what).not.toContain('<cbc:PaymentMeansCode>93<');
     const eur = documents.find(([what]) => what === 'EUR with Danish VAT')![1];
     // 99.99 EUR + 25.00 VAT; the VAT in DKK at 7.4612 = 186.53.
     expect(eur).toContain('<cbc:TaxCurrencyCode>DKK</cbc:TaxCurrencyCode>');

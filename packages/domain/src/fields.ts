@@ -7,6 +7,7 @@ import { ACCOUNT_NUMBER } from './ledger/rules.ts';
 import { BANK_ACCOUNT_NUMBER, BANK_REG_NUMBER, checkIban, normalizeIban } from './identifiers/bank.ts';
 import { checkCvr, normalizeCvr } from './identifiers/cvr.ts';
 import { checkPeppolId, normalizePeppolId } from './identifiers/peppol-id.ts';
+import { checkFiCreditorNumber, normalizeFiCreditorNumber } from './identifiers/fi-payment.ts';
 import { checkVatNumber, normalizeVatNumber } from './identifiers/vat-number.ts';
 import { checkCurrency, parseExchangeRate } from './currency/rules.ts';
 import { isJsonAmount, parseAmount, type Decimal } from './money.ts';
@@ -174,6 +175,15 @@ export const iban = () =>
     })
     .transform(normalizeIban)
     .meta({ description: 'Stored without spaces; checked by its mod-97 check digits', example: 'DK5000400440116243' });
+/** The company's FI creditor number (identifiers/fi-payment.ts); "" or null for none. */
+export const fiCreditorNumber = () =>
+  text(20)
+    .superRefine((v, ctx) => {
+      const why = v === '' ? undefined : checkFiCreditorNumber(v);
+      if (why) ctx.addIssue({ code: 'custom', message: why });
+    })
+    .transform(normalizeFiCreditorNumber)
+    .meta({ description: 'FI kreditornummer: 8 digits, the first 8; spaces removed', example: '81234567' });
 /** An EU VAT number (identifiers/vat-number.ts), checked for its country's format and stored normalised; "" or null for none. */
 export const vatNumber = () =>
   text(40)

@@ -38,6 +38,7 @@ export * from './saft/export-saft.ts';
 export * from './companies/sandbox.ts';
 export * from './identifiers/bank.ts';
 export * from './identifiers/cvr.ts';
+export * from './identifiers/fi-payment.ts';
 export * from './identifiers/peppol-id.ts';
 export * from './identifiers/vat-number.ts';
 export * from './invoices/rules.ts';

@@ -224,6 +224,7 @@ const SELLER_LABELS: Record<keyof Seller, string> = {
   bank_account_number: 'Bank account number',
   iban: 'IBAN',
   peppol_id: 'Peppol id',
+  fi_creditor_number: 'FI creditor number',
 };
 const SELLER_FIELDS = Object.keys(SELLER_LABELS) as (keyof Seller)[];
 const SELLER_HINTS: Partial<Record<keyof Seller, string>> = {
@@ -231,6 +232,7 @@ const SELLER_HINTS: Partial<Record<keyof Seller, string>> = {
   country: 'two letters, such as DK',
   iban: 'checked by its check digits',
   peppol_id: 'scheme:id, such as 0184:12345674; left empty, e-invoices use 0184 and the CVR',
+  fi_creditor_number: 'kreditornummer for FI card +71: 8 digits, the first 8; invoices approved while it is set get a payment id',
 };
 
 interface Refusal {

@@ -48,7 +48,7 @@ export const invoicesRouter = router({
     description: 'sort=invoice_number sorts numerically (drafts, unnumbered, last in ascending order).',
     scope: 'invoices:read',
     spec: INVOICE_LIST,
-    searchDescription: 'Case-insensitive search in invoice number and notes',
+    searchDescription: 'Case-insensitive search in invoice number, FI payment id (payment_id) and notes',
     filters: currencyFilter,
     resource: invoiceResource,
     run: listInvoices,

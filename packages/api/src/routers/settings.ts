@@ -4,7 +4,20 @@
 import { z } from 'zod';
 import { getCompanySettings, updateCompanyProfile } from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
-import { bankAccountNumber, bankRegNumber, boolean, country, cvr, email, iban, peppolId, phone, requiredText, text } from '@tlr/domain/fields';
+import {
+  bankAccountNumber,
+  bankRegNumber,
+  boolean,
+  country,
+  cvr,
+  email,
+  fiCreditorNumber,
+  iban,
+  peppolId,
+  phone,
+  requiredText,
+  text,
+} from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 import { month } from '@tlr/domain/integers';
 
@@ -30,6 +43,11 @@ export const companyProfileInput = {
     description:
       'The company\'s own Peppol participant identifier <scheme>:<id>, its endpoint on the e-invoices it sends and where it receives them, e.g. 0184:12345674 (its CVR number) or 0088:5790000436101 (a GLN), checked by its scheme\'s rule and stored normalised; "" or null removes it. While it is "", e-invoices name the company by 0184 and its CVR number',
     example: '0184:12345674',
+  }),
+  fi_creditor_number: fiCreditorNumber().optional().meta({
+    description:
+      'The company\'s FI creditor number (kreditornummer) for FI card type +71: 8 digits, the first 8, spaces removed; "" or null removes it. While it is set, every invoice approved gets a payment_id, printed with it as the FI payment line +71<payment_id> +<creditor number>< and named in its e-invoice (PaymentMeans code 93); an invoice keeps the creditor number it was approved with',
+    example: '81234567',
   }),
 };
 
@@ -63,6 +81,7 @@ const companySettings = z
     bank_account_number: z.string(),
     iban: z.string(),
     peppol_id: z.string().meta({ description: 'The company\'s own Peppol participant identifier as set with PUT /settings/company; "" if none' }),
+    fi_creditor_number: z.string().meta({ description: 'The FI creditor number (kreditornummer) as set with PUT /settings/company; "" if none' }),
   })
   .meta({ id: 'CompanySettings' });
 
@@ -85,7 +104,7 @@ export const settingsRouter = router({
         tags: [tag],
         summary: 'Update the seller profile printed on invoices',
         description:
-          'Name, CVR number, address, contact, bank details (registration and account number, IBAN), the company\'s Peppol id and einvoice_auto_send. Fields left out keep their value; "" or null clears one. With a live key the sandbox gets the same profile; with a test key only the sandbox changes. Invoices print the profile as it is when the PDF is made.',
+          'Name, CVR number, address, contact, bank details (registration and account number, IBAN, FI creditor number), the company\'s Peppol id and einvoice_auto_send. Fields left out keep their value; "" or null clears one. With a live key the sandbox gets the same profile; with a test key only the sandbox changes. Invoices print the profile as it is when the PDF is made.',
       },
       scopes: ['accounts:write'],
     })

@@ -14,6 +14,7 @@ import { DomainError } from '../errors.ts';
 import { invoiceDocument, renderInvoicePdf } from '../invoices/pdf.ts';
 import { fullInvoiceInclude } from '../invoices/views.ts';
 import { companyPeppolId, peppolIdOfVatNumber } from '../identifiers/peppol-id.ts';
+import { fiUblPaymentId } from '../identifiers/fi-payment.ts';
 
 const NS = {
   Invoice: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2',
@@ -67,6 +68,8 @@ export interface UblDocument {
   buyer: UblParty;
   lines: UblLine[];
   bank: { regNumber: string; accountNumber: string; iban: string };
+  /** The invoice's FI +71 payment id and the creditor number frozen with it; null without one. */
+  fi: { paymentId: string; creditorNumber: string } | null;
   paymentTermsDays: number;
   /** The PDF of the document, embedded as an AdditionalDocumentReference. */
   pdf: { filename: string; content: Buffer } | null;
@@ -259,10 +262,20 @@ export function ublXml(d: UblDocument): string {
 }
 
 /**
- * How the seller is paid (BG-16): by IBAN as a SEPA credit transfer (58), else by a Danish bank
- * account (31, the registration number as the branch). The invoice number is the payment reference.
+ * How the seller is paid (BG-16). An invoice with an FI payment id is paid by FIK (93): the +71 id as
+ * `71#<id>` and the creditor number as the account (the Danish rules DK-R-010, DK-R-011), and nothing
+ * else, as UBL allows one PaymentID and one payment means code per invoice (UBL-SR-44, UBL-SR-47;
+ * decision 248). Otherwise by IBAN as a SEPA credit transfer (58), else by a Danish bank account (31,
+ * the registration number as the branch), with the invoice number as the payment reference.
  */
 function paymentMeans(doc: XMLBuilder, d: UblDocument) {
+  if (d.fi) {
+    const fik = doc.ele(NS.cac, 'cac:PaymentMeans');
+    fik.ele(NS.cbc, 'cbc:PaymentMeansCode').txt('93');
+    fik.ele(NS.cbc, 'cbc:PaymentID').txt(fiUblPaymentId(d.fi.paymentId));
+    fik.ele(NS.cac, 'cac:PayeeFinancialAccount').ele(NS.cbc, 'cbc:ID').txt(d.fi.creditorNumber);
+    return;
+  }
   const { iban, regNumber, accountNumber } = d.bank;
   if (!iban && !(regNumber && accountNumber)) return;
   const means = doc.ele(NS.cac, 'cac:PaymentMeans');
@@ -345,6 +358,7 @@ export async function ublDocument(
       vatRate: dec(l.vat_rate),
     })),
     bank: { regNumber: company.bank_reg_number, accountNumber: company.bank_account_number, iban: company.iban },
+    fi: kind === 'invoice' && row.payment_id ? { paymentId: row.payment_id, creditorNumber: row.fi_creditor_number } : null,
     paymentTermsDays: pdf.payment_terms_days,
     pdf: { filename: pdf.filename, content: await renderInvoicePdf(pdf) },
   };

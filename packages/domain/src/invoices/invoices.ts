@@ -20,6 +20,7 @@ import { codeFor, postableCode, vatCodesOf } from '../vat/treatments.ts';
 import { documentCurrency, givenRate, netOn, postingInDkk } from '../currency/convert.ts';
 import { toDkk } from '../currency/rules.ts';
 import { isEuCountry, vatNumberCountry } from '../identifiers/vat-number.ts';
+import { fiPaymentId } from '../identifiers/fi-payment.ts';
 import { queueOnApproval } from '../einvoice/outbound.ts';
 import type { FullInvoiceView, InvoiceInput, InvoiceStatusInput, InvoiceUpdate, InvoiceView, PaymentInput } from './schema.ts';
 import {
@@ -43,7 +44,7 @@ export const INVOICE_LIST = {
   // Invoice numbers sort as numbers (the document number behind them); drafts have none.
   sort: { created_at: 'created_at', issue_date: 'issue_date', due_date: 'due_date', total: 'total', invoice_number: 'document_number', currency: 'currency' },
   defaultSort: 'created_at',
-  search: ['invoice_number', 'notes'],
+  search: ['invoice_number', 'payment_id', 'notes'],
   dateColumn: 'created_at',
   dateDescription: 'creation date',
   statuses: INVOICE_STATUSES,
@@ -351,12 +352,12 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
     sourceId: row.id,
   });
   // The lines' revenue accounts and the invoice's approval in one statement, which also reads whether
-  // the company sends e-invoices on approval.
+  // the company sends e-invoices on approval and its FI creditor number.
   const [updated] = await db.$queryRaw<(Invoice & { einvoice_auto_send: boolean })[]>`
     WITH lines AS (
       UPDATE invoice_lines AS l SET account_id = v.account_id
       FROM unnest(${row.lines.map((l) => l.id)}::uuid[], ${lines.map((l) => l.accountId)}::uuid[]) AS v(id, account_id) WHERE l.id = v.id
-    )
+    ), company AS (SELECT fi_creditor_number FROM companies WHERE id = ${scope.companyId}::uuid)
     UPDATE invoices SET
       status = 'approved', invoice_number = ${String(posted.document_number)}, document_number = ${posted.document_number}::bigint,
       exchange_rate = ${fx.rate.toFixed(6)}::numeric, total_dkk = ${totalDkk.toFixed(2)}::numeric,
@@ -366,7 +367,10 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
       customer_name = ${customer.name}, customer_address_line1 = ${customer.address_line1}, customer_address_line2 = ${customer.address_line2},
       customer_postal_code = ${customer.postal_code}, customer_city = ${customer.city}, customer_country = ${customer.country},
       customer_cvr = ${customer.cvr}, customer_ean = ${customer.ean}, customer_vat_number = ${customer.vat_number},
-      customer_peppol_id = ${customer.peppol_id}
+      customer_peppol_id = ${customer.peppol_id},
+      -- Frozen too (decision 246): the payment line stays what the customer was told to pay with.
+      fi_creditor_number = (SELECT fi_creditor_number FROM company),
+      payment_id = CASE WHEN (SELECT fi_creditor_number FROM company) <> '' THEN ${fiPaymentId(String(posted.document_number))} ELSE '' END
     WHERE id = ${row.id}::uuid
     RETURNING *, (SELECT einvoice_auto_send FROM companies WHERE id = ${scope.companyId}::uuid) AS einvoice_auto_send`;
   const { einvoice_auto_send: autoSend, ...invoice } = updated!;

@@ -13,6 +13,7 @@ import type { Db } from '@tlr/db';
 import { daysBetween, fromDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { printIban } from '../identifiers/bank.ts';
+import { fiPaymentLine } from '../identifiers/fi-payment.ts';
 import { notFound } from '../errors.ts';
 import { Decimal, roundOere } from '../money.ts';
 import { invoiceTotals } from './rules.ts';
@@ -46,6 +47,8 @@ export interface InvoiceDocument {
   /** On a cancelled invoice: the credit note that credited it (nothing is to be paid). */
   credited_by: { number: string; date: string } | null;
   seller: Party & { bank_reg_number: string; bank_account_number: string; iban: string };
+  /** The FI payment line (+71) of an invoice with a payment id; "" otherwise, and always on a credit note. */
+  fi_payment_line: string;
   buyer: Party;
   lines: { description: string; quantity: string; unit_price: string; vat_rate: string; amount: string }[];
   vat: { label: string; base: string; amount: string }[];
@@ -110,6 +113,8 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
       bank_account_number: company.bank_account_number,
       iban: company.iban,
     },
+    // The creditor number frozen with the id, not the company's current one (decision 246).
+    fi_payment_line: kind === 'invoice' && row.payment_id ? fiPaymentLine(row.payment_id, row.fi_creditor_number) : '',
     buyer,
     lines: row.lines.map((l) => ({
       description: l.description,
@@ -321,7 +326,8 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
       ? [`${cancelledText(d.credited_by)}.`, 'Fakturaen skal ikke betales.']
       : [
           `Betalingsbetingelser: netto ${d.payment_terms_days} dage. Forfaldsdato ${danishDate(d.due_date)}.`,
-          bank.length ? `Betales til ${bank.join(', ')}.` : 'Bankoplysninger: ikke angivet.',
+          bank.length ? `Betales til ${bank.join(', ')}.` : d.fi_payment_line ? '' : 'Bankoplysninger: ikke angivet.',
+          d.fi_payment_line ? `Indbetalingskort (FI): ${d.fi_payment_line}` : '',
           d.number ? `Angiv venligst fakturanr. ${d.number} ved betaling.` : '',
         ].filter(Boolean);
   y += 18;

@@ -128,6 +128,16 @@ const invoiceFields = {
   created_at: timestamp(),
   updated_at: timestamp(),
   notes: z.string(),
+  payment_id: z.string().meta({
+    description:
+      'The FI payment id (betalings-id) for FI card type +71, 15 digits: the invoice number left-padded with zeros to 14 digits and a modulus 10 check digit. Given at approval when the company has an fi_creditor_number (PUT /settings/company) and never changed afterwards; "" on a draft and on an invoice approved without one. GET /invoices?search= finds an invoice by it',
+    example: '000000000001735',
+  }),
+  fi_creditor_number: z.string().meta({
+    description:
+      'The FI creditor number (kreditornummer) the invoice was approved with, frozen with payment_id: the payment line is +71<payment_id> +<fi_creditor_number><; "" when payment_id is ""',
+    example: '81234567',
+  }),
   paid_amount: amountOut("Payments registered so far, in the invoice's currency"),
   balance_due: amountOut("total - paid_amount (0 once cancelled), in the invoice's currency"),
   posted_transaction_id: z.guid().nullable().meta({ description: 'The ledger posting of the approval; null on a draft' }),

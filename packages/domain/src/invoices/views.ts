@@ -39,6 +39,8 @@ export function invoiceView(i: InvoiceRow): InvoiceView {
     updated_at: i.updated_at.toISOString(),
     // Additive: beyond the contract's shape.
     notes: i.notes,
+    payment_id: i.payment_id,
+    fi_creditor_number: i.fi_creditor_number,
     paid_amount: amountToJson(i.paid_amount),
     balance_due: amountToJson(i.status === 'cancelled' ? 0 : i.total.minus(i.paid_amount)),
     posted_transaction_id: i.posted_transaction_id,
