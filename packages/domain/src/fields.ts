@@ -167,36 +167,32 @@ export const bankRegNumber = () =>
   bankDigits(BANK_REG_NUMBER, 'must be a Danish bank registration number of 4 digits').meta({ description: 'Registreringsnummer', example: '0040' });
 export const bankAccountNumber = () =>
   bankDigits(BANK_ACCOUNT_NUMBER, 'must be a Danish bank account number of up to 10 digits').meta({ description: 'Kontonummer', example: '0440116243' });
-export const iban = () =>
-  text(42)
+/**
+ * An optional identifier checked by its module: "" or null for none; otherwise refused with the module's
+ * reason, and stored as the module normalises it.
+ */
+const identifier = (max: number, check: (v: string) => string | undefined, normalize: (v: string) => string) =>
+  text(max)
     .superRefine((v, ctx) => {
-      const why = v === '' ? undefined : checkIban(v);
+      const why = v === '' ? undefined : check(v);
       if (why) ctx.addIssue({ code: 'custom', message: why });
     })
-    .transform(normalizeIban)
-    .meta({ description: 'Stored without spaces; checked by its mod-97 check digits', example: 'DK5000400440116243' });
+    .transform(normalize);
+export const iban = () =>
+  identifier(42, checkIban, normalizeIban).meta({ description: 'Stored without spaces; checked by its mod-97 check digits', example: 'DK5000400440116243' });
 /** The company's FI creditor number (identifiers/fi-payment.ts); "" or null for none. */
 export const fiCreditorNumber = () =>
-  text(20)
-    .superRefine((v, ctx) => {
-      const why = v === '' ? undefined : checkFiCreditorNumber(v);
-      if (why) ctx.addIssue({ code: 'custom', message: why });
-    })
-    .transform(normalizeFiCreditorNumber)
-    .meta({ description: 'FI kreditornummer: 8 digits, the first 8; spaces removed', example: '81234567' });
+  identifier(20, checkFiCreditorNumber, normalizeFiCreditorNumber).meta({
+    description: 'FI kreditornummer: 8 digits, the first 8; spaces removed',
+    example: '81234567',
+  });
 /** An EU VAT number (identifiers/vat-number.ts), checked for its country's format and stored normalised; "" or null for none. */
 export const vatNumber = () =>
-  text(40)
-    .superRefine((v, ctx) => {
-      const why = v === '' ? undefined : checkVatNumber(v);
-      if (why) ctx.addIssue({ code: 'custom', message: why });
-    })
-    .transform(normalizeVatNumber)
-    .meta({
-      description:
-        "Momsregistreringsnummer (EU VAT number), e.g. DE123456789: the country's prefix (EL for Greece, XI for Northern Ireland) and the number in that country's format (a Danish one passes the CVR modulus 11 check). Spaces, dots and hyphens are removed and letters upper-cased. Its format is checked, not its registration in VIES",
-      example: 'DE123456789',
-    });
+  identifier(40, checkVatNumber, normalizeVatNumber).meta({
+    description:
+      "Momsregistreringsnummer (EU VAT number), e.g. DE123456789: the country's prefix (EL for Greece, XI for Northern Ireland) and the number in that country's format (a Danish one passes the CVR modulus 11 check). Spaces, dots and hyphens are removed and letters upper-cased. Its format is checked, not its registration in VIES",
+    example: 'DE123456789',
+  });
 // A Peppol participant identifier (identifiers/peppol-id.ts): checked by its scheme's rule, stored normalised.
 const peppolIdMeta = {
   description:
@@ -215,14 +211,7 @@ export const peppolParticipantId = () =>
     })
     .meta(peppolIdMeta);
 /** An optional Peppol participant identifier: "" or null for none. */
-export const peppolId = () =>
-  text(200)
-    .superRefine((v, ctx) => {
-      const why = v === '' ? undefined : checkPeppolId(v);
-      if (why) ctx.addIssue({ code: 'custom', message: why });
-    })
-    .transform(normalizePeppolId)
-    .meta(peppolIdMeta);
+export const peppolId = () => identifier(200, checkPeppolId, normalizePeppolId).meta(peppolIdMeta);
 export const country = () =>
   z
     .string()

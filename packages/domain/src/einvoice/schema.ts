@@ -74,18 +74,14 @@ export const einvoiceMessageResource = z
     total_amount: amountOut("The total with VAT, in the document's currency"),
     payable_amount: amountOut('What the document asks to be paid (the total less anything prepaid)'),
     channel: z.enum(['peppol']),
-    sender: z
-      .string()
-      .meta({
-        description: 'The sender\'s Peppol participant id: the company (sent) or the supplier (received); "" when the document names none',
-        example: '0184:12345674',
-      }),
-    receiver: z
-      .string()
-      .meta({
-        description: "The receiver's Peppol participant id, <scheme>:<id>: the customer (sent) or the company (received)",
-        example: '0088:5798000020000',
-      }),
+    sender: z.string().meta({
+      description: 'The sender\'s Peppol participant id: the company (sent) or the supplier (received); "" when the document names none',
+      example: '0184:12345674',
+    }),
+    receiver: z.string().meta({
+      description: "The receiver's Peppol participant id, <scheme>:<id>: the customer (sent) or the company (received)",
+      example: '0088:5798000020000',
+    }),
     status,
     attempts: deliveryAttempts().meta({ description: 'Sent: attempts since it was queued or last replayed (at most 8, as for webhooks); 0 when received' }),
     next_attempt_at: timestamp().nullable().meta({ description: 'When the next attempt is due while queued; null once settled' }),
