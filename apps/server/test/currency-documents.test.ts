@@ -106,6 +106,39 @@ describe('documents in foreign currency', () => {
     ]);
   });
 
+  it('pays a EUR invoice whose booking rounded an øre onto receivables in full: the øre is cleared beside the EUR line, as it was booked', async () => {
+    const customer = (await created(t.api.POST('/customers', { params: idem(), body: { name: 'Øre i euro' } }))).data.id;
+    const body = {
+      customer_id: customer,
+      issue_date: '2026-11-04',
+      due_date: '2026-11-30',
+      currency: 'EUR',
+      exchange_rate: 7.4612,
+      auto_approve: true,
+      lines: [{ description: 'Vare', quantity: 1, unit_price: 26.66 }],
+    };
+    // 26.66 + 6.67 VAT = 33.33 EUR at 7.4612: revenue 198.92 and VAT 49.77 credited make 248.69; receivables
+    // 33.33 × 7.4612 = 248.68 in EUR, and the missing øre in DKK beside it.
+    const invoice = (await created(t.api.POST('/invoices', { params: idem(), body }))).data;
+    expect(await posting(invoice.posted_transaction_id!)).toEqual([
+      ['6190', 248.68, 0, 'EUR'],
+      ['1010', 0, 198.92, 'EUR'],
+      ['7680', 0, 49.77, 'EUR'],
+      ['6190', 0.01, 0, null],
+    ]);
+    const paid = (
+      await ok(t.api.PUT('/invoices/{id}/status', { params: { path: { id: invoice.id } }, body: { status: 'paid', date: '2026-11-21', exchange_rate: 7.5 } }))
+    ).data;
+    // Received 33.33 × 7.50 = 249.98; receivables cleared with the 248.69 booked: 248.68 in EUR and the øre; gain 1.29.
+    expect(await posting(paid.payments[0]!.transaction_id)).toEqual([
+      ['6470', 249.98, 0, 'EUR'],
+      ['6190', 0, 248.68, 'EUR'],
+      ['6190', 0, 0.01, null],
+      ['3610', 0, 1.29, null],
+    ]);
+    expect(paid).toMatchObject({ status: 'paid', balance_due: 0 });
+  });
+
   it('books a EUR purchase in the EU (reverse charge) and pays it at another rate', async () => {
     // 1000.00 EUR at 7.4612 (dated 3 November: the rate of the 2nd): cost 7461.20, VAT 250.00 EUR = 1865.30 owed and deducted.
     const expense = (
@@ -134,10 +167,10 @@ describe('documents in foreign currency', () => {
       }),
     );
     const eur = await ok(t.api.GET('/invoices', { params: { query: { currency: 'EUR' } } }));
-    // The two EUR invoices of the tests above; not the DKK draft.
-    expect([eur.meta.total, eur.data.map((i) => i.currency)]).toEqual([2, ['EUR', 'EUR']]);
+    // The three EUR invoices of the tests above; not the DKK draft.
+    expect([eur.meta.total, eur.data.map((i) => i.currency)]).toEqual([3, ['EUR', 'EUR', 'EUR']]);
     const sorted = await ok(t.api.GET('/invoices', { params: { query: { sort: 'currency', order: 'asc' } } }));
-    expect(sorted.data.map((i) => i.currency)).toEqual(['DKK', 'EUR', 'EUR']);
+    expect(sorted.data.map((i) => i.currency)).toEqual(['DKK', 'EUR', 'EUR', 'EUR']);
     expect((await ok(t.api.GET('/expenses', { params: { query: { currency: 'EUR' } } }))).meta.total).toBe(1);
     expect((await ok(t.api.GET('/expenses', { params: { query: { currency: 'SEK' } } }))).meta.total).toBe(0);
     const bad = await t.raw.get('/invoices?currency=eur');

@@ -148,6 +148,15 @@ describe('a credit note from a supplier (negative expense)', () => {
       ['7440', 248.68, 0, 'EUR'],
       ['7440', 0.01, 0, null],
     ]);
+    // The refund clears payables at the booking's 248.69: 248.68 in EUR (33.33 × 7.4612) and the øre in DKK
+    // beside it, as the booking made it; the bank gets 33.33 × 7.5 = 249.98, the gain 1.29 on 3610.
+    const refunded = await status(credit.id, { status: 'paid', date: '2026-11-20', exchange_rate: 7.5 });
+    expect(await inEur(refunded.payment_transaction_id)).toEqual([
+      ['6470', 249.98, 0, 'EUR'],
+      ['7440', 0, 248.68, 'EUR'],
+      ['7440', 0, 0.01, null],
+      ['3610', 0, 1.29, null],
+    ]);
   });
 
   it('refuses an amount of 0 and VAT of the other sign, naming the field; a draft may become a credit note', async () => {

@@ -6,7 +6,8 @@ import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 import { Decimal } from '../money.ts';
 import { postTransaction, type PostingSource } from './post.ts';
-import { reversingLines, storedPostingLine } from './rules.ts';
+import { reversingLines, storedPostingLine, type PostingLine } from './rules.ts';
+import { toDkk } from '../currency/rules.ts';
 
 export interface SettlementAccountInput {
   account_id?: string | undefined;
@@ -47,32 +48,49 @@ export interface PaymentPosting {
   foreign?: { currency: string; amount: Decimal; debitRate: Decimal; creditRate: Decimal };
 }
 
-/** A payment of a document from one account to another, all lines carrying the same text. */
-export function postPayment(db: Db, scope: CompanyScope, p: PaymentPosting) {
+/** A line of `signed` DKK on an account: a debit when positive, a credit when negative. */
+function signedLine(accountId: string, signed: Decimal, description: string, extra: Pick<PostingLine, 'foreign'> = {}): PostingLine {
   const zero = new Decimal(0);
+  return {
+    accountId,
+    debit: signed.isNegative() ? zero : signed,
+    credit: signed.isNegative() ? signed.negated() : zero,
+    description: description.slice(0, 500),
+    vatCode: '',
+    ...extra,
+  };
+}
+
+/**
+ * A payment of a document from one account to another, all lines carrying the same text. In a foreign
+ * currency each side records the amount at its rate; where the DKK a side clears is not exactly that
+ * (the last payment clears the øre the booking rounded, postingInDkk), the rest is a DKK line of its own
+ * on the same account, as the booking made it, so that every line in the currency is amount × rate.
+ */
+export function postPayment(db: Db, scope: CompanyScope, p: PaymentPosting) {
   const text = p.text.slice(0, 500);
-  const foreign = (rate: Decimal) =>
-    p.foreign && p.foreign.currency !== 'DKK' ? { foreign: { currency: p.foreign.currency, amount: p.foreign.amount, rate } } : {};
-  const difference = p.debit.minus(p.credit);
+  const foreign = p.foreign && p.foreign.currency !== 'DKK' ? p.foreign : undefined;
+  const side = (accountId: string, signed: Decimal, rate: Decimal): PostingLine[] => {
+    if (!foreign) return [signedLine(accountId, signed, text)];
+    const converted = toDkk(foreign.amount, rate);
+    const inCurrency = signed.isNegative() ? converted.negated() : converted;
+    const rest = signed.minus(inCurrency);
+    return [
+      signedLine(accountId, inCurrency, text, { foreign: { currency: foreign.currency, amount: foreign.amount, rate } }),
+      ...(rest.isZero() ? [] : [signedLine(accountId, rest, `Øreafrunding ved omregning: ${text}`)]),
+    ];
+  };
+  // A gain (more received or less paid in DKK than the document booked) is credited, a loss debited.
+  const difference = p.credit.minus(p.debit);
   return postTransaction(db, scope, {
     date: p.date,
     description: text,
     source: 'payment',
     sourceId: p.sourceId,
     lines: [
-      { accountId: p.debitAccountId, debit: p.debit, credit: zero, description: text, vatCode: '', ...foreign(p.foreign?.debitRate ?? zero) },
-      { accountId: p.creditAccountId, debit: zero, credit: p.credit, description: text, vatCode: '', ...foreign(p.foreign?.creditRate ?? zero) },
-      ...(difference.isZero()
-        ? []
-        : [
-            {
-              accountId: p.differenceAccountId!,
-              debit: difference.isNegative() ? difference.negated() : zero,
-              credit: difference.isNegative() ? zero : difference,
-              description: `Kursdifference: ${text}`.slice(0, 500),
-              vatCode: '',
-            },
-          ]),
+      ...side(p.debitAccountId, p.debit, foreign?.debitRate ?? new Decimal(0)),
+      ...side(p.creditAccountId, p.credit.negated(), foreign?.creditRate ?? new Decimal(0)),
+      ...(difference.isZero() ? [] : [signedLine(p.differenceAccountId!, difference, `Kursdifference: ${text}`)]),
     ],
   });
 }
