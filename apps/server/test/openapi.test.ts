@@ -16,10 +16,10 @@ const META_PATHS = new Set(['/', '/openapi.json']);
 /** The contract's collections: each has a list (GET) and a create (POST, Idempotency-Key). */
 const CONTRACT_COLLECTIONS = ['/invoices', '/customers', '/products', '/expenses', '/suppliers', '/accounts', '/transactions', '/vouchers'];
 /**
- * Every list: the collections, the webhook subscriptions and the exchange rates ("List responses add
+ * Every list: the collections, the webhook subscriptions, the exchange rates and the bank accounts ("List responses add
  * `meta`"; the list parameters apply to "all list endpoints").
  */
-const LISTS = [...CONTRACT_COLLECTIONS, '/webhooks', '/exchange-rates', '/vat-codes', '/vat-returns/{period}/lines', '/einvoices'];
+const LISTS = [...CONTRACT_COLLECTIONS, '/webhooks', '/exchange-rates', '/vat-codes', '/vat-returns/{period}/lines', '/einvoices', '/bank-accounts'];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
   // The contract's, and currency (Order 13: documents in foreign currency).
@@ -36,6 +36,7 @@ const LIST_SORT: Record<string, string[]> = {
   '/vat-codes': ['code', 'name', 'created_at'],
   '/vat-returns/{period}/lines': ['date', 'amount'],
   '/einvoices': ['created_at', 'issue_date', 'document_number'],
+  '/bank-accounts': ['name', 'created_at'],
 };
 
 const t = useCompany({ name: 'OpenAPI Klient ApS' });

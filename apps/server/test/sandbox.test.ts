@@ -27,6 +27,7 @@ describe('POST /sandbox/reset', () => {
     await ok(sb.POST('/customers', { params: idem('sb-1'), body: { name: 'Prøvekunde' } }));
     await ok(sb.POST('/products', { params: idem(), body: { name: 'Prøvevare', unit_price: 10 } }));
     await ok(sb.POST('/suppliers', { params: idem(), body: { name: 'Prøveleverandør' } }));
+    await ok(sb.POST('/bank-accounts', { params: idem(), body: { name: 'Prøvebank' } }));
     await ok(sb.POST('/accounts', { params: idem(), body: { account_number: '1999', name: 'Egen konto', type: 'revenue' } }));
     expect((await sb.POST('/transactions', { params: idem(), body: posting })).response.status).toBe(201);
 
@@ -48,6 +49,7 @@ describe('POST /sandbox/reset', () => {
     expect(await customers(sb)).toBe(0);
     expect(await total(sb.GET('/products'))).toBe(0);
     expect(await total(sb.GET('/suppliers'))).toBe(0);
+    expect(await total(sb.GET('/bank-accounts'))).toBe(0);
     expect(await total(sb.GET('/transactions'))).toBe(0);
     expect(await total(sb.GET('/accounts'))).toBe(305);
     expect(await total(sb.GET('/accounts', { params: { query: { search: '1999' } } }))).toBe(0);

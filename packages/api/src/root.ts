@@ -1,6 +1,7 @@
 // The application router: the public REST resources (mounted at /api/v1 by the server) and the
 // internal procedures for the operator CLI and the admin app.
 import { accountsRouter } from './routers/accounts.ts';
+import { bankAccountsRouter } from './routers/bank-accounts.ts';
 import { customersRouter } from './routers/customers.ts';
 import { einvoicesRouter } from './routers/einvoices.ts';
 import { exchangeRatesRouter } from './routers/exchange-rates.ts';
@@ -34,6 +35,7 @@ export const appRouter = router({
   accounts: accountsRouter,
   transactions: transactionsRouter,
   exchangeRates: exchangeRatesRouter,
+  bankAccounts: bankAccountsRouter,
   reports: reportsRouter,
   vat: vatRouter,
   exports: exportsRouter,

@@ -23,6 +23,9 @@ export const TAGS = {
   'Exchange rates':
     "The company's exchange-rate table (valutakurser): DKK pr. enhed per currency and day, put through the API or loaded from Nationalbankens " +
     'referencekurser by the operator. A document in foreign currency without a rate of its own takes the latest rate of its date or the 7 days before.',
+  'Bank accounts':
+    "The company's bank accounts (bankkonti), each reconciled to one active asset account of the chart (default 6470 Bankkonto); " +
+    'a ledger account backs at most one bank account.',
   Reports: 'Balance sheet and profit and loss statement, computed from the postings.',
   VAT:
     "The company's VAT codes (momskoder) and the VAT return (momsangivelse) of each period, computed from the ledger in whole kroner, with the " +

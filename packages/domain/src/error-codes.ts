@@ -93,7 +93,11 @@ export const ERROR_CODES = {
     when: 'reversing the posting of an invoice, payment or credit note through /transactions; change the document instead (cancel the invoice)',
   },
   books_not_empty: { status: 409, title: 'Conflict', when: '(operator CLI) moving the fiscal year start after transactions were posted' },
-  conflict: { status: 409, title: 'Conflict', when: 'a concurrent change won a race the request lost (a unique constraint); fetch and retry' },
+  conflict: {
+    status: 409,
+    title: 'Conflict',
+    when: 'a concurrent change won a race the request lost (a unique constraint); fetch and retry. A bank account on a ledger account that backs another bank account of the company (`field: account_number`)',
+  },
   payload_too_large: { status: 413, title: 'Payload too large', when: 'request body over 1 MB (a voucher upload: over 14 MB)' },
   headers_too_large: {
     status: 431,

@@ -50,6 +50,8 @@ export async function resetSandbox(db: Db, companyId: string, cleanup?: { store:
   await db.vatMonthlyBase.deleteMany({ where });
   await db.vatReturn.deleteMany({ where });
   await db.numberSequence.deleteMany({ where });
+  // Before the chart: a bank account refers to its ledger account.
+  await db.bankAccount.deleteMany({ where });
   await db.account.deleteMany({ where });
   await db.vatCode.deleteMany({ where });
   await db.vatPeriod.deleteMany({ where });
