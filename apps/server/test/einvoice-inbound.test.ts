@@ -214,6 +214,8 @@ describe('POST /einvoices/inbound', () => {
       ['<Order xmlns="urn:oasis:names:specification:ubl:schema:xsd:Order-2"/>', {}, 400, /root element is <Order>/],
       ['<Invoice xmlns="urn:example:not-ubl"/>', {}, 400, /namespace/],
       ['', {}, 400, /no document/],
+      // An OIOUBL document is not run through SaxonJS: NUL must be refused by the parse itself, not reach PostgreSQL.
+      [oioubl('OIO-NUL').replace('Kontorforsyning Øst A/S</cbc:RegistrationName>', 'Kontor\u0000forsyning</cbc:RegistrationName>'), {}, 400, /U\+0000/],
       [example('base-example.xml'), { 'Content-Type': 'application/json' }, 415, /application\/xml/],
       [`<Invoice ${ubl}>${'x'.repeat(10 * 1024 * 1024)}</Invoice>`, {}, 413, /exceeds/],
     ];

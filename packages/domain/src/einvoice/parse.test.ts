@@ -45,6 +45,8 @@ describe('parseEinvoice', () => {
       /neither Peppol BIS Billing 3.0/,
     );
     expect(refusal(`<Invoice ${ubl}>${'x'.repeat(MAX_EINVOICE_BYTES)}</Invoice>`)).toMatch(/larger than 10 MB/);
+    expect(refusal(example('base-example.xml').replace('<cbc:ID>Snippet1', '<cbc:ID>Snippet\u00001'))).toMatch(/U\+0000, which XML does not allow/);
+    expect(refusal(example('base-example.xml').replace('SupplierOfficialName', 'Supplier\u001b'))).toMatch(/U\+001B/);
   });
 
   it('reads an OIOUBL 2.1 invoice by its CustomizationID', () => {

@@ -139,6 +139,12 @@ function rootNamespace(xml: string): string {
 export function parseEinvoice(xml: string): InboundDocument {
   if (Buffer.byteLength(xml, 'utf8') > MAX_EINVOICE_BYTES) throw refuse(`the document is larger than ${MAX_EINVOICE_BYTES / 1024 / 1024} MB`);
   const body = xml.replace(/^\uFEFF/, '');
+  // XML 1.0 allows no NUL nor most control characters, which the parser here lets through and
+  // PostgreSQL's text refuses: a document carrying one is not XML.
+  // eslint-disable-next-line no-control-regex -- these are exactly the characters refused
+  const forbidden = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/.exec(body);
+  if (forbidden)
+    throw refuse(`it contains the character U+${forbidden[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}, which XML does not allow`);
   if (/<!DOCTYPE|<!ENTITY/i.test(body))
     throw refuse('it declares a document type (DOCTYPE or ENTITY), which is refused: entities are never expanded nor fetched');
   const wellFormed = XMLValidator.validate(body);
