@@ -136,8 +136,6 @@ function expenseBody(d: InboundDocument, supplierId: string, voucherId: string) 
   // A credit note credits: its positive amounts are a negative expense.
   const sign = d.kind === 'credit_note' ? -1 : 1;
   const t = inboundTreatment(d);
-  // Under reverse charge the supplier charged none: the amount is the bill's, and the VAT is the code's.
-  const reverse = ['EUV', 'EUY', 'UY', 'KOMV'].includes(t.code);
   const prepaid = d.gross.minus(d.payable);
   const body = {
     supplier_id: supplierId,
@@ -150,7 +148,8 @@ function expenseBody(d: InboundDocument, supplierId: string, voucherId: string) 
         500,
       ),
     amount: roundOere(d.gross.times(sign)).toFixed(2),
-    ...(reverse || t.code === 'K0' ? {} : { vat_amount: roundOere(d.vat.times(sign)).toFixed(2) }),
+    // A bill without VAT takes its code's default: none under K0, the buyer's own under reverse charge.
+    ...(d.vat.isZero() ? {} : { vat_amount: roundOere(d.vat.times(sign)).toFixed(2) }),
     vat_code: t.code,
     ...(t.deductible === undefined ? {} : { vat_deductible_percent: t.deductible }),
     currency: d.currency,
