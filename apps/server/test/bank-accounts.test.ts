@@ -142,3 +142,17 @@ describe('GET and PUT /bank-accounts', () => {
     expect((await ok(t.api.GET('/bank-accounts'))).meta.total).toBe(2);
   });
 });
+
+describe('bank accounts at once', () => {
+  it('two creates on one free ledger account make one bank account and one 409; two moves onto one make one', async () => {
+    for (const n of ['6496', '6497', '6498'])
+      await created(t.api.POST('/accounts', { params: idem(), body: { account_number: n, name: `Bank ${n}`, type: 'asset' } }));
+    const both = await Promise.all([post(t.api, { name: 'Samtidig A', account_number: '6496' }), post(t.api, { name: 'Samtidig B', account_number: '6496' })]);
+    expect(both.map((r) => r.response.status).sort()).toEqual([201, 409]);
+    const onFirst = (await ok(t.api.GET('/bank-accounts', { params: { query: { search: 'Samtidig' } } }))).data;
+    expect(onFirst.map((b) => b.account_number)).toEqual(['6496']);
+    const other = (await created(post(t.api, { name: 'Flytter', account_number: '6497' }))).data;
+    const moves = await Promise.all([put(t.api, onFirst[0]!.id, { account_number: '6498' }), put(t.api, other.id, { account_number: '6498' })]);
+    expect(moves.map((r) => r.response.status).sort()).toEqual([200, 409]);
+  });
+});

@@ -82,6 +82,9 @@ export async function getBankAccount(db: Db, scope: CompanyScope, id: string): P
 }
 
 export async function updateBankAccount(db: Db, scope: CompanyScope, id: string, input: BankAccountUpdate): Promise<BankAccountView> {
+  // Locked first: two updates at once each check the details as a whole against what the other left, not
+  // against a row read before it wrote (a reg. number from one and an account number from the other).
+  await db.$executeRaw`SELECT 1 FROM bank_accounts WHERE id = ${id}::uuid AND company_id = ${scope.companyId}::uuid FOR UPDATE`;
   const before = await current(db, scope, id);
   const patch = definedOnly({ ...input, opening_balance_date: dateColumn(input.opening_balance_date) });
   checkDetails({ ...before, ...(patch as Partial<Details>) });
