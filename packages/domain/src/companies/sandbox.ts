@@ -50,7 +50,9 @@ export async function resetSandbox(db: Db, companyId: string, cleanup?: { store:
   await db.vatMonthlyBase.deleteMany({ where });
   await db.vatReturn.deleteMany({ where });
   await db.numberSequence.deleteMany({ where });
-  // Before the chart: a bank account refers to its ledger account.
+  // Before the chart: a bank account refers to its ledger account; its lines and statements refer to it.
+  await db.bankLine.deleteMany({ where });
+  await db.bankStatement.deleteMany({ where });
   await db.bankAccount.deleteMany({ where });
   await db.account.deleteMany({ where });
   await db.vatCode.deleteMany({ where });
