@@ -51,6 +51,7 @@ CREATE TABLE "bank_lines" (
     "matched_by" TEXT,
     "matched_at" TIMESTAMPTZ(3),
     "suggestions" JSONB NOT NULL DEFAULT '[]',
+    "checked_at" TIMESTAMPTZ(3),
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "bank_lines_pkey" PRIMARY KEY ("id")
@@ -67,6 +68,9 @@ CREATE INDEX "bank_lines_company_id_bank_account_id_booking_date_id_idx" ON "ban
 
 -- CreateIndex
 CREATE INDEX "bank_lines_bank_account_id_status_booking_date_idx" ON "bank_lines"("bank_account_id", "status", "booking_date");
+
+-- CreateIndex
+CREATE INDEX "bank_lines_checked_at_bank_account_id_idx" ON "bank_lines"("checked_at", "bank_account_id");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "bank_lines_bank_account_id_identity_key" ON "bank_lines"("bank_account_id", "identity");
