@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import { inTransaction, type Database } from '@tlr/db';
 import {
+  autoMatch,
   foldKeptCounts,
   processPendingVouchers,
   purgeDispatchedEvents,
@@ -38,6 +39,10 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
   await boss.work(QUEUES.sweepOverdueInvoices.name, async () => {
     const moved = await sweepOverdue(run);
     if (moved) logger.info({ moved }, 'invoices past their due date marked overdue');
+  });
+  await boss.work(QUEUES.matchBankLines.name, async () => {
+    const round = await autoMatch(run, db.prisma);
+    if (round.checked) logger.info(round, 'bank lines matched automatically');
   });
   await boss.work(QUEUES.foldKeptCounts.name, async () => {
     await foldKeptCounts(db.prisma);

@@ -120,8 +120,9 @@ describe('contract rules in the document', () => {
         expect(Object.keys(op.responses), where).not.toContain('200');
         expect(idem, where).toHaveLength(1);
       } else if (routeFor(path, method)?.meta.idempotent) {
-        // State transitions (PUT /invoices/{id}/status) answer 200 and accept an optional key.
-        expect([method, Object.keys(op.responses)], where).toEqual(['put', expect.arrayContaining(['200'])]);
+        // State transitions (PUT /invoices/{id}/status) and actions on a bank line (POST /bank-lines/{id}/match,
+        // /unmatch, /post: the line's own state refuses a repeat, decision 257) answer 200 and accept an optional key.
+        expect([method, Object.keys(op.responses)], where).toEqual([path.startsWith('/bank-lines/') ? 'post' : 'put', expect.arrayContaining(['200'])]);
         expect(idem, where).toHaveLength(1);
         expect(idem[0], where).toMatchObject({ required: false, schema: { type: 'string', maxLength: 255 } });
       } else if (where === 'POST /webhooks') {

@@ -87,6 +87,12 @@ export const ERROR_CODES = {
     title: 'E-invoice not replayable',
     when: 'replaying an e-invoice that is queued, sent or delivered: only a failed or rejected one is sent again (`current_status`)',
   },
+  bank_line_matched: {
+    status: 409,
+    title: 'Bank line already matched',
+    when: 'matching or posting a bank line that is matched already (`current_status`); unmatch it first',
+  },
+  bank_line_not_matched: { status: 409, title: 'Bank line not matched', when: 'unmatching a bank line that is not matched (`current_status`)' },
   reversal_of_document: {
     status: 409,
     title: 'Conflict',

@@ -62,6 +62,11 @@ export const QUEUES = {
    * starts the chain again should it break.
    */
   readEinvoiceInbox: { name: 'read-einvoice-inbox', cron: '* * * * *', options: { deleteAfterSeconds: 3600 } },
+  /**
+   * Bank lines automatic matching has not looked at (bank/matching.ts): an import matches its first lines
+   * itself and leaves the rest, or what a crash left, to this sweep; two workers split lines (SKIP LOCKED).
+   */
+  matchBankLines: { name: 'match-bank-lines', cron: '* * * * *' },
 } as const satisfies Record<string, QueueSpec>;
 
 /**

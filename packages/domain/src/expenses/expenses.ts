@@ -356,3 +356,21 @@ export async function setExpenseStatus(db: Db, scope: CompanyScope, id: string, 
   const cancelled = await db.expense.update({ where: { id }, data: { status: 'cancelled', reversal_transaction_id: reversal.id } });
   return announce(db, scope, 'expense.updated', cancelled);
 }
+
+/**
+ * Undoes an expense's payment (its bank line was unmatched): the reversal of the payment's posting is
+ * posted and the expense is booked (unpaid) again. The payment's posting stays, linked by its reversal.
+ */
+export async function reverseExpensePayment(db: Db, scope: CompanyScope, id: string, date = today()): Promise<ExpenseView> {
+  const row = await lockExpense(db, scope, id);
+  if (row.status !== 'paid' || !row.payment_transaction_id) return view(db, row);
+  const paid = fromDate(row.paid_date ?? row.date);
+  await postReversalOf(db, scope, row.payment_transaction_id, {
+    date: date < paid ? paid : date,
+    description: `Tilbageført ${row.amount.isNegative() ? 'refusion' : 'betaling'}: ${row.description || 'udgift'}`.slice(0, 500),
+    source: 'reversal',
+    sourceId: row.id,
+  });
+  const booked = await db.expense.update({ where: { id }, data: { status: 'booked', payment_transaction_id: null, paid_date: null } });
+  return announce(db, scope, 'expense.updated', booked);
+}

@@ -157,6 +157,10 @@ export const invoicePaymentResource = z
     date: dateOut(),
     account_id: z.guid().meta({ description: 'The account debited (bank)' }),
     transaction_id: z.guid().meta({ description: 'The ledger posting of the payment' }),
+    reversed_transaction_id: z
+      .guid()
+      .nullable()
+      .meta({ description: 'The posting that reversed the payment when its bank line was unmatched (it no longer counts in paid_amount); null otherwise' }),
     created_at: timestamp(),
   })
   .meta({ id: 'InvoicePayment' });

@@ -84,6 +84,7 @@ export function paymentView(p: Prisma.InvoicePaymentGetPayload<object>): Invoice
     date: fromDate(p.date),
     account_id: p.account_id,
     transaction_id: p.transaction_id,
+    reversed_transaction_id: p.reversed_transaction_id,
     created_at: p.created_at.toISOString(),
   };
 }

@@ -1,0 +1,330 @@
+// Matching bank lines (Order 15, item 4) through HTTP against PostgreSQL: every automatic rule (FI payment
+// id, invoice number and amount, supplier and amount, posting by amount and date), the ambiguous line's
+// ranked suggestions, manual match, unmatch and post with their refusals, and exactly-once posting when
+// matchers race. "A match posts the payment through the existing payment functions, in one transaction."
+import { randomUUID } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { inTransaction } from '@tlr/db';
+import { autoMatch } from '@tlr/domain';
+import { countRows, created, idem, ok, testDb, useCompany, type Api } from './helpers.ts';
+
+const t = useCompany({ name: 'Bankafstemning ApS', cvr: '12345674' });
+const path = (id: string) => ({ params: { path: { id } } });
+const db = testDb();
+// A key per test: each key has its own rate limit (100 a minute), which this file would exceed on one.
+let k: Awaited<ReturnType<typeof t.newKey>>;
+beforeEach(async () => {
+  k = await t.newKey();
+});
+
+interface LineInput {
+  date: string;
+  amount: string;
+  text?: string;
+  reference?: string;
+  counterparty_name?: string;
+  counterparty_iban?: string;
+}
+
+/**
+ * Bank lines as an import stores them, written straight to bank_lines (the statement import is its own
+ * endpoint, tested in bank-statements.test.ts); then automatic matching runs as the import runs it.
+ */
+async function importLines(bankAccountId: string, lines: LineInput[]): Promise<string[]> {
+  const statement = randomUUID();
+  await db.pool.query(`INSERT INTO bank_statements (id, company_id, bank_account_id, format, file_sha256) VALUES ($1, $2, $3, 'csv', $4)`, [
+    statement,
+    t.company.companyId,
+    bankAccountId,
+    randomUUID(),
+  ]);
+  const ids: string[] = [];
+  for (const l of lines) {
+    const id = randomUUID();
+    ids.push(id);
+    await db.pool.query(
+      `INSERT INTO bank_lines (id, company_id, bank_account_id, statement_id, identity, booking_date, amount, currency, text, reference, counterparty_name, counterparty_iban)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'DKK', $8, $9, $10, $11)`,
+      [
+        id,
+        t.company.companyId,
+        bankAccountId,
+        statement,
+        `test:${id}`,
+        l.date,
+        l.amount,
+        l.text ?? '',
+        l.reference ?? '',
+        l.counterparty_name ?? '',
+        l.counterparty_iban ?? '',
+      ],
+    );
+  }
+  await autoMatch(inTransaction(db), db.prisma, { bankAccountId });
+  return ids;
+}
+
+const line = async (id: string, c: Api = k.api) => (await ok(c.GET('/bank-lines/{id}', path(id)))).data;
+const invoice = async (id: string) => (await ok(k.api.GET('/invoices/{id}', path(id)))).data;
+const expense = async (id: string) => (await ok(k.api.GET('/expenses/{id}', path(id)))).data;
+const transactionLines = async (id: string) =>
+  (await ok(k.api.GET('/transactions/{id}', path(id)))).data.lines.map((l) => `${l.account_number} ${l.debit.toFixed(2)}/${l.credit.toFixed(2)}`);
+
+let bank: string;
+let customer: string;
+/** An approved invoice of `total` DKK incl. 25 % VAT (unit price is the net), dated in the open year. */
+async function newInvoice(net: number): Promise<{ id: string; invoice_number: string; payment_id: string; total: number }> {
+  const body = {
+    customer_id: customer,
+    issue_date: '2026-11-02',
+    due_date: '2026-11-16',
+    auto_approve: true,
+    lines: [{ description: 'Ydelse', quantity: 1, unit_price: net }],
+  };
+  const { id } = (await created(k.api.POST('/invoices', { params: idem(), body }))).data;
+  return invoice(id);
+}
+
+describe('setup', () => {
+  it('a bank account on 6470, an FI creditor number, a customer', async () => {
+    await ok(k.api.PUT('/settings/company', { body: { fi_creditor_number: '81234567' } }));
+    bank = (await created(k.api.POST('/bank-accounts', { params: idem(), body: { name: 'Driftskonto' } }))).data.id;
+    customer = (await created(k.api.POST('/customers', { params: idem(), body: { name: 'Kunde A/S', cvr: '29190925' } }))).data.id;
+  });
+});
+
+describe('automatic matching', () => {
+  it('an FI payment id (+71) pays its invoice, in full or in part, through the bank account', async () => {
+    const full = await newInvoice(300); // 375.00
+    const part = await newInvoice(800); // 1000.00
+    expect(full.payment_id).toMatch(/^\d{15}$/);
+    const [a, b] = await importLines(bank, [
+      { date: '2026-11-10', amount: '375.00', reference: `+71<${full.payment_id} +81234567<`, text: 'Indbetaling' },
+      { date: '2026-11-11', amount: '400.00', text: `FI ${part.payment_id}` },
+    ]);
+    const la = await line(a!);
+    expect(la).toMatchObject({ status: 'matched', match: { type: 'invoice', invoice_id: full.id, matched_by: 'auto' }, suggestions: [] });
+    const paid = await invoice(full.id);
+    expect(paid).toMatchObject({ status: 'paid', paid_amount: 375 });
+    expect(paid.payments[0]).toMatchObject({ amount: 375, date: '2026-11-10', transaction_id: la.match!.transaction_id });
+    expect(await transactionLines(la.match!.transaction_id)).toEqual(['6470 375.00/0.00', '6190 0.00/375.00']);
+    expect(await invoice(part.id)).toMatchObject({ status: 'approved', paid_amount: 400 });
+    expect((await line(b!)).match).toMatchObject({ type: 'invoice', invoice_id: part.id });
+  });
+
+  it('the amount and an invoice number in the text pay the invoice; a number whose balance differs is only suggested', async () => {
+    const exact = await newInvoice(100); // 125.00
+    const other = await newInvoice(200); // 250.00
+    const [a, b] = await importLines(bank, [
+      { date: '2026-11-12', amount: '125.00', text: `Faktura nr. ${exact.invoice_number} tak` },
+      { date: '2026-11-12', amount: '240.00', text: `Fakt ${other.invoice_number}` },
+    ]);
+    expect((await line(a!)).match).toMatchObject({ type: 'invoice', invoice_id: exact.id, matched_by: 'auto' });
+    expect((await invoice(exact.id)).status).toBe('paid');
+    const lb = await line(b!);
+    expect(lb).toMatchObject({ status: 'unmatched', match: null });
+    expect(lb.suggestions[0]).toMatchObject({
+      type: 'invoice',
+      id: other.id,
+      reasons: [`invoice number ${other.invoice_number} in the text`, 'the balance due is 250.00'],
+    });
+    expect((await invoice(other.id)).paid_amount).toBe(0);
+  });
+
+  it('two invoices that fit equally are not chosen between: the line keeps both as ranked suggestions', async () => {
+    const x = await newInvoice(40); // 50.00
+    const y = await newInvoice(40);
+    const [a] = await importLines(bank, [{ date: '2026-11-13', amount: '50.00', text: `Betaling ${x.invoice_number} og ${y.invoice_number}` }]);
+    const la = await line(a!);
+    expect(la.status).toBe('unmatched');
+    expect(la.suggestions.map((s) => s.id).sort()).toEqual([x.id, y.id].sort());
+    expect(la.suggestions.every((s) => s.score === 90 && s.reasons.includes('the amount equals the balance due'))).toBe(true);
+    expect((await invoice(x.id)).paid_amount).toBe(0);
+  });
+
+  it('the amount and the supplier (IBAN or name) pay a booked expense; the amount alone only suggests', async () => {
+    const supplier = (await created(k.api.POST('/suppliers', { params: idem(), body: { name: 'Kontorland A/S', iban: 'DK5000400440116243' } }))).data.id;
+    const newExpense = async (amount: number, supplier_id?: string) => {
+      const { id } = (
+        await created(
+          k.api.POST('/expenses', {
+            params: idem(),
+            body: { date: '2026-11-03', amount, description: 'Kontorartikler', ...(supplier_id ? { supplier_id } : {}) },
+          }),
+        )
+      ).data;
+      await ok(k.api.PUT('/expenses/{id}/status', { ...path(id), body: { status: 'booked' } }));
+      return id;
+    };
+    const byIban = await newExpense(812.5, supplier);
+    const byName = await newExpense(99.95, supplier);
+    const anonymous = await newExpense(64);
+    const [a, b, c] = await importLines(bank, [
+      { date: '2026-11-14', amount: '-812.50', text: 'Overførsel', counterparty_iban: 'DK50 0040 0440 1162 43' },
+      { date: '2026-11-14', amount: '-99.95', text: 'Dankort KONTORLAND A/S' },
+      { date: '2026-11-14', amount: '-64.00', text: 'Ukendt' },
+    ]);
+    expect((await line(a!)).match).toMatchObject({ type: 'expense', expense_id: byIban });
+    expect(await expense(byIban)).toMatchObject({ status: 'paid', paid_date: '2026-11-14' });
+    expect((await line(b!)).match).toMatchObject({ type: 'expense', expense_id: byName });
+    const lc = await line(c!);
+    expect(lc.status).toBe('unmatched');
+    expect(lc.suggestions[0]).toMatchObject({ type: 'expense', id: anonymous, score: 30 });
+    expect((await expense(anonymous)).status).toBe('booked');
+  });
+
+  it(`an unreconciled posting on the bank account of the amount within 7 days is linked; outside the window it is not`, async () => {
+    const posting = (date: string, amount: number) =>
+      k.api.POST('/transactions', {
+        params: idem(),
+        body: {
+          date,
+          description: 'Indskud',
+          lines: [
+            { account_number: '6470', debit: amount, credit: 0 },
+            { account_number: '7590', debit: 0, credit: amount },
+          ],
+        },
+      });
+    const near = (await created(posting('2026-11-08', 777))).data;
+    const far = (await created(posting('2026-10-20', 666))).data;
+    const [a, b] = await importLines(bank, [
+      { date: '2026-11-13', amount: '777.00', text: 'Indskud ejer' },
+      { date: '2026-11-13', amount: '666.00', text: 'Indskud ejer' },
+    ]);
+    expect((await line(a!)).match).toMatchObject({ type: 'transaction', transaction_id: near.id, matched_by: 'auto' });
+    expect((await line(b!)).status).toBe('unmatched');
+    expect(far.id).toBeTruthy();
+  });
+});
+
+describe('by hand', () => {
+  it('match pays the named invoice; a second match is 409 bank_line_matched; unmatch reverses the payment and reopens the invoice', async () => {
+    const inv = await newInvoice(1000); // 1250.00
+    const [id] = await importLines(bank, [{ date: '2026-11-15', amount: '1250.00', text: 'Uden henvisning' }]);
+    expect((await line(id!)).status).toBe('unmatched');
+    const matched = (await ok(k.api.POST('/bank-lines/{id}/match', { ...path(id!), params: { ...path(id!).params, ...idem() }, body: { invoice_id: inv.id } })))
+      .data;
+    expect(matched).toMatchObject({ status: 'matched', match: { type: 'invoice', invoice_id: inv.id, matched_by: 'manual' } });
+    expect((await invoice(inv.id)).status).toBe('paid');
+
+    const again = await k.raw.post(`/bank-lines/${id}/match`, { invoice_id: inv.id }, idem().header);
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: 'bank_line_matched', current_status: 'matched' });
+
+    const unmatched = (await ok(k.api.POST('/bank-lines/{id}/unmatch', { params: { ...path(id!).params, ...idem() } }))).data;
+    expect(unmatched).toMatchObject({ status: 'unmatched', match: null });
+    const reopened = await invoice(inv.id);
+    expect(reopened).toMatchObject({ status: 'overdue', paid_amount: 0 });
+    const payment = reopened.payments[0]!;
+    expect(payment.reversed_transaction_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await transactionLines(payment.reversed_transaction_id!)).toEqual(['6470 0.00/1250.00', '6190 1250.00/0.00']);
+
+    const twice = await k.raw.post(`/bank-lines/${id}/unmatch`, {}, idem().header);
+    expect(twice.status).toBe(409);
+    expect(twice.body).toMatchObject({ code: 'bank_line_not_matched', current_status: 'unmatched' });
+    // Paid again by the same line: the invoice's payments count only the live one.
+    await ok(k.api.POST('/bank-lines/{id}/match', { params: { ...path(id!).params, ...idem() }, body: { invoice_id: inv.id } }));
+    expect(await invoice(inv.id)).toMatchObject({ status: 'paid', paid_amount: 1250 });
+  });
+
+  it('post books a fee with its VAT against the bank, and unmatch reverses that posting', async () => {
+    const [id] = await importLines(bank, [{ date: '2026-11-16', amount: '-125.00', text: 'Gebyr netbank' }]);
+    const posted = (
+      await ok(k.api.POST('/bank-lines/{id}/post', { params: { ...path(id!).params, ...idem() }, body: { account_number: '2390', vat_code: 'K25' } }))
+    ).data;
+    expect(posted.match).toMatchObject({ type: 'posting', matched_by: 'manual' });
+    expect(await transactionLines(posted.match!.transaction_id)).toEqual(['2390 100.00/0.00', '7740 25.00/0.00', '6470 0.00/125.00']);
+    const tx = (await ok(k.api.GET('/transactions/{id}', path(posted.match!.transaction_id)))).data;
+    expect(tx).toMatchObject({ date: '2026-11-16', description: 'Gebyr netbank', source: 'bank' });
+    await ok(k.api.POST('/bank-lines/{id}/unmatch', { params: { ...path(id!).params, ...idem() } }));
+    expect(await countRows(`SELECT count(*)::int AS n FROM ledger_transactions WHERE reverses_id = $1`, [tx.id])).toBe(1);
+  });
+
+  it('refuses by name what does not fit, and changes nothing', async () => {
+    const inv = await newInvoice(10);
+    const [out, into] = await importLines(bank, [
+      { date: '2026-11-17', amount: '-33.00', text: 'Ud' },
+      { date: '2026-11-17', amount: '44.00', text: 'Ind' },
+    ]);
+    const refused = async (id: string, action: string, body: object, status: number, match: object) => {
+      const r = await k.raw.post(`/bank-lines/${id}/${action}`, body, idem().header);
+      expect(r.status, JSON.stringify(body)).toBe(status);
+      expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(r.body).toMatchObject(match);
+    };
+    await refused(out!, 'match', { invoice_id: inv.id, expense_id: inv.id }, 400, { code: 'invalid_request', field: 'expense_id' });
+    await refused(out!, 'match', {}, 400, { code: 'invalid_request', field: 'invoice_id' });
+    await refused(out!, 'match', { invoice_id: inv.id }, 400, { field: 'invoice_id', detail: expect.stringMatching(/money out/) });
+    await refused(into!, 'match', { invoice_id: inv.id }, 422, { code: 'overpayment' });
+    await refused(into!, 'match', { invoice_id: randomUUID() }, 404, { code: 'not_found' });
+    await refused(into!, 'match', { transaction_id: randomUUID() }, 400, { field: 'transaction_id' });
+    const unrelated = (
+      await created(
+        k.api.POST('/transactions', {
+          params: idem(),
+          body: {
+            date: '2026-11-17',
+            description: 'Andet',
+            lines: [
+              { account_number: '2390', debit: 44, credit: 0 },
+              { account_number: '7590', debit: 0, credit: 44 },
+            ],
+          },
+        }),
+      )
+    ).data;
+    await refused(into!, 'match', { transaction_id: unrelated.id }, 400, {
+      field: 'transaction_id',
+      detail: expect.stringMatching(/no line of 44.00 DKK on account 6470/),
+    });
+    await refused(out!, 'post', { account_number: '999999' }, 400, { field: 'account_number' });
+    await refused(out!, 'post', { account_number: '6470' }, 400, { field: 'account_number', detail: expect.stringMatching(/own ledger account/) });
+    await refused(out!, 'post', { account_number: '2390', vat_code: 'NOPE' }, 400, { field: 'vat_code' });
+    for (const id of [out!, into!]) expect((await line(id)).status).toBe('unmatched');
+    // The key is optional: the line's state refuses a repeat, with or without one.
+    expect((await k.raw.post(`/bank-lines/${out}/post`, { account_number: '2390' }, {})).status).toBe(200);
+    await refused(out!, 'post', { account_number: '2390' }, 409, { code: 'bank_line_matched' });
+    expect((await invoice(inv.id)).paid_amount).toBe(0);
+  });
+
+  it("another company's line is not found", async () => {
+    const [id] = await importLines(bank, [{ date: '2026-11-18', amount: '-1.00', text: 'X' }]);
+    const other = await t.another();
+    expect((await other.raw.get(`/bank-lines/${id}`)).status).toBe(404);
+    expect((await other.raw.post(`/bank-lines/${id}/post`, { account_number: '2390' }, idem().header)).status).toBe(404);
+  });
+});
+
+describe('exactly once', () => {
+  it('two matchers and a manual match racing over the same lines post each line once', async () => {
+    const invoices = await Promise.all(Array.from({ length: 12 }, () => newInvoice(80))); // 100.00 each
+    const statement = randomUUID();
+    await db.pool.query(`INSERT INTO bank_statements (id, company_id, bank_account_id, format, file_sha256) VALUES ($1, $2, $3, 'csv', $4)`, [
+      statement,
+      t.company.companyId,
+      bank,
+      randomUUID(),
+    ]);
+    const ids = invoices.map(() => randomUUID());
+    for (const [i, inv] of invoices.entries()) {
+      await db.pool.query(
+        `INSERT INTO bank_lines (id, company_id, bank_account_id, statement_id, identity, booking_date, amount, currency, reference)
+         VALUES ($1, $2, $3, $4, $5, '2026-11-19', 100.00, 'DKK', $6)`,
+        [ids[i], t.company.companyId, bank, statement, `race:${ids[i]}`, inv.payment_id],
+      );
+    }
+    const run = inTransaction(db);
+    const manual = k.raw.post(`/bank-lines/${ids[0]}/match`, { invoice_id: invoices[0]!.id }, idem().header);
+    const [r1, r2, m] = await Promise.all([autoMatch(run, db.prisma, { bankAccountId: bank }), autoMatch(run, db.prisma, { bankAccountId: bank }), manual]);
+    expect([200, 409]).toContain(m.status);
+    expect(r1.matched + r2.matched + (m.status === 200 ? 1 : 0)).toBe(12);
+    for (const inv of invoices) {
+      const v = await invoice(inv.id);
+      expect(v.status).toBe('paid');
+      expect(v.payments.length).toBe(1);
+    }
+    expect(await countRows(`SELECT count(*)::int AS n FROM bank_lines WHERE id = ANY($1::uuid[]) AND status = 'matched'`, [ids])).toBe(12);
+    expect(await countRows(`SELECT count(*)::int AS n FROM invoice_payments WHERE invoice_id = ANY($1::uuid[])`, [invoices.map((i) => i.id)])).toBe(12);
+  });
+});
