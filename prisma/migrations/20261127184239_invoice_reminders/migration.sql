@@ -13,6 +13,7 @@ CREATE TABLE "invoice_reminders" (
     "company_id" UUID NOT NULL,
     "invoice_id" UUID NOT NULL,
     "number" SMALLINT NOT NULL,
+    "invoice_number" TEXT NOT NULL,
     "date" DATE NOT NULL,
     "balance_due" DECIMAL(18,2) NOT NULL,
     "balance_dkk" DECIMAL(18,2) NOT NULL,
