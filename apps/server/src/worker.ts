@@ -12,6 +12,7 @@ import {
   purgeWebSessions,
   openSandboxResets,
   runSandboxReset,
+  sendDueReminders,
   sweepOverdue,
   sweepStoredObjects,
   type VoucherStore,
@@ -38,6 +39,12 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
   await boss.work(QUEUES.sweepOverdueInvoices.name, async () => {
     const moved = await sweepOverdue(run);
     if (moved) logger.info({ moved }, 'invoices past their due date marked overdue');
+  });
+  await boss.work(QUEUES.sendDueReminders.name, async () => {
+    const { sent, failed } = await sendDueReminders(run);
+    if (sent) logger.info({ sent }, 'payment reminders sent');
+    // Tried again the next day; the owner sees why in the log (a locked period, a deactivated account).
+    for (const f of failed) logger.warn(f, 'payment reminder not sent');
   });
   await boss.work(QUEUES.foldKeptCounts.name, async () => {
     await foldKeptCounts(db.prisma);
