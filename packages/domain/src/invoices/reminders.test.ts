@@ -29,7 +29,11 @@ const r = (number: number, date: string, charged_interest = true): PreviousRemin
 describe('nextReminderNumber', () => {
   it('allows the first reminder from the day after the due date, and refuses the due date itself naming the first allowed date', () => {
     expect(nextReminderNumber(invoice, [], '2026-03-11')).toBe(1);
-    expect(refusal(() => nextReminderNumber(invoice, [], '2026-03-10'))).toEqual({ code: 'reminder_too_early', field: 'date', next_allowed_date: '2026-03-11' });
+    expect(refusal(() => nextReminderNumber(invoice, [], '2026-03-10'))).toEqual({
+      code: 'reminder_too_early',
+      field: 'date',
+      next_allowed_date: '2026-03-11',
+    });
   });
 
   it('spaces reminders at least 10 days apart: day 10 is allowed, day 9 is refused naming day 10', () => {
@@ -49,7 +53,10 @@ describe('nextReminderNumber', () => {
 
   it('refuses a draft, paid or cancelled invoice naming its status; approved, sent and overdue take reminders', () => {
     for (const status of ['draft', 'paid', 'cancelled']) {
-      expect(refusal(() => nextReminderNumber({ ...invoice, status }, [], '2026-04-01'))).toMatchObject({ code: 'invoice_not_remindable', current_status: status });
+      expect(refusal(() => nextReminderNumber({ ...invoice, status }, [], '2026-04-01'))).toMatchObject({
+        code: 'invoice_not_remindable',
+        current_status: status,
+      });
     }
     for (const status of ['approved', 'sent', 'overdue']) expect(nextReminderNumber({ ...invoice, status }, [], '2026-04-01')).toBe(1);
   });

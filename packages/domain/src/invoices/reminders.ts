@@ -40,7 +40,11 @@ export const earliestReminderDate = (dueDate: string, last: Pick<PreviousReminde
  * receivable (draft, paid, cancelled), a fourth reminder, or a date before the earliest allowed one
  * (not yet due, or within 10 days of the last reminder). `previous` in number order.
  */
-export function nextReminderNumber(invoice: { status: string; invoice_number: string; due_date: string }, previous: readonly PreviousReminder[], date: string): number {
+export function nextReminderNumber(
+  invoice: { status: string; invoice_number: string; due_date: string },
+  previous: readonly PreviousReminder[],
+  date: string,
+): number {
   if (!OPEN_STATUSES.includes(invoice.status as InvoiceStatus)) {
     throw new DomainError(
       'invoice_not_remindable',
@@ -84,7 +88,12 @@ export function interestDays(dueDate: string, previous: readonly PreviousReminde
 
 /** balance × rate / 100 × days / 365, rounded half up to øre once (the balance in DKK, the rate in percent a year). */
 export const reminderInterest = (balance: Decimal, yearlyRate: Decimal, days: number) =>
-  roundOere(balance.times(yearlyRate).times(days).dividedBy(100 * DAYS_PER_YEAR));
+  roundOere(
+    balance
+      .times(yearlyRate)
+      .times(days)
+      .dividedBy(100 * DAYS_PER_YEAR),
+  );
 
 /**
  * A business buyer (B2B): the invoice names a CVR number, an EU VAT number or an EAN (a public
