@@ -233,6 +233,23 @@ describe('POST /invoices/{id}/reminders', () => {
   });
 });
 
+describe('the sandbox', () => {
+  it("mirrors the live company's reminder settings, and a reset removes its reminders and their postings", async () => {
+    await settings(t.api, FEES_AND_INTEREST);
+    const { api: sb, companyId } = await t.newKey(undefined, 'test');
+    expect((await ok(sb.GET('/settings/company'))).data).toMatchObject({
+      reminder_fee_enabled: true,
+      reminder_interest_enabled: true,
+      reminder_reference_rate: '1.60',
+    });
+    const inv = await invoice(sb, await customer(sb, '12345674'), '2026-09-15');
+    expect(bodyOf(201, await remind(sb, inv.id, '2026-09-25')).data).toMatchObject({ fee: 100, interest: 26.3 });
+    bodyOf(200, await sb.POST('/sandbox/reset'));
+    expect(await countRows(`SELECT count(*)::int AS n FROM invoice_reminders WHERE company_id = $1`, [companyId])).toBe(0);
+    expect(await countRows(`SELECT count(*)::int AS n FROM ledger_transactions WHERE company_id = $1`, [companyId])).toBe(0);
+  });
+});
+
 describe('GET /invoices/{id}/reminders/{number}/pdf', () => {
   it('is a Danish PDF: Rykker n, the invoice, paid and balance, fee, interest with rate and days, the total, the FI line and the bank details', async () => {
     const { api: c } = await t.newKey();
