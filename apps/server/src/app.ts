@@ -30,7 +30,7 @@ import { requestContext } from './http/request-context.ts';
 import { routeGuard, routeGuardAnonymous } from './http/route-guard.ts';
 import { rawRoutes } from './http/raw-routes.ts';
 import { inOrder } from './http/in-order.ts';
-import { invoicePdf } from './http/invoice-pdf.ts';
+import { invoicePdf, reminderPdf } from './http/invoice-pdf.ts';
 import { xmlAttachment } from './http/xml-attachment.ts';
 import { oauthEndpoints } from './http/oauth.ts';
 import { ADMIN_BASE, adminPages } from '@tlr/admin';
@@ -113,6 +113,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
       {
         'exports.saft': saftExport(db, logger),
         'invoices.pdf': invoicePdf(),
+        'reminders.pdf': reminderPdf(),
         'invoices.ubl': xmlAttachment((caller, input) => caller.invoices.ubl(input as { id: string })),
         'vouchers.upload': voucherUpload(),
         'einvoices.inbound': einvoiceInbound(),

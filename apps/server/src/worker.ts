@@ -13,6 +13,7 @@ import {
   purgeWebSessions,
   openSandboxResets,
   runSandboxReset,
+  sendDueReminders,
   sweepOverdue,
   sweepStoredObjects,
   type VoucherStore,
@@ -43,6 +44,12 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
   await boss.work(QUEUES.matchBankLines.name, async () => {
     const round = await autoMatch(run, db.prisma);
     if (round.checked) logger.info(round, 'bank lines matched automatically');
+  });
+  await boss.work(QUEUES.sendDueReminders.name, async () => {
+    const { sent, failed } = await sendDueReminders(run);
+    if (sent) logger.info({ sent }, 'payment reminders sent');
+    // Tried again the next day; the owner sees why in the log (a locked period, a deactivated account).
+    for (const f of failed) logger.warn(f, 'payment reminder not sent');
   });
   await boss.work(QUEUES.foldKeptCounts.name, async () => {
     await foldKeptCounts(db.prisma);

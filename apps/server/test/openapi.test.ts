@@ -19,7 +19,16 @@ const CONTRACT_COLLECTIONS = ['/invoices', '/customers', '/products', '/expenses
  * Every list: the collections, the webhook subscriptions, the exchange rates and the bank accounts ("List responses add
  * `meta`"; the list parameters apply to "all list endpoints").
  */
-const LISTS = [...CONTRACT_COLLECTIONS, '/webhooks', '/exchange-rates', '/vat-codes', '/vat-returns/{period}/lines', '/einvoices', '/bank-accounts'];
+const LISTS = [
+  ...CONTRACT_COLLECTIONS,
+  '/webhooks',
+  '/exchange-rates',
+  '/vat-codes',
+  '/vat-returns/{period}/lines',
+  '/einvoices',
+  '/bank-accounts',
+  '/invoices/{id}/reminders',
+];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
   // The contract's, and currency (Order 13: documents in foreign currency).
@@ -37,6 +46,7 @@ const LIST_SORT: Record<string, string[]> = {
   '/vat-returns/{period}/lines': ['date', 'amount'],
   '/einvoices': ['created_at', 'issue_date', 'document_number'],
   '/bank-accounts': ['name', 'created_at'],
+  '/invoices/{id}/reminders': ['number', 'date', 'created_at'],
 };
 
 const t = useCompany({ name: 'OpenAPI Klient ApS' });

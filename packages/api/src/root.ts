@@ -21,10 +21,12 @@ import { sandboxRouter } from './routers/sandbox.ts';
 import { suppliersRouter } from './routers/suppliers.ts';
 import { transactionsRouter } from './routers/transactions.ts';
 import { vatRouter } from './routers/vat.ts';
+import { remindersRouter } from './routers/reminders.ts';
 import { createCallerFactory, router } from './trpc.ts';
 
 export const appRouter = router({
   invoices: invoicesRouter,
+  reminders: remindersRouter,
   settings: settingsRouter,
   expenses: expensesRouter,
   vouchers: vouchersRouter,

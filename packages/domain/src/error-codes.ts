@@ -135,6 +135,21 @@ export const ERROR_CODES = {
     title: 'Peppol id required',
     when: "sending an e-invoice to a customer without a `peppol_id` (`field: customer_id`): set the customer's Peppol participant id first",
   },
+  invoice_not_remindable: {
+    status: 409,
+    title: 'Invoice takes no reminder',
+    when: 'a reminder (`POST /invoices/{id}/reminders`) on a draft, paid or cancelled invoice (`current_status` names it)',
+  },
+  reminder_limit_reached: {
+    status: 409,
+    title: 'Reminder limit reached',
+    when: 'a fourth reminder on an invoice: renteloven § 9 b allows three',
+  },
+  reminder_too_early: {
+    status: 409,
+    title: 'Reminder too early',
+    when: 'a reminder dated before the day after the due date, or within 10 days of the invoice\'s last reminder (`next_allowed_date` names the first date allowed; `field: date`)',
+  },
   overpayment: { status: 422, title: 'Overpayment', when: 'a payment larger than what is left to pay on the invoice' },
   invoice_not_approved: {
     status: 409,

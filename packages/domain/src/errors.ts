@@ -11,7 +11,7 @@ import { ERROR_CODES, type ErrorCode } from './error-codes.ts';
 export const problemExtensions = z.object({
   current_status: z.string().optional().meta({
     description:
-      'invalid_transition, invoice_not_draft, expense_not_draft, invoice_not_sendable: the status the document is in; einvoice_exists, einvoice_not_replayable: the status of the e-invoice',
+      'invalid_transition, invoice_not_draft, expense_not_draft, invoice_not_sendable, invoice_not_remindable: the status the document is in; einvoice_exists, einvoice_not_replayable: the status of the e-invoice',
   }),
   allowed_statuses: z.array(z.string()).optional().meta({ description: 'invalid_transition: the statuses the document may move to from current_status' }),
   balance_due: z.number().optional().meta({ description: 'overpayment: what is still to be paid on the invoice, DKK' }),
@@ -33,6 +33,7 @@ export const problemExtensions = z.object({
     )
     .optional()
     .meta({ description: 'einvoice_invalid: every fatal assertion of the official rules on the document' }),
+  next_allowed_date: z.string().optional().meta({ description: 'reminder_too_early: the first date the next reminder of the invoice may be dated (YYYY-MM-DD)' }),
   earlier_period: z.string().optional().meta({ description: 'vat_period_open_before: the earliest earlier VAT period that is to be settled first' }),
 });
 export type ProblemExtensions = z.input<typeof problemExtensions>;

@@ -24,6 +24,11 @@ export const QUEUES = {
   purgeExpiredCredentials: { name: 'purge-expired-credentials', cron: '29 * * * *' },
   /** Approved and sent invoices past their due date become overdue, just after midnight in Denmark. */
   sweepOverdueInvoices: { name: 'sweep-overdue-invoices', cron: '5 0 * * *', tz: BUSINESS_TIME_ZONE },
+  /**
+   * Payment reminders due today, for the companies with reminders_automatic (invoices/send-reminders.ts),
+   * after the overdue sweep; each invoice's reminder in its own transaction under its row lock (SKIP LOCKED).
+   */
+  sendDueReminders: { name: 'send-due-reminders', cron: '15 0 * * *', tz: BUSINESS_TIME_ZONE },
   /** The lists' kept counts (invoices, customers, products, suppliers) are folded to a few rows per company (lists/kept-counts.ts). */
   foldKeptCounts: { name: 'fold-kept-counts', cron: '* * * * *' },
   /** Pending vouchers are read (text, vendor, display name) and completed; every minute (pg-boss's finest cron). */

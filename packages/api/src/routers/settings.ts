@@ -2,7 +2,7 @@
 // The same input schema serves the operator CLI and the admin app (internal.updateCompanyProfile), so
 // a CVR, an IBAN or a registration number is checked by one rule whoever changes it.
 import { z } from 'zod';
-import { getCompanySettings, updateCompanyProfile } from '@tlr/domain';
+import { getCompanySettings, reminderSettingsInput, reminderSettingsOutput, updateCompanyProfile } from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
 import {
   bankAccountNumber,
@@ -70,6 +70,7 @@ const companySettings = z
     vat_period_frequency: z.string(),
     lock_date: z.string().nullable(),
     einvoice_auto_send: z.boolean().meta({ description: 'Approving an invoice also queues it as an e-invoice (POST /invoices/{id}/send)' }),
+    ...reminderSettingsOutput,
     address_line1: z.string(),
     address_line2: z.string(),
     postal_code: z.string(),
@@ -104,11 +105,11 @@ export const settingsRouter = router({
         tags: [tag],
         summary: 'Update the seller profile printed on invoices',
         description:
-          'Name, CVR number, address, contact, bank details (registration and account number, IBAN, FI creditor number), the company\'s Peppol id and einvoice_auto_send. Fields left out keep their value; "" or null clears one. With a live key the sandbox gets the same profile; with a test key only the sandbox changes. Invoices print the profile as it is when the PDF is made.',
+          'Name, CVR number, address, contact, bank details (registration and account number, IBAN, FI creditor number), the company\'s Peppol id, einvoice_auto_send and the payment reminder settings (reminder_fee_enabled, reminder_fee, reminder_interest_enabled, reminder_reference_rate, reminders_automatic; POST /invoices/{id}/reminders). Fields left out keep their value; "" or null clears one. With a live key the sandbox gets the same profile; with a test key only the sandbox changes. Invoices print the profile as it is when the PDF is made.',
       },
       scopes: ['accounts:write'],
     })
-    .input(z.strictObject({ ...companyProfileInput, ...sendingInput }))
+    .input(z.strictObject({ ...companyProfileInput, ...sendingInput, ...reminderSettingsInput }))
     .output(single(companySettings))
     .mutation(async ({ ctx, input }) => ({ data: await updateCompanyProfile(ctx.tx, ctx.scope.companyId, input) })),
 });

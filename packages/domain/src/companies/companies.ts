@@ -6,6 +6,8 @@ import { checkCvr, normalizeCvr } from '../identifiers/cvr.ts';
 import { isUuid, newId } from '../ids.ts';
 import { provisionBooks } from '../ledger/books.ts';
 import { hashPassword, verifyPassword } from '../credentials/secrets.ts';
+import { amountToJson } from '../money.ts';
+import type { ReminderSettingsInput } from '../invoices/reminder-schema.ts';
 
 export interface CreateCompanyInput {
   name: string;
@@ -64,6 +66,15 @@ const COMPANY_PROFILE_FIELDS = [
 export type CompanyProfile = Record<(typeof COMPANY_PROFILE_FIELDS)[number], string>;
 const companyProfile = (c: Company): CompanyProfile => Object.fromEntries(COMPANY_PROFILE_FIELDS.map((f) => [f, c[f]])) as CompanyProfile;
 
+/** How the company reminds (invoices/send-reminders.ts): the settings as stored. */
+const reminderSettings = (c: Company) => ({
+  reminder_fee_enabled: c.reminder_fee_enabled,
+  reminder_fee: c.reminder_fee,
+  reminder_interest_enabled: c.reminder_interest_enabled,
+  reminder_reference_rate: c.reminder_reference_rate,
+  reminders_automatic: c.reminders_automatic,
+});
+
 /**
  * What a sandbox mirrors of its live company (contract: currency, VAT registration, fiscal year bounds),
  * and the seller its invoices print: CVR and profile.
@@ -76,6 +87,7 @@ export function mirroredSettings(live: Company) {
     fiscal_year_start_month: live.fiscal_year_start_month,
     vat_period_frequency: live.vat_period_frequency,
     einvoice_auto_send: live.einvoice_auto_send,
+    ...reminderSettings(live),
     ...companyProfile(live),
   };
 }
@@ -166,6 +178,11 @@ export function companySettingsView(c: Company) {
     vat_period_frequency: c.vat_period_frequency,
     lock_date: c.lock_date ? c.lock_date.toISOString().slice(0, 10) : null,
     einvoice_auto_send: c.einvoice_auto_send,
+    reminder_fee_enabled: c.reminder_fee_enabled,
+    reminder_fee: amountToJson(c.reminder_fee),
+    reminder_interest_enabled: c.reminder_interest_enabled,
+    reminder_reference_rate: c.reminder_reference_rate.toFixed(2),
+    reminders_automatic: c.reminders_automatic,
     ...companyProfile(c),
   };
 }
@@ -177,24 +194,28 @@ export async function getCompanySettings(db: Db, companyId: string) {
 }
 
 /** What PUT /settings/company, `tlr company set` and the owner's company page change: the seller printed on invoices. */
-export type SellerInput = Partial<CompanyProfile> & {
-  name?: string | undefined;
-  /** A CVR number checked by identifiers/cvr.ts (the callers' schemas do it), or "" to remove it. */
-  cvr?: string | undefined;
-  /** Approving an invoice also queues it as an e-invoice (einvoice/outbound.ts, queueOnApproval). */
-  einvoice_auto_send?: boolean | undefined;
-};
+export type SellerInput = Partial<CompanyProfile> &
+  ReminderSettingsInput & {
+    name?: string | undefined;
+    /** A CVR number checked by identifiers/cvr.ts (the callers' schemas do it), or "" to remove it. */
+    cvr?: string | undefined;
+    /** Approving an invoice also queues it as an e-invoice (einvoice/outbound.ts, queueOnApproval). */
+    einvoice_auto_send?: boolean | undefined;
+  };
 
 /**
- * Updates the seller (name, CVR and profile) of a company, and whether it sends e-invoices on approval;
+ * Updates the seller (name, CVR and profile) of a company, whether it sends e-invoices on approval and how
+ * it reminds (fees, interest, the daily job);
  * only the fields given change. A live company's sandbox gets the same (its invoices print the same
  * seller, and are sent the same way); a sandbox changes only itself.
  * `db` must be a transaction.
  */
 export async function updateCompanyProfile(db: Db, companyId: string, input: SellerInput) {
-  const { cvr, ...rest } = input;
+  const { cvr, reminder_fee, reminder_reference_rate, ...rest } = input;
   // No CVR is stored as null, as a company created without one has it.
   const data: Record<string, string | boolean | null> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  if (reminder_fee !== undefined) data.reminder_fee = reminder_fee.toFixed(2);
+  if (reminder_reference_rate !== undefined) data.reminder_reference_rate = reminder_reference_rate.toFixed(2);
   if (cvr !== undefined) data.cvr = cvr || null;
   const company = await db.company.update({ where: { id: companyId }, data }).catch((e: unknown) => {
     throw (e as { code?: string }).code === 'P2025' ? notFound('company', companyId) : e;

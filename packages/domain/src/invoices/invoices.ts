@@ -268,7 +268,7 @@ export async function deleteInvoice(db: Db, scope: CompanyScope, id: string): Pr
 }
 
 /** Active accounts of the company by number; a missing or deactivated one is a clear 422. */
-async function accountsByNumber(db: Db, scope: CompanyScope, numbers: string[]) {
+export async function accountsByNumber(db: Db, scope: CompanyScope, numbers: string[]) {
   const rows = await db.$queryRaw<Pick<Account, 'id' | 'account_number' | 'name' | 'active'>[]>`
     SELECT id, account_number, name, active FROM accounts WHERE company_id = ${scope.companyId}::uuid AND account_number = ANY(${[...new Set(numbers)]}::text[])`;
   const byNumber = new Map(rows.map((a) => [a.account_number, a]));

@@ -9,7 +9,7 @@
 // customer is now); renderInvoicePdf lays it out with pdfkit. Amounts travel as strings with two
 // decimals, never as floats.
 import PDFDocument from 'pdfkit';
-import type { Db } from '@tlr/db';
+import type { Company, Db } from '@tlr/db';
 import { daysBetween, fromDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { printIban } from '../identifiers/bank.ts';
@@ -23,7 +23,7 @@ import { fullInvoiceInclude } from './views.ts';
 
 export type InvoiceDocumentKind = 'invoice' | 'credit_note';
 
-interface Party {
+export interface Party {
   name: string;
   address: string[];
   cvr: string;
@@ -46,7 +46,7 @@ export interface InvoiceDocument {
   credits: { invoice_number: string; issue_date: string } | null;
   /** On a cancelled invoice: the credit note that credited it (nothing is to be paid). */
   credited_by: { number: string; date: string } | null;
-  seller: Party & { bank_reg_number: string; bank_account_number: string; iban: string };
+  seller: Seller;
   /** The FI payment line (+71) of an invoice with a payment id; "" otherwise, and always on a credit note. */
   fi_payment_line: string;
   buyer: Party;
@@ -64,8 +64,24 @@ export interface InvoiceDocument {
   filename: string;
 }
 
-const addressLines = (line1: string, line2: string, postal: string, city: string, country: string) =>
+export const addressLines = (line1: string, line2: string, postal: string, city: string, country: string) =>
   [line1, line2, `${postal} ${city}`.trim(), country && country !== 'DK' ? country : ''].filter(Boolean);
+
+export type Seller = Party & { bank_reg_number: string; bank_account_number: string; iban: string };
+
+/** The company as the seller its documents print (the profile as it is when the PDF is made). */
+export function sellerParty(company: Company): Seller {
+  return {
+    name: company.name,
+    address: addressLines(company.address_line1, company.address_line2, company.postal_code, company.city, company.country),
+    cvr: company.cvr ?? '',
+    email: company.email,
+    phone: company.phone,
+    bank_reg_number: company.bank_reg_number,
+    bank_account_number: company.bank_account_number,
+    iban: company.iban,
+  };
+}
 
 /** What the PDF of an invoice (or of the credit note that cancelled it) shows, read in one snapshot. */
 export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, kind: InvoiceDocumentKind): Promise<InvoiceDocument> {
@@ -103,16 +119,7 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
     payment_terms_days: daysBetween(issue, fromDate(row.due_date)),
     credits: note ? { invoice_number: row.invoice_number, issue_date: issue } : null,
     credited_by: kind === 'invoice' && row.credit_note ? { number: String(row.credit_note.document_number), date: fromDate(row.credit_note.date) } : null,
-    seller: {
-      name: company.name,
-      address: addressLines(company.address_line1, company.address_line2, company.postal_code, company.city, company.country),
-      cvr: company.cvr ?? '',
-      email: company.email,
-      phone: company.phone,
-      bank_reg_number: company.bank_reg_number,
-      bank_account_number: company.bank_account_number,
-      iban: company.iban,
-    },
+    seller: sellerParty(company),
     // The creditor number frozen with the id, not the company's current one (decision 246).
     fi_payment_line: kind === 'invoice' && row.payment_id ? fiPaymentLine(row.payment_id, row.fi_creditor_number) : '',
     buyer,
@@ -145,23 +152,23 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
 // Layout
 
 /** 1234567.5 -> "1.234.567,50" (Danish grouping and decimal comma), from the exact decimal string. */
-function kroner(amount: string, negate = false): string {
+export function kroner(amount: string, negate = false): string {
   const d = new Decimal(amount);
   const value = negate ? d.negated() : d;
   const [int, dec] = value.abs().toFixed(2).split('.') as [string, string];
   return `${value.isNegative() && !value.isZero() ? '-' : ''}${int.replace(/\B(?=(\d{3})+(?!\d))/g, '.')},${dec}`;
 }
 /** A quantity or rate with a decimal comma and no trailing zeros: "1,5", "3", "12,25". */
-const decimalComma = (n: string) => new Decimal(n).toString().replace('.', ',');
+export const decimalComma = (n: string) => new Decimal(n).toString().replace('.', ',');
 /** 2026-11-22 -> "22.11.2026". */
-const danishDate = (iso: string) => iso.split('-').reverse().join('.');
+export const danishDate = (iso: string) => iso.split('-').reverse().join('.');
 const cancelledText = (by: { number: string; date: string }) => `Annulleret – krediteret ved kreditnota nr. ${by.number} af ${danishDate(by.date)}`;
 
-const A4 = { width: 595.28, height: 841.89 };
-const M = 50;
-const FONT = 'Helvetica';
-const BOLD = 'Helvetica-Bold';
-const GREY = '#555555';
+export const A4 = { width: 595.28, height: 841.89 };
+export const M = 50;
+export const FONT = 'Helvetica';
+export const BOLD = 'Helvetica-Bold';
+export const GREY = '#555555';
 // Columns of the line table: x and width; the numbers are right-aligned. Each heading fits its column on
 // one line ("Enhedspris ekskl. moms" is 94 pt wide in 8 pt bold).
 const COLS = { description: [M, 210], quantity: [M + 215, 55], price: [M + 275, 100], rate: [M + 380, 45], amount: [M + 430, 65] } as const;
@@ -173,21 +180,47 @@ const HEADINGS: [string, keyof typeof COLS][] = [
   ['Beløb', 'amount'],
 ];
 
-export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
-  const credit = d.kind === 'credit_note';
-  const title = credit ? 'KREDITNOTA' : 'FAKTURA';
-  const doc = new PDFDocument({
-    size: 'A4',
-    margin: M,
-    info: { Title: `${credit ? 'Kreditnota' : 'Faktura'} ${d.number || '(kladde)'} - ${d.seller.name}`, Author: d.seller.name, Creator: 'tlr' },
-    lang: 'da-DK',
-  });
+/** A Danish A4 document and the bytes it will have once `doc.end()` is called. */
+export function startPdf(title: string, author: string) {
+  const doc = new PDFDocument({ size: 'A4', margin: M, info: { Title: title, Author: author, Creator: 'tlr' }, lang: 'da-DK' });
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<Buffer>((resolve, reject) => {
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
+  return { doc, done };
+}
+
+/** A party's block (seller or buyer) under its heading at (x, y); the y below it. */
+export function drawParty(doc: InstanceType<typeof PDFDocument>, p: Party, x: number, y: number, width: number, heading: string): number {
+  doc.font(BOLD).fontSize(8).fillColor(GREY).text(heading, x, y, { width });
+  doc
+    .font(BOLD)
+    .fontSize(10)
+    .fillColor('black')
+    .text(p.name || '(ingen kunde)', { width });
+  doc.font(FONT).fontSize(9);
+  for (const line of p.address) doc.text(line, { width });
+  if (p.cvr) doc.text(`CVR-nr. ${p.cvr}`, { width });
+  if (p.vat_number) doc.text(`Momsnr. ${p.vat_number}`, { width });
+  if (p.ean) doc.text(`EAN-nr. ${p.ean}`, { width });
+  if (p.email) doc.text(p.email, { width });
+  if (p.phone) doc.text(`Tlf. ${p.phone}`, { width });
+  return doc.y;
+}
+
+/** Where to pay: the Danish account and the IBAN the seller has, as the payment text names them. */
+export const bankDetails = (s: Seller) =>
+  [
+    s.bank_reg_number || s.bank_account_number ? `Reg.nr. ${s.bank_reg_number} Kontonr. ${s.bank_account_number}` : '',
+    s.iban ? `IBAN ${printIban(s.iban)}` : '',
+  ].filter(Boolean);
+
+export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
+  const credit = d.kind === 'credit_note';
+  const title = credit ? 'KREDITNOTA' : 'FAKTURA';
+  const { doc, done } = startPdf(`${credit ? 'Kreditnota' : 'Faktura'} ${d.number || '(kladde)'} - ${d.seller.name}`, d.seller.name);
 
   // A draft is not yet an invoice; a cancelled one is no longer a claim: both say so across every page.
   const stamp = d.draft ? 'KLADDE' : d.credited_by ? 'ANNULLERET' : '';
@@ -205,29 +238,13 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
   doc.on('pageAdded', watermark);
 
   // Seller, top right; title and buyer, left.
-  const party = (p: Party, x: number, y: number, width: number, heading: string) => {
-    doc.font(BOLD).fontSize(8).fillColor(GREY).text(heading, x, y, { width });
-    doc
-      .font(BOLD)
-      .fontSize(10)
-      .fillColor('black')
-      .text(p.name || '(ingen kunde)', { width });
-    doc.font(FONT).fontSize(9);
-    for (const line of p.address) doc.text(line, { width });
-    if (p.cvr) doc.text(`CVR-nr. ${p.cvr}`, { width });
-    if (p.vat_number) doc.text(`Momsnr. ${p.vat_number}`, { width });
-    if (p.ean) doc.text(`EAN-nr. ${p.ean}`, { width });
-    if (p.email) doc.text(p.email, { width });
-    if (p.phone) doc.text(`Tlf. ${p.phone}`, { width });
-    return doc.y;
-  };
-  const sellerBottom = party(d.seller, 340, M, 205, 'Sælger');
+  const sellerBottom = drawParty(doc, d.seller, 340, M, 205, 'Sælger');
   doc
     .font(BOLD)
     .fontSize(22)
     .fillColor('black')
     .text(stamp ? `${title} (${stamp})` : title, M, M, { width: 280 });
-  const buyerBottom = party(d.buyer, M, M + 45, 280, credit ? 'Kreditnota til' : 'Faktura til');
+  const buyerBottom = drawParty(doc, d.buyer, M, M + 45, 280, credit ? 'Kreditnota til' : 'Faktura til');
 
   // The document's facts.
   let y = Math.max(sellerBottom, buyerBottom) + 20;
@@ -316,10 +333,7 @@ export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
   }
 
   // Payment terms and bank details; notes.
-  const bank = [
-    d.seller.bank_reg_number || d.seller.bank_account_number ? `Reg.nr. ${d.seller.bank_reg_number} Kontonr. ${d.seller.bank_account_number}` : '',
-    d.seller.iban ? `IBAN ${printIban(d.seller.iban)}` : '',
-  ].filter(Boolean);
+  const bank = bankDetails(d.seller);
   const terms = credit
     ? ['Beløbet modregnes eller tilbagebetales.']
     : d.credited_by

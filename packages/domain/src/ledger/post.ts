@@ -21,7 +21,7 @@ import { assertPostable, totalsByAccount, totalsByVatBase, type PostingLine } fr
 import { transactionView, type TransactionView } from './views.ts';
 
 /** What produced a posting; the documents' own postings are changed through their documents only. */
-export const POSTING_SOURCES = ['manual', 'reversal', 'invoice', 'payment', 'credit_note', 'expense', 'vat_settlement', 'bank'] as const;
+export const POSTING_SOURCES = ['manual', 'reversal', 'invoice', 'payment', 'credit_note', 'expense', 'vat_settlement', 'bank', 'reminder'] as const;
 export type PostingSource = (typeof POSTING_SOURCES)[number];
 
 export interface Posting {
