@@ -24,7 +24,7 @@ class Replay {
   constructor(readonly claim: Extract<Claim, { claimed: false }>) {}
 }
 
-async function inTransaction<R extends Result>(db: Database, work: (tx: Db) => Promise<R>): Promise<R> {
+async function inTransaction<R extends Result>(db: Database, work: (tx: Db) => Promise<R>, timeoutMs?: number): Promise<R> {
   try {
     return await db.prisma.$transaction(async (tx) => {
       // The events the work records are written in one statement at its end (with the stored
@@ -34,7 +34,7 @@ async function inTransaction<R extends Result>(db: Database, work: (tx: Db) => P
       if (!result.ok) throw new Rollback(result);
       await flushEvents(tx);
       return result;
-    }, db.transactionOptions);
+    }, { ...db.transactionOptions, ...(timeoutMs ? { timeout: timeoutMs } : {}) });
   } catch (e) {
     if (e instanceof Rollback) return e.result as R;
     throw e;
@@ -79,7 +79,7 @@ export async function runMutation<R extends Result>(o: {
   const idempotent = meta?.idempotent;
   const key = idempotent && idempotencyKeyOf(ctx.idempotencyKey, !idempotent.optional);
   if (!idempotent || key === undefined) {
-    const result = await inTransaction(ctx.db, o.next);
+    const result = await inTransaction(ctx.db, o.next, meta?.transactionTimeoutMs);
     if (result.ok && (idempotent || meta?.created)) ctx.response.status = idempotent?.status ?? 201;
     return result;
   }
@@ -93,7 +93,7 @@ export async function runMutation<R extends Result>(o: {
       const r = await o.next(tx);
       if (r.ok) await storeIdempotentResponse(tx, companyId, key, idempotent.status, r.data);
       return r;
-    });
+    }, meta?.transactionTimeoutMs);
     if (result.ok) ctx.response.status = idempotent.status;
     return result;
   } catch (e) {

@@ -2,6 +2,7 @@
 // internal procedures for the operator CLI and the admin app.
 import { accountsRouter } from './routers/accounts.ts';
 import { bankAccountsRouter } from './routers/bank-accounts.ts';
+import { bankStatementsRouter } from './routers/bank-statements.ts';
 import { customersRouter } from './routers/customers.ts';
 import { einvoicesRouter } from './routers/einvoices.ts';
 import { exchangeRatesRouter } from './routers/exchange-rates.ts';
@@ -36,6 +37,7 @@ export const appRouter = router({
   transactions: transactionsRouter,
   exchangeRates: exchangeRatesRouter,
   bankAccounts: bankAccountsRouter,
+  bankStatements: bankStatementsRouter,
   reports: reportsRouter,
   vat: vatRouter,
   exports: exportsRouter,

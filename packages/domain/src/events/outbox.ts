@@ -31,6 +31,8 @@ export const EVENT_TYPES = [
   'voucher.deleted',
   // Additive (Order 13): beyond the contract's 23.
   'vat_return.settled',
+  // Additive (Order 15): a bank statement imported; data is the BankStatement resource.
+  'bank_statement.imported',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
