@@ -36,16 +36,11 @@ export class CsvSplitter {
 
   push(text: string, out: CsvRecord[]): void {
     if (this.sep === undefined) {
-      // The first line decides: ';' if it has one (outside quotes), else a tab, else ','.
       this.head += text;
-      const end = this.head.indexOf('\n');
-      if (end < 0 && this.head.length < 1_000_000) return;
-      const first = (end < 0 ? this.head : this.head.slice(0, end)).replace(/"[^"]*"/g, '');
-      this.sep = first.includes(';') ? ';' : first.includes('\t') ? '\t' : ',';
-      text = this.head;
-      this.head = '';
+      if (!this.head.includes('\n') && this.head.length < 1_000_000) return;
+      text = this.decide();
     }
-    const sep = this.sep;
+    const sep = this.sep!;
     for (let i = 0; i < text.length; i++) {
       const c = text[i]!;
       switch (this.state) {
@@ -84,9 +79,20 @@ export class CsvSplitter {
     }
   }
 
+  /** The end of the text: the last record, unless it is inside an open quote (openQuote tells). */
   end(out: CsvRecord[]): void {
-    if (this.sep === undefined) this.push('\n', out);
-    else if (this.state !== State.FieldStart || this.cells.length || this.field) this.endRecord(out);
+    if (this.sep === undefined) this.push(this.decide(), out);
+    if (this.state !== State.Quoted && (this.state !== State.FieldStart || this.cells.length || this.field)) this.endRecord(out);
+  }
+
+  /** The first line decides the separator: ';' if it has one (outside quotes), else a tab, else ','. Answers the text held back meanwhile. */
+  private decide(): string {
+    const end = this.head.indexOf('\n');
+    const first = (end < 0 ? this.head : this.head.slice(0, end)).replace(/"[^"]*"/g, '');
+    this.sep = first.includes(';') ? ';' : first.includes('\t') ? '\t' : ',';
+    const text = this.head;
+    this.head = '';
+    return text;
   }
 
   /** An unterminated quote at the end of the file. */
