@@ -524,3 +524,43 @@ describe('GET /bank-accounts/{id}/lines and /statements', () => {
     expect((await (await t.newKey(['invoices:read'])).raw.get(`/bank-accounts/${drift.id}/lines`)).status).toBe(403);
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('describes the import: its body types, every query parameter, the Idempotency-Key, and the BankLine and BankStatement components', async () => {
+    const doc = (await fetch(`${t.svc.url}/api/v1/openapi.json`).then((r) => r.json())) as {
+      paths: Record<string, Record<string, { requestBody: { content: Record<string, unknown> }; parameters: { name?: string; in?: string }[]; responses: Record<string, unknown> }>>;
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    };
+    const op = doc.paths['/bank-accounts/{id}/statements']!.post!;
+    expect(Object.keys(op.requestBody.content).sort()).toEqual(['application/xml', 'text/csv', 'text/xml']);
+    const params = op.parameters.filter((p) => p.in === 'query').map((p) => p.name);
+    for (const name of ['file_name', 'preset', 'encoding', 'separator', 'decimal_separator', 'header_rows', 'date_format', 'date_column', 'amount_column', 'debit_column', 'credit_column', 'text_column', 'balance_column', 'reference_column']) {
+      expect(params).toContain(name);
+    }
+    expect(op.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['id', 'Idempotency-Key']));
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['201', '400', '404', '413', '415']));
+    expect(Object.keys(doc.components.schemas.BankLine!.properties).sort()).toEqual(
+      [
+        'id',
+        'bank_account_id',
+        'statement_id',
+        'booking_date',
+        'value_date',
+        'amount',
+        'currency',
+        'text',
+        'counterparty_name',
+        'counterparty_iban',
+        'reference',
+        'bank_reference',
+        'status',
+        'match',
+        'suggestions',
+        'created_at',
+      ].sort(),
+    );
+    expect(Object.keys(doc.components.schemas.BankStatement!.properties)).toEqual(
+      expect.arrayContaining(['format', 'file_name', 'statement_ref', 'from_date', 'to_date', 'balance', 'lines']),
+    );
+  });
+});

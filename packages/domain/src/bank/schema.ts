@@ -3,6 +3,7 @@
 // from here. Amounts are decimal strings: a bank line is money the matcher compares to the øre.
 import { z } from 'zod';
 import { dateOut, timestamp } from '../fields.ts';
+import { count } from '../integers.ts';
 
 const decimal = (description: string) => z.string().meta({ description, pattern: '^-?\\d+\\.\\d{2}$', example: '-1250.00' });
 
@@ -72,9 +73,9 @@ export const bankStatementResource = z
       difference: decimal('On a mismatch: the stated closing balance minus opening plus the lines (CSV: the first running balance that breaks, minus what it should be); null otherwise').nullable(),
     }),
     lines: z.object({
-      total: z.int().meta({ description: 'Booked lines in the file' }),
-      new: z.int().meta({ description: 'Lines stored by this import' }),
-      duplicates: z.int().meta({ description: 'Lines an earlier import (or a concurrent one) had stored already: not stored again' }),
+      total: count().meta({ description: 'Booked lines in the file' }),
+      new: count().meta({ description: 'Lines stored by this import' }),
+      duplicates: count().meta({ description: 'Lines an earlier import (or a concurrent one) had stored already: not stored again' }),
     }),
     created_at: timestamp(),
   })
