@@ -146,13 +146,12 @@ function resolveColumns(mapping: CsvMapping, header: readonly string[] | undefin
     else {
       i = names.indexOf(norm(ref));
       if (i < 0) {
-        const source = fromPreset ? `preset ${fromPreset}` : paramOf(c);
         throw fileError(
           null,
           fromPreset ? 'preset' : paramOf(c),
           header
-            ? `${source}: the header has no column ${JSON.stringify(ref)} (it has ${header.map((h) => JSON.stringify(h.trim())).join(', ')})`
-            : `${source}: with header_rows=0 columns are named by number`,
+            ? `${fromPreset ? `the ${fromPreset} layout's column` : 'the column'} ${JSON.stringify(ref)} is not in the header (it has ${header.map((h) => JSON.stringify(h.trim())).join(', ')})`
+            : 'with header_rows=0 columns are named by number',
         );
       }
     }
