@@ -3,7 +3,8 @@
 // before the procedure opens its transaction, so the import reads it at disk speed whatever the client's
 // speed; the procedure validates the query, checks the bank account and imports in one transaction.
 import { requireScopes } from '@tlr/api';
-import { BankFileTooLarge, MAX_BANK_FILE_BYTES, stageBankFile, type BankFileKind } from '@tlr/domain';
+import { BANK_IMPORT_TIMEOUT_MS, BankFileTooLarge, MAX_BANK_FILE_BYTES, stageBankFile, type BankFileKind } from '@tlr/domain';
+import { extendDeadline } from './deadline.ts';
 import type { RawCall, RawHandler } from './raw-routes.ts';
 import { refuseEarly } from './vouchers.ts';
 
@@ -41,6 +42,8 @@ export function bankStatementImport(): RawHandler {
     }
     const tooLarge = () => refuseEarly(call, 'payload_too_large', `The file exceeds ${MAX_BANK_FILE_BYTES} bytes (200 MB).`, 'body');
     if (Number(req.get('Content-Length') ?? 0) > MAX_BANK_FILE_BYTES) return tooLarge();
+    // A large file takes longer than the common 20 s to send and to import: the bound is the import transaction's (5 minutes), with the upload's time on top.
+    extendDeadline(res, 2 * BANK_IMPORT_TIMEOUT_MS);
     let staged;
     try {
       staged = await stageBankFile(req, kind, { dispositionName: dispositionName(req.get('Content-Disposition')) });

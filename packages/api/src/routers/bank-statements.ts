@@ -3,6 +3,7 @@
 // transaction), the statements imported and the lines they brought.
 import { z } from 'zod';
 import {
+  BANK_IMPORT_TIMEOUT_MS,
   BANK_LINE_LIST,
   BANK_STATEMENT_LIST,
   bankImportQuery,
@@ -29,8 +30,6 @@ const write = 'transactions:write';
 const accountParam = z.object({ id: uuid().meta({ description: 'The bank account id (UUID)' }) });
 const notFound = "A bank account that is not one of the company's (another company's included) answers 404 not_found.";
 
-/** Long enough for a 100,000-line file at a few thousand lines a second with room to spare (docs/perf.md). */
-const IMPORT_TIMEOUT_MS = 5 * 60_000;
 
 const importDescription = [
   'The body is the file as the bank gives it, streamed (at most 200 MB): `Content-Type: application/xml` (or text/xml) for ISO 20022 camt.053 (versions camt.053.001.02 to .08, by the namespace), `text/csv` for the CSV export of a Danish bank, read by a `preset` or a column mapping (the `*_column` parameters; see docs/bank-statements.md). Only booked entries of a camt.053 file are lines.',
@@ -53,7 +52,7 @@ export const bankStatementsRouter = router({
         schema: { type: 'string', description: 'camt.053.001.02 to .08 XML (root Document), or CSV text' },
         query: bankImportQuery,
       },
-      transactionTimeoutMs: IMPORT_TIMEOUT_MS,
+      transactionTimeoutMs: BANK_IMPORT_TIMEOUT_MS,
     })
     .input(bankImportQuery.extend(accountParam.shape))
     .output(single(bankStatementResource))

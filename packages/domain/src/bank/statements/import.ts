@@ -17,6 +17,9 @@ import { readStaged, type StagedBankFile } from './staged.ts';
 import { bankStatementView } from './statements.ts';
 import { fileError, type BankFileLine, type BankFileParser } from './types.ts';
 
+/** How long an import's transaction may run: a 100,000-line file takes about 11 s on two shared cores (docs/perf.md), with room for a slower machine or a larger file. */
+export const BANK_IMPORT_TIMEOUT_MS = 5 * 60_000;
+
 /** Rows per INSERT: 1,000 lines of 14 columns as 11 array parameters, a few hundred KB a statement. */
 export const BANK_INSERT_BATCH = 1_000;
 
