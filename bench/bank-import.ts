@@ -57,7 +57,9 @@ const dayOf = (i: number) => {
 function camtEntry(i: number): string {
   const credit = i % 2 === 0;
   const amount = amountOf(i).toFixed(2);
-  const party = credit ? `<Dbtr><Nm>Kunde ${i % 5000} ApS</Nm></Dbtr><DbtrAcct><Id><IBAN>DK9520000123456789</IBAN></Id></DbtrAcct>` : `<Cdtr><Nm>Leverandør ${i % 3000}</Nm></Cdtr>`;
+  const party = credit
+    ? `<Dbtr><Nm>Kunde ${i % 5000} ApS</Nm></Dbtr><DbtrAcct><Id><IBAN>DK9520000123456789</IBAN></Id></DbtrAcct>`
+    : `<Cdtr><Nm>Leverandør ${i % 3000}</Nm></Cdtr>`;
   const ref = credit ? `<Strd><CdtrRefInf><Ref>+71${String(i).padStart(14, '0')}7</Ref></CdtrRefInf></Strd>` : '';
   return `<Ntry><Amt Ccy="DKK">${amount}</Amt><CdtDbtInd>${credit ? 'CRDT' : 'DBIT'}</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>${dayOf(i)}</Dt></BookgDt><ValDt><Dt>${dayOf(i)}</Dt></ValDt><AcctSvcrRef>BENCH-${i}</AcctSvcrRef><NtryDtls><TxDtls><Refs><EndToEndId>E2E-${i}</EndToEndId></Refs><RltdPties>${party}</RltdPties><RmtInf><Ustrd>Faktura ${100_000 + i}</Ustrd>${ref}</RmtInf></TxDtls></NtryDtls><AddtlNtryInf>${credit ? 'Indbetaling' : 'Overførsel'}</AddtlNtryInf></Ntry>\n`;
 }
@@ -106,7 +108,13 @@ async function main() {
   const cleanups = cleanupStack(log);
   const out: string[] = [];
   try {
-    const { db, databaseUrl, pgVersion, settings } = await benchDatabase({ cleanups, log, folder: 'bench-bank-pg', dbName: `tlr_bench_bank_${process.pid}`, poolSize: 2 });
+    const { db, databaseUrl, pgVersion, settings } = await benchDatabase({
+      cleanups,
+      log,
+      folder: 'bench-bank-pg',
+      dbName: `tlr_bench_bank_${process.pid}`,
+      poolSize: 2,
+    });
     const { keys } = await benchCompany(db, { name: 'Bank Bench ApS', ownerEmail: 'bench-bank@example.dk', keys: 1 });
     const key = keys[0]!;
     const dir = mkdtempSync(join(tmpdir(), 'tlr-bench-bank-'));
@@ -127,11 +135,15 @@ async function main() {
     cleanups.push(() => server.stop());
     const api = `${server.url}/api/v1`;
     const account = await new Promise<string>((resolve, reject) => {
-      const req = http.request(`${api}/bank-accounts`, { method: 'POST', headers: { 'X-API-Key': key, 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' } }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => (res.statusCode === 201 ? resolve((JSON.parse(body) as { data: { id: string } }).data.id) : reject(new Error(body))));
-      });
+      const req = http.request(
+        `${api}/bank-accounts`,
+        { method: 'POST', headers: { 'X-API-Key': key, 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' } },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => (res.statusCode === 201 ? resolve((JSON.parse(body) as { data: { id: string } }).data.id) : reject(new Error(body))));
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify({ name: 'Driftskonto', iban: 'DK5000400440116243' }));
     });
@@ -140,7 +152,12 @@ async function main() {
 
     const rows: string[] = [];
     const files = [
-      { what: 'camt.053.001.02', path: camtPath, type: 'application/xml', parse: (s: AsyncIterable<Uint8Array>) => parseCamt053(s, { currency: 'DKK', iban: '' }) },
+      {
+        what: 'camt.053.001.02',
+        path: camtPath,
+        type: 'application/xml',
+        parse: (s: AsyncIterable<Uint8Array>) => parseCamt053(s, { currency: 'DKK', iban: '' }),
+      },
       {
         what: 'CSV (danske_bank)',
         path: csvPath,

@@ -182,7 +182,16 @@ const MARCH: Ntry[] = [
     ustrd: 'Faktura 1001',
     info: 'Indbetaling',
   },
-  { amount: '250.50', credit: false, booked: '2026-03-01', ref: 'DB-2026030100002', e2e: 'E2E-77', party: 'Leverandør ApS', partyIban: 'DK3000400440116243', info: 'Overførsel' },
+  {
+    amount: '250.50',
+    credit: false,
+    booked: '2026-03-01',
+    ref: 'DB-2026030100002',
+    e2e: 'E2E-77',
+    party: 'Leverandør ApS',
+    partyIban: 'DK3000400440116243',
+    info: 'Overførsel',
+  },
   // Pending: not booked, not a line, not in the balance.
   { amount: '99.00', credit: false, status: 'PDNG', booked: '2026-03-01', ref: 'DB-2026030100003' },
 ];
@@ -233,7 +242,9 @@ describe('POST /bank-accounts/{id}/statements: camt.053', () => {
     });
     // Money out: the creditor is the counterparty; the end-to-end id is the reference when there is no creditor reference.
     expect(out).toMatchObject({ amount: '-250.50', counterparty_name: 'Leverandør ApS', reference: 'E2E-77', value_date: null, text: 'Overførsel' });
-    const identities = await testDb().pool.query<{ identity: string }>('SELECT identity FROM bank_lines WHERE bank_account_id = $1 ORDER BY identity', [drift.id]);
+    const identities = await testDb().pool.query<{ identity: string }>('SELECT identity FROM bank_lines WHERE bank_account_id = $1 ORDER BY identity', [
+      drift.id,
+    ]);
     expect(identities.rows.map((r) => r.identity)).toEqual(['ref:DB-2026030100001', 'ref:DB-2026030100002']);
   });
 
@@ -247,7 +258,15 @@ describe('POST /bank-accounts/{id}/statements: camt.053', () => {
 
   it('reads camt.053.001.08 (Sts/Cd, DtTm, Dbtr/Pty): a balance that does not add up is reported as a mismatch and the lines are imported', async () => {
     const entries: Ntry[] = [
-      { amount: '400.00', credit: true, booked: '2026-03-02', value: '2026-03-03', ref: 'DB-2026030200001', party: 'Kunde B ApS', creditorRef: '000000012345674' },
+      {
+        amount: '400.00',
+        credit: true,
+        booked: '2026-03-02',
+        value: '2026-03-03',
+        ref: 'DB-2026030200001',
+        party: 'Kunde B ApS',
+        creditorRef: '000000012345674',
+      },
       { amount: '100.00', credit: false, status: 'INFO', booked: '2026-03-02', ref: 'DB-2026030200002' },
     ];
     // 2249.50 + 400 = 2649.50; the bank states 2650.50.
@@ -301,8 +320,13 @@ describe('POST /bank-accounts/{id}/statements: camt.053', () => {
     const before = await lineCount(drift.id);
     const statements = await statementCount(drift.id);
     const ok1: Ntry = { amount: '10.00', credit: true, booked: '2026-03-09', ref: 'NEW-1' };
-    const bad = (entries: Ntry[], o: Partial<Parameters<typeof camt>[1]> = {}, version = 2) => upload(drift.id, camt(version, { id: 'BAD', entries, ...o }), 'application/xml');
-    await refused(bad([ok1, { amount: '12.345', credit: true, booked: '2026-03-09', ref: 'NEW-2' }]), 400, { code: 'bank_file_invalid', line: 2, field: 'Amt' });
+    const bad = (entries: Ntry[], o: Partial<Parameters<typeof camt>[1]> = {}, version = 2) =>
+      upload(drift.id, camt(version, { id: 'BAD', entries, ...o }), 'application/xml');
+    await refused(bad([ok1, { amount: '12.345', credit: true, booked: '2026-03-09', ref: 'NEW-2' }]), 400, {
+      code: 'bank_file_invalid',
+      line: 2,
+      field: 'Amt',
+    });
     await refused(bad([ok1, { amount: '12.00', credit: true, booked: '2026-03-09', ref: 'NEW-2', ccy: 'EUR' }]), 400, {
       code: 'bank_file_invalid',
       line: 2,
@@ -484,8 +508,13 @@ describe('the import request', () => {
   });
 
   it('records bank_statement.imported with the statement, in the same transaction', async () => {
-    const s = await imported(upload(drift.id, camt(3, { id: 'EVENT', entries: [{ amount: '1.00', credit: true, booked: '2026-03-12', ref: 'EV-1' }] }), 'application/xml'));
-    const { rows } = await testDb().pool.query<{ data: Statement }>(`SELECT data FROM outbox_events WHERE type = 'bank_statement.imported' AND data->>'id' = $1`, [s.id]);
+    const s = await imported(
+      upload(drift.id, camt(3, { id: 'EVENT', entries: [{ amount: '1.00', credit: true, booked: '2026-03-12', ref: 'EV-1' }] }), 'application/xml'),
+    );
+    const { rows } = await testDb().pool.query<{ data: Statement }>(
+      `SELECT data FROM outbox_events WHERE type = 'bank_statement.imported' AND data->>'id' = $1`,
+      [s.id],
+    );
     expect(rows.map((r) => r.data)).toEqual([s]);
   });
 });
@@ -494,7 +523,9 @@ describe('GET /bank-accounts/{id}/lines and /statements', () => {
   it('lists lines with the contract meta, a status filter, search, sort and dates', async () => {
     const all = await linesOf(t.api, drift.id);
     expect(all.meta.total).toBeGreaterThanOrEqual(4);
-    const page = await ok(t.api.GET('/bank-accounts/{id}/lines', { params: { path: { id: drift.id }, query: { per_page: 1, page: 2, sort: 'booking_date', order: 'asc' } } }));
+    const page = await ok(
+      t.api.GET('/bank-accounts/{id}/lines', { params: { path: { id: drift.id }, query: { per_page: 1, page: 2, sort: 'booking_date', order: 'asc' } } }),
+    );
     expect(page.meta).toMatchObject({ page: 2, per_page: 1, total: all.meta.total, total_pages: all.meta.total });
     expect(page.data[0]!.id).toBe(all.data[1]!.id);
     // The matcher sets these columns; here by hand, to see the filter and the match object.
@@ -512,11 +543,13 @@ describe('GET /bank-accounts/{id}/lines and /statements', () => {
     expect((await t.raw.get(`/bank-accounts/${drift.id}/lines?sort=text`)).body).toMatchObject({ code: 'invalid_request', field: 'sort' });
   });
 
-  it('lists and gets statements; another account\'s statement is not found', async () => {
+  it("lists and gets statements; another account's statement is not found", async () => {
     const list = await ok(t.api.GET('/bank-accounts/{id}/statements', { params: { path: { id: drift.id }, query: { search: 'STMT-2026-03-01' } } }));
     expect(list.meta.total).toBe(2);
     const one = list.data[0]!;
-    expect(await ok(t.api.GET('/bank-accounts/{id}/statements/{statement_id}', { params: { path: { id: drift.id, statement_id: one.id } } }))).toEqual({ data: one });
+    expect(await ok(t.api.GET('/bank-accounts/{id}/statements/{statement_id}', { params: { path: { id: drift.id, statement_id: one.id } } }))).toEqual({
+      data: one,
+    });
     const other = await newAccount(t.api, { name: 'Anden konto', account_number: '64871' });
     expect((await t.raw.get(`/bank-accounts/${other.id}/statements/${one.id}`)).status).toBe(404);
     const reader = await t.newKey(['transactions:read']);
@@ -528,13 +561,31 @@ describe('GET /bank-accounts/{id}/lines and /statements', () => {
 describe('the OpenAPI document', () => {
   it('describes the import: its body types, every query parameter, the Idempotency-Key, and the BankLine and BankStatement components', async () => {
     const doc = (await fetch(`${t.svc.url}/api/v1/openapi.json`).then((r) => r.json())) as {
-      paths: Record<string, Record<string, { requestBody: { content: Record<string, unknown> }; parameters: { name?: string; in?: string }[]; responses: Record<string, unknown> }>>;
+      paths: Record<
+        string,
+        Record<string, { requestBody: { content: Record<string, unknown> }; parameters: { name?: string; in?: string }[]; responses: Record<string, unknown> }>
+      >;
       components: { schemas: Record<string, { properties: Record<string, unknown> }> };
     };
     const op = doc.paths['/bank-accounts/{id}/statements']!.post!;
     expect(Object.keys(op.requestBody.content).sort()).toEqual(['application/xml', 'text/csv', 'text/xml']);
     const params = op.parameters.filter((p) => p.in === 'query').map((p) => p.name);
-    for (const name of ['file_name', 'preset', 'encoding', 'separator', 'decimal_separator', 'header_rows', 'date_format', 'date_column', 'amount_column', 'debit_column', 'credit_column', 'text_column', 'balance_column', 'reference_column']) {
+    for (const name of [
+      'file_name',
+      'preset',
+      'encoding',
+      'separator',
+      'decimal_separator',
+      'header_rows',
+      'date_format',
+      'date_column',
+      'amount_column',
+      'debit_column',
+      'credit_column',
+      'text_column',
+      'balance_column',
+      'reference_column',
+    ]) {
       expect(params).toContain(name);
     }
     expect(op.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['id', 'Idempotency-Key']));

@@ -19,8 +19,17 @@ const CONTRACT_COLLECTIONS = ['/invoices', '/customers', '/products', '/expenses
  * Every list: the collections, the webhook subscriptions, the exchange rates and the bank accounts ("List responses add
  * `meta`"; the list parameters apply to "all list endpoints").
  */
-const LISTS = [...CONTRACT_COLLECTIONS, '/webhooks', '/exchange-rates', '/vat-codes', '/vat-returns/{period}/lines', '/einvoices', '/bank-accounts',
-  '/bank-accounts/{id}/statements', '/bank-accounts/{id}/lines'];
+const LISTS = [
+  ...CONTRACT_COLLECTIONS,
+  '/webhooks',
+  '/exchange-rates',
+  '/vat-codes',
+  '/vat-returns/{period}/lines',
+  '/einvoices',
+  '/bank-accounts',
+  '/bank-accounts/{id}/statements',
+  '/bank-accounts/{id}/lines',
+];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
   // The contract's, and currency (Order 13: documents in foreign currency).

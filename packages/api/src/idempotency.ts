@@ -26,15 +26,18 @@ class Replay {
 
 async function inTransaction<R extends Result>(db: Database, work: (tx: Db) => Promise<R>, timeoutMs?: number): Promise<R> {
   try {
-    return await db.prisma.$transaction(async (tx) => {
-      // The events the work records are written in one statement at its end (with the stored
-      // response, for an idempotent create), not one round trip each.
-      holdEvents(tx);
-      const result = await work(tx);
-      if (!result.ok) throw new Rollback(result);
-      await flushEvents(tx);
-      return result;
-    }, { ...db.transactionOptions, ...(timeoutMs ? { timeout: timeoutMs } : {}) });
+    return await db.prisma.$transaction(
+      async (tx) => {
+        // The events the work records are written in one statement at its end (with the stored
+        // response, for an idempotent create), not one round trip each.
+        holdEvents(tx);
+        const result = await work(tx);
+        if (!result.ok) throw new Rollback(result);
+        await flushEvents(tx);
+        return result;
+      },
+      { ...db.transactionOptions, ...(timeoutMs ? { timeout: timeoutMs } : {}) },
+    );
   } catch (e) {
     if (e instanceof Rollback) return e.result as R;
     throw e;
@@ -87,13 +90,17 @@ export async function runMutation<R extends Result>(o: {
   const companyId = ctx.actor.credential.companyId;
   const endpoint = endpointOf(meta, o.path, await o.getRawInput());
   try {
-    const result = await inTransaction(ctx.db, async (tx) => {
-      const claim = await claimIdempotencyKey(tx, companyId, key, endpoint);
-      if (!claim.claimed) throw new Replay(claim);
-      const r = await o.next(tx);
-      if (r.ok) await storeIdempotentResponse(tx, companyId, key, idempotent.status, r.data);
-      return r;
-    }, meta?.transactionTimeoutMs);
+    const result = await inTransaction(
+      ctx.db,
+      async (tx) => {
+        const claim = await claimIdempotencyKey(tx, companyId, key, endpoint);
+        if (!claim.claimed) throw new Replay(claim);
+        const r = await o.next(tx);
+        if (r.ok) await storeIdempotentResponse(tx, companyId, key, idempotent.status, r.data);
+        return r;
+      },
+      meta?.transactionTimeoutMs,
+    );
     if (result.ok) ctx.response.status = idempotent.status;
     return result;
   } catch (e) {

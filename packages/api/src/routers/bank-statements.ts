@@ -30,7 +30,6 @@ const write = 'transactions:write';
 const accountParam = z.object({ id: uuid().meta({ description: 'The bank account id (UUID)' }) });
 const notFound = "A bank account that is not one of the company's (another company's included) answers 404 not_found.";
 
-
 const importDescription = [
   'The body is the file as the bank gives it, streamed (at most 200 MB): `Content-Type: application/xml` (or text/xml) for ISO 20022 camt.053 (versions camt.053.001.02 to .08, by the namespace), `text/csv` for the CSV export of a Danish bank, read by a `preset` or a column mapping (the `*_column` parameters; see docs/bank-statements.md). Only booked entries of a camt.053 file are lines.',
   "Each line is stored once per bank account: its identity is the bank's reference (`ref:` + camt AcctSvcrRef) where there is one, otherwise `sha256:` of its booking date, amount, text, counterparty and reference, with `#n`, its occurrence among identical lines of the file. Importing the same statement again, or an overlapping one, stores no line twice: `lines` counts the total, the new and the duplicates.",
@@ -41,9 +40,13 @@ const importDescription = [
 export const bankStatementsRouter = router({
   import: authedProcedure
     .meta({
-      ...metaOf({ path: '/bank-accounts/{id}/statements', tag, summary: 'Import a bank statement (camt.053 or CSV)', description: importDescription, scope: write }, 'POST', {
-        idempotent: { status: 201 },
-      }),
+      ...metaOf(
+        { path: '/bank-accounts/{id}/statements', tag, summary: 'Import a bank statement (camt.053 or CSV)', description: importDescription, scope: write },
+        'POST',
+        {
+          idempotent: { status: 201 },
+        },
+      ),
       streamedBody: true,
       requestBody: {
         contentType: 'application/xml',

@@ -36,16 +36,20 @@ export const bankLineResource = z
   .object({
     id: z.guid(),
     bank_account_id: z.guid(),
-    statement_id: z.guid().meta({ description: 'The statement that first brought the line (a later statement that carries it again counts it as a duplicate)' }),
+    statement_id: z
+      .guid()
+      .meta({ description: 'The statement that first brought the line (a later statement that carries it again counts it as a duplicate)' }),
     booking_date: dateOut().meta({ description: 'Bogføringsdato: the day the bank booked the entry' }),
     value_date: dateOut().nullable().meta({ description: 'Rentedato (valør); null when the file gives none' }),
     amount: decimal('Signed, in the bank account currency: positive money in, negative money out'),
     currency: z.string().meta({ description: "ISO 4217, always the bank account's currency", example: 'DKK' }),
     text: z.string().meta({ description: 'The text the bank shows (docs/bank-statements.md says which fields of a file it is made of)' }),
     counterparty_name: z.string().meta({ description: 'The payer of money in, the payee of money out; "" when the file does not say' }),
-    counterparty_iban: z.string().meta({ description: "The counterparty's IBAN, \"\" when the file does not say" }),
-    reference: z.string().meta({ description: 'The structured creditor reference (an FI payment id such as +71 and 15 digits) or the end-to-end id; "" when none' }),
-    bank_reference: z.string().meta({ description: "The bank's own id of the entry (camt.053 AcctSvcrRef); \"\" when none" }),
+    counterparty_iban: z.string().meta({ description: 'The counterparty\'s IBAN, "" when the file does not say' }),
+    reference: z
+      .string()
+      .meta({ description: 'The structured creditor reference (an FI payment id such as +71 and 15 digits) or the end-to-end id; "" when none' }),
+    bank_reference: z.string().meta({ description: 'The bank\'s own id of the entry (camt.053 AcctSvcrRef); "" when none' }),
     status: z.enum(BANK_LINE_STATUSES),
     match,
     suggestions: z.array(suggestion).meta({ description: 'Ranked candidates when automatic matching found more than one; [] otherwise' }),
@@ -70,7 +74,9 @@ export const bankStatementResource = z
       }),
       opening: decimal('The opening balance stated (CSV: derived from the first running balance); null when none').nullable(),
       closing: decimal('The closing balance stated; null when none').nullable(),
-      difference: decimal('On a mismatch: the stated closing balance minus opening plus the lines (CSV: the first running balance that breaks, minus what it should be); null otherwise').nullable(),
+      difference: decimal(
+        'On a mismatch: the stated closing balance minus opening plus the lines (CSV: the first running balance that breaks, minus what it should be); null otherwise',
+      ).nullable(),
     }),
     lines: z.object({
       total: count().meta({ description: 'Booked lines in the file' }),

@@ -20,11 +20,16 @@ async function parse(xml: string, chunk = 13, ctx = { currency: 'DKK', iban: '' 
   }
   return { lines, head: step.value as StatementHead };
 }
-const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: DomainError) => ({ code: e.code, field: e.field, line: e.extensions.line, detail: e.message }));
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: DomainError) => ({ code: e.code, field: e.field, line: e.extensions.line, detail: e.message }),
+  );
 
 const doc = (ns: string, stmts: string) =>
   `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:${ns}"><BkToCstmrStmt><GrpHdr><MsgId>1</MsgId></GrpHdr>${stmts}</BkToCstmrStmt></Document>`;
-const bal = (code: string, amt: string, ind = 'CRDT') => `<Bal><Tp><CdOrPrtry><Cd>${code}</Cd></CdOrPrtry></Tp><Amt Ccy="DKK">${amt}</Amt><CdtDbtInd>${ind}</CdtDbtInd></Bal>`;
+const bal = (code: string, amt: string, ind = 'CRDT') =>
+  `<Bal><Tp><CdOrPrtry><Cd>${code}</Cd></CdOrPrtry></Tp><Amt Ccy="DKK">${amt}</Amt><CdtDbtInd>${ind}</CdtDbtInd></Bal>`;
 const V02_ENTRY = `<Ntry><Amt Ccy="DKK">100.00</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-03-01</Dt></BookgDt>
   <NtryDtls><TxDtls><Refs><EndToEndId>E1</EndToEndId></Refs><RltdPties><Dbtr><Nm>Os selv</Nm></Dbtr><Cdtr><Nm>El-selskabet</Nm></Cdtr>
   <CdtrAcct><Id><IBAN>DK95 2000 0123 4567 89</IBAN></Id></CdtrAcct></RltdPties><RmtInf><Ustrd>Regning</Ustrd><Ustrd>marts</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`;
@@ -53,7 +58,13 @@ describe('parseCamt053', () => {
     const s1 = `<Stmt><Id>A</Id>${bal('PRCD', '10.00', 'DBIT')}${bal('CLBD', '240.00')}${V08_ENTRY}</Stmt>`;
     const s2 = `<Stmt><Id>B</Id>${bal('OPBD', '240.00')}${bal('CLBD', '241.00')}</Stmt>`;
     const { lines, head } = await parse(doc('camt.053.001.08', s1 + s2));
-    expect(lines[0]).toMatchObject({ booking_date: '2026-03-02', counterparty_name: 'Kunde', reference: '+71000000012345674', bank_reference: 'R-8', text: 'Indbetaling' });
+    expect(lines[0]).toMatchObject({
+      booking_date: '2026-03-02',
+      counterparty_name: 'Kunde',
+      reference: '+71000000012345674',
+      bank_reference: 'R-8',
+      text: 'Indbetaling',
+    });
     expect(head).toMatchObject({ statement_ref: 'A, B', balance_status: 'mismatch' });
     expect([head.opening?.toFixed(2), head.closing?.toFixed(2), head.balance_difference?.toFixed(2)]).toEqual(['-10.00', '241.00', '1.00']);
   });

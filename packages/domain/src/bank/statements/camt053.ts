@@ -103,8 +103,10 @@ function entryLine(e: Entry, currency: string): BankFileLine | undefined {
 function signed(b: { amount: string; indicator: string; currency: string }, code: string, currency: string): Decimal {
   const a = readIsoAmount(b.amount);
   if (isProblem(a)) throw fileError(null, `Bal(${code})/Amt`, a.problem);
-  if (b.currency && b.currency !== currency) throw fileError(null, `Bal(${code})/Amt/@Ccy`, `the balance is in ${b.currency}; the bank account is in ${currency}`);
-  if (b.indicator !== 'CRDT' && b.indicator !== 'DBIT') throw fileError(null, `Bal(${code})/CdtDbtInd`, `must be CRDT or DBIT, not ${JSON.stringify(b.indicator)}`);
+  if (b.currency && b.currency !== currency)
+    throw fileError(null, `Bal(${code})/Amt/@Ccy`, `the balance is in ${b.currency}; the bank account is in ${currency}`);
+  if (b.indicator !== 'CRDT' && b.indicator !== 'DBIT')
+    throw fileError(null, `Bal(${code})/CdtDbtInd`, `must be CRDT or DBIT, not ${JSON.stringify(b.indicator)}`);
   return b.indicator === 'DBIT' ? a.negated() : a;
 }
 

@@ -35,7 +35,11 @@ async function parse(text: string | Uint8Array, query: Record<string, string> = 
   }
   return { lines, head: step.value as StatementHead };
 }
-const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: DomainError) => ({ code: e.code, field: e.field, line: e.extensions.line, detail: e.message }));
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: DomainError) => ({ code: e.code, field: e.field, line: e.extensions.line, detail: e.message }),
+  );
 
 describe('CsvSplitter', () => {
   it('splits RFC 4180 records across any chunking: quotes, doubled quotes, separators and line breaks inside quotes, CRLF', () => {
@@ -81,7 +85,11 @@ describe('parseCsv', () => {
     expect([head.opening?.toFixed(2), head.closing?.toFixed(2)]).toEqual(['1000.00', '1090.00']);
   });
   it('counts lines physically: a quoted line break moves the next line number', async () => {
-    const { lines } = await parse('Dato;Tekst;Beløb\n01-03-2026;"to\nlinjer";1,00\n02-03-2026;x;2,00', { date_column: 'Dato', amount_column: 'Beløb', text_column: 'Tekst' });
+    const { lines } = await parse('Dato;Tekst;Beløb\n01-03-2026;"to\nlinjer";1,00\n02-03-2026;x;2,00', {
+      date_column: 'Dato',
+      amount_column: 'Beløb',
+      text_column: 'Tekst',
+    });
     expect(lines.map((l) => [l.n, l.text])).toEqual([
       [2, 'to\nlinjer'],
       [4, 'x'],

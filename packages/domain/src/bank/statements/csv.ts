@@ -116,7 +116,11 @@ export class CsvSplitter {
   }
 }
 
-const norm = (s: string) => s.replace(/^\ufeff/, '').trim().toLowerCase();
+const norm = (s: string) =>
+  s
+    .replace(/^\ufeff/, '')
+    .trim()
+    .toLowerCase();
 
 /** The preset whose header names the file's header holds, the most specific first; none, or several equally good: undefined. */
 export function presetByHeader(header: readonly string[]): CsvPresetName | undefined {
@@ -158,7 +162,7 @@ function resolveColumns(mapping: CsvMapping, header: readonly string[] | undefin
     if (i < 0) throw fileError(null, paramOf(c), 'column numbers start at 1');
     index[c] = i;
   }
-  return { index, name: (c) => (header?.[index[c]!]?.trim() || `column ${index[c]! + 1}`) };
+  return { index, name: (c) => header?.[index[c]!]?.trim() || `column ${index[c]! + 1}` };
 }
 
 /** Reads the mapping: a preset (with the parameters overriding its columns), the parameters alone, or the preset the header names. */

@@ -69,7 +69,8 @@ export async function importBankStatement(db: Db, scope: CompanyScope, input: Ba
   const account = await bankAccountOf(db, scope, input.bankAccountId);
   if (file.kind === 'camt053') {
     const csvOnly = csvOnlyOptions(options);
-    if (csvOnly.length) throw fileError(null, csvOnly[0]!, `${csvOnly.join(', ')} ${csvOnly.length === 1 ? 'is' : 'are'} for CSV files; a camt.053 file says what it holds`);
+    if (csvOnly.length)
+      throw fileError(null, csvOnly[0]!, `${csvOnly.join(', ')} ${csvOnly.length === 1 ? 'is' : 'are'} for CSV files; a camt.053 file says what it holds`);
   }
   if (file.size === 0) throw fileError(null, 'body', 'The request has no file: send the statement as the body.');
   await db.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`bank-import:${account.id}`}, 0))`;

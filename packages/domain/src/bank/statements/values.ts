@@ -41,7 +41,10 @@ export function readIsoDate(text: string): string | { problem: string } {
  */
 export function readAmount(text: string, decimal: ',' | '.' = ','): Decimal | { problem: string } {
   const thousands = decimal === ',' ? '.' : ',';
-  let t = text.trim().replace(/[\s\u00a0\u202f]/g, '').replace(/\u2212/g, '-');
+  let t = text
+    .trim()
+    .replace(/[\s\u00a0\u202f]/g, '')
+    .replace(/\u2212/g, '-');
   let negative = false;
   if (t.startsWith('-') || t.startsWith('+')) {
     negative = t.startsWith('-');
@@ -53,7 +56,9 @@ export function readAmount(text: string, decimal: ',' | '.' = ','): Decimal | { 
   const [whole = '', fraction, extra] = t.split(decimal);
   const grouped = whole.includes(thousands) ? /^\d{1,3}(\.\d{3})+$/.test(whole.replaceAll(thousands, '.')) : /^\d+$/.test(whole);
   if (!t || extra !== undefined || !grouped || (fraction !== undefined && !/^\d+$/.test(fraction))) {
-    return { problem: `${JSON.stringify(text.trim())} is not an amount (decimal ${decimal === ',' ? 'comma' : 'point'}${decimal === ',' ? ', thousands .' : ''})` };
+    return {
+      problem: `${JSON.stringify(text.trim())} is not an amount (decimal ${decimal === ',' ? 'comma' : 'point'}${decimal === ',' ? ', thousands .' : ''})`,
+    };
   }
   const parsed = parseAmount(`${negative ? '-' : ''}${whole.replaceAll(thousands, '')}${fraction === undefined ? '' : `.${fraction}`}`);
   return typeof parsed === 'string' ? { problem: `${JSON.stringify(text.trim())}: ${parsed}` } : parsed;
