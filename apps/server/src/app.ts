@@ -38,6 +38,7 @@ import { ownerPages } from './pages/index.ts';
 import { saftExport } from './http/saft.ts';
 import { voucherDownload, voucherUpload } from './http/vouchers.ts';
 import { einvoiceInbound } from './http/einvoice-inbound.ts';
+import { bankStatementImport } from './http/bank-statements.ts';
 
 /** Request bodies other than voucher uploads (those get their own, larger, limit). */
 const JSON_BODY_LIMIT = '1mb';
@@ -117,6 +118,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
         'invoices.ubl': xmlAttachment((caller, input) => caller.invoices.ubl(input as { id: string })),
         'vouchers.upload': voucherUpload(),
         'einvoices.inbound': einvoiceInbound(),
+        'bankStatements.import': bankStatementImport(logger),
         'einvoices.xml': xmlAttachment((caller, input) => caller.einvoices.xml(input as { id: string })),
         'vouchers.content': voucherDownload(logger, store),
         'vat.export': xmlAttachment((caller, input) => caller.vat.export(input as { period: string })),

@@ -107,7 +107,7 @@ describe('automatic matching', () => {
     const paid = await invoice(full.id);
     expect(paid).toMatchObject({ status: 'paid', paid_amount: 375 });
     expect(paid.payments[0]).toMatchObject({ amount: 375, date: '2026-11-10', transaction_id: la.match!.transaction_id });
-    expect(await transactionLines(la.match!.transaction_id)).toEqual(['6470 375.00/0.00', '6190 0.00/375.00']);
+    expect(await transactionLines(la.match!.transaction_id!)).toEqual(['6470 375.00/0.00', '6190 0.00/375.00']);
     expect(await invoice(part.id)).toMatchObject({ status: 'approved', paid_amount: 400 });
     expect((await line(b!)).match).toMatchObject({ type: 'invoice', invoice_id: part.id });
   });
@@ -234,8 +234,8 @@ describe('by hand', () => {
       await ok(k.api.POST('/bank-lines/{id}/post', { params: { ...path(id!).params, ...idem() }, body: { account_number: '2390', vat_code: 'K25' } }))
     ).data;
     expect(posted.match).toMatchObject({ type: 'posting', matched_by: 'manual' });
-    expect(await transactionLines(posted.match!.transaction_id)).toEqual(['2390 100.00/0.00', '7740 25.00/0.00', '6470 0.00/125.00']);
-    const tx = (await ok(k.api.GET('/transactions/{id}', path(posted.match!.transaction_id)))).data;
+    expect(await transactionLines(posted.match!.transaction_id!)).toEqual(['2390 100.00/0.00', '7740 25.00/0.00', '6470 0.00/125.00']);
+    const tx = (await ok(k.api.GET('/transactions/{id}', path(posted.match!.transaction_id!)))).data;
     expect(tx).toMatchObject({ date: '2026-11-16', description: 'Gebyr netbank', source: 'bank' });
     await ok(k.api.POST('/bank-lines/{id}/unmatch', { params: { ...path(id!).params, ...idem() } }));
     expect(await countRows(`SELECT count(*)::int AS n FROM ledger_transactions WHERE reverses_id = $1`, [tx.id])).toBe(1);

@@ -28,6 +28,8 @@ const LISTS = [
   '/einvoices',
   '/bank-accounts',
   '/invoices/{id}/reminders',
+  '/bank-accounts/{id}/statements',
+  '/bank-accounts/{id}/lines',
 ];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
@@ -47,7 +49,11 @@ const LIST_SORT: Record<string, string[]> = {
   '/einvoices': ['created_at', 'issue_date', 'document_number'],
   '/bank-accounts': ['name', 'created_at'],
   '/invoices/{id}/reminders': ['number', 'date', 'created_at'],
+  '/bank-accounts/{id}/statements': ['created_at', 'from_date', 'to_date'],
+  '/bank-accounts/{id}/lines': ['booking_date', 'amount', 'created_at'],
 };
+/** The lists with a status filter: the contract's three, and bank lines (Order 15: matched or unmatched). */
+const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines'];
 
 const t = useCompany({ name: 'OpenAPI Klient ApS' });
 let doc: OpenApiDocument;
@@ -283,7 +289,7 @@ describe('contract rules in the document', () => {
       expect(params.order, path).toMatchObject({ enum: ['asc', 'desc'], default: 'desc' });
       expect([...(params.sort?.enum ?? [])].sort(), `${path} sort`).toEqual([...(LIST_SORT[path] ?? [])].sort());
       // "status: only on invoices, expenses and vouchers"
-      if (['/invoices', '/expenses', '/vouchers'].includes(path)) expect(params.status?.enum?.length, path).toBeGreaterThan(0);
+      if (STATUS_LISTS.includes(path)) expect(params.status?.enum?.length, path).toBeGreaterThan(0);
       else expect(params, path).not.toHaveProperty('status');
       const ok = listSchema(op);
       expect(ok?.required, path).toEqual(['data', 'meta']);

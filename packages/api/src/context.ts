@@ -3,7 +3,7 @@
 // place for the HTTP status and headers of a success (the REST adapter reads them in responseMeta).
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@tlr/db';
-import type { Credential, DueMessage, Prefetched, PreparedInbound, StagedContent, VoucherStore, WebhookSettings } from '@tlr/domain';
+import type { Credential, DueMessage, Prefetched, PreparedInbound, StagedBankFile, StagedContent, VoucherStore, WebhookSettings } from '@tlr/domain';
 import { writeAuditRecords, type AuditSink } from './audit.ts';
 
 export type StaffRole = 'support' | 'admin';
@@ -34,6 +34,8 @@ export interface ApiContext {
   upload?: StagedContent | undefined;
   /** A received e-invoice the HTTP shell has already read and checked against the rules (POST /einvoices/inbound). */
   inbound?: PreparedInbound | undefined;
+  /** A bank statement file the HTTP shell has staged (POST /bank-accounts/{id}/statements streams). */
+  bankFile?: StagedBankFile | undefined;
   /** The secrets key and URL policy of webhooks; absent where none is configured (webhook endpoints then answer 503). */
   webhooks?: WebhookSettings | undefined;
   /** OAUTH_ALLOW_HTTP_LOCALHOST: http://localhost redirect URIs may be registered (development). */

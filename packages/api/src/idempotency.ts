@@ -24,17 +24,20 @@ class Replay {
   constructor(readonly claim: Extract<Claim, { claimed: false }>) {}
 }
 
-async function inTransaction<R extends Result>(db: Database, work: (tx: Db) => Promise<R>): Promise<R> {
+async function inTransaction<R extends Result>(db: Database, work: (tx: Db) => Promise<R>, timeoutMs?: number): Promise<R> {
   try {
-    return await db.prisma.$transaction(async (tx) => {
-      // The events the work records are written in one statement at its end (with the stored
-      // response, for an idempotent create), not one round trip each.
-      holdEvents(tx);
-      const result = await work(tx);
-      if (!result.ok) throw new Rollback(result);
-      await flushEvents(tx);
-      return result;
-    }, db.transactionOptions);
+    return await db.prisma.$transaction(
+      async (tx) => {
+        // The events the work records are written in one statement at its end (with the stored
+        // response, for an idempotent create), not one round trip each.
+        holdEvents(tx);
+        const result = await work(tx);
+        if (!result.ok) throw new Rollback(result);
+        await flushEvents(tx);
+        return result;
+      },
+      { ...db.transactionOptions, ...(timeoutMs ? { timeout: timeoutMs } : {}) },
+    );
   } catch (e) {
     if (e instanceof Rollback) return e.result as R;
     throw e;
@@ -79,7 +82,7 @@ export async function runMutation<R extends Result>(o: {
   const idempotent = meta?.idempotent;
   const key = idempotent && idempotencyKeyOf(ctx.idempotencyKey, !idempotent.optional);
   if (!idempotent || key === undefined) {
-    const result = await inTransaction(ctx.db, o.next);
+    const result = await inTransaction(ctx.db, o.next, meta?.transactionTimeoutMs);
     if (result.ok && (idempotent || meta?.created)) ctx.response.status = idempotent?.status ?? 201;
     return result;
   }
@@ -87,13 +90,17 @@ export async function runMutation<R extends Result>(o: {
   const companyId = ctx.actor.credential.companyId;
   const endpoint = endpointOf(meta, o.path, await o.getRawInput());
   try {
-    const result = await inTransaction(ctx.db, async (tx) => {
-      const claim = await claimIdempotencyKey(tx, companyId, key, endpoint);
-      if (!claim.claimed) throw new Replay(claim);
-      const r = await o.next(tx);
-      if (r.ok) await storeIdempotentResponse(tx, companyId, key, idempotent.status, r.data);
-      return r;
-    });
+    const result = await inTransaction(
+      ctx.db,
+      async (tx) => {
+        const claim = await claimIdempotencyKey(tx, companyId, key, endpoint);
+        if (!claim.claimed) throw new Replay(claim);
+        const r = await o.next(tx);
+        if (r.ok) await storeIdempotentResponse(tx, companyId, key, idempotent.status, r.data);
+        return r;
+      },
+      meta?.transactionTimeoutMs,
+    );
     if (result.ok) ctx.response.status = idempotent.status;
     return result;
   } catch (e) {

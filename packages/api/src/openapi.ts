@@ -132,6 +132,19 @@ const IDEMPOTENCY_REQUIRED =
 const IDEMPOTENCY_OPTIONAL =
   'Takes an optional Idempotency-Key: with one, the same key again on this endpoint answers the stored response (X-Idempotency-Replayed: true) and changes nothing.';
 
+/** The input fields of a streamed-body route that arrive as query parameters, each with its schema and description. */
+function queryParameters(query: z.ZodObject): Json[] {
+  const schema = z.toJSONSchema(query, { io: 'input' }) as Json;
+  const required = new Set<string>(schema.required ?? []);
+  return Object.entries(schema.properties as Record<string, Json>).map(([name, { description, ...rest }]) => ({
+    name,
+    in: 'query',
+    required: required.has(name),
+    ...(description ? { description } : {}),
+    schema: rest,
+  }));
+}
+
 function build(): OpenAPIObject {
   const doc = generateOpenApiDocument(appRouter, {
     title: 'tlr bookkeeping API',
@@ -181,7 +194,11 @@ function build(): OpenAPIObject {
       for (const [name, { description }] of Object.entries(RAW_DOWNLOAD_HEADERS)) success.headers[name] = header(description);
     }
     const body = route.meta.requestBody;
-    if (body) op.requestBody = { required: true, description: body.description, content: { [body.contentType]: { schema: body.schema } } };
+    if (body) {
+      const types = [body.contentType, ...(body.contentTypes ?? [])];
+      op.requestBody = { required: true, description: body.description, content: Object.fromEntries(types.map((t) => [t, { schema: body.schema }])) };
+      if (body.query) op.parameters = [...queryParameters(body.query), ...(op.parameters ?? [])];
+    }
     const responses: Json = {};
     if (idempotent) {
       if (idempotent.status === 201) success.description = 'Created';

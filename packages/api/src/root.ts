@@ -3,6 +3,7 @@
 import { accountsRouter } from './routers/accounts.ts';
 import { bankAccountsRouter } from './routers/bank-accounts.ts';
 import { bankLinesRouter } from './routers/bank-lines.ts';
+import { bankStatementsRouter } from './routers/bank-statements.ts';
 import { customersRouter } from './routers/customers.ts';
 import { einvoicesRouter } from './routers/einvoices.ts';
 import { exchangeRatesRouter } from './routers/exchange-rates.ts';
@@ -40,6 +41,7 @@ export const appRouter = router({
   exchangeRates: exchangeRatesRouter,
   bankAccounts: bankAccountsRouter,
   bankLines: bankLinesRouter,
+  bankStatements: bankStatementsRouter,
   reports: reportsRouter,
   vat: vatRouter,
   exports: exportsRouter,

@@ -6,6 +6,7 @@
 // Three layers of our own: tRPC copies a call's options at every layer (docs/perf-log.md, tenth session).
 import { getTRPCErrorFromUnknown, initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { z } from 'zod';
 import type { Db } from '@tlr/db';
 import {
   invalidRequest,
@@ -51,8 +52,20 @@ export interface ApiMeta extends OpenApiMeta {
    * what it read to the procedure; the OpenAPI request and response are the procedure's own.
    */
   streamedBody?: true;
-  /** A streamed body that is not the procedure's JSON input (a received e-invoice's XML): what OpenAPI says the request body is. */
-  requestBody?: { contentType: string; description: string; schema: Record<string, unknown> };
+  /**
+   * A streamed body that is not the procedure's JSON input (a received e-invoice's XML): what OpenAPI says
+   * the request body is; `contentTypes` names further media types it may have, and `query` the input fields
+   * that come as query parameters (a bank statement's format options).
+   */
+  requestBody?: {
+    contentType: string;
+    contentTypes?: string[];
+    description: string;
+    schema: Record<string, unknown>;
+    query?: z.ZodObject;
+  };
+  /** The transaction may run longer than the default (a 100,000-line bank statement import): its timeout in ms. */
+  transactionTimeoutMs?: number;
   /**
    * false: the procedure opens its own transactions (it waits for background work and must not hold
    * one open meanwhile); ctx.tx is then the pool client.

@@ -21,6 +21,11 @@ export const ERROR_CODES = {
     title: 'E-invoice invalid',
     when: 'an imported e-invoice on which the official rules (CEN EN 16931, Peppol BIS Billing 3.0 with the Danish rules) report fatal assertions: `failures` lists each rule id, its text and where; nothing is stored',
   },
+  bank_file_invalid: {
+    status: 400,
+    title: 'Bank file invalid',
+    when: "an imported bank statement (camt.053 or CSV) that is malformed or cannot be this bank account's: `detail` and `line` name the CSV line number or the camt.053 entry number, `field` the element or column; nothing is imported",
+  },
   unauthorized: {
     status: 401,
     title: 'Unauthorized',

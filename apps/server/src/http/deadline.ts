@@ -8,14 +8,26 @@ import { sendProblem } from './problem-response.ts';
 
 export function deadline(ms: number) {
   return (_req: Request, res: Response, next: NextFunction) => {
-    const timer = setTimeout(() => {
-      if (res.headersSent) return;
-      sendProblem(res, busyProblem(`No answer within ${ms / 1000} seconds; the database is slow or unreachable. Retry shortly.`), {
-        'Retry-After': String(BUSY_RETRY_AFTER),
-      });
-    }, ms);
-    timer.unref();
+    const arm = (limit: number) => {
+      const t = setTimeout(() => {
+        if (res.headersSent) return;
+        sendProblem(res, busyProblem(`No answer within ${limit / 1000} seconds; the database is slow or unreachable. Retry shortly.`), {
+          'Retry-After': String(BUSY_RETRY_AFTER),
+        });
+      }, limit);
+      t.unref();
+      return t;
+    };
+    let timer = arm(ms);
+    // A route whose work is long by nature (a 100,000-line bank statement) sets its own bound, from now.
+    (res.locals as { extendDeadline?: (limit: number) => void }).extendDeadline = (limit) => {
+      clearTimeout(timer);
+      timer = arm(limit);
+    };
     res.once('close', () => clearTimeout(timer));
     next();
   };
 }
+
+/** Gives the request `limit` ms from now instead of the common bound (a no-op where no deadline is set). */
+export const extendDeadline = (res: Response, limit: number) => (res.locals as { extendDeadline?: (limit: number) => void }).extendDeadline?.(limit);

@@ -33,6 +33,8 @@ export const EVENT_TYPES = [
   'vat_return.settled',
   // Additive (Order 15): a payment reminder (rykker) issued on an invoice.
   'invoice.reminder_sent',
+  // Additive (Order 15): a bank statement imported; data is the BankStatement resource.
+  'bank_statement.imported',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

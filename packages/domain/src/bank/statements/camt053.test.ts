@@ -1,0 +1,83 @@
+// camt.053 read as it streams. The documents are written here by hand after the ISO 20022 message
+// definitions of camt.053.001.02 and .001.08 (the element names and nesting of BkToCstmrStmt); the HTTP
+// tests (apps/server/test/bank-statements.test.ts) cover .06 and the import around the parser.
+import { describe, expect, it } from 'vitest';
+import type { DomainError } from '../../errors.ts';
+import { parseCamt053 } from './camt053.ts';
+import type { BankFileLine, StatementHead } from './types.ts';
+
+async function parse(xml: string, chunk = 13, ctx = { currency: 'DKK', iban: '' }) {
+  const bytes = new TextEncoder().encode(xml);
+  async function* source() {
+    for (let i = 0; i < bytes.length; i += chunk) yield bytes.subarray(i, i + chunk);
+  }
+  const gen = parseCamt053(source(), ctx);
+  const lines: BankFileLine[] = [];
+  let step = await gen.next();
+  while (!step.done) {
+    lines.push(...step.value);
+    step = await gen.next();
+  }
+  return { lines, head: step.value as StatementHead };
+}
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: DomainError) => ({ code: e.code, field: e.field, line: e.extensions.line, detail: e.message }),
+  );
+
+const doc = (ns: string, stmts: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:${ns}"><BkToCstmrStmt><GrpHdr><MsgId>1</MsgId></GrpHdr>${stmts}</BkToCstmrStmt></Document>`;
+const bal = (code: string, amt: string, ind = 'CRDT') =>
+  `<Bal><Tp><CdOrPrtry><Cd>${code}</Cd></CdOrPrtry></Tp><Amt Ccy="DKK">${amt}</Amt><CdtDbtInd>${ind}</CdtDbtInd></Bal>`;
+const V02_ENTRY = `<Ntry><Amt Ccy="DKK">100.00</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-03-01</Dt></BookgDt>
+  <NtryDtls><TxDtls><Refs><EndToEndId>E1</EndToEndId></Refs><RltdPties><Dbtr><Nm>Os selv</Nm></Dbtr><Cdtr><Nm>El-selskabet</Nm></Cdtr>
+  <CdtrAcct><Id><IBAN>DK95 2000 0123 4567 89</IBAN></Id></CdtrAcct></RltdPties><RmtInf><Ustrd>Regning</Ustrd><Ustrd>marts</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`;
+const V08_ENTRY = `<Ntry><Amt Ccy="DKK">250.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><DtTm>2026-03-02T08:00:00Z</DtTm></BookgDt>
+  <AcctSvcrRef>R-8</AcctSvcrRef><NtryDtls><TxDtls><RltdPties><Dbtr><Pty><Nm>Kunde</Nm></Pty></Dbtr></RltdPties>
+  <RmtInf><Strd><CdtrRefInf><Ref>+71000000012345674</Ref></CdtrRefInf></Strd></RmtInf><AddtlTxInf>Indbetaling</AddtlTxInf></TxDtls></NtryDtls></Ntry>`;
+
+describe('parseCamt053', () => {
+  it('reads a .02 entry: sign by CdtDbtInd, the creditor as counterparty of money out, Ustrd joined, end-to-end id as reference', async () => {
+    const { lines, head } = await parse(doc('camt.053.001.02', `<Stmt><Id>S1</Id>${bal('OPBD', '500.00')}${bal('CLBD', '400.00')}${V02_ENTRY}</Stmt>`));
+    expect(lines).toHaveLength(1);
+    expect({ ...lines[0], amount: lines[0]!.amount.toFixed(2) }).toEqual({
+      n: 1,
+      booking_date: '2026-03-01',
+      value_date: null,
+      amount: '-100.00',
+      text: 'Regning marts',
+      counterparty_name: 'El-selskabet',
+      counterparty_iban: 'DK9520000123456789',
+      reference: 'E1',
+      bank_reference: '',
+    });
+    expect(head).toMatchObject({ format: 'camt.053.001.02', statement_ref: 'S1', balance_status: 'ok', balance_difference: null, from_date: '2026-03-01' });
+  });
+  it('reads a .08 entry (Sts/Cd, DtTm, Dbtr/Pty/Nm); several statements are checked one by one; a DBIT balance is negative', async () => {
+    const s1 = `<Stmt><Id>A</Id>${bal('PRCD', '10.00', 'DBIT')}${bal('CLBD', '240.00')}${V08_ENTRY}</Stmt>`;
+    const s2 = `<Stmt><Id>B</Id>${bal('OPBD', '240.00')}${bal('CLBD', '241.00')}</Stmt>`;
+    const { lines, head } = await parse(doc('camt.053.001.08', s1 + s2));
+    expect(lines[0]).toMatchObject({
+      booking_date: '2026-03-02',
+      counterparty_name: 'Kunde',
+      reference: '+71000000012345674',
+      bank_reference: 'R-8',
+      text: 'Indbetaling',
+    });
+    expect(head).toMatchObject({ statement_ref: 'A, B', balance_status: 'mismatch' });
+    expect([head.opening?.toFixed(2), head.closing?.toFixed(2), head.balance_difference?.toFixed(2)]).toEqual(['-10.00', '241.00', '1.00']);
+  });
+  it('refuses other namespaces, DOCTYPE, text that is not XML, and names the entry and field of a bad value', async () => {
+    expect(await failure(parse(doc('camt.053.001.09', '<Stmt/>')))).toMatchObject({ code: 'bank_file_invalid', field: 'Document' });
+    expect(await failure(parse(doc('camt.054.001.02', '<Stmt/>')))).toMatchObject({ field: 'Document' });
+    expect(await failure(parse(`<!DOCTYPE x [<!ENTITY a "b">]>${doc('camt.053.001.02', '')}`))).toMatchObject({ field: 'body' });
+    expect(await failure(parse('not xml'))).toMatchObject({ field: 'body' });
+    const bad = V02_ENTRY.replace('<CdtDbtInd>DBIT</CdtDbtInd>', '<CdtDbtInd>X</CdtDbtInd>');
+    expect(await failure(parse(doc('camt.053.001.02', `<Stmt><Id>S</Id>${V02_ENTRY}${bad}</Stmt>`)))).toMatchObject({ line: 2, field: 'CdtDbtInd' });
+    expect(await failure(parse(doc('camt.053.001.02', `<Stmt><Id>S</Id>${V02_ENTRY}</Stmt>`), 13, { currency: 'EUR', iban: '' }))).toMatchObject({
+      line: 1,
+      field: 'Amt/@Ccy',
+    });
+  });
+});

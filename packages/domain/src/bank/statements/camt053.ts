@@ -1,0 +1,289 @@
+// ISO 20022 camt.053 (BankToCustomerStatement), versions .001.02 to .001.08, read as it streams with
+// a SAX parser: memory holds the entry being read and the chunk's finished entries, never the file.
+// Read: each Stmt's Id, account, period and balances (OPBD or PRCD opening, CLBD closing), and each
+// booked Ntry with its first TxDtls (references, remittance, related parties). docs/bank-statements.md.
+import { SaxesParser, type SaxesTagNS } from 'saxes';
+import { Decimal } from '../../money.ts';
+import { fileError, type BankFileLine, type BankFileParser, type StatementHead } from './types.ts';
+import { isProblem, readIsoAmount, readIsoDate } from './values.ts';
+
+export const CAMT053_NAMESPACE = /^urn:iso:std:iso:20022:tech:xsd:camt\.053\.001\.0([2-8])$/;
+
+/** An entry as read so far: the raw texts by their path below Ntry. */
+interface Entry {
+  n: number;
+  values: Map<string, string>;
+  currency: string;
+}
+
+interface Statement {
+  id: string;
+  iban: string;
+  currency: string;
+  from: string;
+  to: string;
+  /** Balance code -> { amount text, sign, currency }. */
+  balances: Map<string, { amount: string; indicator: string; currency: string }>;
+  balance: { code: string; amount: string; indicator: string; currency: string } | undefined;
+  sum: Decimal;
+  lines: number;
+}
+
+/** The paths below Ntry whose text is kept (the first occurrence of each: one TxDtls per line). */
+const ENTRY_FIELDS = new Set([
+  'Amt',
+  'CdtDbtInd',
+  'Sts',
+  'Sts/Cd',
+  'BookgDt/Dt',
+  'BookgDt/DtTm',
+  'ValDt/Dt',
+  'ValDt/DtTm',
+  'AcctSvcrRef',
+  'AddtlNtryInf',
+  'NtryDtls/TxDtls/Refs/EndToEndId',
+  'NtryDtls/TxDtls/Refs/AcctSvcrRef',
+  'NtryDtls/TxDtls/RmtInf/Strd/CdtrRefInf/Ref',
+  'NtryDtls/TxDtls/RltdPties/Dbtr/Nm',
+  'NtryDtls/TxDtls/RltdPties/Dbtr/Pty/Nm',
+  'NtryDtls/TxDtls/RltdPties/DbtrAcct/Id/IBAN',
+  'NtryDtls/TxDtls/RltdPties/Cdtr/Nm',
+  'NtryDtls/TxDtls/RltdPties/Cdtr/Pty/Nm',
+  'NtryDtls/TxDtls/RltdPties/CdtrAcct/Id/IBAN',
+  'NtryDtls/TxDtls/AddtlTxInf',
+]);
+/** Unstructured remittance (Ustrd) may repeat: every one is kept, in order. */
+const USTRD = 'NtryDtls/TxDtls/RmtInf/Ustrd';
+
+const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** The line of a booked entry; undefined for one not booked (pending, information): those are skipped. */
+function entryLine(e: Entry, currency: string): BankFileLine | undefined {
+  const where = { kind: 'entry', n: e.n } as const;
+  const v = (path: string) => clean(e.values.get(path) ?? '');
+  const status = v('Sts') || v('Sts/Cd');
+  if (!status) throw fileError(where, 'Sts', 'the entry has no status');
+  if (status !== 'BOOK') return undefined;
+  const amountText = e.values.get('Amt');
+  if (amountText === undefined) throw fileError(where, 'Amt', 'the entry has no amount');
+  const amount = readIsoAmount(amountText);
+  if (isProblem(amount)) throw fileError(where, 'Amt', amount.problem);
+  if (!e.currency) throw fileError(where, 'Amt/@Ccy', 'the amount has no currency');
+  if (e.currency !== currency) throw fileError(where, 'Amt/@Ccy', `the entry is in ${e.currency}; the bank account is in ${currency}`);
+  const indicator = v('CdtDbtInd');
+  if (indicator !== 'CRDT' && indicator !== 'DBIT') throw fileError(where, 'CdtDbtInd', `must be CRDT or DBIT, not ${JSON.stringify(indicator)}`);
+  const dateOf = (field: 'BookgDt' | 'ValDt') => {
+    const text = v(`${field}/Dt`) || v(`${field}/DtTm`);
+    if (!text) return null;
+    const d = readIsoDate(text);
+    if (isProblem(d)) throw fileError(where, field, d.problem);
+    return d;
+  };
+  const booking = dateOf('BookgDt');
+  if (!booking) throw fileError(where, 'BookgDt', 'a booked entry needs its booking date');
+  const credit = indicator === 'CRDT';
+  const party = credit ? 'Dbtr' : 'Cdtr';
+  const endToEnd = v('NtryDtls/TxDtls/Refs/EndToEndId');
+  const text = [...new Set([clean(e.values.get(USTRD) ?? ''), v('NtryDtls/TxDtls/AddtlTxInf'), v('AddtlNtryInf')].filter(Boolean))];
+  return {
+    n: e.n,
+    booking_date: booking,
+    value_date: dateOf('ValDt'),
+    amount: credit ? amount : amount.negated(),
+    text: text.join(' / ').slice(0, 1000),
+    counterparty_name: (v(`NtryDtls/TxDtls/RltdPties/${party}/Nm`) || v(`NtryDtls/TxDtls/RltdPties/${party}/Pty/Nm`)).slice(0, 200),
+    counterparty_iban: v(`NtryDtls/TxDtls/RltdPties/${party}Acct/Id/IBAN`).replace(/\s/g, '').slice(0, 34),
+    // NOTPROVIDED is ISO 20022's word for no end-to-end id.
+    reference: (v('NtryDtls/TxDtls/RmtInf/Strd/CdtrRefInf/Ref') || (endToEnd === 'NOTPROVIDED' ? '' : endToEnd)).slice(0, 200),
+    bank_reference: (v('AcctSvcrRef') || v('NtryDtls/TxDtls/Refs/AcctSvcrRef')).slice(0, 200),
+  };
+}
+
+/** A balance's signed amount; DBIT is a negative (overdrawn) balance. */
+function signed(b: { amount: string; indicator: string; currency: string }, code: string, currency: string): Decimal {
+  const a = readIsoAmount(b.amount);
+  if (isProblem(a)) throw fileError(null, `Bal(${code})/Amt`, a.problem);
+  if (b.currency && b.currency !== currency)
+    throw fileError(null, `Bal(${code})/Amt/@Ccy`, `the balance is in ${b.currency}; the bank account is in ${currency}`);
+  if (b.indicator !== 'CRDT' && b.indicator !== 'DBIT')
+    throw fileError(null, `Bal(${code})/CdtDbtInd`, `must be CRDT or DBIT, not ${JSON.stringify(b.indicator)}`);
+  return b.indicator === 'DBIT' ? a.negated() : a;
+}
+
+/**
+ * Parses a camt.053 file. `currency` and `iban` are the bank account's: a statement of another account
+ * (its Acct/Id/IBAN, when both are known) or in another currency is refused.
+ */
+export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: { currency: string; iban: string }): BankFileParser {
+  const parser = new SaxesParser({ xmlns: true, position: false });
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const path: string[] = [];
+  let text = '';
+  let version = '';
+  let entries = 0;
+  let entry: Entry | undefined;
+  let stmt: Statement | undefined;
+  const statements: { id: string; from: string; to: string; opening: Decimal | null; closing: Decimal | null; sum: Decimal }[] = [];
+  let ready: BankFileLine[] = [];
+  let minDate: string | null = null;
+  let maxDate: string | null = null;
+
+  parser.on('doctype', () => {
+    throw fileError(null, 'body', 'The XML declares a document type (DOCTYPE or ENTITY), which is refused: entities are never expanded nor fetched.');
+  });
+  parser.on('error', (e) => {
+    throw fileError(null, 'body', `The XML is not well-formed: ${e.message}`);
+  });
+  parser.on('opentag', (tag: SaxesTagNS) => {
+    path.push(tag.local);
+    text = '';
+    const depth = path.length;
+    if (depth === 1) {
+      const m = CAMT053_NAMESPACE.exec(tag.uri);
+      if (tag.local !== 'Document' || !m) {
+        throw fileError(
+          null,
+          'Document',
+          `The root element is ${tag.local} in ${tag.uri ? `namespace ${tag.uri}` : 'no namespace'}; a camt.053 statement is Document in urn:iso:std:iso:20022:tech:xsd:camt.053.001.02 to .08.`,
+        );
+      }
+      version = `camt.053.001.0${m[1]}`;
+    } else if (depth === 2 && tag.local !== 'BkToCstmrStmt') {
+      throw fileError(null, tag.local, 'a camt.053 Document holds BkToCstmrStmt');
+    } else if (depth === 3 && tag.local === 'Stmt') {
+      stmt = { id: '', iban: '', currency: '', from: '', to: '', balances: new Map(), balance: undefined, sum: new Decimal(0), lines: 0 };
+    } else if (depth === 4 && stmt) {
+      if (tag.local === 'Ntry') entry = { n: ++entries, values: new Map(), currency: '' };
+      if (tag.local === 'Bal') stmt.balance = { code: '', amount: '', indicator: '', currency: '' };
+    } else if (depth === 5 && stmt?.balance && path[3] === 'Bal' && tag.local === 'Amt') {
+      stmt.balance.currency = String(tag.attributes.Ccy?.value ?? '');
+    } else if (depth === 5 && entry && tag.local === 'Amt') {
+      entry.currency = String(tag.attributes.Ccy?.value ?? '');
+    }
+  });
+  parser.on('text', (t) => {
+    text += t;
+  });
+  parser.on('cdata', (t) => {
+    text += t;
+  });
+  parser.on('closetag', () => {
+    const depth = path.length;
+    if (entry && depth > 4) {
+      const rel = path.slice(4).join('/');
+      if (rel === USTRD) entry.values.set(rel, `${entry.values.get(rel) ?? ''} ${text}`);
+      else if (ENTRY_FIELDS.has(rel) && !entry.values.has(rel)) entry.values.set(rel, text);
+    } else if (entry && depth === 4) {
+      const line = entryLine(entry, ctx.currency);
+      if (line) {
+        ready.push(line);
+        stmt!.sum = stmt!.sum.plus(line.amount);
+        stmt!.lines++;
+        if (minDate === null || line.booking_date < minDate) minDate = line.booking_date;
+        if (maxDate === null || line.booking_date > maxDate) maxDate = line.booking_date;
+      }
+      entry = undefined;
+    } else if (stmt) {
+      const rel = path.slice(3).join('/');
+      const b = stmt.balance;
+      if (rel === 'Id') stmt.id = clean(text);
+      else if (rel === 'Acct/Id/IBAN') stmt.iban = text.replace(/\s/g, '');
+      else if (rel === 'Acct/Ccy') stmt.currency = clean(text);
+      else if (rel === 'FrToDt/FrDtTm') stmt.from = clean(text);
+      else if (rel === 'FrToDt/ToDtTm') stmt.to = clean(text);
+      else if (b && rel === 'Bal/Tp/CdOrPrtry/Cd') b.code = clean(text);
+      else if (b && rel === 'Bal/Amt') b.amount = text;
+      else if (b && rel === 'Bal/CdtDbtInd') b.indicator = clean(text);
+      else if (b && rel === 'Bal') {
+        if (b.code && !stmt.balances.has(b.code)) stmt.balances.set(b.code, b);
+        stmt.balance = undefined;
+      } else if (rel === 'Acct') checkAccount(stmt);
+      else if (rel === '') closeStatement(stmt);
+    }
+    path.pop();
+    text = '';
+  });
+
+  const checkAccount = (s: Statement) => {
+    if (s.iban && ctx.iban && s.iban !== ctx.iban) {
+      throw fileError(null, 'Stmt/Acct/Id/IBAN', `The statement is of account ${s.iban}; this bank account is ${ctx.iban}.`);
+    }
+    if (s.currency && s.currency !== ctx.currency) {
+      throw fileError(null, 'Stmt/Acct/Ccy', `The statement's account is in ${s.currency}; this bank account is in ${ctx.currency}.`);
+    }
+  };
+  const closeStatement = (s: Statement) => {
+    const openingCode = s.balances.has('OPBD') ? 'OPBD' : 'PRCD';
+    const open = s.balances.get(openingCode);
+    const close = s.balances.get('CLBD');
+    const dateOf = (t: string, field: string) => {
+      if (!t) return '';
+      const d = readIsoDate(t);
+      if (isProblem(d)) throw fileError(null, `Stmt/FrToDt/${field}`, d.problem);
+      return d;
+    };
+    statements.push({
+      id: s.id,
+      from: dateOf(s.from, 'FrDtTm'),
+      to: dateOf(s.to, 'ToDtTm'),
+      opening: open ? signed(open, openingCode, ctx.currency) : null,
+      closing: close ? signed(close, 'CLBD', ctx.currency) : null,
+      sum: s.sum,
+    });
+    stmt = undefined;
+  };
+
+  const decode = (bytes?: Uint8Array) => {
+    try {
+      return bytes ? decoder.decode(bytes, { stream: true }) : decoder.decode();
+    } catch {
+      throw fileError(null, 'body', 'The XML is not UTF-8 text (ISO 20022 messages are UTF-8).');
+    }
+  };
+  for await (const chunk of source) {
+    parser.write(decode(chunk));
+    if (ready.length) {
+      yield ready;
+      ready = [];
+    }
+  }
+  const rest = decode();
+  if (rest) parser.write(rest);
+  if (!version) throw fileError(null, 'body', 'The file has no camt.053 Document: send the statement XML as the body.');
+  parser.close();
+  if (ready.length) yield ready;
+  if (!statements.length) throw fileError(null, 'Stmt', 'The file holds no statement (BkToCstmrStmt/Stmt).');
+  return headOf(version, statements, minDate, maxDate);
+}
+
+/** The statement of the whole file: the first opening balance and the last closing one, checked statement by statement. */
+function headOf(
+  format: string,
+  statements: { id: string; from: string; to: string; opening: Decimal | null; closing: Decimal | null; sum: Decimal }[],
+  minDate: string | null,
+  maxDate: string | null,
+): StatementHead {
+  // Each statement is checked by its own balances; a file is ok when every one is, and a mismatch when any is.
+  const checked = statements.filter((s) => s.opening !== null && s.closing !== null);
+  const difference = checked.reduce((d, s) => d.plus(s.closing!.minus(s.opening!.plus(s.sum))), new Decimal(0));
+  const mismatch = checked.some((s) => !s.closing!.minus(s.opening!.plus(s.sum)).isZero());
+  const stated = checked.length === statements.length;
+  const froms = statements.map((s) => s.from).filter(Boolean);
+  const tos = statements.map((s) => s.to).filter(Boolean);
+  const earliest = [...froms, ...(minDate ? [minDate] : [])].sort()[0] ?? null;
+  const latest = [...tos, ...(maxDate ? [maxDate] : [])].sort().at(-1) ?? null;
+  return {
+    format,
+    statement_ref: statements
+      .map((s) => s.id)
+      .filter(Boolean)
+      .join(', ')
+      .slice(0, 500),
+    from_date: earliest,
+    to_date: latest,
+    opening: statements[0]!.opening,
+    closing: statements.at(-1)!.closing,
+    balance_status: mismatch ? 'mismatch' : stated ? 'ok' : 'not_stated',
+    balance_difference: mismatch ? difference : null,
+  };
+}

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import type { DomainError } from '../../errors.ts';
+import { CsvSplitter, parseCsv, presetByHeader } from './csv.ts';
+import { bankImportQuery } from './options.ts';
+import type { BankFileLine, StatementHead } from './types.ts';
+
+const split = (chunks: string[], sep?: string) => {
+  const s = new CsvSplitter(sep);
+  const out: { line: number; cells: string[] }[] = [];
+  for (const c of chunks) s.push(c, out);
+  s.end(out);
+  return { records: out, sep: s.separator, open: s.openQuote };
+};
+
+async function parse(text: string | Uint8Array, query: Record<string, string> = {}, chunk = 7) {
+  const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text;
+  async function* source() {
+    for (let i = 0; i < bytes.length; i += chunk) yield bytes.subarray(i, i + chunk);
+  }
+  const options = bankImportQuery.parse(query);
+  const utf8 = (() => {
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  const gen = parseCsv(source(), options, { utf8, currency: 'DKK' });
+  const lines: BankFileLine[] = [];
+  let step = await gen.next();
+  while (!step.done) {
+    lines.push(...step.value);
+    step = await gen.next();
+  }
+  return { lines, head: step.value as StatementHead };
+}
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: DomainError) => ({ code: e.code, field: e.field, line: e.extensions.line, detail: e.message }),
+  );
+
+describe('CsvSplitter', () => {
+  it('splits RFC 4180 records across any chunking: quotes, doubled quotes, separators and line breaks inside quotes, CRLF', () => {
+    const text = 'a;"b;c";"say ""hi"""\r\n"multi\nline";x;\r\n\r\n1;2;3';
+    const whole = split([text]);
+    expect(whole.sep).toBe(';');
+    expect(whole.records).toEqual([
+      { line: 1, cells: ['a', 'b;c', 'say "hi"'] },
+      { line: 2, cells: ['multi\nline', 'x', ''] },
+      { line: 5, cells: ['1', '2', '3'] },
+    ]);
+    expect(split([...text]).records).toEqual(whole.records);
+  });
+  it('chooses the separator from the first line: ; before tab before ,', () => {
+    expect(split(['a,b;c\n']).sep).toBe(';');
+    expect(split(['a\tb,c\n']).sep).toBe('\t');
+    expect(split(['"a;b",c\n']).sep).toBe(',');
+    expect(split(['a;b'], ',').records).toEqual([{ line: 1, cells: ['a;b'] }]);
+  });
+  it('tells of a quote never closed', () => {
+    expect(split(['a;"b\nc']).open).toBe(1);
+  });
+});
+
+describe('presetByHeader', () => {
+  it('finds the bank whose whole header the file has, the most specific first', () => {
+    expect(presetByHeader(['\ufeffDato', 'Tekst', 'Beløb', 'Saldo', 'Status', 'Afstemt'])).toBe('danske_bank');
+    expect(presetByHeader(['dato', 'TEKST', 'beløb', 'saldo', 'status', 'afstemt', 'Ekstra'])).toBe('danske_bank');
+    expect(presetByHeader(['Dato', 'Tekst', 'Beløb'])).toBeUndefined();
+  });
+});
+
+describe('parseCsv', () => {
+  it('reads a preset file in Windows-1252, oldest first, with its running balance', async () => {
+    const text = 'Dato;Tekst;Beløb;Saldo;Status;Afstemt\n01-03-2026;Løn;100,00;1.100,00;;\n02-03-2026;Gebyr;-10,00;1.090,00;;\n';
+    const cp1252 = Uint8Array.from([...text].map((c) => c.charCodeAt(0)));
+    const { lines, head } = await parse(cp1252);
+    expect(lines.map((l) => [l.n, l.booking_date, l.amount.toFixed(2), l.text])).toEqual([
+      [2, '2026-03-01', '100.00', 'Løn'],
+      [3, '2026-03-02', '-10.00', 'Gebyr'],
+    ]);
+    expect(head).toMatchObject({ format: 'csv:danske_bank', from_date: '2026-03-01', to_date: '2026-03-02', balance_status: 'ok' });
+    expect([head.opening?.toFixed(2), head.closing?.toFixed(2)]).toEqual(['1000.00', '1090.00']);
+  });
+  it('counts lines physically: a quoted line break moves the next line number', async () => {
+    const { lines } = await parse('Dato;Tekst;Beløb\n01-03-2026;"to\nlinjer";1,00\n02-03-2026;x;2,00', {
+      date_column: 'Dato',
+      amount_column: 'Beløb',
+      text_column: 'Tekst',
+    });
+    expect(lines.map((l) => [l.n, l.text])).toEqual([
+      [2, 'to\nlinjer'],
+      [4, 'x'],
+    ]);
+  });
+  it('skips preamble lines and reads columns by number', async () => {
+    const { lines, head } = await parse('Kontoudtog,1234\nDato,Beløb\n05.03.2026,"-1.000,50"', { header_rows: '2', date_column: '1', amount_column: 'beløb' });
+    expect(lines.map((l) => l.amount.toFixed(2))).toEqual(['-1000.50']);
+    expect(head).toMatchObject({ format: 'csv', balance_status: 'not_stated' });
+  });
+  it('refuses by line and column', async () => {
+    const head = 'Dato;Tekst;Beløb;Saldo;Status;Afstemt\n';
+    expect(await failure(parse(`${head}01-03-2026;x;1,00;;;\n02-03-2026;y;1.0;;;`))).toMatchObject({ code: 'bank_file_invalid', line: 3, field: 'Beløb' });
+    expect(await failure(parse(`${head}01-03-2026;x;1,00;abc;;`))).toMatchObject({ line: 2, field: 'Saldo' });
+    expect(await failure(parse('Foo;Bar\n1;2'))).toMatchObject({ field: 'preset' });
+    expect(await failure(parse('Dato;Beløb\n01-03-2026;1,00', { date_column: 'Dato' }))).toMatchObject({ field: 'amount_column' });
+    expect(await failure(parse(''))).toMatchObject({ field: 'body' });
+  });
+});

@@ -1,0 +1,352 @@
+// The CSV export of a Danish bank, read as it streams: decoded (UTF-8 with or without a BOM, or
+// Windows-1252), split into records (RFC 4180 quoting, a quoted field may hold the separator or a line
+// break), the columns found by a preset or a mapping, each line read into a bank line, and the running
+// balance checked where the file gives one. Memory holds one chunk and its records, never the file.
+import { Decimal } from '../../money.ts';
+import { fileError, type BankFileLine, type BankFileParser, type StatementHead } from './types.ts';
+import { CSV_PRESETS, SEPARATORS, mappingOf, type BankImportOptions, type CsvColumn, type CsvMapping, type CsvPresetName } from './options.ts';
+import { isProblem, readAmount, readDate } from './values.ts';
+
+interface CsvRecord {
+  /** The physical line the record starts on (1-based). */
+  line: number;
+  cells: string[];
+}
+
+/** The splitter's states: at a field's start, in an unquoted field, in a quoted one, just after a quote in a quoted one. */
+const State = { FieldStart: 0, Unquoted: 1, Quoted: 2, QuoteInQuoted: 3 } as const;
+type State = (typeof State)[keyof typeof State];
+
+/** RFC 4180 records from text chunks; the separator is chosen from the first line unless given. */
+export class CsvSplitter {
+  private state: State = State.FieldStart;
+  private field = '';
+  private cells: string[] = [];
+  private line = 1;
+  private recordLine = 1;
+  private head = '';
+  private sep: string | undefined;
+  constructor(sep: string | undefined) {
+    this.sep = sep;
+  }
+
+  get separator(): string | undefined {
+    return this.sep;
+  }
+
+  push(text: string, out: CsvRecord[]): void {
+    if (this.sep === undefined) {
+      this.head += text;
+      if (!this.head.includes('\n') && this.head.length < 1_000_000) return;
+      text = this.decide();
+    }
+    const sep = this.sep!;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i]!;
+      switch (this.state) {
+        case State.FieldStart:
+          if (c === '"') {
+            this.state = State.Quoted;
+            break;
+          }
+          this.state = State.Unquoted;
+        // falls through: the character starts an unquoted field
+        case State.Unquoted:
+          if (c === sep) this.endField();
+          else if (c === '\n') this.endRecord(out);
+          else if (c !== '\r') this.field += c;
+          break;
+        case State.Quoted:
+          if (c === '"') this.state = State.QuoteInQuoted;
+          else {
+            if (c === '\n') this.line++;
+            this.field += c;
+          }
+          break;
+        case State.QuoteInQuoted:
+          if (c === '"') {
+            this.field += '"';
+            this.state = State.Quoted;
+          } else if (c === sep) this.endField();
+          else if (c === '\n') this.endRecord(out);
+          else if (c !== '\r') {
+            // Text after a closing quote ("abc"def): kept, as spreadsheets do.
+            this.field += c;
+            this.state = State.Unquoted;
+          }
+          break;
+      }
+    }
+  }
+
+  /** The end of the text: the last record, unless it is inside an open quote (openQuote tells). */
+  end(out: CsvRecord[]): void {
+    if (this.sep === undefined) this.push(this.decide(), out);
+    if (this.state !== State.Quoted && (this.state !== State.FieldStart || this.cells.length || this.field)) this.endRecord(out);
+  }
+
+  /** The first line decides the separator: ';' if it has one (outside quotes), else a tab, else ','. Answers the text held back meanwhile. */
+  private decide(): string {
+    const end = this.head.indexOf('\n');
+    const first = (end < 0 ? this.head : this.head.slice(0, end)).replace(/"[^"]*"/g, '');
+    this.sep = first.includes(';') ? ';' : first.includes('\t') ? '\t' : ',';
+    const text = this.head;
+    this.head = '';
+    return text;
+  }
+
+  /** An unterminated quote at the end of the file. */
+  get openQuote(): number | undefined {
+    return this.state === State.Quoted ? this.recordLine : undefined;
+  }
+
+  private endField() {
+    this.cells.push(this.field);
+    this.field = '';
+    this.state = State.FieldStart;
+  }
+
+  private endRecord(out: CsvRecord[]) {
+    this.endField();
+    // A blank line is no record (a trailing newline, a spacer between a preamble and the header).
+    if (this.cells.length > 1 || this.cells[0] !== '') out.push({ line: this.recordLine, cells: this.cells });
+    this.cells = [];
+    this.line++;
+    this.recordLine = this.line;
+  }
+}
+
+const norm = (s: string) =>
+  s
+    .replace(/^\ufeff/, '')
+    .trim()
+    .toLowerCase();
+
+/** The preset whose header names the file's header holds, the most specific first; none, or several equally good: undefined. */
+export function presetByHeader(header: readonly string[]): CsvPresetName | undefined {
+  const have = new Set(header.map(norm));
+  const fits = (Object.entries(CSV_PRESETS) as [CsvPresetName, (typeof CSV_PRESETS)[CsvPresetName]][])
+    .filter(([, p]) => p.headers.every((h) => have.has(norm(h))))
+    .sort((a, b) => b[1].headers.length - a[1].headers.length);
+  if (!fits.length || (fits.length > 1 && fits[0]![1].headers.length === fits[1]![1].headers.length)) return undefined;
+  return fits[0]![0];
+}
+
+interface Columns {
+  index: Partial<Record<CsvColumn, number>>;
+  /** What a column is called in messages: its header name, or "column 3". */
+  name: (c: CsvColumn) => string;
+}
+
+/** The parameter a column of the mapping came from, for a 400 that names it. */
+const paramOf = (c: CsvColumn) => `${c}_column`;
+
+function resolveColumns(mapping: CsvMapping, header: readonly string[] | undefined, fromPreset: CsvPresetName | undefined): Columns {
+  const index: Partial<Record<CsvColumn, number>> = {};
+  const names = header?.map(norm) ?? [];
+  for (const [c, ref] of Object.entries(mapping) as [CsvColumn, string][]) {
+    let i: number;
+    if (/^\d+$/.test(ref)) i = Number(ref) - 1;
+    else {
+      i = names.indexOf(norm(ref));
+      if (i < 0) {
+        throw fileError(
+          null,
+          fromPreset ? 'preset' : paramOf(c),
+          header
+            ? `${fromPreset ? `the ${fromPreset} layout's column` : 'the column'} ${JSON.stringify(ref)} is not in the header (it has ${header.map((h) => JSON.stringify(h.trim())).join(', ')})`
+            : 'with header_rows=0 columns are named by number',
+        );
+      }
+    }
+    if (i < 0) throw fileError(null, paramOf(c), 'column numbers start at 1');
+    index[c] = i;
+  }
+  return { index, name: (c) => header?.[index[c]!]?.trim() || `column ${index[c]! + 1}` };
+}
+
+/** Reads the mapping: a preset (with the parameters overriding its columns), the parameters alone, or the preset the header names. */
+function chooseMapping(o: BankImportOptions, header: readonly string[] | undefined): { mapping: CsvMapping; preset: CsvPresetName | undefined } {
+  const given = mappingOf(o);
+  const preset = o.preset ?? (given.date ? undefined : header && presetByHeader(header));
+  const mapping: CsvMapping = { ...(preset ? CSV_PRESETS[preset].mapping : {}), ...given };
+  if (!preset && !given.date) {
+    throw fileError(
+      null,
+      'preset',
+      `The CSV header (${header?.map((h) => JSON.stringify(h.trim())).join(', ') ?? 'none'}) is no known bank's export: name the preset (${Object.keys(CSV_PRESETS).join(', ')}) or map the columns (date_column and amount_column, or debit_column and credit_column).`,
+    );
+  }
+  if (!mapping.date) throw fileError(null, 'date_column', 'date_column is required with a column mapping');
+  if (mapping.amount && (given.debit || given.credit)) delete mapping.amount;
+  if (!mapping.amount && !(mapping.debit && mapping.credit)) {
+    throw fileError(null, 'amount_column', 'give amount_column, or debit_column and credit_column');
+  }
+  if (mapping.amount) {
+    delete mapping.debit;
+    delete mapping.credit;
+  }
+  return { mapping, preset };
+}
+
+/** The running balance, checked in both orders: banks export oldest first or newest first. */
+class RunningBalance {
+  private first: { amount: Decimal; balance: Decimal; date: string } | undefined;
+  private last: { amount: Decimal; balance: Decimal; date: string } | undefined;
+  private prev: { amount: Decimal; balance: Decimal } | undefined;
+  private pairs = 0;
+  /** Oldest first: prev.balance + amount = balance. Newest first: balance + prev.amount = prev.balance. */
+  private forward: Decimal | null = null;
+  private backward: Decimal | null = null;
+
+  add(amount: Decimal, balance: Decimal | null, date: string) {
+    if (balance === null) {
+      this.prev = undefined;
+      return;
+    }
+    const entry = { amount, balance, date };
+    this.first ??= entry;
+    this.last = entry;
+    if (this.prev) {
+      this.pairs++;
+      const f = balance.minus(this.prev.balance.plus(amount));
+      if (!f.isZero()) this.forward ??= f;
+      const b = this.prev.balance.minus(balance.plus(this.prev.amount));
+      if (!b.isZero()) this.backward ??= b;
+    }
+    this.prev = entry;
+  }
+
+  head(): Pick<StatementHead, 'opening' | 'closing' | 'balance_status' | 'balance_difference'> {
+    const { first, last } = this;
+    if (!first || !last) return { opening: null, closing: null, balance_status: 'not_stated', balance_difference: null };
+    // The order the dates say, unless only the other order adds up.
+    let newestFirst = first.date > last.date;
+    if (this.forward === null && this.backward !== null) newestFirst = false;
+    if (this.backward === null && this.forward !== null) newestFirst = true;
+    const [oldest, newest] = newestFirst ? [last, first] : [first, last];
+    const difference = newestFirst ? this.backward : this.forward;
+    return {
+      opening: oldest.balance.minus(oldest.amount),
+      closing: newest.balance,
+      balance_status: this.pairs === 0 ? 'not_stated' : difference === null ? 'ok' : 'mismatch',
+      balance_difference: this.pairs === 0 ? null : difference,
+    };
+  }
+}
+
+/**
+ * Parses a CSV bank export. `utf8`: whether the whole file is valid UTF-8 (found while it was staged),
+ * for the default encoding; `currency`: the bank account's, which a currency column must show.
+ */
+export async function* parseCsv(source: AsyncIterable<Uint8Array>, o: BankImportOptions, ctx: { utf8: boolean; currency: string }): BankFileParser {
+  const encoding = o.encoding ?? (ctx.utf8 ? 'utf-8' : 'windows-1252');
+  const decoder = new TextDecoder(encoding, { fatal: true });
+  const splitter = new CsvSplitter(o.separator ? SEPARATORS[o.separator] : undefined);
+  const headerRows = o.header_rows ?? 1;
+  const decimal = o.decimal_separator ?? ',';
+  let seen = 0;
+  let header: string[] | undefined;
+  let columns: Columns | undefined;
+  let preset: CsvPresetName | undefined;
+  let from: string | null = null;
+  let to: string | null = null;
+  const balance = new RunningBalance();
+
+  const decode = (bytes?: Uint8Array) => {
+    try {
+      return bytes ? decoder.decode(bytes, { stream: true }) : decoder.decode();
+    } catch {
+      throw fileError(null, 'encoding', 'The file is not valid UTF-8 text: send encoding=windows-1252 if it is Windows-1252');
+    }
+  };
+
+  const read = (r: CsvRecord): BankFileLine | undefined => {
+    const where = { kind: 'line', n: r.line } as const;
+    const cols = columns!;
+    const cell = (c: CsvColumn) => {
+      const i = cols.index[c];
+      return i === undefined ? '' : (r.cells[i] ?? '').trim();
+    };
+    if (r.cells.every((v) => v.trim() === '')) return undefined;
+    const need = (c: CsvColumn) => {
+      const i = cols.index[c];
+      if (i !== undefined && i >= r.cells.length) throw fileError(where, cols.name(c), `the line has ${r.cells.length} columns, not column ${i + 1}`);
+      return cell(c);
+    };
+    const date = readDate(need('date'), o.date_format);
+    if (isProblem(date)) throw fileError(where, cols.name('date'), date.problem);
+    const valueText = cols.index.value_date === undefined ? '' : cell('value_date');
+    const valueDate = valueText ? readDate(valueText, o.date_format) : null;
+    if (isProblem(valueDate)) throw fileError(where, cols.name('value_date'), valueDate.problem);
+    const amountOf = (c: CsvColumn) => {
+      const a = readAmount(need(c), decimal);
+      if (isProblem(a)) throw fileError(where, cols.name(c), a.problem);
+      return a;
+    };
+    let amount: Decimal;
+    if (cols.index.amount !== undefined) amount = amountOf('amount');
+    else {
+      const [debit, credit] = [need('debit'), need('credit')];
+      if (!debit && !credit) throw fileError(where, `${cols.name('debit')}/${cols.name('credit')}`, 'neither column has an amount');
+      amount = (credit ? amountOf('credit').abs() : new Decimal(0)).minus(debit ? amountOf('debit').abs() : 0);
+    }
+    const currency = cell('currency').toUpperCase();
+    if (currency && currency !== ctx.currency) {
+      throw fileError(where, cols.name('currency'), `the line is in ${currency}; the bank account is in ${ctx.currency}`);
+    }
+    const balanceText = cols.index.balance === undefined ? '' : cell('balance');
+    const stated = balanceText ? readAmount(balanceText, decimal) : null;
+    if (isProblem(stated)) throw fileError(where, cols.name('balance'), stated.problem);
+    balance.add(amount, stated, date);
+    if (from === null || date < from) from = date;
+    if (to === null || date > to) to = date;
+    return {
+      n: r.line,
+      booking_date: date,
+      value_date: valueDate,
+      amount,
+      text: cell('text'),
+      counterparty_name: cell('counterparty'),
+      counterparty_iban: '',
+      reference: cell('reference'),
+      bank_reference: '',
+    };
+  };
+
+  const take = (records: CsvRecord[]): BankFileLine[] => {
+    const lines: BankFileLine[] = [];
+    for (const r of records) {
+      seen++;
+      if (seen <= headerRows) {
+        if (seen === headerRows) header = r.cells;
+        continue;
+      }
+      if (!columns) {
+        const chosen = chooseMapping(o, header);
+        preset = chosen.preset;
+        columns = resolveColumns(chosen.mapping, header, o.preset && !mappingOf(o).date ? o.preset : undefined);
+      }
+      const line = read(r);
+      if (line) lines.push(line);
+    }
+    return lines;
+  };
+
+  for await (const chunk of source) {
+    const records: CsvRecord[] = [];
+    splitter.push(decode(chunk), records);
+    const lines = take(records);
+    if (lines.length) yield lines;
+  }
+  const records: CsvRecord[] = [];
+  splitter.push(decode(), records);
+  splitter.end(records);
+  if (splitter.openQuote !== undefined) throw fileError({ kind: 'line', n: splitter.openQuote }, 'quote', 'a quoted field is never closed');
+  const lines = take(records);
+  if (lines.length) yield lines;
+  if (seen === 0) throw fileError(null, 'body', 'The file has no lines.');
+  // A header with no lines still says which layout it is.
+  if (!columns) preset = chooseMapping(o, header).preset;
+  return { format: preset ? `csv:${preset}` : 'csv', statement_ref: '', from_date: from, to_date: to, ...balance.head() };
+}
