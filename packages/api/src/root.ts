@@ -2,6 +2,7 @@
 // internal procedures for the operator CLI and the admin app.
 import { accountsRouter } from './routers/accounts.ts';
 import { bankAccountsRouter } from './routers/bank-accounts.ts';
+import { bankReconciliationRouter } from './routers/bank-reconciliation.ts';
 import { customersRouter } from './routers/customers.ts';
 import { einvoicesRouter } from './routers/einvoices.ts';
 import { exchangeRatesRouter } from './routers/exchange-rates.ts';
@@ -36,6 +37,7 @@ export const appRouter = router({
   transactions: transactionsRouter,
   exchangeRates: exchangeRatesRouter,
   bankAccounts: bankAccountsRouter,
+  bankReconciliation: bankReconciliationRouter,
   reports: reportsRouter,
   vat: vatRouter,
   exports: exportsRouter,

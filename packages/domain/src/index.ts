@@ -35,6 +35,7 @@ export * from './currency/schema.ts';
 export * from './currency/exchange-rates.ts';
 export * from './bank-accounts/schema.ts';
 export * from './bank-accounts/bank-accounts.ts';
+export * from './bank/reconciliation.ts';
 export * from './saft/rules.ts';
 export * from './saft/export-saft.ts';
 export * from './companies/sandbox.ts';
