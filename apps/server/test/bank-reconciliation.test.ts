@@ -1,12 +1,13 @@
 // GET /bank-accounts/{id}/reconciliation through HTTP (Order 15, item 5): the balances, the unmatched
 // lines of each side and the difference, worked out by hand; the window from the opening balance date;
 // the first 100 items and `more`; a EUR account in EUR; the refusals by field, scope and company.
-// Bank lines are written with SQL until the statement import lands (bankLines below); ledger postings go
+// Bank lines are written with SQL until the statement import lands (bank-lines.ts); ledger postings go
 // through POST /transactions.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { today } from '@tlr/domain';
-import { created, idem, ok, testDb, twoLinePosting, useCompany, type Api, type RequestBody } from './helpers.ts';
+import { bankLines as statementLines, type Line } from './bank-lines.ts';
+import { created, idem, ok, twoLinePosting, useCompany, type Api, type RequestBody } from './helpers.ts';
 
 const t = useCompany({ name: 'Afstemning ApS' });
 
@@ -20,51 +21,7 @@ async function bankAccount(body: RequestBody<'/bank-accounts', 'post'>) {
 async function post(body: RequestBody<'/transactions', 'post'>) {
   return (await created(t.api.POST('/transactions', { params: idem(), body }))).data;
 }
-
-interface Line {
-  date: string;
-  amount: string;
-  text?: string;
-  /** Reconciled with the transaction's journal line on the bank account's ledger account. */
-  matched?: string;
-}
-
-/**
- * The bank lines of a statement, as the import will store them, written with SQL until the import lands:
- * a statement row and its lines, and for a matched line the link a manual match makes (status, the
- * transaction and its journal line on the bank account's ledger account, the match's kind, who and when).
- * The one place to swap for POST /bank-accounts/{id}/statements and POST /bank-lines/{id}/match.
- */
-async function bankLines(account: { id: string; currency: string }, lines: Line[]): Promise<string[]> {
-  const pool = testDb().pool;
-  const statement = randomUUID();
-  await pool.query(
-    `INSERT INTO bank_statements (id, company_id, bank_account_id, format, file_sha256, line_count, new_count) VALUES ($1, $2, $3, 'csv', $4, $5, $5)`,
-    [statement, t.company.companyId, account.id, randomUUID(), lines.length],
-  );
-  const ids: string[] = [];
-  for (const l of lines) {
-    const id = randomUUID();
-    await pool.query(
-      `INSERT INTO bank_lines (id, company_id, bank_account_id, statement_id, identity, booking_date, amount, currency, text, counterparty_name, reference)
-       VALUES ($1, $2, $3, $4, $9, $5, $6, $7, $8, 'Modpart A/S', 'ref-' || $8)`,
-      [id, t.company.companyId, account.id, statement, l.date, l.amount, account.currency, l.text ?? '', `test:${id}`],
-    );
-    if (l.matched) {
-      const { rowCount } = await pool.query(
-        `UPDATE bank_lines b SET status = 'matched', transaction_id = tl.transaction_id, journal_line_id = tl.id, match_type = 'posting',
-                matched_by = 'manual', matched_at = now()
-         FROM transaction_lines tl, bank_accounts ba, accounts a
-         WHERE b.id = $1 AND tl.transaction_id = $2 AND ba.id = b.bank_account_id AND a.company_id = ba.company_id
-           AND a.account_number = ba.account_number AND tl.account_id = a.id`,
-        [id, l.matched],
-      );
-      expect(rowCount, `match of ${l.date} ${l.amount}`).toBe(1);
-    }
-    ids.push(id);
-  }
-  return ids;
-}
+const bankLines = (account: { id: string; currency: string }, lines: Line[]) => statementLines(t.company.companyId, account, lines);
 
 describe('a DKK bank account with an opening balance date, worked out by hand', () => {
   let drift: { id: string; currency: string };
@@ -80,7 +37,7 @@ describe('a DKK bank account with an opening balance date, worked out by hand', 
     const p2 = await post(twoLinePosting('2026-03-10', '6520', '6470', '200.00', 'Husleje marts'));
     posted3 = (await post(twoLinePosting('2026-03-20', '6470', '1010', '300.00', 'Kontantsalg'))).id;
     await post(twoLinePosting(late.ledger, '6520', '6470', '75.25', 'Efter as_of'));
-    [, , , fee] = await bankLines(drift, [
+    const lines = await bankLines(drift, [
       { date: '2026-02-20', amount: '999.00', text: 'Før vinduet' },
       { date: '2026-03-05', amount: '500.00', text: 'Faktura 1', matched: p1.id },
       { date: '2026-03-11', amount: '-200.00', text: 'Husleje', matched: p2.id },
@@ -88,6 +45,7 @@ describe('a DKK bank account with an opening balance date, worked out by hand', 
       { date: '2026-03-28', amount: '1200.75', text: 'Ukendt indbetaling' },
       { date: late.bank, amount: '10.00', text: 'Renter' },
     ]);
+    fee = lines[3]!;
   });
 
   it('at the end of March: bank 2455.25, ledger 1600.00, difference 855.25, and what is unmatched on each side', async () => {
