@@ -158,7 +158,9 @@ export function reconciliationSql(companyId: string, a: ReconciledAccount, from:
       CROSS JOIN LATERAL (SELECT date, document_number, description FROM ledger_transactions t
                           WHERE t.id = tl.transaction_id AND t.company_id = ${c} OFFSET 0) t
       WHERE tl.company_id = ${c} AND tl.account_id = ${a.ledger_account_id}::uuid ${inCurrency}
-        AND NOT EXISTS (SELECT 1 FROM bank_lines b WHERE b.journal_line_id = tl.id)
+        -- The company's bank lines only: a hash of theirs, never of every company's (the same lines: a journal
+        -- line of this company is matched by a bank line of this company or by none).
+        AND NOT EXISTS (SELECT 1 FROM bank_lines b WHERE b.journal_line_id = tl.id AND b.company_id = ${c})
         AND t.date BETWEEN ${from}::date AND ${asOf}::date
     )
     SELECT ledger.opening::text AS opening, ledger.balance::text AS ledger,
