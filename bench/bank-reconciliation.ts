@@ -16,7 +16,7 @@
 //   d. EXPLAIN (ANALYZE, BUFFERS) of the reconciliation's statement, and its time in this process
 //
 // Environment (all optional): DATABASE_URL, BENCH_LINES (100000), BENCH_REQUESTS (200).
-import { reconciliationSql } from '@tlr/domain';
+import { bankReconciliation, reconciliationSql } from '@tlr/domain';
 import { cleanupStack } from './cleanup.ts';
 import { spawnServer } from './http.ts';
 import { agent, benchCompany, benchDatabase, Keys, machineLines, ms, percentile, request, seconds } from './lib.ts';
@@ -186,6 +186,13 @@ async function main() {
       bareClient.release();
     }
 
+    // The domain function through Prisma in a transaction, as the procedure calls it, without HTTP and authentication.
+    const scope = { companyId, livemode: true };
+    const domain = await timed(50, async () => {
+      await db.prisma.$transaction((tx) => bankReconciliation(tx, scope, bankAccountId, { as_of: fy.end }));
+      return 200;
+    });
+
     const line = (what: string, r: { latencies: number[]; statuses: string }) =>
       `| ${what} | ${REQUESTS} | ${ms(percentile(r.latencies, 50))} | ${ms(percentile(r.latencies, 99))} | ${ms(r.latencies.at(-1)!)} | ${r.statuses} |`;
     out.push(
@@ -196,6 +203,7 @@ async function main() {
       '|---|---|---|---|---|---|',
       line(`GET ${reconciliation.replace(bankAccountId, '{id}')}`, reconciled),
       line('baseline: GET /bank-accounts/{id}', baseline),
+      `| the domain function (Prisma, one transaction), in this process | 50 | ${ms(percentile(domain.latencies, 50))} | ${ms(percentile(domain.latencies, 99))} | ${ms(domain.latencies.at(-1)!)} | |`,
       `| the statement alone, in this process | 50 | ${ms(percentile(bare.latencies, 50))} | ${ms(percentile(bare.latencies, 99))} | ${ms(bare.latencies.at(-1)!)} | |`,
       '',
       '```',

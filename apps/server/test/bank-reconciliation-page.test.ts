@@ -1,7 +1,7 @@
 // The owner's bank reconciliation page in a real Chromium (docs/owner-pages.md): reached from the settings
 // pages' header, one row per bank account whose numbers are those of GET /bank-accounts/{id}/reconciliation,
 // the difference marked when it is not zero, the as_of date of its GET form, a refused date, a bank account
-// name shown as text. Bank lines are written with SQL until the import lands (bank-lines.ts).
+// name shown as text, another owner's company not found. Bank lines are written with SQL until the import lands (bank-lines.ts).
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPage, launchBrowser, screenshot, type BrowserSession } from '../../../test/browser.ts';
@@ -133,7 +133,17 @@ describe('the bank reconciliation page', () => {
     expect(problems).toEqual([]);
   });
 
-  it('sends a visitor without a session to sign in, and back', async () => {
+  it("answers a company the owner does not own, another owner's included, with a 400 page that shows none of its accounts", async () => {
+    const other = await newCompany('Fremmed ApS');
+    const { page } = await signedIn();
+    const answer = await page.goto(`${svc.url}/settings/bank-reconciliation?company=${other.companyId}&as_of=2026-03-31`);
+    // As on the company page: the site's refusal page, naming the company not found.
+    expect(answer?.status()).toBe(400);
+    await expect(page.getByText(`No company with id ${other.companyId}`).count()).resolves.toBe(1);
+    await expect(page.locator('tr[data-bank-account]').count()).resolves.toBe(0);
+  });
+
+  it('sends a visitor without a session to sign in, with this page to return to', async () => {
     const { page } = await freshPage(browser.browser);
     await page.goto(`${svc.url}/settings/bank-reconciliation?as_of=2026-03-31`);
     expect(page.url()).toBe(`${svc.url}/signin?return_to=${encodeURIComponent('/settings/bank-reconciliation?as_of=2026-03-31')}`);
