@@ -4,6 +4,7 @@ import { accountsRouter } from './routers/accounts.ts';
 import { bankAccountsRouter } from './routers/bank-accounts.ts';
 import { bankLinesRouter } from './routers/bank-lines.ts';
 import { bankStatementsRouter } from './routers/bank-statements.ts';
+import { bankReconciliationRouter } from './routers/bank-reconciliation.ts';
 import { customersRouter } from './routers/customers.ts';
 import { einvoicesRouter } from './routers/einvoices.ts';
 import { exchangeRatesRouter } from './routers/exchange-rates.ts';
@@ -42,6 +43,7 @@ export const appRouter = router({
   bankAccounts: bankAccountsRouter,
   bankLines: bankLinesRouter,
   bankStatements: bankStatementsRouter,
+  bankReconciliation: bankReconciliationRouter,
   reports: reportsRouter,
   vat: vatRouter,
   exports: exportsRouter,

@@ -43,6 +43,7 @@ export * from './bank/statements/staged.ts';
 export * from './bank/statements/statements.ts';
 export * from './bank/statements/import.ts';
 export * from './bank/statements/types.ts';
+export * from './bank/reconciliation.ts';
 export * from './saft/rules.ts';
 export * from './saft/export-saft.ts';
 export * from './companies/sandbox.ts';

@@ -1,11 +1,12 @@
 // The owner pages (docs/owner-pages.md): sign-in, the OAuth authorization page, API keys, connected apps
-// and the company (the seller its invoices print). Server-rendered HTML (@tlr/web) over the same tRPC
+// the company (the seller its invoices print) and the bank reconciliation. Server-rendered HTML (@tlr/web) over the same tRPC
 // procedures as the CLI, called in process as the owner.
 import type { Logger } from 'pino';
 import { signInRoutes, siteRouter, type PagesDeps } from '@tlr/web';
 import { OWNER_SITE } from './site.ts';
 import { authorizeRoutes } from './authorize.ts';
 import { settingsRoutes } from './settings.ts';
+import { bankReconciliationRoutes, RECONCILIATION } from './bank-reconciliation.ts';
 
 export function ownerPages(deps: Omit<PagesDeps, 'site'> & { logger: Logger }) {
   const d = { ...deps, site: OWNER_SITE };
@@ -25,5 +26,6 @@ export function ownerPages(deps: Omit<PagesDeps, 'site'> & { logger: Logger }) {
     router.post('/settings/connected-apps/revoke', settings.revokeApp);
     router.get('/settings/company', settings.company);
     router.post('/settings/company', settings.saveCompany);
+    router.get(RECONCILIATION, bankReconciliationRoutes(d).show);
   });
 }

@@ -11,7 +11,7 @@ const KEYS = '/settings/api-keys';
 const APPS = '/settings/connected-apps';
 const COMPANY = '/settings/company';
 
-interface Owner {
+export interface Owner {
   caller: Caller;
   csrfToken: string;
   companies: { id: string; name: string }[];
@@ -20,7 +20,7 @@ interface Owner {
 }
 
 /** The signed-in owner, or a redirect to the sign-in page that comes back here. */
-async function owner(deps: PagesDeps, req: Request, res: Response, companyParam: string): Promise<Owner | null> {
+export async function owner(deps: PagesDeps, req: Request, res: Response, companyParam: string): Promise<Owner | null> {
   const session = sessionOf(res);
   if (!session?.userId) {
     res.redirect(303, `/signin?return_to=${encodeURIComponent(req.originalUrl)}`);
@@ -31,7 +31,8 @@ async function owner(deps: PagesDeps, req: Request, res: Response, companyParam:
   return { caller, csrfToken: session.csrfToken, companies, companyId: companyParam || companies[0]?.id };
 }
 
-function companyPicker(path: string, o: Owner): Html {
+/** The company select (a GET form), with `extra` fields of the page's own (the reconciliation's date). */
+export function companyPicker(path: string, o: Owner, extra: Html | '' = ''): Html {
   return html`<form method="get" action="${path}" class="inline">
     <div>
       <label for="company">Company</label>
@@ -39,11 +40,12 @@ function companyPicker(path: string, o: Owner): Html {
         ${o.companies.map((c) => html`<option value="${c.id}" ${c.id === o.companyId ? html`selected` : ''}>${c.name}</option>`)}
       </select>
     </div>
+    ${extra}
     <button type="submit" class="secondary">Show</button>
   </form>`;
 }
 
-function settingsPage(res: Response, status: number, path: string, title: string, o: Owner, content: Html, picker = true) {
+export function settingsPage(res: Response, status: number, path: string, title: string, o: Owner, content: Html, picker = true) {
   const body = o.companyId
     ? html`<h1>${title}</h1>
         ${picker ? html`<section>${companyPicker(path, o)}</section>` : ''}${content}`

@@ -12,5 +12,6 @@ export const OWNER_SITE: Site = {
     ['/settings/api-keys', 'API keys'],
     ['/settings/connected-apps', 'Connected apps'],
     ['/settings/company', 'Company'],
+    ['/settings/bank-reconciliation', 'Bank reconciliation'],
   ],
 };
