@@ -20,7 +20,7 @@ interface Statement {
   statement_ref: string;
   from_date: string | null;
   to_date: string | null;
-  balance: { status: string; opening: string | null; closing: string | null; difference: string | null };
+  balance: { status: string; opening: number | null; closing: number | null; difference: number | null };
   lines: { total: number; new: number; duplicates: number };
   created_at: string;
 }
@@ -29,7 +29,7 @@ interface Line {
   statement_id: string;
   booking_date: string;
   value_date: string | null;
-  amount: string;
+  amount: number;
   currency: string;
   text: string;
   counterparty_name: string;
@@ -213,7 +213,7 @@ describe('POST /bank-accounts/{id}/statements: camt.053', () => {
       statement_ref: 'STMT-2026-03-01',
       from_date: '2026-03-01',
       to_date: '2026-03-01',
-      balance: { status: 'ok', opening: '1000.00', closing: '2249.50', difference: null },
+      balance: { status: 'ok', opening: 1000, closing: 2249.5, difference: null },
       lines: { total: 2, new: 2, duplicates: 0 },
     });
     const again = await upload(drift.id, xml, 'application/xml', { key });
@@ -229,7 +229,7 @@ describe('POST /bank-accounts/{id}/statements: camt.053', () => {
       statement_id: s.id,
       booking_date: '2026-03-01',
       value_date: '2026-03-01',
-      amount: '1500.00',
+      amount: 1500,
       currency: 'DKK',
       text: 'Faktura 1001 / Indbetaling',
       counterparty_name: 'Kunde A/S',
@@ -241,7 +241,7 @@ describe('POST /bank-accounts/{id}/statements: camt.053', () => {
       suggestions: [],
     });
     // Money out: the creditor is the counterparty; the end-to-end id is the reference when there is no creditor reference.
-    expect(out).toMatchObject({ amount: '-250.50', counterparty_name: 'Leverandør ApS', reference: 'E2E-77', value_date: null, text: 'Overførsel' });
+    expect(out).toMatchObject({ amount: -250.5, counterparty_name: 'Leverandør ApS', reference: 'E2E-77', value_date: null, text: 'Overførsel' });
     const identities = await testDb().pool.query<{ identity: string }>('SELECT identity FROM bank_lines WHERE bank_account_id = $1 ORDER BY identity', [
       drift.id,
     ]);
@@ -278,7 +278,7 @@ describe('POST /bank-accounts/{id}/statements: camt.053', () => {
     expect(s).toMatchObject({
       format: 'camt.053.001.08',
       file_name: 'marts æ.xml',
-      balance: { status: 'mismatch', opening: '2249.50', closing: '2650.50', difference: '1.00' },
+      balance: { status: 'mismatch', opening: 2249.5, closing: 2650.5, difference: 1 },
       lines: { total: 1, new: 1, duplicates: 0 },
     });
     const line = (await linesOf(t.api, drift.id, { search: 'Kunde B' })).data;
@@ -371,14 +371,14 @@ describe('POST /bank-accounts/{id}/statements: CSV', () => {
       statement_ref: '',
       from_date: '2026-03-01',
       to_date: '2026-03-03',
-      balance: { status: 'ok', opening: '3000.00', closing: '11455.00', difference: null },
+      balance: { status: 'ok', opening: 3000, closing: 11455, difference: null },
       lines: { total: 3, new: 3, duplicates: 0 },
     });
     const lines = (await linesOf(t.api, csv.id)).data;
     expect(lines.map((l) => [l.booking_date, l.amount, l.text])).toEqual([
-      ['2026-03-01', '-1500.00', 'Husleje; marts'],
-      ['2026-03-02', '10000.00', 'Løn marts'],
-      ['2026-03-03', '-45.00', 'Dankort Bager'],
+      ['2026-03-01', -1500, 'Husleje; marts'],
+      ['2026-03-02', 10000, 'Løn marts'],
+      ['2026-03-03', -45, 'Dankort Bager'],
     ]);
   });
 
@@ -392,7 +392,7 @@ describe('POST /bank-accounts/{id}/statements: CSV', () => {
     ].join('\n');
     const s = await imported(upload(csv.id, `\ufeff${file}\n`, 'text/csv; charset=utf-8', { query: { preset: 'danske_bank' } }));
     expect(s.lines).toEqual({ total: 3, new: 1, duplicates: 2 });
-    expect(s.balance).toMatchObject({ status: 'mismatch', difference: '5.00' });
+    expect(s.balance).toMatchObject({ status: 'mismatch', difference: 5 });
     expect(await lineCount(csv.id)).toBe(4);
   });
 
@@ -404,11 +404,11 @@ describe('POST /bank-accounts/{id}/statements: CSV', () => {
       '2026/03/01;1.000,00;;;Åge Ærø;Indskud;1.000,00;DKK;',
     ].join('\n');
     const s = await imported(upload(account.id, `\ufeff${file}`, 'text/csv'));
-    expect(s).toMatchObject({ format: 'csv:nordea', balance: { status: 'ok', opening: '0.00', closing: '2250.75' }, lines: { total: 2, new: 2 } });
+    expect(s).toMatchObject({ format: 'csv:nordea', balance: { status: 'ok', opening: 0, closing: 2250.75 }, lines: { total: 2, new: 2 } });
     const lines = (await linesOf(t.api, account.id)).data;
     expect(lines.map((l) => [l.amount, l.counterparty_name, l.text])).toEqual([
-      ['1000.00', 'Åge Ærø', 'Indskud'],
-      ['1250.75', 'Kunde C A/S', 'Faktura 1002'],
+      [1000, 'Åge Ærø', 'Indskud'],
+      [1250.75, 'Kunde C A/S', 'Faktura 1002'],
     ]);
   });
 
@@ -429,9 +429,9 @@ describe('POST /bank-accounts/{id}/statements: CSV', () => {
       expect(byName.lines, preset).toMatchObject({ new: 0, duplicates: lines.length - 1 });
     }
     const got = (await linesOf(t.api, account.id)).data;
-    expect(got.find((l) => l.text === 'Jyske linje')).toMatchObject({ value_date: '2026-03-11', amount: '-1.00' });
-    expect(got.find((l) => l.text === 'Spar Nord linje')).toMatchObject({ reference: '+71000000012345674', amount: '4.00' });
-    expect(got.filter((l) => l.text.startsWith('AL')).map((l) => l.amount)).toEqual(['-5.00', '7.00']);
+    expect(got.find((l) => l.text === 'Jyske linje')).toMatchObject({ value_date: '2026-03-11', amount: -1 });
+    expect(got.find((l) => l.text === 'Spar Nord linje')).toMatchObject({ reference: '+71000000012345674', amount: 4 });
+    expect(got.filter((l) => l.text.startsWith('AL')).map((l) => l.amount)).toEqual([-5, 7]);
     expect(got.find((l) => l.text === 'Lunar linje')).toMatchObject({ counterparty_name: 'Café Æble' });
   });
 
@@ -455,8 +455,8 @@ describe('POST /bank-accounts/{id}/statements: CSV', () => {
     expect(s).toMatchObject({ format: 'csv', balance: { status: 'not_stated' }, lines: { total: 2, new: 2 } });
     const got = (await linesOf(t.api, account.id)).data;
     expect(got.map((l) => [l.amount, l.text, l.counterparty_name, l.reference])).toEqual([
-      ['2000.00', 'Betaling "1003"', 'Kunde D', 'RF18539007547034'],
-      ['-15.00', 'Gebyr', '', ''],
+      [2000, 'Betaling "1003"', 'Kunde D', 'RF18539007547034'],
+      [-15, 'Gebyr', '', ''],
     ]);
   });
 
@@ -537,7 +537,7 @@ describe('GET /bank-accounts/{id}/lines and /statements', () => {
     expect(matched.data.map((l) => l.id)).toEqual([all.data[0]!.id]);
     expect(matched.data[0]!.match).toMatchObject({ type: 'transaction', matched_by: 'manual', invoice_id: null });
     expect((await linesOf(t.api, drift.id, { status: 'unmatched' })).meta.total).toBe(all.meta.total - 1);
-    expect((await linesOf(t.api, drift.id, { search: '+71000000012345674' })).data.map((l) => l.amount)).toEqual(['1500.00']);
+    expect((await linesOf(t.api, drift.id, { search: '+71000000012345674' })).data.map((l) => l.amount)).toEqual([1500]);
     expect((await linesOf(t.api, drift.id, { since: '2026-03-02', until: '2026-03-02' })).data.map((l) => l.booking_date)).toEqual(['2026-03-02']);
     expect((await t.raw.get(`/bank-accounts/${drift.id}/lines?status=paid`)).body).toMatchObject({ code: 'invalid_request', field: 'status' });
     expect((await t.raw.get(`/bank-accounts/${drift.id}/lines?sort=text`)).body).toMatchObject({ code: 'invalid_request', field: 'sort' });
