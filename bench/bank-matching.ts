@@ -59,7 +59,13 @@ async function main() {
       `INSERT INTO bank_lines (id, company_id, bank_account_id, statement_id, identity, booking_date, amount, currency, text, reference)
        SELECT gen_random_uuid(), $1, $2, $3, 'bench:' || n, '2026-11-20', 100, 'DKK', 'Indbetaling', p
          FROM unnest($4::int[], $5::text[]) AS u(n, p)`,
-      [companyId, bank.id, statement, Array.from({ length: LINES }, (_, i) => i + 1), Array.from({ length: LINES }, (_, i) => fiPaymentId(String(1_000_001 + i)))],
+      [
+        companyId,
+        bank.id,
+        statement,
+        Array.from({ length: LINES }, (_, i) => i + 1),
+        Array.from({ length: LINES }, (_, i) => fiPaymentId(String(1_000_001 + i))),
+      ],
     );
 
     log('matching');

@@ -14,7 +14,10 @@ const path = (id: string) => ({ params: { path: { id } } });
 /** A Danske Bank CSV export (the preset is known by its header), newest line first as the bank writes it. */
 function danskeCsv(lines: { date: string; text: string; amount: string; balance: string }[]): string {
   const dk = (iso: string) => iso.split('-').reverse().join('.');
-  return ['"Dato";"Tekst";"Beløb";"Saldo";"Status";"Afstemt"', ...lines.map((l) => `"${dk(l.date)}";"${l.text}";"${l.amount}";"${l.balance}";"Udført";"Nej"`)].join('\r\n');
+  return [
+    '"Dato";"Tekst";"Beløb";"Saldo";"Status";"Afstemt"',
+    ...lines.map((l) => `"${dk(l.date)}";"${l.text}";"${l.amount}";"${l.balance}";"Udført";"Nej"`),
+  ].join('\r\n');
 }
 
 async function upload(baseUrl: string, key: string, accountId: string, csv: string) {
@@ -43,7 +46,13 @@ describe('invoice with FI id -> PDF -> bank line -> paid -> reminder refused; an
     const bank = (await created(c.POST('/bank-accounts', { params: idem(), body: { name: 'Driftskonto' } }))).data;
     const customer = (await created(c.POST('/customers', { params: idem(), body: { name: 'Erhvervskunde A/S', cvr: '29190925' } }))).data.id;
     const invoiceOf = async (net: number) => {
-      const body = { customer_id: customer, issue_date: '2026-10-22', due_date: '2026-11-05', auto_approve: true, lines: [{ description: 'Rådgivning', quantity: 1, unit_price: net }] };
+      const body = {
+        customer_id: customer,
+        issue_date: '2026-10-22',
+        due_date: '2026-11-05',
+        auto_approve: true,
+        lines: [{ description: 'Rådgivning', quantity: 1, unit_price: net }],
+      };
       const { id } = (await created(c.POST('/invoices', { params: idem(), body }))).data;
       return (await ok(c.GET('/invoices/{id}', path(id)))).data;
     };
@@ -98,18 +107,31 @@ describe('invoice with FI id -> PDF -> bank line -> paid -> reminder refused; an
 describe('two processes import the same statement and match at once', () => {
   it('every line is stored once and posted once', async () => {
     const c = (await t.newKey()).api;
-    const bank = (await created(c.POST('/accounts', { params: idem(), body: { account_number: '6475', name: 'Bank 2', type: 'asset' } }))) && (await created(c.POST('/bank-accounts', { params: idem(), body: { name: 'Konto 2', account_number: '6475' } }))).data;
+    const bank =
+      (await created(c.POST('/accounts', { params: idem(), body: { account_number: '6475', name: 'Bank 2', type: 'asset' } }))) &&
+      (await created(c.POST('/bank-accounts', { params: idem(), body: { name: 'Konto 2', account_number: '6475' } }))).data;
     const customer = (await created(c.POST('/customers', { params: idem(), body: { name: 'Kunde B A/S' } }))).data.id;
     const invoices = [];
     for (let i = 0; i < 15; i++) {
-      const body = { customer_id: customer, issue_date: '2026-11-02', due_date: '2026-11-30', auto_approve: true, lines: [{ description: 'Vare', quantity: 1, unit_price: 100 + i }] };
+      const body = {
+        customer_id: customer,
+        issue_date: '2026-11-02',
+        due_date: '2026-11-30',
+        auto_approve: true,
+        lines: [{ description: 'Vare', quantity: 1, unit_price: 100 + i }],
+      };
       const { id } = (await created(c.POST('/invoices', { params: idem(), body }))).data;
       invoices.push((await ok(c.GET('/invoices/{id}', path(id)))).data);
     }
     let balance = 0;
     const rows = invoices.map((inv) => {
       balance += inv.total;
-      return { date: '2026-11-20', text: `FIK 71${inv.payment_id}`, amount: inv.total.toFixed(2).replace('.', ','), balance: balance.toFixed(2).replace('.', ',') };
+      return {
+        date: '2026-11-20',
+        text: `FIK 71${inv.payment_id}`,
+        amount: inv.total.toFixed(2).replace('.', ','),
+        balance: balance.toFixed(2).replace('.', ','),
+      };
     });
     const csv = danskeCsv(rows.reverse());
     const keys = [(await t.newKey()).key, (await t.newKey()).key];

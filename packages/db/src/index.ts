@@ -8,7 +8,19 @@ export { applyMigrations } from './migrate.ts';
 export { lockDataFolder, type DataFolderLock } from './data-lock.ts';
 export { resolveDatabaseServer, closeAfterCommand, ensureDatabase, dropDatabase, withDatabase, freePort, type DatabaseServer } from './server.ts';
 export { Prisma, PrismaClient } from './generated/prisma/client.ts';
-export type { Company, Account, Customer, Product, Supplier, BankAccount, BankStatement, BankLine, Invoice, InvoiceReminder, FiscalYear } from './generated/prisma/client.ts';
+export type {
+  Company,
+  Account,
+  Customer,
+  Product,
+  Supplier,
+  BankAccount,
+  BankStatement,
+  BankLine,
+  Invoice,
+  InvoiceReminder,
+  FiscalYear,
+} from './generated/prisma/client.ts';
 
 /** A Prisma client or an interactive transaction: what domain functions take as their database handle. */
 export type Db = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;

@@ -153,7 +153,7 @@ export const ERROR_CODES = {
   reminder_too_early: {
     status: 409,
     title: 'Reminder too early',
-    when: 'a reminder dated before the day after the due date, or within 10 days of the invoice\'s last reminder (`next_allowed_date` names the first date allowed; `field: date`)',
+    when: "a reminder dated before the day after the due date, or within 10 days of the invoice's last reminder (`next_allowed_date` names the first date allowed; `field: date`)",
   },
   overpayment: { status: 422, title: 'Overpayment', when: 'a payment larger than what is left to pay on the invoice' },
   invoice_not_approved: {

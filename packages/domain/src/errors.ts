@@ -33,7 +33,10 @@ export const problemExtensions = z.object({
     )
     .optional()
     .meta({ description: 'einvoice_invalid: every fatal assertion of the official rules on the document' }),
-  next_allowed_date: z.string().optional().meta({ description: 'reminder_too_early: the first date the next reminder of the invoice may be dated (YYYY-MM-DD)' }),
+  next_allowed_date: z
+    .string()
+    .optional()
+    .meta({ description: 'reminder_too_early: the first date the next reminder of the invoice may be dated (YYYY-MM-DD)' }),
   line: z
     .number()
     .optional()

@@ -11,7 +11,9 @@ const tag = 'Bank accounts';
 const scope = 'transactions:write';
 const lineId = { id: uuid().meta({ description: 'The bank line id' }) };
 const post = (path: `/${string}`, summary: string, description: string, problems: number[] = [409, 422]) =>
-  authedProcedure.meta(metaOf({ path, tag, summary, description, scope, problems }, 'POST', { idempotent: { status: 200, optional: true } })).output(single(bankLineResource));
+  authedProcedure
+    .meta(metaOf({ path, tag, summary, description, scope, problems }, 'POST', { idempotent: { status: 200, optional: true } }))
+    .output(single(bankLineResource));
 
 const matchBody = z.strictObject({
   ...lineId,

@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { amountOut, dateOut, timestamp } from '../fields.ts';
 import { count } from '../integers.ts';
 
-
 export const BANK_LINE_STATUSES = ['unmatched', 'matched'] as const;
 export type BankLineStatus = (typeof BANK_LINE_STATUSES)[number];
 export const BANK_MATCH_TYPES = ['invoice', 'expense', 'transaction', 'posting'] as const;
