@@ -25,7 +25,9 @@ export const TAGS = {
     'referencekurser by the operator. A document in foreign currency without a rate of its own takes the latest rate of its date or the 7 days before.',
   'Bank accounts':
     "The company's bank accounts (bankkonti), each reconciled to one active asset account of the chart (default 6470 Bankkonto); " +
-    'a ledger account backs at most one bank account.',
+    'a ledger account backs at most one bank account. Statements are imported as the bank gives them (camt.053, Danish bank CSV), each ' +
+    'line stored once; lines are matched to invoices (FI payment id +71), expenses and postings automatically when unambiguous, or by ' +
+    'hand; the reconciliation shows the unreconciled difference (bank minus ledger).',
   Reports: 'Balance sheet and profit and loss statement, computed from the postings.',
   VAT:
     "The company's VAT codes (momskoder) and the VAT return (momsangivelse) of each period, computed from the ledger in whole kroner, with the " +
