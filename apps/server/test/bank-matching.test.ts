@@ -257,6 +257,18 @@ describe('by hand', () => {
     await refused(out!, 'match', {}, 400, { code: 'invalid_request', field: 'invoice_id' });
     await refused(out!, 'match', { invoice_id: inv.id }, 400, { field: 'invoice_id', detail: expect.stringMatching(/money out/) });
     await refused(into!, 'match', { invoice_id: inv.id }, 422, { code: 'overpayment' });
+    // A DKK line does not pay a EUR invoice: its 44.00 would be read as euros.
+    const eurBody = {
+      customer_id: customer,
+      issue_date: '2026-11-02',
+      due_date: '2026-11-16',
+      currency: 'EUR',
+      exchange_rate: 7.46,
+      auto_approve: true,
+      lines: [{ description: 'Ydelse', quantity: 1, unit_price: 100 }],
+    };
+    const eur = (await created(k.api.POST('/invoices', { params: idem(), body: eurBody }))).data.id;
+    await refused(into!, 'match', { invoice_id: eur }, 400, { field: 'invoice_id', detail: 'The invoice is in EUR; the bank account is in DKK.' });
     await refused(into!, 'match', { invoice_id: randomUUID() }, 404, { code: 'not_found' });
     await refused(into!, 'match', { transaction_id: randomUUID() }, 400, { field: 'transaction_id' });
     const unrelated = (

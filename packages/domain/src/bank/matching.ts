@@ -179,6 +179,11 @@ async function apply(db: Db, scope: CompanyScope, line: BankLine, bank: Bank, ta
   switch (target.type) {
     case 'invoice': {
       if (!amount.greaterThan(0)) throw invalidRequest(`A bank line of ${amount.toFixed(2)} is money out; an invoice is paid by money in.`, 'invoice_id');
+      // The line's amount is in the bank account's currency; registerPayment reads it in the invoice's.
+      const invoice = await db.invoice.findFirst({ where: { id: target.id, company_id: scope.companyId }, select: { currency: true } });
+      if (invoice && invoice.currency !== bank.account.currency) {
+        throw invalidRequest(`The invoice is in ${invoice.currency}; the bank account is in ${bank.account.currency}.`, 'invoice_id');
+      }
       transactionId = (await registerPayment(db, scope, target.id, { amount, ...settle })).transaction_id;
       break;
     }
