@@ -5,7 +5,7 @@
 //   tsx bench/bank-matching.ts     (or: npm run bench:bank-matching)
 //
 //   a. a fresh database (DATABASE_URL's server when set, else an embedded PostgreSQL under
-//      .data/bench-bank-pg), one company with a bank account on 6470
+//      .data/bench-bank-match-pg), one company with a bank account on 6470
 //   b. BENCH_INVOICES approved invoices of 100.00 DKK, each with its FI payment id, written in SQL
 //   c. BENCH_LINES bank lines of 100.00 carrying the payment ids of the first of them, written in SQL
 //      as an import stores them, then matched by autoMatch in this process (100 lines per transaction,
@@ -27,7 +27,7 @@ async function main() {
   const cleanups = cleanupStack(log);
   const out: string[] = [];
   try {
-    const { db, pgVersion } = await benchDatabase({ cleanups, log, folder: 'bench-bank-pg', dbName: `tlr_bench_bank_${process.pid}`, poolSize: 4 });
+    const { db, pgVersion } = await benchDatabase({ cleanups, log, folder: 'bench-bank-match-pg', dbName: `tlr_bench_bank_match_${process.pid}`, poolSize: 4 });
     const { companyId } = await benchCompany(db, { name: 'Bank Bench ApS', ownerEmail: 'bench-bank@example.dk', keys: 0 });
     const scope: CompanyScope = { companyId, livemode: true };
     const run = inTransaction(db);

@@ -5,7 +5,7 @@
 //   tsx bench/bank-reconciliation.ts     (or: npm run bench:bank-reconciliation)
 //
 //   a. a fresh database (DATABASE_URL's server when set, else an embedded PostgreSQL under
-//      .data/bench-bank-pg), one company, a DKK bank account on 6470 with its opening date at the start
+//      .data/bench-bank-recon-pg), one company, a DKK bank account on 6470 with its opening date at the start
 //      of the fiscal year
 //   b. written directly in SQL (fast, as the ledger bench does): BENCH_LINES transactions over the
 //      fiscal year, each 6470 against 1010 (money in) or 6520 (money out), with their daily and monthly
@@ -44,8 +44,8 @@ async function main() {
     const { db, databaseUrl, pgVersion, settings, uuidFn, monthly } = await benchDatabase({
       cleanups,
       log,
-      folder: 'bench-bank-pg',
-      dbName: `tlr_bench_bank_${process.pid}`,
+      folder: 'bench-bank-recon-pg',
+      dbName: `tlr_bench_bank_recon_${process.pid}`,
       poolSize: 4,
       timeouts: { statementMs: 600_000, transactionMs: 600_000 },
     });
