@@ -46,6 +46,7 @@ export * from './bank/statements/types.ts';
 export * from './bank/reconciliation.ts';
 export * from './saft/rules.ts';
 export * from './saft/export-saft.ts';
+export * from './saft/archive.ts';
 export * from './companies/sandbox.ts';
 export * from './identifiers/bank.ts';
 export * from './identifiers/cvr.ts';
