@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fromBuffer, type Entry } from 'yauzl';
+import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
 import { archiveEntryName, exportArchive, SinkClosedError, today, wholeBookPeriod, type Scope } from '@tlr/domain';
 import { bodyOf, idem, testDb, twoLinePosting, useCompany, type Api } from './helpers.ts';
 import { validateSaft } from './saft-schema.ts';
@@ -15,7 +15,7 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** The entries of a zip, by path, and their order. */
 async function unzip(zip: Buffer): Promise<Map<string, Buffer>> {
-  const file = await new Promise<import('yauzl').ZipFile>((resolve, reject) =>
+  const file = await new Promise<ZipFile>((resolve, reject) =>
     fromBuffer(zip, { lazyEntries: true, strictFileNames: true, validateEntrySizes: true }, (err, z) => (err ? reject(err) : resolve(z))),
   );
   const entries = new Map<string, Buffer>();
