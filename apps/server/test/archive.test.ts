@@ -195,6 +195,28 @@ describe('refusals and other books', () => {
   });
 });
 
+describe('streaming', () => {
+  it('"a concurrency limit like the SAF-T export\'s": a third archive while two clients stall is 503 with Retry-After; clients that disconnect free their places', async () => {
+    const big = await t.another('Store Bilag ApS');
+    // More than the loopback socket buffers hold, so an archive whose client does not read stays open.
+    for (let i = 0; i < 4; i++) await upload(big.api, `scan-${i}.jpg`, randomBytes(4 * 1024 * 1024), 'image/jpeg');
+    const url = `${t.svc.url}/api/v1/exports/archive`;
+    const headers = { 'X-API-Key': big.key };
+    const stalled = [new AbortController(), new AbortController()];
+    const open = await Promise.all(stalled.map((c) => fetch(url, { headers, signal: c.signal })));
+    expect(open.map((r) => r.status)).toEqual([200, 200]);
+    const busy = await fetch(url, { headers });
+    expect(busy.status).toBe(503);
+    expect(busy.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(((await busy.json()) as { detail: string }).detail).toContain('2 archives are already being written');
+    for (const c of stalled) c.abort();
+    // The server notices the disconnects, stops both, and takes the next one.
+    await expect
+      .poll(async () => await fetch(url, { method: 'GET', headers }).then(async (r) => (await r.arrayBuffer(), r.status)), { timeout: 10_000 })
+      .toBe(200);
+  });
+});
+
 describe('exportArchive', () => {
   it('gives up with SinkClosedError when the output stops taking bytes (the stall timeout)', async () => {
     const stuck = new Writable({ highWaterMark: 1024, write: () => {} });
