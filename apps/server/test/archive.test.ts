@@ -3,6 +3,9 @@
 // checksums against the bytes; unsafe and repeated names, scopes, another company, the sandbox, a
 // document gone from the store, and an output that stops taking bytes.
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
@@ -59,6 +62,7 @@ interface ManifestEntry {
   voucher_id?: string;
   filename?: string;
   error?: string;
+  recorded_sha256?: string;
 }
 interface Manifest {
   format: string;
@@ -67,6 +71,7 @@ interface Manifest {
   entries: ManifestEntry[];
   vouchers: number;
   missing: number;
+  altered: number;
 }
 
 describe('the archive of a company', () => {
@@ -181,16 +186,28 @@ describe('refusals and other books', () => {
     expect(zip.get(`vouchers/${id.replace(/-/g, '')}/sandkasse.pdf`)!.toString()).toBe('%PDF-1.4 sandbox');
   });
 
-  it('a voucher gone from the store is listed in the manifest with the error; the rest is archived', async () => {
+  it('a voucher gone from the store is listed with the error, one changed since upload is archived as stored and flagged; the rest is archived', async () => {
     const other = await t.another('Bortkommet ApS');
     const kept = await upload(other.api, 'kept.pdf', Buffer.from('kept'));
     const lost = await upload(other.api, 'lost.pdf', Buffer.from('lost'));
-    const { rows } = await testDb().pool.query<{ storage_key: string }>('SELECT storage_key FROM vouchers WHERE id = $1', [lost]);
-    await t.svc.store!.delete(rows[0]!.storage_key);
+    const changed = await upload(other.api, 'changed.pdf', Buffer.from('as uploaded'));
+    const keyOf = async (id: string) =>
+      (await testDb().pool.query<{ storage_key: string }>('SELECT storage_key FROM vouchers WHERE id = $1', [id])).rows[0]!.storage_key;
+    await t.svc.store!.delete(await keyOf(lost));
+    const dir = await mkdtemp(join(tmpdir(), 'archive-test-'));
+    await writeFile(join(dir, 'other'), 'changed since');
+    await t.svc.store!.putFile(await keyOf(changed), join(dir, 'other'), { size: 13, contentType: 'application/pdf', sha256: '' });
+    await rm(dir, { recursive: true });
     const zip = await unzip((await archive(other.api)).body);
     const m = JSON.parse(zip.get('manifest.json')!.toString('utf8')) as Manifest;
-    expect(m.missing).toBe(1);
+    expect(m).toMatchObject({ vouchers: 2, missing: 1, altered: 1 });
     expect(m.entries.find((e) => e.voucher_id === lost)).toMatchObject({ path: null, error: 'the stored document was not found' });
+    expect(m.entries.find((e) => e.voucher_id === changed)).toMatchObject({
+      sha256: sha256(Buffer.from('changed since')),
+      recorded_sha256: sha256(Buffer.from('as uploaded')),
+      error: 'the stored bytes differ from those uploaded',
+    });
+    expect(zip.get(`vouchers/${changed.replace(/-/g, '')}/changed.pdf`)!.toString()).toBe('changed since');
     expect(zip.get(`vouchers/${kept.replace(/-/g, '')}/kept.pdf`)!.toString()).toBe('kept');
   });
 });
