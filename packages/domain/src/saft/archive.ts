@@ -214,6 +214,8 @@ export async function exportArchive(
   const zip = new ZipFile();
   let manifest: Manifest | undefined;
   let current: Readable | undefined;
+  /** The object opened ahead, destroyed if the archive stops before its turn. */
+  let pending: Promise<Readable> | undefined;
   // What ends every wait early: the zip failing, or the abort (which also stops the entry being read).
   const stop = new Promise<never>((_, reject) => {
     zip.on('error', reject);
@@ -267,10 +269,21 @@ export async function exportArchive(
 
     const result: ArchiveResult = { ...start, vouchers: 0, missing: [], altered: [], bytes: saft.size };
     const batch = options.voucherBatch ?? 500;
+    const opening = (key: string) => {
+      const p = store.get(key);
+      p.catch(() => {}); // awaited in its turn; until then (or if the archive stops first) not unhandled
+      pending = p;
+      return p;
+    };
     let after: [Date, string] = [new Date(0), '00000000-0000-0000-0000-000000000000'];
     for (;;) {
       const page = (await pool.query(VOUCHERS_SQL, [companyId, ...after, batch])).rows as VoucherRow[];
-      for (const v of page) {
+      // The next object is opened while this one streams (one open ahead: the store's latency, an S3
+      // round trip, overlaps the copy instead of adding to it).
+      let ahead = page[0] && opening(page[0].storage_key);
+      for (const [i, v] of page.entries()) {
+        const opened = ahead!;
+        ahead = page[i + 1] && opening(page[i + 1]!.storage_key);
         const about = {
           kind: 'voucher',
           voucher_id: v.id,
@@ -283,7 +296,7 @@ export async function exportArchive(
         let source: Readable;
         try {
           abort.signal.throwIfAborted();
-          source = await store.get(v.storage_key);
+          source = await opened;
         } catch (err) {
           if ((err as Error).name !== 'ObjectNotFoundError') throw err;
           result.missing.push(v.id);
@@ -323,6 +336,10 @@ export async function exportArchive(
     options.signal?.removeEventListener('abort', onAbort);
     zip.outputStream.unpipe(out);
     current?.destroy();
+    pending?.then(
+      (r) => r.destroy(),
+      () => {},
+    );
     await manifest?.discard();
   }
 }
