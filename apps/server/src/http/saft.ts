@@ -43,7 +43,7 @@ function streamedExport<Plan>(logger: Logger, { what, plan, write }: StreamedExp
     const gone = new AbortController();
     res.once('close', () => {
       running -= 1;
-      if (!res.writableFinished) gone.abort(new SinkClosedError());
+      if (!res.writableFinished) gone.abort(new SinkClosedError('the client disconnected'));
     });
     try {
       const logged = await write(res, planned, (contentType, filename) => startAttachment(res, contentType, filename), gone.signal);
