@@ -30,7 +30,14 @@ describe('the control trail', () => {
     // A posting.
     const posting = await c.POST('/transactions', {
       params: idem(),
-      body: { date: '2026-07-01', description: 'Husleje', lines: [{ account_number: '2030', debit: 1000 }, { account_number: '6470', credit: 1000 }] },
+      body: {
+        date: '2026-07-01',
+        description: 'Husleje',
+        lines: [
+          { account_number: '2030', debit: 1000 },
+          { account_number: '6470', credit: 1000 },
+        ],
+      },
     });
     const tx = bodyOf(201, posting).data;
     expect(tx.registered_by).toEqual(byKey);
@@ -42,14 +49,33 @@ describe('the control trail', () => {
     const customer = (await created(c.POST('/customers', { params: idem(), body: { name: 'Kunde A/S' } }))).data.id;
     const made = await c.POST('/invoices', {
       params: idem(),
-      body: { customer_id: customer, issue_date: '2026-07-10', due_date: '2026-07-20', auto_approve: true, lines: [{ description: 'Vare', quantity: 1, unit_price: 800 }] },
+      body: {
+        customer_id: customer,
+        issue_date: '2026-07-10',
+        due_date: '2026-07-20',
+        auto_approve: true,
+        lines: [{ description: 'Vare', quantity: 1, unit_price: 800 }],
+      },
     });
     invoiceId = bodyOf(201, made).data.id;
     const cancel = await c.PUT('/invoices/{id}/status', { params: { path: { id: invoiceId } }, body: { status: 'cancelled' } });
     const invoice = (await ok(c.GET('/invoices/{id}', { params: { path: { id: invoiceId } } }))).data;
     expect(invoice.registered_by).toEqual(byKey);
     expect(invoice.credit_note!.registered_by).toEqual(byKey);
-    const paid = (await created(c.POST('/invoices', { params: idem(), body: { customer_id: customer, issue_date: '2026-07-10', due_date: '2026-07-20', auto_approve: true, lines: [{ description: 'Vare', quantity: 1, unit_price: 80 }] } }))).data.id;
+    const paid = (
+      await created(
+        c.POST('/invoices', {
+          params: idem(),
+          body: {
+            customer_id: customer,
+            issue_date: '2026-07-10',
+            due_date: '2026-07-20',
+            auto_approve: true,
+            lines: [{ description: 'Vare', quantity: 1, unit_price: 80 }],
+          },
+        }),
+      )
+    ).data.id;
     await ok(c.POST('/invoices/{id}/payments', { params: { path: { id: paid }, ...idem() }, body: { amount: 100, date: '2026-07-11' } }));
     expect((await ok(c.GET('/invoices/{id}', { params: { path: { id: paid } } }))).data.payments[0]!.registered_by).toEqual(byKey);
 
@@ -57,7 +83,12 @@ describe('the control trail', () => {
     const expense = (await created(c.POST('/expenses', { params: idem(), body: { date: '2026-07-05', amount: 125, description: 'Papir', book: true } }))).data;
     expect((await ok(c.GET('/expenses/{id}', { params: { path: { id: expense.id } } }))).data.registered_by).toEqual(byKey);
     const voucher = (
-      await created(c.POST('/vouchers', { params: idem(), body: { filename: 'kvittering.pdf', mime_type: 'application/pdf', content_base64: Buffer.from('%PDF-1.4 bilag').toString('base64') } }))
+      await created(
+        c.POST('/vouchers', {
+          params: idem(),
+          body: { filename: 'kvittering.pdf', mime_type: 'application/pdf', content_base64: Buffer.from('%PDF-1.4 bilag').toString('base64') },
+        }),
+      )
     ).data;
     expect((await ok(c.GET('/vouchers/{id}', { params: { path: { id: voucher.id } } }))).data.registered_by).toEqual(byKey);
 
@@ -116,6 +147,12 @@ describe('the control trail', () => {
     expect((await noScope.raw.get('/audit-trail')).status).toBe(403);
   });
 
+  it("names the operator CLI, which made the company's chart", async () => {
+    const accounts = await entries({ type: 'account', actor_type: 'operator', per_page: 1 });
+    expect(accounts.meta.total).toBeGreaterThan(50);
+    expect(accounts.data[0]!.registered_by.name).toMatch(/^operator CLI \(.+\)$/);
+  });
+
   it("keeps one company's trail from another", async () => {
     const other = await t.another();
     const theirs = await ok(other.api.GET('/audit-trail', { params: { query: { resource_id: invoiceId } } }));
@@ -141,7 +178,11 @@ describe('the control trail', () => {
     await caller.internal.revokeApiKey({ id: key.id, companyId: t.company.companyId });
     const staffEntries = (await entries({ type: 'staff_action' })).data;
     expect(staffEntries).toContainEqual(
-      expect.objectContaining({ action: 'internal.revokeApiKey', resource_type: 'staff_action', registered_by: { type: 'staff', id: staff.id, name: staff.email } }),
+      expect.objectContaining({
+        action: 'internal.revokeApiKey',
+        resource_type: 'staff_action',
+        registered_by: { type: 'staff', id: staff.id, name: staff.email },
+      }),
     );
   });
 

@@ -7,7 +7,17 @@
 // for the first to commit and then replays it.
 import { userInfo } from 'node:os';
 import type { Database, Db } from '@tlr/db';
-import { actAs, claimIdempotencyKey, flushEvents, holdEvents, IDEMPOTENCY_KEY_MAX, invalidRequest, storeIdempotentResponse, type Claim, type GivenActor } from '@tlr/domain';
+import {
+  actAs,
+  claimIdempotencyKey,
+  flushEvents,
+  holdEvents,
+  IDEMPOTENCY_KEY_MAX,
+  invalidRequest,
+  storeIdempotentResponse,
+  type Claim,
+  type GivenActor,
+} from '@tlr/domain';
 import type { ApiContext } from './context.ts';
 import { inspectInput } from './inspect.ts';
 import type { ApiMeta } from './trpc.ts';

@@ -112,7 +112,7 @@ END $$;
 
 -- One trail row per registration or change. Arguments: the resource type, the action of an insert, and of an
 -- update: a word, or ':status' (the new status when it changed, else 'updated'). An update that changes nothing
--- but updated_at is none. A sandbox reset (tlr.ledger_reset) empties a sandbox and is trailed once, not per row.
+-- but updated_at is none. A sandbox reset (tlr.ledger_reset) empties a sandbox without a row per deleted row.
 CREATE FUNCTION tlr_trail() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   r jsonb := to_jsonb(CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END);

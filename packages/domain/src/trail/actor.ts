@@ -2,7 +2,7 @@
 // application names the actor once per transaction; the database's trail triggers read it (tlr_actor()
 // in the control_trail migration), resolve its name and stamp every registration the transaction makes.
 import { z } from 'zod';
-import type { Db } from '@tlr/db';
+import type { Db, InTransaction } from '@tlr/db';
 import { timestamp } from '../fields.ts';
 
 /** The actor as the application names it: the database looks up the names. */
@@ -30,8 +30,13 @@ export const registeredBy = z
         'api_key: an API key of the company; oauth_application: a partner app, with `user`, the owner who approved it; owner: the company owner on their pages; ' +
         'staff: tlr support staff; operator: the operator CLI; system: tlr itself (a background job such as automatic bank matching, or a registration made before the control trail)',
     }),
-    id: z.string().nullable().meta({ description: "The API key's, OAuth application's, owner's or staff user's id; the job's name for system; null for the operator" }),
-    name: z.string().meta({ description: "The key's name, the application's name, the user's e-mail, or the job's description, as it was when the registration was made" }),
+    id: z
+      .string()
+      .nullable()
+      .meta({ description: "The API key's, OAuth application's, owner's or staff user's id; the job's name for system; null for the operator" }),
+    name: z
+      .string()
+      .meta({ description: "The key's name, the application's name, the user's e-mail, or the job's description, as it was when the registration was made" }),
     user: z
       .object({ type: z.literal('user'), id: z.string(), name: z.string() })
       .optional()
@@ -50,3 +55,15 @@ export const registrationView = (row: { registered_at: Date; registered_by: unkn
   registered_at: row.registered_at.toISOString(),
   registered_by: row.registered_by as RegisteredBy,
 });
+
+/** How automatic bank matching is named in the trail (the job, and the inline round after an import). */
+export const AUTOMATIC_MATCHING = 'tlr: automatic bank matching';
+
+/** The transactions of a background job: what they register is tlr's own (`system`), named for the job. */
+export const asSystem =
+  (run: InTransaction, job: string, name: string): InTransaction =>
+  (fn) =>
+    run(async (tx) => {
+      await actAs(tx, { type: 'system', id: job, name });
+      return fn(tx);
+    });

@@ -42,7 +42,11 @@ export const auditTrailFilters = z.strictObject({
   resource_id: z.guid('must be a UUID').optional().meta({ description: 'Only entries about this resource' }),
   actor_type: registeredBy.shape.type.optional().meta({ description: 'Only entries made by this kind of actor' }),
   actor_id: z.string().max(200).optional().meta({ description: "Only entries made by this actor (an API key's, application's or user's id)" }),
-  action: z.string().max(100).optional().meta({ description: 'Only this action (posted, created, approved, sent, paid, cancelled, matched, updated, deleted, ...)' }),
+  action: z
+    .string()
+    .max(100)
+    .optional()
+    .meta({ description: 'Only this action (posted, created, approved, sent, paid, cancelled, matched, updated, deleted, ...)' }),
 });
 export type AuditTrailFilters = z.output<typeof auditTrailFilters>;
 
@@ -54,7 +58,9 @@ export const auditTrailEntry = z
     request_id: z.string().nullable().meta({ description: 'The X-Request-ID of the request that made it; null for a background job' }),
     resource_type: z.enum(TRAIL_RESOURCE_TYPES),
     resource_id: z.string().nullable().meta({ description: 'The resource; null for a staff action (see changes.target)' }),
-    action: z.string().meta({ description: 'What happened: posted, created, approved, sent, paid, cancelled, booked, matched, unmatched, reversed, updated, deleted, ...' }),
+    action: z
+      .string()
+      .meta({ description: 'What happened: posted, created, approved, sent, paid, cancelled, booked, matched, unmatched, reversed, updated, deleted, ...' }),
     changes: z
       .record(z.string(), z.unknown())
       .nullable()
