@@ -44,6 +44,8 @@ export * from './bank/statements/statements.ts';
 export * from './bank/statements/import.ts';
 export * from './bank/statements/types.ts';
 export * from './bank/reconciliation.ts';
+export * from './trail/actor.ts';
+export * from './trail/audit-trail.ts';
 export * from './saft/rules.ts';
 export * from './saft/export-saft.ts';
 export * from './saft/archive.ts';
