@@ -45,37 +45,25 @@ describe('the control trail', () => {
     const read = (await ok(c.GET('/transactions/{id}', { params: { path: { id: tx.id } } }))).data;
     expect(read).toMatchObject({ registered_by: byKey, registered_at: tx.registered_at });
 
-    // An invoice, approved, paid in part, then cancelled by a credit note.
+    // An invoice, approved then cancelled by a credit note; another approved and paid.
     const customer = (await created(c.POST('/customers', { params: idem(), body: { name: 'Kunde A/S' } }))).data.id;
-    const made = await c.POST('/invoices', {
-      params: idem(),
-      body: {
-        customer_id: customer,
-        issue_date: '2026-07-10',
-        due_date: '2026-07-20',
-        auto_approve: true,
-        lines: [{ description: 'Vare', quantity: 1, unit_price: 800 }],
-      },
-    });
-    invoiceId = bodyOf(201, made).data.id;
+    const invoiceOf = (unit_price: number) =>
+      c.POST('/invoices', {
+        params: idem(),
+        body: {
+          customer_id: customer,
+          issue_date: '2026-07-10',
+          due_date: '2026-07-20',
+          auto_approve: true,
+          lines: [{ description: 'Vare', quantity: 1, unit_price }],
+        },
+      });
+    invoiceId = bodyOf(201, await invoiceOf(800)).data.id;
     const cancel = await c.PUT('/invoices/{id}/status', { params: { path: { id: invoiceId } }, body: { status: 'cancelled' } });
     const invoice = (await ok(c.GET('/invoices/{id}', { params: { path: { id: invoiceId } } }))).data;
     expect(invoice.registered_by).toEqual(byKey);
     expect(invoice.credit_note!.registered_by).toEqual(byKey);
-    const paid = (
-      await created(
-        c.POST('/invoices', {
-          params: idem(),
-          body: {
-            customer_id: customer,
-            issue_date: '2026-07-10',
-            due_date: '2026-07-20',
-            auto_approve: true,
-            lines: [{ description: 'Vare', quantity: 1, unit_price: 80 }],
-          },
-        }),
-      )
-    ).data.id;
+    const paid = bodyOf(201, await invoiceOf(80)).data.id;
     await ok(c.POST('/invoices/{id}/payments', { params: { path: { id: paid }, ...idem() }, body: { amount: 100, date: '2026-07-11' } }));
     expect((await ok(c.GET('/invoices/{id}', { params: { path: { id: paid } } }))).data.payments[0]!.registered_by).toEqual(byKey);
 
