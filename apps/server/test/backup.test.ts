@@ -95,7 +95,7 @@ describe('backup and point-in-time restore', () => {
     rmSync(cluster.dataDir, { recursive: true, force: true });
 
     const target = join(root, 'restored');
-    await restoreBackup(settings, cluster, t, target);
+    await restoreBackup(settings, cluster.dataDir, t, target);
     lap('restore');
     const restored = await startEmbeddedPostgres(target, await freePort());
     lap('recovery');
@@ -105,7 +105,7 @@ describe('backup and point-in-time restore', () => {
       const ids = rows.map((r) => r.id);
       expect(ids.sort()).toEqual([...inBackup, ...before].sort());
       for (const id of after) expect(ids).not.toContain(id);
-      expect((await listBackups(settings, cluster)).map((b) => b.label)).toContain(backup.label);
+      expect((await listBackups(settings)).map((b) => b.label)).toContain(backup.label);
     } finally {
       await restored.stop();
     }

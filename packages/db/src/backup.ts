@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import type { Config } from '@tlr/config';
 import { SOCKET_DIR, type RunAs } from './embedded.ts';
 
 export const STANZA = 'tlr';
@@ -35,10 +36,35 @@ export interface BackupSettings {
   s3?: S3Repository;
 }
 
-/** The PostgreSQL cluster backed up: its data folder, and the server's URL (port, superuser password). */
+/** The PostgreSQL cluster backed up: its data folder, the server's URL (port, superuser password), its socket folder. */
 export interface Cluster {
   dataDir: string;
   url: string;
+  /** Where its Unix socket is (pgBackRest connects to a local PostgreSQL only through it); the embedded server's by default. */
+  socketDir?: string;
+}
+
+/** The settings of `config` (docs/operations.md, Backups). */
+export function backupSettings(config: Config): BackupSettings {
+  const dir = config.BACKUP_DIR ?? join(config.DATA_DIR, 'backup');
+  const s3 = config.BACKUP_S3_ENDPOINT
+    ? {
+        endpoint: config.BACKUP_S3_ENDPOINT,
+        bucket: config.BACKUP_S3_BUCKET!,
+        region: config.BACKUP_S3_REGION,
+        accessKeyId: config.BACKUP_S3_ACCESS_KEY_ID!,
+        secretAccessKey: config.BACKUP_S3_SECRET_ACCESS_KEY!,
+        path: config.BACKUP_S3_PATH,
+        ...(config.BACKUP_S3_CA_FILE ? { caFile: config.BACKUP_S3_CA_FILE } : {}),
+        verifyTls: config.BACKUP_S3_VERIFY_TLS,
+      }
+    : undefined;
+  return {
+    dir,
+    repoPath: config.BACKUP_REPO_PATH ?? join(dir, 'repo'),
+    ...(config.BACKUP_CIPHER_PASS ? { cipherPass: config.BACKUP_CIPHER_PASS } : {}),
+    ...(s3 ? { s3 } : {}),
+  };
 }
 
 export interface BackupInfo {
@@ -116,9 +142,9 @@ export function configText(s: BackupSettings, cluster: Cluster, pass: string): s
     'start-fast=y',
     '',
     `[${STANZA}]`,
-    `pg1-path=${realpathSync(cluster.dataDir)}`,
+    `pg1-path=${existsSync(cluster.dataDir) ? realpathSync(cluster.dataDir) : cluster.dataDir}`,
     `pg1-port=${new URL(cluster.url).port || 5432}`,
-    `pg1-socket-path=${SOCKET_DIR}`,
+    `pg1-socket-path=${cluster.socketDir ?? SOCKET_DIR}`,
     `pg1-user=${decodeURIComponent(new URL(cluster.url).username) || 'postgres'}`,
     '',
   );
@@ -205,10 +231,10 @@ const password = (c: Cluster) => decodeURIComponent(new URL(c.url).password);
 export async function runBackup(s: BackupSettings, cluster: Cluster, type: 'full' | 'incr' | 'diff'): Promise<BackupInfo> {
   const owner = ownerOf(s.dir);
   const port = new URL(cluster.url).port || '5432';
-  const before = new Set((await listBackups(s, cluster)).map((b) => b.label));
+  const before = new Set((await listBackups(s)).map((b) => b.label));
   const repos = s.s3 ? ['1', '2'] : ['1'];
   for (const repo of repos) await pgbackrest(s, [`--type=${type}`, `--repo=${repo}`, `--pg1-port=${port}`, 'backup'], owner, password(cluster));
-  const made = (await listBackups(s, cluster)).filter((b) => !before.has(b.label));
+  const made = (await listBackups(s)).filter((b) => !before.has(b.label));
   const last = made.at(-1);
   if (!last) throw new BackupError('pgbackrest backup ended without a new backup in the repository');
   return last;
@@ -226,7 +252,7 @@ interface InfoJson {
 }
 
 /** The backups in the repositories, oldest first. */
-export async function listBackups(s: BackupSettings, cluster: Cluster): Promise<BackupInfo[]> {
+export async function listBackups(s: BackupSettings): Promise<BackupInfo[]> {
   const out = await pgbackrest(s, ['--output=json', 'info'], ownerOf(s.dir));
   const [stanza] = JSON.parse(out) as InfoJson[];
   return (stanza?.backup ?? []).map((b) => ({
@@ -259,9 +285,9 @@ const pgTime = (t: Date) => t.toISOString().replace('T', ' ').replace('Z', '+00'
  * Restores the cluster as it was at `to` into `target`, a new (missing or empty) data folder; never over
  * the live one. Start a PostgreSQL on it: it replays the archived WAL up to `to` and opens.
  */
-export async function restoreBackup(s: BackupSettings, cluster: Cluster, to: Date, target: string, repo: 1 | 2 = 1): Promise<void> {
+export async function restoreBackup(s: BackupSettings, liveDataDir: string, to: Date, target: string, repo: 1 | 2 = 1): Promise<void> {
   const dir = resolve(target);
-  if (existsSync(cluster.dataDir) && existsSync(dir) && realpathSync(dir) === realpathSync(cluster.dataDir)) {
+  if (existsSync(liveDataDir) && existsSync(dir) && realpathSync(dir) === realpathSync(liveDataDir)) {
     throw new BackupError(`--target ${target} is the live data folder; restore into a new folder and move it in with the server stopped`);
   }
   if (existsSync(dir) && readdirSync(dir).length) throw new BackupError(`--target ${target} is not empty; restore into a new or empty folder`);
