@@ -9,7 +9,8 @@ import type { Config } from '@tlr/config';
 import { SOCKET_DIR, type RunAs } from './embedded.ts';
 
 export const STANZA = 'tlr';
-export const PGBACKREST = process.env.PGBACKREST_BIN || 'pgbackrest';
+/** Debian's pgbackrest on the PATH (scripts/ensure-pgbackrest.mjs installs it). */
+export const PGBACKREST = 'pgbackrest';
 
 /** The second repository: an S3-protocol bucket (pgBackRest speaks it only over HTTPS). */
 export interface S3Repository {
@@ -167,9 +168,7 @@ function pgbackrest(s: BackupSettings, args: string[], who: RunAs | undefined, p
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    child.on('error', (e) =>
-      fail(new BackupError(`cannot run ${PGBACKREST}: ${e.message}; install pgBackRest (sudo apt-get install pgbackrest) or set PGBACKREST_BIN`)),
-    );
+    child.on('error', (e) => fail(new BackupError(`cannot run ${PGBACKREST}: ${e.message}; install pgBackRest (sudo apt-get install pgbackrest)`)));
     child.on('close', (code) => {
       if (code === 0) return done(out);
       const said = `${err}\n${out}`
