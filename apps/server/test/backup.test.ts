@@ -1,11 +1,13 @@
 // The fault drill of Order 16 ("Done when: backup; more writes; destroy the data folder; restore to a point
 // in time; compare"), against an embedded PostgreSQL of this file's own in a temp folder, with pgBackRest.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMigrations, createDatabase, freePort, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
 import { checkBackups, listBackups, restoreBackup, runBackup, setupBackups, type BackupSettings, type Cluster } from '@tlr/db/backup';
 import { startEmbeddedPostgres } from '@tlr/db/embedded';
+import { startS3Server, type TestS3Server } from '@tlr/storage/testing/s3-server';
 import type { Service } from '../src/service.ts';
 import { api, created, idem, newCompany, startTestService, twoLinePosting, type Api } from './helpers.ts';
 
@@ -13,6 +15,49 @@ import { api, created, idem, newCompany, startTestService, twoLinePosting, type 
 const root = mkdtempSync('/tmp/tlr-backup-drill-');
 chmodSync(root, 0o755);
 const settings: BackupSettings = { dir: join(root, 'backup'), repoPath: join(root, 'backup', 'repo') };
+
+/**
+ * The second location: s3rver over HTTPS with a self-signed certificate made here, trusted through its
+ * file. Its name is a DNS entry: pgBackRest 2.45 matches the host only against DNS names (not IP entries).
+ */
+async function httpsBucket(): Promise<TestS3Server> {
+  const [key, cert] = [join(root, 's3.key'), join(root, 's3.crt')];
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=DNS:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
+  chmodSync(cert, 0o644);
+  const s3 = await startS3Server('tlr-backup', { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') });
+  settings.s3 = {
+    endpoint: s3.endpoint,
+    bucket: s3.bucket,
+    region: 'us-east-1',
+    accessKeyId: s3.accessKeyId,
+    secretAccessKey: s3.secretAccessKey,
+    path: '/tlr',
+    caFile: cert,
+    verifyTls: true,
+  };
+  return s3;
+}
+let s3: TestS3Server;
 
 let server: DatabaseServer;
 let cluster: Cluster;
@@ -35,7 +80,7 @@ const lap = (() => {
 })();
 
 beforeAll(async () => {
-  await start();
+  [s3] = await Promise.all([httpsBucket(), start()]);
   // archive_mode is read at start only: setup, then start PostgreSQL again, as `tlr backup setup` says.
   expect((await setupBackups(settings, cluster)).restartNeeded).toBe(true);
   await server.stop();
@@ -54,6 +99,7 @@ afterAll(async () => {
   await svc?.stop();
   await db?.close();
   await server?.stop();
+  await s3?.close();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -94,8 +140,9 @@ describe('backup and point-in-time restore', () => {
     await server.stop();
     rmSync(cluster.dataDir, { recursive: true, force: true });
 
+    // From the second location, the S3 bucket: what is left when the machine is lost.
     const target = join(root, 'restored');
-    await restoreBackup(settings, cluster.dataDir, t, target);
+    await restoreBackup(settings, cluster.dataDir, t, target, 2);
     lap('restore');
     const restored = await startEmbeddedPostgres(target, await freePort());
     lap('recovery');

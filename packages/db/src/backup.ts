@@ -113,6 +113,8 @@ export function configText(s: BackupSettings, cluster: Cluster, pass: string): s
     `repo1-cipher-pass=${pass}`,
     // The weekly fulls kept: four weeks, with the WAL to reach any point in them (decision 323).
     'repo1-retention-full=4',
+    // Small files bundled into few objects: a database is mostly small files, and each is a request to a bucket.
+    'repo1-bundle=y',
   ];
   if (s.s3) {
     const u = new URL(s.s3.endpoint);
@@ -131,6 +133,7 @@ export function configText(s: BackupSettings, cluster: Cluster, pass: string): s
       'repo2-cipher-type=aes-256-cbc',
       `repo2-cipher-pass=${pass}`,
       'repo2-retention-full=4',
+      'repo2-bundle=y',
     );
   }
   lines.push(
