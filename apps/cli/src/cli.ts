@@ -19,7 +19,7 @@ import {
   type Cluster,
 } from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
-import { parseScopes, type VatFrequency } from '@tlr/domain';
+import { parseScopes, recordedBackupRun, type VatFrequency } from '@tlr/domain';
 
 export interface Io {
   stdout(s: string): void;
@@ -96,7 +96,8 @@ interface BackupCommand {
   options: ParseArgsOptionsConfig;
   required: string[];
   needsDatabase: boolean;
-  prepare(v: Values): (settings: BackupSettings, cluster: Cluster) => Promise<Out>;
+  /** `db`: the service's database, migrated (only when needsDatabase). */
+  prepare(v: Values): (settings: BackupSettings, cluster: Cluster, db?: Database) => Promise<Out>;
 }
 
 const size = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
@@ -120,8 +121,10 @@ const backupCommands: Record<string, BackupCommand> = {
     needsDatabase: true,
     prepare(v) {
       if (v.full && v.incr) throw new UsageError('give --full or --incr, not both');
-      return async (settings, cluster) => {
-        const b = await runBackup(settings, cluster, v.full ? 'full' : 'incr');
+      return async (settings, cluster, db) => {
+        const type = v.full ? 'full' : 'incr';
+        // Recorded like the scheduler's runs (the books for the restore drill, the health page's last run).
+        const b = await recordedBackupRun(db!.prisma, db!.pool, type, () => runBackup(settings, cluster, type));
         return { json: b, text: `backup ${describeBackup(b)}` };
       };
     },
@@ -513,12 +516,12 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
       embeddedPort: config.EMBEDDED_PG_PORT,
       log: (m) => verbose && io.stderr(`[embedded-postgres] ${m}\n`),
     });
-    if (backup) {
-      print(await backup.run(backupSettings(config), clusterOf(config, server)));
-      return 0;
-    }
     await applyMigrations(server.url);
     db = createDatabase(server.url, config.DB_POOL_SIZE);
+    if (backup) {
+      print(await backup.run(backupSettings(config), clusterOf(config, server), db));
+      return 0;
+    }
     print(await call!(createCaller(db, { type: 'operator' }, { oauthAllowLocalhost: config.OAUTH_ALLOW_HTTP_LOCALHOST })));
     return 0;
   } catch (e) {

@@ -14,6 +14,7 @@ import { createApp } from './app.ts';
 import { answerClientError } from './http/client-error.ts';
 import { einvoiceSettings, registerEinvoiceWorkers } from './einvoices.ts';
 import { startWebhookDispatcher, webhookSettings } from './webhooks.ts';
+import { backupCluster, registerBackupWorker } from './backups.ts';
 import { registerWorkers } from './worker.ts';
 
 export interface Service {
@@ -165,6 +166,7 @@ export async function startService(config: Config, logger = createLogger(config)
     const worker = await startBoss(dbServer.url, onBossError).catch(giveUp);
     opened.push(() => worker.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS }));
     await registerWorkers(worker, db, logger, store).catch(giveUp);
+    await registerBackupWorker(worker, db, logger, config, backupCluster(config, dbServer)).catch(giveUp);
     await registerEinvoiceWorkers(worker, db, einvoiceSettings(config), logger, store).catch(giveUp);
     boss = worker;
     const dispatcher = startWebhookDispatcher(db, webhooks, logger);

@@ -7,9 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMigrations, createDatabase, freePort, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
 import { checkBackups, listBackups, restoreBackup, runBackup, setupBackups, type BackupSettings, type Cluster } from '@tlr/db/backup';
 import { startEmbeddedPostgres } from '@tlr/db/embedded';
+import { booksOfBackup, checkBooks, recordedBackupRun } from '@tlr/domain';
+import { loadConfig } from '@tlr/config';
+import { createObjectStore } from '@tlr/storage';
 import { startS3Server, type TestS3Server } from '@tlr/storage/testing/s3-server';
 import type { Service } from '../src/service.ts';
-import { api, created, idem, newCompany, startTestService, twoLinePosting, type Api } from './helpers.ts';
+import { api, created, idem, ok, newCompany, startTestService, twoLinePosting, type Api } from './helpers.ts';
 
 // A folder the postgres user can enter when we are root (mkdtemp's are 0700).
 const root = mkdtempSync('/tmp/tlr-backup-drill-');
@@ -58,6 +61,7 @@ async function httpsBucket(): Promise<TestS3Server> {
   return s3;
 }
 let s3: TestS3Server;
+const vouchers = join(root, 'vouchers');
 
 let server: DatabaseServer;
 let cluster: Cluster;
@@ -90,7 +94,7 @@ beforeAll(async () => {
   db = createDatabase(server.url, 4);
   const company = await newCompany('Backup ApS', undefined, db);
   companyId = company.companyId;
-  svc = await startTestService({ DATABASE_URL: server.url });
+  svc = await startTestService({ DATABASE_URL: server.url, STORAGE_DIR: vouchers });
   c = api(svc.url, (await company.key()).key);
   lap('migrations, service');
 });
@@ -118,8 +122,10 @@ async function query<T>(url: string, text: string, params: unknown[] = []): Prom
 describe('backup and point-in-time restore', () => {
   it('restores everything acknowledged before the point, and nothing after it, after the data folder is destroyed', async () => {
     const inBackup = [await post(1), await post(2)];
+    await ok(c.POST('/vouchers', { params: idem(), body: { filename: 'bilag.txt', content_base64: Buffer.from('bilag 1').toString('base64') } }));
     lap('writes');
-    const backup = await runBackup(settings, cluster, 'full');
+    // As the scheduler and `tlr backup run` do: the run recorded, with the books, in backup_runs.
+    const backup = await recordedBackupRun(db.prisma, db.pool, 'full', () => runBackup(settings, cluster, 'full'));
     lap('full backup');
     expect(backup.type).toBe('full');
     // pgBackRest records a backup's end in whole seconds, and restores to a time only from a backup that
@@ -153,6 +159,17 @@ describe('backup and point-in-time restore', () => {
       expect(ids.sort()).toEqual([...inBackup, ...before].sort());
       for (const id of after) expect(ids).not.toContain(id);
       expect((await listBackups(settings)).map((b) => b.label)).toContain(backup.label);
+      // The restore drill (Order 16, item 2): the trial balances recorded at backup time, gapless numbers,
+      // every voucher's SHA-256 its object's.
+      const restoredDb = createDatabase(url, 2);
+      try {
+        const books = await booksOfBackup(restoredDb.prisma, backup.label);
+        expect(books?.[companyId]?.balances).toEqual({ '6470': '3.00', '6520': '-3.00' });
+        const store = createObjectStore(loadConfig({ STORAGE_DIR: vouchers }));
+        expect(await checkBooks(restoredDb.pool, books!, store)).toEqual([]);
+      } finally {
+        await restoredDb.close();
+      }
     } finally {
       await restored.stop();
     }

@@ -189,6 +189,9 @@ const schema = z
       .transform((v) => v === 'true'),
     BACKUP_PG_DATA_DIR: z.string().optional(),
     BACKUP_PG_SOCKET_DIR: z.string().default('/var/run/postgresql'),
+    // The schedule (Danish time): a full backup weekly, an incremental one on the other days (BEK 97/2023 § 7).
+    BACKUP_FULL_CRON: z.string().default('30 1 * * 0'),
+    BACKUP_INCR_CRON: z.string().default('30 1 * * 1-6'),
   })
   .superRefine((c, ctx) => {
     if (c.BACKUP_S3_ENDPOINT) {
