@@ -1,11 +1,13 @@
 // The operator CLI `tlr`: parses the command line, opens the database like the server does and calls
 // the internal tRPC procedures; owns the usage text, the output formats and the exit codes.
+import { rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { createCaller, toProblem, type Caller } from '@tlr/api';
 import { ConfigError, loadConfig, type Config } from '@tlr/config';
-import { applyMigrations, closeAfterCommand, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
+import { applyMigrations, closeAfterCommand, createDatabase, freePort, resolveDatabaseServer, withDatabase, type Database, type DatabaseServer } from '@tlr/db';
+import { startEmbeddedPostgres } from '@tlr/db/embedded';
 import {
   backupSettings,
   BackupError,
@@ -19,7 +21,8 @@ import {
   type Cluster,
 } from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
-import { parseScopes, recordedBackupRun, type VatFrequency } from '@tlr/domain';
+import { checkBooks, parseScopes, recordedBackupRun, type Books, type ObjectReader, type VatFrequency } from '@tlr/domain';
+import { createObjectStore } from '@tlr/storage';
 
 export interface Io {
   stdout(s: string): void;
@@ -97,7 +100,7 @@ interface BackupCommand {
   required: string[];
   needsDatabase: boolean;
   /** `db`: the service's database, migrated (only when needsDatabase). */
-  prepare(v: Values): (settings: BackupSettings, cluster: Cluster, db?: Database) => Promise<Out>;
+  prepare(v: Values): (settings: BackupSettings, cluster: Cluster, config: Config, db?: Database) => Promise<Out>;
 }
 
 const size = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
@@ -121,7 +124,7 @@ const backupCommands: Record<string, BackupCommand> = {
     needsDatabase: true,
     prepare(v) {
       if (v.full && v.incr) throw new UsageError('give --full or --incr, not both');
-      return async (settings, cluster, db) => {
+      return async (settings, cluster, _config, db) => {
         const type = v.full ? 'full' : 'incr';
         // Recorded like the scheduler's runs (the books for the restore drill, the health page's last run).
         const b = await recordedBackupRun(db!.prisma, db!.pool, type, () => runBackup(settings, cluster, type));
@@ -142,9 +145,16 @@ const backupCommands: Record<string, BackupCommand> = {
     options: {},
     required: [],
     needsDatabase: true,
-    prepare: () => async (settings, cluster) => {
+    prepare: () => async (settings, cluster, config, db) => {
       await checkBackups(settings, cluster);
-      return { json: { ok: true }, text: 'WAL archiving reaches every repository; every backup and WAL file reads back with its checksum' };
+      const store = createObjectStore(config);
+      const drill = await restoreDrill(settings, cluster, db!, store).finally(() => store.close());
+      const text = [
+        'WAL archiving reaches every repository; every backup and WAL file reads back with its checksum',
+        `restore drill of backup ${drill.label}: ${drill.problems.length ? `FAILED\n  ${drill.problems.join('\n  ')}` : 'the trial balances recorded at backup time, gapless numbers, every voucher matches its SHA-256'}`,
+      ].join('\n');
+      if (drill.problems.length) throw new BackupError(text);
+      return { json: { ok: true, drill }, text };
     },
   },
   'backup restore': {
@@ -435,6 +445,30 @@ function failureMessage(e: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }
 
+/**
+ * The restore drill (Order 16, item 2): the last succeeded run's backup restored into a fresh folder,
+ * started on a free port, and its books checked against those recorded at backup time; then removed.
+ */
+async function restoreDrill(settings: BackupSettings, cluster: Cluster, db: Database, store: ObjectReader): Promise<{ label: string; problems: string[] }> {
+  const [run] = await db.prisma.$queryRaw<{ label: string; books: Books }[]>`
+    SELECT label, books FROM backup_runs WHERE status = 'succeeded' ORDER BY started_at DESC LIMIT 1`;
+  if (!run) throw new BackupError('no succeeded backup run to restore for the drill: run `tlr backup run` first');
+  const target = join(settings.dir, `drill-${Date.now()}`);
+  try {
+    await restoreBackup(settings, cluster.dataDir, { label: run.label }, target);
+    const pg = await startEmbeddedPostgres(target, await freePort());
+    const restored = createDatabase(withDatabase(pg.url, new URL(cluster.url).pathname.slice(1) || 'tlr'), 2);
+    try {
+      return { label: run.label, problems: await checkBooks(restored.pool, run.books, store) };
+    } finally {
+      await restored.close();
+      await pg.stop();
+    }
+  } finally {
+    rmSync(target, { recursive: true, force: true });
+  }
+}
+
 /** The data folder of the database served: the embedded one's, or BACKUP_PG_DATA_DIR on the database host. */
 const liveDataDir = (config: Config) => (config.DATABASE_URL ? (config.BACKUP_PG_DATA_DIR ?? '') : join(config.DATA_DIR, 'pg'));
 
@@ -507,7 +541,7 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
   let db: Database | undefined;
   try {
     if (backup && !backup.needsDatabase) {
-      print(await backup.run(backupSettings(config), { dataDir: liveDataDir(config), url: config.DATABASE_URL ?? '' }));
+      print(await backup.run(backupSettings(config), { dataDir: liveDataDir(config), url: config.DATABASE_URL ?? '' }, config));
       return 0;
     }
     server = await resolveDatabaseServer({
@@ -519,7 +553,7 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
     await applyMigrations(server.url);
     db = createDatabase(server.url, config.DB_POOL_SIZE);
     if (backup) {
-      print(await backup.run(backupSettings(config), clusterOf(config, server), db));
+      print(await backup.run(backupSettings(config), clusterOf(config, server), config, db));
       return 0;
     }
     print(await call!(createCaller(db, { type: 'operator' }, { oauthAllowLocalhost: config.OAUTH_ALLOW_HTTP_LOCALHOST })));

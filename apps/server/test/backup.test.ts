@@ -167,6 +167,14 @@ describe('backup and point-in-time restore', () => {
         expect(books?.[companyId]?.balances).toEqual({ '6470': '3.00', '6520': '-3.00' });
         const store = createObjectStore(loadConfig({ STORAGE_DIR: vouchers }));
         expect(await checkBooks(restoredDb.pool, books!, store)).toEqual([]);
+        // And it sees a difference: a balance other than recorded, more transactions recorded than restored.
+        const wrong = structuredClone(books!);
+        wrong[companyId]!.balances['6470'] = '4.00';
+        expect(await checkBooks(restoredDb.pool, wrong)).toEqual([
+          expect.stringMatching(/account 6470 balance 3\.00 in the restored database, 4\.00 at backup time/),
+        ]);
+        wrong[companyId]!.last_system_id = '99';
+        expect(await checkBooks(restoredDb.pool, wrong)).toEqual([expect.stringMatching(/transactions up to id 99 were recorded/)]);
       } finally {
         await restoredDb.close();
       }

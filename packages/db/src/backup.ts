@@ -284,10 +284,10 @@ export async function checkBackups(s: BackupSettings, cluster: Cluster): Promise
 const pgTime = (t: Date) => t.toISOString().replace('T', ' ').replace('Z', '+00');
 
 /**
- * Restores the cluster as it was at `to` into `target`, a new (missing or empty) data folder; never over
+ * Restores the cluster as it was at `to` (or at the end of the backup labelled so) into `target`, a new (missing or empty) data folder; never over
  * the live one. Start a PostgreSQL on it: it replays the archived WAL up to `to` and opens.
  */
-export async function restoreBackup(s: BackupSettings, liveDataDir: string, to: Date, target: string, repo: 1 | 2 = 1): Promise<void> {
+export async function restoreBackup(s: BackupSettings, liveDataDir: string, to: Date | { label: string }, target: string, repo: 1 | 2 = 1): Promise<void> {
   const dir = resolve(target);
   if (existsSync(liveDataDir) && existsSync(dir) && realpathSync(dir) === realpathSync(liveDataDir)) {
     throw new BackupError(`--target ${target} is the live data folder; restore into a new folder and move it in with the server stopped`);
@@ -296,5 +296,8 @@ export async function restoreBackup(s: BackupSettings, liveDataDir: string, to: 
   const owner = ownerOf(s.dir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (owner) chownSync(dir, owner.uid, owner.gid);
-  await pgbackrest(s, [`--repo=${repo}`, `--pg1-path=${dir}`, '--type=time', `--target=${pgTime(to)}`, '--target-action=promote', 'restore'], owner);
+  // A backup by its label: the database as that backup left it (the end of the backup, no further WAL),
+  // for the drill: archiving off, so that the copy never pushes WAL of its own into the repositories.
+  const point = to instanceof Date ? ['--type=time', `--target=${pgTime(to)}`] : [`--set=${to.label}`, '--type=immediate', '--archive-mode=off'];
+  await pgbackrest(s, [`--repo=${repo}`, `--pg1-path=${dir}`, ...point, '--target-action=promote', 'restore'], owner);
 }
