@@ -5,11 +5,11 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMigrations, createDatabase, freePort, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
-import { checkBackups, listBackups, restoreBackup, runBackup, setupBackups, type BackupSettings, type Cluster } from '@tlr/db/backup';
+import { backupSettings, checkBackups, listBackups, restoreBackup, runBackup, setupBackups, type BackupSettings, type Cluster } from '@tlr/db/backup';
 import { startEmbeddedPostgres } from '@tlr/db/embedded';
-import { booksOfBackup, checkBooks, recordedBackupRun } from '@tlr/domain';
+import { booksOfBackup, checkBooks, copyVouchers, recordedBackupRun } from '@tlr/domain';
 import { loadConfig } from '@tlr/config';
-import { createObjectStore } from '@tlr/storage';
+import { backupVoucherStore, createObjectStore } from '@tlr/storage';
 import { startS3Server, type TestS3Server } from '@tlr/storage/testing/s3-server';
 import type { Service } from '../src/service.ts';
 import { api, created, idem, ok, newCompany, startTestService, twoLinePosting, type Api } from './helpers.ts';
@@ -17,51 +17,31 @@ import { api, created, idem, ok, newCompany, startTestService, twoLinePosting, t
 // A folder the postgres user can enter when we are root (mkdtemp's are 0700).
 const root = mkdtempSync('/tmp/tlr-backup-drill-');
 chmodSync(root, 0o755);
-const settings: BackupSettings = { dir: join(root, 'backup'), repoPath: join(root, 'backup', 'repo') };
+let settings: BackupSettings;
 
 /**
  * The second location: s3rver over HTTPS with a self-signed certificate made here, trusted through its
- * file. Its name is a DNS entry: pgBackRest 2.45 matches the host only against DNS names (not IP entries).
+ * file. It names 127.0.0.1 both as a DNS entry (pgBackRest 2.45 matches a host only against DNS names)
+ * and as an IP entry (Node's TLS, for the voucher copies, matches an address only against IP entries).
  */
 async function httpsBucket(): Promise<TestS3Server> {
   const [key, cert] = [join(root, 's3.key'), join(root, 's3.crt')];
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=DNS:127.0.0.1',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { stdio: 'ignore' },
-  );
+  const args = 'req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=DNS:127.0.0.1,IP:127.0.0.1'.split(' ');
+  execFileSync('openssl', [...args, '-keyout', key, '-out', cert], { stdio: 'ignore' });
   chmodSync(cert, 0o644);
-  const s3 = await startS3Server('tlr-backup', { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') });
-  settings.s3 = {
-    endpoint: s3.endpoint,
-    bucket: s3.bucket,
-    region: 'us-east-1',
-    accessKeyId: s3.accessKeyId,
-    secretAccessKey: s3.secretAccessKey,
-    path: '/tlr',
-    caFile: cert,
-    verifyTls: true,
-  };
-  return s3;
+  return startS3Server('tlr-backup', { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') });
 }
 let s3: TestS3Server;
 const vouchers = join(root, 'vouchers');
+const voucherStore = () => createObjectStore(loadConfig({ STORAGE_DIR: vouchers }));
+/** The bucket's settings as the operator gives them. */
+const backupEnv = () => ({
+  BACKUP_S3_ENDPOINT: s3.endpoint,
+  BACKUP_S3_BUCKET: s3.bucket,
+  BACKUP_S3_ACCESS_KEY_ID: s3.accessKeyId,
+  BACKUP_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+  BACKUP_S3_CA_FILE: join(root, 's3.crt'),
+});
 
 let server: DatabaseServer;
 let cluster: Cluster;
@@ -85,6 +65,8 @@ const lap = (() => {
 
 beforeAll(async () => {
   [s3] = await Promise.all([httpsBucket(), start()]);
+  // Both repositories, as the operator configures them: the folder under DATA_DIR, and the bucket.
+  settings = backupSettings(loadConfig({ DATA_DIR: root, ...backupEnv() }));
   // archive_mode is read at start only: setup, then start PostgreSQL again, as `tlr backup setup` says.
   expect((await setupBackups(settings, cluster)).restartNeeded).toBe(true);
   await server.stop();
@@ -123,6 +105,18 @@ describe('backup and point-in-time restore', () => {
   it('restores everything acknowledged before the point, and nothing after it, after the data folder is destroyed', async () => {
     const inBackup = [await post(1), await post(2)];
     await ok(c.POST('/vouchers', { params: idem(), body: { filename: 'bilag.txt', content_base64: Buffer.from('bilag 1').toString('base64') } }));
+    // "voucher documents copied to the second location as well": the copy job's work, into the bucket.
+    const bucket = backupVoucherStore(loadConfig(backupEnv()))!;
+    try {
+      expect(await copyVouchers(db.prisma, voucherStore(), bucket)).toBe(1);
+      expect(await copyVouchers(db.prisma, voucherStore(), bucket)).toBe(0);
+      const [v] = (await db.pool.query<{ storage_key: string }>('SELECT storage_key FROM vouchers')).rows;
+      const copied: Buffer[] = [];
+      for await (const chunk of await bucket.get(v!.storage_key)) copied.push(chunk as Buffer);
+      expect(Buffer.concat(copied).toString()).toBe('bilag 1');
+    } finally {
+      await bucket.close();
+    }
     lap('writes');
     // As the scheduler and `tlr backup run` do: the run recorded, with the books, in backup_runs.
     const backup = await recordedBackupRun(db.prisma, db.pool, 'full', () => runBackup(settings, cluster, 'full'));
@@ -165,8 +159,7 @@ describe('backup and point-in-time restore', () => {
       try {
         const books = await booksOfBackup(restoredDb.prisma, backup.label);
         expect(books?.[companyId]?.balances).toEqual({ '6470': '3.00', '6520': '-3.00' });
-        const store = createObjectStore(loadConfig({ STORAGE_DIR: vouchers }));
-        expect(await checkBooks(restoredDb.pool, books!, store)).toEqual([]);
+        expect(await checkBooks(restoredDb.pool, books!, voucherStore())).toEqual([]);
         // And it sees a difference: a balance other than recorded, more transactions recorded than restored.
         const wrong = structuredClone(books!);
         wrong[companyId]!.balances['6470'] = '4.00';

@@ -78,6 +78,8 @@ export const QUEUES = {
    * at a time across servers; not retried (a failed run is recorded and logged, the next is the schedule's).
    */
   runBackup: { name: 'run-backup', options: { policy: 'singleton', retryLimit: 0, expireInSeconds: 6 * 3600 } },
+  /** Voucher objects not yet copied to the second location (the backup bucket) are copied (backup/voucher-copies.ts). */
+  copyVouchers: { name: 'copy-vouchers', cron: '*/10 * * * *', options: { policy: 'singleton' } },
 } as const satisfies Record<string, QueueSpec>;
 
 /**
