@@ -12,7 +12,7 @@ import { loadConfig } from '@tlr/config';
 import { backupVoucherStore, createObjectStore } from '@tlr/storage';
 import { startS3Server, type TestS3Server } from '@tlr/storage/testing/s3-server';
 import type { Service } from '../src/service.ts';
-import { api, created, idem, ok, newCompany, startTestService, twoLinePosting, type Api } from './helpers.ts';
+import { api, created, idem, internal, ok, newCompany, startTestService, twoLinePosting, type Api } from './helpers.ts';
 
 // A folder the postgres user can enter when we are root (mkdtemp's are 0700).
 const root = mkdtempSync('/tmp/tlr-backup-drill-');
@@ -102,6 +102,17 @@ async function query<T>(url: string, text: string, params: unknown[] = []): Prom
 }
 
 describe('backup and point-in-time restore', () => {
+  it('shows a failed backup in /readyz, in the health of the admin app, and keeps the server ready', async () => {
+    // "A failing backup is visible: in /readyz details, in the admin app's health page, and as a log line at error level."
+    await expect(recordedBackupRun(db.prisma, db.pool, 'incr', () => Promise.reject(new Error('repository disk full')))).rejects.toThrow('disk full');
+    const ready = await fetch(`${svc.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', backup: { status: 'failed', type: 'incr', error: 'repository disk full' } });
+    expect((await internal(db).support.health({})).backup).toMatchObject({ status: 'failed', error: 'repository disk full' });
+  });
+
+  // About 30 s on a quiet machine, mostly pgBackRest's and PostgreSQL's own processes; up to three times that
+  // when the two cores are shared with other test files: the bound (180 s) is for a hang, not for speed.
   it('restores everything acknowledged before the point, and nothing after it, after the data folder is destroyed', async () => {
     const inBackup = [await post(1), await post(2)];
     await ok(c.POST('/vouchers', { params: idem(), body: { filename: 'bilag.txt', content_base64: Buffer.from('bilag 1').toString('base64') } }));
@@ -174,5 +185,5 @@ describe('backup and point-in-time restore', () => {
     } finally {
       await restored.stop();
     }
-  });
+  }, 180_000);
 });
