@@ -11,7 +11,8 @@
 //   d. tar of the data folder (PostgreSQL running, as the backup ran): the baseline
 //   e. restore of the last backup into a new folder, and PostgreSQL started on it; untar: the baseline
 //
-// Environment (all optional): BENCH_LINES (1000000).
+// Environment (all optional): BENCH_LINES (1000000); BENCH_RPO=1 first measures, on the idle database, the
+// seconds from a commit until its WAL segment is in the repository (minutes: see docs/operations.md).
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -75,6 +76,16 @@ async function main() {
     db = createDatabase(server!.url, 2, { statementMs: 600_000, transactionMs: 600_000 });
     const { companyId } = await benchCompany(db, { name: 'Backup Bench ApS', ownerEmail: 'bench-backup@example.dk', keys: 0 });
     let t = process.hrtime.bigint();
+    if (process.env.BENCH_RPO === '1') {
+      // RPO: one commit on the otherwise idle database, then until its WAL segment is in the repository.
+      const { wal } = (await db.pool.query<{ wal: string }>(`SELECT pg_walfile_name(pg_current_wal_insert_lsn()) AS wal FROM (SELECT txid_current()) AS w`))
+        .rows[0]!;
+      const archived = async () =>
+        (await db!.pool.query<{ done: boolean }>('SELECT coalesce(last_archived_wal >= $1, false) AS done FROM pg_stat_archiver', [wal])).rows[0]!.done;
+      while (!(await archived())) await new Promise((r) => setTimeout(r, 250));
+      log(`RPO: a commit's WAL segment reached the repository after ${seconds(t).toFixed(1)} s (archive_timeout 60 s)`);
+      t = process.hrtime.bigint();
+    }
     await insertLines(db, companyId, 1, LINES / 4);
     await db.pool.query('CHECKPOINT');
     log(`${LINES} journal lines inserted in ${seconds(t).toFixed(1)} s; data folder ${mib(du(cluster.dataDir))}`);
