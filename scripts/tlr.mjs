@@ -104,6 +104,10 @@ if (!commands[command]) {
 }
 // The browser tests drive Debian's Chromium: install it first, or stop saying how (never skip them).
 if (command === 'test') runOrDie(process.execPath, [join(root, 'scripts', 'ensure-chromium.mjs')], process.env);
+// Backups drive Debian's pgBackRest: the test run needs it (the backup drill), the server warns without it.
+if (command === 'test' || command === 'start') {
+  runOrDie(process.execPath, [join(root, 'scripts', 'ensure-pgbackrest.mjs'), ...(command === 'test' ? ['--required'] : [])], process.env);
+}
 const [cmd, cmdArgs] = commands[command];
 const child = spawn(cmd, cmdArgs, { cwd: root, stdio: 'inherit', env });
 child.on('error', (e) => {

@@ -112,6 +112,15 @@ export function serviceRoutes(deps: AdminDeps) {
               <dd>${h.outbox_undispatched}</dd>
               <dt>Open sandbox resets</dt>
               <dd>${h.open_sandbox_resets}</dd>
+              <dt>Last backup</dt>
+              <dd>
+                ${
+                  h.backup
+                    ? html`${badge(h.backup.status, h.backup.status === 'failed' ? 'bad' : 'ok')} ${h.backup.type}, started
+                      ${when(h.backup.started_at, '')}${h.backup.error ? html`: <code>${h.backup.error}</code>` : ''}`
+                    : 'none (backups are not set up: npm run tlr -- backup setup)'
+                }
+              </dd>
             </dl>
           </section>
           <section>

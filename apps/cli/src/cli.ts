@@ -1,12 +1,28 @@
 // The operator CLI `tlr`: parses the command line, opens the database like the server does and calls
 // the internal tRPC procedures; owns the usage text, the output formats and the exit codes.
+import { rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { createCaller, toProblem, type Caller } from '@tlr/api';
-import { ConfigError, loadConfig } from '@tlr/config';
-import { applyMigrations, closeAfterCommand, createDatabase, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
+import { ConfigError, loadConfig, type Config } from '@tlr/config';
+import { applyMigrations, closeAfterCommand, createDatabase, freePort, resolveDatabaseServer, withDatabase, type Database, type DatabaseServer } from '@tlr/db';
+import { startEmbeddedPostgres } from '@tlr/db/embedded';
+import {
+  backupSettings,
+  BackupError,
+  checkBackups,
+  listBackups,
+  restoreBackup,
+  runBackup,
+  setupBackups,
+  type BackupInfo,
+  type BackupSettings,
+  type Cluster,
+} from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
-import { parseScopes, type VatFrequency } from '@tlr/domain';
+import { checkBooks, parseScopes, recordedBackupRun, type Books, type ObjectReader, type VatFrequency } from '@tlr/domain';
+import { createObjectStore } from '@tlr/storage';
 
 export interface Io {
   stdout(s: string): void;
@@ -40,6 +56,13 @@ const USAGE = `usage: tlr <command> [flags] [--json]
                  (Danmarks Nationalbank's reference rates, XML, daily, 5-day or history file;
                  stored per 1 unit in the company's exchange-rate table, replacing its rates of those dates)
 
+  backup setup   writes pgBackRest's config, creates the stanza, turns on WAL archiving (docs/operations.md, Backups)
+  backup run     [--full|--incr]   (a full or incremental backup into every repository; default incremental)
+  backup list    the backups in the repositories
+  backup verify  checks WAL archiving reaches every repository and reads every backup and WAL file back
+  backup restore --to 2026-11-27T12:00:00Z --target DIR
+                 (the database as it was at that time, into a new data folder; never over the live one)
+
   --json   print exactly one JSON object on stdout
   --help   show this text
 
@@ -62,6 +85,100 @@ interface Command {
 }
 
 const s = (v: Values, name: string) => v[name] as string;
+
+interface Out {
+  json: object;
+  text: string;
+}
+
+/**
+ * `tlr backup ...`: driven by the backup module (@tlr/db/backup), not by procedures. `list` and `restore`
+ * open no database: the database may be what was lost.
+ */
+interface BackupCommand {
+  options: ParseArgsOptionsConfig;
+  required: string[];
+  needsDatabase: boolean;
+  /** `db`: the service's database, migrated (only when needsDatabase). */
+  prepare(v: Values): (settings: BackupSettings, cluster: Cluster, config: Config, db?: Database) => Promise<Out>;
+}
+
+const size = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+const describeBackup = (b: BackupInfo) =>
+  `${b.label}  ${b.type.padEnd(4)}  ${b.started_at} .. ${b.finished_at}  database ${size(b.database_size)}, in the repository ${size(b.repo_size)}`;
+
+const backupCommands: Record<string, BackupCommand> = {
+  'backup setup': {
+    options: {},
+    required: [],
+    needsDatabase: true,
+    prepare: () => async (settings, cluster) => {
+      const r = await setupBackups(settings, cluster);
+      const restart = r.restartNeeded ? '\nWAL archiving starts when PostgreSQL starts again: restart tlr (npm start) now.' : '';
+      return { json: r, text: `pgBackRest config: ${r.config}\narchive_command: ${r.archiveCommand}${restart}` };
+    },
+  },
+  'backup run': {
+    options: { full: { type: 'boolean' }, incr: { type: 'boolean' } },
+    required: [],
+    needsDatabase: true,
+    prepare(v) {
+      if (v.full && v.incr) throw new UsageError('give --full or --incr, not both');
+      return async (settings, cluster, _config, db) => {
+        const type = v.full ? 'full' : 'incr';
+        // Recorded like the scheduler's runs (the books for the restore drill, the health page's last run).
+        const b = await recordedBackupRun(db!.prisma, db!.pool, type, () => runBackup(settings, cluster, type));
+        return { json: b, text: `backup ${describeBackup(b)}` };
+      };
+    },
+  },
+  'backup list': {
+    options: {},
+    required: [],
+    needsDatabase: false,
+    prepare: () => async (settings) => {
+      const backups = await listBackups(settings);
+      return { json: { backups }, text: backups.length ? backups.map(describeBackup).join('\n') : 'no backups' };
+    },
+  },
+  'backup verify': {
+    options: {},
+    required: [],
+    needsDatabase: true,
+    prepare: () => async (settings, cluster, config, db) => {
+      await checkBackups(settings, cluster);
+      const store = createObjectStore(config);
+      const drill = await restoreDrill(settings, cluster, db!, store).finally(() => store.close());
+      const text = [
+        'WAL archiving reaches every repository; every backup and WAL file reads back with its checksum',
+        `restore drill of backup ${drill.label}: ${drill.problems.length ? `FAILED\n  ${drill.problems.join('\n  ')}` : 'the trial balances recorded at backup time, gapless numbers, every voucher matches its SHA-256'}`,
+      ].join('\n');
+      if (drill.problems.length) throw new BackupError(text);
+      return { json: { ok: true, drill }, text };
+    },
+  },
+  'backup restore': {
+    options: { to: str, target: str },
+    required: ['to', 'target'],
+    needsDatabase: false,
+    prepare(v) {
+      const to = parseTimestamp(s(v, 'to'), '--to');
+      const target = s(v, 'target');
+      if (/^postgres(ql)?:\/\//.test(target)) {
+        throw new UsageError(
+          '--target: pgBackRest restores a data folder, not into a running server; restore into a folder on the database host and start PostgreSQL on it (docs/operations.md, Backups)',
+        );
+      }
+      return async (settings, cluster) => {
+        await restoreBackup(settings, cluster.dataDir, to, target);
+        return {
+          json: { target, to: to.toISOString() },
+          text: `restored the database as it was at ${to.toISOString()} into ${target}; start PostgreSQL on it (DATA_DIR with the folder as pg) to replay the WAL up to that time`,
+        };
+      };
+    },
+  },
+};
 
 /** `tlr company set` flags of the seller profile; each is the settings field with - for _. */
 const PROFILE_FLAGS = [
@@ -281,12 +398,12 @@ function scopesFlag(text: string) {
 
 // Date accepts many non-ISO shapes, reads a zone-less time as local time and rolls 2027-02-30 over
 // into March; an expiry must be exactly what the operator meant.
-function parseTimestamp(text: string): Date {
+function parseTimestamp(text: string, flagName = '--expires-at'): Date {
   const m = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i.exec(text);
   const d = new Date(text);
   const day = m && new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
   if (!m || !day || Number.isNaN(d.getTime()) || day.getUTCMonth() !== Number(m[2]) - 1 || day.getUTCDate() !== Number(m[3])) {
-    throw new UsageError(`--expires-at must be an ISO 8601 timestamp with a time zone, e.g. 2027-01-01T00:00:00Z, got "${text}"`);
+    throw new UsageError(`${flagName} must be an ISO 8601 timestamp with a time zone, e.g. 2027-01-01T00:00:00Z, got "${text}"`);
   }
   return d;
 }
@@ -319,13 +436,50 @@ const flagOf: Record<string, string> = {
 const flag = (field: string) => flagOf[field] ?? field;
 
 function failureMessage(e: unknown): string {
-  if (e instanceof StartupError) return e.message; // says what to change already
+  if (e instanceof StartupError || e instanceof BackupError) return e.message; // says what to change already
   const p = toProblem(e);
   if (p.errors?.length) return p.errors.map((x) => `${flag(x.field)}: ${x.message}`).join('; ');
   if (p.code !== 'internal_error') return p.field ? `${flag(p.field)}: ${p.detail}` : p.detail;
   // Not the operator's mistake (database down, a bug): the original message is what helps.
   const cause = e instanceof Error && e.cause !== undefined ? e.cause : e;
   return cause instanceof Error ? cause.message : String(cause);
+}
+
+/**
+ * The restore drill (Order 16, item 2): the last succeeded run's backup restored into a fresh folder,
+ * started on a free port, and its books checked against those recorded at backup time; then removed.
+ */
+async function restoreDrill(settings: BackupSettings, cluster: Cluster, db: Database, store: ObjectReader): Promise<{ label: string; problems: string[] }> {
+  const [run] = await db.prisma.$queryRaw<{ label: string; books: Books }[]>`
+    SELECT label, books FROM backup_runs WHERE status = 'succeeded' ORDER BY started_at DESC LIMIT 1`;
+  if (!run) throw new BackupError('no succeeded backup run to restore for the drill: run `tlr backup run` first');
+  const target = join(settings.dir, `drill-${Date.now()}`);
+  try {
+    await restoreBackup(settings, cluster.dataDir, { label: run.label }, target);
+    const pg = await startEmbeddedPostgres(target, await freePort());
+    const restored = createDatabase(withDatabase(pg.url, new URL(cluster.url).pathname.slice(1) || 'tlr'), 2);
+    try {
+      return { label: run.label, problems: await checkBooks(restored.pool, run.books, store) };
+    } finally {
+      await restored.close();
+      await pg.stop();
+    }
+  } finally {
+    rmSync(target, { recursive: true, force: true });
+  }
+}
+
+/** The data folder of the database served: the embedded one's, or BACKUP_PG_DATA_DIR on the database host. */
+const liveDataDir = (config: Config) => (config.DATABASE_URL ? (config.BACKUP_PG_DATA_DIR ?? '') : join(config.DATA_DIR, 'pg'));
+
+function clusterOf(config: Config, server: DatabaseServer): Cluster {
+  if (server.embedded) return { dataDir: server.dataDir!, url: server.url };
+  if (!config.BACKUP_PG_DATA_DIR) {
+    throw new StartupError(
+      'with DATABASE_URL, pgBackRest runs on the database host: set BACKUP_PG_DATA_DIR to its data folder there (docs/operations.md, Backups)',
+    );
+  }
+  return { dataDir: config.BACKUP_PG_DATA_DIR, url: server.url, socketDir: config.BACKUP_PG_SOCKET_DIR };
 }
 
 function oneLine(s: string): string {
@@ -340,11 +494,12 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
   };
 
   let values: Values;
-  let call: ReturnType<Command['prepare']>;
+  let call: ReturnType<Command['prepare']> | undefined;
+  let backup: { run: ReturnType<BackupCommand['prepare']>; needsDatabase: boolean } | undefined;
   try {
     // A first, lenient pass only finds the command words, so that the second pass can be strict with
     // exactly that command's flags.
-    const all = Object.assign({}, global, ...Object.values(commands).map((c) => c.options)) as ParseArgsOptionsConfig;
+    const all = Object.assign({}, global, ...[...Object.values(commands), ...Object.values(backupCommands)].map((c) => c.options)) as ParseArgsOptionsConfig;
     const loose = parseArgs({ args: argv, options: all, allowPositionals: true, strict: false });
     if (loose.values.help) {
       io.stdout(USAGE);
@@ -355,16 +510,17 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
       io.stderr(USAGE);
       return 2;
     }
-    const found = commands[name];
+    const found = commands[name] ?? backupCommands[name];
     if (!found) return fail(2, `unknown command "${name}"`);
     const strict = parseArgs({ args: argv, options: { ...global, ...found.options }, allowPositionals: true, strict: true });
     const args = strict.positionals.slice(2);
-    const names = found.args ?? [];
+    const names = ('args' in found && found.args) || [];
     if (args.length > names.length) return fail(2, `unexpected argument "${args[names.length]}"`);
     values = strict.values;
     const missing = [...found.required.filter((f) => values[f] === undefined).map((f) => `--${f}`), ...names.slice(args.length)];
     if (missing.length) return fail(2, `${name} needs ${missing.join(', ')}`);
-    call = found.prepare(values, args);
+    if ('needsDatabase' in found) backup = { run: found.prepare(values), needsDatabase: found.needsDatabase };
+    else call = found.prepare(values, args);
   } catch (e) {
     // parseArgs goes on about positionals after '--', which only confuses a typo'd flag.
     const unknown = (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
@@ -380,9 +536,14 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
   }
 
   const verbose = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace';
+  const print = ({ json, text }: Out) => io.stdout(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
   let server: DatabaseServer | undefined;
   let db: Database | undefined;
   try {
+    if (backup && !backup.needsDatabase) {
+      print(await backup.run(backupSettings(config), { dataDir: liveDataDir(config), url: config.DATABASE_URL ?? '' }, config));
+      return 0;
+    }
     server = await resolveDatabaseServer({
       databaseUrl: config.DATABASE_URL,
       dataDir: config.DATA_DIR,
@@ -391,8 +552,11 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
     });
     await applyMigrations(server.url);
     db = createDatabase(server.url, config.DB_POOL_SIZE);
-    const { json, text } = await call(createCaller(db, { type: 'operator' }, { oauthAllowLocalhost: config.OAUTH_ALLOW_HTTP_LOCALHOST }));
-    io.stdout(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
+    if (backup) {
+      print(await backup.run(backupSettings(config), clusterOf(config, server), config, db));
+      return 0;
+    }
+    print(await call!(createCaller(db, { type: 'operator' }, { oauthAllowLocalhost: config.OAUTH_ALLOW_HTTP_LOCALHOST })));
     return 0;
   } catch (e) {
     return fail(1, failureMessage(e));

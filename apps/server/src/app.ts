@@ -17,7 +17,7 @@ import {
   type BackgroundJobs,
 } from '@tlr/api';
 import type { Database } from '@tlr/db';
-import { exactJsonNumber, type VoucherStore, type WebhookSettings } from '@tlr/domain';
+import { exactJsonNumber, lastBackupRun, type VoucherStore, type WebhookSettings } from '@tlr/domain';
 import { authenticate } from './http/authenticate.ts';
 import { cors } from './http/cors.ts';
 import { deadline } from './http/deadline.ts';
@@ -89,9 +89,20 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
       () => true,
       () => false,
     );
-    const dbOk = await Promise.race([probe, new Promise<boolean>((r) => setTimeout(() => r(false), READY_PROBE_MS).unref())]);
+    const bounded = <T>(p: Promise<T>, otherwise: T) => Promise.race([p, new Promise<T>((r) => setTimeout(() => r(otherwise), READY_PROBE_MS).unref())]);
+    const dbOk = await bounded(probe, false);
     const ready = isReady() && dbOk;
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', database: dbOk ? 'ok' : 'unreachable' });
+    // The last backup run, a detail: a failed backup is shown here but does not take the server out of service.
+    const last = dbOk
+      ? await bounded(
+          lastBackupRun(db.prisma).catch(() => undefined),
+          undefined,
+        )
+      : undefined;
+    const backup = last
+      ? { status: last.status, type: last.type, started_at: last.started_at, finished_at: last.finished_at, error: last.error }
+      : { status: 'none' };
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', database: dbOk ? 'ok' : 'unreachable', backup });
   });
 
   // RFC 8414: what OAuth client libraries read to find the endpoints.

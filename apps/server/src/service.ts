@@ -9,11 +9,12 @@ import { applyMigrations, createDatabase, lockDataFolder, resolveDatabaseServer,
 import { StartupError } from '@tlr/db/server';
 import { setEinvoiceValidationThreads, type WebhookSettings } from '@tlr/domain';
 import { deliverEinvoiceAt, QUEUES, startBoss, type Boss } from '@tlr/jobs';
-import { createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
+import { backupVoucherStore, createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
 import { createApp } from './app.ts';
 import { answerClientError } from './http/client-error.ts';
 import { einvoiceSettings, registerEinvoiceWorkers } from './einvoices.ts';
 import { startWebhookDispatcher, webhookSettings } from './webhooks.ts';
+import { backupCluster, registerBackupWorker } from './backups.ts';
 import { registerWorkers } from './worker.ts';
 
 export interface Service {
@@ -165,6 +166,9 @@ export async function startService(config: Config, logger = createLogger(config)
     const worker = await startBoss(dbServer.url, onBossError).catch(giveUp);
     opened.push(() => worker.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS }));
     await registerWorkers(worker, db, logger, store).catch(giveUp);
+    const copyStore = backupVoucherStore(config);
+    if (copyStore) opened.push(() => copyStore.close());
+    await registerBackupWorker(worker, db, logger, config, backupCluster(config, dbServer), { vouchers: store, copy: copyStore }).catch(giveUp);
     await registerEinvoiceWorkers(worker, db, einvoiceSettings(config), logger, store).catch(giveUp);
     boss = worker;
     const dispatcher = startWebhookDispatcher(db, webhooks, logger);

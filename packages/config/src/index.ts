@@ -165,8 +165,40 @@ const schema = z
       .enum(['true', 'false'])
       .optional()
       .transform((v) => (v === undefined ? undefined : v === 'true')),
+    // Backups (docs/operations.md, Backups): pgBackRest's config, passphrase file, logs under BACKUP_DIR
+    // (default DATA_DIR/backup), the first repository in BACKUP_REPO_PATH (default BACKUP_DIR/repo), both
+    // repositories encrypted with BACKUP_CIPHER_PASS (unset: generated once into BACKUP_DIR/cipher-pass).
+    // The second repository is an S3-protocol bucket over HTTPS. With DATABASE_URL, pgBackRest runs on the
+    // database host: BACKUP_PG_DATA_DIR is its data folder there, BACKUP_PG_SOCKET_DIR its socket folder.
+    BACKUP_DIR: z.string().optional(),
+    BACKUP_REPO_PATH: z.string().optional(),
+    BACKUP_CIPHER_PASS: z.string().min(20, 'must be at least 20 characters').optional(),
+    BACKUP_S3_ENDPOINT: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || /^https:\/\/[^/]+\/?$/.test(v), 'must be an https:// URL of a host (pgBackRest speaks S3 only over HTTPS)'),
+    BACKUP_S3_BUCKET: z.string().optional(),
+    BACKUP_S3_REGION: z.string().default('us-east-1'),
+    BACKUP_S3_ACCESS_KEY_ID: z.string().optional(),
+    BACKUP_S3_SECRET_ACCESS_KEY: z.string().optional(),
+    BACKUP_S3_PATH: z.string().default('/tlr-backup'),
+    BACKUP_S3_CA_FILE: z.string().optional(),
+    BACKUP_S3_VERIFY_TLS: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true'),
+    BACKUP_PG_DATA_DIR: z.string().optional(),
+    BACKUP_PG_SOCKET_DIR: z.string().default('/var/run/postgresql'),
+    // The schedule (Danish time): a full backup weekly, an incremental one on the other days (BEK 97/2023 § 7).
+    BACKUP_FULL_CRON: z.string().default('30 1 * * 0'),
+    BACKUP_INCR_CRON: z.string().default('30 1 * * 1-6'),
   })
   .superRefine((c, ctx) => {
+    if (c.BACKUP_S3_ENDPOINT) {
+      for (const k of ['BACKUP_S3_BUCKET', 'BACKUP_S3_ACCESS_KEY_ID', 'BACKUP_S3_SECRET_ACCESS_KEY'] as const) {
+        if (!c[k]) ctx.addIssue({ code: 'custom', path: [k], message: 'is required when BACKUP_S3_ENDPOINT is set' });
+      }
+    }
     if (c.STORAGE_BACKEND === 's3' && !c.S3_BUCKET) ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_BACKEND is s3' });
     if (c.EINVOICE_TRANSPORT === 'http' && !c.EINVOICE_HTTP_URL) {
       ctx.addIssue({ code: 'custom', path: ['EINVOICE_HTTP_URL'], message: 'is required when EINVOICE_TRANSPORT is http' });

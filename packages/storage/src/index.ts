@@ -2,6 +2,7 @@
 // configuration: the filesystem (default) and S3-compatible object storage (what several servers share).
 // Errors that mean "the store cannot serve this now" are StorageUnavailableError (the API answers 503).
 import type { Readable } from 'node:stream';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '@tlr/config';
 import { FilesystemStore } from './filesystem.ts';
@@ -72,3 +73,24 @@ export function createObjectStore(c: StorageSettings): ObjectStore {
 
 export { FilesystemStore } from './filesystem.ts';
 export { S3Store, type S3Settings } from './s3.ts';
+
+/**
+ * The second location of voucher documents (Order 16): the backup bucket (BACKUP_S3_*), at the same keys
+ * as in the voucher store; undefined when no bucket is set.
+ */
+export function backupVoucherStore(
+  c: Pick<
+    Config,
+    'BACKUP_S3_ENDPOINT' | 'BACKUP_S3_BUCKET' | 'BACKUP_S3_REGION' | 'BACKUP_S3_ACCESS_KEY_ID' | 'BACKUP_S3_SECRET_ACCESS_KEY' | 'BACKUP_S3_CA_FILE'
+  >,
+): ObjectStore | undefined {
+  if (!c.BACKUP_S3_ENDPOINT) return undefined;
+  return new S3Store({
+    bucket: c.BACKUP_S3_BUCKET!,
+    region: c.BACKUP_S3_REGION,
+    endpoint: c.BACKUP_S3_ENDPOINT,
+    credentials: { accessKeyId: c.BACKUP_S3_ACCESS_KEY_ID!, secretAccessKey: c.BACKUP_S3_SECRET_ACCESS_KEY! },
+    forcePathStyle: true,
+    ...(c.BACKUP_S3_CA_FILE ? { ca: readFileSync(c.BACKUP_S3_CA_FILE, 'utf8') } : {}),
+  });
+}

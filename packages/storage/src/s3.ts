@@ -13,6 +13,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { assertKey, ObjectNotFoundError, StorageUnavailableError, type ObjectStore } from './index.ts';
+import { Agent } from 'node:https';
 
 export interface S3Settings {
   bucket: string;
@@ -23,6 +24,8 @@ export interface S3Settings {
   /** Per request (default 15 s) and for connecting (default 2 s). */
   requestTimeoutMs?: number;
   connectTimeoutMs?: number;
+  /** A CA certificate (PEM) to trust: a store with a private certificate (the backup bucket's BACKUP_S3_CA_FILE). */
+  ca?: string;
 }
 
 const NOT_FOUND = new Set(['NoSuchKey', 'NotFound']);
@@ -51,7 +54,11 @@ export class S3Store implements ObjectStore {
       // Checksums only where S3 requires them: S3-compatible servers do not all know the newer ones.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-      requestHandler: { requestTimeout: s.requestTimeoutMs ?? 15_000, connectionTimeout: s.connectTimeoutMs ?? 2_000 },
+      requestHandler: {
+        requestTimeout: s.requestTimeoutMs ?? 15_000,
+        connectionTimeout: s.connectTimeoutMs ?? 2_000,
+        ...(s.ca ? { httpsAgent: new Agent({ ca: s.ca, keepAlive: true }) } : {}),
+      },
     });
   }
 

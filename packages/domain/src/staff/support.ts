@@ -10,6 +10,7 @@ import { listOAuthGrants } from '../oauth/flow.ts';
 import { listSandboxResets } from '../companies/sandbox-reset.ts';
 import { MAX_ACTIVE_SUBSCRIPTIONS } from '../webhooks/rules.ts';
 import { listDeliveries, listSubscriptions, replayDelivery } from '../webhooks/subscriptions.ts';
+import { lastBackupRun } from '../backup/runs.ts';
 
 /** A live company with its sandbox, keys, connected apps, webhook subscriptions and recent resets. */
 export async function companyOverview(db: Db, companyId: string) {
@@ -128,7 +129,10 @@ export async function serviceHealth(db: Db) {
            count(*) FILTER (WHERE state = 'failed' AND completed_on > now() - interval '1 day')::int AS failed
     FROM pgboss.job GROUP BY name ORDER BY name`.catch(() => []);
   const resets = await db.sandboxReset.count({ where: { status: { in: ['pending', 'running'] } } });
+  // The last backup run (Order 16): a failed one is shown, with its error.
+  const backup = (await lastBackupRun(db)) ?? null;
   return {
+    backup,
     database: { reachable: true, round_trip_ms: databaseMs },
     deliveries: { waiting: deliveries?.waiting ?? 0, oldest_waiting_at: deliveries?.oldest?.toISOString() ?? null, dead_letters: deliveries?.dead ?? 0 },
     outbox_undispatched: outbox?.undispatched ?? 0,

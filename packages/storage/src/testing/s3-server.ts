@@ -2,9 +2,10 @@
 /// <reference path="./s3rver.d.ts" />
 // A real S3 protocol server for tests (s3rver), on 127.0.0.1 with a fresh directory and one bucket. It
 // can be stopped and started again on the same port and directory: tests take the store away mid-run
-// and bring it back.
+// and bring it back. Over HTTPS when given a key and certificate (pgBackRest speaks S3 only over HTTPS).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +34,7 @@ export const s3Settings = (s3: TestS3Server): Record<string, string> => ({
   S3_FORCE_PATH_STYLE: 'true',
 });
 
-export async function startS3Server(bucket = 'tlr-vouchers'): Promise<TestS3Server> {
+export async function startS3Server(bucket = 'tlr-vouchers', tls?: { key: string; cert: string }): Promise<TestS3Server> {
   const directory = mkdtempSync(join(tmpdir(), 'tlr-s3-'));
   const s3rver = new S3rver({ directory, silent: true, configureBuckets: [{ name: bucket, configs: [] }] });
   await s3rver.configureBuckets();
@@ -42,7 +43,7 @@ export async function startS3Server(bucket = 'tlr-vouchers'): Promise<TestS3Serv
   let port = 0;
   const start = () =>
     new Promise<void>((resolve, reject) => {
-      const s = createServer(handler);
+      const s = tls ? createTlsServer(tls, handler) : createServer(handler);
       s.once('error', reject);
       s.listen(port, '127.0.0.1', () => {
         port = (s.address() as AddressInfo).port;
@@ -60,7 +61,7 @@ export async function startS3Server(bucket = 'tlr-vouchers'): Promise<TestS3Serv
     });
   await start();
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     bucket,
     accessKeyId: 'S3RVER',
     secretAccessKey: 'S3RVER',
