@@ -72,6 +72,15 @@ export const QUEUES = {
    * itself and leaves the rest, or what a crash left, to this sweep; two workers split lines (SKIP LOCKED).
    */
   matchBankLines: { name: 'match-bank-lines', cron: '* * * * *' },
+  /**
+   * One SAF-T import (saft/import/imports.ts), by import id: a job sent again for a finished import is a
+   * no-op, and the import's own lock keeps two runs apart. Long (a 1,000,000-line file takes minutes):
+   * expires after an hour, with a heartbeat so that a dead worker's import is taken over sooner.
+   */
+  importSaft: {
+    name: 'import-saft',
+    options: { policy: 'standard', retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600, heartbeatSeconds: 30, notify: true },
+  },
 } as const satisfies Record<string, QueueSpec>;
 
 /**
