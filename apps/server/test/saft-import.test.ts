@@ -38,7 +38,9 @@ const blocks = (xml: string, name: string) => [...xml.matchAll(new RegExp(`<${na
 const value = (xml: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1];
 /** The trial balance of an export: each account's number and opening and closing balances. */
 const trialBalance = (xml: string) =>
-  blocks(xml, 'Account').map((a) => a.replace(/<AccountCreationDate>[^<]*<\/AccountCreationDate>/, '').replace(/<AccountDescription>[^<]*<\/AccountDescription>/, ''));
+  blocks(xml, 'Account').map((a) =>
+    a.replace(/<AccountCreationDate>[^<]*<\/AccountCreationDate>/, '').replace(/<AccountDescription>[^<]*<\/AccountDescription>/, ''),
+  );
 /** The journal apart from ids: per transaction its date and description, per line its account, text and amounts. */
 const journal = (xml: string) =>
   blocks(xml, 'Transaction').map((x) => [
@@ -63,17 +65,34 @@ describe('round trip: export, import into a fresh company, export again', () => 
     const invoice = (currency?: string) =>
       c.POST('/invoices', {
         params: idem(),
-        body: { customer_id: customer, issue_date: today, due_date: today, auto_approve: true, ...(currency ? { currency } : {}), lines: [{ description: 'Ydelse', quantity: 3, unit_price: 19.96 }] },
+        body: {
+          customer_id: customer,
+          issue_date: today,
+          due_date: today,
+          auto_approve: true,
+          ...(currency ? { currency } : {}),
+          lines: [{ description: 'Ydelse', quantity: 3, unit_price: 19.96 }],
+        },
       });
     const [dkk, eur, cancelled] = [(await ok(invoice())).data, (await ok(invoice('EUR'))).data, (await ok(invoice())).data];
     await ok(c.PUT('/invoices/{id}/status', { params: { path: { id: dkk.id } }, body: { status: 'paid' } }));
     await ok(c.POST('/invoices/{id}/payments', { params: { path: { id: eur.id }, ...idem() }, body: { amount: 40 } }));
     await ok(c.PUT('/invoices/{id}/status', { params: { path: { id: cancelled.id } }, body: { status: 'cancelled' } }));
-    const voucher = (await ok(c.POST('/vouchers', { params: idem(), body: { filename: 'husleje.pdf', content_base64: Buffer.from('bilag').toString('base64') } }))).data.id;
+    const voucher = (
+      await ok(c.POST('/vouchers', { params: idem(), body: { filename: 'husleje.pdf', content_base64: Buffer.from('bilag').toString('base64') } }))
+    ).data.id;
     await ok(
       c.POST('/transactions', {
         params: idem(),
-        body: { date: today, description: 'Husleje <november> & "varme"', voucher_id: voucher, lines: [{ account_number: '2030', debit: 8000 }, { account_number: '6470', credit: 8000 }] },
+        body: {
+          date: today,
+          description: 'Husleje <november> & "varme"',
+          voucher_id: voucher,
+          lines: [
+            { account_number: '2030', debit: 8000 },
+            { account_number: '6470', credit: 8000 },
+          ],
+        },
       }),
     );
     source = await exported(c);
@@ -83,7 +102,13 @@ describe('round trip: export, import into a fresh company, export again', () => 
     const firm = await freshFirm('Modtager ApS');
     const done = await imported(firm, source);
     expect(done).toMatchObject({ status: 'succeeded', problem: null, progress: { phase: 'done', percent: 100 } });
-    expect(done.counts).toMatchObject({ customers: 1, suppliers: 1, transactions: blocks(source, 'Transaction').length, accounts: blocks(source, 'Account').length, accounts_created: 0 });
+    expect(done.counts).toMatchObject({
+      customers: 1,
+      suppliers: 1,
+      transactions: blocks(source, 'Transaction').length,
+      accounts: blocks(source, 'Account').length,
+      accounts_created: 0,
+    });
     expect(done.counts.lines).toBe(blocks(source, 'Transaction').flatMap((x) => blocks(x, 'Line')).length);
     const again = await exported(firm.api);
     expect(trialBalance(again)).toEqual(trialBalance(source));
@@ -121,7 +146,12 @@ describe('a file of another system, written by hand from the XSD', () => {
     expect(await rowsOf(firm.companyId)).toEqual({ transactions: 3, accounts: before.accounts + 1, customers: 1, suppliers: 1 });
     const list = (await ok(firm.api.GET('/transactions', { params: { query: { per_page: 10, sort: 'date', order: 'asc' } } }))).data;
     const full = await Promise.all(list.map(async (x) => (await ok(firm.api.GET('/transactions/{id}', { params: { path: { id: x.id } } }))).data));
-    const shape = full.map((x) => [x.date, x.source_journal_id, x.source_transaction_id, x.lines.map((l) => [l.account_number, l.debit, l.credit, l.currency])]);
+    const shape = full.map((x) => [
+      x.date,
+      x.source_journal_id,
+      x.source_transaction_id,
+      x.lines.map((l) => [l.account_number, l.debit, l.credit, l.currency]),
+    ]);
     expect(shape).toEqual([
       // The opening balances, the day before the file's period: 6190 receivables, the created bank account, 6510 capital.
       [
@@ -165,7 +195,12 @@ describe('malformed files are refused by name, with nothing written', () => {
     [
       'invalid against the XSD',
       FIXTURE.replace('<TransactionDate>2026-01-15</TransactionDate>', '<TransactionDate>15-01-2026</TransactionDate>'),
-      { code: 'saft_file_invalid', field: 'TransactionDate', line: FIXTURE.split('\n').findIndex((l) => l.includes('2026-01-15</TransactionDate>')) + 1, detail: /TransactionDate/ },
+      {
+        code: 'saft_file_invalid',
+        field: 'TransactionDate',
+        line: FIXTURE.split('\n').findIndex((l) => l.includes('2026-01-15</TransactionDate>')) + 1,
+        detail: /TransactionDate/,
+      },
     ],
     [
       'an unbalanced transaction',
@@ -174,7 +209,10 @@ describe('malformed files are refused by name, with nothing written', () => {
     ],
     [
       'an unknown account',
-      FIXTURE.replace('<AccountID>2750</AccountID>\n          <Description>Husleje januar', '<AccountID>9999</AccountID>\n          <Description>Husleje januar'),
+      FIXTURE.replace(
+        '<AccountID>2750</AccountID>\n          <Description>Husleje januar',
+        '<AccountID>9999</AccountID>\n          <Description>Husleje januar',
+      ),
       { code: 'saft_file_invalid', field: 'AccountID', detail: /account "9999" is not in GeneralLedgerAccounts/ },
     ],
   ];
@@ -187,7 +225,9 @@ describe('malformed files are refused by name, with nothing written', () => {
       expect(done.problem).toMatchObject({ code: problem.code, field: problem.field, ...(problem.line ? { line: problem.line } : {}) });
       expect(done.problem!.detail).toMatch(problem.detail);
       expect(await rowsOf(firm.companyId)).toEqual(before);
-      expect(await countRows('SELECT count(*)::int AS n FROM import_file_chunks c JOIN imports i ON i.id = c.import_id WHERE i.company_id = $1', [firm.companyId])).toBe(0);
+      expect(
+        await countRows('SELECT count(*)::int AS n FROM import_file_chunks c JOIN imports i ON i.id = c.import_id WHERE i.company_id = $1', [firm.companyId]),
+      ).toBe(0);
     });
   }
 

@@ -3,7 +3,17 @@
 // place for the HTTP status and headers of a success (the REST adapter reads them in responseMeta).
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@tlr/db';
-import type { Credential, DueMessage, Prefetched, PreparedInbound, StagedBankFile, StagedContent, StagedUpload, VoucherStore, WebhookSettings } from '@tlr/domain';
+import type {
+  Credential,
+  DueMessage,
+  Prefetched,
+  PreparedInbound,
+  StagedBankFile,
+  StagedContent,
+  StagedUpload,
+  VoucherStore,
+  WebhookSettings,
+} from '@tlr/domain';
 import { writeAuditRecords, type AuditSink } from './audit.ts';
 
 export type StaffRole = 'support' | 'admin';

@@ -34,7 +34,7 @@ export const TAGS = {
     'journal lines behind every field; settling a period posts the momsafregning, files the return and locks the period.',
   Exports: 'The Danish SAF-T Financial file of a period, streamed as XML.',
   Imports:
-    "A company switching system brings its books as a Danish SAF-T Financial file: checked against the XSD, then imported in the background into " +
+    'A company switching system brings its books as a Danish SAF-T Financial file: checked against the XSD, then imported in the background into ' +
     'fresh books, everything or nothing; the same file imports once. See docs/saft-import.md.',
   Settings: 'The company itself: name, CVR, books settings and the seller profile printed on invoices.',
   Webhooks:

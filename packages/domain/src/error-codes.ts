@@ -108,7 +108,11 @@ export const ERROR_CODES = {
     title: 'Conflict',
     when: 'reversing the posting of an invoice, payment or credit note through /transactions; change the document instead (cancel the invoice)',
   },
-  books_not_empty: { status: 409, title: 'Conflict', when: '(operator CLI) moving the fiscal year start after transactions were posted; a SAF-T import into a company that has postings' },
+  books_not_empty: {
+    status: 409,
+    title: 'Conflict',
+    when: '(operator CLI) moving the fiscal year start after transactions were posted; a SAF-T import into a company that has postings',
+  },
   conflict: {
     status: 409,
     title: 'Conflict',

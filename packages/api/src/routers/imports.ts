@@ -16,7 +16,7 @@ const read = 'transactions:read';
 
 const importDescription = [
   'The body is a Danish SAF-T Financial file (UTF-8 XML, at most 1 GB), streamed. The answer is 202 Accepted with the import (status `queued`) and a `Location` header; the import-saft job checks the file against the XSD and then imports it into the books, everything or nothing: watch `GET /imports/{id}`.',
-  'Imported: the chart (each Account mapped to the company\'s account with its StandardAccountID, else its AccountID, else created), customers and suppliers, the opening balances (one posting the day before SelectionStartDate), and every journal transaction as a posting with source `import` that keeps the file\'s JournalID and TransactionID in `source_journal_id` and `source_transaction_id`. Fiscal years the dates fall in are created. See docs/saft-import.md.',
+  "Imported: the chart (each Account mapped to the company's account with its StandardAccountID, else its AccountID, else created), customers and suppliers, the opening balances (one posting the day before SelectionStartDate), and every journal transaction as a posting with source `import` that keeps the file's JournalID and TransactionID in `source_journal_id` and `source_transaction_id`. Fiscal years the dates fall in are created. See docs/saft-import.md.",
   'The same file (its SHA-256) imports once: sent again while its import is queued, running or succeeded, the answer is that import (202, `Location` the same). A company with postings answers 409 books_not_empty: an import goes into fresh books. A failed import records its problem (saft_file_invalid naming the element and the line; period_locked; fiscal_year_not_open; books_not_empty) and keeps nothing of the file.',
 ].join('\n\n');
 
@@ -60,7 +60,8 @@ export const importsRouter = router({
           path: '/imports',
           tag,
           summary: "List the company's imports",
-          description: "One page of the company's imports, newest first unless `sort`/`order` say otherwise, with the contract's list parameters and `meta`; search looks in the file name.",
+          description:
+            "One page of the company's imports, newest first unless `sort`/`order` say otherwise, with the contract's list parameters and `meta`; search looks in the file name.",
           scope: read,
         },
         'GET',

@@ -49,7 +49,10 @@ const transactionResource = z
     date: dateOut(),
     description: z.string(),
     source: z.string().meta({ description: `What produced it: ${POSTING_SOURCES.join(', ')}` }),
-    source_journal_id: z.string().nullable().meta({ description: 'An imported posting (source import): the JournalID of the SAF-T file it came from; null otherwise' }),
+    source_journal_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'An imported posting (source import): the JournalID of the SAF-T file it came from; null otherwise' }),
     source_transaction_id: z
       .string()
       .nullable()

@@ -48,6 +48,7 @@ interface LineRow {
   txId: string;
   n: number;
   accountId: string;
+  date: string;
   debit: string;
   credit: string;
   description: string;
@@ -59,13 +60,21 @@ interface LineRow {
 /** Imports the file's records (readSaft) into the company's empty books; throws, rolling back, on the first refusal. */
 export async function importSaftRecords(db: Db, scope: CompanyScope, records: AsyncIterable<SaftRecord[]>): Promise<SaftImportCounts> {
   const c = scope.companyId;
+  // A long import is many short statements: the service's bounds on one statement and on the pauses
+  // between them (while the next batch is parsed) stand; the transaction's own is the caller's.
   // The number row's lock keeps every posting out until commit; under it the books must be empty.
   const [seq] = await db.$queryRaw<{ last_document_number: bigint; last_system_id: bigint }[]>`
     SELECT last_document_number, last_system_id FROM number_sequences WHERE company_id = ${c}::uuid FOR UPDATE`;
   if (!seq) throw new DomainError('not_found', 'The company has no books.');
-  const [posted] = await db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM (SELECT 1 FROM ledger_transactions WHERE company_id = ${c}::uuid LIMIT 1) x`;
+  const [posted] = await db.$queryRaw<
+    { n: number }[]
+  >`SELECT count(*)::int AS n FROM (SELECT 1 FROM ledger_transactions WHERE company_id = ${c}::uuid LIMIT 1) x`;
   if (posted!.n > 0)
-    throw new DomainError('books_not_empty', 'The company has postings already: a SAF-T import brings a company\'s books into fresh books only (a new company or a reset sandbox).', 'body');
+    throw new DomainError(
+      'books_not_empty',
+      "The company has postings already: a SAF-T import brings a company's books into fresh books only (a new company or a reset sandbox).",
+      'body',
+    );
   const company = await db.company.findUniqueOrThrow({ where: { id: c } });
   const years = await db.fiscalYear.findMany({ where: { company_id: c } });
   const yearOf = new Map(years.map((y) => [y.start_date.toISOString().slice(0, 10), y]));
@@ -87,29 +96,33 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
   const checkPostable = async (date: string, line: number, element: string) => {
     const bad = checkDate(date);
     if (bad) throw saftInvalid(line, element, `the date ${bad}`);
-    if (lock && date <= lock) throw new DomainError('period_locked', `Line ${line}: the books are locked up to and including ${lock}; ${date} cannot be imported.`, element, { line });
+    if (lock && date <= lock)
+      throw new DomainError('period_locked', `Line ${line}: the books are locked up to and including ${lock}; ${date} cannot be imported.`, element, { line });
     const fy = fiscalYearContaining(date, company.fiscal_year_start_month);
     const year = yearOf.get(fy.start) ?? (await createFiscalYear(db, company, fy));
     yearOf.set(fy.start, year);
-    if (year.closed) throw new DomainError('fiscal_year_not_open', `Line ${line}: ${date} lies in the closed fiscal year ${fy.start} to ${fy.end}.`, element, { line });
+    if (year.closed)
+      throw new DomainError('fiscal_year_not_open', `Line ${line}: ${date} lies in the closed fiscal year ${fy.start} to ${fy.end}.`, element, { line });
   };
 
   const flushParties = async () => {
     for (const kind of ['customer', 'supplier'] as const) {
-      const rows = parties.filter((p) => p.kind === kind).map(({ fields: f }) => ({
-        id: newId(),
-        company_id: c,
-        name: (f.get('Name') ?? '').slice(0, 200),
-        cvr: f.get('CVR') ?? '',
-        email: f.get('Contact/Email') ?? '',
-        phone: f.get('Contact/Telephone') ?? '',
-        address_line1: f.get('Address/StreetName') ?? '',
-        address_line2: f.get('Address/AdditionalAddressDetail') ?? '',
-        postal_code: f.get('Address/PostalCode') ?? '',
-        city: f.get('Address/City') ?? '',
-        country: (f.get('Address/Country') ?? 'DK').slice(0, 2).toUpperCase(),
-        notes: `SAF-T ${kind === 'customer' ? 'CustomerID' : 'SupplierID'} ${f.get(kind === 'customer' ? 'CustomerID' : 'SupplierID') ?? ''}`,
-      }));
+      const rows = parties
+        .filter((p) => p.kind === kind)
+        .map(({ fields: f }) => ({
+          id: newId(),
+          company_id: c,
+          name: (f.get('Name') ?? '').slice(0, 200),
+          cvr: f.get('CVR') ?? '',
+          email: f.get('Contact/Email') ?? '',
+          phone: f.get('Contact/Telephone') ?? '',
+          address_line1: f.get('Address/StreetName') ?? '',
+          address_line2: f.get('Address/AdditionalAddressDetail') ?? '',
+          postal_code: f.get('Address/PostalCode') ?? '',
+          city: f.get('Address/City') ?? '',
+          country: (f.get('Address/Country') ?? 'DK').slice(0, 2).toUpperCase(),
+          notes: `SAF-T ${kind === 'customer' ? 'CustomerID' : 'SupplierID'} ${f.get(kind === 'customer' ? 'CustomerID' : 'SupplierID') ?? ''}`,
+        }));
       if (!rows.length) continue;
       if (kind === 'customer') await db.customer.createMany({ data: rows });
       else await db.supplier.createMany({ data: rows });
@@ -128,13 +141,26 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
       FROM unnest(${tcol((r) => r.txId)}::uuid[], ${tcol((r) => r.documentNumber.toString())}::bigint[], ${tcol((r) => r.systemId.toString())}::bigint[], ${tcol((r) => r.t.fields.get('TransactionDate')!)}::date[],
                   ${tcol((r) => r.t.fields.get('Description') ?? '')}::text[], ${tcol((r) => r.t.journalId)}::text[], ${tcol((r) => r.t.fields.get('TransactionID') ?? '')}::text[])
         AS u(id, document_number, system_id, date, description, journal_id, transaction_id)`;
+    // The lines, and what they add to the balances the reports read (per account and day, and month).
     await db.$executeRaw`
-      INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, currency, currency_amount, exchange_rate)
-      SELECT gen_random_uuid(), ${c}::uuid, u.transaction_id, u.n, u.account_id, u.debit, u.credit, u.description, u.currency, u.currency_amount, u.exchange_rate
-      FROM unnest(${lcol((l) => l.txId)}::uuid[], ${lcol((l) => l.n)}::int2[], ${lcol((l) => l.accountId)}::uuid[], ${lcol((l) => l.debit)}::numeric[],
-                  ${lcol((l) => l.credit)}::numeric[], ${lcol((l) => l.description)}::text[], ${lcol((l) => l.currency)}::text[],
-                  ${lcol((l) => l.currencyAmount)}::numeric[], ${lcol((l) => l.rate)}::numeric[])
-        AS u(transaction_id, n, account_id, debit, credit, description, currency, currency_amount, exchange_rate)`;
+      WITH u AS (
+        SELECT * FROM unnest(${lcol((l) => l.txId)}::uuid[], ${lcol((l) => l.n)}::int2[], ${lcol((l) => l.accountId)}::uuid[], ${lcol((l) => l.date)}::date[],
+                             ${lcol((l) => l.debit)}::numeric[], ${lcol((l) => l.credit)}::numeric[], ${lcol((l) => l.description)}::text[],
+                             ${lcol((l) => l.currency)}::text[], ${lcol((l) => l.currencyAmount)}::numeric[], ${lcol((l) => l.rate)}::numeric[])
+          AS u(transaction_id, n, account_id, date, debit, credit, description, currency, currency_amount, exchange_rate)
+      ),
+      lines AS (
+        INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, currency, currency_amount, exchange_rate)
+        SELECT gen_random_uuid(), ${c}::uuid, transaction_id, n, account_id, debit, credit, description, currency, currency_amount, exchange_rate FROM u
+      ),
+      daily AS (
+        INSERT INTO account_daily_balances AS b (company_id, account_id, date, debit, credit)
+        SELECT ${c}::uuid, account_id, date, sum(debit), sum(credit) FROM u GROUP BY account_id, date
+        ON CONFLICT (company_id, account_id, date) DO UPDATE SET debit = b.debit + EXCLUDED.debit, credit = b.credit + EXCLUDED.credit
+      )
+      INSERT INTO account_monthly_balances AS m (company_id, account_id, month, debit, credit)
+      SELECT ${c}::uuid, account_id, date_trunc('month', date)::date, sum(debit), sum(credit) FROM u GROUP BY account_id, date_trunc('month', date)
+      ON CONFLICT (company_id, account_id, month) DO UPDATE SET debit = m.debit + EXCLUDED.debit, credit = m.credit + EXCLUDED.credit`;
     txRows = [];
     lineRows = [];
   };
@@ -161,6 +187,7 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
         txId,
         n: i + 1,
         accountId,
+        date,
         debit: side === 'DebitAmount' ? fromOere(amount) : '0.00',
         credit: side === 'CreditAmount' ? fromOere(amount) : '0.00',
         description: f.get('Description') ?? '',
@@ -231,11 +258,29 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
     if (sum !== 0n) throw saftInvalid(null, 'GeneralLedgerAccounts', `the opening balances do not balance: debit minus credit is ${fromOere(sum)}`);
     if (!periodStart) throw saftInvalid(null, 'SelectionStartDate', 'opening balances need the period the file covers (SelectionCriteria/SelectionStartDate)');
     const date = addDays(periodStart, -1);
-    const lines = [...openings].map(([accountId, v], i) => ({ line: 0, fields: new Map([['AccountID', accountId], [v > 0n ? 'DebitAmount/Amount' : 'CreditAmount/Amount', fromOere(v > 0n ? v : -v)], ['Description', 'Opening balance']]), i }));
+    const lines = [...openings].map(([accountId, v], i) => ({
+      line: 0,
+      fields: new Map([
+        ['AccountID', accountId],
+        [v > 0n ? 'DebitAmount/Amount' : 'CreditAmount/Amount', fromOere(v > 0n ? v : -v)],
+        ['Description', 'Opening balance'],
+      ]),
+      i,
+    }));
     // Accounts are named by our ids here: accountOf maps them to themselves.
     for (const id of openings.keys()) accountOf.set(id, id);
     await addTransaction(
-      { kind: 'transaction', line: 0, journalId: '', fields: new Map([['TransactionDate', date], ['TransactionID', 'OPENING'], ['Description', 'Opening balances (SAF-T import)']]), lines },
+      {
+        kind: 'transaction',
+        line: 0,
+        journalId: '',
+        fields: new Map([
+          ['TransactionDate', date],
+          ['TransactionID', 'OPENING'],
+          ['Description', 'Opening balances (SAF-T import)'],
+        ]),
+        lines,
+      },
       fileCurrency,
     );
     await flushJournal();
@@ -243,18 +288,5 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
 
   await db.$executeRaw`
     UPDATE number_sequences SET last_document_number = ${documentNumber}, last_system_id = ${systemId} WHERE company_id = ${c}::uuid`;
-  // The balances the reports read, added up once for the whole import (the books were empty).
-  await db.$executeRaw`
-    INSERT INTO account_daily_balances AS b (company_id, account_id, date, debit, credit)
-    SELECT ${c}::uuid, l.account_id, t.date, sum(l.debit), sum(l.credit)
-    FROM ledger_transactions t JOIN transaction_lines l ON l.transaction_id = t.id
-    WHERE t.company_id = ${c}::uuid GROUP BY l.account_id, t.date
-    ON CONFLICT (company_id, account_id, date) DO UPDATE SET debit = b.debit + EXCLUDED.debit, credit = b.credit + EXCLUDED.credit`;
-  await db.$executeRaw`
-    INSERT INTO account_monthly_balances AS m (company_id, account_id, month, debit, credit)
-    SELECT ${c}::uuid, l.account_id, date_trunc('month', t.date)::date, sum(l.debit), sum(l.credit)
-    FROM ledger_transactions t JOIN transaction_lines l ON l.transaction_id = t.id
-    WHERE t.company_id = ${c}::uuid GROUP BY l.account_id, date_trunc('month', t.date)
-    ON CONFLICT (company_id, account_id, month) DO UPDATE SET debit = m.debit + EXCLUDED.debit, credit = m.credit + EXCLUDED.credit`;
   return counts;
 }

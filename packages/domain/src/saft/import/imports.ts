@@ -49,7 +49,15 @@ export const importResource = z
       lines: count().meta({ description: 'Journal lines imported' }),
     }),
     problem: z
-      .object({ type: z.string(), title: z.string(), status: z.number(), detail: z.string(), code: z.string(), field: z.string().optional(), line: z.number().optional() })
+      .object({
+        type: z.string(),
+        title: z.string(),
+        status: z.number(),
+        detail: z.string(),
+        code: z.string(),
+        field: z.string().optional(),
+        line: z.number().optional(),
+      })
       .nullable()
       .meta({ description: 'Why the import failed (RFC 9457 problem; `line` the line of the file, `field` the element); null otherwise' }),
     requested_by: z.object({ type: z.string(), id: z.string() }).meta({ description: 'The credential that asked for the import' }),
@@ -72,8 +80,19 @@ export function importView(r: ImportRow): ImportView {
     file_name: r.file_name,
     file_sha256: r.file_sha256,
     file_size: size,
-    progress: { phase: r.phase as ImportView['progress']['phase'], bytes_read: read, percent: size ? Math.min(100, Math.round((read / size) * 1000) / 10) : 100 },
-    counts: { accounts: r.accounts, accounts_created: r.accounts_created, customers: r.customers, suppliers: r.suppliers, transactions: r.transactions, lines: r.lines },
+    progress: {
+      phase: r.phase as ImportView['progress']['phase'],
+      bytes_read: read,
+      percent: size ? Math.min(100, Math.round((read / size) * 1000) / 10) : 100,
+    },
+    counts: {
+      accounts: r.accounts,
+      accounts_created: r.accounts_created,
+      customers: r.customers,
+      suppliers: r.suppliers,
+      transactions: r.transactions,
+      lines: r.lines,
+    },
     problem: (r.problem as ImportView['problem']) ?? null,
     requested_by: { type: r.requested_by_type, id: r.requested_by_id },
     created_at: r.created_at.toISOString(),
@@ -119,7 +138,11 @@ export async function createSaftImport(db: Db, scope: CompanyScope, input: Creat
   if (same) return { view: importView(same), created: false };
   const posted = await db.ledgerTransaction.findFirst({ where: { company_id: c }, select: { id: true } });
   if (posted)
-    throw new DomainError('books_not_empty', "The company has postings already: a SAF-T import brings a company's books into fresh books only (a new company or a reset sandbox).", 'body');
+    throw new DomainError(
+      'books_not_empty',
+      "The company has postings already: a SAF-T import brings a company's books into fresh books only (a new company or a reset sandbox).",
+      'body',
+    );
   const id = newId();
   const row = await db.import.create({
     data: {
@@ -179,27 +202,35 @@ export async function runSaftImport(db: Database, importId: string, opts: { prog
   if (!first || first.status === 'succeeded' || first.status === 'failed') return first ? importView(first) : undefined;
   const every = opts.progressEveryBytes ?? 4 * 1024 * 1024;
   const file = await spool(prisma, importId);
+  let reported = 0;
+  const report = (phase: string) => async (bytes: number) => {
+    if (bytes - reported < every) return;
+    reported = bytes;
+    await prisma.import.update({ where: { id: importId }, data: { phase, progress_bytes: bytes } });
+  };
+  const text = () => utf8Text(createReadStream(file.path, { highWaterMark: 256 * 1024 }));
   try {
+    // The XSD check reads the whole file before the import's transaction opens: it needs no database,
+    // and a transaction idle that long would be ended by the server (idle_in_transaction_session_timeout).
+    await prisma.import.update({ where: { id: importId }, data: { status: 'running', phase: 'checking', progress_bytes: 0, started_at: new Date() } });
+    try {
+      await checkSaftSchema(counted(text(), report('checking')));
+    } catch (e) {
+      if (e instanceof DomainError) throw new Refused(e);
+      throw e;
+    }
+    reported = 0;
+    await prisma.import.update({ where: { id: importId }, data: { phase: 'importing', progress_bytes: 0 } });
     return await db.prisma.$transaction(
       async (txc) => {
         const tx = txc as Db;
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`saft-import-run:${importId}`}, 0))`;
         const row = await tx.import.findUniqueOrThrow({ where: { id: importId } });
         if (row.status === 'succeeded' || row.status === 'failed') return importView(row);
-        // Progress is written outside the import's transaction, so that GET /imports/{id} sees it.
-        let reported = 0;
-        const report = (phase: string) => async (bytes: number) => {
-          if (bytes - reported < every) return;
-          reported = bytes;
-          await prisma.import.update({ where: { id: importId }, data: { phase, progress_bytes: bytes } });
-        };
-        await prisma.import.update({ where: { id: importId }, data: { status: 'running', phase: 'checking', progress_bytes: 0, started_at: new Date() } });
-        const scope: CompanyScope = { companyId: row.company_id } as CompanyScope;
+        // Progress is written outside the import's transaction (report: on the pool), so that GET /imports/{id} sees it.
+        const scope: CompanyScope = { companyId: row.company_id, livemode: true };
         try {
-          await checkSaftSchema(counted(utf8Text(createReadStream(file.path, { highWaterMark: 256 * 1024 })), report('checking')));
-          reported = 0;
-          await prisma.import.update({ where: { id: importId }, data: { phase: 'importing', progress_bytes: 0 } });
-          const counts = await importSaftRecords(tx, scope, readSaft(counted(utf8Text(createReadStream(file.path, { highWaterMark: 256 * 1024 })), report('importing'))));
+          const counts = await importSaftRecords(tx, scope, readSaft(counted(text(), report('importing'))));
           await tx.importFileChunk.deleteMany({ where: { import_id: importId } });
           const done = await tx.import.update({
             where: { id: importId },

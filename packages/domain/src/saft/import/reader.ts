@@ -80,7 +80,8 @@ export async function* readSaft(text: AsyncIterable<string>): AsyncGenerator<Saf
       }
     } else if (record) {
       if (d === record.depth) {
-        out.push({ kind: name === 'Account' ? 'account' : name === 'Customer' ? 'customer' : 'supplier', line: record.line, fields: record.fields } as SaftAccountIn | SaftPartyIn);
+        out.push({ kind: name === 'Account' ? 'account' : name === 'Customer' ? 'customer' : 'supplier', line: record.line, fields: record.fields } as
+          SaftAccountIn | SaftPartyIn);
         record = undefined;
       } else if (!record.fields.has(path.slice(record.depth, d).join('/'))) record.fields.set(path.slice(record.depth, d).join('/'), value);
     } else if (line) {

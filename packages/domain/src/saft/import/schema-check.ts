@@ -16,7 +16,12 @@ export const BATCH_CHARS = 8 * 1024 * 1024;
 
 /** A file refused by name: the element and the line, as `field` and the problem's `line`. */
 export function saftInvalid(line: number | null, element: string, message: string): DomainError {
-  return new DomainError('saft_file_invalid', `${line ? `Line ${line}` : 'The file'}${element ? `, ${element}` : ''}: ${message}`.slice(0, 2000), element || 'body', line ? { line } : {});
+  return new DomainError(
+    'saft_file_invalid',
+    `${line ? `Line ${line}` : 'The file'}${element ? `, ${element}` : ''}: ${message}`.slice(0, 2000),
+    element || 'body',
+    line ? { line } : {},
+  );
 }
 
 // A document that is valid with any Transaction elements put in its Journal.
@@ -125,7 +130,7 @@ export async function checkSaftSchema(text: AsyncIterable<string>, progress?: (c
         if (!m) break;
         const end = m.index + m[0].length;
         const element = buf.slice(pos, end);
-        if (!batch.length) batchLine = batchEnd = fileLine;
+        if (!batch.length) batchLine = fileLine;
         // Line breaks between a batch's elements are kept, so that libxml2's line numbers stay the file's.
         else if (fileLine > batchEnd) batch.push('\n'.repeat(fileLine - batchEnd));
         batch.push(element);
