@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memoryPages, validateXML } from 'xmllint-wasm';
 import { DomainError } from '../../errors.ts';
+import { vouchedTransaction } from './vouch.ts';
 
 export const SAFT_NAMESPACE = 'urn:StandardAuditFile-Taxation-Financial:DK';
 const XSD = readFileSync(join(import.meta.dirname, '..', '..', '..', '..', '..', 'prisma', 'seed', 'saft', 'Danish_SAF-T_Financial_Schema.xsd'), 'utf8');
@@ -61,6 +62,25 @@ async function firstError(xml: string): Promise<Found | undefined> {
   return { line: e?.loc?.lineNumber ?? Number(/:(\d+):/.exec(raw)?.[1] ?? 1), element, message };
 }
 
+/** A valid Transaction element on one line, with the file's prefix. */
+const placeholder = (p: string) => {
+  const e = (name: string, content: string) => `<${p}${name}>${content}</${p}${name}>`;
+  const amount = e('Amount', '0') + e('CurrencyCode', 'DKK') + e('CurrencyAmount', '0') + e('ExchangeRate', '1');
+  const line = e('Line', e('RecordID', '1') + e('AccountID', 'x') + e('Description', 'x') + e('DebitAmount', amount));
+  return e(
+    'Transaction',
+    e('TransactionID', '0') +
+      e('Period', '1') +
+      e('PeriodYear', '2000') +
+      e('TransactionDate', '2000-01-01') +
+      e('Description', 'x') +
+      e('SystemEntryDate', '2000-01-01') +
+      e('GLPostingDate', '2000-01-01') +
+      e('SystemID', '0') +
+      line,
+  );
+};
+
 const countLines = (s: string) => {
   let n = 0;
   for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', i + 1)) n++;
@@ -88,6 +108,10 @@ export async function checkSaftSchema(text: AsyncIterable<string>, progress?: (c
   // Whitespace right after a transaction is dropped with it (its lines still count): the skeleton's
   // line map then needs one entry per run of transactions, not one per transaction.
   let afterTransaction = false;
+  // Namespace declarations of the default namespace seen so far: the fast path (vouch.ts) reads
+  // unprefixed elements as SAF-T's, which holds while the root's is the only one.
+  let defaultNamespaces = 0;
+  let unprefixedRoot = false;
   let close: { re: RegExp; line: number } | undefined;
   let buf = '';
   let read = 0;
@@ -104,6 +128,7 @@ export async function checkSaftSchema(text: AsyncIterable<string>, progress?: (c
     }
     if (afterTransaction) resume();
     afterTransaction = false;
+    defaultNamespaces += s.match(/\sxmlns\s*=/g)?.length ?? 0;
     skeleton.push(s);
     const n = countLines(s);
     skeletonLine += n;
@@ -130,6 +155,13 @@ export async function checkSaftSchema(text: AsyncIterable<string>, progress?: (c
         if (!m) break;
         const end = m.index + m[0].length;
         const element = buf.slice(pos, end);
+        if (unprefixedRoot && defaultNamespaces === 1 && vouchedTransaction(element)) {
+          fileLine += countLines(element);
+          pos = end;
+          close = undefined;
+          afterTransaction = true;
+          continue;
+        }
         if (!batch.length) batchLine = fileLine;
         // Line breaks between a batch's elements are kept, so that libxml2's line numbers stay the file's.
         else if (fileLine > batchEnd) batch.push('\n'.repeat(fileLine - batchEnd));
@@ -154,7 +186,14 @@ export async function checkSaftSchema(text: AsyncIterable<string>, progress?: (c
         break;
       }
       addSkeleton(buf.slice(pos, m.index));
-      rootAttributes ??= /<(?:[\w.-]+:)?AuditFile\b([^>]*)>/.exec(skeleton.join(''))?.[1]?.replace(/\s+/g, ' ');
+      if (rootAttributes === undefined) {
+        const root = /<([\w.-]+:)?AuditFile\b([^>]*)>/.exec(skeleton.join(''));
+        rootAttributes = root?.[2]?.replace(/\s+/g, ' ') ?? '';
+        unprefixedRoot = Boolean(root) && !root![1];
+      }
+      // A run of transactions leaves one valid Transaction in its place: the skeleton's check then
+      // says whether transactions may stand there at all.
+      if (!afterTransaction) skeleton.push(placeholder(m[1] ?? ''));
       close = { re: new RegExp(`</${(m[1] ?? '').replace(/\./g, '\\.')}Transaction\\s*>`, 'g'), line: fileLine };
       pos = m.index;
     }
