@@ -35,6 +35,15 @@ function oere(text: string | undefined, line: number, element: string): bigint {
   return m[1] ? -v : v;
 }
 
+/** An exchange rate as the journal keeps it (numeric(18,6)): positive, at most 12 integer digits. */
+function rateOf(text: string | undefined, line: number, element: string): string {
+  if (!text || !/^\d{1,12}(\.\d+)?$/.test(text) || !/[1-9]/.test(text))
+    throw saftInvalid(line, element, `${JSON.stringify(text)} is not a positive exchange rate`);
+  return text;
+}
+
+const MAX_LINES = 32_767;
+
 const ACCOUNT_TYPES: Record<string, AccountType> = { Asset: 'asset', Liability: 'liability', Sale: 'revenue', Expense: 'expense' };
 
 interface Row {
@@ -169,6 +178,8 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
     const date = t.fields.get('TransactionDate') ?? '';
     await checkPostable(date, t.line, 'TransactionDate');
     if (t.lines.length < 2) throw saftInvalid(t.line, 'Transaction', `transaction ${t.fields.get('TransactionID')} has fewer than two lines`);
+    // Line numbers are smallint.
+    if (t.lines.length > MAX_LINES) throw saftInvalid(t.line, 'Transaction', `transaction ${t.fields.get('TransactionID')} has more than ${MAX_LINES} lines`);
     const txId = newId();
     systemId += 1n;
     documentNumber += 1n;
@@ -193,7 +204,7 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
         description: f.get('Description') ?? '',
         currency: foreign ? code : '',
         currencyAmount: foreign ? fromOere(oere(f.get(`${side}/CurrencyAmount`), l.line, `${side}/CurrencyAmount`)) : null,
-        rate: foreign ? f.get(`${side}/ExchangeRate`)! : null,
+        rate: foreign ? rateOf(f.get(`${side}/ExchangeRate`), l.line, `${side}/ExchangeRate`) : null,
       });
     });
     if (sum !== 0n)
