@@ -274,6 +274,22 @@ async function* counted(text: AsyncIterable<string>, progress: (bytes: number) =
   }
 }
 
+/**
+ * The job's last attempt failed for a reason other than the file (the database away, a bug): the import
+ * is failed with internal_error so that it does not show `running` for ever; nothing of it was kept.
+ */
+export async function abandonSaftImport(db: Db, importId: string, reason: string): Promise<void> {
+  await db.importFileChunk.deleteMany({ where: { import_id: importId } });
+  await db.import.updateMany({
+    where: { id: importId, status: { in: ['queued', 'running'] } },
+    data: {
+      status: 'failed',
+      problem: problemOf(new DomainError('internal_error', `The import could not run: ${reason}. Nothing of it was kept; send the file again.`)),
+      finished_at: new Date(),
+    },
+  });
+}
+
 /** Imports queued or running (a worker that died mid-import): the worker sends their jobs again at start. */
 export async function openSaftImports(db: Db): Promise<string[]> {
   const rows = await db.import.findMany({ where: { status: { in: ['queued', 'running'] } }, select: { id: true } });
