@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runSaftImport, today as businessDay } from '@tlr/domain';
-import { bodyOf, countRows, idem, newCompany, newKey, ok, testDb, useCompany, type Api, type Schemas } from './helpers.ts';
+import { bodyOf, countRows, idem, newCompany, newKey, ok, startTestService, testDb, useCompany, waitFor, type Api, type Schemas } from './helpers.ts';
 
 const today = businessDay();
 const t = useCompany({ name: 'Kilde Tømrer ApS', cvr: '12345704' });
@@ -187,6 +187,30 @@ describe('a file of another system, written by hand from the XSD', () => {
     ]);
     expect(full[1]!.lines[0]).toMatchObject({ currency_amount: 301.61, exchange_rate: 7.46 });
   });
+});
+
+describe('the import-saft job on a worker', () => {
+  it("runs a test key's import into the company's sandbox through pg-boss", async () => {
+    const company = await newCompany('Sandkasse Skifter ApS', '12345704');
+    const firm = await newKey(t.svc.url, company, undefined, 'test');
+    const worker = await startTestService({ RUN_WORKER: 'true' });
+    try {
+      const r = await send(firm, FIXTURE);
+      expect(r.status, r.text).toBe(202);
+      const done = await waitFor(async () => {
+        // Every half second: a key has 100 requests a minute.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const seen = (await ok(firm.api.GET('/imports/{id}', { params: { path: { id: r.body.data.id } } }))).data;
+        return seen.status === 'succeeded' || seen.status === 'failed' ? seen : undefined;
+      }, 25_000);
+      expect(done).toMatchObject({ status: 'succeeded', counts: { transactions: 3, lines: 9 }, requested_by: { type: 'api_key' } });
+      // Into the sandbox, not the live company.
+      expect(await countRows('SELECT count(*)::int AS n FROM ledger_transactions WHERE company_id = $1', [company.companyId])).toBe(0);
+      expect(await countRows('SELECT count(*)::int AS n FROM ledger_transactions WHERE company_id = $1', [firm.companyId])).toBe(3);
+    } finally {
+      await worker.stop();
+    }
+  }, 40_000);
 });
 
 describe('malformed files are refused by name, with nothing written', () => {
