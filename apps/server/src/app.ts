@@ -35,7 +35,7 @@ import { xmlAttachment } from './http/xml-attachment.ts';
 import { oauthEndpoints } from './http/oauth.ts';
 import { ADMIN_BASE, adminPages } from '@tlr/admin';
 import { ownerPages } from './pages/index.ts';
-import { saftExport } from './http/saft.ts';
+import { archiveExport, saftExport } from './http/saft.ts';
 import { voucherDownload, voucherUpload } from './http/vouchers.ts';
 import { einvoiceInbound } from './http/einvoice-inbound.ts';
 import { bankStatementImport } from './http/bank-statements.ts';
@@ -114,6 +114,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
       routes,
       {
         'exports.saft': saftExport(db, logger),
+        'exports.archive': archiveExport(db, logger, store),
         'invoices.pdf': invoicePdf(),
         'reminders.pdf': reminderPdf(),
         'invoices.ubl': xmlAttachment((caller, input) => caller.invoices.ubl(input as { id: string })),

@@ -20,6 +20,8 @@ import {
   sweepOverdue,
   sweepStoredObjects,
   type VoucherStore,
+  asSystem,
+  AUTOMATIC_MATCHING,
 } from '@tlr/domain';
 import { QUEUES, type Boss } from '@tlr/jobs';
 
@@ -41,15 +43,15 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
     if (n) logger.info({ purged: n }, 'expired OAuth codes and tokens, sessions and sign-in windows removed');
   });
   await boss.work(QUEUES.sweepOverdueInvoices.name, async () => {
-    const moved = await sweepOverdue(run);
+    const moved = await sweepOverdue(asSystem(run, QUEUES.sweepOverdueInvoices.name, 'tlr: overdue sweep'));
     if (moved) logger.info({ moved }, 'invoices past their due date marked overdue');
   });
   await boss.work(QUEUES.matchBankLines.name, async () => {
-    const round = await autoMatch(run, db.prisma);
+    const round = await autoMatch(asSystem(run, QUEUES.matchBankLines.name, AUTOMATIC_MATCHING), db.prisma);
     if (round.checked) logger.info(round, 'bank lines matched automatically');
   });
   await boss.work(QUEUES.sendDueReminders.name, async () => {
-    const { sent, failed } = await sendDueReminders(run);
+    const { sent, failed } = await sendDueReminders(asSystem(run, QUEUES.sendDueReminders.name, 'tlr: payment reminders'));
     if (sent) logger.info({ sent }, 'payment reminders sent');
     // Tried again the next day; the owner sees why in the log (a locked period, a deactivated account).
     for (const f of failed) logger.warn(f, 'payment reminder not sent');
@@ -87,7 +89,7 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
   for (const importId of await openSaftImports(db.prisma)) await boss.send(QUEUES.importSaft.name, { importId });
   if (!store) return;
   await boss.work(QUEUES.processVouchers.name, async () => {
-    const completed = await processPendingVouchers(run, store);
+    const completed = await processPendingVouchers(asSystem(run, QUEUES.processVouchers.name, 'tlr: voucher processing'), store);
     if (completed) logger.info({ completed }, 'vouchers processed');
   });
   await boss.work(QUEUES.sweepStoredObjects.name, async () => {

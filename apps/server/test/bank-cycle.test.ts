@@ -73,6 +73,13 @@ describe('invoice with FI id -> PDF -> bank line -> paid -> reminder refused; an
     expect(r.status).toBe(201);
     expect(r.body.data.lines).toEqual({ total: 2, new: 2, duplicates: 0 });
     expect(await ok(c.GET('/invoices/{id}', path(paidBy.id)))).toMatchObject({ data: { status: 'paid', paid_amount: 2500 } });
+    // The control trail: the import is the key's, the match automatic matching's own (Order 16, decision 310).
+    const trail = async (query: { type: 'bank_statement' | 'bank_line' | 'invoice'; action?: string; resource_id?: string }) =>
+      (await ok(c.GET('/audit-trail', { params: { query } }))).data.map((e) => e.registered_by);
+    expect(await trail({ type: 'bank_statement' })).toEqual([expect.objectContaining({ type: 'api_key' })]);
+    const automatic = { type: 'system', id: 'match-bank-lines', name: 'tlr: automatic bank matching' };
+    expect(await trail({ type: 'bank_line', action: 'matched' })).toEqual([automatic]);
+    expect(await trail({ type: 'invoice', resource_id: paidBy.id, action: 'paid' })).toEqual([automatic]);
     const lines = (await ok(c.GET('/bank-accounts/{id}/lines', { params: { path: { id: bank.id }, query: { status: 'unmatched' } } }))).data;
     expect(lines.map((l) => l.text)).toEqual(['Gebyr']);
     await ok(c.POST('/bank-lines/{id}/post', { params: { path: { id: lines[0]!.id }, ...idem() }, body: { account_number: '2390' } }));

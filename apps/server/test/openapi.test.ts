@@ -31,6 +31,7 @@ const LISTS = [
   '/bank-accounts/{id}/statements',
   '/bank-accounts/{id}/lines',
   '/imports',
+  '/audit-trail',
 ];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
@@ -53,6 +54,7 @@ const LIST_SORT: Record<string, string[]> = {
   '/bank-accounts/{id}/statements': ['created_at', 'from_date', 'to_date'],
   '/bank-accounts/{id}/lines': ['booking_date', 'amount', 'created_at'],
   '/imports': ['created_at'],
+  '/audit-trail': ['registered_at'],
 };
 /** The lists with a status filter: the contract's three, and bank lines (Order 15: matched or unmatched). */
 const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines'];

@@ -186,6 +186,8 @@ describe('a file of another system, written by hand from the XSD', () => {
       ],
     ]);
     expect(full[1]!.lines[0]).toMatchObject({ currency_amount: 301.61, exchange_rate: 7.46 });
+    // The control trail: imported postings are registered by the credential that sent the file.
+    for (const x of full) expect(x.registered_by).toMatchObject({ type: 'api_key', id: done.requested_by.id });
   });
 });
 

@@ -170,6 +170,9 @@ describe('GET /vouchers, /vouchers/{id}, /vouchers/{id}/content', () => {
       transaction_id: '',
       uploaded_at: expect.any(String),
       retention_until: '',
+      // The control trail (Order 16): who uploaded it, and when by the database clock.
+      registered_at: expect.any(String),
+      registered_by: { type: 'api_key', id: expect.any(String), name: expect.any(String) },
     });
     expect(new Date(got.uploaded_at).toISOString()).toBe(got.uploaded_at);
     const list = await ok(c.GET('/vouchers', { params: { query: { search: 'faktura.txt' } } }));

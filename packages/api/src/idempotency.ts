@@ -5,8 +5,19 @@
 // X-Idempotency-Replayed: true and changes nothing; the same key on another endpoint is a 400.
 // Two identical calls at the same moment (on any servers) race for the key's row: the second waits
 // for the first to commit and then replays it.
+import { userInfo } from 'node:os';
 import type { Database, Db } from '@tlr/db';
-import { claimIdempotencyKey, flushEvents, holdEvents, IDEMPOTENCY_KEY_MAX, invalidRequest, storeIdempotentResponse, type Claim } from '@tlr/domain';
+import {
+  actAs,
+  claimIdempotencyKey,
+  flushEvents,
+  holdEvents,
+  IDEMPOTENCY_KEY_MAX,
+  invalidRequest,
+  storeIdempotentResponse,
+  type Claim,
+  type GivenActor,
+} from '@tlr/domain';
 import type { ApiContext } from './context.ts';
 import { inspectInput } from './inspect.ts';
 import type { ApiMeta } from './trpc.ts';
@@ -24,10 +35,29 @@ class Replay {
   constructor(readonly claim: Extract<Claim, { claimed: false }>) {}
 }
 
-async function inTransaction<R extends Result>(db: Database, work: (tx: Db) => Promise<R>, timeoutMs?: number): Promise<R> {
+/** The control trail's name for the caller (trail/actor.ts); null: nobody identified. */
+export function trailActor(actor: ApiContext['actor']): GivenActor | null {
+  switch (actor?.type) {
+    case 'credential':
+      return { type: actor.credential.type === 'oauth_token' ? 'oauth_token' : 'api_key', id: actor.credential.id };
+    case 'owner':
+    case 'staff':
+      return { type: actor.type, id: actor.userId };
+    case 'operator':
+      return { type: 'operator', id: null, name: `operator CLI (${userInfo().username})` };
+    default:
+      return null;
+  }
+}
+
+async function inTransaction<R extends Result>(ctx: ApiContext, work: (tx: Db) => Promise<R>, timeoutMs?: number): Promise<R> {
+  const db: Database = ctx.db;
+  const actor = trailActor(ctx.actor);
   try {
     return await db.prisma.$transaction(
       async (tx) => {
+        // Every registration the work makes records who made it and from which request (control trail).
+        if (actor) await actAs(tx as Db, actor, ctx.requestId);
         // The events the work records are written in one statement at its end (with the stored
         // response, for an idempotent create), not one round trip each.
         holdEvents(tx);
@@ -82,7 +112,7 @@ export async function runMutation<R extends Result>(o: {
   const idempotent = meta?.idempotent;
   const key = idempotent && idempotencyKeyOf(ctx.idempotencyKey, !idempotent.optional);
   if (!idempotent || key === undefined) {
-    const result = await inTransaction(ctx.db, o.next, meta?.transactionTimeoutMs);
+    const result = await inTransaction(ctx, o.next, meta?.transactionTimeoutMs);
     if (result.ok && (idempotent || meta?.created)) ctx.response.status = idempotent?.status ?? 201;
     return result;
   }
@@ -91,7 +121,7 @@ export async function runMutation<R extends Result>(o: {
   const endpoint = endpointOf(meta, o.path, await o.getRawInput());
   try {
     const result = await inTransaction(
-      ctx.db,
+      ctx,
       async (tx) => {
         const claim = await claimIdempotencyKey(tx, companyId, key, endpoint);
         if (!claim.claimed) throw new Replay(claim);

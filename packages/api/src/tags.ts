@@ -29,6 +29,11 @@ export const TAGS = {
     'line stored once; lines are matched to invoices (FI payment id +71), expenses and postings automatically when unambiguous, or by ' +
     'hand; the reconciliation shows the unreconciled difference (bank minus ledger).',
   Reports: 'Balance sheet and profit and loss statement, computed from the postings.',
+  'Audit trail':
+    'The control trail (kontrolspor, bogføringsloven): who registered what and when. Every posting, invoice and its state changes, expense, ' +
+    'voucher, payment, VAT settlement, bank match and master-data change records its actor (API key, OAuth application and the owner who ' +
+    'approved it, the owner on their pages, support staff, the operator or tlr itself), the database time and the request id. The trail is ' +
+    'append-only: the database refuses to change or delete it.',
   VAT:
     "The company's VAT codes (momskoder) and the VAT return (momsangivelse) of each period, computed from the ledger in whole kroner, with the " +
     'journal lines behind every field; settling a period posts the momsafregning, files the return and locks the period.',

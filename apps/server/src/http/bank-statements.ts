@@ -5,7 +5,17 @@
 import type { Logger } from 'pino';
 import { requireScopes } from '@tlr/api';
 import { inTransaction } from '@tlr/db';
-import { autoMatch, BANK_IMPORT_TIMEOUT_MS, BankFileTooLarge, MAX_BANK_FILE_BYTES, stageBankFile, type BankFileKind } from '@tlr/domain';
+import { QUEUES } from '@tlr/jobs';
+import {
+  asSystem,
+  AUTOMATIC_MATCHING,
+  autoMatch,
+  BANK_IMPORT_TIMEOUT_MS,
+  BankFileTooLarge,
+  MAX_BANK_FILE_BYTES,
+  stageBankFile,
+  type BankFileKind,
+} from '@tlr/domain';
 import { extendDeadline } from './deadline.ts';
 import type { RawCall, RawHandler } from './raw-routes.ts';
 import { refuseEarly } from './vouchers.ts';
@@ -38,7 +48,10 @@ export const INLINE_MATCH_LINES = 1_000;
  */
 async function matchImported({ ctx }: RawCall, logger: Logger, bankAccountId: string): Promise<void> {
   try {
-    await autoMatch(inTransaction(ctx.db), ctx.db.prisma, { bankAccountId, limit: INLINE_MATCH_LINES });
+    await autoMatch(asSystem(inTransaction(ctx.db), QUEUES.matchBankLines.name, AUTOMATIC_MATCHING), ctx.db.prisma, {
+      bankAccountId,
+      limit: INLINE_MATCH_LINES,
+    });
   } catch (e) {
     logger.error({ err: e, bank_account_id: bankAccountId }, 'automatic matching after an import failed; the sweep will retry');
   }

@@ -1,9 +1,10 @@
-// GET /exports/saft: the SAF-T Financial file. The procedure validates the period and the scope and
-// names the company; the HTTP shell (apps/server, raw routes) streams the XML, which the REST adapter
-// cannot (it always JSON-encodes).
+// GET /exports/saft: the SAF-T Financial file; GET /exports/archive: the leaving archive (zip). The
+// procedures validate the parameters and the scopes and name the company; the HTTP shells (apps/server,
+// raw routes) stream the XML and the zip, which the REST adapter cannot (it always JSON-encodes).
 import { z } from 'zod';
 import { date } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
+import { requireStore } from './vouchers.ts';
 
 export const exportsRouter = router({
   saft: authedProcedure
@@ -40,4 +41,29 @@ export const exportsRouter = router({
     )
     .output(z.object({ companyId: z.guid(), from: z.string().optional(), to: z.string().optional() }))
     .query(({ ctx, input }) => ({ companyId: ctx.scope.companyId, ...input })),
+  archive: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/exports/archive',
+        tags: ['Exports'],
+        summary: 'The whole book as a zip archive (SAF-T, vouchers, manifest)',
+        description:
+          "Everything needed to leave: the SAF-T Financial file of the whole book (from the first day of the company's first fiscal year to the last day of the fiscal year containing today or the last posting), every voucher (bilag) under its original file name, and a manifest with each entry's size and SHA-256. Streamed as it is written; needs both exports:read and vouchers:read. Busy (503, Retry-After) while two archives are being written by the same server. See docs/exports.md.",
+      },
+      scopes: ['exports:read', 'vouchers:read'],
+      raw: {
+        contentType: 'application/zip',
+        description:
+          'A zip (zip64 when needed) holding saft/<the SAF-T file>, vouchers/<voucher id without hyphens, as SAF-T SourceDocumentID>/<original file name> for every voucher, manifest.json (company, period, and per entry its path, size and SHA-256) and SHA256SUMS (for sha256sum -c). Streamed (chunked); a failure after the first byte aborts the connection, so a complete zip is a whole archive.',
+        schema: { type: 'string', format: 'binary' },
+        headers: { 'Content-Disposition': 'attachment; filename="archive-<CVR or company id>-<from>-<to>.zip"' },
+      },
+    })
+    .input(z.strictObject({}))
+    .output(z.object({ companyId: z.guid() }))
+    .query(({ ctx }) => {
+      requireStore(ctx.store);
+      return { companyId: ctx.scope.companyId };
+    }),
 });

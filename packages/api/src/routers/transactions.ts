@@ -1,7 +1,7 @@
 // /transactions: the general ledger. Posted transactions are immutable (no PUT, no DELETE); a
 // correction is POST /transactions/{id}/reverse.
 import { z } from 'zod';
-import { createTransaction, getTransaction, listTransactions, POSTING_SOURCES, reverseTransaction, TRANSACTION_LIST } from '@tlr/domain';
+import { createTransaction, getTransaction, listTransactions, POSTING_SOURCES, reverseTransaction, TRANSACTION_LIST, registrationFields } from '@tlr/domain';
 import { createEndpoint, getEndpoint, listEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
 import { accountNumber, amountOut, currency, date, dateOut, exchangeRate, money, text, timestamp, uuid, vatCode } from '@tlr/domain/fields';
@@ -81,6 +81,7 @@ const transactionResource = z
       }),
     ),
     created_at: timestamp(),
+    ...registrationFields,
   })
   .meta({ id: 'Transaction' });
 

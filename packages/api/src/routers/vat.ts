@@ -14,6 +14,7 @@ import {
   VAT_RETURN_LINE_LIST,
   vatReturnLines,
   vatReturnXml,
+  registrationFields,
 } from '@tlr/domain';
 import { amountOut, boolean, dateOut, timestamp } from '@tlr/domain/fields';
 import { lineNumber, ordinal } from '@tlr/domain/integers';
@@ -71,6 +72,7 @@ const vatReturn = z
         z.object({
           version: ordinal(),
           settled_at: timestamp(),
+          ...registrationFields,
           transaction_id: z.guid().nullable(),
           fields: fields('whole kroner, as filed'),
           exact_fields: fields('with øre, as filed'),

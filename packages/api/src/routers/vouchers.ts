@@ -13,6 +13,7 @@ import {
   VOUCHER_LIST,
   VOUCHER_STATUSES,
   type VoucherStore,
+  registrationFields,
 } from '@tlr/domain';
 import { getEndpoint, listEndpoint, metaOf } from '../crud.ts';
 import { storageUnavailable } from '../problem.ts';
@@ -37,6 +38,7 @@ const voucherResource = z
     retention_until: z
       .union([dateOut(), z.literal('')])
       .meta({ description: 'Kept until this date (five years after the end of the financial year of its posting); "" when unset' }),
+    ...registrationFields,
   })
   .meta({ id: 'Voucher' });
 

@@ -23,6 +23,7 @@ import { bookingLines, expenseVat, LEGACY_EXPENSE_CODE, LEGACY_EXPENSE_TREATMENT
 import { attachVoucherToExpense, detachVoucherFromExpense, markVoucherPosted } from '../vouchers/vouchers.ts';
 // Types only: the schema reads EXPENSE_STATUSES from here.
 import type { ExpenseInput, ExpenseStatusInput, ExpenseUpdate, ExpenseView } from './schema.ts';
+import { registrationView } from '../trail/actor.ts';
 
 export const EXPENSE_STATUSES = ['draft', 'booked', 'paid', 'cancelled'] as const;
 export type ExpenseStatus = (typeof EXPENSE_STATUSES)[number];
@@ -75,6 +76,7 @@ function expenseView(e: ExpenseRow, accountNumber: string): ExpenseView {
     paid_date: e.paid_date ? fromDate(e.paid_date) : null,
     created_at: e.created_at.toISOString(),
     updated_at: e.updated_at.toISOString(),
+    ...registrationView(e),
   };
 }
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { accountNumber, amountOut, boolean, currency, date, dateOut, exchangeRate, money, percent, text, timestamp, uuid, vatCode } from '../fields.ts';
 import { ordinal } from '../integers.ts';
 import { EXPENSE_STATUSES } from './expenses.ts';
+import { registrationFields } from '../trail/actor.ts';
 
 const fields = {
   supplier_id: uuid().nullable().optional().meta({ description: 'A supplier of the company; optional (a till receipt has none)' }),
@@ -80,6 +81,7 @@ export const expenseResource = z
     paid_date: dateOut().nullable(),
     created_at: timestamp(),
     updated_at: timestamp(),
+    ...registrationFields,
   })
   .meta({ id: 'Expense' });
 

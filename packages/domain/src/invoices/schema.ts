@@ -22,6 +22,7 @@ import {
 import { lineNumber, ordinal } from '../integers.ts';
 import { creditNoteEinvoice, invoiceEinvoice } from '../einvoice/schema.ts';
 import { INVOICE_STATUSES, INVOICE_VAT_RATES } from './rules.ts';
+import { registrationFields } from '../trail/actor.ts';
 
 const line = z.strictObject({
   product_id: uuid().nullable().optional().meta({ description: 'A product of the company; its name, unit price and VAT rate are the defaults of the line' }),
@@ -103,6 +104,7 @@ const creditNote = z
     credit_note_number: z.string().meta({ description: 'Its own number from the unified document number sequence' }),
     date: dateOut(),
     transaction_id: z.guid().meta({ description: 'The posting that reverses the invoice' }),
+    ...registrationFields,
     einvoice: creditNoteEinvoice,
   })
   .nullable()
@@ -127,6 +129,7 @@ const invoiceFields = {
   total_dkk: amountOut('What the approval debited receivables with, DKK (total × exchange_rate, the VAT and revenue lines each rounded to øre); 0 on a draft'),
   created_at: timestamp(),
   updated_at: timestamp(),
+  ...registrationFields,
   notes: z.string(),
   payment_id: z.string().meta({
     description:
@@ -162,6 +165,7 @@ export const invoicePaymentResource = z
       .nullable()
       .meta({ description: 'The posting that reversed the payment when its bank line was unmatched (it no longer counts in paid_amount); null otherwise' }),
     created_at: timestamp(),
+    ...registrationFields,
   })
   .meta({ id: 'InvoicePayment' });
 

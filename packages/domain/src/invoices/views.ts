@@ -6,6 +6,7 @@ import { amountToJson, quantityToJson, rateToJson } from '../money.ts';
 import { exchangeRateToJson } from '../currency/rules.ts';
 import { invoiceEinvoiceInclude, invoiceEinvoiceView } from '../einvoice/views.ts';
 import type { InvoiceStatus } from './rules.ts';
+import { registrationView } from '../trail/actor.ts';
 import type { FullInvoiceView, InvoicePaymentView, InvoiceSummary, InvoiceView } from './schema.ts';
 
 export const invoiceInclude = { credit_note: true, einvoice_messages: invoiceEinvoiceInclude } satisfies Prisma.InvoiceInclude;
@@ -37,6 +38,7 @@ export function invoiceView(i: InvoiceRow): InvoiceView {
     total_dkk: amountToJson(i.total_dkk),
     created_at: i.created_at.toISOString(),
     updated_at: i.updated_at.toISOString(),
+    ...registrationView(i),
     // Additive: beyond the contract's shape.
     notes: i.notes,
     payment_id: i.payment_id,
@@ -51,6 +53,7 @@ export function invoiceView(i: InvoiceRow): InvoiceView {
           credit_note_number: String(i.credit_note.document_number),
           date: fromDate(i.credit_note.date),
           transaction_id: i.credit_note.transaction_id,
+          ...registrationView(i.credit_note),
           einvoice: invoiceEinvoiceView(i.einvoice_messages, 'credit_note'),
         }
       : null,
@@ -86,6 +89,7 @@ export function paymentView(p: Prisma.InvoicePaymentGetPayload<object>): Invoice
     transaction_id: p.transaction_id,
     reversed_transaction_id: p.reversed_transaction_id,
     created_at: p.created_at.toISOString(),
+    ...registrationView(p),
   };
 }
 

@@ -45,6 +45,9 @@ interface Drawn {
   created_at: Date;
   lock_date: Date | null;
   posted: boolean;
+  /** Set by the control trail's trigger (null when nothing was posted). */
+  registered_at: Date | null;
+  registered_by: unknown;
 }
 
 export async function postTransaction(db: Db, scope: CompanyScope, posting: Posting): Promise<TransactionView> {
@@ -90,7 +93,7 @@ export async function postTransaction(db: Db, scope: CompanyScope, posting: Post
              ${posting.date}::date, ${posting.description}, ${posting.source}, ${posting.sourceId ?? null}::uuid,
              ${posting.reversesId ?? null}::uuid, ${posting.voucherId ?? null}::uuid, ok.at
       FROM ok
-      RETURNING id
+      RETURNING id, registered_at, registered_by
     ),
     lines AS (
       INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code,
@@ -124,7 +127,8 @@ export async function postTransaction(db: Db, scope: CompanyScope, posting: Post
       ON CONFLICT (company_id, month, vat_code) DO UPDATE SET debit = v.debit + EXCLUDED.debit, credit = v.credit + EXCLUDED.credit
     )
     SELECT COALESCE(${posting.documentNumber ?? null}::bigint, seq.last_document_number) AS document_number,
-           seq.last_system_id AS system_id, seq.at AS created_at, co.lock_date, EXISTS (SELECT 1 FROM ok) AS posted
+           seq.last_system_id AS system_id, seq.at AS created_at, co.lock_date, EXISTS (SELECT 1 FROM ok) AS posted,
+           (SELECT registered_at FROM tx) AS registered_at, (SELECT registered_by FROM tx) AS registered_by
     FROM seq, co`;
   // The number row is gone only when a sandbox reset deleted the books while this posting waited for it.
   if (!drawn) throw new DomainError('conflict', 'The books were reset while this posting waited; retry it.');
@@ -144,6 +148,8 @@ export async function postTransaction(db: Db, scope: CompanyScope, posting: Post
     reverses_id: posting.reversesId ?? null,
     voucher_id: posting.voucherId ?? null,
     created_at: drawn.created_at,
+    registered_at: drawn.registered_at!,
+    registered_by: drawn.registered_by as Prisma.JsonValue,
     reversed_by: null,
     lines: lines.map((l) => ({
       id: l.id,

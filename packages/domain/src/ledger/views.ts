@@ -3,6 +3,7 @@ import type { Prisma } from '@tlr/db';
 import { amountToJson, Decimal } from '../money.ts';
 import { fromDate } from '../calendar.ts';
 import { exchangeRateToJson } from '../currency/rules.ts';
+import { registrationView } from '../trail/actor.ts';
 
 type TransactionRow = Prisma.LedgerTransactionGetPayload<{
   include: {
@@ -49,6 +50,7 @@ export function transactionView(t: TransactionRow) {
     currency: 'DKK',
     lines,
     created_at: t.created_at.toISOString(),
+    ...registrationView(t),
   };
 }
 export type TransactionView = ReturnType<typeof transactionView>;

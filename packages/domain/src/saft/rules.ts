@@ -141,8 +141,11 @@ export function accountingPeriod(date: string, fiscalYearStartMonth: number): { 
 /** A UUID (36 characters) as the 32 hex digits that fit SAFmiddle1textType (35) identifiers. */
 export const compactId = (uuid: string) => uuid.replace(/-/g, '');
 
-/** The attachment name: saft-<CVR or company id>-<from>-<to>.xml. */
-export function saftFilename(company: { id: string; cvr: string | null }, period: SaftPeriod): string {
+/** An export's attachment name: <kind>-<CVR or company id>-<from>-<to>.<ext>. */
+export function exportFilename(kind: string, company: { id: string; cvr: string | null }, period: SaftPeriod, ext: string): string {
   const who = company.cvr && /^[0-9A-Za-z]+$/.test(company.cvr) ? company.cvr : company.id;
-  return `saft-${who}-${period.from}-${period.to}.xml`;
+  return `${kind}-${who}-${period.from}-${period.to}.${ext}`;
 }
+
+/** The SAF-T file's name: saft-<CVR or company id>-<from>-<to>.xml. */
+export const saftFilename = (company: { id: string; cvr: string | null }, period: SaftPeriod) => exportFilename('saft', company, period, 'xml');

@@ -28,6 +28,7 @@ import {
   type VatReturnField,
 } from './codes.ts';
 import { filingDeadline, parseVatPeriod, periodContaining, type VatPeriod } from './periods.ts';
+import { registrationView, type RegisteredBy } from '../trail/actor.ts';
 
 const FIELD_ACCOUNTS = ACCOUNT_FIELDS.map((f) => f.account_number);
 
@@ -52,6 +53,8 @@ export interface VatReturnView {
 export interface FiledVersion {
   version: number;
   settled_at: string;
+  registered_at: string;
+  registered_by: RegisteredBy;
   transaction_id: string | null;
   fields: Record<VatReturnField, number>;
   exact_fields: Record<VatReturnField, number>;
@@ -158,6 +161,7 @@ async function filedVersions(db: Db, scope: CompanyScope, period: string): Promi
   return rows.map((r) => ({
     version: r.version,
     settled_at: r.settled_at.toISOString(),
+    ...registrationView(r),
     transaction_id: r.transaction_id,
     fields: asJson(fromJson(r.fields), true),
     exact_fields: asJson(fromJson(r.exact), false),

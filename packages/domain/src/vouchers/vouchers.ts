@@ -16,6 +16,7 @@ import { newId } from '../ids.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { checkFilename, checkMimeType, DEFAULT_MIME_TYPE, retentionUntil, storageKey, UploadRefusal, Base64StreamDecoder } from './rules.ts';
 import { UploadBodyReader } from './upload-body.ts';
+import { registrationView } from '../trail/actor.ts';
 
 /** What the domain needs of the object store (@tlr/storage's ObjectStore has it). */
 export interface VoucherStore {
@@ -50,6 +51,7 @@ function voucherView(v: VoucherRow) {
     transaction_id: v.transaction_id ?? '',
     uploaded_at: v.uploaded_at.toISOString(),
     retention_until: v.retention_until ? fromDate(v.retention_until) : '',
+    ...registrationView(v),
   };
 }
 export type VoucherView = ReturnType<typeof voucherView>;

@@ -14,6 +14,7 @@ import { count } from '../../integers.ts';
 import { newId } from '../../ids.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../../lists/list.ts';
 import type { StagedUpload } from '../../files/staged-upload.ts';
+import { actAs } from '../../trail/actor.ts';
 import { importSaftRecords } from './import-saft.ts';
 import { readSaft, utf8Text } from './reader.ts';
 import { checkSaftSchema } from './schema-check.ts';
@@ -227,6 +228,8 @@ export async function runSaftImport(db: Database, importId: string, opts: { prog
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`saft-import-run:${importId}`}, 0))`;
         const row = await tx.import.findUniqueOrThrow({ where: { id: importId } });
         if (row.status === 'succeeded' || row.status === 'failed') return importView(row);
+        // The control trail: what the import registers is the credential's that sent the file.
+        await actAs(tx, { type: row.requested_by_type as 'api_key' | 'oauth_token', id: row.requested_by_id });
         // Progress is written outside the import's transaction (report: on the pool), so that GET /imports/{id} sees it.
         const scope: CompanyScope = { companyId: row.company_id, livemode: true };
         try {
