@@ -39,6 +39,7 @@ import { archiveExport, saftExport } from './http/saft.ts';
 import { voucherDownload, voucherUpload } from './http/vouchers.ts';
 import { einvoiceInbound } from './http/einvoice-inbound.ts';
 import { bankStatementImport } from './http/bank-statements.ts';
+import { saftImport } from './http/saft-import.ts';
 
 /** Request bodies other than voucher uploads (those get their own, larger, limit). */
 const JSON_BODY_LIMIT = '1mb';
@@ -131,6 +132,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
         'vouchers.upload': voucherUpload(),
         'einvoices.inbound': einvoiceInbound(),
         'bankStatements.import': bankStatementImport(logger),
+        'imports.saft': saftImport(),
         'einvoices.xml': xmlAttachment((caller, input) => caller.einvoices.xml(input as { id: string })),
         'vouchers.content': voucherDownload(logger, store),
         'vat.export': xmlAttachment((caller, input) => caller.vat.export(input as { period: string })),

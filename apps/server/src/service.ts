@@ -145,6 +145,9 @@ export async function startService(config: Config, logger = createLogger(config)
       const q = await queue();
       for (const message of due) await deliverEinvoiceAt(q, message);
     },
+    async saftImport(importId) {
+      await (await queue()).send(QUEUES.importSaft.name, { importId });
+    },
   };
 
   let ready = false;

@@ -12,6 +12,9 @@ import {
   purgeIdleRateLimitLogs,
   purgeWebSessions,
   openSandboxResets,
+  abandonSaftImport,
+  openSaftImports,
+  runSaftImport,
   runSandboxReset,
   sendDueReminders,
   sweepOverdue,
@@ -65,6 +68,25 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
   await boss.work(QUEUES.sandboxReset.name, { pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 2 }, resetHandler);
   // Resets whose job died with a worker (killed mid-reset) go again now, not when the job expires.
   for (const resetId of await openSandboxResets(db.prisma)) await boss.send(QUEUES.sandboxReset.name, { resetId });
+  await boss.work(
+    QUEUES.importSaft.name,
+    { pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 },
+    async ([job]: { data: { importId: string }; retryCount: number }[]) => {
+      let done;
+      try {
+        done = await runSaftImport(db, job!.data.importId);
+      } catch (e) {
+        // The file's refusals are outcomes, not errors: this is the database or a bug. On the last try the import is failed.
+        if (job!.retryCount >= QUEUES.importSaft.options.retryLimit)
+          await abandonSaftImport(db.prisma, job!.data.importId, (e as Error).message).catch(() => {});
+        throw e;
+      }
+      if (done?.status === 'succeeded') logger.info({ import_id: done.id, ...done.counts }, 'SAF-T import succeeded');
+      if (done?.status === 'failed') logger.warn({ import_id: done.id, problem: done.problem }, 'SAF-T import refused');
+    },
+  );
+  // Imports whose job died with a worker go again now.
+  for (const importId of await openSaftImports(db.prisma)) await boss.send(QUEUES.importSaft.name, { importId });
   if (!store) return;
   await boss.work(QUEUES.processVouchers.name, async () => {
     const completed = await processPendingVouchers(asSystem(run, QUEUES.processVouchers.name, 'tlr: voucher processing'), store);

@@ -30,6 +30,7 @@ const LISTS = [
   '/invoices/{id}/reminders',
   '/bank-accounts/{id}/statements',
   '/bank-accounts/{id}/lines',
+  '/imports',
   '/audit-trail',
 ];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
@@ -52,6 +53,7 @@ const LIST_SORT: Record<string, string[]> = {
   '/invoices/{id}/reminders': ['number', 'date', 'created_at'],
   '/bank-accounts/{id}/statements': ['created_at', 'from_date', 'to_date'],
   '/bank-accounts/{id}/lines': ['booking_date', 'amount', 'created_at'],
+  '/imports': ['created_at'],
   '/audit-trail': ['registered_at'],
 };
 /** The lists with a status filter: the contract's three, and bank lines (Order 15: matched or unmatched). */

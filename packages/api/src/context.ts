@@ -3,7 +3,17 @@
 // place for the HTTP status and headers of a success (the REST adapter reads them in responseMeta).
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@tlr/db';
-import type { Credential, DueMessage, Prefetched, PreparedInbound, StagedBankFile, StagedContent, VoucherStore, WebhookSettings } from '@tlr/domain';
+import type {
+  Credential,
+  DueMessage,
+  Prefetched,
+  PreparedInbound,
+  StagedBankFile,
+  StagedContent,
+  StagedUpload,
+  VoucherStore,
+  WebhookSettings,
+} from '@tlr/domain';
 import { writeAuditRecords, type AuditSink } from './audit.ts';
 
 export type StaffRole = 'support' | 'admin';
@@ -36,6 +46,8 @@ export interface ApiContext {
   inbound?: PreparedInbound | undefined;
   /** A bank statement file the HTTP shell has staged (POST /bank-accounts/{id}/statements streams). */
   bankFile?: StagedBankFile | undefined;
+  /** A SAF-T file the HTTP shell has staged (POST /imports/saft streams), with its Content-Disposition filename. */
+  saftFile?: { file: StagedUpload; fileName: string } | undefined;
   /** The secrets key and URL policy of webhooks; absent where none is configured (webhook endpoints then answer 503). */
   webhooks?: WebhookSettings | undefined;
   /** OAUTH_ALLOW_HTTP_LOCALHOST: http://localhost redirect URIs may be registered (development). */
@@ -54,6 +66,8 @@ export interface BackgroundJobs {
   resetPickupMs: number;
   /** Enqueues the delivery of e-invoice messages queued (or replayed) by a committed change. */
   einvoicesQueued(due: DueMessage[]): Promise<void>;
+  /** Enqueues the import-saft job of a recorded import. */
+  saftImport(importId: string): Promise<void>;
 }
 
 /** Writes each record at once: for one-shot callers (the CLI) that have no batch to wait for. */

@@ -10,6 +10,7 @@ import { customersRouter } from './routers/customers.ts';
 import { einvoicesRouter } from './routers/einvoices.ts';
 import { exchangeRatesRouter } from './routers/exchange-rates.ts';
 import { exportsRouter } from './routers/exports.ts';
+import { importsRouter } from './routers/imports.ts';
 import { internalRouter } from './routers/internal.ts';
 import { oauthRouter } from './routers/oauth.ts';
 import { supportRouter } from './routers/support.ts';
@@ -49,6 +50,7 @@ export const appRouter = router({
   reports: reportsRouter,
   vat: vatRouter,
   exports: exportsRouter,
+  imports: importsRouter,
   sandbox: sandboxRouter,
   internal: internalRouter,
   oauth: oauthRouter,

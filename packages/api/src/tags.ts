@@ -38,6 +38,9 @@ export const TAGS = {
     "The company's VAT codes (momskoder) and the VAT return (momsangivelse) of each period, computed from the ledger in whole kroner, with the " +
     'journal lines behind every field; settling a period posts the momsafregning, files the return and locks the period.',
   Exports: 'The Danish SAF-T Financial file of a period, streamed as XML.',
+  Imports:
+    'A company switching system brings its books as a Danish SAF-T Financial file: checked against the XSD, then imported in the background into ' +
+    'fresh books, everything or nothing; the same file imports once. See docs/saft-import.md.',
   Settings: 'The company itself: name, CVR, books settings and the seller profile printed on invoices.',
   Webhooks:
     'Subscriptions to signed event notifications (scope webhooks:manage): at most 25 per company, HTTPS only; deliveries are retried up to ' +

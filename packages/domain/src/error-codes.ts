@@ -26,6 +26,11 @@ export const ERROR_CODES = {
     title: 'Bank file invalid',
     when: "an imported bank statement (camt.053 or CSV) that is malformed or cannot be this bank account's: `detail` and `line` name the CSV line number or the camt.053 entry number, `field` the element or column; nothing is imported",
   },
+  saft_file_invalid: {
+    status: 400,
+    title: 'SAF-T file invalid',
+    when: 'an imported SAF-T file (POST /imports/saft) that is not UTF-8 XML valid against the Danish SAF-T Financial XSD, or whose contents cannot be booked (an unbalanced transaction, an unknown AccountID, another currency): `detail` names the element and the line, `field` the element, `line` the line; nothing of the file is kept',
+  },
   unauthorized: {
     status: 401,
     title: 'Unauthorized',
@@ -103,7 +108,11 @@ export const ERROR_CODES = {
     title: 'Conflict',
     when: 'reversing the posting of an invoice, payment or credit note through /transactions; change the document instead (cancel the invoice)',
   },
-  books_not_empty: { status: 409, title: 'Conflict', when: '(operator CLI) moving the fiscal year start after transactions were posted' },
+  books_not_empty: {
+    status: 409,
+    title: 'Conflict',
+    when: '(operator CLI) moving the fiscal year start after transactions were posted; a SAF-T import into a company that has postings',
+  },
   conflict: {
     status: 409,
     title: 'Conflict',

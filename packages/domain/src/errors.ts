@@ -37,10 +37,10 @@ export const problemExtensions = z.object({
     .string()
     .optional()
     .meta({ description: 'reminder_too_early: the first date the next reminder of the invoice may be dated (YYYY-MM-DD)' }),
-  line: z
-    .number()
-    .optional()
-    .meta({ description: 'bank_file_invalid: the line of the CSV file (1-based, header lines counted) or the entry (Ntry) of the camt.053 file at fault' }),
+  line: z.number().optional().meta({
+    description:
+      'bank_file_invalid: the line of the CSV file (1-based, header lines counted) or the entry (Ntry) of the camt.053 file at fault; saft_file_invalid (and period_locked, fiscal_year_not_open of a SAF-T import): the line of the SAF-T file',
+  }),
   earlier_period: z.string().optional().meta({ description: 'vat_period_open_before: the earliest earlier VAT period that is to be settled first' }),
 });
 export type ProblemExtensions = z.input<typeof problemExtensions>;

@@ -80,6 +80,15 @@ export const QUEUES = {
   runBackup: { name: 'run-backup', options: { policy: 'singleton', retryLimit: 0, expireInSeconds: 6 * 3600 } },
   /** Voucher objects not yet copied to the second location (the backup bucket) are copied (backup/voucher-copies.ts). */
   copyVouchers: { name: 'copy-vouchers', cron: '*/10 * * * *', options: { policy: 'singleton' } },
+  /**
+   * One SAF-T import (saft/import/imports.ts), by import id: a job sent again for a finished import is a
+   * no-op, and the import's own lock keeps two runs apart. Long (a 1,000,000-line file takes minutes):
+   * expires after an hour, with a heartbeat so that a dead worker's import is taken over sooner.
+   */
+  importSaft: {
+    name: 'import-saft',
+    options: { policy: 'standard', retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600, heartbeatSeconds: 30, notify: true },
+  },
 } as const satisfies Record<string, QueueSpec>;
 
 /**

@@ -49,6 +49,14 @@ const transactionResource = z
     date: dateOut(),
     description: z.string(),
     source: z.string().meta({ description: `What produced it: ${POSTING_SOURCES.join(', ')}` }),
+    source_journal_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'An imported posting (source import): the JournalID of the SAF-T file it came from; null otherwise' }),
+    source_transaction_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'An imported posting: the TransactionID in the SAF-T file (OPENING for the opening balances); null otherwise' }),
     reverses_transaction_id: z.string().nullable(),
     reversed_by_transaction_id: z.string().nullable(),
     voucher_id: z.string(),

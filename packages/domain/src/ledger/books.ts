@@ -16,7 +16,7 @@ interface CompanySettings {
 }
 
 /** Creates a fiscal year and its VAT periods; a concurrent creation of the same year is joined. */
-async function createFiscalYear(db: Db, company: CompanySettings, year: DateRange) {
+export async function createFiscalYear(db: Db, company: CompanySettings, year: DateRange) {
   await db.fiscalYear.createMany({
     data: [{ id: newId(), company_id: company.id, start_date: toDate(year.start), end_date: toDate(year.end) }],
     skipDuplicates: true,

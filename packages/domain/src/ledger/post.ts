@@ -21,7 +21,7 @@ import { assertPostable, totalsByAccount, totalsByVatBase, type PostingLine } fr
 import { transactionView, type TransactionView } from './views.ts';
 
 /** What produced a posting; the documents' own postings are changed through their documents only. */
-export const POSTING_SOURCES = ['manual', 'reversal', 'invoice', 'payment', 'credit_note', 'expense', 'vat_settlement', 'bank', 'reminder'] as const;
+export const POSTING_SOURCES = ['manual', 'reversal', 'invoice', 'payment', 'credit_note', 'expense', 'vat_settlement', 'bank', 'reminder', 'import'] as const;
 export type PostingSource = (typeof POSTING_SOURCES)[number];
 
 export interface Posting {
@@ -143,6 +143,8 @@ export async function postTransaction(db: Db, scope: CompanyScope, posting: Post
     description: posting.description,
     source: posting.source,
     source_id: posting.sourceId ?? null,
+    source_journal_id: null,
+    source_transaction_id: null,
     reverses_id: posting.reversesId ?? null,
     voucher_id: posting.voucherId ?? null,
     created_at: drawn.created_at,

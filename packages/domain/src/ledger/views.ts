@@ -40,6 +40,8 @@ export function transactionView(t: TransactionRow) {
     date: fromDate(t.date),
     description: t.description,
     source: t.source,
+    source_journal_id: t.source_journal_id,
+    source_transaction_id: t.source_transaction_id,
     reverses_transaction_id: t.reverses_id,
     reversed_by_transaction_id: t.reversed_by?.id ?? null,
     voucher_id: t.voucher_id ?? '',

@@ -1,0 +1,213 @@
+// The XSD check of an imported SAF-T file, in bounded memory. libxml2 (xmllint-wasm) validates a whole
+// document held in memory, so the file is cut as it streams: the journal's Transaction elements go in
+// batches of a few MB, each validated inside a minimal valid AuditFile, and the rest (header, master
+// files, source documents: the skeleton) is validated once at the end. The schema's keyrefs select
+// nothing (unprefixed XPaths), so no check spans two pieces. Line numbers are mapped back to the file's.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { memoryPages, validateXML } from 'xmllint-wasm';
+import { DomainError } from '../../errors.ts';
+import { vouchedTransaction } from './vouch.ts';
+
+export const SAFT_NAMESPACE = 'urn:StandardAuditFile-Taxation-Financial:DK';
+const XSD = readFileSync(join(import.meta.dirname, '..', '..', '..', '..', '..', 'prisma', 'seed', 'saft', 'Danish_SAF-T_Financial_Schema.xsd'), 'utf8');
+
+/** Characters of Transaction elements validated per libxml2 call. */
+export const BATCH_CHARS = 8 * 1024 * 1024;
+
+/** A file refused by name: the element and the line, as `field` and the problem's `line`. */
+export function saftInvalid(line: number | null, element: string, message: string): DomainError {
+  return new DomainError(
+    'saft_file_invalid',
+    `${line ? `Line ${line}` : 'The file'}${element ? `, ${element}` : ''}: ${message}`.slice(0, 2000),
+    element || 'body',
+    line ? { line } : {},
+  );
+}
+
+// A document that is valid with any Transaction elements put in its Journal.
+const HEADER =
+  '<Header><AuditFileVersion>1.0</AuditFileVersion><AuditFileCountry>DK</AuditFileCountry><AuditFileDateCreated>2000-01-01</AuditFileDateCreated>' +
+  '<SoftwareCompanyName>x</SoftwareCompanyName><SoftwareID>x</SoftwareID><SoftwareVersion>x</SoftwareVersion><Company><RegistrationNumber>x</RegistrationNumber><Name>x</Name>' +
+  '<Address><StreetName></StreetName><City></City><PostalCode></PostalCode><Country>DK</Country></Address><BankAccount><IBANNumber></IBANNumber></BankAccount></Company>' +
+  '<DefaultCurrencyCode>DKK</DefaultCurrencyCode><SelectionCriteria><SelectionStartDate>2000-01-01</SelectionStartDate><SelectionEndDate>2000-12-31</SelectionEndDate></SelectionCriteria>' +
+  '<TaxEntity>x</TaxEntity></Header>';
+const MASTER_FILES =
+  '<MasterFiles><GeneralLedgerAccounts><NameOfStandardAccount>Standardkontoplanen</NameOfStandardAccount><VersionOfStandardAccount>20230131</VersionOfStandardAccount><Account><AccountID>x</AccountID><AccountDescription>x</AccountDescription>' +
+  '<AccountType>Asset</AccountType><AccountCreationDate>2000-01-01</AccountCreationDate><OpeningDebitBalance>0</OpeningDebitBalance><ClosingDebitBalance>0</ClosingDebitBalance></Account></GeneralLedgerAccounts>' +
+  '<TaxTable><TaxTableEntry><TaxType>VAT</TaxType><Description>VAT</Description><TaxCodeDetails><TaxCode>x</TaxCode><EffectiveDate>2000-01-01</EffectiveDate><Description>x</Description><TaxPercentage>25</TaxPercentage><Country>DK</Country></TaxCodeDetails></TaxTableEntry></TaxTable></MasterFiles>';
+const JOURNAL_OPEN =
+  '<GeneralLedgerEntries><NumberOfEntries>0</NumberOfEntries><TotalDebit>0</TotalDebit><TotalCredit>0</TotalCredit><Journal><JournalID>x</JournalID><Description>x</Description><Type>GL</Type>';
+const JOURNAL_CLOSE = '</Journal></GeneralLedgerEntries></AuditFile>';
+
+interface Found {
+  line: number;
+  element: string;
+  message: string;
+}
+
+/** libxml2's first error in `xml`, its line as libxml2 counts it (from 1), or undefined when valid. */
+async function firstError(xml: string): Promise<Found | undefined> {
+  const result = await validateXML({
+    xml: [{ fileName: 'saft.xml', contents: xml }],
+    schema: [{ fileName: 'saft.xsd', contents: XSD }],
+    initialMemoryPages: 16 * memoryPages.MiB,
+    maxMemoryPages: 2 * memoryPages.GiB,
+  });
+  if (result.valid) return undefined;
+  const e = result.errors[0];
+  const raw = e?.rawMessage ?? 'not valid against the SAF-T schema';
+  const element = /Element '(?:\{[^}]*\})?([^']+)'/.exec(raw)?.[1] ?? '';
+  const message = raw.replace(/^[^:]*:\d+:\s*/, '').trim();
+  return { line: e?.loc?.lineNumber ?? Number(/:(\d+):/.exec(raw)?.[1] ?? 1), element, message };
+}
+
+/** A valid Transaction element on one line, with the file's prefix. */
+const placeholder = (p: string) => {
+  const e = (name: string, content: string) => `<${p}${name}>${content}</${p}${name}>`;
+  const amount = e('Amount', '0') + e('CurrencyCode', 'DKK') + e('CurrencyAmount', '0') + e('ExchangeRate', '1');
+  const line = e('Line', e('RecordID', '1') + e('AccountID', 'x') + e('Description', 'x') + e('DebitAmount', amount));
+  return e(
+    'Transaction',
+    e('TransactionID', '0') +
+      e('Period', '1') +
+      e('PeriodYear', '2000') +
+      e('TransactionDate', '2000-01-01') +
+      e('Description', 'x') +
+      e('SystemEntryDate', '2000-01-01') +
+      e('GLPostingDate', '2000-01-01') +
+      e('SystemID', '0') +
+      line,
+  );
+};
+
+const countLines = (s: string) => {
+  let n = 0;
+  for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', i + 1)) n++;
+  return n;
+};
+
+const OPEN = /<([A-Za-z_][\w.-]*:)?Transaction(?=[\s>/])/g;
+
+/**
+ * Checks the file (its text, as it streams) against the Danish SAF-T Financial XSD; throws
+ * saft_file_invalid naming the element and line of the first error found. `progress` gets the
+ * characters read so far.
+ */
+export async function checkSaftSchema(text: AsyncIterable<string>, progress?: (chars: number) => Promise<void> | void): Promise<void> {
+  const skeleton: string[] = [];
+  // Where the skeleton resumes after removed transactions: [skeleton line, file line], ascending.
+  const lineMap: [number, number][] = [[1, 1]];
+  let skeletonLine = 1;
+  let fileLine = 1;
+  let rootAttributes: string | undefined;
+  let batch: string[] = [];
+  let batchChars = 0;
+  let batchLine = 0;
+  let batchEnd = 0;
+  // Whitespace right after a transaction is dropped with it (its lines still count): the skeleton's
+  // line map then needs one entry per run of transactions, not one per transaction.
+  let afterTransaction = false;
+  // Namespace declarations of the default namespace seen so far: the fast path (vouch.ts) reads
+  // unprefixed elements as SAF-T's, which holds while the root's is the only one.
+  let defaultNamespaces = 0;
+  let unprefixedRoot = false;
+  let close: { re: RegExp; line: number } | undefined;
+  let buf = '';
+  let read = 0;
+
+  const resume = () => {
+    const last = lineMap.at(-1)!;
+    if (last[0] === skeletonLine) last[1] = fileLine;
+    else lineMap.push([skeletonLine, fileLine]);
+  };
+  const addSkeleton = (s: string) => {
+    if (afterTransaction && /^\s*$/.test(s)) {
+      fileLine += countLines(s);
+      return;
+    }
+    if (afterTransaction) resume();
+    afterTransaction = false;
+    defaultNamespaces += s.match(/\sxmlns\s*=/g)?.length ?? 0;
+    skeleton.push(s);
+    const n = countLines(s);
+    skeletonLine += n;
+    fileLine += n;
+  };
+  const flushBatch = async () => {
+    if (!batch.length) return;
+    const attributes = rootAttributes ?? '';
+    const start = `<AuditFile${/\sxmlns\s*=/.test(attributes) ? '' : ` xmlns="${SAFT_NAMESPACE}"`}${attributes}>`;
+    const found = await firstError(`<?xml version="1.0" encoding="UTF-8"?>${start}${HEADER}${MASTER_FILES}${JOURNAL_OPEN}${batch.join('')}${JOURNAL_CLOSE}`);
+    if (found) throw saftInvalid(batchLine + found.line - 1, found.element, found.message);
+    batch = [];
+    batchChars = 0;
+  };
+
+  for await (const chunk of text) {
+    buf += chunk;
+    read += chunk.length;
+    let pos = 0;
+    for (;;) {
+      if (close) {
+        close.re.lastIndex = pos;
+        const m = close.re.exec(buf);
+        if (!m) break;
+        const end = m.index + m[0].length;
+        const element = buf.slice(pos, end);
+        if (unprefixedRoot && defaultNamespaces === 1 && vouchedTransaction(element)) {
+          fileLine += countLines(element);
+          pos = end;
+          close = undefined;
+          afterTransaction = true;
+          continue;
+        }
+        if (!batch.length) batchLine = fileLine;
+        // Line breaks between a batch's elements are kept, so that libxml2's line numbers stay the file's.
+        else if (fileLine > batchEnd) batch.push('\n'.repeat(fileLine - batchEnd));
+        batch.push(element);
+        batchChars += element.length;
+        fileLine += countLines(element);
+        batchEnd = fileLine;
+        pos = end;
+        close = undefined;
+        afterTransaction = true;
+        if (batchChars >= BATCH_CHARS) await flushBatch();
+        continue;
+      }
+      OPEN.lastIndex = pos;
+      const m = OPEN.exec(buf);
+      if (!m) {
+        // Up to a tag start the chunk's end may have cut, the text is skeleton.
+        const lt = buf.lastIndexOf('<');
+        const until = lt < pos ? buf.length : lt;
+        addSkeleton(buf.slice(pos, until));
+        pos = until;
+        break;
+      }
+      addSkeleton(buf.slice(pos, m.index));
+      if (rootAttributes === undefined) {
+        const root = /<([\w.-]+:)?AuditFile\b([^>]*)>/.exec(skeleton.join(''));
+        rootAttributes = root?.[2]?.replace(/\s+/g, ' ') ?? '';
+        unprefixedRoot = Boolean(root) && !root![1];
+      }
+      // A run of transactions leaves one valid Transaction in its place: the skeleton's check then
+      // says whether transactions may stand there at all.
+      if (!afterTransaction) skeleton.push(placeholder(m[1] ?? ''));
+      close = { re: new RegExp(`</${(m[1] ?? '').replace(/\./g, '\\.')}Transaction\\s*>`, 'g'), line: fileLine };
+      pos = m.index;
+    }
+    buf = buf.slice(pos);
+    await progress?.(read);
+  }
+  if (close) throw saftInvalid(close.line, 'Transaction', 'the element is not closed before the end of the file');
+  await flushBatch();
+  addSkeleton(buf);
+  const found = await firstError(skeleton.join(''));
+  if (found) {
+    // The last resumption at or before the error's skeleton line gives the offset to the file's line.
+    let at = lineMap[0]!;
+    for (const pair of lineMap) if (pair[0] <= found.line) at = pair;
+    throw saftInvalid(at[1] + (found.line - at[0]), found.element, found.message);
+  }
+}
