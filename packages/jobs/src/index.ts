@@ -81,6 +81,11 @@ export const QUEUES = {
   /** Voucher objects not yet copied to the second location (the backup bucket) are copied (backup/voucher-copies.ts). */
   copyVouchers: { name: 'copy-vouchers', cron: '*/10 * * * *', options: { policy: 'singleton' } },
   /**
+   * With WAL archiving on, the WAL segment in use is closed (pg_switch_wal) every minute, so that it is archived:
+   * the RPO bound archive_timeout was meant to keep and did not here (decision 334).
+   */
+  switchWal: { name: 'switch-wal', cron: '* * * * *', options: { policy: 'singleton', retryLimit: 0 } },
+  /**
    * One SAF-T import (saft/import/imports.ts), by import id: a job sent again for a finished import is a
    * no-op, and the import's own lock keeps two runs apart. Long (a 1,000,000-line file takes minutes):
    * expires after an hour, with a heartbeat so that a dead worker's import is taken over sooner.
