@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { BUSINESS_TIME_ZONE, type Config } from '@tlr/config';
 import type { Database, DatabaseServer } from '@tlr/db';
-import { backupSettings, configPath, runBackup, type Cluster } from '@tlr/db/backup';
+import { backupSettings, configPath, runBackup, switchWal, type Cluster } from '@tlr/db/backup';
 import { copyVouchers, recordedBackupRun, type VoucherStore } from '@tlr/domain';
 import { QUEUES, type Boss } from '@tlr/jobs';
 
@@ -32,12 +32,11 @@ export async function registerBackupWorker(
       if (copied) logger.info({ copied }, 'voucher objects copied to the backup bucket');
     });
   }
-  // Closes the segment in use when archiving is on and anything was written since the last switch (the
-  // function does nothing otherwise). A server where tlr's role may not switch says so once, at warn level.
+  // A server where tlr's role may not switch the WAL says so once, at warn level (decision 334).
   let refused = false;
   await boss.work(QUEUES.switchWal.name, async () => {
     try {
-      await db.pool.query(`SELECT pg_switch_wal() FROM pg_settings WHERE name = 'archive_mode' AND setting <> 'off'`);
+      await switchWal(db.pool);
     } catch (e) {
       if (!refused)
         logger.warn(

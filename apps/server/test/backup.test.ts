@@ -5,7 +5,17 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMigrations, createDatabase, freePort, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
-import { backupSettings, checkBackups, listBackups, restoreBackup, runBackup, setupBackups, type BackupSettings, type Cluster } from '@tlr/db/backup';
+import {
+  backupSettings,
+  checkBackups,
+  listBackups,
+  restoreBackup,
+  runBackup,
+  setupBackups,
+  switchWal,
+  type BackupSettings,
+  type Cluster,
+} from '@tlr/db/backup';
 import { startEmbeddedPostgres } from '@tlr/db/embedded';
 import { booksOfBackup, checkBooks, copyVouchers, recordedBackupRun } from '@tlr/domain';
 import { loadConfig } from '@tlr/config';
@@ -142,6 +152,11 @@ describe('backup and point-in-time restore', () => {
     const [{ t }] = (await query<{ t: Date }>(server.url, 'SELECT clock_timestamp() AS t')) as [{ t: Date }];
     await new Promise((r) => setTimeout(r, 50));
     const after = [await post(5), await post(6)];
+    // The switch-wal job's step (decision 334): the segment holding them is closed, so that it is archived.
+    const segment = async () => (await db.pool.query<{ f: string }>('SELECT pg_walfile_name(pg_current_wal_insert_lsn()) AS f')).rows[0]!.f;
+    const open = await segment();
+    expect(await switchWal(db.pool)).toBe(true);
+    expect(await segment()).not.toBe(open);
     // The WAL holding them reaches the repository (pgBackRest's check switches the segment and waits).
     await checkBackups(settings, cluster);
     lap('check');

@@ -270,6 +270,16 @@ export async function listBackups(s: BackupSettings): Promise<BackupInfo[]> {
 }
 
 /**
+ * Closes the WAL segment in use, so that it is archived, when archiving is on: the worker's switch-wal job
+ * every minute (decision 334: archive_timeout did not switch here). pg_switch_wal does nothing when no WAL
+ * was written since the last switch. True when archiving is on.
+ */
+export async function switchWal(pool: Pick<pg.Pool, 'query'>): Promise<boolean> {
+  const { rowCount } = await pool.query(`SELECT pg_switch_wal() FROM pg_settings WHERE name = 'archive_mode' AND setting <> 'off'`);
+  return rowCount === 1;
+}
+
+/**
  * Checks the chain end to end: the cluster archives WAL into every repository (a segment is switched and
  * must arrive), and pgBackRest's verify reads every backup and WAL file back and checks its checksum.
  */
