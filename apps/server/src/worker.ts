@@ -68,6 +68,20 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
   await boss.work(QUEUES.sandboxReset.name, { pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 2 }, resetHandler);
   // Resets whose job died with a worker (killed mid-reset) go again now, not when the job expires.
   for (const resetId of await openSandboxResets(db.prisma)) await boss.send(QUEUES.sandboxReset.name, { resetId });
+  await registerImportWorker(boss, db, logger);
+  if (!store) return;
+  await boss.work(QUEUES.processVouchers.name, async () => {
+    const completed = await processPendingVouchers(asSystem(run, QUEUES.processVouchers.name, 'tlr: voucher processing'), store);
+    if (completed) logger.info({ completed }, 'vouchers processed');
+  });
+  await boss.work(QUEUES.sweepStoredObjects.name, async () => {
+    const removed = await sweepStoredObjects(run, store);
+    if (removed) logger.warn({ removed }, 'stored voucher objects without a voucher removed');
+  });
+}
+
+/** The SAF-T import job alone (registerWorkers runs it with the rest; a test runs it without the other queues). */
+export async function registerImportWorker(boss: Boss, db: Database, logger: Logger): Promise<void> {
   await boss.work(
     QUEUES.importSaft.name,
     { pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 },
@@ -87,13 +101,4 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
   );
   // Imports whose job died with a worker go again now.
   for (const importId of await openSaftImports(db.prisma)) await boss.send(QUEUES.importSaft.name, { importId });
-  if (!store) return;
-  await boss.work(QUEUES.processVouchers.name, async () => {
-    const completed = await processPendingVouchers(asSystem(run, QUEUES.processVouchers.name, 'tlr: voucher processing'), store);
-    if (completed) logger.info({ completed }, 'vouchers processed');
-  });
-  await boss.work(QUEUES.sweepStoredObjects.name, async () => {
-    const removed = await sweepStoredObjects(run, store);
-    if (removed) logger.warn({ removed }, 'stored voucher objects without a voucher removed');
-  });
 }

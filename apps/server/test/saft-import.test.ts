@@ -4,9 +4,12 @@
 // The import-saft job is run here as the worker runs it (test services have no worker).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runSaftImport, today as businessDay } from '@tlr/domain';
-import { bodyOf, countRows, idem, newCompany, newKey, ok, startTestService, testDb, useCompany, waitFor, type Api, type Schemas } from './helpers.ts';
+import { startBoss } from '@tlr/jobs';
+import { registerImportWorker } from '../src/worker.ts';
+import { bodyOf, countRows, databaseUrl, idem, newCompany, newKey, ok, testDb, useCompany, waitFor, type Api, type Schemas } from './helpers.ts';
 
 const today = businessDay();
 const t = useCompany({ name: 'Kilde Tømrer ApS', cvr: '12345704' });
@@ -195,7 +198,9 @@ describe('the import-saft job on a worker', () => {
   it("runs a test key's import into the company's sandbox through pg-boss", async () => {
     const company = await newCompany('Sandkasse Skifter ApS', '12345704');
     const firm = await newKey(t.svc.url, company, undefined, 'test');
-    const worker = await startTestService({ RUN_WORKER: 'true' });
+    // The import's queue alone: a whole worker on the shared test database would also take other files' jobs.
+    const worker = await startBoss(databaseUrl(), () => {});
+    await registerImportWorker(worker, testDb(), pino({ level: 'silent' }));
     try {
       const r = await send(firm, FIXTURE);
       expect(r.status, r.text).toBe(202);
@@ -210,7 +215,7 @@ describe('the import-saft job on a worker', () => {
       expect(await countRows('SELECT count(*)::int AS n FROM ledger_transactions WHERE company_id = $1', [company.companyId])).toBe(0);
       expect(await countRows('SELECT count(*)::int AS n FROM ledger_transactions WHERE company_id = $1', [firm.companyId])).toBe(3);
     } finally {
-      await worker.stop();
+      await worker.stop({ graceful: true, timeout: 10_000 });
     }
   }, 40_000);
 });
