@@ -1,9 +1,12 @@
 // Browser tests: playwright-core driving Debian's Chromium (Playwright's own browser download cannot
 // work here). `npm test` installs Chromium first (scripts/ensure-chromium.mjs); a missing one fails.
+// One Chromium serves the whole run (launched by test/global-setup.ts); each file connects to it and
+// each test works in a context of its own (a fresh profile: no cookies, no storage).
 import { randomInt } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+import { chromium, type Browser, type BrowserServer, type Page } from 'playwright-core';
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
@@ -18,24 +21,33 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
+const missing = () =>
+  new Error(
+    `No Chromium at ${CHROMIUM_PATH}. Run the tests with \`npm test\` (it installs Debian's chromium when run as root), ` +
+      'or `sudo apt-get install chromium`, or set CHROMIUM_PATH to a Chromium or Chrome binary.',
+  );
+
+/** The run's Chromium (global set-up), or undefined when the machine has none: the browser tests then fail saying so. */
+export async function launchBrowserServer(): Promise<BrowserServer | undefined> {
+  if (!existsSync(CHROMIUM_PATH)) return undefined;
+  return chromium.launchServer({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+}
+
 export interface BrowserSession {
   browser: Browser;
   page: Page;
-  /** Closes the browser (Playwright then removes its profile). */
+  /** Ends this file's connection to the run's Chromium (its contexts and pages go with it). */
   close: () => Promise<void>;
 }
 
-/** A fresh Chromium with one page open. Playwright's launch gives it a new temporary user-data dir. */
+/** A connection to the run's Chromium with one page open in a fresh context. */
 export async function launchBrowser(options: { viewport?: { width: number; height: number } } = {}): Promise<BrowserSession> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(
-      `No Chromium at ${CHROMIUM_PATH}. Run the tests with \`npm test\` (it installs Debian's chromium when run as root), ` +
-        'or `sudo apt-get install chromium`, or set CHROMIUM_PATH to a Chromium or Chrome binary.',
-    );
-  }
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  const endpoint = inject('browserEndpoint');
+  if (!endpoint) throw missing();
+  const browser = await chromium.connect(endpoint);
   try {
-    const page = await browser.newPage({ viewport: options.viewport ?? { width: 1280, height: 900 } });
+    const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 } });
+    const page = await context.newPage();
     return { browser, page, close: () => browser.close() };
   } catch (err) {
     await browser.close();

@@ -1,13 +1,23 @@
-// One fresh database per test run: on DATABASE_URL's server when it is set, otherwise on an embedded
-// PostgreSQL kept under .data/test-pg. Migrations are applied once here; each test file then works in
-// companies of its own, so files can run in parallel on the same database.
+// The test run's database server and its template: DATABASE_URL's server when it is set, otherwise a
+// throwaway embedded PostgreSQL under .data/test-pg. Migrations (and pg-boss's schema) are applied once,
+// into a template database; each test file then gets a database of its own copied from it
+// (test/file-database.ts, CREATE DATABASE ... TEMPLATE: a file copy, not a migration), so files run in
+// parallel without sharing rows, queues or workers.
 import { rmSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
-import { applyMigrations, dropDatabase, ensureDatabase, freePort, resolveDatabaseServer, withDatabase } from '@tlr/db';
+import { applyMigrations, ensureDatabase, freePort, resolveDatabaseServer, withDatabase } from '@tlr/db';
+import { dropTemplateAndCopies, freezeTemplate } from '@tlr/db/test-databases';
+import { startBoss } from '@tlr/jobs';
+import { launchBrowserServer } from './browser.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    databaseUrl: string;
+    /** The server's maintenance database (`postgres`): where the files' databases are created and dropped. */
+    databaseServerUrl: string;
+    /** The migrated template every file's database is copied from; also the prefix of their names. */
+    templateDatabase: string;
+    /** The run's one Chromium ('' when the machine has none): test/browser.ts connects to it. */
+    browserEndpoint: string;
   }
 }
 
@@ -17,15 +27,26 @@ export default async function setup(project: TestProject) {
   // once (a developer's and a helper's) never share, or stop, each other's server.
   const folder = `test-pg/${process.pid}`;
   const server = await resolveDatabaseServer({ databaseUrl: given, dataDir: '.data', embeddedPort: await freePort(), embeddedFolder: folder });
-  // resolveDatabaseServer hands back a database URL; the test database sits beside it on the same server.
   const serverUrl = withDatabase(server.url, 'postgres');
-  const name = `tlr_test_${Date.now()}_${process.pid}`;
-  const url = await ensureDatabase(serverUrl, name);
+  const template = `tlr_test_${Date.now()}_${process.pid}`;
+  const url = await ensureDatabase(serverUrl, template);
   await applyMigrations(url);
-  project.provide('databaseUrl', url);
+  // pg-boss makes its schema and queues at its first start: once here rather than once per file.
+  const boss = await startBoss(url, () => {});
+  await boss.stop({ graceful: false, close: true });
+  await freezeTemplate(serverUrl, template);
+  const browser = await launchBrowserServer();
+  project.provide('browserEndpoint', browser?.wsEndpoint() ?? '');
+  project.provide('databaseServerUrl', serverUrl);
+  project.provide('templateDatabase', template);
   return async () => {
-    await dropDatabase(serverUrl, name).catch(() => {});
-    await server.stop();
-    if (server.embedded) rmSync(`.data/${folder}`, { recursive: true, force: true });
+    await browser?.close();
+    if (server.embedded) {
+      await server.stop();
+      rmSync(`.data/${folder}`, { recursive: true, force: true });
+      return;
+    }
+    // On a shared server: the files' databases (any a killed file left behind too), then the template.
+    await dropTemplateAndCopies(serverUrl, template);
   };
 }

@@ -4,16 +4,15 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Caller } from '@tlr/api';
 import { createDatabase } from '@tlr/db';
 import { rateOn, SCOPES, today } from '@tlr/domain';
 import { runCli } from '../src/cli.ts';
 import { spawnTlr } from './helpers.ts';
-// Brings in the typing of inject('databaseUrl') (a module augmentation there).
-import type {} from '../../../test/global-setup.ts';
+import { fileDatabaseUrl } from '../../../test/file-database.ts';
 
-const env = () => ({ DATABASE_URL: inject('databaseUrl'), LOG_LEVEL: 'silent' });
+const env = () => ({ DATABASE_URL: fileDatabaseUrl(), LOG_LEVEL: 'silent' });
 
 async function tlr(...argv: string[]) {
   let stdout = '';
@@ -300,7 +299,7 @@ describe('tlr', () => {
   describe('exchange-rates load', () => {
     /** A Nationalbanken file as served (lang=da: decimal comma, a byte order mark, the IMF's XDR among the currencies). */
     const FIXTURE = join(import.meta.dirname, 'fixtures', 'nationalbanken-da.xml');
-    const db = createDatabase(inject('databaseUrl'), 1);
+    const db = createDatabase(fileDatabaseUrl(), 1);
     afterAll(() => db.close());
 
     it("loads Nationalbanken's reference rates per 1 unit into the company's table, and says how many for which dates", async () => {
@@ -527,7 +526,7 @@ describe('tlr', () => {
   });
 
   it('runs as `node scripts/tlr.mjs cli` (what `npm run tlr` runs), printing one JSON object', async () => {
-    const env = { DATABASE_URL: inject('databaseUrl'), LOG_LEVEL: 'silent' };
+    const env = { DATABASE_URL: fileDatabaseUrl(), LOG_LEVEL: 'silent' };
     const created = await spawnTlr(
       env,
       'company',

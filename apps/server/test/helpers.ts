@@ -6,16 +6,17 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import createClient, { type Client } from 'openapi-fetch';
-import { afterAll, beforeAll, inject } from 'vitest';
-import type {} from '../../../test/global-setup.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { copyTemplate, fileDatabaseUrl } from '../../../test/file-database.ts';
 import type { components, paths } from '../../../test/generated/api.ts';
 import { createCaller, type AuditRecord } from '@tlr/api';
 import { loadConfig } from '@tlr/config';
-import { applyMigrations, createDatabase, dropDatabase, ensureDatabase, withDatabase, type Database } from '@tlr/db';
+import { createDatabase, type Database } from '@tlr/db';
 import { SCOPES, type Scope } from '@tlr/domain';
 import { startService, type Service } from '../src/service.ts';
 
-export const databaseUrl = () => inject('databaseUrl');
+/** The test file's own database (test/file-database.ts). */
+export const databaseUrl = fileDatabaseUrl;
 
 export async function startTestService(env: Record<string, string> = {}): Promise<Service> {
   const config = loadConfig({
@@ -110,17 +111,13 @@ export function testDb(): Database {
 }
 
 /**
- * A migrated database of the calling file's own, beside the run's, dropped by `drop`: for a file whose
- * workers must neither take other files' jobs nor have theirs taken (every worker of the run serves every
- * job of its database, and a reset of 300,000 rows would hold another file's worker for a minute).
+ * A second database for the calling file, copied from the run's template and dropped by `drop`: for a
+ * test that must start from an empty database beside the file's own.
  */
 export async function ownDatabase(label: string): Promise<{ url: string; db: Database; drop(): Promise<void> }> {
-  const server = withDatabase(databaseUrl(), 'postgres');
-  const name = `tlr_test_${label}_${process.pid}_${Date.now()}`;
-  const url = await ensureDatabase(server, name);
-  await applyMigrations(url);
-  const db = createDatabase(url, 4);
-  return { url, db, drop: async () => (await db.close(), await dropDatabase(server, name)) };
+  const copy = await copyTemplate(label);
+  const db = createDatabase(copy.url, 4);
+  return { url: copy.url, db, drop: async () => (await db.close(), await copy.drop()) };
 }
 
 /**

@@ -1,8 +1,8 @@
 // The migrations in prisma/migrations must produce exactly prisma/schema.prisma (Prisma's own diff,
 // through the WebAssembly schema engine bridge), and applying them must be repeatable and recorded
 // the way Prisma records them.
-import { describe, expect, inject, it } from 'vitest';
-import type {} from '../../../test/global-setup.ts';
+import { describe, expect, it } from 'vitest';
+import { fileDatabaseUrl } from '../../../test/file-database.ts';
 import { checkMigrations } from '../src/cli/check-migrations.ts';
 import { applyMigrations } from '../src/migrate.ts';
 import pg from 'pg';
@@ -14,7 +14,7 @@ describe('migrations', () => {
     // drift is an answer (exit code 2, a script), not a failure, and fails at once.
     let result: Awaited<ReturnType<typeof checkMigrations>> | undefined;
     for (let attempt = 1; !result; attempt++) {
-      result = await checkMigrations(inject('databaseUrl')).catch(async (e: Error) => {
+      result = await checkMigrations(fileDatabaseUrl()).catch(async (e: Error) => {
         if (attempt === 4) throw e;
         console.warn(`schema engine failed (attempt ${attempt}), retrying: ${e.message}`);
         await new Promise((r) => setTimeout(r, 1000));
@@ -26,8 +26,8 @@ describe('migrations', () => {
   }, 60_000);
 
   it('are recorded in _prisma_migrations and not applied twice', async () => {
-    expect(await applyMigrations(inject('databaseUrl'))).toEqual([]);
-    const client = new pg.Client({ connectionString: inject('databaseUrl') });
+    expect(await applyMigrations(fileDatabaseUrl())).toEqual([]);
+    const client = new pg.Client({ connectionString: fileDatabaseUrl() });
     await client.connect();
     const { rows } = await client.query('SELECT migration_name, checksum, finished_at FROM _prisma_migrations');
     await client.end();

@@ -3,8 +3,8 @@
 // fields are those of a described execution, whatever the row mode and however many rows; a changed
 // result shape fails as PostgreSQL says rather than mapping columns wrongly; a new connection, another
 // statement text or unnamed statements describe as before.
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type {} from '../../../test/global-setup.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileDatabaseUrl } from '../../../test/file-database.ts';
 import pg from 'pg';
 // The type parsers the service runs with (numeric as text, bigint as a number).
 import '../src/client.ts';
@@ -16,7 +16,7 @@ let descriptions = 0;
 const table = `described_${process.pid}`;
 
 async function connect(): Promise<pg.Client> {
-  const c = new pg.Client({ connectionString: inject('databaseUrl') });
+  const c = new pg.Client({ connectionString: fileDatabaseUrl() });
   await c.connect();
   (c as unknown as WithConnection).connection.on('rowDescription', () => (descriptions += 1));
   return c;

@@ -6,8 +6,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lockDataFolder } from './data-lock.ts';
-import { processStart } from './processes.ts';
+import { lockDataFolder } from '../src/data-lock.ts';
+import { processStart } from '../src/processes.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const dirs: string[] = [];

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres, StartupError } from './embedded.ts';
+import { startEmbeddedPostgres, StartupError } from '../src/embedded.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'tlr-embedded-'));
 chmodSync(root, 0o755);
