@@ -21,6 +21,7 @@ import { recordEvent, recordEvents } from '../events/outbox.ts';
 import { companyAndYear, openFiscalYearFor } from './books.ts';
 import { fromDate, toDate } from '../calendar.ts';
 import { JournalRows, preparePosting, type Posting, type PreparedPosting } from './journal-rows.ts';
+import { lineField } from './rules.ts';
 import { transactionView, type TransactionView } from './views.ts';
 
 export { POSTING_SOURCES, type Posting, type PostingSource } from './journal-rows.ts';
@@ -44,7 +45,7 @@ async function readAccounts(db: Db, companyId: string, postings: readonly Postin
   for (const a of read) known.set(a.id, a);
   for (const p of postings)
     p.lines.forEach((l, i) => {
-      if (!known.has(l.accountId)) throw invalidRequest(`No account ${l.accountId} in the company's chart of accounts.`, `lines[${i}].account_id`);
+      if (!known.has(l.accountId)) throw invalidRequest(`No account ${l.accountId} in the company's chart of accounts.`, `${lineField(i)}.account_id`);
     });
 }
 
@@ -129,7 +130,8 @@ async function writeRows(db: Db, companyId: string, rows: JournalRows): Promise<
 function numbersOf(rows: JournalRows, written: Written, i: number) {
   const given = rows.transactions.documentNumber[i];
   return {
-    documentNumber: given !== null && given !== undefined ? BigInt(given) : written.last_document_number - BigInt(rows.draws) + BigInt(rows.transactions.draw[i]!),
+    documentNumber:
+      given !== null && given !== undefined ? BigInt(given) : written.last_document_number - BigInt(rows.draws) + BigInt(rows.transactions.draw[i]!),
     systemId: written.last_system_id - BigInt(rows.count) + BigInt(i + 1),
   };
 }
