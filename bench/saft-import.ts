@@ -130,7 +130,8 @@ async function main() {
     const staged = await stageUpload(createReadStream(path), { limit: 2 ** 31, prefix: 'tlr-bench-saft-' });
     t0 = process.hrtime.bigint();
     const { view } = await db.prisma.$transaction(
-      (tx) => createSaftImport(tx as Db, { companyId, livemode: true }, { file: staged, fileName: 'saft.xml', requestedBy: { type: 'api_key', id: sender.id } }),
+      (tx) =>
+        createSaftImport(tx as Db, { companyId, livemode: true }, { file: staged, fileName: 'saft.xml', requestedBy: { type: 'api_key', id: sender.id } }),
       {
         timeout: 600_000,
       },
