@@ -2,7 +2,7 @@
 // rules and the journal's own limits) and the columns of the one statement the journal writer (post.ts)
 // sends for a set of postings: transactions, lines, the daily balances and VAT bases they add to, and
 // the numbers they draw. One posting and a batch of thousands go through the same code.
-import { Decimal } from '../money.ts';
+import type { Decimal } from '../money.ts';
 import { invalidRequest } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { assertPostable, totalsByAccount, totalsByVatBase, type PostingLine } from './rules.ts';
