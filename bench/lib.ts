@@ -12,10 +12,10 @@ import {
   dropDatabase,
   ensureDatabase,
   freePort,
+  inTransaction,
   resolveDatabaseServer,
   withDatabase,
   type Database,
-  type Db,
   type DbTimeouts,
 } from '@tlr/db';
 import { createApiKey, createCompany, postBatch, SCOPES, type Posting, type PostedRef } from '@tlr/domain';
@@ -238,7 +238,7 @@ export async function benchCompany(db: Database, opts: { name: string; ownerEmai
  * bounded by `db`'s timeouts; their numbers in order. No events: nothing subscribes to a bench company.
  */
 export function seedPostings(db: Database, companyId: string, postings: Iterable<Posting>): Promise<PostedRef[]> {
-  return db.prisma.$transaction((tx) => postBatch(tx as Db, { companyId, livemode: true }, postings, { events: false }), db.transactionOptions);
+  return inTransaction(db)((tx) => postBatch(tx, { companyId, livemode: true }, postings, { events: false }));
 }
 
 /** The closing lines of a benchmark's output: load, CPUs, memory. */
