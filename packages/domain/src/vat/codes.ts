@@ -2,7 +2,7 @@
 // means (sale or purchase, rate, deductible share, VAT accounts, the field of the VAT return its base
 // is reported in), and the ledger lines VAT of a code posts. Invoices, expenses, the VAT return and
 // SAF-T all read these; nothing else decides what a code does.
-import { Decimal, roundOere } from '../money.ts';
+import { Decimal, roundKroner, roundOere } from '../money.ts';
 import type { PostingLine } from '../ledger/rules.ts';
 
 /**
@@ -210,7 +210,7 @@ export function returnFigures(accounts: ReadonlyMap<string, Sides>, bases: Reado
   for (const f of ACCOUNT_FIELDS) {
     const s = accounts.get(f.account_number) ?? { debit: zero, credit: zero };
     exact[f.field] = f.sign === 1 ? s.credit.minus(s.debit) : s.debit.minus(s.credit);
-    kroner[f.field] = exact[f.field].toDecimalPlaces(0, Decimal.ROUND_HALF_UP);
+    kroner[f.field] = roundKroner(exact[f.field]);
     net = net.plus(kroner[f.field].times(f.sign));
   }
   for (const box of BOX_FIELDS) exact[box] = zero;
@@ -218,7 +218,7 @@ export function returnFigures(accounts: ReadonlyMap<string, Sides>, bases: Reado
     const box = BOX_OF_KIND[kind];
     if (box) exact[box] = exact[box].plus(isSalesKind(kind) ? s.credit.minus(s.debit) : s.debit.minus(s.credit));
   }
-  for (const box of BOX_FIELDS) kroner[box] = exact[box].toDecimalPlaces(0, Decimal.ROUND_HALF_UP);
+  for (const box of BOX_FIELDS) kroner[box] = roundKroner(exact[box]);
   exact.net_vat = ACCOUNT_FIELDS.reduce((sum, f) => sum.plus(exact[f.field].times(f.sign)), zero);
   kroner.net_vat = net;
   return { exact, kroner };
