@@ -6,8 +6,9 @@
 // Characters XML does not allow are refused by name. Every refusal is an XmlRefusal: the rule, the
 // limit, and the line and column where the parser stood.
 import { SaxesParser, type SaxesAttributeNS, type SaxesTag, type SaxesTagNS } from 'saxes';
-import { DomainError, XML_RULES } from '../errors.ts';
+import { DomainError, type XML_RULES } from '../errors.ts';
 import type { ErrorCode } from '../error-codes.ts';
+import { byteSize } from '../files/staged-upload.ts';
 
 export interface XmlLimits {
   /** UTF-8 bytes of the whole document. */
@@ -37,21 +38,17 @@ export interface XmlProblem {
   column?: number;
 }
 
+// No parameter properties in this module: validate.ts's worker threads load it with Node's own type
+// stripping (decision 238), which refuses them.
 export class XmlRefusal extends Error {
-  constructor(
-    readonly problem: XmlProblem,
-    readonly detail: string,
-  ) {
+  readonly problem: XmlProblem;
+  readonly detail: string;
+  constructor(problem: XmlProblem, detail: string) {
     super(problem.line ? `line ${problem.line}, column ${problem.column}: ${detail}` : detail);
     this.name = 'XmlRefusal';
+    this.problem = problem;
+    this.detail = detail;
   }
-}
-
-/** A byte count as people read it: 10 MB, 1 GB (binary units, as every limit of the service). */
-export function byteSize(n: number): string {
-  if (n % 2 ** 30 === 0) return `${n / 2 ** 30} GB`;
-  if (n % 2 ** 20 === 0) return `${n / 2 ** 20} MB`;
-  return `${n} bytes`;
 }
 
 /**
@@ -116,11 +113,10 @@ export class XmlReader {
   private textLength = 0;
   private at = { line: 1, column: 0 };
 
-  constructor(
-    private readonly handlers: XmlHandlers,
-    limits: Partial<XmlLimits> & Pick<XmlLimits, 'maxBytes'>,
-    opts: { namespaces?: boolean } = {},
-  ) {
+  private readonly handlers: XmlHandlers;
+
+  constructor(handlers: XmlHandlers, limits: Partial<XmlLimits> & Pick<XmlLimits, 'maxBytes'>, opts: { namespaces?: boolean } = {}) {
+    this.handlers = handlers;
     this.limits = { maxDepth: XML_MAX_DEPTH, maxToken: XML_MAX_TOKEN, ...limits };
     const namespaces = opts.namespaces ?? true;
     const parser = new SaxesParser({ xmlns: namespaces, position: true });

@@ -1,7 +1,7 @@
 // A whole small document (an e-invoice, an answer to one, a rate file, a rules report) as a tree of
 // elements, read under the safe-XML policy of reader.ts, and the few steps its readers walk it with.
 // Elements are found by local name: a document's prefixes are its own choice.
-import { XmlReader, type XmlLimits } from './reader.ts';
+import { XmlReader, XmlRefusal, type XmlLimits } from './reader.ts';
 
 export interface XmlElement {
   name: string;
@@ -15,8 +15,23 @@ export interface XmlElement {
   column: number;
 }
 
-/** Reads a document whole (text or UTF-8 bytes) into its root element; throws an XmlRefusal. */
-export function readXmlDocument(xml: string | Uint8Array, limits: Partial<XmlLimits> & Pick<XmlLimits, 'maxBytes'>): XmlElement {
+/**
+ * Reads a document whole (text or UTF-8 bytes) into its root element. A refusal is thrown as what
+ * `refused` makes of it (the reader's own problem), else as the XmlRefusal itself.
+ */
+export function readXmlDocument(
+  xml: string | Uint8Array,
+  limits: Partial<XmlLimits> & Pick<XmlLimits, 'maxBytes'>,
+  refused?: (r: XmlRefusal) => Error,
+): XmlElement {
+  try {
+    return readWhole(xml, limits);
+  } catch (e) {
+    throw e instanceof XmlRefusal && refused ? refused(e) : e;
+  }
+}
+
+function readWhole(xml: string | Uint8Array, limits: Partial<XmlLimits> & Pick<XmlLimits, 'maxBytes'>): XmlElement {
   const stack: XmlElement[] = [];
   let root: XmlElement | undefined;
   const reader = new XmlReader(
