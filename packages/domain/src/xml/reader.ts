@@ -247,6 +247,34 @@ export class XmlReader {
   }
 }
 
+/**
+ * Reads a streamed document with `reader`, handing on after each chunk what its handlers finished
+ * (`take` gives it and starts the next batch), so a caller's memory holds one chunk's worth, never the
+ * file. `atEnd` runs before the document's end is checked; a refusal is thrown as `refused` makes it.
+ */
+export async function* readXmlStream<T>(
+  reader: XmlReader,
+  source: AsyncIterable<string | Uint8Array>,
+  take: () => T[],
+  refused: (r: XmlRefusal) => Error,
+  atEnd?: () => void,
+): AsyncGenerator<T[]> {
+  try {
+    for await (const chunk of source) {
+      if (typeof chunk === 'string') reader.write(chunk);
+      else reader.writeBytes(chunk);
+      const batch = take();
+      if (batch.length) yield batch;
+    }
+    atEnd?.();
+    reader.close();
+  } catch (e) {
+    throw e instanceof XmlRefusal ? refused(e) : e;
+  }
+  const last = take();
+  if (last.length) yield last;
+}
+
 function attributesNS(tag: SaxesTagNS): Record<string, string> {
   const out: Record<string, string> = {};
   for (const a of Object.values(tag.attributes) as SaxesAttributeNS[]) {

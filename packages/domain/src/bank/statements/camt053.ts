@@ -4,7 +4,7 @@
 // Read: each Stmt's Id, account, period and balances (OPBD or PRCD opening, CLBD closing), and each
 // booked Ntry with its first TxDtls (references, remittance, related parties). docs/bank-statements.md.
 import { Decimal } from '../../money.ts';
-import { XmlPaths, XmlReader, XmlRefusal, xmlRefused } from '../../xml/reader.ts';
+import { readXmlStream, XmlPaths, XmlReader, xmlRefused } from '../../xml/reader.ts';
 import { MAX_BANK_FILE_BYTES } from './staged.ts';
 import { fileError, type BankFileLine, type BankFileParser, type StatementHead } from './types.ts';
 import { isProblem, readIsoAmount, readIsoDate } from './values.ts';
@@ -124,7 +124,7 @@ export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: { cu
   let entry: Entry | undefined;
   let stmt: Statement | undefined;
   const statements: { id: string; from: string; to: string; opening: Decimal | null; closing: Decimal | null; sum: Decimal }[] = [];
-  let ready: BankFileLine[] = [];
+  const ready: BankFileLine[] = [];
   let minDate: string | null = null;
   let maxDate: string | null = null;
   // Paths below Stmt and below Ntry, made once per element and only along the paths read.
@@ -232,21 +232,15 @@ export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: { cu
     stmt = undefined;
   };
 
-  try {
-    for await (const chunk of source) {
-      reader.writeBytes(chunk);
-      if (ready.length) {
-        yield ready;
-        ready = [];
-      }
-    }
-    if (!version) throw fileError(null, 'body', 'The file has no camt.053 Document: send the statement XML as the body.');
-    reader.close();
-  } catch (e) {
-    if (e instanceof XmlRefusal) throw xmlRefused(e, 'bank_file_invalid', 'The statement is not XML this service reads: ');
-    throw e;
-  }
-  if (ready.length) yield ready;
+  yield* readXmlStream(
+    reader,
+    source,
+    () => ready.splice(0),
+    (e) => xmlRefused(e, 'bank_file_invalid', 'The statement is not XML this service reads: '),
+    () => {
+      if (!version) throw fileError(null, 'body', 'The file has no camt.053 Document: send the statement XML as the body.');
+    },
+  );
   if (!statements.length) throw fileError(null, 'Stmt', 'The file holds no statement (BkToCstmrStmt/Stmt).');
   return headOf(version, statements, minDate, maxDate);
 }

@@ -3,7 +3,7 @@
 // Memory holds one chunk's finished records, never the file. Namespace prefixes are ignored (the
 // schema check ran first).
 import { DomainError } from '../../errors.ts';
-import { XmlPaths, XmlReader, XmlRefusal, xmlRefused } from '../../xml/reader.ts';
+import { readXmlStream, XmlPaths, XmlReader, type XmlRefusal, xmlRefused } from '../../xml/reader.ts';
 
 export interface SaftHeaderIn {
   kind: 'header';
@@ -49,7 +49,7 @@ export function saftXmlRefused(e: XmlRefusal): DomainError {
 export async function* readSaft(text: AsyncIterable<string>): AsyncGenerator<SaftRecord[]> {
   // The names of the open elements (prefixes ignored: the schema check ran first).
   const path: string[] = [];
-  let out: SaftRecord[] = [];
+  const out: SaftRecord[] = [];
   let header: SaftHeaderIn | undefined;
   let journalId = '';
   // The record being read: its fields by path below the record element (made once per element: XmlPaths).
@@ -110,20 +110,7 @@ export async function* readSaft(text: AsyncIterable<string>): AsyncGenerator<Saf
     { namespaces: false },
   );
 
-  try {
-    for await (const chunk of text) {
-      reader.write(chunk);
-      if (out.length) {
-        yield out;
-        out = [];
-      }
-    }
-    reader.close();
-  } catch (e) {
-    if (e instanceof XmlRefusal) throw saftXmlRefused(e);
-    throw e;
-  }
-  if (out.length) yield out;
+  yield* readXmlStream(reader, text, () => out.splice(0), saftXmlRefused);
 }
 
 /** A staged file's text as it streams, decoded as UTF-8. */
