@@ -109,14 +109,14 @@ export class XmlReader {
   private fed = 0;
   /** Where the parser stood at its last event: what it holds unhanded is at most fed − this. */
   private handed = 0;
-  private text: string[] = [];
-  private textLength = 0;
-  private at = { line: 1, column: 0 };
-
-  private readonly handlers: XmlHandlers;
+  /** The current element's own text so far (bounded: a piece). */
+  private text = '';
+  /** Where the current start tag's name ended. */
+  private atLine = 1;
+  private atColumn = 0;
 
   constructor(handlers: XmlHandlers, limits: Partial<XmlLimits> & Pick<XmlLimits, 'maxBytes'>, opts: { namespaces?: boolean } = {}) {
-    this.handlers = handlers;
+    const { open, close } = handlers;
     this.limits = { maxDepth: XML_MAX_DEPTH, maxToken: XML_MAX_TOKEN, ...limits };
     const namespaces = opts.namespaces ?? true;
     const parser = new SaxesParser({ xmlns: namespaces, position: true });
@@ -134,7 +134,8 @@ export class XmlReader {
       throw this.refusal({ rule: 'syntax' }, `it is not well-formed XML: ${e.message.replace(/^(?:[^:]*:)?\d+:\d+: /, '').replace(/\.$/, '')}`);
     });
     parser.on('opentagstart', () => {
-      this.at = { line: parser.line, column: parser.column };
+      this.atLine = parser.line;
+      this.atColumn = parser.column;
     });
     parser.on('opentag', (tag: SaxesTag | SaxesTagNS) => {
       seen();
@@ -142,32 +143,31 @@ export class XmlReader {
       if (this.depth > this.limits.maxDepth) {
         throw this.refusal({ rule: 'depth', limit: this.limits.maxDepth }, `elements are nested deeper than ${this.limits.maxDepth} levels`);
       }
-      this.text = [];
-      this.textLength = 0;
-      this.handlers.open?.({
+      this.text = '';
+      // Nothing is made for a reader that only checks (the policy pass of the SAF-T schema check).
+      if (!open) return;
+      open({
         name: namespaces ? (tag as SaxesTagNS).local : localOf(tag.name),
         uri: namespaces ? (tag as SaxesTagNS).uri : '',
         attributes: namespaces ? attributesNS(tag as SaxesTagNS) : attributes(tag as SaxesTag),
         depth: this.depth,
-        line: this.at.line,
-        column: this.at.column,
+        line: this.atLine,
+        column: this.atColumn,
       });
     });
     parser.on('closetag', (tag: SaxesTag | SaxesTagNS) => {
       seen();
-      const text = this.text.length === 1 ? this.text[0]! : this.text.join('');
-      this.text = [];
-      this.textLength = 0;
+      const text = this.text;
+      this.text = '';
       const depth = this.depth;
       this.depth -= 1;
-      this.handlers.close?.({ name: namespaces ? (tag as SaxesTagNS).local : localOf(tag.name), depth, text });
+      close?.({ name: namespaces ? (tag as SaxesTagNS).local : localOf(tag.name), depth, text });
     });
     const addText = (t: string) => {
       seen();
       // The element's own text is one piece however many events bring it (text, CDATA, text between comments).
-      this.textLength += t.length;
-      if (this.textLength > this.limits.maxToken) this.tooLong();
-      this.text.push(t);
+      if (this.text.length + t.length > this.limits.maxToken) this.tooLong();
+      this.text += t;
     };
     parser.on('text', addText);
     parser.on('cdata', addText);
@@ -275,19 +275,23 @@ export async function* readXmlStream<T>(
   if (last.length) yield last;
 }
 
+const NONE: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 function attributesNS(tag: SaxesTagNS): Record<string, string> {
-  const out: Record<string, string> = {};
+  let out = NONE;
   for (const a of Object.values(tag.attributes) as SaxesAttributeNS[]) {
     if (a.prefix === 'xmlns' || a.name === 'xmlns') continue;
+    if (out === NONE) out = {};
     out[a.local] = a.value;
   }
   return out;
 }
 
 function attributes(tag: SaxesTag): Record<string, string> {
-  const out: Record<string, string> = {};
+  let out = NONE;
   for (const [name, value] of Object.entries(tag.attributes as Record<string, string>)) {
     if (name === 'xmlns' || name.startsWith('xmlns:')) continue;
+    if (out === NONE) out = {};
     out[localOf(name)] = value;
   }
   return out;
