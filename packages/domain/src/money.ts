@@ -52,6 +52,8 @@ export function exactJsonNumber(value: number, source: string | undefined): numb
 
 /** Decimals of an amount: øre. More are refused wherever an amount comes from, never rounded away. */
 export const AMOUNT_DECIMALS = 2;
+/** Decimals of a quantity on a document line (1.2345 hours). */
+export const QUANTITY_DECIMALS = 4;
 
 /**
  * The one rule of what an amount is, for every reader (the API, bank files, e-invoices, SAF-T, rate
@@ -134,7 +136,7 @@ export function sumAmounts(values: readonly Decimal[]): Decimal {
 }
 
 /**
- * The net amount of an invoice line: quantity (up to 4 decimals, parse with parseAmount(q, 4)) times
+ * The net amount of an invoice line: quantity (up to QUANTITY_DECIMALS, parse with parseAmount(q, QUANTITY_DECIMALS)) times
  * unit price, multiplied exactly (see precision above), then rounded half up to øre once, per line:
  * the line amount shown on the invoice is what gets summed.
  * 3 × 33.333 = 99.999 -> 100.00; 1.5 × 0.05 = 0.075 -> 0.08.

@@ -24,9 +24,12 @@ export interface VatTotals {
   byRate: VatGroup[];
 }
 
+/** Decimals of a VAT rate percent (12.5, 25). */
+export const VAT_RATE_DECIMALS = 2;
+
 /** Parses a VAT rate percent from the API (JSON number or decimal string). Returns a message when invalid. */
 export function parseVatRate(value: unknown): Decimal | string {
-  const d = parseAmount(value, 2);
+  const d = parseAmount(value, VAT_RATE_DECIMALS);
   if (typeof d === 'string') return d;
   if (d.isNegative() || d.greaterThan(100)) return 'must be between 0 and 100';
   return d;
@@ -34,7 +37,7 @@ export function parseVatRate(value: unknown): Decimal | string {
 
 function assertRate(rate: Decimal): void {
   // The API validates rates; reaching here with a bad one is a programming error, not a 400.
-  if (rate.isNegative() || rate.greaterThan(100) || rate.decimalPlaces() > 2) {
+  if (rate.isNegative() || rate.greaterThan(100) || rate.decimalPlaces() > VAT_RATE_DECIMALS) {
     throw new RangeError(`invalid VAT rate ${rate.toString()}`);
   }
 }

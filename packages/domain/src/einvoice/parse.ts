@@ -8,6 +8,7 @@ import { invalidRequest } from '../errors.ts';
 import { Decimal, parseDecimalText } from '../money.ts';
 import { xmlRefused } from '../xml/reader.ts';
 import { attributeOf, child, children, readXmlDocument, textOf, type XmlElement } from '../xml/tree.ts';
+import { VAT_RATE_DECIMALS } from '../vat.ts';
 import type { EinvoiceFormat } from './schema.ts';
 import type { RuleFailure } from './validate.ts';
 
@@ -176,7 +177,7 @@ export function parseEinvoice(xml: string): InboundDocument {
     vatDkk: dkk ? amount(child(dkk, 'TaxAmount'), 'TaxAmount') : null,
     breakdown: children(main, 'TaxSubtotal').map((s) => {
       const percent = textOf(child(s, 'TaxCategory', 'Percent')) || '0';
-      const rate = parseDecimalText(percent);
+      const rate = parseDecimalText(percent, VAT_RATE_DECIMALS);
       if (typeof rate === 'string') throw refuse(`TaxCategory/Percent "${percent}" ${rate}`, 'Percent');
       return {
         category: textOf(child(s, 'TaxCategory', 'ID')),
