@@ -10,7 +10,7 @@ export interface XmlElement {
   children: XmlElement[];
   /** Its own character data (entities decoded, not trimmed); '' for an element that has children. */
   text: string;
-  /** Where its start tag is (1-based). */
+  /** Where its start tag ends (1-based). */
   line: number;
   column: number;
 }
