@@ -1,5 +1,5 @@
 // The accounts of the chart that postings use when nothing names another, in one place: numbers of the
-// standard chart (standardkontoplanen) every company is seeded with (standard-chart.ts).
+// chart every company is seeded with (standard-chart.ts: the standard chart and its bank account).
 
 export const DEFAULT_ACCOUNTS = {
   /** 1010 Salg af varer og ydelser: an invoice line's revenue, unless its product names another account. */
