@@ -42,7 +42,7 @@ import pg from 'pg';
 import { loadConfig } from '@tlr/config';
 import type { Database } from '@tlr/db';
 import { BUSINESS_TIME_ZONE } from '@tlr/config';
-import { addDays, INVOICE_ACCOUNTS, newId, today } from '@tlr/domain';
+import { addDays, DEFAULT_ACCOUNTS, newId, today } from '@tlr/domain';
 import { spawnServer, type RunningServer } from './http.ts';
 import { cleanupStack } from './cleanup.ts';
 import { accountIds, bareInvoice, invoiceBody, OUTPUT_VAT_ACCOUNT, type Invoicing } from './bare-writes.ts';
@@ -352,15 +352,15 @@ async function main() {
     const svc = await spawnServer({ kind: 'tlr', databaseUrl });
     cleanups.push(() => svc.stop());
     const issue = today();
-    const accounts = await accountIds(db.pool, seller.companyId, [INVOICE_ACCOUNTS.receivable, INVOICE_ACCOUNTS.sales, OUTPUT_VAT_ACCOUNT]);
+    const accounts = await accountIds(db.pool, seller.companyId, [DEFAULT_ACCOUNTS.receivable, DEFAULT_ACCOUNTS.sales, OUTPUT_VAT_ACCOUNT]);
     const inv: Invoicing = {
       companyId: seller.companyId,
       customerId: customer.id,
       customerName: customer.name,
       issue,
       due: addDays(issue, 14),
-      receivable: accounts[INVOICE_ACCOUNTS.receivable]!,
-      sales: accounts[INVOICE_ACCOUNTS.sales]!,
+      receivable: accounts[DEFAULT_ACCOUNTS.receivable]!,
+      sales: accounts[DEFAULT_ACCOUNTS.sales]!,
       outputVat: accounts[OUTPUT_VAT_ACCOUNT]!,
     };
 

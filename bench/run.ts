@@ -61,7 +61,7 @@ import {
   createApiKey,
   createCompany,
   generateApiKey,
-  INVOICE_ACCOUNTS,
+  DEFAULT_ACCOUNTS,
   keyDigest,
   keyPrefix,
   newId,
@@ -486,7 +486,7 @@ async function main() {
     // What the posting and invoice scenarios need: accounts of the chart, one of the seeded customers as
     // the buyer, the dates (today, in the open fiscal year createCompany made). The baseline gets the ids
     // the way tlr would look them up, once, beforehand.
-    const accounts = await accountIds(db.pool, companyId, [...POSTING_ACCOUNTS, INVOICE_ACCOUNTS.receivable]);
+    const accounts = await accountIds(db.pool, companyId, [...POSTING_ACCOUNTS, DEFAULT_ACCOUNTS.receivable]);
     const buyer = (await db.pool.query<{ id: string; name: string }>('SELECT id, name FROM customers WHERE id = $1', [ids[0]])).rows[0]!;
     const bookDate = today();
     const invoice = invoiceBody({ customerId: buyer.id, issue: bookDate, due: addDays(bookDate, 14) });
@@ -503,8 +503,8 @@ async function main() {
       invoicing: {
         customerId: buyer.id,
         customerName: buyer.name,
-        receivable: accounts[INVOICE_ACCOUNTS.receivable]!,
-        sales: accounts[INVOICE_ACCOUNTS.sales]!,
+        receivable: accounts[DEFAULT_ACCOUNTS.receivable]!,
+        sales: accounts[DEFAULT_ACCOUNTS.sales]!,
         outputVat: accounts[OUTPUT_VAT_ACCOUNT]!,
       },
     };

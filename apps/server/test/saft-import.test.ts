@@ -260,7 +260,27 @@ describe('VAT codes of the file', () => {
 
 describe('malformed files are refused by name, with nothing written', () => {
   const cases: [string, string, { code: string; field: string; line?: number; detail: RegExp }][] = [
-    ['not XML', 'this is not a SAF-T file', { code: 'saft_file_invalid', field: 'body', detail: /Start tag expected|not proper|Document is empty/i }],
+    // The safe-XML policy reads the file before libxml2 does: its words, the same as every XML reader's.
+    [
+      'not XML',
+      'this is not a SAF-T file',
+      { code: 'saft_file_invalid', field: 'body', detail: /^The file is not XML this service reads: line 1, column \d+: it is not well-formed XML/ },
+    ],
+    [
+      'a DOCTYPE with an internal entity',
+      FIXTURE.replace('<AuditFile', '<!DOCTYPE AuditFile [<!ENTITY name "Jensen">]>\n<AuditFile').replace('<Name>', '<Name>&name;'),
+      {
+        code: 'saft_file_invalid',
+        field: 'body',
+        line: FIXTURE.split('\n').findIndex((l) => l.startsWith('<AuditFile')) + 1,
+        detail: /line \d+, column \d+: it declares a document type \(DOCTYPE or ENTITY\), which is refused/,
+      },
+    ],
+    [
+      'an external DTD',
+      FIXTURE.replace('<AuditFile', '<!DOCTYPE AuditFile SYSTEM "http://127.0.0.1:9/saft.dtd">\n<AuditFile'),
+      { code: 'saft_file_invalid', field: 'body', detail: /declares a document type/ },
+    ],
     [
       'invalid against the XSD',
       FIXTURE.replace('<TransactionDate>2026-01-15</TransactionDate>', '<TransactionDate>15-01-2026</TransactionDate>'),

@@ -13,7 +13,7 @@ import { parseExchangeRate } from '../../currency/rules.ts';
 import { JOURNAL_BATCH_LINES, openJournalBatch, type JournalBatch, type Posting } from '../../ledger/post.ts';
 import { lineOfField, type PostingLine } from '../../ledger/rules.ts';
 import { groupFor, standardChart, typeForNumber, type AccountType } from '../../ledger/standard-chart.ts';
-import { fromOere } from '../rules.ts';
+import { fromOere, parseDecimalText, toOere } from '../../money.ts';
 import type { SaftPartyIn, SaftRecord, SaftTransactionIn } from './reader.ts';
 import { saftInvalid } from './schema-check.ts';
 
@@ -26,13 +26,11 @@ export interface SaftImportCounts {
   lines: number;
 }
 
-const AMOUNT = /^(-?)(\d{1,16})(?:\.(\d{1,2}))?$/;
-/** A SAF-T amount as øre; more than 2 decimals or out of range is refused by name. */
+/** A SAF-T amount as øre; what money.ts refuses (more than 2 decimals, beyond MAX_AMOUNT) is refused by name. */
 function oere(text: string | undefined, line: number, element: string): bigint {
-  const m = AMOUNT.exec(text ?? '0');
-  if (!m) throw saftInvalid(line, element, `${JSON.stringify(text)} is not an amount with at most 2 decimals`);
-  const v = BigInt(m[2]!) * 100n + BigInt((m[3] ?? '').padEnd(2, '0'));
-  return m[1] ? -v : v;
+  const amount = parseDecimalText(text ?? '0');
+  if (typeof amount === 'string') throw saftInvalid(line, element, `${JSON.stringify(text)} ${amount}`);
+  return toOere(amount);
 }
 
 /** An exchange rate as the journal keeps it (parseExchangeRate: positive, at most 6 decimals, below 10^12). */
@@ -192,6 +190,8 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
         if (r.currency !== company.currency)
           throw saftInvalid(null, 'DefaultCurrencyCode', `the file's currency is ${r.currency}; the company keeps its books in ${company.currency}`);
         fileCurrency = r.currency;
+        const badStart = r.start ? checkDate(r.start) : undefined;
+        if (badStart) throw saftInvalid(null, 'SelectionStartDate', `the date ${badStart}`);
         periodStart = r.start;
       } else if (r.kind === 'account') {
         const f = r.fields;
