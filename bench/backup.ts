@@ -6,7 +6,7 @@
 //   tsx bench/backup.ts     (or: npm run bench:backup)
 //
 //   a. an embedded PostgreSQL in a temporary folder (its own, not DATA_DIR's), migrated, one company
-//   b. BENCH_LINES journal lines inserted with SQL (generate_series; four lines a transaction)
+//   b. BENCH_LINES journal lines posted through the journal writer's batch (four lines a transaction)
 //   c. backup setup, PostgreSQL started again (archive_mode), a full backup, 1% more lines, an incremental one
 //   d. tar of the data folder (PostgreSQL running, as the backup ran): the baseline
 //   e. restore of the last backup into a new folder, and PostgreSQL started on it; untar: the baseline
@@ -19,41 +19,33 @@ import { join } from 'node:path';
 import { applyMigrations, createDatabase, freePort, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
 import { listBackups, restoreBackup, runBackup, setupBackups, type BackupSettings } from '@tlr/db/backup';
 import { startEmbeddedPostgres } from '@tlr/db/embedded';
-import { benchCompany, machineLines, mib, seconds } from './lib.ts';
+import { Decimal, today, type Posting, type PostingLine } from '@tlr/domain';
+import { benchCompany, machineLines, mib, seconds, seedPostings } from './lib.ts';
 
 const LINES = Number(process.env.BENCH_LINES ?? 1_000_000);
 const log = (m: string) => console.log(m);
 
+/** Transactions `from` to `from + transactions - 1`, four lines each, dated today, through the journal writer. */
 async function insertLines(db: Database, companyId: string, from: number, transactions: number): Promise<void> {
   const accounts = (
-    await db.pool.query<{ id: string }>('SELECT id FROM accounts WHERE company_id = $1 AND active ORDER BY account_number', [companyId])
-  ).rows.map((r) => r.id);
-  const client = await db.pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query(`SET LOCAL statement_timeout = 0`);
-    await client.query(
-      `INSERT INTO ledger_transactions (id, company_id, document_number, system_id, date, description, source, created_at)
-       SELECT gen_random_uuid(), $1, n, n, current_date, 'Bilag ' || n, 'manual', now() FROM generate_series($2::bigint, $3::bigint) AS n`,
-      [companyId, from, from + transactions - 1],
-    );
-    await client.query(
-      `INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code)
-       SELECT gen_random_uuid(), $1, t.id, k, ($2::uuid[])[1 + ((t.system_id * (7 + 2 * k) + k * 37) % cardinality($2::uuid[]))],
-              CASE WHEN k % 2 = 1 THEN (t.system_id % 10000 + 1) / 100.0 ELSE 0 END,
-              CASE WHEN k % 2 = 0 THEN (t.system_id % 10000 + 1) / 100.0 ELSE 0 END, '', ''
-       FROM ledger_transactions t CROSS JOIN generate_series(1, 4) AS k
-       WHERE t.company_id = $1 AND t.system_id >= $3`,
-      [companyId, accounts, from],
-    );
-    await client.query('UPDATE number_sequences SET last_document_number = $2, last_system_id = $2 WHERE company_id = $1', [
-      companyId,
-      from + transactions - 1,
-    ]);
-    await client.query('COMMIT');
-  } finally {
-    client.release();
+    await db.pool.query<{ id: string; account_number: string; name: string }>(
+      'SELECT id, account_number, name FROM accounts WHERE company_id = $1 AND active ORDER BY account_number',
+      [companyId],
+    )
+  ).rows;
+  const date = today();
+  const zero = new Decimal(0);
+  function* postings(): Generator<Posting> {
+    for (let n = from; n < from + transactions; n++) {
+      const amount = new Decimal((n % 10_000) + 1).div(100);
+      const lines = [1, 2, 3, 4].map((k): PostingLine => {
+        const account = accounts[(n * (7 + 2 * k) + k * 37) % accounts.length]!;
+        return { accountId: account.id, account, debit: k % 2 ? amount : zero, credit: k % 2 ? zero : amount, description: '', vatCode: '' };
+      });
+      yield { date, description: `Bilag ${n}`, source: 'manual', lines };
+    }
   }
+  await seedPostings(db, companyId, postings());
 }
 
 const du = (dir: string) => Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split('\t')[0]);

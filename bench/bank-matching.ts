@@ -6,7 +6,8 @@
 //
 //   a. a fresh database (DATABASE_URL's server when set, else an embedded PostgreSQL under
 //      .data/bench-bank-match-pg), one company with a bank account on 6470
-//   b. BENCH_INVOICES approved invoices of 100.00 DKK, each with its FI payment id, written in SQL
+//   b. BENCH_INVOICES approved invoices of 100.00 DKK, each with its FI payment id: their postings through the
+//      journal writer's batch (postBatch), the invoice rows in SQL
 //   c. BENCH_LINES bank lines of 100.00 carrying the payment ids of the first of them, written in SQL
 //      as an import stores them, then matched by autoMatch in this process (100 lines per transaction,
 //      a savepoint each: lock, the rules, the invoice payment, the line); peak RSS of this process
@@ -15,9 +16,20 @@
 // Environment (all optional): DATABASE_URL, BENCH_INVOICES (100000), BENCH_LINES (5000).
 import { randomUUID } from 'node:crypto';
 import { inTransaction } from '@tlr/db';
-import { autoMatch, createBankAccount, Decimal, fiPaymentId, registerPayment, type CompanyScope } from '@tlr/domain';
+import {
+  autoMatch,
+  createBankAccount,
+  Decimal,
+  fiPaymentId,
+  newId,
+  registerPayment,
+  today,
+  type CompanyScope,
+  type Posting,
+  type PostingLine,
+} from '@tlr/domain';
 import { cleanupStack } from './cleanup.ts';
-import { benchCompany, benchDatabase, machineLines, mib, procStatus, seconds } from './lib.ts';
+import { benchCompany, benchDatabase, machineLines, mib, procStatus, seconds, seedPostings } from './lib.ts';
 
 const INVOICES = Number(process.env.BENCH_INVOICES ?? 100_000);
 const LINES = Number(process.env.BENCH_LINES ?? 5_000);
@@ -27,25 +39,65 @@ async function main() {
   const cleanups = cleanupStack(log);
   const out: string[] = [];
   try {
-    const { db, pgVersion } = await benchDatabase({ cleanups, log, folder: 'bench-bank-match-pg', dbName: `tlr_bench_bank_match_${process.pid}`, poolSize: 4 });
+    const { db, pgVersion } = await benchDatabase({
+      cleanups,
+      log,
+      folder: 'bench-bank-match-pg',
+      dbName: `tlr_bench_bank_match_${process.pid}`,
+      poolSize: 4,
+      // Seeding 100,000 invoices and their postings in one transaction outlasts the service's bounds.
+      timeouts: { statementMs: 600_000, transactionMs: 900_000 },
+    });
     const { companyId } = await benchCompany(db, { name: 'Bank Bench ApS', ownerEmail: 'bench-bank@example.dk', keys: 0 });
     const scope: CompanyScope = { companyId, livemode: true };
     const run = inTransaction(db);
     const bank = await run((tx) => createBankAccount(tx, scope, { name: 'Driftskonto' }));
 
-    log(`writing ${INVOICES} open invoices`);
-    for (let from = 1; from <= INVOICES; from += 10_000) {
-      const n = Array.from({ length: Math.min(10_000, INVOICES - from + 1) }, (_, i) => from + i);
+    // Invoice n (document number n) is approved: its posting through the journal writer (receivables 100.00
+    // against sales 80.00 and output VAT 20.00, as an approval posts it), then the invoice row, with FI
+    // payment id and invoice number 1,000,000 + n, so rule 2 (the invoice number in the text) never fires by chance.
+    log(`posting and writing ${INVOICES} open invoices`);
+    const accounts = new Map(
+      (await db.prisma.account.findMany({ where: { company_id: companyId, account_number: { in: ['6190', '1010', '7680'] } } })).map((a) => [
+        a.account_number,
+        a,
+      ]),
+    );
+    const line = (number: string, debit: string, credit: string, vatCode: string): PostingLine => {
+      const a = accounts.get(number)!;
+      return { accountId: a.id, account: a, debit: new Decimal(debit), credit: new Decimal(credit), description: '', vatCode };
+    };
+    const day = today();
+    const invoiceIds = Array.from({ length: INVOICES }, () => newId());
+    const posted = await seedPostings(
+      db,
+      companyId,
+      invoiceIds.map((id, i): Posting => ({
+        date: day,
+        description: `Faktura ${1_000_001 + i}`,
+        source: 'invoice',
+        sourceId: id,
+        lines: [line('6190', '100', '0', ''), line('1010', '0', '80', 'S25'), line('7680', '0', '20', 'S25')],
+      })),
+    );
+    for (let from = 0; from < INVOICES; from += 5_000) {
+      const chunk = posted.slice(from, from + 5_000);
       await db.pool.query(
         `INSERT INTO invoices (id, company_id, invoice_number, document_number, payment_id, status, issue_date, due_date, currency, exchange_rate,
-                               subtotal, vat_amount, total, total_dkk, approved_at)
-         SELECT gen_random_uuid(), $1, n::text, n, p, 'approved', '2026-11-02', '2026-11-16', 'DKK', 1, 80, 20, 100, 100, now()
-           FROM unnest($2::bigint[], $3::text[]) AS u(n, p)`,
-        [companyId, n, n.map((i) => fiPaymentId(String(1_000_000 + i)))],
+                               subtotal, vat_amount, total, total_dkk, approved_at, posted_transaction_id, posted_system_id)
+         SELECT u.id, $1, (1000000 + u.n)::text, u.n, u.p, 'approved', $2::date, $2::date + 14, 'DKK', 1, 80, 20, 100, 100, now(), u.tx, u.sys
+           FROM unnest($3::uuid[], $4::bigint[], $5::text[], $6::uuid[], $7::bigint[]) AS u(id, n, p, tx, sys)`,
+        [
+          companyId,
+          day,
+          invoiceIds.slice(from, from + 5_000),
+          chunk.map((r) => r.documentNumber.toString()),
+          chunk.map((r) => fiPaymentId(String(1_000_000 + Number(r.documentNumber)))),
+          chunk.map((r) => r.id),
+          chunk.map((r) => r.systemId.toString()),
+        ],
       );
     }
-    // The payment ids above were made of 1,000,000 + n; the invoice numbers are n, so rule 2 never fires by chance.
-    await db.pool.query(`UPDATE invoices SET invoice_number = (1000000 + document_number)::text WHERE company_id = $1`, [companyId]);
     await db.pool.query('ANALYZE');
 
     log(`writing ${LINES} bank lines`);
@@ -57,12 +109,13 @@ async function main() {
     ]);
     await db.pool.query(
       `INSERT INTO bank_lines (id, company_id, bank_account_id, statement_id, identity, booking_date, amount, currency, text, reference)
-       SELECT gen_random_uuid(), $1, $2, $3, 'bench:' || n, '2026-11-20', 100, 'DKK', 'Indbetaling', p
-         FROM unnest($4::int[], $5::text[]) AS u(n, p)`,
+       SELECT gen_random_uuid(), $1, $2, $3, 'bench:' || n, $4::date, 100, 'DKK', 'Indbetaling', p
+         FROM unnest($5::int[], $6::text[]) AS u(n, p)`,
       [
         companyId,
         bank.id,
         statement,
+        day,
         Array.from({ length: LINES }, (_, i) => i + 1),
         Array.from({ length: LINES }, (_, i) => fiPaymentId(String(1_000_001 + i))),
       ],
@@ -81,7 +134,7 @@ async function main() {
     );
     const t1 = process.hrtime.bigint();
     for (const { id } of others.rows) {
-      await run((tx) => registerPayment(tx, scope, id, { amount: new Decimal(100), date: '2026-11-20', account_number: '6470' }));
+      await run((tx) => registerPayment(tx, scope, id, { amount: new Decimal(100), date: day, account_number: '6470' }));
     }
     const bareS = seconds(t1);
 

@@ -7,19 +7,19 @@
 //   a. a fresh database (DATABASE_URL's server when set, else an embedded PostgreSQL under
 //      .data/bench-bank-recon-pg), one company, a DKK bank account on 6470 with its opening date at the start
 //      of the fiscal year
-//   b. written directly in SQL (fast, as the ledger bench does): BENCH_LINES transactions over the
-//      fiscal year, each 6470 against 1010 (money in) or 6520 (money out), with their daily and monthly
-//      balances; BENCH_LINES bank lines, nine in ten matched one to one to a transaction's 6470 line and
-//      the tenth an unmatched fee, so each side has a tenth unmatched
+//   b. BENCH_LINES transactions over the fiscal year through the journal writer's batch (postBatch), each
+//      6470 against 1010 (money in) or 6520 (money out); then in SQL, BENCH_LINES bank lines, nine in ten
+//      matched one to one to a transaction's 6470 line and the tenth an unmatched fee, so each side has a
+//      tenth unmatched
 //   c. the tlr service in a child process; BENCH_REQUESTS requests one after the other of the
 //      baseline, then of the reconciliation (as_of the end of the fiscal year), after a warm-up
 //   d. EXPLAIN (ANALYZE, BUFFERS) of the reconciliation's statement, and its time in this process
 //
 // Environment (all optional): DATABASE_URL, BENCH_LINES (100000), BENCH_REQUESTS (200).
-import { bankReconciliation, reconciliationSql } from '@tlr/domain';
+import { addDays, bankReconciliation, Decimal, reconciliationSql, type Posting, type PostingLine } from '@tlr/domain';
 import { cleanupStack } from './cleanup.ts';
 import { spawnServer } from './http.ts';
-import { agent, benchCompany, benchDatabase, Keys, machineLines, ms, percentile, request, seconds } from './lib.ts';
+import { agent, benchCompany, benchDatabase, Keys, machineLines, ms, percentile, request, seconds, seedPostings } from './lib.ts';
 
 const LINES = Number(process.env.BENCH_LINES ?? 100_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
@@ -41,7 +41,7 @@ async function main() {
   const cleanups = cleanupStack(log);
   const out: string[] = [];
   try {
-    const { db, databaseUrl, pgVersion, settings, uuidFn, monthly } = await benchDatabase({
+    const { db, databaseUrl, pgVersion, settings, uuidFn } = await benchDatabase({
       cleanups,
       log,
       folder: 'bench-bank-recon-pg',
@@ -65,11 +65,42 @@ async function main() {
       )
     ).rows[0]!;
     const account = async (n: string) =>
-      (await pool.query<{ id: string }>(`SELECT id FROM accounts WHERE company_id = $1 AND account_number = $2`, [companyId, n])).rows[0]!.id;
-    const [bank, sales, equity] = [await account('6470'), await account('1010'), await account('6520')];
+      (
+        await pool.query<{ id: string; account_number: string; name: string }>(
+          `SELECT id, account_number, name FROM accounts WHERE company_id = $1 AND account_number = $2`,
+          [companyId, n],
+        )
+      ).rows[0]!;
+    const [bankAccount, salesAccount, equityAccount] = [await account('6470'), await account('1010'), await account('6520')];
+    const bank = bankAccount.id;
 
     log(`loading ${LINES} transactions and ${LINES} bank lines`);
     const t0 = process.hrtime.bigint();
+    // Through the journal writer: transaction n of 1..N on the fiscal year's days spread evenly. Odd: money in
+    // (6470 debit, 1010 credit); even: money out (6520 debit, 6470 credit). Line 1 is the bank's.
+    const days = (Date.parse(fy.end) - Date.parse(fy.start)) / 86_400_000 + 1;
+    const zero = new Decimal(0);
+    const side = (a: { id: string; account_number: string; name: string }, debit: Decimal, credit: Decimal): PostingLine => ({
+      accountId: a.id,
+      account: a,
+      debit,
+      credit,
+      description: '',
+      vatCode: '',
+    });
+    function* postings(): Generator<Posting> {
+      for (let n = 1; n <= LINES; n++) {
+        const a = new Decimal(((n * 7919) % 1_000_000) + 100).div(100);
+        const moneyIn = n % 2 === 1;
+        yield {
+          date: addDays(fy.start, Math.floor(((n - 1) * days) / LINES)),
+          description: `Bilag ${n}`,
+          source: 'manual',
+          lines: moneyIn ? [side(bankAccount, a, zero), side(salesAccount, zero, a)] : [side(bankAccount, zero, a), side(equityAccount, a, zero)],
+        };
+      }
+    }
+    await seedPostings(db, companyId, postings());
     const client = await pool.connect();
     let bankAccountId: string;
     try {
@@ -81,41 +112,6 @@ async function main() {
           [companyId, fy.start],
         )
       ).rows[0]!.id;
-      await client.query(
-        `INSERT INTO ledger_transactions (id, company_id, document_number, system_id, date, description, source)
-         SELECT ${uuidFn}, $1, n, n, $2::date + (((n - 1) * ($3::date - $2::date + 1)) / $4)::int, 'Bilag ' || n, 'manual'
-         FROM generate_series(1, $4::bigint) AS n`,
-        [companyId, fy.start, fy.end, LINES],
-      );
-      // Odd: money in (6470 debit, 1010 credit); even: money out (6520 debit, 6470 credit). Line 1 is the bank's.
-      await client.query(
-        `INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description)
-         SELECT ${uuidFn}, $1, t.id, k,
-                CASE WHEN k = 1 THEN $2::uuid WHEN t.system_id % 2 = 1 THEN $3::uuid ELSE $4::uuid END,
-                CASE WHEN (k = 1) = (t.system_id % 2 = 1) THEN a ELSE 0 END,
-                CASE WHEN (k = 1) = (t.system_id % 2 = 1) THEN 0 ELSE a END, ''
-         FROM ledger_transactions t
-         CROSS JOIN LATERAL (SELECT ((t.system_id * 7919) % 1000000 + 100) / 100.0 AS a) amounts
-         CROSS JOIN generate_series(1, 2) AS k
-         WHERE t.company_id = $1`,
-        [companyId, bank, sales, equity],
-      );
-      await client.query(
-        `INSERT INTO account_daily_balances (company_id, account_id, date, debit, credit)
-         SELECT l.company_id, l.account_id, t.date, SUM(l.debit), SUM(l.credit)
-         FROM transaction_lines l JOIN ledger_transactions t ON t.id = l.transaction_id
-         WHERE l.company_id = $1 GROUP BY l.company_id, l.account_id, t.date`,
-        [companyId],
-      );
-      if (monthly) {
-        await client.query(
-          `INSERT INTO account_monthly_balances (company_id, account_id, month, debit, credit)
-           SELECT company_id, account_id, date_trunc('month', date)::date, SUM(debit), SUM(credit)
-           FROM account_daily_balances WHERE company_id = $1 GROUP BY company_id, account_id, date_trunc('month', date)`,
-          [companyId],
-        );
-      }
-      await client.query(`UPDATE number_sequences SET last_document_number = $2, last_system_id = $2 WHERE company_id = $1`, [companyId, LINES]);
       const statement = (
         await client.query<{ id: string }>(
           `INSERT INTO bank_statements (id, company_id, bank_account_id, format, file_sha256, line_count, new_count)

@@ -171,7 +171,7 @@ export interface Invoicing {
   customerName: string;
   issue: string;
   due: string;
-  /** 6190 Debitorer, 1010 Salg, 7680 Salgsmoms (INVOICE_ACCOUNTS). */
+  /** 6190 Debitorer, 1010 Salg, 7680 Salgsmoms (DEFAULT_ACCOUNTS). */
   receivable: string;
   sales: string;
   outputVat: string;

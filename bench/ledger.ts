@@ -5,9 +5,9 @@
 //   a. a fresh database: on DATABASE_URL's server when set, otherwise on an embedded PostgreSQL under
 //      .data/bench-ledger-pg on a free loopback port (stopped and removed at the end); one company made
 //      by the domain (createCompany inside prisma.$transaction) and API keys (createApiKey)
-//   b. 1,000,000 journal lines in bulk SQL: 250,000 transactions x 4 balanced lines over the days of the
-//      current fiscal year, document_number = system_id = 1..N, the number_sequences row set to N, and
-//      account_daily_balances computed from the lines by INSERT ... SELECT ... GROUP BY
+//   b. 1,000,000 journal lines through the journal writer's batch (postBatch: set-based, with the balances,
+//      VAT bases and numbers every posting keeps): 250,000 transactions x 4 balanced lines over the days
+//      of the current fiscal year, document_number = system_id = 1..N
 //   c. POST /api/v1/transactions against the real service (in a child process of its own, as `npm start`
 //      runs it, RUN_WORKER=false, LOG_LEVEL=silent) with C connections for D seconds, then the bare SQL of the same posting (lock the
 //      number_sequences row, insert transaction + lines, upsert daily balances, insert the outbox row) with
@@ -34,7 +34,17 @@ import http from 'node:http';
 import { resolve } from 'node:path';
 import { loadConfig } from '@tlr/config';
 import type { Database } from '@tlr/db';
-import { JOURNAL_SQL, periodContaining, profitAndLossSql, today as businessDay, VAT_ACCOUNT_NUMBERS, vatReturnSql } from '@tlr/domain';
+import {
+  addDays,
+  Decimal,
+  JOURNAL_SQL,
+  periodContaining,
+  profitAndLossSql,
+  today as businessDay,
+  vatReturnSql,
+  type Posting,
+  type PostingLine,
+} from '@tlr/domain';
 import { spawnServer, type RunningServer } from './http.ts';
 import { cleanupStack } from './cleanup.ts';
 import { accountIds, barePosting, POSTING_ACCOUNTS, postingBody, postingLines } from './bare-writes.ts';
@@ -55,6 +65,7 @@ import {
   procTicks,
   request,
   seconds,
+  seedPostings,
   statusText,
   type LoadResult,
 } from './lib.ts';
@@ -72,6 +83,7 @@ const REQUESTS_PER_KEY = 90;
 const TIMEOUT_MS = num('BENCH_LEDGER_TIMEOUT', 20 * 60) * 1000;
 const RUN_ID = `${Date.now().toString(36)}${process.pid.toString(36)}`;
 const FOLDER = 'bench-ledger-pg';
+const ZERO = new Decimal(0);
 
 const log = (m: string) => process.stderr.write(`[bench-ledger] ${m}\n`);
 const out: string[] = [];
@@ -86,7 +98,6 @@ const print = (line = '') => {
 async function bulkLoad(
   db: Database,
   companyId: string,
-  uuidFn: string,
   monthly: boolean,
 ): Promise<{ seconds: number; lines: number; from: string; to: string; accounts: number; steps: string; balanceRows: number }> {
   const fy = (
@@ -98,8 +109,11 @@ async function bulkLoad(
   ).rows[0]!;
   // The accounts the generated lines use: every account of the chart, in number order.
   const accounts = (
-    await db.pool.query<{ id: string }>(`SELECT id FROM accounts WHERE company_id = $1 AND active ORDER BY account_number`, [companyId])
-  ).rows.map((r) => r.id);
+    await db.pool.query<{ id: string; account_number: string; name: string }>(
+      `SELECT id, account_number, name FROM accounts WHERE company_id = $1 AND active ORDER BY account_number`,
+      [companyId],
+    )
+  ).rows;
   const t0 = process.hrtime.bigint();
   const steps: string[] = [];
   let mark = t0;
@@ -107,76 +121,29 @@ async function bulkLoad(
     steps.push(`${label} ${seconds(mark).toFixed(1)} s`);
     mark = process.hrtime.bigint();
   };
-  const client = await db.pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query(`SET LOCAL work_mem = '256MB'`); // the GROUP BY of the daily balances in memory
-    // Transactions 1..N spread evenly over the fiscal year's days, so date order = posting order, and
-    // created_at non-decreasing in system_id order (about 100 µs apart, ending an hour ago).
-    await client.query(
-      `INSERT INTO ledger_transactions (id, company_id, document_number, system_id, date, description, source, created_at)
-       SELECT ${uuidFn}, $1, n, n,
-              $2::date + (((n - 1) * ($3::date - $2::date + 1)) / $4)::int,
-              'Bilag ' || n, 'manual',
-              now() - interval '1 hour' - ($4 - n) * interval '100 microseconds'
-       FROM generate_series(1, $4::bigint) AS n`,
-      [companyId, fy.start, fy.end, TRANSACTIONS],
-    );
-    step('transactions');
-    // Four lines each (in the order of the transactions' sequential scan, i.e. posting order): debit A a / credit B a / debit C b / credit D b (balanced by construction), the
-    // accounts and amounts scattered deterministically over the chart.
-    await client.query(
-      `INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code)
-       SELECT ${uuidFn}, $1, t.id, k,
-              ($2::uuid[])[1 + ((t.system_id * (7 + 2 * k) + k * 37) % cardinality($2::uuid[]))],
-              CASE k WHEN 1 THEN a WHEN 3 THEN b ELSE 0 END,
-              CASE k WHEN 2 THEN a WHEN 4 THEN b ELSE 0 END,
-              '', CASE WHEN k <= 2 THEN (ARRAY['S25', 'K25', 'EUV', 'SEUV', 'SEXP', '', '', ''])[1 + t.system_id % 8] ELSE '' END
-       FROM ledger_transactions t
-       CROSS JOIN LATERAL (SELECT ((t.system_id * 7919) % 1000000 + 100) / 100.0 AS a, ((t.system_id * 104729) % 50000 + 100) / 100.0 AS b) amounts
-       CROSS JOIN generate_series(1, 4) AS k
-       WHERE t.company_id = $1`,
-      [companyId, accounts],
-    );
-    step('lines');
-    await client.query(
-      `INSERT INTO account_daily_balances (company_id, account_id, date, debit, credit)
-       SELECT l.company_id, l.account_id, t.date, SUM(l.debit), SUM(l.credit)
-       FROM transaction_lines l JOIN ledger_transactions t ON t.id = l.transaction_id
-       WHERE l.company_id = $1
-       GROUP BY l.company_id, l.account_id, t.date`,
-      [companyId],
-    );
-    step('daily balances');
-    if (monthly) {
-      await client.query(
-        `INSERT INTO account_monthly_balances (company_id, account_id, month, debit, credit)
-         SELECT company_id, account_id, date_trunc('month', date)::date, SUM(debit), SUM(credit)
-         FROM account_daily_balances WHERE company_id = $1
-         GROUP BY company_id, account_id, date_trunc('month', date)`,
-        [companyId],
-      );
-      step('monthly balances');
-      // The VAT return's bases: the coded lines off the VAT accounts, per month and code (what the posting keeps).
-      await client.query(
-        `INSERT INTO vat_monthly_bases (company_id, month, vat_code, debit, credit)
-         SELECT l.company_id, date_trunc('month', t.date)::date, l.vat_code, SUM(l.debit), SUM(l.credit)
-         FROM transaction_lines l JOIN ledger_transactions t ON t.id = l.transaction_id JOIN accounts a ON a.id = l.account_id
-         WHERE l.company_id = $1 AND l.vat_code <> '' AND NOT (a.account_number = ANY($2::text[]))
-         GROUP BY 1, 2, 3`,
-        [companyId, [...VAT_ACCOUNT_NUMBERS]],
-      );
-      step('VAT bases');
+  const days = (Date.parse(fy.end) - Date.parse(fy.start)) / 86_400_000 + 1;
+  const codes = ['S25', 'K25', 'EUV', 'SEUV', 'SEXP', '', '', ''];
+  // Transaction n of 1..N, on the fiscal year's days spread evenly (date order = posting order): four lines,
+  // debit A a / credit B a / debit C b / credit D b (balanced by construction), the accounts and amounts
+  // scattered deterministically over the chart, the first two lines carrying VAT codes.
+  function* postings(): Generator<Posting> {
+    for (let n = 1; n <= TRANSACTIONS; n++) {
+      const a = new Decimal(((n * 7919) % 1_000_000) + 100).div(100);
+      const b = new Decimal(((n * 104_729) % 50_000) + 100).div(100);
+      const line = (k: number, debit: Decimal, credit: Decimal): PostingLine => {
+        const account = accounts[(n * (7 + 2 * k) + k * 37) % accounts.length]!;
+        return { accountId: account.id, account, debit, credit, description: '', vatCode: k <= 2 ? codes[n % 8]! : '' };
+      };
+      yield {
+        date: addDays(fy.start, Math.floor(((n - 1) * days) / TRANSACTIONS)),
+        description: `Bilag ${n}`,
+        source: 'manual',
+        lines: [line(1, a, ZERO), line(2, ZERO, a), line(3, b, ZERO), line(4, ZERO, b)],
+      };
     }
-    await client.query(`UPDATE number_sequences SET last_document_number = $2, last_system_id = $2 WHERE company_id = $1`, [companyId, TRANSACTIONS]);
-    await client.query('COMMIT');
-    step('sequence + commit');
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
   }
+  await seedPostings(db, companyId, postings());
+  step('journal writer (transactions, lines, balances, VAT bases, numbers)');
   const loadSeconds = seconds(t0);
   // Every table the load wrote, as autovacuum would after such a change: without the monthly balances'
   // statistics the planner took a company's 3,660 rows for 1 and chose a nested loop for the reports.
@@ -339,8 +306,8 @@ async function main() {
   const startLoad = loadavg();
   try {
     // a. database, company, keys
-    // Monthly running balances (reports read them) where this schema has them; uuidFn: time-ordered ids where PostgreSQL has uuidv7().
-    const { db, databaseUrl, given, pgVersion, settings, uuidFn, monthly } = await benchDatabase({
+    // Monthly running balances (reports read them) where this schema has them.
+    const { db, databaseUrl, given, pgVersion, settings, monthly } = await benchDatabase({
       cleanups,
       log,
       folder: FOLDER,
@@ -358,7 +325,7 @@ async function main() {
 
     // b. a million lines
     log(`loading ${TRANSACTIONS} transactions x ${LINES_PER_TRANSACTION} lines ...`);
-    const load = await bulkLoad(db, companyId, uuidFn, monthly);
+    const load = await bulkLoad(db, companyId, monthly);
     const size = (await db.pool.query(`SELECT pg_size_pretty(pg_database_size(current_database())) AS s`)).rows[0].s as string;
 
     print('## Ledger benchmark');

@@ -1,6 +1,7 @@
-// What the ledger and invoice benchmarks share: small number helpers, the API key rotation that keeps
-// every key under the rate limit, a keep-alive HTTP client, the closed load loop, statement counting,
-// and the fresh database (on DATABASE_URL's server or an embedded PostgreSQL) both start from.
+// What the benchmarks share: small number helpers, the API key rotation that keeps every key under the
+// rate limit, a keep-alive HTTP client, the closed load loop, statement counting, the fresh database
+// (on DATABASE_URL's server or an embedded PostgreSQL) they start from, and seeding postings through
+// the journal writer.
 import { execSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -11,12 +12,13 @@ import {
   dropDatabase,
   ensureDatabase,
   freePort,
+  inTransaction,
   resolveDatabaseServer,
   withDatabase,
   type Database,
   type DbTimeouts,
 } from '@tlr/db';
-import { createApiKey, createCompany, SCOPES } from '@tlr/domain';
+import { createApiKey, createCompany, postBatch, SCOPES, type Posting, type PostedRef } from '@tlr/domain';
 import type { cleanupStack } from './cleanup.ts';
 import { hasMonthlyBalances } from './bare-writes.ts';
 
@@ -228,6 +230,15 @@ export async function benchCompany(db: Database, opts: { name: string; ownerEmai
     created.push(...batch.map((k) => k.key));
   }
   return { companyId, keys: created };
+}
+
+/**
+ * Seeds `postings` into the company through the journal writer (postBatch: set-based, one statement per
+ * few thousand lines, with the balances, VAT bases and numbers a posting keeps), in one transaction
+ * bounded by `db`'s timeouts; their numbers in order. No events: nothing subscribes to a bench company.
+ */
+export function seedPostings(db: Database, companyId: string, postings: Iterable<Posting>): Promise<PostedRef[]> {
+  return inTransaction(db)((tx) => postBatch(tx, { companyId, livemode: true }, postings, { events: false }));
 }
 
 /** The closing lines of a benchmark's output: load, CPUs, memory. */

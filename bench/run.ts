@@ -28,10 +28,12 @@
 //   BENCH_ROUNDS        run the selected scenarios this many times in turn (1); each ratio and the p99 at
 //                       half load are then printed per round and as the median over the rounds
 //   BENCH_DIAG          0 to skip the diagnostic scenarios (tlr-discovery, tlr-401, tlr-400, tlr-429)
+//   BENCH_DIAG_DURATION seconds per diagnostic scenario (half of BENCH_DURATION, at least 3)
 //   BENCH_REQUESTS_PER_KEY  requests per API key before it is retired (90; the limit is 100 a minute)
 //   BENCH_CPU_PROF      1: run both servers with --cpu-prof and print where their CPU time went
 //   BENCH_SQL           0 to skip the closing SQL micro-benchmark (the product's authentication statement
 //                       as sent today, unnamed, against the same text as a prepared statement)
+//   BENCH_SQL_STATEMENTS statements per row of the SQL micro-benchmark (2000, after a tenth as warm-up)
 //   BENCH_JSON          path: also write the results as JSON there
 //   BENCH_NODE_FLAGS    more Node/V8 flags for both servers (diagnostics), e.g. --trace-gc-nvp
 //   BENCH_SYNCHRONOUS_COMMIT  off: ALTER DATABASE ... SET synchronous_commit = off for the bench database
@@ -59,7 +61,7 @@ import {
   createApiKey,
   createCompany,
   generateApiKey,
-  INVOICE_ACCOUNTS,
+  DEFAULT_ACCOUNTS,
   keyDigest,
   keyPrefix,
   newId,
@@ -74,7 +76,8 @@ import { accountIds, hasMonthlyBalances, invoiceBody, OUTPUT_VAT_ACCOUNT, POSTIN
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
 const DURATION = num('BENCH_DURATION', 10);
-const DIAG_DURATION = Math.max(3, Math.round(DURATION / 2));
+const DIAG_DURATION = num('BENCH_DIAG_DURATION', Math.max(3, Math.round(DURATION / 2)));
+const SQL_STATEMENTS = num('BENCH_SQL_STATEMENTS', 2000);
 const WARMUP = num('BENCH_WARMUP', 2);
 const ROUNDS = num('BENCH_ROUNDS', 1);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 32);
@@ -399,13 +402,14 @@ function summariseProfile(dir: string, requests: number): string {
 
 async function sqlMicroBench(db: Database, companyId: string, customerId: string, key: () => string): Promise<string> {
   let authSql = '';
-  await authenticateApiKey({ query: (async (text: string) => ((authSql = text), { rows: [] })) as never }, key());
+  // The product sends it as a named statement's config ({ name, text, values }), or once as plain text.
+  await authenticateApiKey({ query: (async (q: string | { text: string }) => ((authSql = typeof q === 'string' ? q : q.text), { rows: [] })) as never }, key());
   const client = await db.pool.connect();
-  const N = 2000;
+  const N = SQL_STATEMENTS;
   const lines: string[] = [];
   try {
     const time = async (label: string, run: () => Promise<unknown>) => {
-      for (let i = 0; i < 200; i++) await run();
+      for (let i = 0; i < N / 10; i++) await run();
       const t = process.hrtime.bigint();
       for (let i = 0; i < N; i++) await run();
       lines.push(`| ${label} | ${(Number(process.hrtime.bigint() - t) / 1e3 / N).toFixed(0)} |`);
@@ -482,7 +486,7 @@ async function main() {
     // What the posting and invoice scenarios need: accounts of the chart, one of the seeded customers as
     // the buyer, the dates (today, in the open fiscal year createCompany made). The baseline gets the ids
     // the way tlr would look them up, once, beforehand.
-    const accounts = await accountIds(db.pool, companyId, [...POSTING_ACCOUNTS, INVOICE_ACCOUNTS.receivable]);
+    const accounts = await accountIds(db.pool, companyId, [...POSTING_ACCOUNTS, DEFAULT_ACCOUNTS.receivable]);
     const buyer = (await db.pool.query<{ id: string; name: string }>('SELECT id, name FROM customers WHERE id = $1', [ids[0]])).rows[0]!;
     const bookDate = today();
     const invoice = invoiceBody({ customerId: buyer.id, issue: bookDate, due: addDays(bookDate, 14) });
@@ -499,8 +503,8 @@ async function main() {
       invoicing: {
         customerId: buyer.id,
         customerName: buyer.name,
-        receivable: accounts[INVOICE_ACCOUNTS.receivable]!,
-        sales: accounts[INVOICE_ACCOUNTS.sales]!,
+        receivable: accounts[DEFAULT_ACCOUNTS.receivable]!,
+        sales: accounts[DEFAULT_ACCOUNTS.sales]!,
         outputVat: accounts[OUTPUT_VAT_ACCOUNT]!,
       },
     };

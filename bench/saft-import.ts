@@ -11,7 +11,7 @@ import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { checkSaftSchema, createSaftImport, readSaft, runSaftImport, stageUpload, utf8Text } from '@tlr/domain';
+import { checkSaftSchema, createApiKey, createSaftImport, readSaft, runSaftImport, stageUpload, utf8Text } from '@tlr/domain';
 import type { Db } from '@tlr/db';
 import { cleanupStack } from './cleanup.ts';
 import { benchCompany, benchDatabase, machineLines, mib, procStatus, seconds } from './lib.ts';
@@ -104,6 +104,8 @@ async function main() {
       timeouts: { transactionMs: 3_600_000, statementMs: 600_000 },
     });
     const { companyId } = await benchCompany(db, { name: 'SAF-T Bench ApS', ownerEmail: 'bench-saft@example.dk', keys: 0 });
+    // The credential that sends the file, as POST /imports/saft records it (the control trail names it).
+    const sender = await createApiKey(db.prisma, { companyId, name: 'bench import', scopes: ['accounts:write', 'transactions:write'], mode: 'live' });
     const dir = mkdtempSync(join(tmpdir(), 'tlr-bench-saft-'));
     cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
     const path = join(dir, 'saft.xml');
@@ -128,7 +130,8 @@ async function main() {
     const staged = await stageUpload(createReadStream(path), { limit: 2 ** 31, prefix: 'tlr-bench-saft-' });
     t0 = process.hrtime.bigint();
     const { view } = await db.prisma.$transaction(
-      (tx) => createSaftImport(tx as Db, { companyId, livemode: true }, { file: staged, fileName: 'saft.xml', requestedBy: { type: 'api_key', id: 'bench' } }),
+      (tx) =>
+        createSaftImport(tx as Db, { companyId, livemode: true }, { file: staged, fileName: 'saft.xml', requestedBy: { type: 'api_key', id: sender.id } }),
       {
         timeout: 600_000,
       },

@@ -14,7 +14,7 @@
 //   d. throughput: for 1 MB and 10 MB, BENCH_SECONDS of closed-loop uploads with BENCH_CONNECTIONS
 //      connections, then downloads of what was uploaded, for tlr and the baseline
 //
-// Environment (all optional): DATABASE_URL, BENCH_SECONDS (8), BENCH_CONNECTIONS (4).
+// Environment (all optional): DATABASE_URL, BENCH_SECONDS (8), BENCH_CONNECTIONS (4), BENCH_LARGE_MB (10).
 import { fork } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
@@ -31,6 +31,8 @@ import { agent, benchCompany, benchDatabase, closedLoop, Keys, machineLines, ms,
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4);
 const MB = 1_000_000;
+/** The large document's size in MB (10; smaller only for a smoke run). */
+const LARGE_MB = Number(process.env.BENCH_LARGE_MB ?? 10);
 
 interface Target {
   name: string;
@@ -155,7 +157,7 @@ async function main() {
     const rotation = new Keys(keys);
     const unused = new Keys(['no key: the baseline does not authenticate'], Infinity); // spends none of tlr's budget
     const keysOf = (t: Target) => (t.name === 'tlr' ? rotation : unused);
-    const docs = { small: document(MB), large: document(10 * MB) };
+    const docs = { small: document(MB), large: document(LARGE_MB * MB) };
     const bodies = Object.fromEntries(
       Object.entries(docs).map(([k, b64]) => [k, JSON.stringify({ filename: `bilag-${k}.pdf`, content_base64: b64, mime_type: 'application/pdf' })]),
     );
@@ -172,7 +174,7 @@ async function main() {
       `PostgreSQL ${pgVersion} (synchronous_commit=${settings.sc}, fsync=${settings.fsync}); ${CONNECTIONS} connections, ${SECONDS} s per measurement`,
       '',
     );
-    out.push('Peak memory, 10 concurrent uploads of 10 MB (13.3 MB of base64 each) on a fresh server:', '');
+    out.push(`Peak memory, 10 concurrent uploads of ${LARGE_MB} MB (${((LARGE_MB * 4) / 3).toFixed(1)} MB of base64 each) on a fresh server:`, '');
     out.push('| server | RSS before | RSS peak (10 ms samples) | VmHWM after | wall time | statuses |', '|---|---|---|---|---|---|');
     for (const name of ['baseline', 'tlr'] as const) {
       const t = await start(name);
@@ -184,7 +186,7 @@ async function main() {
       const t = await start(name);
       for (const [k, size] of [
         ['small', MB],
-        ['large', 10 * MB],
+        ['large', LARGE_MB * MB],
       ] as const)
         out.push(...(await throughput(t, keysOf(t), size, bodies[k]!)));
       await t.stop();

@@ -199,6 +199,34 @@ describe('POST /einvoices/inbound', () => {
     expect(await stored(t.company.companyId)).toEqual(before);
   });
 
+  it('gives an OIOUBL document the amount checks a Peppol document gets, reads dates by the calendar and stores names decoded', async () => {
+    const other = await t.another('OIOUBL Kontrol ApS');
+    const before = await stored(other.company.companyId);
+    // A document in EUR whose amounts are all in DKK, and a total with three decimals: refused as Peppol's rules refuse them.
+    const eur = await importXml(other.raw, oioubl('OIO-EUR').replace('<cbc:DocumentCurrencyCode>DKK', '<cbc:DocumentCurrencyCode>EUR'));
+    expect([eur.status, eur.body.code], eur.text).toEqual([400, 'einvoice_invalid']);
+    expect(new Set(eur.body.failures!.map((f) => f.id))).toEqual(new Set(['PEPPOL-EN16931-R051']));
+    const three = await importXml(
+      other.raw,
+      oioubl('OIO-3').replace('<cbc:PayableAmount currencyID="DKK">1000.00', '<cbc:PayableAmount currencyID="DKK">1000.005'),
+    );
+    expect([three.status, three.body.code, three.body.failures?.map((f) => f.id)], three.text).toEqual([400, 'einvoice_invalid', ['UBL-DT-01']]);
+    const date = await importXml(other.raw, oioubl('OIO-DATE').replace('<cbc:IssueDate>2026-11-02', '<cbc:IssueDate>2026-02-31'));
+    expect([date.status, date.body.code, date.body.field, date.body.detail]).toEqual([
+      400,
+      'invalid_request',
+      'IssueDate',
+      'Not an e-invoice this service takes: IssueDate "2026-02-31" must be a valid calendar date.',
+    ]);
+    expect(await stored(other.company.companyId)).toEqual(before);
+    // An entity in a name is the character it stands for, in the supplier made and in the message.
+    const named = await importXml(other.raw, oioubl('OIO-AMP').replaceAll('Kontorforsyning Øst A/S', 'Jensen &amp; S&#248;n ApS'));
+    expect(named.status, named.text).toBe(201);
+    expect(named.body.data.counterpart.name).toBe('Jensen & Søn ApS');
+    const supplier = (await ok(other.api.GET('/suppliers/{id}', { params: { path: { id: named.body.data.supplier_id } } }))).data;
+    expect(supplier.name).toBe('Jensen & Søn ApS');
+  });
+
   it('refuses hostile and foreign XML, other media types, oversize and non-UTF-8 bodies by name, storing nothing', async () => {
     const before = await stored(t.company.companyId);
     const ubl = 'xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"';

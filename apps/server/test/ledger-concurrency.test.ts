@@ -1,9 +1,11 @@
 // The posting function under concurrency: many connections to three servers (this process and two
 // separate server processes) on one database post to one company at the same moment. Document numbers
 // and system ids must come out gapless, unique and in posting order, a refused posting must consume no
-// number, and the daily balances must equal the sum of the posted lines.
+// number, and the daily balances must equal the sum of the posted lines. Batches of postings (the
+// journal writer's set-based path) take their numbers beside single postings the same way.
 import { describe, expect, it } from 'vitest';
-import { addDays, today as businessDay, updateAccountingSettings } from '@tlr/domain';
+import { inTransaction } from '@tlr/db';
+import { addDays, Decimal, postBatch, today as businessDay, updateAccountingSettings, type DomainError, type Posting, type PostingLine } from '@tlr/domain';
 import { countRows, created, idem, newCompany, testDb, twoLinePosting, useServers, type RequestBody, type Schemas } from './helpers.ts';
 
 const servers = useServers();
@@ -228,6 +230,64 @@ describe('posting under concurrency (three servers, one company)', () => {
     const after = (await created(servers.api(1, keys[0]!.key).POST('/transactions', { params: idem(), body: twoLinePosting(today, '6470', '1010', 1) }))).data;
     expect([after.document_number, after.system_id]).toEqual([N + 1, N + 1]);
     console.log(`ledger-concurrency: ${reqs.length} requests (${N} postings) over ${servers.urls.length} servers in ${elapsed} ms`);
+  });
+
+  it('batches beside single postings: gapless numbers, a batch in one run of them, balances and VAT bases equal the lines, an event a posting', async () => {
+    const company = await newCompany('Samtidig Bunke ApS');
+    const keys = await Promise.all(Array.from({ length: 3 }, () => company.key()));
+    const scope = { companyId: company.companyId, livemode: true };
+    const chart = await testDb().prisma.account.findMany({ where: { company_id: company.companyId, account_number: { in: ['1010', '6470', '7680'] } } });
+    const id = new Map(chart.map((a) => [a.account_number, a.id]));
+    const line = (number: string, debit: string, credit: string, vatCode = ''): PostingLine => ({
+      accountId: id.get(number)!,
+      debit: new Decimal(debit),
+      credit: new Decimal(credit),
+      description: '',
+      vatCode,
+    });
+    // A sale with 25 % VAT paid into the bank: the base (1010) counts in the VAT bases, the VAT (7680) does not.
+    const batchOf = (b: number) =>
+      Array.from({ length: 25 }, (_, i): Posting => ({
+        date: today,
+        description: `Bunke ${b}, salg ${i}`,
+        source: 'manual',
+        lines: [line('6470', '125', '0'), line('1010', '0', '100', 'S25'), line('7680', '0', '25', 'S25')],
+      }));
+    const run = inTransaction(testDb());
+    const [batches] = await Promise.all([
+      Promise.all([0, 1, 2, 3].map((b) => run((tx) => postBatch(tx, scope, batchOf(b), { events: true })))),
+      Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          created(servers.api(i, keys[i % keys.length]!.key).POST('/transactions', { params: idem(), body: twoLinePosting(today, '6470', '1010', 10) })),
+        ),
+      ),
+    ]);
+    const N = 4 * 25 + 12;
+    const range = Array.from({ length: N }, (_, i) => i + 1);
+    const rows = await postedRows(company.companyId);
+    expect(rows.map((r) => Number(r.system_id))).toEqual(range);
+    expect(rows.map((r) => Number(r.document_number))).toEqual(range);
+    const systemOf = new Map(rows.map((r) => [r.id, Number(r.system_id)]));
+    for (const refs of batches) {
+      // What the batch answered is what was written, and its postings took consecutive numbers.
+      for (const r of refs) expect([systemOf.get(r.id), Number(r.documentNumber)]).toEqual([Number(r.systemId), Number(r.systemId)]);
+      const ids = refs.map((r) => Number(r.systemId));
+      expect(ids).toEqual(Array.from({ length: 25 }, (_, i) => ids[0]! + i));
+    }
+    expect(await mismatches(company.companyId, 'account_daily_balances')).toEqual([]);
+    expect(await mismatches(company.companyId, 'account_monthly_balances')).toEqual([]);
+    const { rows: bases } = await testDb().pool.query<{ vat_code: string; debit: string; credit: string }>(
+      `SELECT vat_code, debit::text, credit::text FROM vat_monthly_bases WHERE company_id = $1`,
+      [company.companyId],
+    );
+    expect(bases).toEqual([{ vat_code: 'S25', debit: '0.00', credit: '10000.00' }]);
+    expect(await countRows(`SELECT count(*)::int AS n FROM outbox_events WHERE company_id = $1 AND type = 'transaction.created'`, [company.companyId])).toBe(N);
+
+    // A batch dated on or before the lock date is refused whole, and draws no number.
+    await updateAccountingSettings(testDb().prisma, company.companyId, { lock_date: today });
+    const refused = await run((tx) => postBatch(tx, scope, batchOf(9), { events: true })).catch((e: DomainError) => [e.code, e.field]);
+    expect(refused).toEqual(['period_locked', 'date']);
+    expect(await postedRows(company.companyId)).toHaveLength(N);
   });
 
   it('concurrent reversals of one transaction: exactly one 201, the rest 409 already_reversed, no number consumed', async () => {

@@ -188,7 +188,7 @@ describe('a file of another system, written by hand from the XSD', () => {
         ],
       ],
     ]);
-    expect(full[1]!.lines[0]).toMatchObject({ currency_amount: 301.61, exchange_rate: 7.46 });
+    expect(full[1]!.lines[0]).toMatchObject({ currency_amount: 300, exchange_rate: 7.5 });
     // The control trail: imported postings are registered by the credential that sent the file.
     for (const x of full) expect(x.registered_by).toMatchObject({ type: 'api_key', id: done.requested_by.id });
   });
@@ -220,9 +220,67 @@ describe('the import-saft job on a worker', () => {
   }, 40_000);
 });
 
+/** The line (from 1) of the first `then` after the first `first` in `xml`. */
+const lineOf = (xml: string, first: string, then: string) => xml.slice(0, xml.indexOf(then, xml.indexOf(first))).split('\n').length;
+
+describe('VAT codes of the file', () => {
+  it("keeps a line's TaxCode that is a VAT code of the company: the VAT return of the imported period shows the imported VAT", async () => {
+    const firm = await freshFirm('Moms Skifter ApS');
+    // The sale (1000, credit 1800.00) an EU sale of goods (rubrik B), the rent (2750, debit 4000.00) with købsmoms;
+    // the payment from the bank (58100) carries the other system's own code U25, which is not one of the company's.
+    const rent = '<Description>Husleje januar</Description>';
+    const bank = '<Description>Betalt fra bank</Description>';
+    const tax = (code: string) =>
+      `<TaxInformation><TaxType>VAT</TaxType><TaxCode>${code}</TaxCode><TaxAmount><Amount>0.00</Amount><CurrencyCode>DKK</CurrencyCode>` +
+      '<CurrencyAmount>0.00</CurrencyAmount><ExchangeRate>1</ExchangeRate></TaxAmount></TaxInformation>';
+    const xml = FIXTURE.replace(/(<TaxInformation>\s*<TaxType>VAT<\/TaxType>\s*<TaxCode>)U25/, '$1SEUV')
+      .replace(new RegExp(`(${rent}[\\s\\S]*?</DebitAmount>)`), `$1${tax('K25')}`)
+      .replace(new RegExp(`(${bank}[\\s\\S]*?</CreditAmount>)`), `$1${tax('U25')}`);
+    expect(xml).toContain(tax('K25'));
+    expect(xml).toContain(tax('U25'));
+    const done = await imported(firm, xml);
+    expect(done).toMatchObject({ status: 'succeeded', problem: null, counts: { transactions: 3, lines: 9 } });
+    const vat = (await ok(firm.api.GET('/vat-returns', { params: { query: { period: '2026-Q1' } } }))).data;
+    expect(vat.exact_fields).toMatchObject({ box_b_goods_reported: 1800, output_vat: 450, input_vat: 1000, box_a_goods: 0 });
+    // The lines behind rubrik B: the imported sale.
+    const boxB = (await ok(firm.api.GET('/vat-returns/{period}/lines', { params: { path: { period: '2026-Q1' }, query: { field: 'box_b_goods_reported' } } })))
+      .data;
+    expect(boxB.map((l) => [l.source, l.amount])).toEqual([['import', 1800]]);
+    const list = (await ok(firm.api.GET('/transactions', { params: { query: { per_page: 10, sort: 'date', order: 'asc' } } }))).data;
+    const codes = await Promise.all(
+      list.map(async (x) => (await ok(firm.api.GET('/transactions/{id}', { params: { path: { id: x.id } } }))).data.lines.map((l) => l.vat_code)),
+    );
+    expect(codes).toEqual([
+      ['', '', ''],
+      ['', 'SEUV', ''],
+      ['K25', '', ''],
+    ]);
+  });
+});
+
 describe('malformed files are refused by name, with nothing written', () => {
   const cases: [string, string, { code: string; field: string; line?: number; detail: RegExp }][] = [
-    ['not XML', 'this is not a SAF-T file', { code: 'saft_file_invalid', field: 'body', detail: /Start tag expected|not proper|Document is empty/i }],
+    // The safe-XML policy reads the file before libxml2 does: its words, the same as every XML reader's.
+    [
+      'not XML',
+      'this is not a SAF-T file',
+      { code: 'saft_file_invalid', field: 'body', detail: /^The file is not XML this service reads: line 1, column \d+: it is not well-formed XML/ },
+    ],
+    [
+      'a DOCTYPE with an internal entity',
+      FIXTURE.replace('<AuditFile', '<!DOCTYPE AuditFile [<!ENTITY name "Jensen">]>\n<AuditFile').replace('<Name>', '<Name>&name;'),
+      {
+        code: 'saft_file_invalid',
+        field: 'body',
+        line: FIXTURE.split('\n').findIndex((l) => l.startsWith('<AuditFile')) + 1,
+        detail: /line \d+, column \d+: it declares a document type \(DOCTYPE or ENTITY\), which is refused/,
+      },
+    ],
+    [
+      'an external DTD',
+      FIXTURE.replace('<AuditFile', '<!DOCTYPE AuditFile SYSTEM "http://127.0.0.1:9/saft.dtd">\n<AuditFile'),
+      { code: 'saft_file_invalid', field: 'body', detail: /declares a document type/ },
+    ],
     [
       'invalid against the XSD',
       FIXTURE.replace('<TransactionDate>2026-01-15</TransactionDate>', '<TransactionDate>15-01-2026</TransactionDate>'),
@@ -237,6 +295,17 @@ describe('malformed files are refused by name, with nothing written', () => {
       'an unbalanced transaction',
       FIXTURE.replace('<Amount>5000.00</Amount>', '<Amount>4999.00</Amount>'),
       { code: 'saft_file_invalid', field: 'Transaction', detail: /transaction 1002 does not balance/ },
+    ],
+    [
+      // 301.61 EUR × 7.5 = 2262.08 DKK, not the 2250.00 the line says.
+      'a foreign-currency line whose DKK amount is not amount × rate',
+      FIXTURE.replace('<CurrencyAmount>300.00</CurrencyAmount>', '<CurrencyAmount>301.61</CurrencyAmount>'),
+      {
+        code: 'saft_file_invalid',
+        field: 'DebitAmount/Amount',
+        line: lineOf(FIXTURE, '<TransactionID>1001</TransactionID>', '<Line>'),
+        detail: /transaction 1001: .*301\.61 EUR × 7\.5 = 2262\.08 DKK, not 2250\.00/,
+      },
     ],
     [
       'an unknown account',

@@ -4,8 +4,8 @@
 import { Writable } from 'node:stream';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { exportSaft, SinkClosedError, today as businessDay } from '@tlr/domain';
-import { createDatabase } from '@tlr/db';
+import { Decimal, exportSaft, postBatch, SinkClosedError, today as businessDay, type Posting, type PostingLine } from '@tlr/domain';
+import { createDatabase, type Db } from '@tlr/db';
 import type { paths } from '../../../test/generated/api.ts';
 import { api, bodyOf, client, databaseUrl, idem, newCompany, newKey, ok, testDb, useCompany, type Api, type Schemas } from './helpers.ts';
 import { validateSaft as validate } from './saft-schema.ts';
@@ -399,65 +399,40 @@ describe('the HTTP surface', () => {
 });
 
 /**
- * Adds `count` transactions of 2 or 3 lines straight in SQL, with what postTransaction keeps beside
- * them (the number sequence, the daily and monthly balances). Posting them one by one through postTransaction in
- * an interactive Prisma transaction took about 19 ms each here, too slow for a test of this size.
+ * Posts `count` transactions of 2 or 3 lines through the journal writer's batch (postBatch), in one
+ * transaction: set-based, one statement per few thousand lines. Posting them one by one through
+ * postTransaction in an interactive Prisma transaction took about 19 ms each here, too slow for a test of this size.
  */
 async function seedLedger(companyId: string, count: number) {
   // Seeding thousands of lines can outlast the service's bounds on a statement (server and client side)
   // while the rest of the suite keeps both cores busy: those bounds are the service's, not this fixture's.
   const seeder = createDatabase(databaseUrl(), 1, { statementMs: 120_000, transactionMs: 180_000 });
-  const conn = await seeder.pool.connect();
   try {
-    await conn.query('BEGIN');
-    const { rows } = await conn.query(
-      `UPDATE number_sequences SET last_document_number = last_document_number + $2, last_system_id = last_system_id + $2
-       WHERE company_id = $1 RETURNING last_document_number - $2 AS doc0, last_system_id - $2 AS sys0`,
-      [companyId, count],
-    );
-    const { doc0, sys0 } = rows[0];
-    await conn.query(
-      `INSERT INTO ledger_transactions (id, company_id, document_number, system_id, date, description, source)
-       SELECT gen_random_uuid(), $1, $2::bigint + i, $3::bigint + i, make_date($5, 1 + i % 12, 1 + i % 28), 'Bilag ' || i, 'manual'
-       FROM generate_series(1, $4::int) i`,
-      [companyId, doc0, sys0, count, year],
-    );
+    const chart = await seeder.prisma.account.findMany({ where: { company_id: companyId, account_number: { in: ['1010', '2030', '6470', '7740'] } } });
+    const accounts = new Map(chart.map((a) => [a.account_number, a]));
+    const line = (number: string, debit: Decimal, credit: Decimal, description = '', vatCode = ''): PostingLine => {
+      const a = accounts.get(number)!;
+      return { accountId: a.id, account: a, debit, credit, description, vatCode };
+    };
+    const zero = new Decimal(0);
+    const vat = new Decimal('1.25');
+    const pad = (n: number) => String(n).padStart(2, '0');
     // i % 3 = 0: a sale (bank / revenue); otherwise rent with input VAT paid from the bank.
-    await conn.query(
-      `INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code)
-       SELECT gen_random_uuid(), t.company_id, t.id, l.n, a.id, l.debit, l.credit, l.description, l.vat_code
-       FROM (SELECT *, system_id - $2 AS i, (100 + (system_id - $2) % 900 + ((system_id - $2) % 100) / 100.0)::numeric(18,2) AS amount
-             FROM ledger_transactions WHERE company_id = $1 AND system_id > $2) t
-       CROSS JOIN LATERAL (VALUES
-         (1, CASE WHEN t.i % 3 = 0 THEN '6470' ELSE '2030' END, t.amount, 0::numeric, '', ''),
-         (2, CASE WHEN t.i % 3 = 0 THEN '1010' ELSE '7740' END, CASE WHEN t.i % 3 = 0 THEN 0 ELSE 1.25 END, CASE WHEN t.i % 3 = 0 THEN t.amount ELSE 0 END,
-             CASE WHEN t.i % 3 = 0 THEN 'Salg & <moms>' ELSE 'Købsmoms' END, CASE WHEN t.i % 3 = 0 THEN '' ELSE 'K25' END),
-         (3, '6470', 0, t.amount + 1.25, '', '')
-       ) AS l(n, account_number, debit, credit, description, vat_code)
-       JOIN accounts a ON a.company_id = t.company_id AND a.account_number = l.account_number
-       WHERE l.n < 3 OR t.i % 3 <> 0`,
-      [companyId, sys0],
-    );
-    for (const [table, day] of [
-      ['account_daily_balances', 'date'],
-      ['account_monthly_balances', 'month'],
-    ] as const) {
-      await conn.query(
-        `INSERT INTO ${table} AS b (company_id, account_id, ${day}, debit, credit)
-         SELECT l.company_id, l.account_id, ${day === 'month' ? "date_trunc('month', t.date)::date" : 't.date'}, sum(l.debit), sum(l.credit)
-         FROM transaction_lines l JOIN ledger_transactions t ON t.id = l.transaction_id
-         WHERE t.company_id = $1 AND t.system_id > $2
-         GROUP BY 1, 2, 3
-         ON CONFLICT (company_id, account_id, ${day}) DO UPDATE SET debit = b.debit + EXCLUDED.debit, credit = b.credit + EXCLUDED.credit`,
-        [companyId, sys0],
-      );
-    }
-    await conn.query('COMMIT');
-  } catch (err) {
-    await conn.query('ROLLBACK');
-    throw err;
+    const postings = Array.from({ length: count }, (_, k): Posting => {
+      const i = k + 1;
+      const amount = new Decimal(100 + (i % 900)).plus(new Decimal(i % 100).div(100));
+      return {
+        date: `${year}-${pad(1 + (i % 12))}-${pad(1 + (i % 28))}`,
+        description: `Bilag ${i}`,
+        source: 'manual',
+        lines:
+          i % 3 === 0
+            ? [line('6470', amount, zero), line('1010', zero, amount, 'Salg & <moms>')]
+            : [line('2030', amount, zero), line('7740', vat, zero, 'Købsmoms', 'K25'), line('6470', zero, amount.plus(vat))],
+      };
+    });
+    await seeder.prisma.$transaction((tx) => postBatch(tx as Db, { companyId, livemode: true }, postings, { events: false }), { timeout: 180_000 });
   } finally {
-    conn.release();
     await seeder.close();
   }
 }

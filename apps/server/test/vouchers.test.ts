@@ -277,12 +277,17 @@ describe('processing', () => {
     const pdf = await pdfWith('Faktura\nCVR 87 65 43 62\nDato 03.11.2026\nKopipapir 500 ark  245,00 kr');
     const id = await uploaded(c, { filename: 'scan-0042.pdf', content_base64: pdf.toString('base64'), mime_type: 'application/pdf' });
     const blank = await uploaded(c, { filename: 'billede.jpg', content_base64: b64('\xff\xd8\xff not really a jpeg'), mime_type: 'image/jpeg' });
-    expect((await ops().processVouchers({})).completed).toBeGreaterThanOrEqual(2);
+    // A day the calendar refuses is no date of the document's (JavaScript would read it as 3 March).
+    const impossible = (await pdfWith('Faktura\nDato 31.02.2026')).toString('base64');
+    const noDate = await uploaded(c, { filename: 'scan-0043.pdf', content_base64: impossible, mime_type: 'application/pdf' });
+    expect((await ops().processVouchers({})).completed).toBeGreaterThanOrEqual(3);
     expect((await ok(c.GET('/vouchers/{id}', path(id)))).data.status).toBe('completed');
     expect((await ok(c.GET('/vouchers/{id}', path(blank)))).data.status).toBe('completed');
     expect((await ok(c.GET('/vouchers', { params: { query: { search: 'papirgrossisten' } } }))).data.map((v) => v.id)).toEqual([id]);
     const { rows } = await testDb().pool.query(`SELECT display_name, vendor FROM vouchers WHERE id = $1`, [id]);
     expect(rows[0]).toEqual({ display_name: 'Papirgrossisten A/S 2026-11-03', vendor: 'Papirgrossisten A/S' });
+    const undated = await testDb().pool.query(`SELECT display_name FROM vouchers WHERE id = $1`, [noDate]);
+    expect(undated.rows[0]).toEqual({ display_name: 'scan-0043' });
   });
 });
 

@@ -1,6 +1,7 @@
 // Calendar dates (YYYY-MM-DD), in one place: what a valid date is, the accepted range, formatting and
 // day arithmetic. Dates stay strings or UTC midnights, so no time zone ever shifts a day. The zod
-// schema of every date field, the domain's own checks and the CLI all call checkDate.
+// schema of every date field, the domain's own checks, every reader of a file or document and the CLI
+// all call checkDate.
 import { BUSINESS_TIME_ZONE } from '@tlr/config';
 
 const DATE_FORMAT = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -32,6 +33,16 @@ export function checkDate(text: string): string | undefined {
   if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return 'must be a valid calendar date';
   if (text < MIN_DATE || text > MAX_DATE) return `must be between ${MIN_DATE} and ${MAX_DATE}`;
   return undefined;
+}
+
+/**
+ * The date of a date or an ISO 8601 date-time as a file writes it ("2026-01-31", "2026-01-31T10:15:00+01:00"):
+ * the day the writer wrote, no zone applied; or why it is not one. Answers { date } or { problem }.
+ */
+export function readDateOrDateTime(text: string): { date: string } | { problem: string } {
+  const date = text.length > 10 && text[10] === 'T' ? text.slice(0, 10) : text;
+  const problem = checkDate(date);
+  return problem ? { problem: date === text ? problem : `${problem} (or a date and time)` } : { date };
 }
 
 /** UTC midnight of a date, for date columns. */

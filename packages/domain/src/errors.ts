@@ -4,6 +4,9 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from './error-codes.ts';
 
+/** The rules of the safe-XML policy (xml/reader.ts) that a refusal of a file names in its `xml` member. */
+export const XML_RULES = ['doctype', 'character', 'encoding', 'size', 'depth', 'token', 'syntax'] as const;
+
 /**
  * The extension members a problem may carry beyond RFC 9457's, each with what it tells a client; the
  * OpenAPI document declares them on Problem from this one list.
@@ -41,6 +44,21 @@ export const problemExtensions = z.object({
     description:
       'bank_file_invalid: the line of the CSV file (1-based, header lines counted) or the entry (Ntry) of the camt.053 file at fault; saft_file_invalid (and period_locked, fiscal_year_not_open of a SAF-T import): the line of the SAF-T file',
   }),
+  xml: z
+    .object({
+      rule: z.enum(XML_RULES).meta({
+        description:
+          'doctype: a DOCTYPE or ENTITY declaration (never accepted); character: a character XML does not allow (NUL, a control character); encoding: not UTF-8; size: the document is too large; depth: elements nested too deep; token: one text, tag or comment too long; syntax: not well-formed XML',
+      }),
+      limit: z.number().optional().meta({ description: 'size: bytes; depth: levels; token: characters' }),
+      line: z.number().optional().meta({ description: 'The line where the reader stood (1-based)' }),
+      column: z.number().optional().meta({ description: 'The column where the reader stood (1-based)' }),
+    })
+    .optional()
+    .meta({
+      description:
+        'invalid_request (an e-invoice), bank_file_invalid (camt.053), saft_file_invalid: the rule of the safe-XML policy the file broke, the limit and where; every XML reader refuses the same way',
+    }),
   earlier_period: z.string().optional().meta({ description: 'vat_period_open_before: the earliest earlier VAT period that is to be settled first' }),
 });
 export type ProblemExtensions = z.input<typeof problemExtensions>;

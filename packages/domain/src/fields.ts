@@ -10,7 +10,7 @@ import { checkPeppolId, normalizePeppolId } from './identifiers/peppol-id.ts';
 import { checkFiCreditorNumber, normalizeFiCreditorNumber } from './identifiers/fi-payment.ts';
 import { checkVatNumber, normalizeVatNumber } from './identifiers/vat-number.ts';
 import { checkCurrency, parseExchangeRate } from './currency/rules.ts';
-import { isJsonAmount, parseAmount, type Decimal } from './money.ts';
+import { isJsonAmount, parseAmount, QUANTITY_DECIMALS, type Decimal } from './money.ts';
 
 // Messages a client can act on, for every schema of the API: a missing field "is required", a wrong
 // type says what it must be (zod's default is "Invalid input: expected string, received undefined").
@@ -251,7 +251,7 @@ export const timestamp = () => z.iso.datetime({ offset: true }).meta({ descripti
 export const quantity = () =>
   decimalInput()
     .transform((v, ctx): Decimal => {
-      const d = parseAmount(v, 4);
+      const d = parseAmount(v, QUANTITY_DECIMALS);
       if (typeof d === 'string' || d.abs().greaterThan('999999999.9999')) {
         ctx.addIssue({ code: 'custom', message: typeof d === 'string' ? d : 'must be below 1000000000 in absolute value' });
         return z.NEVER;

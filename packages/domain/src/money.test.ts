@@ -1,6 +1,22 @@
 import DecimalJs from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import { Decimal, amountToJson, exactJsonNumber, isJsonAmount, lineNet, parseAmount, parseJsonExact, rateToJson, roundOere, sumAmounts } from './money.ts';
+import {
+  Decimal,
+  amountToJson,
+  exactJsonNumber,
+  fromOere,
+  isJsonAmount,
+  lineNet,
+  parseAmount,
+  parseDecimalText,
+  parseJsonExact,
+  rateToJson,
+  roundKroner,
+  roundOere,
+  sumAmounts,
+  toOere,
+  toOereFixed2,
+} from './money.ts';
 
 const d = (v: string | number) => new Decimal(v);
 const parsed = (v: unknown, max?: number) => {
@@ -122,5 +138,54 @@ describe('amounts beyond double precision', () => {
 
   it('parseJsonExact keeps stored digits', () => {
     expect(JSON.stringify(parseJsonExact('{"a":999999999999999.99,"b":[1.5]}'))).toBe('{"a":999999999999999.99,"b":[1.5]}');
+  });
+});
+
+// Moved here from saft/rules.test.ts with the øre conversions themselves.
+describe('øre as bigint', () => {
+  it('converts between decimal text and øre exactly', () => {
+    expect(toOere('1250.00')).toBe(125000n);
+    expect(toOere('-0.05')).toBe(-5n);
+    expect(toOere('3.5')).toBe(350n);
+    expect(toOere('9999999999999999.99')).toBe(999999999999999999n);
+    expect(fromOere(999999999999999999n)).toBe('9999999999999999.99');
+    expect(fromOere(-5n)).toBe('-0.05');
+    expect(fromOere(0n)).toBe('0.00');
+    expect(() => toOere('1.005')).toThrow();
+    expect(() => toOere('1e3')).toThrow();
+  });
+
+  it('reads numeric(n,2) text as toOere does, and anything else through toOere', () => {
+    for (const text of ['1250.00', '-0.05', '0.00', '-1250.75', '9999999999999999.99', '3.5', '7']) expect(toOereFixed2(text)).toBe(toOere(text));
+    for (const text of ['1.005', '1e3', '0x.00', '+1.00', '1 .00', '']) expect(() => toOereFixed2(text)).toThrow();
+  });
+
+  it('takes a Decimal as well, refusing one with more than 2 decimals', () => {
+    expect(toOere(d('-12.5'))).toBe(-1250n);
+    expect(() => toOere(d('0.001'))).toThrow();
+  });
+});
+
+describe('parseDecimalText: the one rule of an amount written as text', () => {
+  it('reads decimal text, by value, within the bounds every amount has', () => {
+    expect((parseDecimalText('1250.5') as Decimal).toFixed(2)).toBe('1250.50');
+    expect((parseDecimalText('-0.05') as Decimal).toFixed(2)).toBe('-0.05');
+    expect((parseDecimalText('10.500') as Decimal).toFixed(2)).toBe('10.50');
+    expect(parseDecimalText('1000.005')).toBe('must have at most 2 decimals');
+    expect(parseDecimalText('1000000000000000')).toBe('must be at most 999999999999999.99 in absolute value');
+    for (const text of ['', 'abc', '1e3', '+1', '1,00', ' 1', '.5', '1.']) expect(parseDecimalText(text), text).toBe('must be a decimal number');
+  });
+  it('takes more decimals where the field has them (a rate)', () => {
+    expect((parseDecimalText('746.1234', 4) as Decimal).toString()).toBe('746.1234');
+    expect(parseDecimalText('746.12345', 4)).toBe('must have at most 4 decimals');
+  });
+});
+
+describe('roundKroner: half up, away from zero, to whole kroner', () => {
+  it('rounds 0.50 to 1, -0.50 to -1 and 0.49 to 0, never to a signed zero', () => {
+    expect(roundKroner(d('0.50')).toFixed()).toBe('1');
+    expect(roundKroner(d('-0.50')).toFixed()).toBe('-1');
+    expect(roundKroner(d('1234.49')).toFixed()).toBe('1234');
+    expect(JSON.stringify(roundKroner(d('-0.4')))).toBe('"0"');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Decimal, roundOere, sumAmounts } from './money.ts';
-import { computeVat, parseVatRate, vatFromGross } from './vat.ts';
+import { computeVat, parseVatRate, vatByGroup, vatFromGross } from './vat.ts';
 
 const d = (v: string | number) => new Decimal(v);
 const lines = (rate: string | number, ...nets: string[]) => nets.map((n) => ({ net: d(n), rate: d(rate) }));
@@ -100,6 +100,24 @@ describe('computeVat: VAT per rate group on the summed net, rounded half up once
     expect(() => computeVat(lines(101, '1.00'))).toThrow(RangeError);
     expect(() => computeVat(lines(-1, '1.00'))).toThrow(RangeError);
     expect(() => computeVat(lines('12.345', '1.00'))).toThrow(RangeError);
+  });
+});
+
+describe('vatByGroup: the one computation of VAT per group, keyed as the caller needs', () => {
+  it('sums per key and computes the VAT once per group, in the order of the first lines', () => {
+    const lines = [
+      ...Array.from({ length: 100 }, () => ({ net: new Decimal('0.01'), rate: new Decimal(25), category: 'S' })),
+      { net: new Decimal('100'), rate: new Decimal(0), category: 'E' },
+      { net: new Decimal('100'), rate: new Decimal(0), category: 'Z' },
+    ];
+    const groups = vatByGroup(lines, (l) => `${l.category}|${l.rate.toFixed(2)}`);
+    expect(groups.map((g) => [g.first.category, g.net.toFixed(2), g.vat.toFixed(2)])).toEqual([
+      ['S', '1.00', '0.25'],
+      ['E', '100.00', '0.00'],
+      ['Z', '100.00', '0.00'],
+    ]);
+    // computeVat is the same computation keyed by code or rate: the two never disagree.
+    expect(computeVat(lines).vat.toFixed(2)).toBe('0.25');
   });
 });
 

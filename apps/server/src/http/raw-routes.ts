@@ -15,6 +15,8 @@ export interface RawCall {
   /** The procedure's context: a shell may hand it what it read (ctx.upload) and read ctx.response. */
   ctx: ApiContext;
   caller: Caller;
+  /** The route matched, with its procedure's meta (its scopes). */
+  route: Route;
 }
 export type RawHandler = (call: RawCall) => Promise<void>;
 
@@ -39,7 +41,7 @@ export function rawRoutes(routes: readonly Route[], handlers: Record<string, Raw
     const ctx = restContext(procedureDeps, req, res);
     try {
       // Path parameters last, as the REST adapter does: a query parameter of the same name does not replace them.
-      await handler({ req, res, input: { ...req.query, ...route.pattern.exec(req.path)?.groups }, ctx, caller: callerOf(ctx) });
+      await handler({ req, res, input: { ...req.query, ...route.pattern.exec(req.path)?.groups }, ctx, caller: callerOf(ctx), route });
     } catch (err) {
       sendProcedureProblem(res, logger, route.procedure, err);
     }

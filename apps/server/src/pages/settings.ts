@@ -3,7 +3,7 @@
 // the CLI, as the owner: a company they do not own is "not found" there, whatever the form says.
 import type { Request, Response } from 'express';
 import { createCaller, toProblem, type Caller } from '@tlr/api';
-import { SCOPE_WORDS, SCOPES, type ApiKeyView, type Scope } from '@tlr/domain';
+import { readDateOrDateTime, SCOPE_WORDS, SCOPES, type ApiKeyView, type Scope } from '@tlr/domain';
 import { errorPage, html, layout, when, type Html, field, fieldList, fieldsOf, problemText, sendPage, sessionOf, type Fields, type PagesDeps } from '@tlr/web';
 import { OWNER_SITE } from './site.ts';
 
@@ -155,10 +155,15 @@ async function keysPage(res: Response, o: Owner, status = 200, draft: Fields = {
   );
 }
 
-/** A date alone is the end of that day, UTC; anything else must be a full date and time. */
+/**
+ * A date alone is the end of that day, UTC; anything else must be a full date and time. The day is
+ * checked by calendar.ts first: JavaScript would read 2026-02-31 as 3 March.
+ */
 function expiry(text: string): Date | undefined | 'invalid' {
   if (!text) return undefined;
-  const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T23:59:59.999Z` : text);
+  const read = readDateOrDateTime(text);
+  if ('problem' in read) return 'invalid';
+  const d = new Date(read.date === text ? `${text}T23:59:59.999Z` : text);
   return Number.isNaN(d.getTime()) ? 'invalid' : d;
 }
 

@@ -1,5 +1,5 @@
 // /bank-accounts: the company's bank accounts and the ledger accounts they reconcile to.
-import { BANK_ACCOUNT_LIST, bankAccountSchemas, createBankAccount, getBankAccount, listBankAccounts, updateBankAccount } from '@tlr/domain';
+import { BANK_ACCOUNT_LIST, bankAccountSchemas, createBankAccount, DEFAULT_ACCOUNTS, getBankAccount, listBankAccounts, updateBankAccount } from '@tlr/domain';
 import { createEndpoint, getEndpoint, listEndpoint, updateEndpoint } from '../crud.ts';
 import { router } from '../trpc.ts';
 
@@ -29,7 +29,7 @@ export const bankAccountsRouter = router({
     path: '/bank-accounts',
     tag,
     summary: 'Create a bank account',
-    description: `Defaults: currency DKK, account_number 6470 (Bankkonto). ${ledgerAccountRule}`,
+    description: `Defaults: currency DKK, account_number ${DEFAULT_ACCOUNTS.bank} (Bankkonto). ${ledgerAccountRule}`,
     scope: write,
     problems: [409],
     body: create,

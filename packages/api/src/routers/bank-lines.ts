@@ -1,8 +1,18 @@
 // /bank-lines/{id}/match, /unmatch and /post: what the user does with a bank line automatic matching
 // left alone (or got wrong). Each posts, or reverses, in the request's transaction with the line locked.
 import { z } from 'zod';
-import { bankLineResource, bankLineView, getBankLine, matchBankLine, POSTING_WINDOW_DAYS, postBankLine, unmatchBankLine } from '@tlr/domain';
-import { accountNumber, uuid } from '@tlr/domain/fields';
+import {
+  bankLineMatchBody,
+  bankLinePostBody,
+  bankLineResource,
+  bankLineView,
+  getBankLine,
+  matchBankLine,
+  POSTING_WINDOW_DAYS,
+  postBankLine,
+  unmatchBankLine,
+} from '@tlr/domain';
+import { uuid } from '@tlr/domain/fields';
 import { getEndpoint, metaOf } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
 import { authedProcedure, router } from '../trpc.ts';
@@ -14,25 +24,6 @@ const post = (path: `/${string}`, summary: string, description: string, problems
   authedProcedure
     .meta(metaOf({ path, tag, summary, description, scope, problems }, 'POST', { idempotent: { status: 200, optional: true } }))
     .output(single(bankLineResource));
-
-const matchBody = z.strictObject({
-  ...lineId,
-  invoice_id: uuid().optional().meta({ description: 'An open invoice the line pays (money in): a payment of the line amount, at most the balance due' }),
-  expense_id: uuid().optional().meta({ description: 'A booked expense the line pays in full (money out; money in for a credit note)' }),
-  transaction_id: uuid().optional().meta({
-    description: "A posting already in the books with a line of the same amount on the bank account's ledger account that no other bank line reconciles",
-  }),
-});
-
-const postBody = z.strictObject({
-  ...lineId,
-  account_number: accountNumber().meta({
-    description: "The account on the other side of the bank's ledger account (a fee, interest, an owner's draw)",
-    example: '7590',
-  }),
-  vat_code: z.string().max(20).optional().meta({ description: 'A VAT code of the company; the line amount includes its VAT', example: 'K25' }),
-  description: z.string().max(500).optional().meta({ description: "The posting's text; default the line's text" }),
-});
 
 export const bankLinesRouter = router({
   get: getEndpoint({
@@ -52,7 +43,7 @@ export const bankLinesRouter = router({
       'A line that is matched already: 409 bank_line_matched. A payment the invoice or expense refuses answers as POST /invoices/{id}/payments does ' +
       '(422 overpayment, 409 invalid_transition).',
   )
-    .input(matchBody)
+    .input(z.strictObject({ ...lineId, ...bankLineMatchBody.shape }))
     .mutation(async ({ ctx, input: { id, ...body } }) => ({ data: bankLineView(await matchBankLine(ctx.tx, ctx.scope, id, body)) })),
   unmatch: post(
     '/bank-lines/{id}/unmatch',
@@ -72,6 +63,6 @@ export const bankLinesRouter = router({
       'money the other way. Only for DKK bank accounts. A line that is matched already: 409 bank_line_matched. ' +
       `Automatic matching, for reference: an FI payment id (+71) of an open invoice; else an invoice number in the text with the balance due equal to the amount; else a booked expense of the amount whose supplier the line names (IBAN or name); else an unreconciled posting of the amount on the bank account within ${POSTING_WINDOW_DAYS} days.`,
   )
-    .input(postBody)
+    .input(z.strictObject({ ...lineId, ...bankLinePostBody.shape }))
     .mutation(async ({ ctx, input: { id, ...body } }) => ({ data: bankLineView(await postBankLine(ctx.tx, ctx.scope, id, body)) })),
 });

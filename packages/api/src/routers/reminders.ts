@@ -1,6 +1,15 @@
 // /invoices/{id}/reminders: payment reminders (rykkere) under renteloven, their list and their PDF.
 import { z } from 'zod';
-import { createReminder, listReminders, reminderCreateBody, reminderDocument, reminderResource, REMINDER_LIST, type ReminderDocument } from '@tlr/domain';
+import {
+  createReminder,
+  DEFAULT_ACCOUNTS,
+  listReminders,
+  REMINDER_LIST,
+  reminderCreateBody,
+  reminderDocument,
+  type ReminderDocument,
+  reminderResource,
+} from '@tlr/domain';
 import { uuid } from '@tlr/domain/fields';
 import { listEndpoint, metaOf } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
@@ -15,8 +24,8 @@ const rules =
   '(409 invoice_not_remindable with current_status). With reminder_fee_enabled (PUT /settings/company) each charges reminder_fee (at most 100 DKK, ' +
   'renteloven § 9 b); with reminder_interest_enabled a reminder of an invoice to a business buyer (CVR, EU VAT number or EAN on the invoice) charges ' +
   'interest at reminder_reference_rate + 8 percentage points a year (renteloven § 5) on the balance in DKK, for the days since the due date or the ' +
-  'last reminder that charged interest, / 365, rounded half up to øre. Fee and interest are DKK claims of their own: one posting debits 6190 ' +
-  "and credits 1550 (fee) and 3490 (interest); the invoice's total and balance_due do not change. Emits invoice.reminder_sent.";
+  `last reminder that charged interest, / 365, rounded half up to øre. Fee and interest are DKK claims of their own: one posting debits ${DEFAULT_ACCOUNTS.receivable} ` +
+  `and credits ${DEFAULT_ACCOUNTS.reminderFee} (fee) and ${DEFAULT_ACCOUNTS.reminderInterest} (interest); the invoice's total and balance_due do not change. Emits invoice.reminder_sent.`;
 
 export const remindersRouter = router({
   create: authedProcedure

@@ -8,7 +8,8 @@ import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { definedOnly, viewOf } from '../master-data.ts';
-import { bankAccountSchemas, DEFAULT_BANK_LEDGER_ACCOUNT, type BankAccountInput, type BankAccountUpdate, type BankAccountView } from './schema.ts';
+import { bankAccountSchemas, type BankAccountInput, type BankAccountUpdate, type BankAccountView } from './schema.ts';
+import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 
 const view = viewOf<typeof bankAccountSchemas.resource, BankAccount>(bankAccountSchemas.resource, {
   opening_balance_date: (r) => (r.opening_balance_date ? fromDate(r.opening_balance_date) : null),
@@ -62,7 +63,7 @@ export async function createBankAccount(db: Db, scope: CompanyScope, input: Bank
     bank_account_number: input.bank_account_number ?? '',
     iban: input.iban ?? '',
     currency: input.currency ?? 'DKK',
-    account_number: input.account_number ?? DEFAULT_BANK_LEDGER_ACCOUNT,
+    account_number: input.account_number ?? DEFAULT_ACCOUNTS.bank,
     opening_balance_date: dateColumn(input.opening_balance_date) ?? null,
   };
   checkDetails(row);

@@ -3,9 +3,7 @@
 import type { z } from 'zod';
 import { accountNumber, bankAccountNumber, bankRegNumber, currency, date, dateOut, iban, requiredText } from '../fields.ts';
 import { masterDataSchemas } from '../master-data.ts';
-
-/** The ledger account a bank account reconciles to when none is given: 6470 Bankkonto of the standard chart. */
-export const DEFAULT_BANK_LEDGER_ACCOUNT = '6470';
+import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 
 const fields = {
   name: requiredText(200).meta({ example: 'Driftskonto' }),
@@ -22,8 +20,8 @@ const fields = {
   account_number: accountNumber()
     .optional()
     .meta({
-      description: `The ledger account the bank account reconciles to: an active asset account of the chart, backing no other bank account; default ${DEFAULT_BANK_LEDGER_ACCOUNT} Bankkonto`,
-      example: DEFAULT_BANK_LEDGER_ACCOUNT,
+      description: `The ledger account the bank account reconciles to: an active asset account of the chart, backing no other bank account; default ${DEFAULT_ACCOUNTS.bank} Bankkonto`,
+      example: DEFAULT_ACCOUNTS.bank,
     }),
   opening_balance_date: date().nullable().optional().meta({ description: "The day the account's opening balance is stated for; null for none" }),
 };

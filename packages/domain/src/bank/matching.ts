@@ -17,6 +17,7 @@ import { vatFromGross } from '../vat.ts';
 import { isSalesKind, vatLines } from '../vat/codes.ts';
 import { postableCode, vatCodesOf } from '../vat/treatments.ts';
 import { candidateTokens, fiPaymentIdsIn, rankSuggestions, sameParty, type Suggestion } from './rules.ts';
+import type { MatchInput, PostLineInput } from './schema.ts';
 
 export const MATCH_TYPES = ['invoice', 'expense', 'transaction', 'posting'] as const;
 export type MatchType = (typeof MATCH_TYPES)[number];
@@ -253,12 +254,6 @@ export async function getBankLine(db: Db, scope: CompanyScope, id: string): Prom
   return line;
 }
 
-export interface MatchInput {
-  invoice_id?: string | undefined;
-  expense_id?: string | undefined;
-  transaction_id?: string | undefined;
-}
-
 /** POST /bank-lines/{id}/match: the user names what the line pays. */
 export async function matchBankLine(db: Db, scope: CompanyScope, id: string, input: MatchInput): Promise<BankLine> {
   const given = (['invoice_id', 'expense_id', 'transaction_id'] as const).filter((k) => input[k] !== undefined);
@@ -272,12 +267,6 @@ export async function matchBankLine(db: Db, scope: CompanyScope, id: string, inp
   }
   const type = field.replace('_id', '') as Target['type'];
   return apply(db, scope, locked.line, locked.bank, { type, id: input[field]! }, 'manual');
-}
-
-export interface PostLineInput {
-  account_number: string;
-  vat_code?: string | undefined;
-  description?: string | undefined;
 }
 
 /**

@@ -1,8 +1,9 @@
 // The bank statement and bank line resources, once: the `BankStatement` and `BankLine` components of
-// the OpenAPI document, the domain's view types, and the query of an import (format options) all come
-// from here. Amounts are JSON numbers of at most 2 decimals, exactly as every amount of the API.
+// the OpenAPI document, the domain's view and input types, the bodies of what a user does with a line
+// (match, post) and the query of an import (format options) all come from here. Amounts are JSON
+// numbers of at most 2 decimals, exactly as every amount of the API.
 import { z } from 'zod';
-import { amountOut, dateOut, timestamp } from '../fields.ts';
+import { accountNumber, amountOut, dateOut, timestamp, uuid } from '../fields.ts';
 import { count } from '../integers.ts';
 
 export const BANK_LINE_STATUSES = ['unmatched', 'matched'] as const;
@@ -85,3 +86,24 @@ export const bankStatementResource = z
   })
   .meta({ id: 'BankStatement', description: 'One imported bank statement file: what it stated and what its lines came to' });
 export type BankStatementView = z.input<typeof bankStatementResource>;
+
+/** POST /bank-lines/{id}/match: exactly one of the three (matching.ts says so when not). */
+export const bankLineMatchBody = z.strictObject({
+  invoice_id: uuid().optional().meta({ description: 'An open invoice the line pays (money in): a payment of the line amount, at most the balance due' }),
+  expense_id: uuid().optional().meta({ description: 'A booked expense the line pays in full (money out; money in for a credit note)' }),
+  transaction_id: uuid().optional().meta({
+    description: "A posting already in the books with a line of the same amount on the bank account's ledger account that no other bank line reconciles",
+  }),
+});
+export type MatchInput = z.output<typeof bankLineMatchBody>;
+
+/** POST /bank-lines/{id}/post. */
+export const bankLinePostBody = z.strictObject({
+  account_number: accountNumber().meta({
+    description: "The account on the other side of the bank's ledger account (a fee, interest, an owner's draw)",
+    example: '7590',
+  }),
+  vat_code: z.string().max(20).optional().meta({ description: 'A VAT code of the company; the line amount includes its VAT', example: 'K25' }),
+  description: z.string().max(500).optional().meta({ description: "The posting's text; default the line's text" }),
+});
+export type PostLineInput = z.output<typeof bankLinePostBody>;

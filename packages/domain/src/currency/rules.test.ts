@@ -126,10 +126,18 @@ describe('Nationalbanken reference rates', () => {
 
   it('refuses XML that is not well-formed, naming the line and column', () => {
     expect(refused(file(day('2026-11-26', cur('EUR', '746,12')).replace('</dailyrates>', '')))).toMatch(
-      /^Not a well-formed XML file: line 6, column 1: Expected closing tag 'dailyrates'/,
+      /^Not a Nationalbanken rate file: line 6, column \d+: it is not well-formed XML: unexpected close tag/,
     );
-    expect(refused('garbage')).toMatch(/^Not a well-formed XML file: line 1, column 1/);
-    expect(refused(file(day('2026-11-26', '<currency code="EUR" rate="1" rate="2" />')))).toMatch(/line 4, column \d+: Attribute 'rate' is repeated/);
+    expect(refused('garbage')).toMatch(/^Not a Nationalbanken rate file: line 1, column \d+: it is not well-formed XML/);
+    expect(refused(file(day('2026-11-26', '<currency code="EUR" rate="1" rate="2" />')))).toMatch(
+      /line 4, column \d+: it is not well-formed XML: duplicate attribute: rate/,
+    );
+  });
+
+  it('refuses a DOCTYPE as every XML reader does, with the rule in the problem', () => {
+    const e = refusal(() => parseNationalbankenXml(`<!DOCTYPE x [<!ENTITY a "b">]>\n${file(day('2026-11-26', cur('EUR', '746,12')))}`));
+    expect(e.message).toMatch(/^Not a Nationalbanken rate file: line 1, column \d+: it declares a document type/);
+    expect(e.extensions.xml).toMatchObject({ rule: 'doctype', line: 1 });
   });
 
   it('refuses another file, another reference currency and an empty one', () => {

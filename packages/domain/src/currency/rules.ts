@@ -1,9 +1,10 @@
 // Foreign currency, the pure part: which codes are currencies, what an exchange rate may be, how a foreign
 // amount becomes DKK, and how Danmarks Nationalbank's reference-rate file reads. The ledger stays in DKK.
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { checkDate } from '../calendar.ts';
 import { invalidRequest } from '../errors.ts';
-import { Decimal, parseAmount, quantityToJson, roundOere } from '../money.ts';
+import { Decimal, parseAmount, parseDecimalText, quantityToJson, roundOere } from '../money.ts';
+import { xmlRefused } from '../xml/reader.ts';
+import { children, readXmlDocument, type XmlElement } from '../xml/tree.ts';
 
 /**
  * ISO 4217 List One as published 2024-06-25, currencies only: without the fund codes (BOV, CHE, CHW, CLF,
@@ -140,85 +141,54 @@ export interface NationalbankenFile {
 
 const NATIONALBANKEN_PER = 100;
 /** Per 100 units, with at most 4 decimals: a decimal point or comma, no thousands separator (never guessed at). */
-const FILE_RATE = /^\d+([.,]\d{1,4})?$/;
-
-type Node = Record<string, unknown>;
-const META = XMLParser.getMetaDataSymbol() as unknown as symbol;
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  // The figures are plain ASCII; a description's entities are never read, and none is ever expanded.
-  processEntities: false,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  captureMetaData: true,
-  isArray: (name) => name === 'dailyrates' || name === 'currency',
-});
+const FILE_RATE_DECIMALS = 4;
+/** The 5-day and history files hold every quoted day since 1977: some MB. */
+const NATIONALBANKEN_LIMITS = { maxBytes: 64 * 1024 * 1024 };
 
 /**
  * Reads a Nationalbanken reference-rate file. Refuses (400 invalid_request) anything malformed, naming the
- * line and the element: XML that is not well-formed, another root or reference currency, a dailyrates
+ * line and the element: XML the safe-XML policy refuses, another root or reference currency, a dailyrates
  * without a valid date, a currency without a code or with a rate that is not a positive decimal, one
  * currency twice on one date.
  */
 export function parseNationalbankenXml(text: string): NationalbankenFile {
-  // The served file starts with a byte order mark.
-  const xml = text.replace(/^\uFEFF/, '');
-  const wellFormed = XMLValidator.validate(xml);
-  if (wellFormed !== true) {
-    const { line, col, msg } = wellFormed.err;
-    throw invalidRequest(`Not a well-formed XML file: line ${line}, column ${col}: ${msg}`);
-  }
-  const lineOf = (node: unknown) => {
-    const at = typeof node === 'object' && node ? (node as { [META]?: { startIndex?: number } })[META]?.startIndex : undefined;
-    return at === undefined ? '' : `line ${xml.slice(0, at).split('\n').length}: `;
-  };
-  const refuse = (node: unknown, element: string, why: string) => invalidRequest(`Not a Nationalbanken rate file: ${lineOf(node)}<${element}> ${why}.`);
+  const root = readXmlDocument(text, NATIONALBANKEN_LIMITS, (e) => xmlRefused(e, 'invalid_request', 'Not a Nationalbanken rate file: '));
+  const refuse = (node: XmlElement, element: string, why: string) => invalidRequest(`Not a Nationalbanken rate file: line ${node.line}: <${element}> ${why}.`);
 
-  const doc = parser.parse(xml) as Node;
-  const roots = Object.keys(doc);
-  const root = doc.exchangerates;
-  if (roots.length !== 1 || typeof root !== 'object' || root === null) {
-    throw invalidRequest(`Not a Nationalbanken rate file: the root element is <${roots.join('>, <')}>, not <exchangerates>.`);
-  }
-  const rootNode = root as Node;
-  if (rootNode['@refcur'] !== LEDGER_CURRENCY) throw refuse(root, 'exchangerates', `has refcur "${String(rootNode['@refcur'])}", not DKK`);
-  const days = rootNode.dailyrates as unknown[] | undefined;
-  if (!days?.length) throw refuse(root, 'exchangerates', 'holds no <dailyrates>');
-  for (const key of Object.keys(rootNode)) {
-    if (!key.startsWith('@') && key !== 'dailyrates') throw refuse(root, 'exchangerates', `holds <${key}>, which is not <dailyrates>`);
-  }
+  if (root.name !== 'exchangerates') throw invalidRequest(`Not a Nationalbanken rate file: the root element is <${root.name}>, not <exchangerates>.`);
+  if (root.attributes.refcur !== LEDGER_CURRENCY) throw refuse(root, 'exchangerates', `has refcur "${root.attributes.refcur ?? 'undefined'}", not DKK`);
+  const days = children(root, 'dailyrates');
+  if (!days.length) throw refuse(root, 'exchangerates', 'holds no <dailyrates>');
+  const stranger = root.children.find((c) => c.name !== 'dailyrates');
+  if (stranger) throw refuse(root, 'exchangerates', `holds <${stranger.name}>, which is not <dailyrates>`);
 
   const rates: ReferenceRate[] = [];
   const skipped = new Map<string, string>();
   const seen = new Set<string>();
   for (const day of days) {
-    const d = (typeof day === 'object' && day ? day : {}) as Node;
-    const date = d['@id'];
-    if (typeof date !== 'string' || checkDate(date)) throw refuse(day, 'dailyrates', `has id "${String(date ?? '')}", which is not a date YYYY-MM-DD`);
-    for (const key of Object.keys(d)) {
-      if (!key.startsWith('@') && key !== 'currency') throw refuse(day, `dailyrates id="${date}"`, `holds <${key}>, which is not <currency>`);
-    }
-    for (const item of (d.currency as unknown[] | undefined) ?? []) {
-      const c = (typeof item === 'object' && item ? item : {}) as Node;
-      const code = c['@code'];
-      const figure = c['@rate'];
-      const element = `currency code="${String(code ?? '')}"`;
-      if (typeof code !== 'string' || !/^[A-Z]{3}$/.test(code)) throw refuse(item, element, 'needs a code of three upper-case letters');
+    const date = day.attributes.id ?? '';
+    if (checkDate(date)) throw refuse(day, 'dailyrates', `has id "${date}", which is not a date YYYY-MM-DD`);
+    const other = day.children.find((c) => c.name !== 'currency');
+    if (other) throw refuse(day, `dailyrates id="${date}"`, `holds <${other.name}>, which is not <currency>`);
+    for (const item of day.children) {
+      const code = item.attributes.code ?? '';
+      const figure = item.attributes.rate ?? '';
+      const element = `currency code="${code}"`;
+      if (!/^[A-Z]{3}$/.test(code)) throw refuse(item, element, 'needs a code of three upper-case letters');
       if (figure === '-') {
         skipped.set(code, 'no rate quoted');
         continue;
       }
-      if (typeof figure !== 'string' || !FILE_RATE.test(figure)) {
-        throw refuse(item, element, `has rate "${String(figure ?? '')}", not a decimal number per 100 units such as 746,12 with at most 4 decimals`);
+      // The comma of the Danish edition is the decimal sign: money.ts reads the rest, unsigned.
+      const perHundred = figure.startsWith('-') ? 'is negative' : parseDecimalText(figure.replace(',', '.'), FILE_RATE_DECIMALS);
+      if (typeof perHundred === 'string') {
+        throw refuse(item, element, `has rate "${figure}", not a decimal number per 100 units such as 746,12 with at most 4 decimals`);
       }
       if (!isCurrency(code) || code === LEDGER_CURRENCY) {
         skipped.set(code, code === LEDGER_CURRENCY ? 'the reference currency' : 'not an ISO 4217 currency of documents');
         continue;
       }
-      const rate = new Decimal(figure.replace(',', '.')).dividedBy(NATIONALBANKEN_PER);
+      const rate = perHundred.dividedBy(NATIONALBANKEN_PER);
       if (!rate.greaterThan(0)) throw refuse(item, element, `has rate "${figure}", which is not greater than 0`);
       if (seen.has(`${code} ${date}`)) throw refuse(item, element, `is given twice for ${date}`);
       seen.add(`${code} ${date}`);

@@ -13,12 +13,12 @@ import { newId } from '../ids.ts';
 import { checkPeppolId, normalizePeppolId } from '../identifiers/peppol-id.ts';
 import { isEuCountry } from '../identifiers/vat-number.ts';
 import { listPage, type ListDelegate, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
-import { Decimal, roundOere } from '../money.ts';
+import { roundOere, sumAmounts, type Decimal } from '../money.ts';
 import { supplierSchemas } from '../suppliers/schema.ts';
 import { suppliers } from '../suppliers/suppliers.ts';
 import { checkFilename, checkMimeType, DEFAULT_MIME_TYPE } from '../vouchers/rules.ts';
 import { stageBytes, uploadVoucher, type VoucherStore } from '../vouchers/vouchers.ts';
-import { parseEinvoice, type InboundDocument, type InboundParty } from './parse.ts';
+import { parseEinvoice, ruleFailure, type InboundDocument, type InboundParty } from './parse.ts';
 import type { EinvoiceDirection, EinvoiceMessageView, EinvoiceStatus } from './schema.ts';
 import { validateEinvoice, type RuleFailure } from './validate.ts';
 import { einvoiceMessageView, type EinvoiceMessageHead } from './views.ts';
@@ -31,15 +31,13 @@ export interface PreparedInbound {
   warnings: RuleFailure[];
 }
 
-const ruleFailure = (id: string, text: string): RuleFailure => ({ id, flag: 'fatal', text, location: '/' });
-
 /**
  * The arithmetic an OIOUBL 2.1 document must hold, for which the reference set has no official rules
  * (the CEN and Peppol rules are for Peppol BIS 3): the breakdown adds up to the totals, and net + VAT
  * is the total with VAT. Named after the EN 16931 rules they mirror.
  */
 function oioublFailures(d: InboundDocument): RuleFailure[] {
-  const sum = (pick: (b: InboundDocument['breakdown'][number]) => Decimal) => d.breakdown.reduce((s, b) => s.plus(pick(b)), new Decimal(0));
+  const sum = (pick: (b: InboundDocument['breakdown'][number]) => Decimal) => sumAmounts(d.breakdown.map(pick));
   return [
     ...(d.breakdown.length && !sum((b) => b.tax).equals(d.vat)
       ? [ruleFailure('BR-CO-14', `The VAT total ${d.vat.toFixed(2)} is not the sum of the VAT breakdown (${sum((b) => b.tax).toFixed(2)}).`)]
@@ -55,12 +53,16 @@ function oioublFailures(d: InboundDocument): RuleFailure[] {
 
 /**
  * Reads and checks a received document: hostile or malformed XML, another root or namespace (400
- * invalid_request, parse.ts), then the official rules on a Peppol BIS 3 document and the totals'
- * arithmetic on an OIOUBL one: any fatal assertion is 400 einvoice_invalid listing every one.
+ * invalid_request, parse.ts), then the official rules on a Peppol BIS 3 document and the amounts'
+ * decimals and currency and the totals' arithmetic on an OIOUBL one: any fatal assertion is 400
+ * einvoice_invalid listing every one.
  */
 export async function prepareInbound(xml: string): Promise<PreparedInbound> {
   const document = parseEinvoice(xml);
-  const { fatal, warnings } = document.format === 'peppol-bis3' ? await validateEinvoice(xml) : { fatal: oioublFailures(document), warnings: [] };
+  // The official rules check a Peppol document's amounts themselves (UBL-DT-01, PEPPOL-EN16931-R051); an
+  // OIOUBL document gets the same checks from the reading, and then the arithmetic.
+  const { fatal, warnings } =
+    document.format === 'peppol-bis3' ? await validateEinvoice(xml) : { fatal: [...document.amountFailures, ...oioublFailures(document)], warnings: [] };
   if (fatal.length) {
     const ids = [...new Set(fatal.map((f) => f.id))];
     throw new DomainError(

@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DomainError } from '../errors.ts';
+import { prepareInbound } from './inbound.ts';
 import { MAX_EINVOICE_BYTES, parseEinvoice } from './parse.ts';
 
 const EXAMPLES = join(import.meta.dirname, 'examples');
@@ -52,5 +54,65 @@ describe('parseEinvoice', () => {
   it('reads an OIOUBL 2.1 invoice by its CustomizationID', () => {
     const oioubl = example('base-example.xml').replace('urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0', 'OIOUBL-2.01');
     expect(parseEinvoice(oioubl).format).toBe('oioubl-2.1');
+  });
+
+  it("decodes entities in what it stores: Jensen &amp; Søn ApS is the supplier's name as Jensen & Søn ApS", () => {
+    const xml = example('base-example.xml').replace('SupplierOfficialName Ltd', 'Jensen &amp; S&#248;n ApS');
+    expect(parseEinvoice(xml).supplier.name).toBe('Jensen & Søn ApS');
+  });
+
+  it('checks every date by the calendar, naming the element: 2026-02-31 is no IssueDate nor DueDate', () => {
+    const base = example('base-example.xml');
+    const issue = (() => {
+      try {
+        parseEinvoice(base.replace('<cbc:IssueDate>2017-11-13</cbc:IssueDate>', '<cbc:IssueDate>2026-02-31</cbc:IssueDate>'));
+      } catch (e) {
+        return e as DomainError;
+      }
+    })();
+    expect([issue?.code, issue?.field, issue?.message]).toEqual([
+      'invalid_request',
+      'IssueDate',
+      'Not an e-invoice this service takes: IssueDate "2026-02-31" must be a valid calendar date.',
+    ]);
+    expect(refusal(base.replace('<cbc:DueDate>2017-12-01</cbc:DueDate>', '<cbc:DueDate>2017-13-01</cbc:DueDate>'))).toMatch(
+      /DueDate "2017-13-01" must be a valid calendar date/,
+    );
+  });
+
+  it('refuses a VAT rate that is no number with 400, never an internal error', () => {
+    const xml = example('base-example.xml').replaceAll('<cbc:Percent>25.0</cbc:Percent>', '<cbc:Percent>abc</cbc:Percent>');
+    expect(xml).not.toBe(example('base-example.xml'));
+    expect(refusal(xml)).toMatch(/TaxCategory\/Percent "abc" must be a decimal number/);
+  });
+});
+
+describe('the amounts of an OIOUBL document get the checks a Peppol document gets', () => {
+  const oioubl = example('base-example.xml').replace('urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0', 'OIOUBL-2.01');
+  const failures = async (xml: string) => {
+    try {
+      await prepareInbound(xml);
+    } catch (e) {
+      if (e instanceof DomainError && e.code === 'einvoice_invalid') return [...new Set(e.extensions.failures!.map((f) => f.id))];
+      throw e;
+    }
+    return [];
+  };
+
+  it('passes the document as it is', async () => {
+    expect(await failures(oioubl)).toEqual([]);
+  });
+
+  it('refuses a document in EUR whose amounts are in DKK (PEPPOL-EN16931-R051)', async () => {
+    expect(await failures(oioubl.replaceAll('currencyID="EUR"', 'currencyID="DKK"'))).toEqual(['PEPPOL-EN16931-R051']);
+  });
+
+  it('refuses a total with three decimals (UBL-DT-01)', async () => {
+    const three = oioubl.replace(
+      '<cbc:PayableAmount currencyID="EUR">1656.25</cbc:PayableAmount>',
+      '<cbc:PayableAmount currencyID="EUR">1656.255</cbc:PayableAmount>',
+    );
+    expect(three).not.toBe(oioubl);
+    expect(await failures(three)).toEqual(['UBL-DT-01']);
   });
 });

@@ -34,6 +34,14 @@ describe('ApplicationResponse', () => {
     expect(() => parseApplicationResponse(`<!DOCTYPE a [<!ENTITY x "y">]>${response('AP')}`, 'r.xml')).toThrow(/DOCTYPE/);
     expect(() => parseApplicationResponse(response(''), 'r.xml')).toThrow(/ResponseCode/);
   });
+
+  it('decodes entities in what it keeps, and checks its date by the calendar', () => {
+    const answer = parseApplicationResponse(response('RE').replace('Forkert pris', 'Pris &amp; m&#230;ngde'), 'r.xml');
+    expect(answer?.answer.response.description).toBe('Pris & mængde Ukendt ordre');
+    expect(() => parseApplicationResponse(response('AP').replace('2026-11-21', '2026-02-31'), 'r.xml')).toThrow(
+      /IssueDate "2026-02-31" must be a valid calendar date/,
+    );
+  });
 });
 
 describe('receipts', () => {

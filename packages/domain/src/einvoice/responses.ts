@@ -4,11 +4,13 @@
 // there (incoming invoices) are left for the inbound import.
 import { mkdir, readdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { XMLParser } from 'fast-xml-parser';
 import { z } from 'zod';
 import type { Db, InTransaction } from '@tlr/db';
+import { checkDate } from '../calendar.ts';
 import { isUuid } from '../ids.ts';
+import { child, children, readXmlDocument, textOf } from '../xml/tree.ts';
 import { markAccepted } from './delivery.ts';
+import { MAX_EINVOICE_BYTES } from './parse.ts';
 import type { EinvoiceStatus } from './schema.ts';
 
 /** What an answer makes of its message, and what is kept of it as last_response. */
@@ -55,21 +57,8 @@ const receipt = z.object({
   response: z.unknown().optional(),
 });
 
-const parser = new XMLParser({
-  removeNSPrefix: true,
-  ignoreAttributes: true,
-  // Nothing is expanded: an answer needs no entities, and a DOCTYPE is refused before parsing.
-  processEntities: false,
-  parseTagValue: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  isArray: (name) => ['DocumentResponse', 'DocumentReference', 'Description', 'Status', 'StatusReason'].includes(name),
-});
-
-type Node = Record<string, unknown>;
-const nodes = (v: unknown): Node[] => (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((n): n is Node => typeof n === 'object' && n !== null);
-const textOf = (v: unknown): string =>
-  typeof v === 'string' ? v.trim() : typeof v === 'object' && v && '#text' in v ? String((v as Node)['#text']).trim() : '';
+/** An answer is small: the policy's bounds of a received document are plenty. */
+const LIMITS = { maxBytes: MAX_EINVOICE_BYTES };
 
 /**
  * The response codes of Peppol's invoice responses (UNCL4343 subset) and message-level responses: RE
@@ -77,23 +66,27 @@ const textOf = (v: unknown): string =>
  */
 const REJECTING_CODES = new Set(['RE']);
 
-/** An ApplicationResponse, as an answer about the documents it references; null for any other document. */
+/**
+ * An ApplicationResponse, as an answer about the documents it references; null for any other document.
+ * Read under the safe-XML policy; a refusal is thrown as an Error with the reason (the file goes to refused/).
+ */
 export function parseApplicationResponse(xml: string, file: string): ReadAnswer | null {
-  if (/<!DOCTYPE/i.test(xml)) throw new Error('a DOCTYPE is not accepted');
-  const root = (parser.parse(xml) as Node).ApplicationResponse;
-  if (!root || typeof root !== 'object') return null;
-  const doc = root as Node;
-  const response = nodes(doc.DocumentResponse)[0];
-  const code = textOf(nodes(response?.Response)[0]?.ResponseCode);
-  const references = nodes(response?.DocumentReference)
-    .flatMap((r) => [textOf(r.ID), textOf(r.UUID)])
+  const doc = readXmlDocument(xml, LIMITS, (e) => new Error(`not an answer this service reads: ${e.message}`, { cause: e }));
+  if (doc.name !== 'ApplicationResponse') return null;
+  const response = child(doc, 'DocumentResponse');
+  const answered = child(response, 'Response');
+  const code = textOf(child(answered, 'ResponseCode'));
+  const references = children(response, 'DocumentReference')
+    .flatMap((r) => [textOf(child(r, 'ID')), textOf(child(r, 'UUID'))])
     .filter(Boolean);
   if (!code || !references.length)
     throw new Error('an ApplicationResponse needs DocumentResponse/Response/ResponseCode and DocumentResponse/DocumentReference/ID');
-  const answered = nodes(response?.Response)[0] ?? {};
+  const issueDate = textOf(child(doc, 'IssueDate'));
+  const badDate = issueDate ? checkDate(issueDate) : undefined;
+  if (badDate) throw new Error(`the ApplicationResponse's IssueDate "${issueDate}" ${badDate}`);
   const description = [
-    ...(Array.isArray(answered.Description) ? answered.Description : []).map(textOf),
-    ...nodes(answered.Status).flatMap((s) => (Array.isArray(s.StatusReason) ? s.StatusReason : []).map(textOf)),
+    ...children(answered, 'Description').map(textOf),
+    ...children(answered, 'Status').flatMap((s) => children(s, 'StatusReason').map(textOf)),
   ]
     .filter(Boolean)
     .join(' ');
@@ -101,10 +94,12 @@ export function parseApplicationResponse(xml: string, file: string): ReadAnswer 
     ids: references,
     answer: {
       status: REJECTING_CODES.has(code) ? 'rejected' : 'delivered',
-      response: { source: 'application_response', file, id: textOf(doc.ID), issue_date: textOf(doc.IssueDate), code, description },
+      response: { source: 'application_response', file, id: textOf(child(doc, 'ID')), issue_date: issueDate, code, description },
     },
   };
 }
+
+type Node = Record<string, unknown>;
 
 /** A receipt file of the access point, `<message id>.receipt.json`: `{ "status": "delivered" | "rejected", "response": ... }`. */
 export function parseReceipt(text: string, file: string): ReadAnswer {

@@ -6,7 +6,8 @@
 import type { Db } from '@tlr/db';
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces';
-import { Decimal, roundOere, sumAmounts } from '../money.ts';
+import { Decimal, sumAmounts } from '../money.ts';
+import { vatByGroup } from '../vat.ts';
 import { toDkk } from '../currency/rules.ts';
 import { VAT_CODES, type VatKind } from '../vat/codes.ts';
 import type { CompanyScope } from '../context.ts';
@@ -114,14 +115,13 @@ interface Subtotal {
  * for the taxed category (S25), and no VAT in the others, so the figures are the invoice's own.
  */
 function breakdown(lines: readonly UblLine[]): Subtotal[] {
-  const groups = new Map<string, Subtotal>();
-  for (const l of lines) {
-    const category = vatCategory(l.vatCode);
-    const key = `${category.id}|${l.vatRate.toFixed(2)}`;
-    const g = groups.get(key) ?? { category, rate: l.vatRate, taxable: new Decimal(0), tax: new Decimal(0) };
-    groups.set(key, { ...g, taxable: g.taxable.plus(l.amount) });
-  }
-  return [...groups.values()].map((g) => ({ ...g, tax: roundOere(g.taxable.times(g.rate).dividedBy(100)) }));
+  const categorised = lines.map((l) => ({ net: l.amount, rate: l.vatRate, category: vatCategory(l.vatCode) }));
+  return vatByGroup(categorised, (l) => `${l.category.id}|${l.rate.toFixed(2)}`).map((g) => ({
+    category: g.first.category,
+    rate: g.rate,
+    taxable: g.net,
+    tax: g.vat,
+  }));
 }
 
 const money = (d: Decimal) => d.toFixed(2);

@@ -9,9 +9,9 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { XMLParser } from 'fast-xml-parser';
 import type { ErrorCode } from '../error-codes.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
+import { attributeOf, child, children, readXmlDocument, textOf } from '../xml/tree.ts';
 
 export interface RuleFailure {
   id: string;
@@ -127,32 +127,21 @@ const rules = once(async () => ({
   stylesheets: await Promise.all((await ruleFiles()).map(stylesheet)),
 }));
 
-const svrlParser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  removeNSPrefix: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  isArray: (name) => name === 'failed-assert',
-});
-
-interface FailedAssert {
-  '@id'?: string;
-  '@flag'?: string;
-  '@location'?: string;
-  text?: string | { '#text'?: string };
-}
+/**
+ * The rules' reports (SVRL) are made here, but quote the document: they are read under the same policy
+ * as any XML, with room for a report on the largest document (each assertion failed on each line).
+ */
+const SVRL_LIMITS = { maxBytes: 512 * 1024 * 1024 };
 
 /** The failed asserts of one SVRL report. */
 function failedAsserts(svrl: string): RuleFailure[] {
-  const report = svrlParser.parse(svrl) as { 'schematron-output'?: { 'failed-assert'?: FailedAssert[] } };
-  return (report['schematron-output']?.['failed-assert'] ?? []).map((a) => ({
-    id: a['@id'] ?? '',
+  return children(readXmlDocument(svrl, SVRL_LIMITS), 'failed-assert').map((a) => ({
+    id: attributeOf(a, 'id'),
     // Both rule sets flag every assert fatal or warning; an assert without a known flag counts as
     // fatal, so that a document is never let through on a rule we did not understand.
-    flag: a['@flag'] === 'warning' ? 'warning' : 'fatal',
-    text: (typeof a.text === 'string' ? a.text : (a.text?.['#text'] ?? '')).replace(/\s+/g, ' ').trim(),
-    location: a['@location'] ?? '',
+    flag: attributeOf(a, 'flag') === 'warning' ? 'warning' : 'fatal',
+    text: textOf(child(a, 'text')).replace(/\s+/g, ' '),
+    location: attributeOf(a, 'location'),
   }));
 }
 

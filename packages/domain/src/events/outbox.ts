@@ -58,11 +58,16 @@ export function holdEvents(tx: Db): void {
 }
 
 export async function recordEvent(db: Db, scope: CompanyScope, type: EventType, data: Record<string, unknown>): Promise<string> {
-  const event = { id: newId(), scope, type, data };
+  return (await recordEvents(db, scope, type, [data]))[0]!;
+}
+
+/** Events of one type, in order: held like recordEvent's, or else written in one statement (a batch of postings). */
+export async function recordEvents(db: Db, scope: CompanyScope, type: EventType, data: readonly Record<string, unknown>[]): Promise<string[]> {
+  const events = data.map((d) => ({ id: newId(), scope, type, data: d }));
   const pending = held.get(db);
-  if (pending) pending.push(event);
-  else await db.$executeRaw`WITH ${eventsInsert([event])} SELECT 1`;
-  return event.id;
+  if (pending) for (const e of events) pending.push(e);
+  else if (events.length) await db.$executeRaw`WITH ${eventsInsert(events)} SELECT 1`;
+  return events.map((e) => e.id);
 }
 
 /**

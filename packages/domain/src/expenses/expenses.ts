@@ -24,6 +24,7 @@ import { attachVoucherToExpense, detachVoucherFromExpense, markVoucherPosted } f
 // Types only: the schema reads EXPENSE_STATUSES from here.
 import type { ExpenseInput, ExpenseStatusInput, ExpenseUpdate, ExpenseView } from './schema.ts';
 import { registrationView } from '../trail/actor.ts';
+import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 
 export const EXPENSE_STATUSES = ['draft', 'booked', 'paid', 'cancelled'] as const;
 export type ExpenseStatus = (typeof EXPENSE_STATUSES)[number];
@@ -35,12 +36,6 @@ export const EXPENSE_TRANSITIONS: Record<ExpenseStatus, readonly ExpenseStatus[]
   paid: [],
   cancelled: [],
 };
-
-/**
- * Standard chart: 7440 Leverandører (payables), 2810 Andre eksterne omkostninger, 6470 Bankkonto, 3610
- * Valutakursreguleringer (a payment's realised exchange difference); VAT posts to its code's accounts.
- */
-const EXPENSE_ACCOUNTS = { payable: '7440', expense: '2810', bank: '6470', exchangeDifference: '3610' } as const;
 
 export const EXPENSE_LIST = {
   sort: { created_at: 'created_at', date: 'date', amount: 'amount', currency: 'currency' },
@@ -100,7 +95,7 @@ async function checkVat(
 /** The codes whose amount excludes the VAT (the seeded reverse charges). */
 const REVERSE_CHARGE_CODES: ReadonlySet<string> = new Set(VAT_CODES.filter((c) => isReverseCharge(c.kind)).map((c) => c.code));
 
-async function expenseAccount(db: Db, scope: CompanyScope, number: string = EXPENSE_ACCOUNTS.expense) {
+async function expenseAccount(db: Db, scope: CompanyScope, number: string = DEFAULT_ACCOUNTS.expense) {
   const account = await db.account.findFirst({ where: { company_id: scope.companyId, account_number: number } });
   if (!account) throw invalidRequest(`account_number: no account ${number} in the company's chart of accounts.`, 'account_number');
   if (!account.active) throw new DomainError('account_inactive', `Account ${number} is deactivated.`, 'account_number');
@@ -262,8 +257,8 @@ export async function deleteExpense(db: Db, scope: CompanyScope, id: string): Pr
 
 /** Draft -> booked: post (bookingLines, in DKK at the bill's rate) and mark the voucher posted. */
 async function book(db: Db, scope: CompanyScope, row: ExpenseRow): Promise<ExpenseRow> {
-  const payable = await db.account.findFirst({ where: { company_id: scope.companyId, account_number: EXPENSE_ACCOUNTS.payable } });
-  if (!payable) throw new DomainError('chart_incomplete', `The chart of accounts has no account ${EXPENSE_ACCOUNTS.payable}, which an expense posts to.`);
+  const payable = await db.account.findFirst({ where: { company_id: scope.companyId, account_number: DEFAULT_ACCOUNTS.payable } });
+  if (!payable) throw new DomainError('chart_incomplete', `The chart of accounts has no account ${DEFAULT_ACCOUNTS.payable}, which an expense posts to.`);
   const dec = (v: { toString(): string }) => new Decimal(v.toString());
   const amount = dec(row.amount);
   const vat = dec(row.vat_amount);
@@ -322,10 +317,10 @@ export async function setExpenseStatus(db: Db, scope: CompanyScope, id: string, 
   if (input.status === 'booked') return view(db, await book(db, scope, row));
   if (date < fromDate(row.date)) throw invalidRequest(`date: ${date} is before the expense date ${fromDate(row.date)}.`, 'date');
   if (input.status === 'paid') {
-    const bank = await settlementAccount(db, scope, input, EXPENSE_ACCOUNTS.bank, [EXPENSE_ACCOUNTS.payable]);
+    const bank = await settlementAccount(db, scope, input, DEFAULT_ACCOUNTS.bank, [DEFAULT_ACCOUNTS.payable]);
     const account = (n: string) => db.account.findFirstOrThrow({ where: { company_id: scope.companyId, account_number: n } });
-    const payable = await account(EXPENSE_ACCOUNTS.payable);
-    const difference = await account(EXPENSE_ACCOUNTS.exchangeDifference);
+    const payable = await account(DEFAULT_ACCOUNTS.payable);
+    const difference = await account(DEFAULT_ACCOUNTS.exchangeDifference);
     // Payables are cleared at the booking's DKK; the bank pays at the payment's rate: the difference is the realised kursdifference.
     const amount = new Decimal(row.amount.toString());
     const fx = await documentCurrency(db, scope, row.currency, input.exchange_rate, date);

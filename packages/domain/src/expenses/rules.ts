@@ -1,9 +1,9 @@
 // The VAT of an expense, pure: how much VAT a bill carries under its code, and the lines its booking
 // posts (the cost, the VAT lines of vat/codes.ts, the payable). The expense functions rely on these.
 import { invalidRequest } from '../errors.ts';
-import { Decimal, roundOere } from '../money.ts';
+import { Decimal } from '../money.ts';
 import { reversingLines, type PostingLine } from '../ledger/rules.ts';
-import { vatFromGross } from '../vat.ts';
+import { groupVat, vatFromGross } from '../vat.ts';
 import { isReverseCharge, vatLines, type VatTreatment } from '../vat/codes.ts';
 
 /** The treatment of a bill that names no code, as before codes: K25 when it carries VAT, else none. */
@@ -38,7 +38,7 @@ export function expenseVat(t: Pick<VatTreatment, 'code' | 'kind' | 'rate'>, amou
   // The sign goes back on the size; a zero stays unsigned (-0 would be written "-0.00").
   const signed = (size: Decimal) => (credit && !size.isZero() ? size.negated() : size);
   const size = amount.abs();
-  if (isReverseCharge(t.kind)) return signed(given?.abs() ?? roundOere(size.times(t.rate).dividedBy(100)));
+  if (isReverseCharge(t.kind)) return signed(given?.abs() ?? groupVat(size, t.rate));
   const most = vatFromGross(size, t.rate).vat;
   if (given && given.abs().greaterThan(most)) {
     throw invalidRequest(

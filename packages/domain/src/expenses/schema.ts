@@ -5,6 +5,7 @@ import { accountNumber, amountOut, boolean, currency, date, dateOut, exchangeRat
 import { ordinal } from '../integers.ts';
 import { EXPENSE_STATUSES } from './expenses.ts';
 import { registrationFields } from '../trail/actor.ts';
+import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 
 const fields = {
   supplier_id: uuid().nullable().optional().meta({ description: 'A supplier of the company; optional (a till receipt has none)' }),
@@ -41,7 +42,10 @@ const fields = {
   }),
   account_number: accountNumber()
     .optional()
-    .meta({ description: 'The expense account debited with amount - vat_amount; default 2810 Andre eksterne omkostninger', example: '2810' }),
+    .meta({
+      description: `The expense account debited with amount - vat_amount; default ${DEFAULT_ACCOUNTS.expense} Andre eksterne omkostninger`,
+      example: '2810',
+    }),
 };
 
 export const expenseCreate = z.strictObject({ ...fields, book: boolean().optional().meta({ description: 'true: book at once' }) });
@@ -51,9 +55,11 @@ export const expenseUpdate = z.strictObject({ ...fields, date: fields.date.optio
 export const expenseStatusBody = z.strictObject({
   status: z.enum(EXPENSE_STATUSES, { error: `must be one of ${EXPENSE_STATUSES.join(', ')}` }),
   date: date().optional(),
-  exchange_rate: exchangeRate().optional().meta({
-    description: 'paid, foreign-currency expense: DKK per unit paid at; default the rate for the payment date. The difference posts to 3610 (kursdifference)',
-  }),
+  exchange_rate: exchangeRate()
+    .optional()
+    .meta({
+      description: `paid, foreign-currency expense: DKK per unit paid at; default the rate for the payment date. The difference posts to ${DEFAULT_ACCOUNTS.exchangeDifference} (kursdifference)`,
+    }),
   account_id: uuid().optional(),
   account_number: accountNumber().optional(),
 });

@@ -1,6 +1,7 @@
 // An uploaded file as it arrives, written to a temporary file before any transaction opens: its size
-// is bounded, its SHA-256 and whether it is valid UTF-8 are known, memory holds one chunk. Bank
-// statements (bank/statements/staged.ts) and SAF-T imports (saft/import/) stage their bodies here.
+// is bounded, its SHA-256 and whether it is valid UTF-8 are known, memory holds one chunk. The HTTP
+// upload shell (apps/server raw-upload.ts) stages bank statements, SAF-T imports and received
+// e-invoices here (vouchers decode their JSON body into one: vouchers.ts).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
@@ -18,6 +19,23 @@ export interface StagedUpload {
 }
 
 export class UploadTooLarge extends Error {}
+
+/** A limit in words: 10 MB, 1 GB (binary units, as every limit of the service), else MB with a decimal. */
+export function byteSize(n: number): string {
+  if (n % 2 ** 30 === 0) return `${n / 2 ** 30} GB`;
+  if (n % 2 ** 20 === 0) return `${n / 2 ** 20} MB`;
+  return n >= 2 ** 20 ? `${(n / 2 ** 20).toFixed(1)} MB` : `${n} bytes`;
+}
+
+/** The body as it streams, counted: UploadTooLarge past `limit` bytes, before the chunk that passes it is handed on. */
+export async function* bounded(body: AsyncIterable<Uint8Array>, limit: number): AsyncGenerator<Uint8Array> {
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.length;
+    if (total > limit) throw new UploadTooLarge(`The body exceeds ${limit} bytes.`);
+    yield chunk;
+  }
+}
 
 /** Writes the body to a temporary file chunk by chunk; throws UploadTooLarge past `limit` bytes. */
 export async function stageUpload(body: AsyncIterable<Uint8Array>, opts: { limit: number; prefix: string }): Promise<StagedUpload> {

@@ -33,12 +33,7 @@ import {
   paymentView,
   type FullInvoiceRow,
 } from './views.ts';
-
-/**
- * Account numbers of the standard chart an invoice posts to (Debitorer, Salg, Bank, Valutakursreguleringer
- * for the realised exchange difference of a payment); VAT posts to its code's account.
- */
-export const INVOICE_ACCOUNTS = { receivable: '6190', sales: '1010', bank: '6470', exchangeDifference: '3610' } as const;
+import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 
 export const INVOICE_LIST = {
   // Invoice numbers sort as numbers (the document number behind them); drafts have none.
@@ -311,8 +306,8 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
   const products = new Map(
     (productIds.length ? await db.product.findMany({ where: { company_id: scope.companyId, id: { in: productIds } } }) : []).map((p) => [p.id, p]),
   );
-  const revenueNumber = (productId: string | null) => (productId && products.get(productId)?.revenue_account) || INVOICE_ACCOUNTS.sales;
-  const numbers = [INVOICE_ACCOUNTS.receivable, ...row.lines.map((l) => revenueNumber(l.product_id))];
+  const revenueNumber = (productId: string | null) => (productId && products.get(productId)?.revenue_account) || DEFAULT_ACCOUNTS.sales;
+  const numbers = [DEFAULT_ACCOUNTS.receivable, ...row.lines.map((l) => revenueNumber(l.product_id))];
   const account = await accountsByNumber(db, scope, numbers);
   const codes = await vatCodesOf(
     db,
@@ -335,9 +330,9 @@ async function approve(db: Db, scope: CompanyScope, row: FullInvoiceRow, known?:
   const text = `Faktura til ${customer.name}`.slice(0, 500);
   const fx = await documentCurrency(db, scope, row.currency, row.exchange_rate && dec(row.exchange_rate), fromDate(row.issue_date));
   // Made in the invoice's currency, posted in DKK; receivables (the first line) balances it.
-  const postingLines = postingInDkk(approvalPosting(lines, totals, account(INVOICE_ACCOUNTS.receivable).id, codes, text), fx, 0);
+  const postingLines = postingInDkk(approvalPosting(lines, totals, account(DEFAULT_ACCOUNTS.receivable).id, codes, text), fx, 0);
   if (postingLines.length < 2) throw new DomainError('invoice_incomplete', 'The invoice totals 0.00: there is nothing to invoice or post.', 'lines');
-  const totalDkk = netOn(postingLines, account(INVOICE_ACCOUNTS.receivable).id);
+  const totalDkk = netOn(postingLines, account(DEFAULT_ACCOUNTS.receivable).id);
 
   // The accounts travel with the lines, so the posting does not read them again.
   const named = new Map([
@@ -456,8 +451,8 @@ async function pay(db: Db, scope: CompanyScope, row: FullInvoiceRow, input: Paym
       },
     );
   }
-  const account = await settlementAccount(db, scope, input, INVOICE_ACCOUNTS.bank, [INVOICE_ACCOUNTS.receivable]);
-  const accounts = await accountsByNumber(db, scope, [INVOICE_ACCOUNTS.receivable, INVOICE_ACCOUNTS.exchangeDifference]);
+  const account = await settlementAccount(db, scope, input, DEFAULT_ACCOUNTS.bank, [DEFAULT_ACCOUNTS.receivable]);
+  const accounts = await accountsByNumber(db, scope, [DEFAULT_ACCOUNTS.receivable, DEFAULT_ACCOUNTS.exchangeDifference]);
   const date = input.date ?? today();
   const paidInFull = input.amount.equals(balance);
   // Received at the payment's rate; receivables are cleared at the invoice's (the last payment clears
@@ -469,10 +464,10 @@ async function pay(db: Db, scope: CompanyScope, row: FullInvoiceRow, input: Paym
     text: `Betaling af faktura ${row.invoice_number}`,
     sourceId: row.id,
     debitAccountId: account.id,
-    creditAccountId: accounts(INVOICE_ACCOUNTS.receivable).id,
+    creditAccountId: accounts(DEFAULT_ACCOUNTS.receivable).id,
     debit: toDkk(input.amount, fx.rate),
     credit: cleared,
-    differenceAccountId: accounts(INVOICE_ACCOUNTS.exchangeDifference).id,
+    differenceAccountId: accounts(DEFAULT_ACCOUNTS.exchangeDifference).id,
     foreign: { currency: row.currency, amount: input.amount, debitRate: fx.rate, creditRate: dec(row.exchange_rate!) },
   });
   const payment = await db.invoicePayment.create({
@@ -514,7 +509,7 @@ export async function reversePayment(db: Db, scope: CompanyScope, transactionId:
   // What the payment cleared of receivables (DKK), as its posting credited them.
   const [cleared] = await db.$queryRaw<{ dkk: Prisma.Decimal | null }[]>`
     SELECT sum(l.credit - l.debit) AS dkk FROM transaction_lines l JOIN accounts a ON a.id = l.account_id
-     WHERE l.transaction_id = ${transactionId}::uuid AND a.account_number = ${INVOICE_ACCOUNTS.receivable}`;
+     WHERE l.transaction_id = ${transactionId}::uuid AND a.account_number = ${DEFAULT_ACCOUNTS.receivable}`;
   const reversal = await postReversalOf(db, scope, transactionId, {
     date: date < fromDate(payment.date) ? fromDate(payment.date) : date,
     description: `Tilbageført betaling af faktura ${row.invoice_number}`,

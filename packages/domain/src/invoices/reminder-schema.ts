@@ -5,12 +5,15 @@ import { z } from 'zod';
 import { amountOut, boolean, date, dateOut, money, percent, timestamp } from '../fields.ts';
 import { count } from '../integers.ts';
 import { MAX_REMINDERS, reminderFeeProblem } from './reminders.ts';
+import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 
 /** The reminder settings of PUT /settings/company; fields left out keep their value. */
 export const reminderSettingsInput = {
   reminder_fee_enabled: boolean()
     .optional()
-    .meta({ description: 'true: each reminder charges reminder_fee (rykkergebyr), posted as income (1550) against receivables (6190); default false' }),
+    .meta({
+      description: `true: each reminder charges reminder_fee (rykkergebyr), posted as income (${DEFAULT_ACCOUNTS.reminderFee}) against receivables (${DEFAULT_ACCOUNTS.receivable}); default false`,
+    }),
   reminder_fee: money()
     .superRefine((fee, ctx) => {
       const problem = reminderFeeProblem(fee);
@@ -18,10 +21,11 @@ export const reminderSettingsInput = {
     })
     .optional()
     .meta({ description: 'DKK per reminder, greater than 0 and at most 100.00 (renteloven § 9 b); default 100.00', example: 100 }),
-  reminder_interest_enabled: boolean().optional().meta({
-    description:
-      'true: a reminder of an invoice to a business buyer (CVR, EU VAT number or EAN on the invoice) charges interest (morarente) at reminder_reference_rate + 8 percentage points a year, pro rata by day, posted as interest income (3490) against receivables; default false',
-  }),
+  reminder_interest_enabled: boolean()
+    .optional()
+    .meta({
+      description: `true: a reminder of an invoice to a business buyer (CVR, EU VAT number or EAN on the invoice) charges interest (morarente) at reminder_reference_rate + 8 percentage points a year, pro rata by day, posted as interest income (${DEFAULT_ACCOUNTS.reminderInterest}) against receivables; default false`,
+    }),
   reminder_reference_rate: percent().optional().meta({
     description:
       'Danmarks Nationalbank\'s reference rate (udlånsrente) in percent a year, as the Nationalbank publishes it for the half-year (renteloven § 5, stk. 2: the rate of 1 January and 1 July); a decimal string or number, 0 to 100, at most 2 decimals; default "1.60"',
@@ -67,7 +71,12 @@ export const reminderResource = z
       .meta({ description: 'Percent a year charged (reference rate + 8), 2 decimals; null when no interest was charged', example: '9.60' }),
     interest_days: count().meta({ description: 'The days charged: from the due date, or the last reminder that charged interest, to this one' }),
     charges_total: amountOut('DKK: the fees and interest of this reminder and the ones before it, the claim beside the balance due'),
-    transaction_id: z.guid().nullable().meta({ description: 'The posting of fee and interest (debit 6190, credit 1550 and 3490); null when both are 0' }),
+    transaction_id: z
+      .guid()
+      .nullable()
+      .meta({
+        description: `The posting of fee and interest (debit ${DEFAULT_ACCOUNTS.receivable}, credit ${DEFAULT_ACCOUNTS.reminderFee} and ${DEFAULT_ACCOUNTS.reminderInterest}); null when both are 0`,
+      }),
     created_at: timestamp(),
   })
   .meta({ id: 'InvoiceReminder' });

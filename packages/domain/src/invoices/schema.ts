@@ -23,6 +23,7 @@ import { lineNumber, ordinal } from '../integers.ts';
 import { creditNoteEinvoice, invoiceEinvoice } from '../einvoice/schema.ts';
 import { INVOICE_STATUSES, INVOICE_VAT_RATES } from './rules.ts';
 import { registrationFields } from '../trail/actor.ts';
+import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 
 const line = z.strictObject({
   product_id: uuid().nullable().optional().meta({ description: 'A product of the company; its name, unit price and VAT rate are the defaults of the line' }),
@@ -79,7 +80,9 @@ export const invoiceStatusBody = z.strictObject({
   status: z.enum(INVOICE_STATUSES, { error: `must be one of ${INVOICE_STATUSES.join(', ')}` }),
   date: date().optional().meta({ description: 'paid: payment date; cancelled: credit note date. Default today (Europe/Copenhagen)' }),
   account_id: uuid().optional().meta({ description: 'paid: the asset account the money went to' }),
-  account_number: accountNumber().optional().meta({ description: 'paid: as account_id, by number; default 6470' }),
+  account_number: accountNumber()
+    .optional()
+    .meta({ description: `paid: as account_id, by number; default ${DEFAULT_ACCOUNTS.bank}` }),
   exchange_rate: exchangeRate()
     .optional()
     .meta({ description: "paid, foreign-currency invoice: DKK per unit the rest was received at; default the company's rate for the payment date" }),
@@ -88,14 +91,17 @@ export const invoiceStatusBody = z.strictObject({
 /** POST /invoices/{id}/payments beside the id. */
 export const invoicePaymentBody = z.strictObject({
   amount: money().meta({ description: "In the invoice's currency, greater than 0 and at most the balance due", example: 500 }),
-  exchange_rate: exchangeRate().optional().meta({
-    description:
-      "Foreign-currency invoice: DKK per unit the payment was received at; default the company's rate for the payment date. The difference to the invoice's rate posts to 3610 Valutakursreguleringer (kursdifference)",
-    example: 7.45,
-  }),
+  exchange_rate: exchangeRate()
+    .optional()
+    .meta({
+      description: `Foreign-currency invoice: DKK per unit the payment was received at; default the company's rate for the payment date. The difference to the invoice's rate posts to ${DEFAULT_ACCOUNTS.exchangeDifference} Valutakursreguleringer (kursdifference)`,
+      example: 7.45,
+    }),
   date: date().optional().meta({ description: 'Payment date; default today (Europe/Copenhagen)' }),
   account_id: uuid().optional().meta({ description: 'The asset account the money went to' }),
-  account_number: accountNumber().optional().meta({ description: 'As account_id, by number; default 6470' }),
+  account_number: accountNumber()
+    .optional()
+    .meta({ description: `As account_id, by number; default ${DEFAULT_ACCOUNTS.bank}` }),
 });
 
 const creditNote = z

@@ -11,15 +11,10 @@ import { newId } from '../ids.ts';
 import { postTransaction } from '../ledger/post.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { amountToJson, Decimal } from '../money.ts';
-import { accountsByNumber, INVOICE_ACCOUNTS } from './invoices.ts';
+import { accountsByNumber } from './invoices.ts';
+import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { interestDays, interestRate, isBusinessBuyer, nextReminderNumber, reminderInterest, type PreviousReminder } from './reminders.ts';
 import type { ReminderInput, ReminderView } from './reminder-schema.ts';
-
-/**
- * Where a reminder posts (decision 290): the invoice's receivables (6190 Debitorer) are debited; the fee is
- * credited to 1550 Øvrige andre driftsindtægter, interest to 3490 Renter vedr. tilgodehavender fra salg.
- */
-export const REMINDER_ACCOUNTS = { receivable: INVOICE_ACCOUNTS.receivable, fee: '1550', interest: '3490' } as const;
 
 export const REMINDER_LIST = {
   sort: { number: 'number', date: 'date', created_at: 'created_at' },
@@ -111,7 +106,7 @@ async function issueReminder(db: Db, scope: CompanyScope, invoice: LockedInvoice
   let transactionId: string | null = null;
   const claim = fee.plus(interest);
   if (claim.greaterThan(0)) {
-    const account = await accountsByNumber(db, scope, Object.values(REMINDER_ACCOUNTS));
+    const account = await accountsByNumber(db, scope, [DEFAULT_ACCOUNTS.receivable, DEFAULT_ACCOUNTS.reminderFee, DEFAULT_ACCOUNTS.reminderInterest]);
     const zero = new Decimal(0);
     const text = `Rykker ${number} for faktura ${invoice.invoice_number}`;
     const credit = (n: string, amount: Decimal, description: string) =>
@@ -123,15 +118,15 @@ async function issueReminder(db: Db, scope: CompanyScope, invoice: LockedInvoice
       sourceId: invoice.id,
       lines: [
         {
-          accountId: account(REMINDER_ACCOUNTS.receivable).id,
-          account: account(REMINDER_ACCOUNTS.receivable),
+          accountId: account(DEFAULT_ACCOUNTS.receivable).id,
+          account: account(DEFAULT_ACCOUNTS.receivable),
           debit: claim,
           credit: zero,
           description: text,
           vatCode: '',
         },
-        ...credit(REMINDER_ACCOUNTS.fee, fee, `Rykkergebyr: ${text}`),
-        ...credit(REMINDER_ACCOUNTS.interest, interest, `Renter ${rate?.toFixed(2)} % p.a. i ${days} dage: ${text}`),
+        ...credit(DEFAULT_ACCOUNTS.reminderFee, fee, `Rykkergebyr: ${text}`),
+        ...credit(DEFAULT_ACCOUNTS.reminderInterest, interest, `Renter ${rate?.toFixed(2)} % p.a. i ${days} dage: ${text}`),
       ],
     });
     transactionId = posted.id;

@@ -66,14 +66,16 @@ const notOpen = (date: string, detail: string) => new DomainError('fiscal_year_n
 /**
  * The open fiscal year containing `date`, given the year containing it as companyAndYear read it (null:
  * none). A date in the year right after the last one opens that year (with its VAT periods); two
- * postings opening it at once share the one year.
+ * postings opening it at once share the one year. With `history` (an import of the books kept before),
+ * any date outside the years opens the year containing it.
  */
-export async function openFiscalYearFor(db: Db, company: CompanySettings, date: string, fy: YearRow | null) {
+export async function openFiscalYearFor(db: Db, company: CompanySettings, date: string, fy: YearRow | null, opts: { history?: boolean } = {}) {
   const d = toDate(date);
   if (fy) {
     if (fy.closed) throw notOpen(date, `the fiscal year ${fromDate(fy.start_date)} to ${fromDate(fy.end_date)} is closed.`);
     return fy;
   }
+  if (opts.history) return createFiscalYear(db, company, fiscalYearContaining(date, company.fiscal_year_start_month));
   const last = await db.fiscalYear.findFirst({ where: { company_id: company.id }, orderBy: { start_date: 'desc' } });
   if (last && d > last.end_date) {
     const next = fiscalYearStarting(dayAfter(fromDate(last.end_date)));

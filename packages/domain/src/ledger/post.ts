@@ -1,6 +1,10 @@
-// The one posting function. Every producer of ledger entries (manual transactions, reversals, and in
-// later issues invoice approvals and expense postings) calls postTransaction inside its own database
-// transaction. It assigns, under the company's number-sequence row lock (so in order across servers):
+// The journal writer: the only code that writes journal rows (ledger_transactions, transaction_lines)
+// and what they add to (account_daily_balances, account_monthly_balances, vat_monthly_bases, the number
+// sequence). Every producer calls it inside its own database transaction: postTransaction for one
+// posting (manual, reversals, documents, payments), a JournalBatch for many (a SAF-T import, seeds).
+// Both check each posting with the same rules (journal-rows.ts: assertPostable, the lock date, an open
+// fiscal year) and write with the same one statement, which, under the company's number-sequence row
+// lock (so in order across servers), draws:
 //   - document_number: the next number of the company's unified document number sequence, shared by
 //     every numbered document; a posting that belongs to an already numbered document may pass that
 //     number instead of drawing a new one;
@@ -8,154 +12,162 @@
 // Both are gapless: a failed posting rolls back with its transaction, and its numbers with it.
 // The lock is held from the first statement that takes it until commit, so everything that can be
 // done before (checks, lookups, opening a fiscal year) is done before; under the lock there are two
-// statements: one that draws the numbers, checks the lock date and writes the transaction, its lines
-// and the balances, and one that records the event.
-import { type Prisma, type Db } from '@tlr/db';
+// statements per posting or batch: the one that draws the numbers, checks the lock date and writes the
+// transactions, their lines, the balances and VAT bases, and the one that records the events.
+import { type Company, type Prisma, type Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
-import { DomainError } from '../errors.ts';
-import { recordEvent } from '../events/outbox.ts';
-import { newId } from '../ids.ts';
+import { DomainError, invalidRequest, notFound } from '../errors.ts';
+import { recordEvent, recordEvents } from '../events/outbox.ts';
 import { companyAndYear, openFiscalYearFor } from './books.ts';
 import { fromDate, toDate } from '../calendar.ts';
-import { assertPostable, totalsByAccount, totalsByVatBase, type PostingLine } from './rules.ts';
+import { JournalRows, preparePosting, type Posting, type PreparedPosting } from './journal-rows.ts';
+import { lineField } from './rules.ts';
 import { transactionView, type TransactionView } from './views.ts';
 
-/** What produced a posting; the documents' own postings are changed through their documents only. */
-export const POSTING_SOURCES = ['manual', 'reversal', 'invoice', 'payment', 'credit_note', 'expense', 'vat_settlement', 'bank', 'reminder', 'import'] as const;
-export type PostingSource = (typeof POSTING_SOURCES)[number];
-
-export interface Posting {
-  date: string;
-  description: string;
-  lines: PostingLine[];
-  source: PostingSource;
-  sourceId?: string | undefined;
-  reversesId?: string | undefined;
-  voucherId?: string | undefined;
-  /** An existing document number to post under; by default the next one is drawn. */
-  documentNumber?: bigint | undefined;
-}
+export { POSTING_SOURCES, type Posting, type PostingSource } from './journal-rows.ts';
 
 const periodLocked = (date: string, lock: string) =>
   new DomainError('period_locked', `The books are locked up to and including ${lock}; ${date} cannot be posted.`, 'date');
 
-interface Drawn {
-  document_number: bigint;
-  system_id: bigint;
+/** The early answer for a date on or before the lock date as read before the lock; the statement checks again under it. */
+function assertAfterLock(date: string, lock: Date | null) {
+  if (lock && toDate(date) <= lock) throw periodLocked(date, fromDate(lock));
+}
+
+type AccountName = { account_number: string; name: string };
+
+/** Fills `known` with the accounts of `lines` it lacks, read in the company; an account of no company's chart here is refused. */
+async function readAccounts(db: Db, companyId: string, postings: readonly Posting[], known: Map<string, AccountName>): Promise<void> {
+  for (const p of postings) for (const l of p.lines) if (l.account && !known.has(l.accountId)) known.set(l.accountId, l.account);
+  const missing = [...new Set(postings.flatMap((p) => p.lines.filter((l) => !known.has(l.accountId)).map((l) => l.accountId)))];
+  if (!missing.length) return;
+  const read = await db.account.findMany({ where: { company_id: companyId, id: { in: missing } }, select: { id: true, account_number: true, name: true } });
+  for (const a of read) known.set(a.id, a);
+  for (const p of postings)
+    p.lines.forEach((l, i) => {
+      if (!known.has(l.accountId)) throw invalidRequest(`No account ${l.accountId} in the company's chart of accounts.`, `${lineField(i)}.account_id`);
+    });
+}
+
+interface Written {
+  last_document_number: bigint;
+  last_system_id: bigint;
   created_at: Date;
   lock_date: Date | null;
   posted: boolean;
-  /** Set by the control trail's trigger (null when nothing was posted). */
-  registered_at: Date | null;
+  /** Per transaction in posting order, set by the control trail's trigger (null when nothing was posted). */
+  registered_at: Date[] | null;
   registered_by: unknown;
 }
 
-export async function postTransaction(db: Db, scope: CompanyScope, posting: Posting): Promise<TransactionView> {
-  assertPostable(posting.lines);
-  const { company, year } = await companyAndYear(db, scope.companyId, posting.date);
-  // Early answer for the common case; the binding check is repeated under the lock below.
-  if (company.lock_date && toDate(posting.date) <= company.lock_date) throw periodLocked(posting.date, fromDate(company.lock_date));
-  await openFiscalYearFor(db, company, posting.date, year);
-  // The number and name the view shows: as the caller read them, or read here.
-  const unknown = posting.lines.filter((l) => !l.account).map((l) => l.accountId);
-  const accounts = new Map(posting.lines.flatMap((l) => (l.account ? [[l.accountId, l.account] as const] : [])));
-  if (unknown.length) {
-    const read = await db.account.findMany({
-      where: { company_id: scope.companyId, id: { in: unknown } },
-      select: { id: true, account_number: true, name: true },
-    });
-    for (const a of read) accounts.set(a.id, a);
-  }
-
-  const id = newId();
-  const c = scope.companyId;
-  const lines = posting.lines.map((l, i) => ({ ...l, id: newId(), line_number: i + 1 }));
-  const totals = [...totalsByAccount(posting.lines)];
-  // The VAT return's boxes: per code, the lines that are a base (not VAT on an account the return reads).
-  const bases = [...totalsByVatBase(posting.lines, (id) => accounts.get(id)?.account_number ?? '')];
-  const col = <T>(f: (l: (typeof lines)[number]) => T) => lines.map(f);
-
-  // Takes the company's row lock (held until commit). The lock date is read under it, so a lock set by
-  // the operator can never be slipped past; a locked date inserts nothing and rolls back below.
-  const [drawn] = await db.$queryRaw<Drawn[]>`
+/**
+ * Writes `rows` in one statement. It takes the company's row lock (held until commit); the lock date is
+ * read under it, so a lock set by the operator can never be slipped past: a posting dated on or before
+ * it inserts nothing and is refused here.
+ */
+async function writeRows(db: Db, companyId: string, rows: JournalRows): Promise<Written> {
+  const c = companyId;
+  const t = rows.transactions;
+  const l = rows.lines;
+  const d = rows.dailyColumns();
+  const v = rows.vatBaseColumns();
+  const [written] = await db.$queryRaw<Written[]>`
     WITH seq AS (
       UPDATE number_sequences
-      SET last_document_number = last_document_number + ${posting.documentNumber === undefined ? 1 : 0},
-          last_system_id = last_system_id + 1
+      SET last_document_number = last_document_number + ${rows.draws}::bigint, last_system_id = last_system_id + ${rows.count}::bigint
       WHERE company_id = ${c}::uuid
       RETURNING last_document_number, last_system_id, date_trunc('milliseconds', clock_timestamp()) AS at
     ),
     co AS (SELECT lock_date FROM companies WHERE id = ${c}::uuid),
-    ok AS (SELECT seq.* FROM seq, co WHERE co.lock_date IS NULL OR ${posting.date}::date > co.lock_date),
+    ok AS (SELECT seq.* FROM seq, co WHERE co.lock_date IS NULL OR ${rows.minDate}::date > co.lock_date),
     tx AS (
-      INSERT INTO ledger_transactions (id, company_id, document_number, system_id, date, description, source, source_id, reverses_id, voucher_id, created_at)
-      SELECT ${id}::uuid, ${c}::uuid, COALESCE(${posting.documentNumber ?? null}::bigint, ok.last_document_number), ok.last_system_id,
-             ${posting.date}::date, ${posting.description}, ${posting.source}, ${posting.sourceId ?? null}::uuid,
-             ${posting.reversesId ?? null}::uuid, ${posting.voucherId ?? null}::uuid, ok.at
-      FROM ok
-      RETURNING id, registered_at, registered_by
+      INSERT INTO ledger_transactions (id, company_id, document_number, system_id, date, description, source, source_id, source_journal_id,
+                                       source_transaction_id, reverses_id, voucher_id, created_at)
+      SELECT u.id, ${c}::uuid, COALESCE(u.document_number, ok.last_document_number - ${rows.draws}::bigint + u.draw), ok.last_system_id - ${rows.count}::bigint + u.n,
+             u.date, u.description, u.source, u.source_id, u.source_journal_id, u.source_transaction_id, u.reverses_id, u.voucher_id, ok.at
+      FROM ok, unnest(${t.id}::uuid[], ${t.documentNumber}::bigint[], ${t.draw}::int[], ${t.date}::date[], ${t.description}::text[], ${t.source}::text[],
+                      ${t.sourceId}::uuid[], ${t.sourceJournalId}::text[], ${t.sourceTransactionId}::text[], ${t.reversesId}::uuid[], ${t.voucherId}::uuid[])
+        WITH ORDINALITY AS u(id, document_number, draw, date, description, source, source_id, source_journal_id, source_transaction_id, reverses_id, voucher_id, n)
+      RETURNING system_id, registered_at, registered_by
     ),
     lines AS (
       INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code,
                                      currency, currency_amount, exchange_rate)
-      SELECT l.id, ${c}::uuid, tx.id, l.n, l.account_id, l.debit, l.credit, l.description, l.vat_code, l.currency, l.currency_amount, l.exchange_rate
-      FROM tx, unnest(${col((l) => l.id)}::uuid[], ${col((l) => l.line_number)}::int2[], ${col((l) => l.accountId)}::uuid[],
-                      ${col((l) => l.debit.toFixed(2))}::numeric[], ${col((l) => l.credit.toFixed(2))}::numeric[],
-                      ${col((l) => l.description)}::text[], ${col((l) => l.vatCode)}::text[], ${col((l) => l.foreign?.currency ?? '')}::text[],
-                      ${col((l) => l.foreign?.amount.toFixed(2) ?? null)}::numeric[], ${col((l) => l.foreign?.rate.toFixed() ?? null)}::numeric[])
-        AS l(id, n, account_id, debit, credit, description, vat_code, currency, currency_amount, exchange_rate)
+      SELECT l.id, ${c}::uuid, l.transaction_id, l.n, l.account_id, l.debit, l.credit, l.description, l.vat_code, l.currency, l.currency_amount, l.exchange_rate
+      FROM ok, unnest(${l.id}::uuid[], ${l.transactionId}::uuid[], ${l.lineNumber}::int2[], ${l.accountId}::uuid[], ${l.debit}::numeric[], ${l.credit}::numeric[],
+                      ${l.description}::text[], ${l.vatCode}::text[], ${l.currency}::text[], ${l.currencyAmount}::numeric[], ${l.exchangeRate}::numeric[])
+        AS l(id, transaction_id, n, account_id, debit, credit, description, vat_code, currency, currency_amount, exchange_rate)
     ),
-    t AS (
-      SELECT * FROM ok, unnest(${totals.map(([a]) => a)}::uuid[], ${totals.map(([, t]) => t.debit.toFixed(2))}::numeric[],
-                               ${totals.map(([, t]) => t.credit.toFixed(2))}::numeric[]) AS t(account_id, debit, credit)
+    d AS (
+      SELECT d.* FROM ok, unnest(${d.date}::date[], ${d.accountId}::uuid[], ${d.debit}::numeric[], ${d.credit}::numeric[]) AS d(date, account_id, debit, credit)
     ),
     daily AS (
       INSERT INTO account_daily_balances AS b (company_id, account_id, date, debit, credit)
-      SELECT ${c}::uuid, account_id, ${posting.date}::date, debit, credit FROM t
+      SELECT ${c}::uuid, account_id, date, debit, credit FROM d
       ON CONFLICT (company_id, account_id, date) DO UPDATE SET debit = b.debit + EXCLUDED.debit, credit = b.credit + EXCLUDED.credit
     ),
     monthly AS (
       INSERT INTO account_monthly_balances AS m (company_id, account_id, month, debit, credit)
-      SELECT ${c}::uuid, account_id, date_trunc('month', ${posting.date}::date)::date, debit, credit FROM t
+      SELECT ${c}::uuid, account_id, date_trunc('month', date)::date, sum(debit), sum(credit) FROM d GROUP BY account_id, date_trunc('month', date)
       ON CONFLICT (company_id, account_id, month) DO UPDATE SET debit = m.debit + EXCLUDED.debit, credit = m.credit + EXCLUDED.credit
     ),
     vat_bases AS (
       INSERT INTO vat_monthly_bases AS v (company_id, month, vat_code, debit, credit)
-      SELECT ${c}::uuid, date_trunc('month', ${posting.date}::date)::date, b.vat_code, b.debit, b.credit
-      FROM ok, unnest(${bases.map(([code]) => code)}::text[], ${bases.map(([, t]) => t.debit.toFixed(2))}::numeric[],
-                      ${bases.map(([, t]) => t.credit.toFixed(2))}::numeric[]) AS b(vat_code, debit, credit)
+      SELECT ${c}::uuid, b.month, b.vat_code, b.debit, b.credit
+      FROM ok, unnest(${v.month}::date[], ${v.vatCode}::text[], ${v.debit}::numeric[], ${v.credit}::numeric[]) AS b(month, vat_code, debit, credit)
       ON CONFLICT (company_id, month, vat_code) DO UPDATE SET debit = v.debit + EXCLUDED.debit, credit = v.credit + EXCLUDED.credit
     )
-    SELECT COALESCE(${posting.documentNumber ?? null}::bigint, seq.last_document_number) AS document_number,
-           seq.last_system_id AS system_id, seq.at AS created_at, co.lock_date, EXISTS (SELECT 1 FROM ok) AS posted,
-           (SELECT registered_at FROM tx) AS registered_at, (SELECT registered_by FROM tx) AS registered_by
+    SELECT seq.last_document_number, seq.last_system_id, seq.at AS created_at, co.lock_date, EXISTS (SELECT 1 FROM ok) AS posted,
+           (SELECT array_agg(registered_at ORDER BY system_id) FROM tx) AS registered_at, (SELECT registered_by FROM tx LIMIT 1) AS registered_by
     FROM seq, co`;
   // The number row is gone only when a sandbox reset deleted the books while this posting waited for it.
-  if (!drawn) throw new DomainError('conflict', 'The books were reset while this posting waited; retry it.');
-  if (!drawn.posted) throw periodLocked(posting.date, fromDate(drawn.lock_date!));
+  if (!written) throw new DomainError('conflict', 'The books were reset while this posting waited; retry it.');
+  if (!written.posted) throw periodLocked(rows.minDate, fromDate(written.lock_date!));
+  return written;
+}
 
-  const view = transactionView({
+/** The document number and system id the statement gave the `i`th posting of `rows` (as its SQL computes them). */
+function numbersOf(rows: JournalRows, written: Written, i: number) {
+  const given = rows.transactions.documentNumber[i];
+  return {
+    documentNumber:
+      given !== null && given !== undefined ? BigInt(given) : written.last_document_number - BigInt(rows.draws) + BigInt(rows.transactions.draw[i]!),
+    systemId: written.last_system_id - BigInt(rows.count) + BigInt(i + 1),
+  };
+}
+
+/** The transaction as GET /transactions/{id} shows it, from what was written (no read back). */
+function postedView(
+  companyId: string,
+  p: PreparedPosting,
+  numbers: { documentNumber: bigint; systemId: bigint },
+  written: Written,
+  registeredAt: Date,
+  accounts: Map<string, AccountName>,
+): TransactionView {
+  const { posting, id } = p;
+  return transactionView({
     id,
-    company_id: c,
-    document_number: drawn.document_number,
-    system_id: drawn.system_id,
+    company_id: companyId,
+    document_number: numbers.documentNumber,
+    system_id: numbers.systemId,
     date: toDate(posting.date),
     description: posting.description,
     source: posting.source,
     source_id: posting.sourceId ?? null,
-    source_journal_id: null,
-    source_transaction_id: null,
+    source_journal_id: posting.sourceJournalId ?? null,
+    source_transaction_id: posting.sourceTransactionId ?? null,
     reverses_id: posting.reversesId ?? null,
     voucher_id: posting.voucherId ?? null,
-    created_at: drawn.created_at,
-    registered_at: drawn.registered_at!,
-    registered_by: drawn.registered_by as Prisma.JsonValue,
+    created_at: written.created_at,
+    registered_at: registeredAt,
+    registered_by: written.registered_by as Prisma.JsonValue,
     reversed_by: null,
-    lines: lines.map((l) => ({
-      id: l.id,
-      company_id: c,
+    lines: posting.lines.map((l, i) => ({
+      id: p.lineIds[i]!,
+      company_id: companyId,
       transaction_id: id,
-      line_number: l.line_number,
+      line_number: i + 1,
       account_id: l.accountId,
       debit: l.debit as unknown as Prisma.Decimal,
       credit: l.credit as unknown as Prisma.Decimal,
@@ -167,9 +179,140 @@ export async function postTransaction(db: Db, scope: CompanyScope, posting: Post
       account: accounts.get(l.accountId) ?? { account_number: '', name: '' },
     })),
   });
+}
+
+/** The transaction.created event's data: the transaction without its lines. */
+const eventData = (view: TransactionView) => {
   const { lines: _lines, ...compact } = view;
-  await recordEvent(db, scope, 'transaction.created', compact);
+  return compact;
+};
+
+/** Posts one transaction (see the top of this file); the transaction as GET /transactions/{id} shows it. */
+export async function postTransaction(db: Db, scope: CompanyScope, posting: Posting): Promise<TransactionView> {
+  const prepared = preparePosting(posting);
+  const { company, year } = await companyAndYear(db, scope.companyId, posting.date);
+  assertAfterLock(posting.date, company.lock_date);
+  await openFiscalYearFor(db, company, posting.date, year);
+  // The number and name the view shows: as the caller read them, or read here.
+  const accounts = new Map<string, AccountName>();
+  await readAccounts(db, scope.companyId, [posting], accounts);
+  const rows = new JournalRows();
+  rows.add(prepared, (id) => accounts.get(id)!.account_number);
+  const written = await writeRows(db, scope.companyId, rows);
+  const view = postedView(scope.companyId, prepared, numbersOf(rows, written, 0), written, written.registered_at![0]!, accounts);
+  await recordEvent(db, scope, 'transaction.created', eventData(view));
   return view;
+}
+
+export interface JournalBatchOptions {
+  /** Record transaction.created for each posting (one statement per flush), as postTransaction does. */
+  events: boolean;
+  /**
+   * A date in none of the company's fiscal years: 'following' (as postTransaction) opens only the year
+   * right after the last one; 'history' (an import of the books kept before) opens the year containing it.
+   */
+  years?: 'following' | 'history';
+}
+
+/** A posting as a flush wrote it. */
+export interface PostedRef {
+  id: string;
+  documentNumber: bigint;
+  systemId: bigint;
+}
+
+/**
+ * Many postings of one company in its caller's transaction, written set-based: add() checks each one
+ * as postTransaction does and holds it; flush() writes everything held with the one statement (and the
+ * events with one more). A caller flushes every few thousand lines (JOURNAL_BATCH_LINES), or once: a
+ * matcher that posts a payment per bank line in one transaction. Ids are known at add(), numbers at
+ * flush(), so a caller can link its own rows (bank lines, documents) to the postings either way.
+ */
+export class JournalBatch {
+  private pending: PreparedPosting[] = [];
+  private pendingLines = 0;
+  private checkedDates = new Set<string>();
+  private accounts = new Map<string, AccountName>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly scope: CompanyScope,
+    private readonly options: JournalBatchOptions,
+    private readonly company: Company,
+    private readonly years: { start_date: Date; end_date: Date; id: string; closed: boolean }[],
+  ) {}
+
+  /** Lines held for the next flush. */
+  get lines(): number {
+    return this.pendingLines;
+  }
+
+  /**
+   * Checks a posting (the posting rules; the lock date as read when the batch opened, checked again
+   * under the lock at flush; an open fiscal year, opening one when allowed) and holds it; its ids.
+   */
+  async add(posting: Posting): Promise<{ id: string; lineIds: string[] }> {
+    const prepared = preparePosting(posting);
+    if (!this.checkedDates.has(posting.date)) {
+      assertAfterLock(posting.date, this.company.lock_date);
+      const year = this.years.find((y) => posting.date >= fromDate(y.start_date) && posting.date <= fromDate(y.end_date)) ?? null;
+      const open = await openFiscalYearFor(this.db, this.company, posting.date, year, { history: this.options.years === 'history' });
+      if (!year) this.years.push(open);
+      this.checkedDates.add(posting.date);
+    }
+    this.pending.push(prepared);
+    this.pendingLines += posting.lines.length;
+    return { id: prepared.id, lineIds: prepared.lineIds };
+  }
+
+  /** Writes the postings held, in the order added; their numbers. */
+  async flush(): Promise<PostedRef[]> {
+    const pending = this.pending;
+    if (!pending.length) return [];
+    await readAccounts(
+      this.db,
+      this.scope.companyId,
+      pending.map((p) => p.posting),
+      this.accounts,
+    );
+    const rows = new JournalRows();
+    for (const p of pending) rows.add(p, (id) => this.accounts.get(id)!.account_number);
+    const written = await writeRows(this.db, this.scope.companyId, rows);
+    const numbers = pending.map((_, i) => numbersOf(rows, written, i));
+    if (this.options.events) {
+      const views = pending.map((p, i) => postedView(this.scope.companyId, p, numbers[i]!, written, written.registered_at![i]!, this.accounts));
+      await recordEvents(this.db, this.scope, 'transaction.created', views.map(eventData));
+    }
+    this.pending = [];
+    this.pendingLines = 0;
+    return pending.map((p, i) => ({ id: p.id, ...numbers[i]! }));
+  }
+}
+
+/** Opens a batch of postings into the scope's company (see JournalBatch). */
+export async function openJournalBatch(db: Db, scope: CompanyScope, options: JournalBatchOptions): Promise<JournalBatch> {
+  const company = await db.company.findUnique({ where: { id: scope.companyId } });
+  if (!company) throw notFound('company', scope.companyId);
+  const years = await db.fiscalYear.findMany({ where: { company_id: scope.companyId }, select: { id: true, start_date: true, end_date: true, closed: true } });
+  return new JournalBatch(db, scope, options, company, years);
+}
+
+/** Journal lines per flush of postBatch (and of the SAF-T import): a few MB of parameters per statement. */
+export const JOURNAL_BATCH_LINES = 5_000;
+
+/** Posts `postings` in order through one JournalBatch, flushing every JOURNAL_BATCH_LINES lines; their numbers. */
+export async function postBatch(db: Db, scope: CompanyScope, postings: Iterable<Posting>, options: JournalBatchOptions): Promise<PostedRef[]> {
+  const batch = await openJournalBatch(db, scope, options);
+  const out: PostedRef[] = [];
+  const flush = async () => {
+    for (const r of await batch.flush()) out.push(r);
+  };
+  for (const p of postings) {
+    await batch.add(p);
+    if (batch.lines >= JOURNAL_BATCH_LINES) await flush();
+  }
+  await flush();
+  return out;
 }
 
 export const transactionInclude = {

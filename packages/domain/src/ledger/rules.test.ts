@@ -1,7 +1,7 @@
 import { Decimal } from '../money.ts';
 import { describe, expect, it } from 'vitest';
 import { type DomainError } from '../errors.ts';
-import { assertPostable, reversingLines, totalsByAccount, type PostingLine } from './rules.ts';
+import { assertPostable, lineField, lineOfField, reversingLines, totalsByAccount, type PostingLine } from './rules.ts';
 
 const line = (accountId: string, debit: string, credit: string): PostingLine => ({
   accountId,
@@ -43,5 +43,17 @@ describe('posting rules', () => {
     const t = totalsByAccount([line('a', '10', '0'), line('a', '2.5', '0'), line('b', '0', '12.5')]);
     expect(t.get('a')!.debit.toFixed(2)).toBe('12.50');
     expect(t.get('b')!.credit.toFixed(2)).toBe('12.50');
+  });
+  it('names a refused line so that a caller can read back which one (a SAF-T import names the line of its file)', () => {
+    expect(lineOfField(lineField(12))).toBe(12);
+    expect(lineOfField(`${lineField(3)}.debit`)).toBe(3);
+    expect(lineOfField('lines')).toBeUndefined();
+    expect(lineOfField(undefined)).toBeUndefined();
+    try {
+      assertPostable([line('a', '1', '0'), line('b', '0', '-1')]);
+    } catch (e) {
+      expect(lineOfField((e as DomainError).field)).toBe(1);
+    }
+    expect.assertions(5);
   });
 });

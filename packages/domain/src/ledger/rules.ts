@@ -1,6 +1,6 @@
 // Pure posting rules: the shape of a valid set of lines, the balance check (exact decimal
 // arithmetic) and the lines of a reversal. The posting function and every producer rely on these.
-import { Decimal, MAX_AMOUNT } from '../money.ts';
+import { AMOUNT_DECIMALS, Decimal, MAX_AMOUNT } from '../money.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 import { VAT_ACCOUNT_NUMBERS } from '../vat/codes.ts';
 import { foreignMismatch, type ForeignAmount } from '../currency/rules.ts';
@@ -26,18 +26,27 @@ export interface PostingLine {
 export const unbalanced = (debit: Decimal, credit: Decimal) =>
   new DomainError('unbalanced_transaction', `Total debit ${debit.toFixed(2)} does not equal total credit ${credit.toFixed(2)}.`, 'lines');
 
+/** The field a refusal of a posting's `i`th line names (lines[2]); lineOfField reads it back. */
+export const lineField = (i: number) => `lines[${i}]`;
+/** The line a refusal names (lineField), or undefined when it names the posting as a whole. */
+export const lineOfField = (field: string | undefined): number | undefined => {
+  const m = /^lines\[(\d+)\]/.exec(field ?? '');
+  return m ? Number(m[1]) : undefined;
+};
+
 /** Throws unless every line has either a positive debit or a positive credit, and the totals are equal. */
 export function assertPostable(lines: readonly PostingLine[]): { debit: Decimal; credit: Decimal } {
   if (lines.length < 2) throw invalidRequest('A transaction needs at least two lines.', 'lines');
   let debit = new Decimal(0);
   let credit = new Decimal(0);
   lines.forEach((l, i) => {
-    const field = `lines[${i}]`;
+    const field = lineField(i);
     if (l.debit.isNegative() || l.credit.isNegative())
       throw invalidRequest('Debit and credit are never negative.', `${field}.${l.debit.isNegative() ? 'debit' : 'credit'}`);
     if (l.debit.greaterThan(0) && l.credit.greaterThan(0)) throw invalidRequest('A line has a debit or a credit, never both.', field);
     if (l.debit.isZero() && l.credit.isZero()) throw invalidRequest('A line needs a debit or a credit greater than zero.', field);
-    if (l.debit.decimalPlaces() > 2 || l.credit.decimalPlaces() > 2) throw invalidRequest('Amounts have at most 2 decimals.', field);
+    if (l.debit.decimalPlaces() > AMOUNT_DECIMALS || l.credit.decimalPlaces() > AMOUNT_DECIMALS)
+      throw invalidRequest(`Amounts have at most ${AMOUNT_DECIMALS} decimals.`, field);
     const side = l.debit.isZero() ? 'credit' : 'debit';
     const mismatch = l.foreign && foreignMismatch(l[side], l.foreign);
     if (mismatch) throw invalidRequest(`${field}.${side} ${mismatch}.`, `${field}.${side}`);

@@ -3,7 +3,8 @@
 // flat whatever the size of the ledger. Knows nothing of HTTP: the caller supplies the sink.
 import { Prisma, type Connectable, type PoolClient } from '@tlr/db';
 import { notFound } from '../errors.ts';
-import { dayAfter, today } from '../calendar.ts';
+import { addDays, dayAfter, today } from '../calendar.ts';
+import { fromOere, toOereFixed2 } from '../money.ts';
 import { fiscalYearContaining } from '../ledger/fiscal-years.ts';
 import { BEGINNING, movements } from '../reports/balances.ts';
 import { lineElement, lineShared, transactionStart, TRANSACTION_END, type JournalLine, type JournalTransaction, type LineShared } from './journal.ts';
@@ -18,7 +19,7 @@ import {
   type SaftVatCode,
 } from './master-files.ts';
 import { writeSalesInvoices } from './source-documents.ts';
-import { dayBefore, fromOere, saftFilename, saftPeriod, toOereFixed2, type SaftPeriod } from './rules.ts';
+import { saftFilename, saftPeriod, type SaftPeriod } from './rules.ts';
 
 const SAFT_NAMESPACE = 'urn:StandardAuditFile-Taxation-Financial:DK';
 
@@ -141,7 +142,7 @@ WHERE t.company_id = $1 AND t.date BETWEEN $2::date AND $3::date`;
 // what lies between the start of the fiscal year containing `from` and `from`. Closing: opening + the
 // period. The sums come from the monthly and daily balances, as the reports read them.
 function accountsSql(companyId: string, { from, to }: SaftPeriod, profitAndLossStart: string) {
-  const before = dayBefore(from);
+  const before = addDays(from, -1);
   return Prisma.sql`
 SELECT id, account_number, name, type, standard_account_id, created,
        opening::text AS opening, (opening + movement)::numeric(20,2)::text AS closing

@@ -1,9 +1,10 @@
 // Pure rules of the Danish SAF-T Financial file: the export period, the account type mapping, the
-// schema's text limits, XML text escaping, amounts as exact decimal strings and accounting periods.
+// schema's text limits, XML text escaping, balances on their side and accounting periods.
 import { invalidRequest } from '../errors.ts';
 import { CVR_SHAPE } from '../identifiers/cvr.ts';
 import { fiscalYearContaining } from '../ledger/fiscal-years.ts';
 import type { AccountType } from '../ledger/standard-chart.ts';
+import { fromOere, toOere } from '../money.ts';
 
 /** The schema's text types, by maximum length in characters. */
 export const SAFT_TEXT = { code: 9, short: 18, middle1: 35, middle2: 70, long: 256 } as const;
@@ -58,12 +59,6 @@ export function saftAccountType(type: AccountType | string): SaftAccountType {
   }
 }
 
-export function dayBefore(date: string): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() - 1);
-  return d.toISOString().slice(0, 10);
-}
-
 // Characters XML 1.0 does not allow (C0 controls other than tab, LF, CR; lone surrogates; U+FFFE/F).
 const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 const HAS_NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
@@ -95,31 +90,6 @@ export const xmlText = (text: string | null | undefined, max: number) => escapeT
  * shape. New numbers also pass its modulus 11 check; one stored before that rule is exported as it is.
  */
 export const isCvr = (s: string | null | undefined): s is string => !!s && CVR_SHAPE.test(s);
-
-/** A decimal string ("-12.5", "3", "1250.00") as an integer number of øre. Never through a float. */
-export function toOere(amount: string): bigint {
-  const m = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(amount.trim());
-  if (!m) throw new Error(`not an amount with at most 2 decimals: ${amount}`);
-  const oere = BigInt(m[2]!) * 100n + BigInt((m[3] ?? '').padEnd(2, '0') || '0');
-  return m[1] ? -oere : oere;
-}
-
-const FIXED2 = /^-?\d+\.\d\d$/;
-
-/**
- * toOere, twice as fast for text as PostgreSQL writes numeric(n,2) (always two decimals): the export
- * reads a million of them. Any other text goes through toOere.
- */
-export function toOereFixed2(amount: string): bigint {
-  return FIXED2.test(amount) ? BigInt(amount.slice(0, -3) + amount.slice(-2)) : toOere(amount);
-}
-
-/** Øre as an exact decimal string with 2 decimals ("-0.05", "1250.00"). */
-export function fromOere(oere: bigint): string {
-  const sign = oere < 0n ? '-' : '';
-  const abs = oere < 0n ? -oere : oere;
-  return `${sign}${abs / 100n}.${String(abs % 100n).padStart(2, '0')}`;
-}
 
 /** A signed balance (debit positive) as the schema's Debit/Credit choice with a non-negative amount. */
 export function balanceSide(balance: string): { side: 'Debit' | 'Credit'; amount: string } {

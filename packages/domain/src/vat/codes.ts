@@ -2,8 +2,9 @@
 // means (sale or purchase, rate, deductible share, VAT accounts, the field of the VAT return its base
 // is reported in), and the ledger lines VAT of a code posts. Invoices, expenses, the VAT return and
 // SAF-T all read these; nothing else decides what a code does.
-import { Decimal, roundOere } from '../money.ts';
+import { Decimal, roundKroner, roundOere } from '../money.ts';
 import type { PostingLine } from '../ledger/rules.ts';
+import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 
 /**
  * What a code does. Sales: `output` (Danish VAT charged), `exempt_sale` (momsfritaget, § 13),
@@ -45,16 +46,16 @@ export type BoxField = (typeof BOX_FIELDS)[number];
  * the credit balance (what is owed), -1 the debit balance (what is deducted or refunded).
  */
 export const ACCOUNT_FIELDS = [
-  { field: 'output_vat', account_number: '7680', sign: 1 },
-  { field: 'vat_on_goods_purchased_abroad', account_number: '7700', sign: 1 },
-  { field: 'vat_on_services_purchased_abroad', account_number: '7720', sign: 1 },
-  { field: 'input_vat', account_number: '7740', sign: -1 },
-  { field: 'oil_and_bottled_gas_duty', account_number: '7760', sign: -1 },
-  { field: 'electricity_duty', account_number: '7780', sign: -1 },
-  { field: 'natural_gas_and_town_gas_duty', account_number: '7800', sign: -1 },
-  { field: 'coal_duty', account_number: '7810', sign: -1 },
-  { field: 'co2_duty', account_number: '7830', sign: -1 },
-  { field: 'water_duty', account_number: '7820', sign: -1 },
+  { field: 'output_vat', account_number: DEFAULT_ACCOUNTS.outputVat, sign: 1 },
+  { field: 'vat_on_goods_purchased_abroad', account_number: DEFAULT_ACCOUNTS.vatOnGoodsAbroad, sign: 1 },
+  { field: 'vat_on_services_purchased_abroad', account_number: DEFAULT_ACCOUNTS.vatOnServicesAbroad, sign: 1 },
+  { field: 'input_vat', account_number: DEFAULT_ACCOUNTS.inputVat, sign: -1 },
+  { field: 'oil_and_bottled_gas_duty', account_number: DEFAULT_ACCOUNTS.oilAndBottledGasDuty, sign: -1 },
+  { field: 'electricity_duty', account_number: DEFAULT_ACCOUNTS.electricityDuty, sign: -1 },
+  { field: 'natural_gas_and_town_gas_duty', account_number: DEFAULT_ACCOUNTS.naturalGasAndTownGasDuty, sign: -1 },
+  { field: 'coal_duty', account_number: DEFAULT_ACCOUNTS.coalDuty, sign: -1 },
+  { field: 'co2_duty', account_number: DEFAULT_ACCOUNTS.co2Duty, sign: -1 },
+  { field: 'water_duty', account_number: DEFAULT_ACCOUNTS.waterDuty, sign: -1 },
 ] as const;
 export type AccountField = (typeof ACCOUNT_FIELDS)[number]['field'];
 export type VatReturnField = AccountField | BoxField | 'net_vat';
@@ -62,8 +63,6 @@ export type VatReturnField = AccountField | BoxField | 'net_vat';
 export const VAT_RETURN_FIELDS: readonly VatReturnField[] = [...ACCOUNT_FIELDS.map((f) => f.field), ...BOX_FIELDS, 'net_vat'];
 /** Accounts whose lines are VAT, never a base: a coded line on one of them adds to no box. */
 export const VAT_ACCOUNT_NUMBERS: ReadonlySet<string> = new Set(ACCOUNT_FIELDS.map((f) => f.account_number));
-/** Where a settlement moves the balances of the fields' accounts: Skyldig moms (momsafregning). */
-export const VAT_SETTLEMENT_ACCOUNT = '7840';
 
 export interface VatCodeSeed {
   code: string;
@@ -99,13 +98,15 @@ const code = (
   standard_code: standard,
 });
 
+const { outputVat, inputVat, vatOnGoodsAbroad, vatOnServicesAbroad } = DEFAULT_ACCOUNTS;
+
 /**
  * The VAT codes every company is seeded with; `code` is short (SAF-T TaxCode, at most 9 characters)
  * and stable, `standard_code` names the row of the standard set whose tags name the return's fields
  * (codes.test.ts checks each seed against that row).
  */
 export const VAT_CODES: readonly VatCodeSeed[] = [
-  code('S25', 'Salgsmoms 25%', 'output', 'S-DK-25', '25', ['7680', '']),
+  code('S25', 'Salgsmoms 25%', 'output', 'S-DK-25', '25', [outputVat, '']),
   code('S0', 'Momsfrit salg (0 %)', 'exempt_sale', 'S-DK-MF'),
   code('SMF', 'Momsfritaget salg (momslovens § 13)', 'exempt_sale', 'S-DK-MF'),
   code('SEUV', 'Salg af varer til EU, 0% (rubrik B, indberettes)', 'eu_sale_goods', 'S-EU-V-0'),
@@ -113,15 +114,15 @@ export const VAT_CODES: readonly VatCodeSeed[] = [
   code('SEUY', 'Salg af ydelser til EU, 0% (rubrik B)', 'eu_sale_services', 'S-EU-Y-0'),
   code('SEXP', 'Eksport uden for EU, 0% (rubrik C)', 'export', 'S-DK-0'),
   code('SOMV', 'Salg med omvendt betalingspligt (momslovens § 46, rubrik C)', 'domestic_reverse_charge_sale', 'S-DK-0'),
-  code('K25', 'Købsmoms 25%, fuldt fradrag', 'input', 'K-DK-Fradrag', '25', ['7740', '']),
-  code('KDELVIS', 'Købsmoms 25%, delvist fradrag (angivet procent)', 'input', 'K-DK-DelvisFradrag', '25', ['7740', '']),
-  code('KREP', 'Repræsentation, 25% af momsen fradrages', 'input', 'K-DK-RepræsentationFradragFuld', '25', ['7740', ''], '25'),
+  code('K25', 'Købsmoms 25%, fuldt fradrag', 'input', 'K-DK-Fradrag', '25', [inputVat, '']),
+  code('KDELVIS', 'Købsmoms 25%, delvist fradrag (angivet procent)', 'input', 'K-DK-DelvisFradrag', '25', [inputVat, '']),
+  code('KREP', 'Repræsentation, 25% af momsen fradrages', 'input', 'K-DK-RepræsentationFradragFuld', '25', [inputVat, ''], '25'),
   code('K0', 'Momsfrit køb', 'exempt_purchase', 'K-DK-IngenFradrag'),
-  code('EUV', 'Køb af varer i EU, erhvervelsesmoms (rubrik A)', 'eu_purchase_goods', 'K-EU-V-Fradrag', '25', ['7700', '7740']),
-  code('EUY', 'Køb af ydelser i EU, omvendt betalingspligt (rubrik A)', 'eu_purchase_services', 'K-EU-Y-Fradrag', '25', ['7720', '7740']),
-  code('IMPV', 'Import af varer uden for EU, importmoms', 'import_goods', 'K-%EU-V-Fradrag', '25', ['7700', '7740']),
-  code('UY', 'Køb af ydelser uden for EU, omvendt betalingspligt', 'foreign_purchase_services', 'K-%EU-Y-Fradrag', '25', ['7720', '7740']),
-  code('KOMV', 'Køb med omvendt betalingspligt (momslovens § 46)', 'domestic_reverse_charge_purchase', 'K-DKO-Fradrag', '25', ['7680', '7740']),
+  code('EUV', 'Køb af varer i EU, erhvervelsesmoms (rubrik A)', 'eu_purchase_goods', 'K-EU-V-Fradrag', '25', [vatOnGoodsAbroad, inputVat]),
+  code('EUY', 'Køb af ydelser i EU, omvendt betalingspligt (rubrik A)', 'eu_purchase_services', 'K-EU-Y-Fradrag', '25', [vatOnServicesAbroad, inputVat]),
+  code('IMPV', 'Import af varer uden for EU, importmoms', 'import_goods', 'K-%EU-V-Fradrag', '25', [vatOnGoodsAbroad, inputVat]),
+  code('UY', 'Køb af ydelser uden for EU, omvendt betalingspligt', 'foreign_purchase_services', 'K-%EU-Y-Fradrag', '25', [vatOnServicesAbroad, inputVat]),
+  code('KOMV', 'Køb med omvendt betalingspligt (momslovens § 46)', 'domestic_reverse_charge_purchase', 'K-DKO-Fradrag', '25', [outputVat, inputVat]),
 ];
 
 /** The code an invoice line's bare vat_rate stands for, as before codes existed (25 → S25, 0 → S0). */
@@ -210,7 +211,7 @@ export function returnFigures(accounts: ReadonlyMap<string, Sides>, bases: Reado
   for (const f of ACCOUNT_FIELDS) {
     const s = accounts.get(f.account_number) ?? { debit: zero, credit: zero };
     exact[f.field] = f.sign === 1 ? s.credit.minus(s.debit) : s.debit.minus(s.credit);
-    kroner[f.field] = exact[f.field].toDecimalPlaces(0, Decimal.ROUND_HALF_UP);
+    kroner[f.field] = roundKroner(exact[f.field]);
     net = net.plus(kroner[f.field].times(f.sign));
   }
   for (const box of BOX_FIELDS) exact[box] = zero;
@@ -218,7 +219,7 @@ export function returnFigures(accounts: ReadonlyMap<string, Sides>, bases: Reado
     const box = BOX_OF_KIND[kind];
     if (box) exact[box] = exact[box].plus(isSalesKind(kind) ? s.credit.minus(s.debit) : s.debit.minus(s.credit));
   }
-  for (const box of BOX_FIELDS) kroner[box] = exact[box].toDecimalPlaces(0, Decimal.ROUND_HALF_UP);
+  for (const box of BOX_FIELDS) kroner[box] = roundKroner(exact[box]);
   exact.net_vat = ACCOUNT_FIELDS.reduce((sum, f) => sum.plus(exact[f.field].times(f.sign)), zero);
   kroner.net_vat = net;
   return { exact, kroner };

@@ -3,6 +3,7 @@
 // boxes), so the return costs a few rows whatever the size of the ledger; the journal lines behind each
 // field; and settling a period: the settlement posting, the return as filed (immutable, a correction is
 // its next version) and the lock date, in one transaction under the company's row lock.
+import type { z } from 'zod';
 import { Prisma, type Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
@@ -21,44 +22,21 @@ import {
   returnFigures,
   VAT_ACCOUNT_NUMBERS,
   VAT_RETURN_FIELDS,
-  VAT_SETTLEMENT_ACCOUNT,
   type ReturnFigures,
   type Sides,
   type VatKind,
   type VatReturnField,
 } from './codes.ts';
 import { filingDeadline, parseVatPeriod, periodContaining, type VatPeriod } from './periods.ts';
-import { registrationView, type RegisteredBy } from '../trail/actor.ts';
+import { registrationView } from '../trail/actor.ts';
+import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
+import type { SettleInput, VatReturnLine, vatReturnResource } from './schema.ts';
 
 const FIELD_ACCOUNTS = ACCOUNT_FIELDS.map((f) => f.account_number);
 
-export interface VatReturnView {
-  period: string;
-  frequency: VatFrequency;
-  start_date: string;
-  end_date: string;
-  deadline: string;
-  period_ended: boolean;
-  status: 'open' | 'settled';
-  version: number | null;
-  settled_at: string | null;
-  transaction_id: string | null;
-  fields: Record<VatReturnField, number>;
-  exact_fields: Record<VatReturnField, number>;
-  changed_since_settlement: boolean;
-  /** Every filed version, oldest first (empty while open). */
-  versions: FiledVersion[];
-}
-
-export interface FiledVersion {
-  version: number;
-  settled_at: string;
-  registered_at: string;
-  registered_by: RegisteredBy;
-  transaction_id: string | null;
-  fields: Record<VatReturnField, number>;
-  exact_fields: Record<VatReturnField, number>;
-}
+/** The return as the API answers it (vat/schema.ts). */
+export type VatReturnView = z.input<typeof vatReturnResource>;
+type FiledVersion = VatReturnView['versions'][number];
 
 /** The company's period named `text`; a period of another frequency than the company files is refused. */
 async function companyPeriod(db: Db, scope: CompanyScope, text: string): Promise<{ period: VatPeriod; lockDate: Date | null }> {
@@ -174,21 +152,6 @@ export async function getVatReturn(db: Db, scope: CompanyScope, periodText: stri
   const current = await figures(db, scope, period);
   const versions = await filedVersions(db, scope, period.period);
   return { ...view(period, current, await latestFiled(db, scope, period.period)), versions };
-}
-
-export interface VatReturnLine {
-  transaction_id: string;
-  document_number: number;
-  date: string;
-  source: string;
-  line_number: number;
-  account_number: string;
-  vat_code: string;
-  description: string;
-  debit: number;
-  credit: number;
-  /** What the line adds to the field (its sign follows the field: owed and sold add credits, deducted and bought add debits). */
-  amount: number;
 }
 
 /** The lines' order: by date (posting order within a day) or by the amount the line adds, then posting order. */
@@ -325,17 +288,13 @@ function settlementLines(delta: Record<VatReturnField, Decimal>, accountIds: Map
   }
   if (lines.length === 0) return [];
   lines.push({
-    accountId: accountIds.get(VAT_SETTLEMENT_ACCOUNT)!,
+    accountId: accountIds.get(DEFAULT_ACCOUNTS.vatSettlement)!,
     debit: owed.isNegative() ? owed.negated() : zero,
     credit: owed.isNegative() ? zero : owed,
     description: text,
     vatCode: '',
   });
   return lines;
-}
-
-export interface SettleInput {
-  correction?: boolean | undefined;
 }
 
 /**
@@ -381,7 +340,7 @@ export async function settleVatReturn(db: Db, scope: CompanyScope, periodText: s
   }
 
   const accounts = await db.account.findMany({
-    where: { company_id: scope.companyId, account_number: { in: [...FIELD_ACCOUNTS, VAT_SETTLEMENT_ACCOUNT] } },
+    where: { company_id: scope.companyId, account_number: { in: [...FIELD_ACCOUNTS, DEFAULT_ACCOUNTS.vatSettlement] } },
     select: { id: true, account_number: true, name: true },
   });
   const version = (filed?.version ?? 0) + 1;

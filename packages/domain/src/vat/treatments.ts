@@ -7,6 +7,7 @@ import { DomainError, invalidRequest } from '../errors.ts';
 import { Decimal, rateToJson } from '../money.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { BOX_OF_KIND, isSalesKind, type VatKind, type VatTreatment } from './codes.ts';
+import type { VatCodeView } from './schema.ts';
 
 export interface CompanyVatCode extends VatTreatment {
   name: string;
@@ -107,20 +108,6 @@ export const VAT_CODE_LIST = {
   dateColumn: 'created_at',
   dateDescription: 'creation date',
 } satisfies ListSpec;
-
-export interface VatCodeView {
-  code: string;
-  name: string;
-  kind: VatKind;
-  side: 'sale' | 'purchase';
-  rate: number;
-  deductible_percent: number;
-  account_number: string;
-  offset_account_number: string;
-  standard_code: string;
-  return_box: string | null;
-  active: boolean;
-}
 
 /** GET /vat-codes: the company's VAT codes (momskoder), what each does and where the return reports it. */
 export function listVatCodes(db: Db, scope: CompanyScope, params: ListParams): Promise<Page<VatCodeView>> {

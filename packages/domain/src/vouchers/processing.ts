@@ -5,6 +5,7 @@
 // completes with nothing found, so no voucher stays pending for good.
 import type { Readable } from 'node:stream';
 import type { InTransaction } from '@tlr/db';
+import { checkDate, ymd } from '../calendar.ts';
 import type { VoucherStore } from './vouchers.ts';
 
 /** Attempts before a voucher completes with nothing extracted. */
@@ -57,7 +58,9 @@ function findVendor(text: string, suppliers: readonly SupplierCandidate[]): { na
 /** What the voucher is called in lists: the vendor and the document's first date, else the file's name. */
 function displayName(vendor: string, text: string, filename: string): string {
   const date = /\b(\d{1,2})[.-](\d{1,2})[.-](\d{4})\b/.exec(text);
-  const when = date ? `${date[3]}-${date[2]!.padStart(2, '0')}-${date[1]!.padStart(2, '0')}` : '';
+  const day = date ? ymd(Number(date[3]), Number(date[2]), Number(date[1])) : '';
+  // A day the calendar refuses (31.02.2026) is no date of the document's.
+  const when = day && !checkDate(day) ? day : '';
   const base = filename.replace(/\.[A-Za-z0-9]{1,10}$/, '');
   return [vendor || base, when].filter(Boolean).join(' ').slice(0, 200);
 }

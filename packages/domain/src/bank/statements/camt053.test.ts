@@ -23,7 +23,7 @@ async function parse(xml: string, chunk = 13, ctx = { currency: 'DKK', iban: '' 
 const failure = (p: Promise<unknown>) =>
   p.then(
     () => undefined,
-    (e: DomainError) => ({ code: e.code, field: e.field, line: e.extensions.line, detail: e.message }),
+    (e: DomainError) => ({ code: e.code, field: e.field, line: e.extensions.line, xml: e.extensions.xml, detail: e.message }),
   );
 
 const doc = (ns: string, stmts: string) =>
@@ -79,5 +79,22 @@ describe('parseCamt053', () => {
       line: 1,
       field: 'Amt/@Ccy',
     });
+  });
+
+  it('refuses 30,000 nested elements at the nesting limit, in linear time, as every XML reader does', async () => {
+    const deep = doc('camt.053.001.02', `<Stmt><Id>S</Id><Ntry><NtryDtls>${'<X>'.repeat(30_000)}${'</X>'.repeat(30_000)}</NtryDtls></Ntry></Stmt>`);
+    const started = performance.now();
+    expect(await failure(parse(deep, 64 * 1024))).toMatchObject({
+      code: 'bank_file_invalid',
+      field: 'body',
+      xml: { rule: 'depth', limit: 64, line: 1 },
+      detail: expect.stringMatching(/^The statement is not XML this service reads: line 1, column \d+: elements are nested deeper than 64 levels\.$/),
+    });
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it('keeps the texts it reads with their entities decoded', async () => {
+    const { lines } = await parse(doc('camt.053.001.02', `<Stmt><Id>S</Id>${V02_ENTRY.replace('El-selskabet', 'Jensen &amp; S&#248;n ApS')}</Stmt>`));
+    expect(lines[0]!.counterparty_name).toBe('Jensen & Søn ApS');
   });
 });

@@ -1,9 +1,11 @@
-// ISO 20022 camt.053 (BankToCustomerStatement), versions .001.02 to .001.08, read as it streams with
-// a SAX parser: memory holds the entry being read and the chunk's finished entries, never the file.
+// ISO 20022 camt.053 (BankToCustomerStatement), versions .001.02 to .001.08, read as it streams under
+// the safe-XML policy (xml/reader.ts): memory holds the entry being read and the chunk's finished
+// entries, never the file.
 // Read: each Stmt's Id, account, period and balances (OPBD or PRCD opening, CLBD closing), and each
 // booked Ntry with its first TxDtls (references, remittance, related parties). docs/bank-statements.md.
-import { SaxesParser, type SaxesTagNS } from 'saxes';
 import { Decimal } from '../../money.ts';
+import { readXmlStream, XmlPaths, XmlReader, xmlRefused } from '../../xml/reader.ts';
+import { MAX_BANK_FILE_BYTES } from './staged.ts';
 import { fileError, type BankFileLine, type BankFileParser, type StatementHead } from './types.ts';
 import { isProblem, readIsoAmount, readIsoDate } from './values.ts';
 
@@ -54,6 +56,8 @@ const ENTRY_FIELDS = new Set([
 ]);
 /** Unstructured remittance (Ustrd) may repeat: every one is kept, in order. */
 const USTRD = 'NtryDtls/TxDtls/RmtInf/Ustrd';
+/** The paths below Stmt that are read. */
+const STATEMENT_FIELDS = ['Id', 'Acct/Id/IBAN', 'Acct/Ccy', 'FrToDt/FrDtTm', 'FrToDt/ToDtTm', 'Bal/Tp/CdOrPrtry/Cd', 'Bal/Amt', 'Bal/CdtDbtInd'];
 
 const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
 
@@ -115,94 +119,89 @@ function signed(b: { amount: string; indicator: string; currency: string }, code
  * (its Acct/Id/IBAN, when both are known) or in another currency is refused.
  */
 export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: { currency: string; iban: string }): BankFileParser {
-  const parser = new SaxesParser({ xmlns: true, position: false });
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  const path: string[] = [];
-  let text = '';
   let version = '';
   let entries = 0;
   let entry: Entry | undefined;
   let stmt: Statement | undefined;
   const statements: { id: string; from: string; to: string; opening: Decimal | null; closing: Decimal | null; sum: Decimal }[] = [];
-  let ready: BankFileLine[] = [];
+  const ready: BankFileLine[] = [];
   let minDate: string | null = null;
   let maxDate: string | null = null;
+  // Paths below Stmt and below Ntry, made once per element and only along the paths read.
+  const stmtPaths = new XmlPaths(STATEMENT_FIELDS);
+  const entryPaths = new XmlPaths([...ENTRY_FIELDS, USTRD]);
 
-  parser.on('doctype', () => {
-    throw fileError(null, 'body', 'The XML declares a document type (DOCTYPE or ENTITY), which is refused: entities are never expanded nor fetched.');
-  });
-  parser.on('error', (e) => {
-    throw fileError(null, 'body', `The XML is not well-formed: ${e.message}`);
-  });
-  parser.on('opentag', (tag: SaxesTagNS) => {
-    path.push(tag.local);
-    text = '';
-    const depth = path.length;
-    if (depth === 1) {
-      const m = CAMT053_NAMESPACE.exec(tag.uri);
-      if (tag.local !== 'Document' || !m) {
-        throw fileError(
-          null,
-          'Document',
-          `The root element is ${tag.local} in ${tag.uri ? `namespace ${tag.uri}` : 'no namespace'}; a camt.053 statement is Document in urn:iso:std:iso:20022:tech:xsd:camt.053.001.02 to .08.`,
-        );
-      }
-      version = `camt.053.001.0${m[1]}`;
-    } else if (depth === 2 && tag.local !== 'BkToCstmrStmt') {
-      throw fileError(null, tag.local, 'a camt.053 Document holds BkToCstmrStmt');
-    } else if (depth === 3 && tag.local === 'Stmt') {
-      stmt = { id: '', iban: '', currency: '', from: '', to: '', balances: new Map(), balance: undefined, sum: new Decimal(0), lines: 0 };
-    } else if (depth === 4 && stmt) {
-      if (tag.local === 'Ntry') entry = { n: ++entries, values: new Map(), currency: '' };
-      if (tag.local === 'Bal') stmt.balance = { code: '', amount: '', indicator: '', currency: '' };
-    } else if (depth === 5 && stmt?.balance && path[3] === 'Bal' && tag.local === 'Amt') {
-      stmt.balance.currency = String(tag.attributes.Ccy?.value ?? '');
-    } else if (depth === 5 && entry && tag.local === 'Amt') {
-      entry.currency = String(tag.attributes.Ccy?.value ?? '');
-    }
-  });
-  parser.on('text', (t) => {
-    text += t;
-  });
-  parser.on('cdata', (t) => {
-    text += t;
-  });
-  parser.on('closetag', () => {
-    const depth = path.length;
-    if (entry && depth > 4) {
-      const rel = path.slice(4).join('/');
-      if (rel === USTRD) entry.values.set(rel, `${entry.values.get(rel) ?? ''} ${text}`);
-      else if (ENTRY_FIELDS.has(rel) && !entry.values.has(rel)) entry.values.set(rel, text);
-    } else if (entry && depth === 4) {
-      const line = entryLine(entry, ctx.currency);
-      if (line) {
-        ready.push(line);
-        stmt!.sum = stmt!.sum.plus(line.amount);
-        stmt!.lines++;
-        if (minDate === null || line.booking_date < minDate) minDate = line.booking_date;
-        if (maxDate === null || line.booking_date > maxDate) maxDate = line.booking_date;
-      }
-      entry = undefined;
-    } else if (stmt) {
-      const rel = path.slice(3).join('/');
-      const b = stmt.balance;
-      if (rel === 'Id') stmt.id = clean(text);
-      else if (rel === 'Acct/Id/IBAN') stmt.iban = text.replace(/\s/g, '');
-      else if (rel === 'Acct/Ccy') stmt.currency = clean(text);
-      else if (rel === 'FrToDt/FrDtTm') stmt.from = clean(text);
-      else if (rel === 'FrToDt/ToDtTm') stmt.to = clean(text);
-      else if (b && rel === 'Bal/Tp/CdOrPrtry/Cd') b.code = clean(text);
-      else if (b && rel === 'Bal/Amt') b.amount = text;
-      else if (b && rel === 'Bal/CdtDbtInd') b.indicator = clean(text);
-      else if (b && rel === 'Bal') {
-        if (b.code && !stmt.balances.has(b.code)) stmt.balances.set(b.code, b);
-        stmt.balance = undefined;
-      } else if (rel === 'Acct') checkAccount(stmt);
-      else if (rel === '') closeStatement(stmt);
-    }
-    path.pop();
-    text = '';
-  });
+  const reader = new XmlReader(
+    {
+      open: (tag) => {
+        const depth = tag.depth;
+        if (stmt && depth > 3) stmtPaths.enter(tag.name);
+        if (entry && depth > 4) entryPaths.enter(tag.name);
+        if (depth === 1) {
+          const m = CAMT053_NAMESPACE.exec(tag.uri);
+          if (tag.name !== 'Document' || !m) {
+            throw fileError(
+              null,
+              'Document',
+              `The root element is ${tag.name} in ${tag.uri ? `namespace ${tag.uri}` : 'no namespace'}; a camt.053 statement is Document in urn:iso:std:iso:20022:tech:xsd:camt.053.001.02 to .08.`,
+            );
+          }
+          version = `camt.053.001.0${m[1]}`;
+        } else if (depth === 2 && tag.name !== 'BkToCstmrStmt') {
+          throw fileError(null, tag.name, 'a camt.053 Document holds BkToCstmrStmt');
+        } else if (depth === 3 && tag.name === 'Stmt') {
+          stmt = { id: '', iban: '', currency: '', from: '', to: '', balances: new Map(), balance: undefined, sum: new Decimal(0), lines: 0 };
+          stmtPaths.reset();
+        } else if (depth === 4 && stmt) {
+          if (tag.name === 'Ntry') {
+            entry = { n: ++entries, values: new Map(), currency: '' };
+            entryPaths.reset();
+          }
+          if (tag.name === 'Bal') stmt.balance = { code: '', amount: '', indicator: '', currency: '' };
+        } else if (depth === 5 && stmt?.balance && tag.name === 'Amt') {
+          stmt.balance.currency = tag.attributes.Ccy ?? '';
+        } else if (depth === 5 && entry && tag.name === 'Amt') {
+          entry.currency = tag.attributes.Ccy ?? '';
+        }
+      },
+      close: ({ depth, text }) => {
+        if (entry && depth > 4) {
+          const rel = entryPaths.leave();
+          stmtPaths.leave();
+          if (rel === USTRD) entry.values.set(rel, `${entry.values.get(rel) ?? ''} ${text}`);
+          else if (rel !== null && ENTRY_FIELDS.has(rel) && !entry.values.has(rel)) entry.values.set(rel, text);
+        } else if (entry && depth === 4) {
+          stmtPaths.leave();
+          const line = entryLine(entry, ctx.currency);
+          if (line) {
+            ready.push(line);
+            stmt!.sum = stmt!.sum.plus(line.amount);
+            stmt!.lines++;
+            if (minDate === null || line.booking_date < minDate) minDate = line.booking_date;
+            if (maxDate === null || line.booking_date > maxDate) maxDate = line.booking_date;
+          }
+          entry = undefined;
+        } else if (stmt && depth >= 3) {
+          const rel = depth === 3 ? '' : stmtPaths.leave();
+          const b = stmt.balance;
+          if (rel === 'Id') stmt.id = clean(text);
+          else if (rel === 'Acct/Id/IBAN') stmt.iban = text.replace(/\s/g, '');
+          else if (rel === 'Acct/Ccy') stmt.currency = clean(text);
+          else if (rel === 'FrToDt/FrDtTm') stmt.from = clean(text);
+          else if (rel === 'FrToDt/ToDtTm') stmt.to = clean(text);
+          else if (b && rel === 'Bal/Tp/CdOrPrtry/Cd') b.code = clean(text);
+          else if (b && rel === 'Bal/Amt') b.amount = text;
+          else if (b && rel === 'Bal/CdtDbtInd') b.indicator = clean(text);
+          else if (b && rel === 'Bal') {
+            if (b.code && !stmt.balances.has(b.code)) stmt.balances.set(b.code, b);
+            stmt.balance = undefined;
+          } else if (rel === 'Acct') checkAccount(stmt);
+          else if (rel === '') closeStatement(stmt);
+        }
+      },
+    },
+    { maxBytes: MAX_BANK_FILE_BYTES },
+  );
 
   const checkAccount = (s: Statement) => {
     if (s.iban && ctx.iban && s.iban !== ctx.iban) {
@@ -233,25 +232,15 @@ export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: { cu
     stmt = undefined;
   };
 
-  const decode = (bytes?: Uint8Array) => {
-    try {
-      return bytes ? decoder.decode(bytes, { stream: true }) : decoder.decode();
-    } catch {
-      throw fileError(null, 'body', 'The XML is not UTF-8 text (ISO 20022 messages are UTF-8).');
-    }
-  };
-  for await (const chunk of source) {
-    parser.write(decode(chunk));
-    if (ready.length) {
-      yield ready;
-      ready = [];
-    }
-  }
-  const rest = decode();
-  if (rest) parser.write(rest);
-  if (!version) throw fileError(null, 'body', 'The file has no camt.053 Document: send the statement XML as the body.');
-  parser.close();
-  if (ready.length) yield ready;
+  yield* readXmlStream(
+    reader,
+    source,
+    () => ready.splice(0),
+    (e) => xmlRefused(e, 'bank_file_invalid', 'The statement is not XML this service reads: '),
+    () => {
+      if (!version) throw fileError(null, 'body', 'The file has no camt.053 Document: send the statement XML as the body.');
+    },
+  );
   if (!statements.length) throw fileError(null, 'Stmt', 'The file holds no statement (BkToCstmrStmt/Stmt).');
   return headOf(version, statements, minDate, maxDate);
 }

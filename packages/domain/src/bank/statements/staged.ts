@@ -1,6 +1,6 @@
 // A bank file as it arrives, staged to a temporary file before any transaction opens (files/staged-upload.ts):
 // the import then reads it at disk speed inside its transaction, whatever the speed of the client that sent it.
-import { stageUpload, UploadTooLarge, type StagedUpload } from '../../files/staged-upload.ts';
+import { stageUpload, type StagedUpload } from '../../files/staged-upload.ts';
 
 export { readStaged } from '../../files/staged-upload.ts';
 
@@ -15,19 +15,12 @@ export interface StagedBankFile extends StagedUpload {
   dispositionName: string;
 }
 
-export class BankFileTooLarge extends Error {}
-
-/** Writes the body to a temporary file chunk by chunk; throws BankFileTooLarge past `limit` bytes. */
+/** Writes the body to a temporary file chunk by chunk; throws UploadTooLarge past `limit` bytes. */
 export async function stageBankFile(
   body: AsyncIterable<Uint8Array>,
   kind: BankFileKind,
   opts: { limit?: number; dispositionName?: string } = {},
 ): Promise<StagedBankFile> {
-  try {
-    const staged = await stageUpload(body, { limit: opts.limit ?? MAX_BANK_FILE_BYTES, prefix: 'tlr-bank-' });
-    return { ...staged, kind, dispositionName: opts.dispositionName ?? '' };
-  } catch (e) {
-    if (e instanceof UploadTooLarge) throw new BankFileTooLarge(e.message);
-    throw e;
-  }
+  const staged = await stageUpload(body, { limit: opts.limit ?? MAX_BANK_FILE_BYTES, prefix: 'tlr-bank-' });
+  return { ...staged, kind, dispositionName: opts.dispositionName ?? '' };
 }

@@ -1,7 +1,7 @@
 // The values of a bank file as written (Danish CSV: "1.234,50", "31-01-2026"; camt.053: "1234.50",
 // "2026-01-31") read into amounts and dates, with the reason when one cannot be. Pure.
-import { checkDate, ymd } from '../../calendar.ts';
-import { Decimal, parseAmount } from '../../money.ts';
+import { checkDate, readDateOrDateTime, ymd } from '../../calendar.ts';
+import { Decimal, parseDecimalText } from '../../money.ts';
 
 export const DATE_FORMATS = ['dd-mm-yyyy', 'dd.mm.yyyy', 'dd/mm/yyyy', 'yyyy-mm-dd', 'yyyy/mm/dd'] as const;
 export type DateFormat = (typeof DATE_FORMATS)[number];
@@ -29,9 +29,8 @@ export function readDate(text: string, format?: DateFormat): string | { problem:
 /** A camt.053 Dt (YYYY-MM-DD) or DtTm (YYYY-MM-DDThh:mm:ss[offset]): the date the bank wrote, no zone shifted. */
 export function readIsoDate(text: string): string | { problem: string } {
   const t = text.trim();
-  const date = /^\d{4}-\d{2}-\d{2}(T|$)/.test(t) ? t.slice(0, 10) : '';
-  const problem = date ? checkDate(date) : 'must be a date YYYY-MM-DD or a date and time';
-  return problem ? { problem: `${JSON.stringify(t)}: ${problem}` } : date;
+  const read = readDateOrDateTime(t);
+  return 'problem' in read ? { problem: `${JSON.stringify(t)}: ${read.problem}` } : read.date;
 }
 
 /**
@@ -60,15 +59,16 @@ export function readAmount(text: string, decimal: ',' | '.' = ','): Decimal | { 
       problem: `${JSON.stringify(text.trim())} is not an amount (decimal ${decimal === ',' ? 'comma' : 'point'}${decimal === ',' ? ', thousands .' : ''})`,
     };
   }
-  const parsed = parseAmount(`${negative ? '-' : ''}${whole.replaceAll(thousands, '')}${fraction === undefined ? '' : `.${fraction}`}`);
+  const parsed = parseDecimalText(`${negative ? '-' : ''}${whole.replaceAll(thousands, '')}${fraction === undefined ? '' : `.${fraction}`}`);
   return typeof parsed === 'string' ? { problem: `${JSON.stringify(text.trim())}: ${parsed}` } : parsed;
 }
 
-/** camt.053 amounts: ISO 20022 decimals (a point, no sign, no grouping). */
+/** camt.053 amounts: ISO 20022 decimals (a point, no sign, no grouping), read by money.ts's rule. */
 export function readIsoAmount(text: string): Decimal | { problem: string } {
   const t = text.trim();
-  if (!/^\d+(\.\d+)?$/.test(t)) return { problem: `${JSON.stringify(t)} is not an amount` };
-  return readAmount(t, '.');
+  // The sign is CdtDbtInd's.
+  const parsed = t.startsWith('-') ? 'must be a decimal number without a sign' : parseDecimalText(t);
+  return typeof parsed === 'string' ? { problem: `${JSON.stringify(t)}: ${parsed}` } : parsed;
 }
 
 export const isProblem = (v: unknown): v is { problem: string } => typeof v === 'object' && v !== null && 'problem' in v;

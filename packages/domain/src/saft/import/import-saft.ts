@@ -1,21 +1,21 @@
 // Importing a SAF-T file's books into a company, in the caller's one transaction (everything or
 // nothing): the chart (mapped to the company's accounts by StandardAccountID, then AccountID, created
 // otherwise), customers and suppliers, the journal as imported postings keeping their JournalID and
-// TransactionID, and the opening balances as one posting the day before the file's period.
+// TransactionID, and the opening balances as one posting the day before the file's period. The
+// postings go through the journal writer's batch (ledger/post.ts), set-based, with its checks.
 import type { Db } from '@tlr/db';
 import type { CompanyScope } from '../../context.ts';
 import { DomainError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { checkDate, addDays } from '../../calendar.ts';
-import { createFiscalYear } from '../../ledger/books.ts';
-import { fiscalYearContaining } from '../../ledger/fiscal-years.ts';
+import { Decimal } from '../../money.ts';
+import { parseExchangeRate } from '../../currency/rules.ts';
+import { JOURNAL_BATCH_LINES, openJournalBatch, type JournalBatch, type Posting } from '../../ledger/post.ts';
+import { lineOfField, type PostingLine } from '../../ledger/rules.ts';
 import { groupFor, standardChart, typeForNumber, type AccountType } from '../../ledger/standard-chart.ts';
-import { fromOere } from '../rules.ts';
+import { fromOere, parseDecimalText, toOere } from '../../money.ts';
 import type { SaftPartyIn, SaftRecord, SaftTransactionIn } from './reader.ts';
 import { saftInvalid } from './schema-check.ts';
-
-/** Ledger lines per INSERT. */
-export const IMPORT_LINE_BATCH = 5_000;
 
 export interface SaftImportCounts {
   accounts: number;
@@ -26,45 +26,47 @@ export interface SaftImportCounts {
   lines: number;
 }
 
-const AMOUNT = /^(-?)(\d{1,16})(?:\.(\d{1,2}))?$/;
-/** A SAF-T amount as øre; more than 2 decimals or out of range is refused by name. */
+/** A SAF-T amount as øre; what money.ts refuses (more than 2 decimals, beyond MAX_AMOUNT) is refused by name. */
 function oere(text: string | undefined, line: number, element: string): bigint {
-  const m = AMOUNT.exec(text ?? '0');
-  if (!m) throw saftInvalid(line, element, `${JSON.stringify(text)} is not an amount with at most 2 decimals`);
-  const v = BigInt(m[2]!) * 100n + BigInt((m[3] ?? '').padEnd(2, '0'));
-  return m[1] ? -v : v;
+  const amount = parseDecimalText(text ?? '0');
+  if (typeof amount === 'string') throw saftInvalid(line, element, `${JSON.stringify(text)} ${amount}`);
+  return toOere(amount);
 }
 
-/** An exchange rate as the journal keeps it (numeric(18,6)): positive, at most 12 integer digits. */
-function rateOf(text: string | undefined, line: number, element: string): string {
-  if (!text || !/^\d{1,12}(\.\d+)?$/.test(text) || !/[1-9]/.test(text))
-    throw saftInvalid(line, element, `${JSON.stringify(text)} is not a positive exchange rate`);
-  return text;
+/** An exchange rate as the journal keeps it (parseExchangeRate: positive, at most 6 decimals, below 10^12). */
+function rateOf(text: string | undefined, line: number, element: string): Decimal {
+  const rate = parseExchangeRate(text ?? '');
+  if (typeof rate === 'string') throw saftInvalid(line, element, `${JSON.stringify(text)} is not an exchange rate: it ${rate}`);
+  return rate;
 }
 
-const MAX_LINES = 32_767;
+/** Where a posting and each of its lines are in the file, to name them in a refusal. */
+interface FilePlace {
+  /** "transaction 1002", "the opening balances". */
+  name: string;
+  /** "transaction 1002 does not balance". */
+  unbalanced: string;
+  line: number | null;
+  element: string;
+  lines: { line: number; element: string }[];
+}
+
+/**
+ * A refusal of the journal writer (the posting rules, the lock date, the fiscal years) named by the
+ * file's line and element: a rule of the lines is the file's fault (saft_file_invalid); the lock date
+ * and a closed fiscal year keep their own codes.
+ */
+function refusedAt(e: unknown, at: FilePlace): unknown {
+  if (!(e instanceof DomainError)) return e;
+  const i = lineOfField(e.field);
+  const where = i === undefined ? at : { line: at.lines[i]!.line || null, element: at.lines[i]!.element };
+  const element = e.field === 'date' ? 'TransactionDate' : where.element;
+  if (e.code === 'invalid_request' || e.code === 'unbalanced_transaction')
+    return saftInvalid(where.line, element, `${e.code === 'unbalanced_transaction' ? at.unbalanced : at.name}: ${e.message}`);
+  return new DomainError(e.code, `${where.line ? `Line ${where.line}: ` : ''}${e.message}`, element, where.line ? { line: where.line } : {});
+}
 
 const ACCOUNT_TYPES: Record<string, AccountType> = { Asset: 'asset', Liability: 'liability', Sale: 'revenue', Expense: 'expense' };
-
-interface Row {
-  txId: string;
-  systemId: bigint;
-  documentNumber: bigint;
-  t: SaftTransactionIn;
-}
-
-interface LineRow {
-  txId: string;
-  n: number;
-  accountId: string;
-  date: string;
-  debit: string;
-  credit: string;
-  description: string;
-  currency: string;
-  currencyAmount: string | null;
-  rate: string | null;
-}
 
 /** Imports the file's records (readSaft) into the company's empty books; throws, rolling back, on the first refusal. */
 export async function importSaftRecords(db: Db, scope: CompanyScope, records: AsyncIterable<SaftRecord[]>): Promise<SaftImportCounts> {
@@ -72,8 +74,7 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
   // A long import is many short statements: the service's bounds on one statement and on the pauses
   // between them (while the next batch is parsed) stand; the transaction's own is the caller's.
   // The number row's lock keeps every posting out until commit; under it the books must be empty.
-  const [seq] = await db.$queryRaw<{ last_document_number: bigint; last_system_id: bigint }[]>`
-    SELECT last_document_number, last_system_id FROM number_sequences WHERE company_id = ${c}::uuid FOR UPDATE`;
+  const [seq] = await db.$queryRaw<unknown[]>`SELECT 1 FROM number_sequences WHERE company_id = ${c}::uuid FOR UPDATE`;
   if (!seq) throw new DomainError('not_found', 'The company has no books.');
   const [posted] = await db.$queryRaw<
     { n: number }[]
@@ -85,34 +86,23 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
       'body',
     );
   const company = await db.company.findUniqueOrThrow({ where: { id: c } });
-  const years = await db.fiscalYear.findMany({ where: { company_id: c } });
-  const yearOf = new Map(years.map((y) => [y.start_date.toISOString().slice(0, 10), y]));
-  const lock = company.lock_date?.toISOString().slice(0, 10) ?? null;
-  const existing = await db.account.findMany({ where: { company_id: c }, select: { id: true, account_number: true, standard_account_id: true } });
+  // Dates before the company's first fiscal year open theirs: the file brings the books kept before.
+  const journal: JournalBatch = await openJournalBatch(db, scope, { events: false, years: 'history' });
+  const existing = await db.account.findMany({
+    where: { company_id: c },
+    select: { id: true, account_number: true, name: true, standard_account_id: true },
+  });
   const byNumber = new Map(existing.map((a) => [a.account_number, a.id]));
   const byStandard = new Map(existing.filter((a) => a.standard_account_id).map((a) => [a.standard_account_id, a.id]));
+  const names = new Map(existing.map((a) => [a.id, { account_number: a.account_number, name: a.name }]));
+  // A line's TaxInformation/TaxCode is kept when it is one of the company's VAT codes (decision 372).
+  const vatCodes = new Set((await db.vatCode.findMany({ where: { company_id: c, active: true }, select: { code: true } })).map((v) => v.code));
   const claimed = new Set<string>();
   const accountOf = new Map<string, string>(); // AccountID of the file -> our account id
   const openings = new Map<string, bigint>(); // our account id -> signed opening (debit positive)
   const counts: SaftImportCounts = { accounts: 0, accounts_created: 0, customers: 0, suppliers: 0, transactions: 0, lines: 0 };
   let periodStart = '';
-  let documentNumber = seq.last_document_number;
-  let systemId = seq.last_system_id;
-  let txRows: Row[] = [];
-  let lineRows: LineRow[] = [];
   let parties: { kind: 'customer' | 'supplier'; fields: Map<string, string> }[] = [];
-
-  const checkPostable = async (date: string, line: number, element: string) => {
-    const bad = checkDate(date);
-    if (bad) throw saftInvalid(line, element, `the date ${bad}`);
-    if (lock && date <= lock)
-      throw new DomainError('period_locked', `Line ${line}: the books are locked up to and including ${lock}; ${date} cannot be imported.`, element, { line });
-    const fy = fiscalYearContaining(date, company.fiscal_year_start_month);
-    const year = yearOf.get(fy.start) ?? (await createFiscalYear(db, company, fy));
-    yearOf.set(fy.start, year);
-    if (year.closed)
-      throw new DomainError('fiscal_year_not_open', `Line ${line}: ${date} lies in the closed fiscal year ${fy.start} to ${fy.end}.`, element, { line });
-  };
 
   const flushParties = async () => {
     for (const kind of ['customer', 'supplier'] as const) {
@@ -140,79 +130,57 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
     parties = [];
   };
 
-  const flushJournal = async () => {
-    if (!txRows.length) return;
-    const tcol = <T>(f: (r: Row) => T) => txRows.map(f);
-    const lcol = <T>(f: (r: LineRow) => T) => lineRows.map(f);
-    await db.$executeRaw`
-      INSERT INTO ledger_transactions (id, company_id, document_number, system_id, date, description, source, source_journal_id, source_transaction_id, created_at)
-      SELECT u.id, ${c}::uuid, u.document_number, u.system_id, u.date, u.description, 'import', u.journal_id, u.transaction_id, date_trunc('milliseconds', clock_timestamp())
-      FROM unnest(${tcol((r) => r.txId)}::uuid[], ${tcol((r) => r.documentNumber.toString())}::bigint[], ${tcol((r) => r.systemId.toString())}::bigint[], ${tcol((r) => r.t.fields.get('TransactionDate')!)}::date[],
-                  ${tcol((r) => r.t.fields.get('Description') ?? '')}::text[], ${tcol((r) => r.t.journalId)}::text[], ${tcol((r) => r.t.fields.get('TransactionID') ?? '')}::text[])
-        AS u(id, document_number, system_id, date, description, journal_id, transaction_id)`;
-    // The lines, and what they add to the balances the reports read (per account and day, and month).
-    await db.$executeRaw`
-      WITH u AS (
-        SELECT * FROM unnest(${lcol((l) => l.txId)}::uuid[], ${lcol((l) => l.n)}::int2[], ${lcol((l) => l.accountId)}::uuid[], ${lcol((l) => l.date)}::date[],
-                             ${lcol((l) => l.debit)}::numeric[], ${lcol((l) => l.credit)}::numeric[], ${lcol((l) => l.description)}::text[],
-                             ${lcol((l) => l.currency)}::text[], ${lcol((l) => l.currencyAmount)}::numeric[], ${lcol((l) => l.rate)}::numeric[])
-          AS u(transaction_id, n, account_id, date, debit, credit, description, currency, currency_amount, exchange_rate)
-      ),
-      lines AS (
-        INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, currency, currency_amount, exchange_rate)
-        SELECT gen_random_uuid(), ${c}::uuid, transaction_id, n, account_id, debit, credit, description, currency, currency_amount, exchange_rate FROM u
-      ),
-      daily AS (
-        INSERT INTO account_daily_balances AS b (company_id, account_id, date, debit, credit)
-        SELECT ${c}::uuid, account_id, date, sum(debit), sum(credit) FROM u GROUP BY account_id, date
-        ON CONFLICT (company_id, account_id, date) DO UPDATE SET debit = b.debit + EXCLUDED.debit, credit = b.credit + EXCLUDED.credit
-      )
-      INSERT INTO account_monthly_balances AS m (company_id, account_id, month, debit, credit)
-      SELECT ${c}::uuid, account_id, date_trunc('month', date)::date, sum(debit), sum(credit) FROM u GROUP BY account_id, date_trunc('month', date)
-      ON CONFLICT (company_id, account_id, month) DO UPDATE SET debit = m.debit + EXCLUDED.debit, credit = m.credit + EXCLUDED.credit`;
-    txRows = [];
-    lineRows = [];
+  /** Hands a posting to the journal writer (checked there), flushing every JOURNAL_BATCH_LINES lines. */
+  const post = async (posting: Posting, at: FilePlace) => {
+    try {
+      await journal.add(posting);
+    } catch (e) {
+      throw refusedAt(e, at);
+    }
+    counts.transactions += 1;
+    counts.lines += posting.lines.length;
+    if (journal.lines >= JOURNAL_BATCH_LINES) await journal.flush();
   };
 
+  const zero = new Decimal(0);
   const addTransaction = async (t: SaftTransactionIn, fileCurrency: string) => {
+    const id = t.fields.get('TransactionID') ?? '';
     const date = t.fields.get('TransactionDate') ?? '';
-    await checkPostable(date, t.line, 'TransactionDate');
-    if (t.lines.length < 2) throw saftInvalid(t.line, 'Transaction', `transaction ${t.fields.get('TransactionID')} has fewer than two lines`);
-    // Line numbers are smallint.
-    if (t.lines.length > MAX_LINES) throw saftInvalid(t.line, 'Transaction', `transaction ${t.fields.get('TransactionID')} has more than ${MAX_LINES} lines`);
-    const txId = newId();
-    systemId += 1n;
-    documentNumber += 1n;
-    let sum = 0n;
-    t.lines.forEach((l, i) => {
+    const bad = checkDate(date);
+    if (bad) throw saftInvalid(t.line, 'TransactionDate', `the date ${bad}`);
+    const lines: PostingLine[] = [];
+    const at: FilePlace = { name: `transaction ${id}`, unbalanced: `transaction ${id} does not balance`, line: t.line, element: 'Transaction', lines: [] };
+    for (const l of t.lines) {
       const f = l.fields;
       const side = f.has('DebitAmount/Amount') ? 'DebitAmount' : 'CreditAmount';
-      const amount = oere(f.get(`${side}/Amount`), l.line, `${side}/Amount`);
-      if (amount < 0n) throw saftInvalid(l.line, `${side}/Amount`, 'a negative amount: a line is a debit or a credit of a positive amount');
+      const amount = new Decimal(fromOere(oere(f.get(`${side}/Amount`), l.line, `${side}/Amount`)));
+      // A line of no amount moves no balance: the journal keeps none (decision 373).
+      if (amount.isZero()) continue;
       const accountId = accountOf.get(f.get('AccountID') ?? '');
       if (!accountId) throw saftInvalid(l.line, 'AccountID', `account ${JSON.stringify(f.get('AccountID'))} is not in GeneralLedgerAccounts`);
-      sum += side === 'DebitAmount' ? amount : -amount;
       const code = f.get(`${side}/CurrencyCode`) ?? '';
       const foreign = code !== '' && code !== fileCurrency && f.has(`${side}/CurrencyAmount`) && f.has(`${side}/ExchangeRate`);
-      lineRows.push({
-        txId,
-        n: i + 1,
+      const tax = f.get('TaxInformation/TaxCode') ?? '';
+      lines.push({
         accountId,
-        date,
-        debit: side === 'DebitAmount' ? fromOere(amount) : '0.00',
-        credit: side === 'CreditAmount' ? fromOere(amount) : '0.00',
+        account: names.get(accountId)!,
+        debit: side === 'DebitAmount' ? amount : zero,
+        credit: side === 'CreditAmount' ? amount : zero,
         description: f.get('Description') ?? '',
-        currency: foreign ? code : '',
-        currencyAmount: foreign ? fromOere(oere(f.get(`${side}/CurrencyAmount`), l.line, `${side}/CurrencyAmount`)) : null,
-        rate: foreign ? rateOf(f.get(`${side}/ExchangeRate`), l.line, `${side}/ExchangeRate`) : null,
+        vatCode: vatCodes.has(tax) ? tax : '',
+        foreign: foreign
+          ? {
+              currency: code,
+              amount: new Decimal(fromOere(oere(f.get(`${side}/CurrencyAmount`), l.line, `${side}/CurrencyAmount`))),
+              rate: rateOf(f.get(`${side}/ExchangeRate`), l.line, `${side}/ExchangeRate`),
+            }
+          : undefined,
       });
-    });
-    if (sum !== 0n)
-      throw saftInvalid(t.line, 'Transaction', `transaction ${t.fields.get('TransactionID')} does not balance: debit minus credit is ${fromOere(sum)}`);
-    txRows.push({ txId, systemId, documentNumber, t });
-    counts.transactions += 1;
-    counts.lines += t.lines.length;
-    if (lineRows.length >= IMPORT_LINE_BATCH) await flushJournal();
+      at.lines.push({ line: l.line, element: `${side}/Amount` });
+    }
+    // A transaction of zero lines only has nothing to post.
+    if (!lines.length && t.lines.length) return;
+    await post({ date, description: t.fields.get('Description') ?? '', source: 'import', sourceJournalId: t.journalId, sourceTransactionId: id, lines }, at);
   };
 
   let fileCurrency = company.currency;
@@ -222,6 +190,8 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
         if (r.currency !== company.currency)
           throw saftInvalid(null, 'DefaultCurrencyCode', `the file's currency is ${r.currency}; the company keeps its books in ${company.currency}`);
         fileCurrency = r.currency;
+        const badStart = r.start ? checkDate(r.start) : undefined;
+        if (badStart) throw saftInvalid(null, 'SelectionStartDate', `the date ${badStart}`);
         periodStart = r.start;
       } else if (r.kind === 'account') {
         const f = r.fields;
@@ -233,18 +203,20 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
           if (byNumber.has(number)) throw saftInvalid(r.line, 'AccountID', `account ${number} is the company's account of another standard account already`);
           const type = typeForNumber(number) ?? ACCOUNT_TYPES[f.get('AccountType') ?? ''] ?? 'expense';
           id = newId();
+          const name = (f.get('AccountDescription') ?? number).slice(0, 200);
           await db.account.create({
             data: {
               id,
               company_id: c,
               account_number: number,
-              name: (f.get('AccountDescription') ?? number).slice(0, 200),
+              name,
               type,
               group_code: groupFor(number, standardChart().groups)?.code ?? '',
               standard_account_id: standard,
             },
           });
           byNumber.set(number, id);
+          names.set(id, { account_number: number, name });
           counts.accounts_created += 1;
         }
         claimed.add(id);
@@ -261,43 +233,38 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
     }
   }
   await flushParties();
-  await flushJournal();
 
   if (openings.size) {
-    let sum = 0n;
-    for (const v of openings.values()) sum += v;
-    if (sum !== 0n) throw saftInvalid(null, 'GeneralLedgerAccounts', `the opening balances do not balance: debit minus credit is ${fromOere(sum)}`);
     if (!periodStart) throw saftInvalid(null, 'SelectionStartDate', 'opening balances need the period the file covers (SelectionCriteria/SelectionStartDate)');
-    const date = addDays(periodStart, -1);
-    const lines = [...openings].map(([accountId, v], i) => ({
-      line: 0,
-      fields: new Map([
-        ['AccountID', accountId],
-        [v > 0n ? 'DebitAmount/Amount' : 'CreditAmount/Amount', fromOere(v > 0n ? v : -v)],
-        ['Description', 'Opening balance'],
-      ]),
-      i,
-    }));
-    // Accounts are named by our ids here: accountOf maps them to themselves.
-    for (const id of openings.keys()) accountOf.set(id, id);
-    await addTransaction(
+    const lines = [...openings].map(([accountId, v]): PostingLine => {
+      const amount = new Decimal(fromOere(v > 0n ? v : -v));
+      return {
+        accountId,
+        account: names.get(accountId)!,
+        debit: v > 0n ? amount : zero,
+        credit: v > 0n ? zero : amount,
+        description: 'Opening balance',
+        vatCode: '',
+      };
+    });
+    await post(
       {
-        kind: 'transaction',
-        line: 0,
-        journalId: '',
-        fields: new Map([
-          ['TransactionDate', date],
-          ['TransactionID', 'OPENING'],
-          ['Description', 'Opening balances (SAF-T import)'],
-        ]),
+        date: addDays(periodStart, -1),
+        description: 'Opening balances (SAF-T import)',
+        source: 'import',
+        sourceJournalId: '',
+        sourceTransactionId: 'OPENING',
         lines,
       },
-      fileCurrency,
+      {
+        name: 'the opening balances',
+        unbalanced: 'the opening balances do not balance',
+        line: null,
+        element: 'GeneralLedgerAccounts',
+        lines: lines.map(() => ({ line: 0, element: 'GeneralLedgerAccounts' })),
+      },
     );
-    await flushJournal();
   }
-
-  await db.$executeRaw`
-    UPDATE number_sequences SET last_document_number = ${documentNumber}, last_system_id = ${systemId} WHERE company_id = ${c}::uuid`;
+  await journal.flush();
   return counts;
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { Database, Db } from '@tlr/db';
 import type { CompanyScope } from '../../context.ts';
-import { DomainError, notFound } from '../../errors.ts';
+import { DomainError, notFound, problemExtensions } from '../../errors.ts';
 import { timestamp } from '../../fields.ts';
 import { count } from '../../integers.ts';
 import { newId } from '../../ids.ts';
@@ -19,8 +19,6 @@ import { importSaftRecords } from './import-saft.ts';
 import { readSaft, utf8Text } from './reader.ts';
 import { checkSaftSchema } from './schema-check.ts';
 
-/** What a SAF-T file may weigh: 1,000,000 journal lines of our export are about 450 MB. */
-export const MAX_SAFT_FILE_BYTES = 1024 * 1024 * 1024;
 /** Bytes per stored piece of the file. */
 const CHUNK_BYTES = 1024 * 1024;
 /** How long the import's one transaction may run (1,000,000 lines take minutes on a shared machine). */
@@ -58,9 +56,12 @@ export const importResource = z
         code: z.string(),
         field: z.string().optional(),
         line: z.number().optional(),
+        xml: problemExtensions.shape.xml,
       })
       .nullable()
-      .meta({ description: 'Why the import failed (RFC 9457 problem; `line` the line of the file, `field` the element); null otherwise' }),
+      .meta({
+        description: 'Why the import failed (RFC 9457 problem; `line` the line of the file, `field` the element, `xml` the XML rule broken); null otherwise',
+      }),
     requested_by: z.object({ type: z.string(), id: z.string() }).meta({ description: 'The credential that asked for the import' }),
     created_at: timestamp(),
     started_at: timestamp().nullable(),
@@ -190,6 +191,7 @@ const problemOf = (e: DomainError) => ({
   code: e.code,
   ...(e.field ? { field: e.field } : {}),
   ...(typeof e.extensions.line === 'number' ? { line: e.extensions.line } : {}),
+  ...(e.extensions.xml ? { xml: e.extensions.xml } : {}),
 });
 
 /**

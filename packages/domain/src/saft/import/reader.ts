@@ -1,7 +1,9 @@
-// Reads a SAF-T Financial file as it streams (saxes): the header's currency and period, the chart,
-// customers and suppliers, and each journal transaction with its lines. Memory holds one chunk's
-// finished records, never the file. Namespace prefixes are ignored (the schema check ran first).
-import { SaxesParser } from 'saxes';
+// Reads a SAF-T Financial file as it streams, under the safe-XML policy (xml/reader.ts): the header's
+// currency and period, the chart, customers and suppliers, and each journal transaction with its lines.
+// Memory holds one chunk's finished records, never the file. Namespace prefixes are ignored (the
+// schema check ran first).
+import { DomainError } from '../../errors.ts';
+import { readXmlStream, XmlPaths, XmlReader, type XmlRefusal, xmlRefused } from '../../xml/reader.ts';
 
 export interface SaftHeaderIn {
   kind: 'header';
@@ -32,84 +34,83 @@ export interface SaftTransactionIn {
 }
 export type SaftRecord = SaftHeaderIn | SaftAccountIn | SaftPartyIn | SaftTransactionIn;
 
-const local = (name: string) => {
-  const i = name.indexOf(':');
-  return i === -1 ? name : name.slice(i + 1);
-};
+/** What a SAF-T file may weigh: 1,000,000 journal lines of our export are about 450 MB. */
+export const MAX_SAFT_FILE_BYTES = 1024 * 1024 * 1024;
+/** The safe-XML policy's bounds for a SAF-T file (the schema check and the import read it under the same). */
+export const SAFT_XML_LIMITS = { maxBytes: MAX_SAFT_FILE_BYTES };
+
+/** A refusal of the XML policy as the import's problem, with the file's line. */
+export function saftXmlRefused(e: XmlRefusal): DomainError {
+  const refused = xmlRefused(e, 'saft_file_invalid', 'The file is not XML this service reads: ');
+  return new DomainError(refused.code, refused.message, refused.field, { ...refused.extensions, ...(e.problem.line ? { line: e.problem.line } : {}) });
+}
 
 /** The file's records in document order, a chunk's worth at a time. */
 export async function* readSaft(text: AsyncIterable<string>): AsyncGenerator<SaftRecord[]> {
-  const parser = new SaxesParser({ position: true });
+  // The names of the open elements (prefixes ignored: the schema check ran first).
   const path: string[] = [];
-  let out: SaftRecord[] = [];
+  const out: SaftRecord[] = [];
   let header: SaftHeaderIn | undefined;
   let journalId = '';
-  // The record being read: its fields by path below the record element.
+  // The record being read: its fields by path below the record element (made once per element: XmlPaths).
   let record: { fields: Map<string, string>; depth: number; line: number } | undefined;
+  const fieldPaths = new XmlPaths();
   let txn: SaftTransactionIn | undefined;
   let line: SaftLineIn | undefined;
-  let textBuf = '';
 
-  parser.on('opentag', (tag) => {
-    const name = local(tag.name);
-    path.push(name);
-    textBuf = '';
-    const d = path.length;
-    if (d === 2 && name === 'Header') header = { kind: 'header', currency: '', start: '', end: '' };
-    else if (d === 4 && path[1] === 'MasterFiles' && (name === 'Account' || name === 'Customer' || name === 'Supplier'))
-      record = { fields: new Map(), depth: d, line: parser.line };
-    else if (d === 4 && path[2] === 'Journal' && name === 'Transaction')
-      txn = { kind: 'transaction', line: parser.line, journalId, fields: new Map(), lines: [] };
-    else if (d === 5 && txn && name === 'Line') line = { line: parser.line, fields: new Map() };
-  });
-  parser.on('text', (t) => {
-    textBuf += t;
-  });
-  parser.on('closetag', () => {
-    const d = path.length;
-    const name = path[d - 1]!;
-    const value = textBuf.trim();
-    textBuf = '';
-    if (header && path[1] === 'Header') {
-      if (name === 'DefaultCurrencyCode' && d === 3) header.currency = value;
-      else if (name === 'SelectionStartDate') header.start = value;
-      else if (name === 'SelectionEndDate') header.end = value;
-      else if (d === 2) {
-        out.push(header);
-        header = undefined;
-      }
-    } else if (record) {
-      if (d === record.depth) {
-        out.push({ kind: name === 'Account' ? 'account' : name === 'Customer' ? 'customer' : 'supplier', line: record.line, fields: record.fields } as
-          SaftAccountIn | SaftPartyIn);
-        record = undefined;
-      } else if (!record.fields.has(path.slice(record.depth, d).join('/'))) record.fields.set(path.slice(record.depth, d).join('/'), value);
-    } else if (line) {
-      if (d === 5) {
-        txn!.lines.push(line);
-        line = undefined;
-      } else line.fields.set(d === 6 ? name : `${path[5]}/${name}`, value);
-    } else if (txn) {
-      if (d === 4) {
-        out.push(txn);
-        txn = undefined;
-      } else if (d === 5) txn.fields.set(name, value);
-    } else if (d === 4 && path[2] === 'Journal' && name === 'JournalID') journalId = value;
-    path.pop();
-  });
+  const reader = new XmlReader(
+    {
+      open: (tag) => {
+        const name = tag.name;
+        if (record) fieldPaths.enter(name);
+        path.push(name);
+        const d = tag.depth;
+        if (d === 2 && name === 'Header') header = { kind: 'header', currency: '', start: '', end: '' };
+        else if (d === 4 && path[1] === 'MasterFiles' && (name === 'Account' || name === 'Customer' || name === 'Supplier')) {
+          record = { fields: new Map(), depth: d, line: tag.line };
+          fieldPaths.reset();
+        } else if (d === 4 && path[2] === 'Journal' && name === 'Transaction')
+          txn = { kind: 'transaction', line: tag.line, journalId, fields: new Map(), lines: [] };
+        else if (d === 5 && txn && name === 'Line') line = { line: tag.line, fields: new Map() };
+      },
+      close: ({ name, depth: d, text }) => {
+        const value = text.trim();
+        if (header && path[1] === 'Header') {
+          if (name === 'DefaultCurrencyCode' && d === 3) header.currency = value;
+          else if (name === 'SelectionStartDate') header.start = value;
+          else if (name === 'SelectionEndDate') header.end = value;
+          else if (d === 2) {
+            out.push(header);
+            header = undefined;
+          }
+        } else if (record) {
+          if (d === record.depth) {
+            out.push({ kind: name === 'Account' ? 'account' : name === 'Customer' ? 'customer' : 'supplier', line: record.line, fields: record.fields } as
+              SaftAccountIn | SaftPartyIn);
+            record = undefined;
+          } else {
+            const field = fieldPaths.leave()!;
+            if (!record.fields.has(field)) record.fields.set(field, value);
+          }
+        } else if (line) {
+          if (d === 5) {
+            txn!.lines.push(line);
+            line = undefined;
+          } else line.fields.set(d === 6 ? name : `${path[5]}/${name}`, value);
+        } else if (txn) {
+          if (d === 4) {
+            out.push(txn);
+            txn = undefined;
+          } else if (d === 5) txn.fields.set(name, value);
+        } else if (d === 4 && path[2] === 'Journal' && name === 'JournalID') journalId = value;
+        path.pop();
+      },
+    },
+    SAFT_XML_LIMITS,
+    { namespaces: false },
+  );
 
-  const it = text[Symbol.asyncIterator]();
-  for (;;) {
-    const next = await it.next();
-    if (next.done) break;
-    parser.write(next.value);
-    if (out.length) {
-      yield out;
-      out = [];
-    }
-  }
-  parser.close();
-  if (out.length) yield out;
+  yield* readXmlStream(reader, text, () => out.splice(0), saftXmlRefused);
 }
 
 /** A staged file's text as it streams, decoded as UTF-8. */

@@ -1,12 +1,15 @@
-// The XSD check of an imported SAF-T file, in bounded memory. libxml2 (xmllint-wasm) validates a whole
-// document held in memory, so the file is cut as it streams: the journal's Transaction elements go in
-// batches of a few MB, each validated inside a minimal valid AuditFile, and the rest (header, master
-// files, source documents: the skeleton) is validated once at the end. The schema's keyrefs select
-// nothing (unprefixed XPaths), so no check spans two pieces. Line numbers are mapped back to the file's.
+// The XSD check of an imported SAF-T file, in bounded memory, after the safe-XML policy (xml/reader.ts)
+// has read each chunk. libxml2 (xmllint-wasm) validates a whole document held in memory, so the file is
+// cut as it streams: the journal's Transaction elements go in batches of a few MB, each validated inside
+// a minimal valid AuditFile, and the rest (header, master files, source documents: the skeleton) is
+// validated once at the end. The schema's keyrefs select nothing (unprefixed XPaths), so no check spans
+// two pieces. Line numbers are mapped back to the file's.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memoryPages, validateXML } from 'xmllint-wasm';
 import { DomainError } from '../../errors.ts';
+import { XmlReader, XmlRefusal } from '../../xml/reader.ts';
+import { SAFT_XML_LIMITS, saftXmlRefused } from './reader.ts';
 import { vouchedTransaction } from './vouch.ts';
 
 export const SAFT_NAMESPACE = 'urn:StandardAuditFile-Taxation-Financial:DK';
@@ -144,7 +147,21 @@ export async function checkSaftSchema(text: AsyncIterable<string>, progress?: (c
     batchChars = 0;
   };
 
+  // The safe-XML policy reads every chunk before any piece of it reaches libxml2: a DOCTYPE, an entity,
+  // a control character, nesting or a text beyond the bounds is refused by name, and libxml2 never
+  // sees a document type (it would read an external DTD, and expand entities).
+  const policy = new XmlReader({}, SAFT_XML_LIMITS, { namespaces: false });
+  const checked = (chunk?: string) => {
+    try {
+      if (chunk === undefined) policy.close();
+      else policy.write(chunk);
+    } catch (e) {
+      throw e instanceof XmlRefusal ? saftXmlRefused(e) : e;
+    }
+  };
+
   for await (const chunk of text) {
+    checked(chunk);
     buf += chunk;
     read += chunk.length;
     let pos = 0;
@@ -200,6 +217,7 @@ export async function checkSaftSchema(text: AsyncIterable<string>, progress?: (c
     buf = buf.slice(pos);
     await progress?.(read);
   }
+  checked();
   if (close) throw saftInvalid(close.line, 'Transaction', 'the element is not closed before the end of the file');
   await flushBatch();
   addSkeleton(buf);

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
+import type { DomainError } from '../../errors.ts';
 import { checkSaftSchema } from './schema-check.ts';
 import { vouchedTransaction } from './vouch.ts';
 
@@ -86,5 +87,27 @@ describe('checkSaftSchema', () => {
     const line = xml.slice(0, xml.indexOf('2026-02-30')).split('\n').length;
     expect(await check(xml)).toMatch(new RegExp(`^Line ${line}, TransactionDate: .*2026-02-30`));
     expect(await check(file(journal(tx()) + tx()))).toMatch(/^Line 6, Transaction: .*not expected/);
+  }, 30_000);
+
+  it('reads every chunk under the safe-XML policy first: a DOCTYPE or an entity never reaches libxml2', async () => {
+    const refused = async (xml: string) => {
+      try {
+        await checkSaftSchema(
+          (async function* () {
+            yield xml;
+          })(),
+        );
+      } catch (e) {
+        return e as DomainError;
+      }
+    };
+    const valid = file(journal(tx()));
+    for (const doctype of ['<!DOCTYPE AuditFile [<!ENTITY e "x">]>', '<!DOCTYPE AuditFile SYSTEM "http://127.0.0.1:9/x.dtd">']) {
+      const e = await refused(valid.replace('\n<AuditFile', `\n${doctype}<AuditFile`));
+      expect([e?.code, e?.field, e?.extensions.xml?.rule, e?.extensions.line]).toEqual(['saft_file_invalid', 'body', 'doctype', 2]);
+      expect(e?.message).toMatch(/^The file is not XML this service reads: line 2, column \d+: it declares a document type/);
+    }
+    const nul = await refused(valid.replace('<JournalID>GL', '<JournalID>G\u0000L'));
+    expect(nul?.extensions.xml).toMatchObject({ rule: 'character', line: 4 });
   }, 30_000);
 });

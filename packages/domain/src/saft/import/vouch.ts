@@ -3,6 +3,8 @@
 // of Transaction and Line written out here, with narrower value spaces than the schema's (plain
 // decimals, dates without a time zone). Only what it vouches for skips libxml2: anything else, valid or
 // not, goes to libxml2, which gives the verdict and the words (schema-check.ts).
+import { checkDate } from '../../calendar.ts';
+
 const WS = '[ \\t\\r\\n]*';
 // XML characters other than markup, or the predefined entities, at most `max` of them (the schema's maxLength).
 const text = (max: number) => `(?:[^<&\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uFFFE\\uFFFF]|&(?:amp|lt|gt|quot|apos);){0,${max}}`;
@@ -28,9 +30,6 @@ const LINE = new RegExp(
 const END = /<\/Transaction>$/y;
 const DATES = /<(?:TransactionDate|SystemEntryDate|GLPostingDate|ValueDate)>([^<]*)</g;
 
-/** A day that exists (the pattern allows 2026-02-31). */
-const realDay = (d: string) => new Date(`${d}T00:00:00Z`).toISOString().slice(0, 10) === d;
-
 /** True when `xml` (one whole Transaction element, unprefixed) is certainly valid against the schema. */
 export function vouchedTransaction(xml: string): boolean {
   if (xml.includes(']]>')) return false;
@@ -46,6 +45,7 @@ export function vouchedTransaction(xml: string): boolean {
   }
   END.lastIndex = pos;
   if (lines === 0 || !END.test(xml) || END.lastIndex !== xml.length) return false;
-  for (const m of xml.matchAll(DATES)) if (!realDay(m[1]!)) return false;
+  // A day calendar.ts accepts (the pattern allows 2026-02-31); any other goes to libxml2 and the import's own check.
+  for (const m of xml.matchAll(DATES)) if (checkDate(m[1]!)) return false;
   return true;
 }

@@ -1,0 +1,96 @@
+// The VAT resources, once: the VAT code, the VAT return with its filed versions and the journal lines
+// behind a field (their OpenAPI components), the period and field parameters and the settlement body;
+// the domain's view and input types are derived from them.
+import { z } from 'zod';
+import { amountOut, boolean, dateOut, timestamp } from '../fields.ts';
+import { lineNumber, ordinal } from '../integers.ts';
+import { registrationFields } from '../trail/actor.ts';
+import { VAT_KINDS, VAT_RETURN_FIELDS } from './codes.ts';
+import { VAT_RETURN_ELEMENTS } from './export.ts';
+
+/** The period parameter of every VAT return endpoint. */
+export const vatPeriod = z.string().meta({
+  description: "The VAT period (afgiftsperiode) in the company's frequency: a month 2026-10, a quarter 2026-Q3 or a half-year 2026-H2",
+  example: '2026-Q3',
+});
+
+/** The field parameter of the drill-down into a field's journal lines. */
+export const vatReturnField = z
+  .enum(VAT_RETURN_FIELDS, { error: `must be one of ${VAT_RETURN_FIELDS.join(', ')}` })
+  .meta({ description: 'The field to drill into' });
+
+export const vatCodeResource = z
+  .object({
+    code: z.string().meta({ example: 'S25' }),
+    name: z.string(),
+    kind: z.enum(VAT_KINDS),
+    side: z.enum(['sale', 'purchase']).meta({ description: 'sale: for invoice lines; purchase: for expenses' }),
+    rate: z.number().meta({ description: 'Percent' }),
+    deductible_percent: z.number().meta({ description: 'Purchases: the share of the VAT deducted (fradrag)' }),
+    account_number: z.string().meta({ description: 'The VAT account the VAT posts to' }),
+    offset_account_number: z.string().meta({ description: 'Reverse charge: the account of the deductible input VAT' }),
+    standard_code: z.string().meta({
+      description: 'The tax of the standard Danish set (account.tax-dk, e.g. S-DK-25) the code is, from which its rate, accounts, deduction and box come',
+    }),
+    return_box: z.string().nullable().meta({ description: 'The VAT return field the base is reported in (rubrik A, B or C), or null' }),
+    active: z.boolean(),
+  })
+  .meta({ id: 'VatCode' });
+export type VatCodeView = z.input<typeof vatCodeResource>;
+
+const labels = new Map(VAT_RETURN_ELEMENTS.map((e) => [e.field, e.label]));
+const returnFields = (description: string) =>
+  z.object(Object.fromEntries(VAT_RETURN_FIELDS.map((f) => [f, amountOut(`${labels.get(f)} (${description})`)]))).meta({ description });
+
+export const vatReturnResource = z
+  .object({
+    period: z.string(),
+    frequency: z.enum(['monthly', 'quarterly', 'half_yearly']),
+    start_date: dateOut(),
+    end_date: dateOut(),
+    deadline: dateOut().meta({ description: 'Angivelsesfrist: the filing and payment deadline, moved to the next banking day' }),
+    period_ended: z.boolean(),
+    status: z.enum(['open', 'settled']).meta({ description: 'open: not settled yet; settled: filed (fields are as filed)' }),
+    version: ordinal().nullable().meta({ description: 'The filed version (1, then one per correction); null while open' }),
+    settled_at: timestamp().nullable(),
+    transaction_id: z.guid().nullable().meta({ description: 'The settlement posting (momsafregning) of this version; null while open or when nothing moved' }),
+    fields: returnFields('whole kroner, DKK, as filed once settled'),
+    exact_fields: returnFields('DKK with øre, what the ledger holds'),
+    changed_since_settlement: z.boolean().meta({ description: 'Settled, and the books of the period no longer give the filed figures: file a correction' }),
+    versions: z
+      .array(
+        z.object({
+          version: ordinal(),
+          settled_at: timestamp(),
+          ...registrationFields,
+          transaction_id: z.guid().nullable(),
+          fields: returnFields('whole kroner, as filed'),
+          exact_fields: returnFields('with øre, as filed'),
+        }),
+      )
+      .meta({ description: 'Every filed version (1, then one per correction), oldest first; empty while open. Filed returns never change' }),
+  })
+  .meta({ id: 'VatReturn' });
+
+export const vatReturnLineResource = z
+  .object({
+    transaction_id: z.guid(),
+    document_number: ordinal(),
+    date: dateOut(),
+    source: z.string(),
+    line_number: lineNumber(),
+    account_number: z.string(),
+    vat_code: z.string(),
+    description: z.string(),
+    debit: amountOut(),
+    credit: amountOut(),
+    amount: amountOut('What the line adds to the field, DKK'),
+  })
+  .meta({ id: 'VatReturnLine' });
+export type VatReturnLine = z.input<typeof vatReturnLineResource>;
+
+/** POST /vat-returns/{period}/settle, beside the period. */
+export const vatSettleBody = z.strictObject({
+  correction: boolean().optional().meta({ description: 'true: file a correction of a settled period (the next version)' }),
+});
+export type SettleInput = z.output<typeof vatSettleBody>;
