@@ -5,8 +5,8 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
-import type {} from '../test/global-setup.ts';
+import { describe, expect, it } from 'vitest';
+import { fileDatabaseUrl } from '../test/file-database.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -83,7 +83,7 @@ function runBench(file: string): Promise<{ code: number | null; output: string; 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', file], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: inject('databaseUrl'), ...TINY[file] },
+      env: { ...process.env, DATABASE_URL: fileDatabaseUrl(), ...TINY[file] },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

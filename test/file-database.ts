@@ -24,3 +24,17 @@ export function fileDatabaseUrl(): string {
   if (!url) throw new Error(`${FILE_DATABASE_ENV} is unset: the file runs outside the integration project's set-up (vitest.config.ts).`);
   return url;
 }
+
+const closers = new Map<string, (() => Promise<unknown>)[]>();
+
+/** Runs `close` before the database of `url` is dropped (a handle a helper keeps for the file). */
+export function beforeDrop(url: string, close: () => Promise<unknown>): void {
+  closers.set(url, [...(closers.get(url) ?? []), close]);
+}
+
+/** Closes what was registered for `url` (test/file-database-setup.ts, at the end of the file). */
+export async function closeBeforeDrop(url: string): Promise<void> {
+  const list = closers.get(url) ?? [];
+  closers.delete(url);
+  await Promise.all(list.map((close) => close().catch(() => {})));
+}

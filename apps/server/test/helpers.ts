@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import createClient, { type Client } from 'openapi-fetch';
 import { afterAll, beforeAll } from 'vitest';
-import { copyTemplate, fileDatabaseUrl } from '../../../test/file-database.ts';
+import { beforeDrop, copyTemplate, fileDatabaseUrl } from '../../../test/file-database.ts';
 import type { components, paths } from '../../../test/generated/api.ts';
 import { createCaller, type AuditRecord } from '@tlr/api';
 import { loadConfig } from '@tlr/config';
@@ -103,11 +103,18 @@ export async function waitFor<T>(probe: () => T | undefined | null | false | Pro
   }
 }
 
-let sharedDb: Database | undefined;
-/** A database handle for setting up fixtures and inspecting rows. */
+/** One handle per database: a test process runs many files, each on a database of its own. */
+const handles = new Map<string, Database>();
+/** A database handle for setting up fixtures and inspecting rows (the test file's database). */
 export function testDb(): Database {
-  sharedDb ??= createDatabase(databaseUrl(), 4);
-  return sharedDb;
+  const url = databaseUrl();
+  let db = handles.get(url);
+  if (!db) {
+    const created = (db = createDatabase(url, 4));
+    handles.set(url, created);
+    beforeDrop(url, async () => (handles.delete(url), await created.close()));
+  }
+  return db;
 }
 
 /**
