@@ -127,7 +127,7 @@ export function backupSetup(s: BackupSettings, cluster: Cluster | undefined, opt
   if (!pgbackrestInstalled()) {
     return missing(`pgBackRest is not installed: sudo apt-get install pgbackrest, then ${opts.embedded ? 'restart tlr' : SETUP_STEP}`);
   }
-  if (!existsSync(configPath(s)) || !stanzaCreated(s)) return missing(opts.embedded ? `restart tlr, or ${SETUP_STEP}` : SETUP_STEP);
+  if (!stanzaCreated(s)) return missing(opts.embedded ? `restart tlr, or ${SETUP_STEP}` : SETUP_STEP);
   if (opts.archiveMode === 'off') {
     return missing(
       opts.embedded
@@ -148,7 +148,7 @@ const configHash = (s: BackupSettings) => createHash('sha256').update(readFileSy
 
 function stanzaCreated(s: BackupSettings): boolean {
   const stamp = join(s.dir, STANZA_STAMP);
-  return existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === configHash(s);
+  return existsSync(configPath(s)) && existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === configHash(s);
 }
 
 /** The OS user that owns `dir`, when it is not us (we are root and PostgreSQL runs as postgres): who runs pgBackRest. */
@@ -298,9 +298,9 @@ async function createStanza(s: BackupSettings, cluster: Cluster): Promise<void> 
   writeFileSync(join(s.dir, STANZA_STAMP), `${hash}\n`);
 }
 
-/** The stanza, once for each config: after a start that wrote a new one (a BACKUP_* setting changed). */
+/** The stanza, once for each config: after a start that wrote a new one (a BACKUP_* setting changed). Nothing without a config. */
 export async function ensureStanza(s: BackupSettings, cluster: Cluster): Promise<void> {
-  if (!stanzaCreated(s)) await createStanza(s, cluster);
+  if (existsSync(configPath(s)) && !stanzaCreated(s)) await createStanza(s, cluster);
 }
 
 /**
