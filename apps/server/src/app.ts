@@ -75,7 +75,19 @@ export interface AppDeps {
 /** How long /readyz waits for the database before it says not ready. */
 const READY_PROBE_MS = 1_000;
 
-export function createApp({ db, logger, audit, isReady, backups, publicBaseUrl, requestTimeoutMs = 20_000, store, webhooks, jobs, trustProxy = false }: AppDeps) {
+export function createApp({
+  db,
+  logger,
+  audit,
+  isReady,
+  backups,
+  publicBaseUrl,
+  requestTimeoutMs = 20_000,
+  store,
+  webhooks,
+  jobs,
+  trustProxy = false,
+}: AppDeps) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

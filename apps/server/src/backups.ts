@@ -6,7 +6,17 @@
 import type { Logger } from 'pino';
 import { BUSINESS_TIME_ZONE, type Config } from '@tlr/config';
 import type { Database, DatabaseServer, Queryable } from '@tlr/db';
-import { backupCluster, backupSettings, backupSetup, ensureStanza, pgbackrestInstalled, runBackup, switchWal, type BackupSetup, type Cluster } from '@tlr/db/backup';
+import {
+  backupCluster,
+  backupSettings,
+  backupSetup,
+  ensureStanza,
+  pgbackrestInstalled,
+  runBackup,
+  switchWal,
+  type BackupSetup,
+  type Cluster,
+} from '@tlr/db/backup';
 import { copyVouchers, recordedBackupRun, type VoucherStore } from '@tlr/domain';
 import { QUEUES, type Boss } from '@tlr/jobs';
 

@@ -122,7 +122,9 @@ export type BackupSetup = { set_up: true } | { set_up: false; reason: string };
 export function backupSetup(s: BackupSettings, cluster: Cluster | undefined, opts: { embedded: boolean; archiveMode?: string }): BackupSetup {
   const missing = (step: string): BackupSetup => ({ set_up: false, reason: `${NOT_SET_UP}: ${step}` });
   if (!cluster) {
-    return missing('with DATABASE_URL, pgBackRest runs on the database host: there, set BACKUP_PG_DATA_DIR and run `tlr backup setup` (docs/operations.md, Backups)');
+    return missing(
+      'with DATABASE_URL, pgBackRest runs on the database host: there, set BACKUP_PG_DATA_DIR and run `tlr backup setup` (docs/operations.md, Backups)',
+    );
   }
   if (!pgbackrestInstalled()) {
     return missing(`pgBackRest is not installed: sudo apt-get install pgbackrest, then ${opts.embedded ? 'restart tlr' : SETUP_STEP}`);
@@ -144,7 +146,10 @@ export function requireBackupSetup(...args: Parameters<typeof backupSetup>): voi
   if (!state.set_up) throw new BackupError(state.reason);
 }
 
-const configHash = (s: BackupSettings) => createHash('sha256').update(readFileSync(configPath(s))).digest('hex');
+const configHash = (s: BackupSettings) =>
+  createHash('sha256')
+    .update(readFileSync(configPath(s)))
+    .digest('hex');
 
 function stanzaCreated(s: BackupSettings): boolean {
   const stamp = join(s.dir, STANZA_STAMP);

@@ -52,6 +52,7 @@ const cannotStart = (reason: string) => new StartupError(`cannot start the embed
 /** The port a new data folder gets when it is free (what every folder had before ports were kept in it). */
 export const PREFERRED_PORT = 54329;
 const AUTO_CONF = 'postgresql.auto.conf';
+const urlFor = (port: number) => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
 /** Where the embedded server's Unix socket is (.s.PGSQL.<port>), for pgBackRest (decision 321). */
 export const SOCKET_DIR = '/tmp';
 
@@ -213,7 +214,7 @@ export function readAutoConf(dir: string): Map<string, string> {
 }
 
 /** Sets `settings` in postgresql.auto.conf as ALTER SYSTEM would, keeping the others; only while PostgreSQL is stopped. */
-function writeAutoConf(dir: string, settings: Record<string, string>, who: RunAs | undefined): void {
+export function writeAutoConf(dir: string, settings: Record<string, string>, who: RunAs | undefined): void {
   const all = readAutoConf(dir);
   const changed = Object.entries(settings).filter(([k, v]) => all.get(k) !== v);
   if (!changed.length) return;
@@ -278,7 +279,6 @@ export async function startEmbeddedPostgres(
   log: (m: string) => void = () => {},
   options: EmbeddedOptions = {},
 ): Promise<EmbeddedServer> {
-  const urlFor = (p: number) => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${p}/postgres`;
   const already = running(dataDir);
   if (already) {
     return { url: urlFor(already.port), stop: async () => (options.adopt ? stopRunning(dataDir, already.pid) : undefined), leaveRunning: () => {} };
@@ -300,11 +300,40 @@ export async function startEmbeddedPostgres(
 
   if (!existsSync(join(dir, 'PG_VERSION'))) await initdb(bin.initdb, dir, who);
   else checkMajorVersion(dir, bin.major);
-  const { port, keep } = await portOf(dir, givenPort, log);
-  writeAutoConf(dir, { ...keep, ...(await options.beforeStart?.({ dataDir: dir, url: urlFor(port) })) }, who);
+  const prepare = async (port: number, keep: Record<string, string>) =>
+    writeAutoConf(dir, { ...keep, ...(await options.beforeStart?.({ dataDir: dir, url: urlFor(port) })) }, who);
+  const chosen = await portOf(dir, givenPort, log);
+  await prepare(chosen.port, chosen.keep);
+  try {
+    return await launch(bin.postgres, dir, chosen.port, who, log, options);
+  } catch (e) {
+    if (!(e instanceof PortTaken)) throw e;
+    const message = `port ${chosen.port} on 127.0.0.1 is in use; set EMBEDDED_PG_PORT to a free port (or DATABASE_URL to a server of your own)`;
+    if (givenPort !== undefined) throw cannotStart(message);
+    // Taken between the check and the start (another folder made at the same moment): once more, on another.
+    const port = await freePort();
+    log(`port ${chosen.port} was taken as PostgreSQL started: the data folder ${dir} runs on port ${port} from now on`);
+    await prepare(port, { port: String(port) });
+    return launch(bin.postgres, dir, port, who, log, options).catch((again: unknown) =>
+      Promise.reject(again instanceof PortTaken ? cannotStart(message) : again),
+    );
+  }
+}
 
+/** PostgreSQL could not listen on its port: something else has it. */
+class PortTaken extends Error {}
+
+/** Runs postgres on the data folder `dir` and waits until it accepts connections. */
+async function launch(
+  postgres: string,
+  dir: string,
+  port: number,
+  who: RunAs | undefined,
+  log: (m: string) => void,
+  options: EmbeddedOptions,
+): Promise<EmbeddedServer> {
   const child = spawn(
-    bin.postgres,
+    postgres,
     // The Unix socket in /tmp, not the build's default folder (which that user may not be able to write):
     // tlr connects over TCP on loopback, but pgBackRest reaches a local PostgreSQL only through a socket.
     ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${SOCKET_DIR}`, '-c', 'max_connections=200'],
@@ -333,9 +362,7 @@ export async function startEmbeddedPostgres(
     child.on('error', (e) => fail(cannotStart(e.message)));
     void exited.then(() => {
       if (said === undefined) return;
-      if (/could not bind .*Address already in use/.test(said)) {
-        return fail(cannotStart(`port ${port} on 127.0.0.1 is in use; set EMBEDDED_PG_PORT to a free port (or DATABASE_URL to a server of your own)`));
-      }
+      if (/could not bind .*Address already in use/.test(said)) return fail(new PortTaken());
       fail(cannotStart(/FATAL:\s*(.*)/.exec(said)?.[1] ?? `postgres exited with ${child.exitCode ?? child.signalCode}`));
     });
   });
