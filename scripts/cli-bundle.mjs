@@ -1,4 +1,4 @@
-// The operator CLI as plain JavaScript, so that `tlr` starts without transpiling TypeScript (decision 422):
+// The operator CLI as plain JavaScript, so that `tlr` starts without transpiling TypeScript (decision 421):
 // apps/cli/src/main.ts and the workspace sources it imports, bundled once by esbuild (tsx's own) and
 // again whenever one of them changed. Packages from node_modules stay outside the bundle, imported from
 // where they are. Plain ESM, no dependencies of its own, Node 20+.

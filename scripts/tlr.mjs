@@ -91,7 +91,7 @@ whenChanged('packages/db/src/generated/.tlr-stamp', ['prisma/schema.prisma', 'pn
 
 const [command, ...args] = process.argv.slice(2);
 
-/** The CLI: its JavaScript bundle, with Node's compile cache (decision 422); through tsx when it cannot be built. */
+/** The CLI: its JavaScript bundle, with Node's compile cache (decision 421); through tsx when it cannot be built. */
 async function cli() {
   try {
     const main = await cliBundle();

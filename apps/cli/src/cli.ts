@@ -573,7 +573,7 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
       dataDir: config.DATA_DIR,
       embeddedPort: config.EMBEDDED_PG_PORT,
       log: (m) => verbose && io.stderr(`[embedded-postgres] ${m}\n`),
-      // An embedded PostgreSQL this command starts archives as the server's does (decision 421).
+      // An embedded PostgreSQL this command starts archives as the server's does (decision 422).
       embedded: { beforeStart: archivingFromStart(backupSettings(config)) },
     });
     await applyMigrations(server.url);

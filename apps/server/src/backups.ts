@@ -28,7 +28,7 @@ export interface Backups {
 
 /**
  * At start, after the database: the stanza for the current config (the embedded server's first start
- * writes the config and turns on archiving before PostgreSQL starts, decision 421), then one line at
+ * writes the config and turns on archiving before PostgreSQL starts, decision 422), then one line at
  * warn level naming the missing step when backups are not set up. Never fatal: the server runs without
  * backups.
  */

@@ -98,7 +98,7 @@ export async function startService(config: Config, logger = createLogger(config)
     embeddedPort: config.EMBEDDED_PG_PORT,
     log: (m) => logger.debug({ component: 'embedded-postgres' }, m),
     // Ctrl-C is for us: we finish in-flight work on the database and stop it last, also one we found
-    // running in the data folder we hold. WAL archiving from its first start (decision 421).
+    // running in the data folder we hold. WAL archiving from its first start (decision 422).
     embedded: { ownProcessGroup: true, adopt: true, beforeStart: archivingFromStart(backupSettings(config)) },
   }).catch(giveUp);
   opened.push(() => dbServer.stop());

@@ -1,4 +1,4 @@
-// Whether backups are set up, and the one line naming the missing step when they are not (decision 421):
+// Whether backups are set up, and the one line naming the missing step when they are not (decisions 422 and 423):
 // the rules alone, on folders of this test's own, with pgBackRest present or not on the PATH.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -117,7 +117,7 @@ export type BackupSetup = { set_up: true } | { set_up: false; reason: string };
 /**
  * Whether `cluster` is backed up: pgBackRest installed, its config written, the stanza created for that
  * config, and (when `archiveMode`, the server's archive_mode, is given) WAL archiving on. `embedded`: the
- * embedded server, which tlr sets up at start (decision 421), so that the step named is restarting tlr.
+ * embedded server, which tlr sets up at start (decision 422), so that the step named is restarting tlr.
  */
 export function backupSetup(s: BackupSettings, cluster: Cluster | undefined, opts: { embedded: boolean; archiveMode?: string }): BackupSetup {
   const missing = (step: string): BackupSetup => ({ set_up: false, reason: `${NOT_SET_UP}: ${step}` });
@@ -322,7 +322,7 @@ export async function setupBackups(s: BackupSettings, cluster: Cluster): Promise
 }
 
 /**
- * The embedded server's backups from its first start (decision 421): before PostgreSQL starts, the config
+ * The embedded server's backups from its first start (decision 422): before PostgreSQL starts, the config
  * is written and archiving goes into postgresql.auto.conf, so no restart is needed; the caller creates
  * the stanza once it runs (ensureStanza). Without pgBackRest nothing is turned on: an archive_command
  * that cannot run would keep every WAL segment until the disk is full.

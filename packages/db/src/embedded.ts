@@ -267,7 +267,7 @@ export interface EmbeddedOptions {
   /**
    * Called after the folder is initialised and before PostgreSQL starts (not when it runs already): the
    * settings it returns go into postgresql.auto.conf, so that they hold from this start on (archiving
-   * from the first start, decision 421).
+   * from the first start, decision 422).
    */
   beforeStart?: (cluster: EmbeddedCluster) => Record<string, string> | Promise<Record<string, string>>;
 }
