@@ -481,19 +481,14 @@ async function restoreDrill(settings: BackupSettings, cluster: Cluster, db: Data
  * server does at start) and otherwise a BackupError naming the missing step, never pgBackRest's own.
  */
 async function backupClusterFor(config: Config, server: DatabaseServer, db: Database, needsSetup: boolean): Promise<Cluster> {
-  const { backupCluster, backupSettings, BackupError, ensureStanza, pgbackrestInstalled, requireBackupSetup } = await import('@tlr/db/backup');
+  const { backupCluster, backupSettings, ensureStanza, pgbackrestInstalled, requireBackupSetup } = await import('@tlr/db/backup');
   const settings = backupSettings(config);
   const cluster = backupCluster(config, server);
-  if (!cluster) {
-    throw new BackupError(
-      'with DATABASE_URL, pgBackRest runs on the database host: set BACKUP_PG_DATA_DIR to its data folder there (docs/operations.md, Backups)',
-    );
-  }
-  if (!needsSetup) return cluster;
-  if (pgbackrestInstalled()) await ensureStanza(settings, cluster);
+  if (cluster && !needsSetup) return cluster;
+  if (cluster && pgbackrestInstalled()) await ensureStanza(settings, cluster);
   const archiveMode = (await db.pool.query<{ mode: string }>(`SELECT current_setting('archive_mode') AS mode`)).rows[0]?.mode;
   requireBackupSetup(settings, cluster, { embedded: server.embedded, archiveMode });
-  return cluster;
+  return cluster!; // set up only with a cluster
 }
 
 function oneLine(s: string): string {

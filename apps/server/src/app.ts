@@ -110,7 +110,13 @@ export function createApp({
     const ready = isReady() && dbOk;
     // Backups, a detail: not set up (with the step missing), or the last run; a failed backup is shown
     // here but does not take the server out of service (decision 329).
-    const setup = dbOk && backups ? await bounded(backups(), undefined) : undefined;
+    const setup =
+      dbOk && backups
+        ? await bounded(
+            backups().catch(() => undefined),
+            undefined,
+          )
+        : undefined;
     const last =
       dbOk && setup?.set_up !== false
         ? await bounded(
