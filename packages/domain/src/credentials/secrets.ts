@@ -2,6 +2,7 @@
 // (no salt or slow hash needed, and the lookup stays an index probe on every request). Passwords are
 // low-entropy and get argon2id.
 import { createHash, randomBytes } from 'node:crypto';
+import type * as Argon2 from 'argon2';
 
 export type KeyMode = 'live' | 'test';
 export const KEY_PATTERN = /^tlr_(live|test)_[0-9a-f]{48}$/;
@@ -17,7 +18,7 @@ export const keyPrefix = (key: string) => key.slice(0, 13);
 
 // argon2, a native addon, is loaded by the first password: a process that hashes none (most CLI commands)
 // does not pay its load (decision 421).
-let loaded: Promise<typeof import('argon2')> | undefined;
+let loaded: Promise<typeof Argon2> | undefined;
 const argon2 = () => (loaded ??= import('argon2'));
 
 export const hashPassword = async (password: string) => {
