@@ -91,6 +91,7 @@ export function serviceRoutes(deps: AdminDeps) {
       const s = await staffOf(deps, req, res);
       if (!s) return;
       const h = await s.caller.support.health({});
+      const setup = await deps.backups?.();
       staffPage(
         deps,
         res,
@@ -115,10 +116,12 @@ export function serviceRoutes(deps: AdminDeps) {
               <dt>Last backup</dt>
               <dd>
                 ${
-                  h.backup
-                    ? html`${badge(h.backup.status, h.backup.status === 'failed' ? 'bad' : 'ok')} ${h.backup.type}, started
-                      ${when(h.backup.started_at, '')}${h.backup.error ? html`: <code>${h.backup.error}</code>` : ''}`
-                    : 'none (backups are not set up: npm run tlr -- backup setup)'
+                  setup?.set_up === false
+                    ? html`${badge('not set up', 'bad')} ${setup.reason}`
+                    : h.backup
+                      ? html`${badge(h.backup.status, h.backup.status === 'failed' ? 'bad' : 'ok')} ${h.backup.type}, started
+                        ${when(h.backup.started_at, '')}${h.backup.error ? html`: <code>${h.backup.error}</code>` : ''}`
+                      : 'none yet'
                 }
               </dd>
             </dl>

@@ -64,7 +64,7 @@ export async function booksOfBackup(db: Db, label: string): Promise<Books | unde
   return row?.books;
 }
 
-/** The last run, or undefined when there has been none (backups not set up). */
+/** The last run, or undefined before the first. */
 export async function lastBackupRun(db: Db): Promise<LastBackupRun | undefined> {
   const [row] = await db.$queryRaw<
     { status: LastBackupRun['status']; type: string; started_at: Date; finished_at: Date | null; label: string | null; error: string | null }[]
