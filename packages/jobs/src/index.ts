@@ -68,7 +68,7 @@ export const QUEUES = {
    */
   readEinvoiceInbox: { name: 'read-einvoice-inbox', cron: '* * * * *', options: { deleteAfterSeconds: 3600 } },
   /**
-   * Bank lines automatic matching has not looked at (bank/matching.ts): an import matches its first lines
+   * Bank lines automatic matching has not looked at (bank/auto-match.ts): an import matches its first lines
    * itself and leaves the rest, or what a crash left, to this sweep; two workers split lines (SKIP LOCKED).
    */
   matchBankLines: { name: 'match-bank-lines', cron: '* * * * *' },

@@ -129,8 +129,8 @@ export async function queueOnApproval(
  */
 export async function sendInvoice(db: Db, scope: CompanyScope, id: string, input: EinvoiceSendInput) {
   const kind = input.document;
-  // Locked as every change of an invoice locks it first (invoices.ts): a send and an approval or a
-  // delivery's outcome queue on it, and two sends at once make one message.
+  // Locked as every change of an invoice locks it first (lockInvoice, invoices/invoice-rows.ts): a send and
+  // an approval or a delivery's outcome queue on it, and two sends at once make one message.
   const [invoice] = await db.$queryRaw<Invoice[]>`SELECT * FROM invoices WHERE id = ${id}::uuid AND company_id = ${scope.companyId}::uuid FOR UPDATE`;
   if (!invoice) throw notFound('invoice', id);
   const refusal = notSendable(invoice, kind);
