@@ -30,7 +30,7 @@ export * from './ledger/views.ts';
 export * from './ledger/transactions.ts';
 export * from './ledger/accounts.ts';
 export * from './reports/reports.ts';
-export * from './vat.ts';
+export * from './vat/arithmetic.ts';
 export * from './currency/rules.ts';
 export * from './currency/schema.ts';
 export * from './currency/exchange-rates.ts';

@@ -8,7 +8,7 @@ import { bookingLines, expenseVat } from '../expenses/rules.ts';
 import { postTransaction } from '../ledger/post.ts';
 import { reversingLines, type PostingLine } from '../ledger/rules.ts';
 import { Decimal, decimalOf } from '../money.ts';
-import { vatFromGross } from '../vat.ts';
+import { vatFromGross } from '../vat/arithmetic.ts';
 import { isSalesKind, vatLines } from '../vat/codes.ts';
 import { postableCode, vatCodesOf } from '../vat/treatments.ts';
 import type { PostLineInput } from './schema.ts';

@@ -3,7 +3,7 @@
 import { invalidRequest } from '../errors.ts';
 import { Decimal } from '../money.ts';
 import { reversingLines, type PostingLine } from '../ledger/rules.ts';
-import { groupVat, vatFromGross } from '../vat.ts';
+import { groupVat, vatFromGross } from '../vat/arithmetic.ts';
 import { isReverseCharge, vatLines, type VatTreatment } from '../vat/codes.ts';
 
 export const EXPENSE_STATUSES = ['draft', 'booked', 'paid', 'cancelled'] as const;

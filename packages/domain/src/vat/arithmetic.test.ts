@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Decimal, roundOere, sumAmounts } from './money.ts';
-import { computeVat, parseVatRate, vatByGroup, vatFromGross } from './vat.ts';
+import { Decimal, roundOere, sumAmounts } from '../money.ts';
+import { computeVat, parseVatRate, vatByGroup, vatFromGross } from './arithmetic.ts';
 
 const d = (v: string | number) => new Decimal(v);
 const lines = (rate: string | number, ...nets: string[]) => nets.map((n) => ({ net: d(n), rate: d(rate) }));

@@ -1,5 +1,6 @@
-// VAT (moms) rules, pure. Rates are percents (25, 12.5, 0), 0..100 with at most 2 decimals.
-import { Decimal, parseAmount, roundOere, sumAmounts } from './money.ts';
+// VAT (moms) arithmetic, pure: the VAT of a group of lines, of an invoice per group, and of an amount that
+// includes it. Rates are percents (25, 12.5, 0), 0..100 with at most 2 decimals.
+import { Decimal, parseAmount, roundOere, sumAmounts } from '../money.ts';
 
 export interface VatLine {
   net: Decimal;
