@@ -60,7 +60,7 @@ export * from './saft/import/schema-check.ts';
 export * from './saft/import/reader.ts';
 export * from './saft/import/import-saft.ts';
 export * from './files/staged-upload.ts';
-export * from './saft/archive.ts';
+export * from './exports/leaving-archive.ts';
 export * from './companies/sandbox.ts';
 export * from './identifiers/bank.ts';
 export * from './identifiers/cvr.ts';

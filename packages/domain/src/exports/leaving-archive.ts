@@ -13,8 +13,8 @@ import { notFound } from '../errors.ts';
 import { today } from '../calendar.ts';
 import { fiscalYearContaining } from '../ledger/fiscal-years.ts';
 import type { VoucherStore } from '../vouchers/vouchers.ts';
-import { exportSaft, SinkClosedError } from './export-saft.ts';
-import { compactId, exportFilename, type SaftPeriod } from './rules.ts';
+import { exportSaft, SinkClosedError } from '../saft/export-saft.ts';
+import { compactId, exportFilename, type SaftPeriod } from '../saft/rules.ts';
 
 /** What the manifest calls this layout; a reader checks it before trusting the fields below. */
 export const ARCHIVE_FORMAT = 'tlr-archive/1';
