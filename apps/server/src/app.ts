@@ -13,7 +13,7 @@ import {
   openApiDocument,
   problem,
   routes,
-  type AuditSink,
+  type RequestLogSink,
   type BackgroundJobs,
 } from '@tlr/api';
 import type { Database } from '@tlr/db';
@@ -47,7 +47,7 @@ const JSON_BODY_LIMIT = '1mb';
 export interface AppDeps {
   db: Database;
   logger: Logger;
-  audit: AuditSink;
+  requestLog: RequestLogSink;
   /** Answers /readyz: false while starting or shutting down. */
   isReady: () => boolean;
   /** The absolute URL clients reach the service at (PUBLIC_BASE_URL); default: the request's origin. */
@@ -72,14 +72,14 @@ export interface AppDeps {
 /** How long /readyz waits for the database before it says not ready. */
 const READY_PROBE_MS = 1_000;
 
-export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTimeoutMs = 20_000, store, webhooks, jobs, trustProxy = false }: AppDeps) {
+export function createApp({ db, logger, requestLog, isReady, publicBaseUrl, requestTimeoutMs = 20_000, store, webhooks, jobs, trustProxy = false }: AppDeps) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', trustProxy);
   app.set('query parser', 'simple');
 
-  app.use(inOrder(requestContext(logger, audit), deadline(requestTimeoutMs), cors));
+  app.use(inOrder(requestContext(logger, requestLog), deadline(requestTimeoutMs), cors));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

@@ -52,7 +52,7 @@ export * from './bank/statements/import.ts';
 export * from './bank/statements/types.ts';
 export * from './bank/reconciliation.ts';
 export * from './trail/actor.ts';
-export * from './trail/audit-trail.ts';
+export * from './trail/control-trail.ts';
 export * from './saft/rules.ts';
 export * from './saft/export-saft.ts';
 export * from './saft/import/imports.ts';

@@ -71,7 +71,7 @@ export interface ProcedureDeps extends Pick<CallerOptions, 'store' | 'webhooks' 
 
 /**
  * A REST request's procedure context: its credential, request id, Idempotency-Key and the read that rode
- * on its authentication; audited by the HTTP layer.
+ * on its authentication; in the request log by the HTTP layer.
  */
 export function restContext(deps: ProcedureDeps, req: Request, res: Response): ApiContext {
   const { db, ...services } = deps;
@@ -80,7 +80,7 @@ export function restContext(deps: ProcedureDeps, req: Request, res: Response): A
     { type: 'credential', credential: res.locals.credential as Credential },
     {
       requestId: res.locals.requestId as string,
-      audit: null,
+      requestLog: null,
       idempotencyKey: req.get('Idempotency-Key'),
       prefetched: res.locals.prefetched as Prefetched | undefined,
       ...services,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AuditLog, type AuditRecord } from './audit.ts';
+import { RequestLog, type RequestLogRecord } from './request-log.ts';
 
-const record = (i: number): AuditRecord => ({
+const record = (i: number): RequestLogRecord => ({
   request_id: `r${i}`,
   actor_type: null,
   actor_id: null,
@@ -32,10 +32,10 @@ function flakyDb() {
 
 const silent = { error() {} };
 
-describe('AuditLog', () => {
+describe('RequestLog', () => {
   it('keeps a batch that failed to write and writes it once the database is back, in order', async () => {
     const { db, written } = flakyDb();
-    const log = new AuditLog(db as never, silent, { flushMs: 10, maxBatch: 500, maxBuffered: 50_000 });
+    const log = new RequestLog(db as never, silent, { flushMs: 10, maxBatch: 500, maxBuffered: 50_000 });
     for (let i = 0; i < 5; i++) log.record(record(i));
     await log.flush();
     expect(written).toEqual([]);
@@ -47,7 +47,7 @@ describe('AuditLog', () => {
 
   it('bounds memory while the database stays away, dropping the oldest', async () => {
     const { db, written } = flakyDb();
-    const log = new AuditLog(db as never, silent, { flushMs: 10, maxBatch: 2, maxBuffered: 3 });
+    const log = new RequestLog(db as never, silent, { flushMs: 10, maxBatch: 2, maxBuffered: 3 });
     for (let i = 0; i < 6; i++) log.record(record(i));
     await log.flush();
     db.down = false;

@@ -26,7 +26,7 @@ export const TRAIL_RESOURCE_TYPES = [
   'staff_action',
 ] as const;
 
-export const AUDIT_TRAIL_LIST: ListSpec = {
+export const CONTROL_TRAIL_LIST: ListSpec = {
   sort: { registered_at: 'registered_at' },
   defaultSort: 'registered_at',
   search: [],
@@ -34,7 +34,7 @@ export const AUDIT_TRAIL_LIST: ListSpec = {
   dateDescription: 'registration time (registered_at, UTC day)',
 };
 
-export const auditTrailFilters = z.strictObject({
+export const controlTrailFilters = z.strictObject({
   type: z
     .enum(TRAIL_RESOURCE_TYPES, { error: `must be one of ${TRAIL_RESOURCE_TYPES.join(', ')}` })
     .optional()
@@ -48,9 +48,9 @@ export const auditTrailFilters = z.strictObject({
     .optional()
     .meta({ description: 'Only this action (posted, created, approved, sent, paid, cancelled, matched, updated, deleted, ...)' }),
 });
-export type AuditTrailFilters = z.output<typeof auditTrailFilters>;
+export type ControlTrailFilters = z.output<typeof controlTrailFilters>;
 
-export const auditTrailEntry = z
+export const controlTrailEntry = z
   .object({
     id: z.string().meta({ description: 'The entry: its consecutive number in the trail, or staff-<n> for a support staff action' }),
     registered_at: z.string().meta({ description: 'When, by the database clock' }),
@@ -66,8 +66,9 @@ export const auditTrailEntry = z
       .nullable()
       .meta({ description: 'An update: each changed field as [before, after]. A staff action: its procedure kind, target and outcome. null for a creation' }),
   })
+  // The OpenAPI component keeps the name of the public path, GET /audit-trail.
   .meta({ id: 'AuditTrailEntry' });
-export type AuditTrailEntry = z.input<typeof auditTrailEntry>;
+export type ControlTrailEntry = z.input<typeof controlTrailEntry>;
 
 interface Row {
   src: number;
@@ -82,7 +83,7 @@ interface Row {
 }
 
 /** One page of the company's trail with the list parameters and the filters; ties broken by the entry's number. */
-export async function listAuditTrail(db: Db, scope: CompanyScope, params: ListParams & AuditTrailFilters): Promise<Page<AuditTrailEntry>> {
+export async function listControlTrail(db: Db, scope: CompanyScope, params: ListParams & ControlTrailFilters): Promise<Page<ControlTrailEntry>> {
   const utcDay = (d: string) => Prisma.sql`(${d}::date::timestamp AT TIME ZONE 'UTC')`;
   const since = params.since ? Prisma.sql`AND registered_at >= ${utcDay(params.since)}` : Prisma.empty;
   const until = params.until ? Prisma.sql`AND registered_at < ${utcDay(dayAfter(params.until))}` : Prisma.empty;
@@ -122,7 +123,7 @@ export async function listAuditTrail(db: Db, scope: CompanyScope, params: ListPa
       registered_at: r.registered_at.toISOString(),
       registered_by: r.actor,
       request_id: r.request_id,
-      resource_type: r.resource_type as AuditTrailEntry['resource_type'],
+      resource_type: r.resource_type as ControlTrailEntry['resource_type'],
       resource_id: r.resource_id,
       action: r.action,
       changes: r.changes,

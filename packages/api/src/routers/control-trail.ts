@@ -1,11 +1,11 @@
 // GET /audit-trail: the company's control trail (kontrolspor), with the list parameters and its filters.
-import { AUDIT_TRAIL_LIST, auditTrailEntry, auditTrailFilters, listAuditTrail, type ListParams } from '@tlr/domain';
+import { CONTROL_TRAIL_LIST, controlTrailEntry, controlTrailFilters, listControlTrail, type ListParams } from '@tlr/domain';
 import { metaOf } from '../crud.ts';
 import { list } from '../schemas/envelopes.ts';
 import { listQuery } from '../schemas/list-query.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
-export const auditTrailRouter = router({
+export const controlTrailRouter = router({
   list: authedProcedure
     .meta(
       metaOf(
@@ -25,7 +25,7 @@ export const auditTrailRouter = router({
         'GET',
       ),
     )
-    .input(listQuery(AUDIT_TRAIL_LIST, "Case-insensitive search in the action, the actor's name and the resource type").extend(auditTrailFilters.shape))
-    .output(list(auditTrailEntry))
-    .query(({ ctx, input }) => listAuditTrail(ctx.tx, ctx.scope, input as ListParams & typeof input)),
+    .input(listQuery(CONTROL_TRAIL_LIST, "Case-insensitive search in the action, the actor's name and the resource type").extend(controlTrailFilters.shape))
+    .output(list(controlTrailEntry))
+    .query(({ ctx, input }) => listControlTrail(ctx.tx, ctx.scope, input as ListParams & typeof input)),
 });

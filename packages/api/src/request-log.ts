@@ -1,12 +1,11 @@
-// The request audit log: one record per request or in-process procedure call, with its actor. REST
-// requests are recorded by the HTTP layer (it also sees the requests that never reach a procedure);
-// in-process callers (operator CLI, admin app, jobs) by the procedure pipeline. Records are buffered
-// and written in batches (one multi-row INSERT every 200 ms or 500 records), so that auditing adds no
-// database round trip to the request path. The price: a crash loses at most the last batch
-// (docs/decisions.md).
+// The request log (table request_audit_log): one record per request or in-process procedure call, with
+// its actor. REST requests are recorded by the HTTP layer (it also sees the requests that never reach a
+// procedure); in-process callers (operator CLI, admin app, jobs) by the procedure pipeline. Records are
+// buffered and written in batches (one multi-row INSERT every 200 ms or 500 records), so that logging adds
+// no database round trip to the request path. The price: a crash loses at most the last batch (decision 35).
 import type { Queryable } from '@tlr/db';
 
-export interface AuditRecord {
+export interface RequestLogRecord {
   request_id: string;
   /** api_key | oauth_token | operator | staff | job */
   actor_type: string | null;
@@ -23,8 +22,8 @@ export interface AuditRecord {
   created_at: Date;
 }
 
-export interface AuditSink {
-  record(r: AuditRecord): void;
+export interface RequestLogSink {
+  record(r: RequestLogRecord): void;
   flush(): Promise<void>;
 }
 
@@ -44,7 +43,7 @@ const INSERT = `INSERT INTO request_audit_log (${COLUMNS.join(', ')})
  * One record as the JSON text of its values in COLUMNS order, each as the text its column parses. Numbers
  * too: JSON has no NaN or Infinity, and the real column takes their text, as the old text[] did.
  */
-function encode(r: AuditRecord): string {
+function encode(r: RequestLogRecord): string {
   return JSON.stringify(COLUMNS.map((c) => columnText(r[c])));
 }
 
@@ -108,13 +107,13 @@ function writeBatch(db: Queryable, batch: EncodedBatch): Promise<unknown> {
   return db.query(INSERT, [batch.json()]);
 }
 
-export function writeAuditRecords(db: Queryable, records: readonly AuditRecord[]): Promise<unknown> {
+export function writeRequestLogRecords(db: Queryable, records: readonly RequestLogRecord[]): Promise<unknown> {
   const batch = new EncodedBatch(records.length);
   for (const r of records) batch.add(encode(r));
   return writeBatch(db, batch);
 }
 
-export class AuditLog implements AuditSink {
+export class RequestLog implements RequestLogSink {
   /** Oldest first; only the last one takes new records. */
   private batches: EncodedBatch[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -127,7 +126,7 @@ export class AuditLog implements AuditSink {
     private readonly opts = { flushMs: 200, maxBatch: 500, maxBuffered: 50_000 },
   ) {}
 
-  record(r: AuditRecord): void {
+  record(r: RequestLogRecord): void {
     let open = this.batches.at(-1);
     if (!open || open.count === open.capacity) this.batches.push((open = new EncodedBatch(this.opts.maxBatch)));
     open.add(encode(r));
@@ -158,7 +157,7 @@ export class AuditLog implements AuditSink {
       excess -= oldest.drop(excess);
       if (oldest.size === 0) this.batches.shift();
     }
-    this.logger.error({ dropped }, 'audit records dropped: the buffer is full while the database is unreachable');
+    this.logger.error({ dropped }, 'request log records dropped: the buffer is full while the database is unreachable');
   }
 
   /** Writes one batch, after the batches already on their way (one write at a time keeps the order). */
@@ -177,7 +176,7 @@ export class AuditLog implements AuditSink {
         this.batches.unshift(batch);
         this.trim();
         this.failures += 1;
-        if (this.failures === 1) this.logger.error({ err: e, records: batch.size }, 'audit batch not written; retrying');
+        if (this.failures === 1) this.logger.error({ err: e, records: batch.size }, 'request log batch not written; retrying');
         this.schedule(Math.min(10_000, 250 * 2 ** this.failures));
       }
     });
@@ -192,7 +191,7 @@ export class AuditLog implements AuditSink {
       const left = this.buffered();
       if (left === 0) return;
       if (Date.now() > until) {
-        this.logger.error({ lost: left }, 'audit records not written at shutdown: the database is unreachable');
+        this.logger.error({ lost: left }, 'request log records not written at shutdown: the database is unreachable');
         this.batches = [];
         clearTimeout(this.timer);
         return;
