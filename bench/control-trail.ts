@@ -1,4 +1,4 @@
-// Control trail benchmark (Order 16): what the trail costs a registration, next to a bare baseline in
+// Control trail benchmark: what the trail costs a registration, next to a bare baseline in
 // the same run: the same postings with the trail's triggers disabled and no actor named.
 //
 //   tsx bench/control-trail.ts     (or: npm run bench:control-trail)

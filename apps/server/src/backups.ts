@@ -1,4 +1,4 @@
-// The scheduled backups (Order 16): the worker's schedules of the run-backup job and its handler, which
+// The scheduled backups: the worker's schedules of the run-backup job and its handler, which
 // runs pgBackRest as a recorded run (domain backup/runs.ts; a failure is recorded, logged at error level,
 // and shown by /readyz and the admin health page), and the copy of voucher objects to the backup bucket.
 import { existsSync } from 'node:fs';

@@ -1,5 +1,5 @@
-// The fault drill of Order 16 ("Done when: backup; more writes; destroy the data folder; restore to a point
-// in time; compare"), against an embedded PostgreSQL of this file's own in a temp folder, with pgBackRest.
+// The backups' fault drill (back up; more writes; destroy the data folder; restore to a point in time;
+// compare), against an embedded PostgreSQL of this file's own in a temp folder, with pgBackRest.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -179,7 +179,7 @@ describe('backup and point-in-time restore', () => {
       expect(ids.sort()).toEqual([...inBackup, ...before].sort());
       for (const id of after) expect(ids).not.toContain(id);
       expect((await listBackups(settings)).map((b) => b.label)).toContain(backup.label);
-      // The restore drill (Order 16, item 2): the trial balances recorded at backup time, gapless numbers,
+      // The restore drill: the trial balances recorded at backup time, gapless numbers,
       // every voucher's SHA-256 its object's.
       const restoredDb = createDatabase(url, 2);
       try {

@@ -3,7 +3,7 @@
 // by the procedure's meta, in this order:
 //   request log and staff actions (in-process calls) -> hostile input and error mapping -> actor (scopes
 //   or staff role) with transaction and idempotency (mutations) -> input -> output -> the procedure.
-// Three layers of our own: tRPC copies a call's options at every layer (docs/perf-log.md, tenth session).
+// Three layers of our own: tRPC copies a call's options at every layer (docs/history/perf-log.md, tenth session).
 import { getTRPCErrorFromUnknown, initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { z } from 'zod';

@@ -73,7 +73,7 @@ export const QUEUES = {
    */
   matchBankLines: { name: 'match-bank-lines', cron: '* * * * *' },
   /**
-   * A backup (Order 16; apps/server/src/backups.ts), `{ type: 'full' | 'incr' }`, scheduled by the worker
+   * A backup (apps/server/src/backups.ts), `{ type: 'full' | 'incr' }`, scheduled by the worker
    * from BACKUP_FULL_CRON and BACKUP_INCR_CRON (two schedules of this queue, by key). Singleton: one runs
    * at a time across servers; not retried (a failed run is recorded and logged, the next is the schedule's).
    */

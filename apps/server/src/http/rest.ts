@@ -6,7 +6,7 @@
 // keeps: that handler matched the route a second time and, on every request, walked the input schema
 // to switch on coercion, built a fetch Request only to take its abort signal (no procedure reads one)
 // and a caller proxy, and wrote a tRPC error shape that had to be rewritten into the problem. Here the
-// per-route work is done once, at start (docs/perf-log.md, decision 146).
+// per-route work is done once, at start (docs/history/perf-log.md, decision 146).
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { callTRPCProcedure, getTRPCErrorFromUnknown } from '@trpc/server';

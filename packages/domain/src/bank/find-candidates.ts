@@ -11,7 +11,7 @@ import { openLedgerLines, type Bank, type Found, type Target } from './bank-line
 /** How far a posting's date may lie from the bank's booking date to be matched by amount and date. */
 export const POSTING_WINDOW_DAYS = 7;
 
-/** What the line may pay, rule by rule (Order 15, item 4); the first rule with one certain target decides. */
+/** What the line may pay, rule by rule; the first rule with one certain target decides. */
 export async function findCandidates(db: Db, scope: CompanyScope, line: BankLine, bank: Bank): Promise<Found> {
   const amount = decimalOf(line.amount);
   const currency = bank.account.currency;

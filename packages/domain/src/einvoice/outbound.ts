@@ -64,9 +64,7 @@ export function takeQueuedEinvoices(tx: Db): DueMessage[] {
 }
 
 /**
- * The receiver's Peppol participant id: the customer's `peppol_id`, "" when it has none. The column
- * is added by the endpoint-ids work (Order 14, item 1); the row is read as it comes from the table,
- * so until that column exists every customer has none.
+ * The receiver's Peppol participant id: the customer's `peppol_id`, "" when it has none.
  */
 export function receiverOf(customer: Pick<Customer, 'peppol_id'> | null | undefined): string {
   return customer?.peppol_id ?? '';

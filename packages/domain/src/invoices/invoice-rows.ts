@@ -8,7 +8,7 @@ import type { InvoiceView } from './schema.ts';
 import { fullInvoiceInclude, invoiceEventData, type FullInvoiceRow } from './views.ts';
 
 // Plain SQL through $queryRaw for the reads every invoice creation makes: the rows are the model's
-// types, without the query compiler's CPU per call (docs/perf-log.md, Order 10).
+// types, without the query compiler's CPU per call (docs/history/perf-log.md).
 export async function liveCustomer(db: Db, scope: CompanyScope, id: string): Promise<Customer | null> {
   const [row] = await db.$queryRaw<Customer[]>`SELECT * FROM customers WHERE id = ${id}::uuid AND company_id = ${scope.companyId}::uuid AND deleted_at IS NULL`;
   return row ?? null;
