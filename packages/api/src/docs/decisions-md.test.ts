@@ -1,5 +1,7 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decisionsMarkdown, INDEX_FILE, parseDecisions, readDecisionFiles, topicFileName, type DecisionFiles } from './decisions-md.ts';
+import { decisionsMarkdown, DOCS_DIR, INDEX_FILE, parseDecisions, readDecisionFiles, topicFileName, type DecisionFiles } from './decisions-md.ts';
 
 const NOTE =
   'Entries in number order; [the index](../decisions.md) lists every decision with its topic and status. After adding or changing one, run `npm run docs:decisions`.';
@@ -24,6 +26,24 @@ describe('docs/decisions.md and docs/decisions/', () => {
       expect(nums, file).toEqual([...nums].sort((a, b) => a - b));
     }
     for (const d of decisions) expect(index, d.id).toContain(`\n| ${d.id} | `);
+  });
+
+  it('are cited by numbers that exist: "decision 148", "decisions 285 to 295" in code and docs', () => {
+    const ids = new Set(parseDecisions(readDecisionFiles()).decisions.map((d) => d.id));
+    const root = join(DOCS_DIR, '..');
+    const skip = new Set(['node_modules', 'generated', 'dist', '.turbo', 'runtime', 'migrations', '.data']);
+    const walk = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? (skip.has(e.name) || e.name.startsWith('.') ? [] : walk(join(dir, e.name))) : /\.(ts|mjs|md|prisma)$/.test(e.name) ? [join(dir, e.name)] : [],
+      );
+    const files = [join(root, 'README.md'), ...['apps', 'bench', 'docs', 'packages', 'prisma', 'scripts', 'test'].flatMap((d) => walk(join(root, d)))];
+    const unknown: string[] = [];
+    for (const file of files) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/\b[Dd]ecisions? (\d+[a-z]?)((?:(?:, | and | to |–|-)\d+[a-z]?)*)/g)) {
+        for (const id of [m[1]!, ...(m[2]!.match(/\d+[a-z]?/g) ?? [])]) if (!ids.has(id)) unknown.push(`${relative(root, file)}: ${m[0]}`);
+      }
+    }
+    expect(unknown).toEqual([]);
   });
 });
 
