@@ -447,7 +447,7 @@ async function failureMessage(e: unknown): Promise<string> {
 }
 
 /**
- * The restore drill (Order 16, item 2): the last succeeded run's backup restored into a fresh folder,
+ * The restore drill: the last succeeded run's backup restored into a fresh folder,
  * started on a free port, and its books checked against those recorded at backup time; then removed.
  */
 async function restoreDrill(settings: BackupSettings, cluster: Cluster, db: Database, store: ObjectReader): Promise<{ label: string; problems: string[] }> {

@@ -13,7 +13,7 @@ import {
   openApiDocument,
   problem,
   routes,
-  type AuditSink,
+  type RequestLogSink,
   type BackgroundJobs,
 } from '@tlr/api';
 import type { Database } from '@tlr/db';
@@ -48,7 +48,7 @@ const JSON_BODY_LIMIT = '1mb';
 export interface AppDeps {
   db: Database;
   logger: Logger;
-  audit: AuditSink;
+  requestLog: RequestLogSink;
   /** Answers /readyz: false while starting or shutting down. */
   isReady: () => boolean;
   /** Whether backups are set up (/readyz and the admin health page say which step is missing); unknown without. */
@@ -78,7 +78,7 @@ const READY_PROBE_MS = 1_000;
 export function createApp({
   db,
   logger,
-  audit,
+  requestLog,
   isReady,
   backups,
   publicBaseUrl,
@@ -94,7 +94,7 @@ export function createApp({
   app.set('trust proxy', trustProxy);
   app.set('query parser', 'simple');
 
-  app.use(inOrder(requestContext(logger, audit), deadline(requestTimeoutMs), cors));
+  app.use(inOrder(requestContext(logger, requestLog), deadline(requestTimeoutMs), cors));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

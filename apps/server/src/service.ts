@@ -1,9 +1,9 @@
 // Starting and stopping the whole service: database (embedded or DATABASE_URL), migrations, the HTTP
 // server and the background workers. Shutdown stops accepting, finishes in-flight requests and jobs,
-// flushes the audit log and closes the pool.
+// flushes the request log and closes the pool.
 import { createServer, type RequestListener, type Server } from 'node:http';
 import pino, { type Logger } from 'pino';
-import { AuditLog, type BackgroundJobs } from '@tlr/api';
+import { RequestLog, type BackgroundJobs } from '@tlr/api';
 import type { Config } from '@tlr/config';
 import { applyMigrations, createDatabase, lockDataFolder, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
 import { archivingFromStart, backupSettings } from '@tlr/db/backup';
@@ -109,8 +109,8 @@ export async function startService(config: Config, logger = createLogger(config)
   const db = createDatabase(dbServer.url, config.DB_POOL_SIZE, timeoutsOf(config));
   opened.push(() => db.close());
   const backups = await startBackups(config, dbServer, db.pool, logger);
-  const audit = new AuditLog(db.pool, logger);
-  opened.push(() => audit.close());
+  const requestLog = new RequestLog(db.pool, logger);
+  opened.push(() => requestLog.close());
   const store = createObjectStore(config);
   opened.push(() => store.close());
   // Not fatal: the API serves everything but voucher documents while the store is away (503 for those).
@@ -156,7 +156,7 @@ export async function startService(config: Config, logger = createLogger(config)
   const app = createApp({
     db,
     logger,
-    audit,
+    requestLog,
     isReady: () => ready,
     backups: backups.state,
     publicBaseUrl: config.PUBLIC_BASE_URL,

@@ -195,7 +195,7 @@ describe('backup and point-in-time restore', () => {
       expect(ids.sort()).toEqual([...inBackup, ...before].sort());
       for (const id of after) expect(ids).not.toContain(id);
       expect((await listBackups(settings)).map((b) => b.label)).toContain(backup.label);
-      // The restore drill (Order 16, item 2): the trial balances recorded at backup time, gapless numbers,
+      // The restore drill: the trial balances recorded at backup time, gapless numbers,
       // every voucher's SHA-256 its object's.
       const restoredDb = createDatabase(url, 2);
       try {

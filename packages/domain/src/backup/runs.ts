@@ -1,4 +1,4 @@
-// The table of backup runs (Order 16): a run is recorded with the books at its start, then succeeded or
+// The table of backup runs: a run is recorded with the books at its start, then succeeded or
 // failed; the last one is what /readyz and the admin health page show.
 import type { Connectable, Db } from '@tlr/db';
 import { recordBooks, type Books } from './books.ts';
