@@ -1,4 +1,4 @@
-// Backup benchmark (Order 16): the time and repository size of a full and an incremental pgBackRest backup
+// Backup benchmark: the time and repository size of a full and an incremental pgBackRest backup
 // of a database with BENCH_LINES journal lines, and the time of a restore (pgBackRest restore, then
 // PostgreSQL's start with recovery), next to the bare baseline in the same run: tar of the data folder
 // (no compression, no encryption) and untar of it.

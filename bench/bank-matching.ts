@@ -1,4 +1,4 @@
-// Bank matching benchmark: automatic matching of bank lines against many open invoices (Order 15: aim
+// Bank matching benchmark: automatic matching of bank lines against many open invoices (aim
 // 5,000 lines/s against 100,000 open invoices), next to a bare baseline in the same run: the same number
 // of payments registered directly (registerPayment, one transaction each: what posting alone costs).
 //

@@ -1,4 +1,4 @@
-// Bank reconciliation benchmark (Order 15: "the reconciliation at that size: aim p99 under 100 ms"):
+// Bank reconciliation benchmark (aim: p99 under 100 ms at that size):
 // GET /bank-accounts/{id}/reconciliation on a bank account of 100,000 statement lines whose ledger account
 // holds 100,000 journal lines, next to GET /bank-accounts/{id} in the same run (what any GET by id costs).
 //

@@ -1,4 +1,4 @@
-// Control trail benchmark (Order 16): what the trail costs a registration, next to a bare baseline in
+// Control trail benchmark: what the trail costs a registration, next to a bare baseline in
 // the same run: the same postings with the trail's triggers disabled and no actor named.
 //
 //   tsx bench/control-trail.ts     (or: npm run bench:control-trail)
@@ -13,7 +13,7 @@
 //
 // Environment (all optional): DATABASE_URL, BENCH_POSTINGS (2000 per round), BENCH_ROUNDS (2).
 import { inTransaction } from '@tlr/db';
-import { actAs, Decimal, listAuditTrail, postTransaction, type CompanyScope } from '@tlr/domain';
+import { actAs, Decimal, listControlTrail, postTransaction, type CompanyScope } from '@tlr/domain';
 import { cleanupStack } from './cleanup.ts';
 import { benchCompany, benchDatabase, machineLines, ms, seconds } from './lib.ts';
 
@@ -69,7 +69,7 @@ async function main() {
     const reads: number[] = [];
     for (let i = 0; i < 20; i++) {
       const start = process.hrtime.bigint();
-      await listAuditTrail(db.prisma, scope, { page: 1, per_page: 50, order: 'desc' });
+      await listControlTrail(db.prisma, scope, { page: 1, per_page: 50, order: 'desc' });
       reads.push(seconds(start) * 1000);
     }
     reads.sort((a, b) => a - b);

@@ -19,7 +19,7 @@
 // The rate limit (100 requests per 60 s per key, counted in PostgreSQL) stays on. Every request takes
 // a key from a round-robin set of keys and no key is ever used more than BENCH_REQUESTS_PER_KEY (90)
 // times, so no request is refused with 429 while every request still pays for authentication and
-// counting. Latest results: docs/perf.md; every run and its reading: docs/perf-log.md.
+// counting. Latest results: docs/perf.md; every run and its reading: docs/history/perf-log.md.
 //
 // Environment (all optional):
 //   BENCH_DURATION      seconds per main scenario (10)       BENCH_WARMUP   warm-up seconds (2)
@@ -490,7 +490,7 @@ async function main() {
     const buyer = (await db.pool.query<{ id: string; name: string }>('SELECT id, name FROM customers WHERE id = $1', [ids[0]])).rows[0]!;
     const bookDate = today();
     const invoice = invoiceBody({ customerId: buyer.id, issue: bookDate, due: addDays(bookDate, 14) });
-    // The same invoice in euro (Order 13), its rate taken from the company's table (one row for today).
+    // The same invoice in euro, its rate taken from the company's table (one row for today).
     const eurInvoice = JSON.stringify({ ...JSON.parse(invoice), currency: 'EUR' });
     await db.pool.query(`INSERT INTO exchange_rates (id, company_id, currency, date, rate, source) VALUES ($1, $2, 'EUR', $3, 7.4612, 'api')`, [
       newId(),
@@ -594,7 +594,7 @@ async function main() {
         request: tlrGet,
       },
       {
-        // Order 10: p99 under 10 ms at half of the maximum load (the same requests as tlr-get, paced
+        // The aim: p99 under 10 ms at half of the maximum load (the same requests as tlr-get, paced
         // evenly by paced.ts: autocannon's own pacing sends bursts at full load).
         id: 'tlr-get-half',
         title: "tlr GET /api/v1/customers/{id} at half of tlr-get's rate",
@@ -679,7 +679,7 @@ async function main() {
         request: post('tlr', '/api/v1/invoices', () => invoice),
       },
       {
-        // Order 13: the same invoice in EUR, the rate read from the company's table, each line converted.
+        // The same invoice in EUR, the rate read from the company's table, each line converted.
         id: 'tlr-post-invoice-eur',
         title: 'tlr POST /api/v1/invoices in EUR (auto_approve, 2 lines, rate from the exchange-rate table)',
         server: 'tlr',
@@ -819,15 +819,15 @@ async function main() {
       cpuTable(rows),
       '',
     ];
-    // Each tlr scenario against the bare baseline of the same work, with the aim of Order 10.
+    // Each tlr scenario against the bare baseline of the same work, with its aim (docs/perf.md).
     for (const [what, baseId, tlrId, aim] of [
       ['GET by id', 'baseline-get', 'tlr-get', 0.6],
       ['list of 50 with total', 'baseline-list', 'tlr-list', 0.6],
-      // Order 10 sets no aim for it: its baseline is one INSERT, without the idempotency key or the event.
+      // No aim is set for it: its baseline is one INSERT, without the idempotency key or the event.
       ['create', 'baseline-create', 'tlr-create', null],
       ['POST /transactions', 'baseline-post-transaction', 'tlr-post-transaction', 0.5],
       ['POST /invoices (auto_approve)', 'baseline-post-invoice', 'tlr-post-invoice', 0.5],
-      // Order 13: "baseline" here is tlr's own DKK invoice; the EUR invoice is to keep its throughput.
+      // "baseline" here is tlr's own DKK invoice; the EUR invoice is to keep its throughput.
       ['POST /invoices in EUR against the DKK invoice', 'tlr-post-invoice', 'tlr-post-invoice-eur', 1.0],
     ] as const) {
       const pairs = rows.flatMap((t) => {

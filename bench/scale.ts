@@ -1,4 +1,4 @@
-// The scale-out topology under mixed load (Order 10, 4; docs/scaling.md): three API processes and two
+// The scale-out topology under mixed load (docs/scaling.md): three API processes and two
 // worker processes on one PostgreSQL, voucher documents in an S3-protocol store (s3rver), webhooks to a
 // receiver in this process. For BENCH_SECONDS a closed loop of BENCH_CONNECTIONS clients sends a mix of
 // reads, creates, postings, invoice transitions and voucher uploads spread over the API processes; then

@@ -1,7 +1,7 @@
 // The admin app for support staff (docs/admin.md), mounted at /admin by the server: server-rendered
 // pages (@tlr/web, the owner pages' machinery with the staff realm) over the tRPC procedures, called in
 // process as the signed-in staff member. The procedures decide what each role may do and record every
-// call in the append-only staff trail; these pages only show and ask.
+// call among the append-only staff actions; these pages only show and ask.
 import type { Request, Response } from 'express';
 import { errorPage, signInRoutes, siteRouter, type Site, type SiteDeps } from '@tlr/web';
 import { companyRoutes } from './companies.ts';
@@ -24,7 +24,7 @@ const ADMIN_SITE: Site = {
     [`${ADMIN_BASE}/dead-letters`, 'Dead letters'],
     [`${ADMIN_BASE}/health`, 'Health'],
     [`${ADMIN_BASE}/oauth-clients`, 'OAuth clients'],
-    [`${ADMIN_BASE}/audit`, 'Staff trail'],
+    [`${ADMIN_BASE}/audit`, 'Staff actions'],
   ],
 };
 
@@ -53,7 +53,7 @@ export function adminPages(deps: Omit<AdminDeps, 'site'> & Pick<SiteDeps, 'logge
     router.get('/health', service.health);
     router.get('/oauth-clients', service.oauthClients);
     router.post('/oauth-clients/revoke', service.revokeClient);
-    router.get('/audit', service.audit);
+    router.get('/audit', service.staffActions);
     router.use((_req: Request, res: Response) => errorPage(res, ADMIN_SITE, 404, 'No such page', 'The admin app has no page at this address.'));
   });
 }

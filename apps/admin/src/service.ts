@@ -1,5 +1,5 @@
 // The service-wide pages: a request by the X-Request-ID an integrator quotes, dead letters, the health of
-// the queues and the database, OAuth clients (revoked by an admin), and the staff trail.
+// the queues and the database, OAuth clients (revoked by an admin), and the staff actions.
 import type { Request, Response } from 'express';
 import { field, fieldsOf, html, when } from '@tlr/web';
 import { badge, postButton, staffOf, staffPage, table, type AdminDeps } from './staff.ts';
@@ -91,6 +91,7 @@ export function serviceRoutes(deps: AdminDeps) {
       const s = await staffOf(deps, req, res);
       if (!s) return;
       const h = await s.caller.support.health({});
+      const setup = await deps.backups?.();
       staffPage(
         deps,
         res,
@@ -115,10 +116,12 @@ export function serviceRoutes(deps: AdminDeps) {
               <dt>Last backup</dt>
               <dd>
                 ${
-                  h.backup
-                    ? html`${badge(h.backup.status, h.backup.status === 'failed' ? 'bad' : 'ok')} ${h.backup.type}, started
-                      ${when(h.backup.started_at, '')}${h.backup.error ? html`: <code>${h.backup.error}</code>` : ''}`
-                    : 'none (backups are not set up: npm run tlr -- backup setup)'
+                  setup?.set_up === false
+                    ? html`${badge('not set up', 'bad')} ${setup.reason}`
+                    : h.backup
+                      ? html`${badge(h.backup.status, h.backup.status === 'failed' ? 'bad' : 'ok')} ${h.backup.type}, started
+                        ${when(h.backup.started_at, '')}${h.backup.error ? html`: <code>${h.backup.error}</code>` : ''}`
+                      : 'none yet'
                 }
               </dd>
             </dl>
@@ -181,18 +184,18 @@ export function serviceRoutes(deps: AdminDeps) {
       res.redirect(303, `${base}/oauth-clients`);
     },
 
-    async audit(req: Request, res: Response) {
+    async staffActions(req: Request, res: Response) {
       const s = await staffOf(deps, req, res);
       if (!s) return;
       const company = field(fieldsOf(req.query), 'company').trim();
-      const rows = await s.caller.support.audit({ companyId: company || undefined });
+      const rows = await s.caller.support.staffActions({ companyId: company || undefined });
       staffPage(
         deps,
         res,
         s,
         `${base}/audit`,
-        'Staff trail',
-        html`<h1>Staff trail</h1>
+        'Staff actions',
+        html`<h1>Staff actions</h1>
           <section>
             <p class="muted">
               Every call a staff member made, newest first${company ? html`, for company <code>${company}</code>` : ''}. Nobody can change or delete it.

@@ -3,6 +3,7 @@
 // that staff member. The procedures decide what the role allows and record every call in the trail.
 import type { Request, Response } from 'express';
 import { createCaller, type BackgroundJobs, type Caller } from '@tlr/api';
+import type { BackupSetup } from '@tlr/db/backup';
 import { getStaffUser, type StaffUserView, type VoucherStore } from '@tlr/domain';
 import { endSession, html, layout, sendPage, sessionOf, type Html, type PagesDeps } from '@tlr/web';
 
@@ -11,6 +12,8 @@ export interface AdminDeps extends PagesDeps {
   jobs?: BackgroundJobs | undefined;
   /** The voucher store, for a reset run in process when no queue is configured. */
   store?: VoucherStore | undefined;
+  /** Whether backups are set up, for the health page (the server's; unknown without). */
+  backups?: (() => Promise<BackupSetup>) | undefined;
 }
 
 export interface Staff {

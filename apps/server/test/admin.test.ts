@@ -272,6 +272,10 @@ describe('support', () => {
     const { page, problems } = await signedIn(support);
     await page.getByRole('link', { name: 'Health' }).click();
     await expect(page.locator('dl.facts').innerText()).resolves.toMatch(/Database\s+reachable round trip [\d.]+ ms/);
+    // This file's server is on DATABASE_URL with no backup settings: the step missing, not a last run.
+    await expect(page.locator('dl.facts').innerText()).resolves.toMatch(
+      /Last backup\s+not set up backups are not set up: with DATABASE_URL, pgBackRest runs on the database host: there, set BACKUP_PG_DATA_DIR/,
+    );
     // This file's worker has run the reset job: its queue is listed.
     await expect(row(page, 'sandbox-reset')).resolves.toMatch(/sandbox-reset\s+\d+\s+\d+\s+\d+/);
     await screenshot(page, 'health');

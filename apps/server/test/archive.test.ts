@@ -1,4 +1,4 @@
-// GET /exports/archive through HTTP (Order 16, item 5, "Leaving"): the zip is unpacked here and checked,
+// GET /exports/archive (the leaving archive) through HTTP: the zip is unpacked here and checked,
 // the SAF-T entry against the Danish XSD, every voucher's bytes against what was uploaded, the manifest's
 // checksums against the bytes; unsafe and repeated names, scopes, another company, the sandbox, a
 // document gone from the store, and an output that stops taking bytes.

@@ -1,18 +1,21 @@
-// The fault drill of Order 16 ("Done when: backup; more writes; destroy the data folder; restore to a point
-// in time; compare"), against an embedded PostgreSQL of this file's own in a temp folder, with pgBackRest.
+// Backups on a fresh data folder, with pgBackRest: the server's first start sets them up (no `tlr backup
+// setup`, no restart), so that `tlr backup run` works at once; then the fault drill ("backup; more writes;
+// destroy the data folder; restore to a point in time; compare"), on that embedded PostgreSQL of this
+// file's own in a temp folder. A server on DATABASE_URL without setup says which step is missing.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyMigrations, createDatabase, freePort, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
+import { createDatabase, freePort, resolveDatabaseServer, type Database, type DatabaseServer } from '@tlr/db';
 import {
   backupSettings,
   checkBackups,
   listBackups,
   restoreBackup,
-  runBackup,
   setupBackups,
   switchWal,
+  type BackupInfo,
   type BackupSettings,
   type Cluster,
 } from '@tlr/db/backup';
@@ -21,8 +24,9 @@ import { booksOfBackup, checkBooks, copyVouchers, recordedBackupRun } from '@tlr
 import { loadConfig } from '@tlr/config';
 import { backupVoucherStore, createObjectStore } from '@tlr/storage';
 import { startS3Server, type TestS3Server } from '@tlr/storage/testing/s3-server';
-import type { Service } from '../src/service.ts';
-import { api, created, idem, internal, ok, newCompany, startTestService, twoLinePosting, type Api } from './helpers.ts';
+import { spawnTlr } from '../../cli/test/helpers.ts';
+import { startService, type Service } from '../src/service.ts';
+import { api, created, databaseUrl, idem, internal, ok, newCompany, twoLinePosting, type Api } from './helpers.ts';
 
 // A folder the postgres user can enter when we are root (mkdtemp's are 0700).
 const root = mkdtempSync('/tmp/tlr-backup-drill-');
@@ -60,10 +64,10 @@ let svc: Service;
 let c: Api;
 let companyId: string;
 
-const start = async () => {
-  server = await resolveDatabaseServer({ databaseUrl: undefined, dataDir: root, embeddedPort: await freePort() });
-  cluster = { dataDir: server.dataDir!, url: server.url };
-};
+/** The service as `npm start` runs it on DATA_DIR, with the embedded PostgreSQL and both repositories. */
+const serviceEnv = () => ({ DATA_DIR: root, STORAGE_DIR: vouchers, ...backupEnv() });
+/** The CLI on that data folder, as `npm run tlr` runs it beside the server. */
+const tlr = (env: Record<string, string | undefined>, ...argv: string[]) => spawnTlr({ DATABASE_URL: undefined, ...env }, ...argv);
 
 const lap = (() => {
   let at = Date.now();
@@ -74,21 +78,21 @@ const lap = (() => {
 })();
 
 beforeAll(async () => {
-  [s3] = await Promise.all([httpsBucket(), start()]);
+  s3 = await httpsBucket();
   // Both repositories, as the operator configures them: the folder under DATA_DIR, and the bucket.
-  settings = backupSettings(loadConfig({ DATA_DIR: root, ...backupEnv() }));
-  // archive_mode is read at start only: setup, then start PostgreSQL again, as `tlr backup setup` says.
-  expect((await setupBackups(settings, cluster)).restartNeeded).toBe(true);
-  await server.stop();
-  await start();
-  lap('setup');
-  await applyMigrations(server.url);
+  settings = backupSettings(loadConfig(serviceEnv()));
+  // The first start on a fresh data folder, as `npm start` (DATABASE_URL unset): nothing set up before.
+  svc = await startService(
+    loadConfig({ ...serviceEnv(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', RUN_WORKER: 'false' }),
+  );
+  lap('first start');
+  // Its PostgreSQL, joined as the CLI joins it (on the port kept in the data folder).
+  server = await resolveDatabaseServer({ databaseUrl: undefined, dataDir: root, embeddedPort: undefined });
+  cluster = { dataDir: server.dataDir!, url: server.url };
   db = createDatabase(server.url, 4);
   const company = await newCompany('Backup ApS', undefined, db);
   companyId = company.companyId;
-  svc = await startTestService({ DATABASE_URL: server.url, STORAGE_DIR: vouchers });
   c = api(svc.url, (await company.key()).key);
-  lap('migrations, service');
 });
 
 afterAll(async () => {
@@ -110,6 +114,14 @@ async function query<T>(url: string, text: string, params: unknown[] = []): Prom
     await d.close();
   }
 }
+
+describe('backups on from the first start', () => {
+  it('the first start archives WAL and made the stanza: `tlr backup setup` finds nothing to restart', async () => {
+    expect((await db.pool.query<{ archive_mode: string }>('SHOW archive_mode')).rows).toEqual([{ archive_mode: 'on' }]);
+    expect(await (await fetch(`${svc.url}/readyz`)).json()).toMatchObject({ status: 'ready', backup: { status: 'none' } });
+    expect(await setupBackups(settings, cluster)).toMatchObject({ restartNeeded: false });
+  });
+});
 
 describe('backup and point-in-time restore', () => {
   it('shows a failed backup in /readyz, in the health of the admin app, and keeps the server ready', async () => {
@@ -139,10 +151,14 @@ describe('backup and point-in-time restore', () => {
       await bucket.close();
     }
     lap('writes');
-    // As the scheduler and `tlr backup run` do: the run recorded, with the books, in backup_runs.
-    const backup = await recordedBackupRun(db.prisma, db.pool, 'full', () => runBackup(settings, cluster, 'full'));
+    // `tlr backup run` beside the running server, with no other step before it: the run recorded, with
+    // the books, in backup_runs, as the scheduler's are.
+    const run = await tlr(serviceEnv(), 'backup', 'run', '--full', '--json');
     lap('full backup');
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const backup = JSON.parse(run.stdout) as BackupInfo;
     expect(backup.type).toBe('full');
+    expect(await (await fetch(`${svc.url}/readyz`)).json()).toMatchObject({ backup: { status: 'succeeded', type: 'full', error: null } });
     // pgBackRest records a backup's end in whole seconds, and restores to a time only from a backup that
     // ended before it: the point must be in a later second than the backup's end.
     await new Promise((r) => setTimeout(r, 1100));
@@ -179,7 +195,7 @@ describe('backup and point-in-time restore', () => {
       expect(ids.sort()).toEqual([...inBackup, ...before].sort());
       for (const id of after) expect(ids).not.toContain(id);
       expect((await listBackups(settings)).map((b) => b.label)).toContain(backup.label);
-      // The restore drill (Order 16, item 2): the trial balances recorded at backup time, gapless numbers,
+      // The restore drill: the trial balances recorded at backup time, gapless numbers,
       // every voucher's SHA-256 its object's.
       const restoredDb = createDatabase(url, 2);
       try {
@@ -201,4 +217,32 @@ describe('backup and point-in-time restore', () => {
       await restored.stop();
     }
   }, 180_000);
+});
+
+describe('a server on DATABASE_URL without setup', () => {
+  it('names the missing step: one line in its log at start, in /readyz, and from `tlr backup run`, `list` and `verify`', async () => {
+    const said: { level: number; msg: string }[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void said.push(JSON.parse(line) as { level: number; msg: string }) });
+    const config = loadConfig({ DATABASE_URL: databaseUrl(), DATA_DIR: join(root, 'other'), PORT: '0', HOST: '127.0.0.1', RUN_WORKER: 'false' });
+    const other = await startService(config, logger);
+    const step = /^backups are not set up: with DATABASE_URL, pgBackRest runs on the database host: there, set BACKUP_PG_DATA_DIR and run `tlr backup setup`/;
+    try {
+      expect(said.filter((l) => /backup/.test(l.msg)).map((l) => [l.level, l.msg])).toEqual([[40, expect.stringMatching(step)]]);
+      expect(await (await fetch(`${other.url}/readyz`)).json()).toMatchObject({
+        status: 'ready',
+        backup: { status: 'not_set_up', detail: expect.stringMatching(step) },
+      });
+    } finally {
+      await other.stop();
+    }
+    // On the database host, BACKUP_PG_DATA_DIR given, before `tlr backup setup`: never pgBackRest's ENOENT.
+    const onHost = { DATABASE_URL: databaseUrl(), BACKUP_PG_DATA_DIR: join(root, 'elsewhere'), BACKUP_DIR: join(root, 'not-set-up') };
+    for (const command of ['run', 'list', 'verify']) {
+      expect(await tlr(onHost, 'backup', command)).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'tlr: backups are not set up: run `tlr backup setup` (docs/operations.md, Backups)\n',
+      });
+    }
+  });
 });

@@ -1,4 +1,4 @@
-// Bank accounts through HTTP (Order 15): create with the defaults (DKK, 6470 Bankkonto) and an
+// Bank accounts through HTTP: create with the defaults (DKK, 6470 Bankkonto) and an
 // Idempotency-Key, list with the contract's meta, get and partial update; the refusals by field, the one
 // bank account per ledger account (409), scopes, isolation from other companies and the sandbox reset.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The full cycle of Order 15 through HTTP against PostgreSQL: an invoice with an FI payment id, its PDF's
+// The full cycle of the bank through HTTP against PostgreSQL: an invoice with an FI payment id, its PDF's
 // payment line, the bank's CSV carrying the id, the invoice paid by the import's own matching, a reminder
 // refused for it, while another unpaid invoice gets its three reminders with fees and interest (worked out
 // by hand below) and a fourth refused; then the reconciliation agrees. And "two processes import the same
@@ -73,7 +73,7 @@ describe('invoice with FI id -> PDF -> bank line -> paid -> reminder refused; an
     expect(r.status).toBe(201);
     expect(r.body.data.lines).toEqual({ total: 2, new: 2, duplicates: 0 });
     expect(await ok(c.GET('/invoices/{id}', path(paidBy.id)))).toMatchObject({ data: { status: 'paid', paid_amount: 2500 } });
-    // The control trail: the import is the key's, the match automatic matching's own (Order 16, decision 310).
+    // The control trail: the import is the key's, the match automatic matching's own (decision 310).
     const trail = async (query: { type: 'bank_statement' | 'bank_line' | 'invoice'; action?: string; resource_id?: string }) =>
       (await ok(c.GET('/audit-trail', { params: { query } }))).data.map((e) => e.registered_by);
     expect(await trail({ type: 'bank_statement' })).toEqual([expect.objectContaining({ type: 'api_key' })]);

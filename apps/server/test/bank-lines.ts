@@ -1,4 +1,4 @@
-// Bank lines for the reconciliation tests, written with SQL until the statement import lands (Order 15):
+// Bank lines for the reconciliation tests, written with SQL until the statement import lands:
 // the one place to swap for POST /bank-accounts/{id}/statements and POST /bank-lines/{id}/match.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';

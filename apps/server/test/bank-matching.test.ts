@@ -1,4 +1,4 @@
-// Matching bank lines (Order 15, item 4) through HTTP against PostgreSQL: every automatic rule (FI payment
+// Matching bank lines through HTTP against PostgreSQL: every automatic rule (FI payment
 // id, invoice number and amount, supplier and amount, posting by amount and date), the ambiguous line's
 // ranked suggestions, manual match, unmatch and post with their refusals, and exactly-once posting when
 // matchers race. "A match posts the payment through the existing payment functions, in one transaction."

@@ -1,4 +1,4 @@
-// GET /bank-accounts/{id}/reconciliation through HTTP (Order 15, item 5): the balances, the unmatched
+// GET /bank-accounts/{id}/reconciliation through HTTP: the balances, the unmatched
 // lines of each side and the difference, worked out by hand; the window from the opening balance date;
 // the first 100 items and `more`; a EUR account in EUR; the refusals by field, scope and company.
 // Bank lines are written with SQL until the statement import lands (bank-lines.ts); ledger postings go

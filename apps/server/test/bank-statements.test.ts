@@ -1,4 +1,4 @@
-// Bank statement import (Order 15, item 2) through HTTP against PostgreSQL: camt.053 of versions .02,
+// Bank statement import through HTTP against PostgreSQL: camt.053 of versions .02,
 // .06 and .08 and the CSV presets (Windows-1252 and UTF-8 with a BOM, semicolons and commas), each line
 // once however often or concurrently a statement is imported, the balance checks, the refusals by line
 // and field with nothing imported, and the lists of statements and lines.

@@ -1,4 +1,4 @@
-// The control trail (kontrolspor) through HTTP against PostgreSQL (Order 16 item 3): "Every registration
+// The control trail (kontrolspor) through HTTP against PostgreSQL: "Every registration
 // (posting, invoice and its state changes, expense, voucher, payment, VAT settlement, bank match) records who
 // made it ... when, by the database clock; from which request id", "the database refuses UPDATE and DELETE on
 // them", and GET /audit-trail lists them with filters, staff actions joined in.

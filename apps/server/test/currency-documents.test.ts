@@ -1,4 +1,4 @@
-// Invoices and expenses in foreign currency through HTTP (Order 13, item 4): the rate from the document
+// Invoices and expenses in foreign currency through HTTP: the rate from the document
 // or the company's table, the DKK posting with each line's currency, partial payments at other rates and
 // the realised exchange difference, the lists' currency filter and sort, and the PDF.
 import { extractText, getDocumentProxy } from 'unpdf';

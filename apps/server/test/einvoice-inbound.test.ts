@@ -1,4 +1,4 @@
-// Receiving e-invoices (Order 14, item 4) through HTTP against PostgreSQL: every Peppol example and an
+// Receiving e-invoices through HTTP against PostgreSQL: every Peppol example and an
 // OIOUBL document import as a supplier, a draft expense and vouchers; a document our own API made imports
 // into the company it was sent to; what breaks the official rules, hostile XML, the same document twice
 // and a key without the scopes are refused by name, with nothing stored.

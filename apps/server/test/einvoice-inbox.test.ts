@@ -1,4 +1,4 @@
-// The directory transport's inbox feeds the same import as POST /einvoices/inbound (Order 14, item 4):
+// The directory transport's inbox feeds the same import as POST /einvoices/inbound:
 // an invoice the access point leaves there is imported into the company its buyer's endpoint names and
 // moved to processed/; one for nobody here, or breaking the rules, goes to refused/; the same document
 // twice is imported once. On a database of its own: its worker reads this file's inbox.

@@ -1,4 +1,4 @@
-// Sending e-invoices through the directory transport (Order 14, item 3), through HTTP against
+// Sending e-invoices through the directory transport, through HTTP against
 // PostgreSQL: the document appears in the outbox whole, the access point's receipts and
 // ApplicationResponses in the inbox are recorded against it, approval sends when the company asks,
 // and what cannot be sent is refused by name. On a database of its own: its worker's transport writes

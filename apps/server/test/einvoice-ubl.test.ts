@@ -1,4 +1,4 @@
-// Every shape of invoice the API can make, as a Peppol BIS Billing 3.0 document (Order 14, item 2),
+// Every shape of invoice the API can make, as a Peppol BIS Billing 3.0 document,
 // checked by the official rules (CEN EN 16931 and Peppol BIS 3 with the Danish rules: validate.ts):
 // no fatal assertion on any of them.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Foreign currency through HTTP (Order 13): the company's exchange-rate table (PUT and GET
+// Foreign currency through HTTP: the company's exchange-rate table (PUT and GET
 // /exchange-rates) with its refusals, scopes and isolation, the rate lookup documents will use (rateOn),
 // and manual transactions whose lines carry currency, currency_amount and exchange_rate (bogføringsloven
 // § 15) through the view, the list, a reversal and a SAF-T file that validates.

@@ -1,4 +1,4 @@
-// A supplier's credit note (kreditnota) as a negative expense, through HTTP against PostgreSQL (Order 14):
+// A supplier's credit note (kreditnota) as a negative expense, through HTTP against PostgreSQL:
 // its VAT has the amount's sign, booking posts the mirror of a bill, the VAT return shows the purchase
 // VAT reduced, paying it is the supplier's refund (in EUR with the realised kursdifference on 3610),
 // cancelling reverses it, and the refusals name their field. Bills behave as before.

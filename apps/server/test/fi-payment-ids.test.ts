@@ -1,4 +1,4 @@
-// FI payment ids (Order 15, decisions 245 to 249) through HTTP: the company's FI creditor number in its
+// FI payment ids (decisions 245 to 249) through HTTP: the company's FI creditor number in its
 // settings, checked by name; the +71 payment id an invoice gets at approval, frozen with the creditor
 // number, searched, printed on the PDF and named in the e-invoice.
 import { describe, expect, it } from 'vitest';

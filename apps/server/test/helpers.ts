@@ -9,7 +9,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import { afterAll, beforeAll } from 'vitest';
 import { beforeDrop, copyTemplate, fileDatabaseUrl } from '../../../test/file-database.ts';
 import type { components, paths } from '../../../test/generated/api.ts';
-import { createCaller, type AuditRecord } from '@tlr/api';
+import { createCaller, type RequestLogRecord } from '@tlr/api';
 import { loadConfig } from '@tlr/config';
 import { createDatabase, type Database } from '@tlr/db';
 import { SCOPES, type Scope } from '@tlr/domain';
@@ -480,7 +480,7 @@ export function requestIdOf(res: { headers: Headers }): string {
 /** The audit records of a request, once the buffered audit log has written them (company_id as text). */
 export const auditRecords = (requestId: string) =>
   waitFor(async () => {
-    const { rows } = await testDb().pool.query<AuditRecord>(
+    const { rows } = await testDb().pool.query<RequestLogRecord>(
       `SELECT request_id, actor_type, actor_id, company_id::text, method, path, status, problem_code, duration_ms, ip, created_at
        FROM request_audit_log WHERE request_id = $1`,
       [requestId],

@@ -35,7 +35,7 @@ const LISTS = [
 ];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
-  // The contract's, and currency (Order 13: documents in foreign currency).
+  // The contract's, and currency (documents in foreign currency).
   '/invoices': ['created_at', 'issue_date', 'due_date', 'total', 'invoice_number', 'currency'],
   '/customers': ['name', 'created_at', 'email'],
   '/products': ['name', 'created_at', 'unit_price'],
@@ -56,7 +56,7 @@ const LIST_SORT: Record<string, string[]> = {
   '/imports': ['created_at'],
   '/audit-trail': ['registered_at'],
 };
-/** The lists with a status filter: the contract's three, and bank lines (Order 15: matched or unmatched). */
+/** The lists with a status filter: the contract's three, and bank lines (matched or unmatched). */
 const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines'];
 
 const t = useCompany({ name: 'OpenAPI Klient ApS' });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { QUEUES, startBoss } from '@tlr/jobs';
-import { AuditLog, type AuditRecord } from '@tlr/api';
+import { RequestLog, type RequestLogRecord } from '@tlr/api';
 import { api, auditRecords, databaseUrl, newCompany, requestIdOf, startTestService, testDb, useCompany, waitFor } from './helpers.ts';
 
 const t = useCompany();
@@ -34,7 +34,7 @@ describe('request audit log', () => {
 
   it('writes a buffered batch exactly as recorded: text JSON must escape, non-ASCII, a long path, more than one batch', async () => {
     const errors: unknown[] = [];
-    const audit = new AuditLog(testDb().pool, { error: (o: unknown) => errors.push(o) });
+    const audit = new RequestLog(testDb().pool, { error: (o: unknown) => errors.push(o) });
     const run = randomUUID();
     const created = new Date('2026-11-25T10:11:12.345Z');
     const paths = ['/api/v1/customers/"quoted"\\back\\slash', '/api/v1/Søren-Ærø-Åse/€/😀', `/api/v1/${'x'.repeat(20_000)}`, '/tab\tnew\nline'];
@@ -56,7 +56,7 @@ describe('request audit log', () => {
     for (const r of records) audit.record(r);
     await audit.close();
     expect(errors).toEqual([]);
-    const rows = await testDb().pool.query<AuditRecord>(
+    const rows = await testDb().pool.query<RequestLogRecord>(
       `SELECT request_id, actor_type, actor_id, company_id, method, path, status, problem_code, duration_ms, ip, created_at
        FROM request_audit_log WHERE request_id LIKE $1 ORDER BY id`,
       [`${run}-%`],
@@ -203,8 +203,8 @@ describe('database outage', () => {
     const pino = (await import('pino')).default;
     const db = createDatabase('postgresql://postgres:postgres@127.0.0.1:1/none', 2);
     const logger = pino({ level: 'silent' });
-    const audit = new AuditLog(db.pool, logger);
-    const app = createApp({ db, logger, audit, isReady: () => true });
+    const audit = new RequestLog(db.pool, logger);
+    const app = createApp({ db, logger, requestLog: audit, isReady: () => true });
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     try {

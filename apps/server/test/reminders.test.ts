@@ -1,4 +1,4 @@
-// Payment reminders (rykkere, Order 15 item 6) through HTTP against PostgreSQL: the company settings and
+// Payment reminders (rykkere) through HTTP against PostgreSQL: the company settings and
 // their refusals by field, the renteloven rules (the day after the due date, 10 days apart, three at most,
 // no reminder on a draft, paid or cancelled invoice), the fee and the interest against hand arithmetic and
 // their posting, the balance due left alone, two requests at once, the Danish PDF, the event and the

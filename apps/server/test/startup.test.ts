@@ -12,6 +12,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '@tlr/config';
 import { closeAfterCommand, createDatabase, freePort, resolveDatabaseServer } from '@tlr/db';
 import { blockedAt, reachableCopy } from '@tlr/db/embedded';
+import { spawnTlr } from '../../cli/test/helpers.ts';
 import { startService } from '../src/service.ts';
 import { databaseUrl } from './helpers.ts';
 
@@ -241,6 +242,42 @@ describe('the CLI beside npm start', () => {
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
     await interruptCleanly(run, dataDir);
   }, 120_000);
+});
+
+describe('two checkouts on one machine', () => {
+  it('start side by side with another DATA_DIR and no port given: each data folder keeps a PostgreSQL port of its own, and the CLI finds it there', async () => {
+    const dirs = [await serverDataDir(), await serverDataDir()];
+    const tlr = (dataDir: string, ...argv: string[]) =>
+      spawnTlr({ DATABASE_URL: undefined, EMBEDDED_PG_PORT: undefined, DATA_DIR: dataDir }, ...argv, '--json');
+    const names = async (dataDir: string) =>
+      (JSON.parse((await tlr(dataDir, 'company', 'list')).stdout) as { companies: { name: string }[] }).companies.map((c) => c.name);
+    // At the same moment: both may see the preferred port free, and the one that loses it takes another.
+    const runs = dirs.map((dataDir) => npmStart({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: '', RUN_WORKER: 'false' }));
+    await Promise.all(runs.map(listening));
+    const ports = dirs.map((d) => Number(readFileSync(join(d, 'pg', 'postmaster.pid'), 'utf8').split('\n')[3]));
+    expect(new Set(ports).size).toBe(2);
+    await Promise.all(
+      dirs.map(async (dataDir, i) => {
+        expect(readFileSync(join(dataDir, 'pg', 'postgresql.auto.conf'), 'utf8')).toContain(`port = '${ports[i]}'`);
+        const made = await tlr(
+          dataDir,
+          'company',
+          'create',
+          '--name',
+          `Checkout ${i} ApS`,
+          '--owner-email',
+          `owner${i}@example.com`,
+          '--owner-password',
+          'a long password 1',
+        );
+        expect(made).toMatchObject({ code: 0, stderr: '' });
+      }),
+    );
+    expect(await Promise.all(dirs.map(names))).toEqual([['Checkout 0 ApS'], ['Checkout 1 ApS']]);
+    await Promise.all(runs.map((run, i) => interruptCleanly(run, dirs[i]!)));
+    // Stopped, the CLI starts each folder's PostgreSQL itself, on the port the folder keeps.
+    expect(await Promise.all(dirs.map(names))).toEqual([['Checkout 0 ApS'], ['Checkout 1 ApS']]);
+  }, 180_000);
 });
 
 describe('Ctrl-C on npm start', () => {

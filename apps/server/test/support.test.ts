@@ -1,5 +1,5 @@
 // The admin app's procedures as support and admin staff call them (in process, createCaller, the same
-// pipeline as REST): roles decide what is allowed, every call lands in the append-only staff trail, and
+// pipeline as REST): roles decide what is allowed, every call lands in the append-only staff actions, and
 // what support sees is what the REST API did (a request found by its X-Request-ID, a sandbox reset
 // whose effect the API shows).
 import { randomUUID } from 'node:crypto';
@@ -100,7 +100,7 @@ describe('support staff', () => {
     await expect(testDb().pool.query('UPDATE staff_audit SET outcome = $1 WHERE id = $2', ['changed', first.id])).rejects.toThrow(/append-only/);
     await expect(testDb().pool.query('DELETE FROM staff_audit WHERE id = $1', [first.id])).rejects.toThrow(/append-only/);
     await expect(testDb().pool.query('TRUNCATE staff_audit')).rejects.toThrow(/append-only/);
-    expect((await admin.api.support.audit({ companyId: company.companyId })).map((r) => r.action)).toEqual(
+    expect((await admin.api.support.staffActions({ companyId: company.companyId })).map((r) => r.action)).toEqual(
       expect.arrayContaining(['internal.revokeApiKey', 'support.company']),
     );
   });

@@ -1,6 +1,6 @@
 // The VAT return (momsangivelse) of a quarter of mixed activity, through HTTP against PostgreSQL: every
 // field compared with figures worked out by hand below, the journal lines behind the fields, the
-// settlement (posting, filed return, lock date), corrections and every refusal (Order 13).
+// settlement (posting, filed return, lock date), corrections and every refusal.
 import { describe, expect, it } from 'vitest';
 import { bodyOf, created, idem, ok, testDb, useCompany } from './helpers.ts';
 import { validateSaft } from './saft-schema.ts';

@@ -1,5 +1,5 @@
 // Two settlements of one VAT period at once, on two server processes: one posts and files, the other
-// finds it settled (Order 13). The company's row lock serialises them; nothing is posted twice.
+// finds it settled. The company's row lock serialises them; nothing is posted twice.
 import { describe, expect, it } from 'vitest';
 import { countRows, created, idem, internal, newCompany, useServers } from './helpers.ts';
 

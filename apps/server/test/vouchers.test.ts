@@ -170,7 +170,7 @@ describe('GET /vouchers, /vouchers/{id}, /vouchers/{id}/content', () => {
       transaction_id: '',
       uploaded_at: expect.any(String),
       retention_until: '',
-      // The control trail (Order 16): who uploaded it, and when by the database clock.
+      // The control trail: who uploaded it, and when by the database clock.
       registered_at: expect.any(String),
       registered_by: { type: 'api_key', id: expect.any(String), name: expect.any(String) },
     });

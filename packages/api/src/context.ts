@@ -14,7 +14,7 @@ import type {
   VoucherStore,
   WebhookSettings,
 } from '@tlr/domain';
-import { writeAuditRecords, type AuditSink } from './audit.ts';
+import { writeRequestLogRecords, type RequestLogSink } from './request-log.ts';
 
 export type StaffRole = 'support' | 'admin';
 
@@ -36,8 +36,8 @@ export interface ApiContext {
   /** The Idempotency-Key of the call (the REST header, or given by an in-process caller). */
   idempotencyKey: string | undefined;
   response: { status?: number; headers: Record<string, string> };
-  /** Where an in-process call's audit record goes; null when the HTTP layer records the request. */
-  audit: AuditSink | null;
+  /** Where an in-process call's request log record goes; null when the HTTP layer records the request. */
+  requestLog: RequestLogSink | null;
   /** The object store of voucher documents; absent where none is configured (voucher uploads then answer 503). */
   store?: VoucherStore | undefined;
   /** A voucher body the HTTP shell has already read and staged (POST /vouchers streams). */
@@ -71,11 +71,11 @@ export interface BackgroundJobs {
 }
 
 /** Writes each record at once: for one-shot callers (the CLI) that have no batch to wait for. */
-const directAudit = (db: Database): AuditSink => {
+const directRequestLog = (db: Database): RequestLogSink => {
   const pending = new Set<Promise<unknown>>();
   return {
     record(r) {
-      const p = writeAuditRecords(db.pool, [r])
+      const p = writeRequestLogRecords(db.pool, [r])
         .catch(() => {})
         .finally(() => pending.delete(p));
       pending.add(p);
@@ -90,7 +90,7 @@ export interface CallerOptions {
   requestId?: string;
   idempotencyKey?: string;
   /** Default: each record written at once to the database of `db`; null when the caller records the call itself (the HTTP layer). */
-  audit?: AuditSink | null;
+  requestLog?: RequestLogSink | null;
   store?: VoucherStore;
   upload?: StagedContent;
   webhooks?: WebhookSettings;
@@ -107,7 +107,7 @@ export function callerContext(db: Database, actor: Actor, opts: CallerOptions = 
     requestId: opts.requestId ?? randomUUID(),
     idempotencyKey: opts.idempotencyKey,
     response: { headers: {} },
-    audit: opts.audit === undefined ? directAudit(db) : opts.audit,
+    requestLog: opts.requestLog === undefined ? directRequestLog(db) : opts.requestLog,
     store: opts.store,
     webhooks: opts.webhooks,
     upload: opts.upload,

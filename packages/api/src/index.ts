@@ -1,7 +1,7 @@
 export { appRouter, type AppRouter } from './root.ts';
 export { createCaller, callerOf, type Caller } from './caller.ts';
 export { type ApiContext, type BackgroundJobs, type Actor, type StaffRole, type CallerOptions, callerContext } from './context.ts';
-export { AuditLog, type AuditRecord, type AuditSink } from './audit.ts';
+export { RequestLog, type RequestLogRecord, type RequestLogSink } from './request-log.ts';
 export { openApiDocument } from './openapi.ts';
 export { inspectInput, jsonTextDepth, MAX_JSON_DEPTH } from './inspect.ts';
 export { routes, matchRoute, RAW_DOWNLOAD_HEADERS, type Route } from './routes.ts';

@@ -1,7 +1,7 @@
 // The application router: the public REST resources (mounted at /api/v1 by the server) and the
 // internal procedures for the operator CLI and the admin app.
 import { accountsRouter } from './routers/accounts.ts';
-import { auditTrailRouter } from './routers/audit-trail.ts';
+import { controlTrailRouter } from './routers/control-trail.ts';
 import { bankAccountsRouter } from './routers/bank-accounts.ts';
 import { bankLinesRouter } from './routers/bank-lines.ts';
 import { bankStatementsRouter } from './routers/bank-statements.ts';
@@ -30,7 +30,8 @@ import { createCallerFactory, router } from './trpc.ts';
 
 export const appRouter = router({
   invoices: invoicesRouter,
-  auditTrail: auditTrailRouter,
+  // Named as its public path, GET /audit-trail (the OpenAPI operation ids are the procedure paths).
+  auditTrail: controlTrailRouter,
   reminders: remindersRouter,
   settings: settingsRouter,
   expenses: expensesRouter,

@@ -1,9 +1,9 @@
 // tRPC initialisation and the one procedure pipeline every caller goes through (REST through the
 // adapter, the operator CLI and the admin app through createCaller). Each rule is a middleware driven
 // by the procedure's meta, in this order:
-//   audit and staff trail (in-process calls) -> hostile input and error mapping -> actor (scopes or
-//   staff role) with transaction and idempotency (mutations) -> input -> output -> the procedure.
-// Three layers of our own: tRPC copies a call's options at every layer (docs/perf-log.md, tenth session).
+//   request log and staff actions (in-process calls) -> hostile input and error mapping -> actor (scopes
+//   or staff role) with transaction and idempotency (mutations) -> input -> output -> the procedure.
+// Three layers of our own: tRPC copies a call's options at every layer (docs/history/perf-log.md, tenth session).
 import { getTRPCErrorFromUnknown, initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { z } from 'zod';
@@ -100,7 +100,7 @@ const t = initTRPC
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** The trail's record of a staff call: the company and the other ids its input named. */
+/** The staff action record of a call: the company and the other ids its input named. */
 function staffRecord(userId: string, requestId: string, path: string, kind: 'query' | 'mutation', input: unknown, outcome: string) {
   const fields = input && typeof input === 'object' ? (input as Record<string, unknown>) : {};
   const company = typeof fields.companyId === 'string' && isUuid(fields.companyId) ? fields.companyId : null;
@@ -116,33 +116,33 @@ function staffRecord(userId: string, requestId: string, path: string, kind: 'que
 }
 
 /**
- * The records of a call: an in-process call's audit record (REST requests are recorded by the HTTP
- * layer), and for a staff member the append-only trail (who, what, which company, when, how it ended):
- * a committed change from inside its transaction (see transactional), everything else here. Refusals
- * are recorded too: a support member trying an admin action is in the trail. One tRPC layer for both
- * (each layer copies the call's options): a REST request passes it with a single test.
+ * The records of a call: an in-process call's request log record (REST requests are recorded by the
+ * HTTP layer), and for a staff member the append-only staff actions (who, what, which company, when, how
+ * it ended): a committed change from inside its transaction (see transactional), everything else here.
+ * Refusals are recorded too: a support member trying an admin action is among the staff actions. One tRPC
+ * layer for both (each layer copies the call's options): a REST request passes it with a single test.
  */
 const recorded = t.middleware(async ({ ctx, type, path, next, getRawInput }) => {
   const actor = ctx.actor;
-  if (!ctx.audit && actor?.type !== 'staff') return next();
+  if (!ctx.requestLog && actor?.type !== 'staff') return next();
   const started = performance.now();
   // Per call (one caller's context serves many calls): set when the transaction recorded it.
   const staffCall = actor?.type === 'staff' ? { recorded: false } : undefined;
   const result = await (staffCall ? next({ ctx: { staffCall } }) : next());
   const input = await getRawInput().catch(() => undefined);
-  // A trail that cannot be written fails the call, and the audit record says so.
-  let trailFailure: { error: unknown } | undefined;
+  // A staff action that cannot be recorded fails the call, and the request log record says so.
+  let staffActionFailure: { error: unknown } | undefined;
   if (actor?.type === 'staff' && !staffCall!.recorded) {
     const outcome = result.ok ? 'ok' : toProblem(result.error).code;
     const kind = type === 'mutation' ? 'mutation' : 'query';
     await recordStaffAction(ctx.db.prisma as Db, staffRecord(actor.userId, ctx.requestId, path, kind, input, outcome)).catch(
-      (error: unknown) => (trailFailure = { error }),
+      (error: unknown) => (staffActionFailure = { error }),
     );
   }
-  if (ctx.audit) {
-    const problem = trailFailure ? toProblem(trailFailure.error) : result.ok ? undefined : toProblem(result.error);
+  if (ctx.requestLog) {
+    const problem = staffActionFailure ? toProblem(staffActionFailure.error) : result.ok ? undefined : toProblem(result.error);
     const inputCompany = (input as { companyId?: unknown } | undefined)?.companyId;
-    ctx.audit.record({
+    ctx.requestLog.record({
       request_id: ctx.requestId,
       actor_type: actor ? (actor.type === 'credential' ? actor.credential.type : actor.type) : null,
       actor_id: actor?.type === 'credential' ? actor.credential.id : actor?.type === 'staff' || actor?.type === 'owner' ? actor.userId : null,
@@ -156,7 +156,7 @@ const recorded = t.middleware(async ({ ctx, type, path, next, getRawInput }) => 
       created_at: new Date(),
     });
   }
-  if (trailFailure) throw trailFailure.error;
+  if (staffActionFailure) throw staffActionFailure.error;
   return result;
 });
 
@@ -216,7 +216,7 @@ async function transactional<R extends { ok: boolean }>(
       const queued = takeQueuedEinvoices(tx);
       const jobs = ctx.jobs;
       if (queued.length && jobs) hooks.push(() => jobs.einvoicesQueued(queued));
-      // A staff member's change commits with its record in the trail, or not at all.
+      // A staff member's change commits with its staff action record, or not at all.
       if (r.ok && ctx.actor?.type === 'staff') {
         await recordStaffAction(tx, staffRecord(ctx.actor.userId, ctx.requestId, path, 'mutation', await getRawInput(), 'ok'));
         const call = (ctx as { staffCall?: { recorded: boolean } }).staffCall;

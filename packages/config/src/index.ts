@@ -5,18 +5,15 @@ import { z } from 'zod';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const port = (fallback: number) =>
-  z
-    .string()
-    .default(String(fallback))
-    .transform((v, ctx) => {
-      const n = Number(v);
-      if (!/^\d+$/.test(v) || n > 65535) {
-        ctx.addIssue({ code: 'custom', message: `must be a port number from 0 to 65535, got "${v}"` });
-        return z.NEVER;
-      }
-      return n;
-    });
+const portNumber = (v: string, ctx: z.RefinementCtx): number => {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n > 65535) {
+    ctx.addIssue({ code: 'custom', message: `must be a port number from 0 to 65535, got "${v}"` });
+    return z.NEVER;
+  }
+  return n;
+};
+const port = (fallback: number) => z.string().default(String(fallback)).transform(portNumber);
 
 const milliseconds = (fallback: number) =>
   z
@@ -77,7 +74,11 @@ const schema = z
     HOST: z.string().default('0.0.0.0'),
     LOG_LEVEL: z.enum(logLevels).default('info'),
     DATA_DIR: z.string().default('.data'),
-    EMBEDDED_PG_PORT: port(54329),
+    // Unset: the port kept in the embedded data folder, chosen free when the folder was made (decision 420).
+    EMBEDDED_PG_PORT: z
+      .string()
+      .optional()
+      .transform((v, ctx) => (v === undefined || v === '' ? undefined : portNumber(v, ctx))),
     DB_POOL_SIZE: z
       .string()
       .default('10')

@@ -1,12 +1,13 @@
 // The backup tool behind a small interface: pgBackRest (Debian's `pgbackrest`), configured and driven by
-// tlr. It owns the pgBackRest config (stanza `tlr`, encrypted repositories), WAL archiving, and the runs.
+// tlr. It owns the pgBackRest config (stanza `tlr`, encrypted repositories), WAL archiving, the runs, and
+// whether backups are set up (and if not, the step missing).
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { accessSync, chownSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
 import pg from 'pg';
 import type { Config } from '@tlr/config';
-import { SOCKET_DIR, type RunAs } from './embedded.ts';
+import { SOCKET_DIR, type EmbeddedCluster, type RunAs } from './embedded.ts';
 
 export const STANZA = 'tlr';
 /** Debian's pgbackrest on the PATH (scripts/ensure-pgbackrest.mjs installs it). */
@@ -68,6 +69,12 @@ export function backupSettings(config: Config): BackupSettings {
   };
 }
 
+/** The cluster backed up: the embedded one, or BACKUP_PG_DATA_DIR's on the database host with DATABASE_URL. */
+export function backupCluster(config: Config, server: { embedded: boolean; dataDir?: string | undefined; url: string }): Cluster | undefined {
+  if (server.embedded) return { dataDir: server.dataDir!, url: server.url };
+  return config.BACKUP_PG_DATA_DIR ? { dataDir: config.BACKUP_PG_DATA_DIR, url: server.url, socketDir: config.BACKUP_PG_SOCKET_DIR } : undefined;
+}
+
 export interface BackupInfo {
   label: string;
   type: 'full' | 'diff' | 'incr';
@@ -84,11 +91,75 @@ export interface BackupInfo {
 export class BackupError extends Error {}
 
 const CIPHER_FILE = 'cipher-pass';
+/** The SHA-256 of the config for which `stanza-create` last succeeded: the stanza is made in every repository of it. */
+const STANZA_STAMP = 'stanza-created';
 export const configPath = (s: BackupSettings) => join(resolve(s.dir), 'pgbackrest.conf');
+
+/** Is pgBackRest on `path` (the PATH PostgreSQL's archive_command and tlr run it with)? */
+export function pgbackrestInstalled(path = process.env.PATH ?? ''): boolean {
+  return path.split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir || '.', PGBACKREST), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+const NOT_SET_UP = 'backups are not set up';
+const notSetUp = (step: string) => new BackupError(`${NOT_SET_UP}: ${step}`);
+const SETUP_STEP = 'run `tlr backup setup` (docs/operations.md, Backups)';
+
+/** Backups are set up, or the one line that says which step is missing. */
+export type BackupSetup = { set_up: true } | { set_up: false; reason: string };
+
+/**
+ * Whether `cluster` is backed up: pgBackRest installed, its config written, the stanza created for that
+ * config, and (when `archiveMode`, the server's archive_mode, is given) WAL archiving on. `embedded`: the
+ * embedded server, which tlr sets up at start (decision 422), so that the step named is restarting tlr.
+ */
+export function backupSetup(s: BackupSettings, cluster: Cluster | undefined, opts: { embedded: boolean; archiveMode?: string }): BackupSetup {
+  const missing = (step: string): BackupSetup => ({ set_up: false, reason: `${NOT_SET_UP}: ${step}` });
+  if (!cluster) {
+    return missing(
+      'with DATABASE_URL, pgBackRest runs on the database host: there, set BACKUP_PG_DATA_DIR and run `tlr backup setup` (docs/operations.md, Backups)',
+    );
+  }
+  if (!pgbackrestInstalled()) {
+    return missing(`pgBackRest is not installed: sudo apt-get install pgbackrest, then ${opts.embedded ? 'restart tlr' : SETUP_STEP}`);
+  }
+  if (!stanzaCreated(s)) return missing(opts.embedded ? `restart tlr, or ${SETUP_STEP}` : SETUP_STEP);
+  if (opts.archiveMode === 'off') {
+    return missing(
+      opts.embedded
+        ? 'WAL archiving starts when the embedded PostgreSQL starts again: restart tlr'
+        : 'WAL archiving starts when PostgreSQL starts again after `tlr backup setup`: restart PostgreSQL',
+    );
+  }
+  return { set_up: true };
+}
+
+/** A BackupError naming the missing step unless backups are set up. */
+export function requireBackupSetup(...args: Parameters<typeof backupSetup>): void {
+  const state = backupSetup(...args);
+  if (!state.set_up) throw new BackupError(state.reason);
+}
+
+const configHash = (s: BackupSettings) =>
+  createHash('sha256')
+    .update(readFileSync(configPath(s)))
+    .digest('hex');
+
+function stanzaCreated(s: BackupSettings): boolean {
+  const stamp = join(s.dir, STANZA_STAMP);
+  return existsSync(configPath(s)) && existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === configHash(s);
+}
 
 /** The OS user that owns `dir`, when it is not us (we are root and PostgreSQL runs as postgres): who runs pgBackRest. */
 function ownerOf(dir: string): RunAs | undefined {
-  const st = statSync(dir);
+  const st = statSync(dir, { throwIfNoEntry: false });
+  if (!st) return undefined; // not set up: pgbackrest() says so
   return process.getuid?.() === 0 && st.uid !== 0 ? { uid: st.uid, gid: st.gid } : undefined;
 }
 
@@ -106,7 +177,7 @@ function cipherPass(s: BackupSettings, owner: RunAs | undefined): string {
 export function configText(s: BackupSettings, cluster: Cluster, pass: string): string {
   const dir = resolve(s.dir);
   const lines = [
-    '# Written by `tlr backup setup` (docs/operations.md, Backups); rewritten by it, so change the settings, not this file.',
+    '# Written by tlr (`tlr backup setup`, and the embedded server at each start; docs/operations.md, Backups): change the settings, not this file.',
     '[global]',
     `repo1-path=${resolve(s.repoPath)}`,
     'repo1-cipher-type=aes-256-cbc',
@@ -160,6 +231,7 @@ export const archiveCommand = (s: BackupSettings) => `${PGBACKREST} --config=${c
 
 /** Runs pgBackRest as `who` with the config; resolves with its stdout, or fails with its last error line. */
 function pgbackrest(s: BackupSettings, args: string[], who: RunAs | undefined, password?: string): Promise<string> {
+  if (!existsSync(configPath(s))) return Promise.reject(notSetUp(SETUP_STEP));
   return new Promise((done, fail) => {
     const child = spawn(PGBACKREST, [`--config=${configPath(s)}`, `--stanza=${STANZA}`, ...args], {
       ...who,
@@ -202,30 +274,66 @@ export interface SetupResult {
   restartNeeded: boolean;
 }
 
-/**
- * Writes the config (and the passphrase, once), creates the stanza in every repository, and turns on WAL
- * archiving on the cluster (ALTER SYSTEM, so it holds across restarts and is in every backup).
- */
-export async function setupBackups(s: BackupSettings, cluster: Cluster): Promise<SetupResult> {
+/** Writes the folders, the passphrase (once) and the config, all owned by the data folder's owner. */
+function writeBackupConfig(s: BackupSettings, cluster: Cluster): void {
   // pgBackRest runs as the data folder's owner, as PostgreSQL's archive_command does; its folders are that user's.
   const owner = ownerOf(cluster.dataDir);
   for (const d of [s.dir, s.repoPath, ...['log', 'lock', 'spool'].map((x) => join(s.dir, x))]) {
     mkdirSync(d, { recursive: true, mode: 0o750 });
     if (owner) chownSync(d, owner.uid, owner.gid);
   }
-  const config = configText(s, cluster, cipherPass(s, owner));
-  writeFileSync(configPath(s), config, { mode: 0o600 });
+  writeFileSync(configPath(s), configText(s, cluster, cipherPass(s, owner)), { mode: 0o600 });
   if (owner) chownSync(configPath(s), owner.uid, owner.gid);
+}
 
-  await sql(cluster.url, `ALTER SYSTEM SET archive_mode = 'on'`);
-  await sql(cluster.url, `ALTER SYSTEM SET archive_command = ${quote(archiveCommand(s))}`);
-  // A WAL segment is archived when full or after this long: the bound on what a lost disk can cost (RPO).
-  await sql(cluster.url, `ALTER SYSTEM SET archive_timeout = '60s'`);
+/** What turns on WAL archiving into the repositories (decision 325). */
+function archiveSettings(s: BackupSettings): Record<string, string> {
+  return {
+    archive_mode: 'on',
+    archive_command: archiveCommand(s),
+    // A WAL segment is archived when full or after this long (with the switch-wal job, decision 334).
+    archive_timeout: '60s',
+  };
+}
+
+/** Creates the stanza in every repository of the config (pgBackRest's stanza-create does nothing to one made already). */
+async function createStanza(s: BackupSettings, cluster: Cluster): Promise<void> {
+  const hash = configHash(s);
+  await pgbackrest(s, ['stanza-create'], ownerOf(s.dir), password(cluster));
+  writeFileSync(join(s.dir, STANZA_STAMP), `${hash}\n`);
+}
+
+/** The stanza, once for each config: after a start that wrote a new one (a BACKUP_* setting changed). Nothing without a config. */
+export async function ensureStanza(s: BackupSettings, cluster: Cluster): Promise<void> {
+  if (existsSync(configPath(s)) && !stanzaCreated(s)) await createStanza(s, cluster);
+}
+
+/**
+ * Writes the config (and the passphrase, once), creates the stanza in every repository, and turns on WAL
+ * archiving on the cluster (ALTER SYSTEM, so it holds across restarts and is in every backup).
+ */
+export async function setupBackups(s: BackupSettings, cluster: Cluster): Promise<SetupResult> {
+  writeBackupConfig(s, cluster);
+  for (const [name, value] of Object.entries(archiveSettings(s))) await sql(cluster.url, `ALTER SYSTEM SET ${name} = ${quote(value)}`);
   await sql(cluster.url, 'SELECT pg_reload_conf()');
   const [mode] = await sql<{ archive_mode: string }>(cluster.url, 'SHOW archive_mode');
-  await pgbackrest(s, ['stanza-create'], owner, password(cluster));
+  await createStanza(s, cluster);
   return { config: configPath(s), archiveCommand: archiveCommand(s), restartNeeded: mode?.archive_mode !== 'on' };
 }
+
+/**
+ * The embedded server's backups from its first start (decision 422): before PostgreSQL starts, the config
+ * is written and archiving goes into postgresql.auto.conf, so no restart is needed; the caller creates
+ * the stanza once it runs (ensureStanza). Without pgBackRest nothing is turned on: an archive_command
+ * that cannot run would keep every WAL segment until the disk is full.
+ */
+export const archivingFromStart =
+  (s: BackupSettings) =>
+  (cluster: EmbeddedCluster): Record<string, string> => {
+    if (!pgbackrestInstalled()) return {};
+    writeBackupConfig(s, cluster);
+    return archiveSettings(s);
+  };
 
 const password = (c: Cluster) => decodeURIComponent(new URL(c.url).password);
 
@@ -298,6 +406,7 @@ const pgTime = (t: Date) => t.toISOString().replace('T', ' ').replace('Z', '+00'
  * the live one. Start a PostgreSQL on it: it replays the archived WAL up to `to` and opens.
  */
 export async function restoreBackup(s: BackupSettings, liveDataDir: string, to: Date | { label: string }, target: string, repo: 1 | 2 = 1): Promise<void> {
+  if (!existsSync(configPath(s))) throw notSetUp(SETUP_STEP);
   const dir = resolve(target);
   if (existsSync(liveDataDir) && existsSync(dir) && realpathSync(dir) === realpathSync(liveDataDir)) {
     throw new BackupError(`--target ${target} is the live data folder; restore into a new folder and move it in with the server stopped`);

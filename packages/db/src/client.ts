@@ -40,7 +40,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
  * One idle timer per connection, refreshed by its socket's traffic, rather than pg's `query_timeout`:
  * that wraps each query's callback in a closure sharing a context with the query and its timer, and V8
  * then kept every query's rows past a scavenge and promoted them to the old generation, about 4 KB per
- * GET by id (docs/perf-log.md, seventh session), so major collections came every few seconds under load.
+ * GET by id (docs/history/perf-log.md, seventh session), so major collections came every few seconds under load.
  */
 function giveUpWhenSilent(client: pg.PoolClient, ms: number): void {
   const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;

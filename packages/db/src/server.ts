@@ -1,12 +1,12 @@
 // Where the database comes from: DATABASE_URL when set, otherwise the embedded server under DATA_DIR.
 import { existsSync, lstatSync, mkdirSync, realpathSync, renameSync, rmdirSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { createServer } from 'node:net';
 import pg from 'pg';
 import { dataFolderHolder } from './data-lock.ts';
 import { blockedAt, postgresUser, SHARED_DIR, sharedFolder, startEmbeddedPostgres, StartupError, type EmbeddedOptions } from './embedded.ts';
 
 export { StartupError } from './embedded.ts';
+export { freePort } from './ports.ts';
 
 export interface DatabaseServer {
   url: string;
@@ -21,7 +21,8 @@ export interface DatabaseServer {
 export async function resolveDatabaseServer(opts: {
   databaseUrl: string | undefined;
   dataDir: string;
-  embeddedPort: number;
+  /** EMBEDDED_PG_PORT; undefined: the data folder's own (decision 420). */
+  embeddedPort: number | undefined;
   embeddedFolder?: string;
   log?: (m: string) => void;
   embedded?: EmbeddedOptions;
@@ -142,16 +143,4 @@ export function withDatabase(url: string, name: string): string {
   const u = new URL(url);
   u.pathname = `/${name}`;
   return u.toString();
-}
-
-/** A TCP port free on 127.0.0.1 right now: for throwaway embedded servers (tests, benchmarks). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.once('error', reject);
-  });
 }

@@ -21,6 +21,9 @@ declare global {
 export const Decimal = DecimalJs.clone({ precision: 40, rounding: DecimalJs.ROUND_HALF_UP });
 export type Decimal = DecimalJs;
 
+/** A numeric as the database returns it (Prisma.Decimal) or as text, as our Decimal (its precision and rounding). */
+export const decimalOf = (v: { toString(): string }): Decimal => new Decimal(v.toString());
+
 const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
 
 /**

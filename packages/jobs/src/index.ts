@@ -68,12 +68,12 @@ export const QUEUES = {
    */
   readEinvoiceInbox: { name: 'read-einvoice-inbox', cron: '* * * * *', options: { deleteAfterSeconds: 3600 } },
   /**
-   * Bank lines automatic matching has not looked at (bank/matching.ts): an import matches its first lines
+   * Bank lines automatic matching has not looked at (bank/auto-match.ts): an import matches its first lines
    * itself and leaves the rest, or what a crash left, to this sweep; two workers split lines (SKIP LOCKED).
    */
   matchBankLines: { name: 'match-bank-lines', cron: '* * * * *' },
   /**
-   * A backup (Order 16; apps/server/src/backups.ts), `{ type: 'full' | 'incr' }`, scheduled by the worker
+   * A backup (apps/server/src/backups.ts), `{ type: 'full' | 'incr' }`, scheduled by the worker
    * from BACKUP_FULL_CRON and BACKUP_INCR_CRON (two schedules of this queue, by key). Singleton: one runs
    * at a time across servers; not retried (a failed run is recorded and logged, the next is the schedule's).
    */

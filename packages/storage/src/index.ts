@@ -75,7 +75,7 @@ export { FilesystemStore } from './filesystem.ts';
 export { S3Store, type S3Settings } from './s3.ts';
 
 /**
- * The second location of voucher documents (Order 16): the backup bucket (BACKUP_S3_*), at the same keys
+ * The second location of voucher documents: the backup bucket (BACKUP_S3_*), at the same keys
  * as in the voucher store; undefined when no bucket is set.
  */
 export function backupVoucherStore(

@@ -1,6 +1,6 @@
 // Middlewares that every API request passes, run in order as one Express layer. Express's router pays
 // for each layer it walks (path matching, its `next` bookkeeping and allocations, about 0.5 KB a layer);
-// a GET by id walked some twenty (docs/perf-log.md, ninth session). The behaviour is the router's: a step
+// a GET by id walked some twenty (docs/history/perf-log.md, ninth session). The behaviour is the router's: a step
 // that answers stops the walk, `next(err)` and a thrown or rejected error go to Express's error
 // handlers, and `next()` from the last step goes on to the next layer.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';

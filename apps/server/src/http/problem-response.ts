@@ -1,9 +1,9 @@
 // Writes problem+json responses (from Express middleware and the REST adapter), noting the problem
-// for the request log and the audit.
+// for the log and the request log.
 import type { Response } from 'express';
 import { PROBLEM_CONTENT_TYPE, type Problem } from '@tlr/api';
 
-/** What the request log and the audit record say about a refused request. */
+/** What the log line and the request log record say about a refused request. */
 function noteProblem(res: Response, p: Pick<Problem, 'code' | 'field'>): void {
   res.locals.problem = { code: p.code, field: p.field };
 }

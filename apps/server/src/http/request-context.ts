@@ -1,11 +1,11 @@
 // First middleware of every request: a request id (the client's, when it sent a sane one), the
 // X-Request-ID and X-API-Version headers on every response whatever its outcome, and, once the
-// response is finished, one log line and one audit record.
+// response is finished, one log line and one request log record.
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { API_VERSION, REQUEST_ID_PATTERN } from '@tlr/config';
-import type { AuditSink } from '@tlr/api';
+import type { RequestLogSink } from '@tlr/api';
 import type { Credential } from '@tlr/domain';
 
 /** What every response carries, whatever its outcome (also those written before Express, client-error.ts). */
@@ -20,7 +20,7 @@ export function responseHeaders(requestId: string): Record<string, string> {
   };
 }
 
-export function requestContext(logger: Logger, audit: AuditSink) {
+export function requestContext(logger: Logger, requestLog: RequestLogSink) {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     // Read now: by 'finish' a refused upload's socket may already be destroyed, and Express's
@@ -36,7 +36,7 @@ export function requestContext(logger: Logger, audit: AuditSink) {
       const problem = res.locals.problem as { code: string; field?: string } | undefined;
       // The path without the query string: query values may carry personal data (lookup by e-mail).
       const path = req.originalUrl.split('?')[0]!;
-      audit.record({
+      requestLog.record({
         request_id: requestId,
         actor_type: credential?.type ?? null,
         actor_id: credential?.id ?? null,

@@ -6,7 +6,7 @@
 // keeps: that handler matched the route a second time and, on every request, walked the input schema
 // to switch on coercion, built a fetch Request only to take its abort signal (no procedure reads one)
 // and a caller proxy, and wrote a tRPC error shape that had to be rewritten into the problem. Here the
-// per-route work is done once, at start (docs/perf-log.md, decision 146).
+// per-route work is done once, at start (docs/history/perf-log.md, decision 146).
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { callTRPCProcedure, getTRPCErrorFromUnknown } from '@trpc/server';
@@ -71,7 +71,7 @@ export interface ProcedureDeps extends Pick<CallerOptions, 'store' | 'webhooks' 
 
 /**
  * A REST request's procedure context: its credential, request id, Idempotency-Key and the read that rode
- * on its authentication; audited by the HTTP layer.
+ * on its authentication; in the request log by the HTTP layer.
  */
 export function restContext(deps: ProcedureDeps, req: Request, res: Response): ApiContext {
   const { db, ...services } = deps;
@@ -80,7 +80,7 @@ export function restContext(deps: ProcedureDeps, req: Request, res: Response): A
     { type: 'credential', credential: res.locals.credential as Credential },
     {
       requestId: res.locals.requestId as string,
-      audit: null,
+      requestLog: null,
       idempotencyKey: req.get('Idempotency-Key'),
       prefetched: res.locals.prefetched as Prefetched | undefined,
       ...services,

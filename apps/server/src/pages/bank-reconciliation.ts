@@ -1,4 +1,4 @@
-// The owner's bank reconciliation page (Order 15, item 5): every bank account of the company against its
+// The owner's bank reconciliation page: every bank account of the company against its
 // ledger account at a date, with the unreconciled difference; the numbers of GET /bank-accounts/{id}/reconciliation.
 import type { Request, Response } from 'express';
 import { toProblem } from '@tlr/api';

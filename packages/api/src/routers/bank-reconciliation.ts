@@ -1,4 +1,4 @@
-// GET /bank-accounts/{id}/reconciliation: a bank account against its ledger account (Order 15, item 5),
+// GET /bank-accounts/{id}/reconciliation: a bank account against its ledger account,
 // and the same for every bank account of a company, for the owner's reconciliation page.
 import { z } from 'zod';
 import { bankReconciliation, bankReconciliationResource, DomainError, RECONCILIATION_RULES } from '@tlr/domain';

@@ -1,5 +1,5 @@
 // /reports: the profit and loss statement over a period and the balance sheet at a date, grouped like
-// the Danish standard chart (see docs/decisions.md, Reports).
+// the Danish standard chart (docs/decisions/reports.md).
 import { z } from 'zod';
 import { BALANCE_GROUP_KEYS, BALANCE_SECTION_KEYS, balanceSheet, PROFIT_LOSS_SECTION_KEYS, profitAndLoss } from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';

@@ -1,6 +1,6 @@
 // The admin app's procedures for support staff (and the operator): find a company and everything
 // attached to it, look up a request by its X-Request-ID, reset a sandbox on the owner's request, watch
-// and replay webhook deliveries, and read the health of the service and the staff trail. Every call of
+// and replay webhook deliveries, and read the health of the service and the staff actions. Every call of
 // a staff member is recorded by the pipeline (trpc.ts, recorded). Revoking keys, grants and clients
 // (admin role) are the internal and oauth procedures the CLI and the owner pages use too.
 import { z } from 'zod';
@@ -11,7 +11,7 @@ import {
   forbidden,
   getSandboxReset,
   getStaffUser,
-  listStaffAudit,
+  listStaffActions,
   lookupRequest,
   notFound,
   replaySubscriptionDelivery,
@@ -83,9 +83,9 @@ export const supportRouter = router({
     .meta({ staffRole: 'support' })
     .input(z.strictObject({}))
     .query(({ ctx }) => serviceHealth(ctx.tx)),
-  /** The staff trail: readable by staff, changed by nobody (the database refuses UPDATE and DELETE). */
-  audit: internalProcedure
+  /** The staff actions: readable by staff, changed by nobody (the database refuses UPDATE and DELETE). */
+  staffActions: internalProcedure
     .meta({ staffRole: 'support' })
     .input(z.strictObject({ companyId: companyId.optional() }))
-    .query(({ ctx, input }) => listStaffAudit(ctx.tx, { companyId: input.companyId })),
+    .query(({ ctx, input }) => listStaffActions(ctx.tx, { companyId: input.companyId })),
 });

@@ -1,4 +1,4 @@
-// The books a backup run records and the restore drill checks (Order 16, item 2): per company, the last
+// The books a backup run records and the restore drill checks: per company, the last
 // consecutive id and document number handed out and the trial balance up to that id; and the checks of a
 // restored database against them (balances equal, numbers gapless, every voucher's SHA-256 its object's).
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The table of backup runs (Order 16): a run is recorded with the books at its start, then succeeded or
+// The table of backup runs: a run is recorded with the books at its start, then succeeded or
 // failed; the last one is what /readyz and the admin health page show.
 import type { Connectable, Db } from '@tlr/db';
 import { recordBooks, type Books } from './books.ts';
@@ -64,7 +64,7 @@ export async function booksOfBackup(db: Db, label: string): Promise<Books | unde
   return row?.books;
 }
 
-/** The last run, or undefined when there has been none (backups not set up). */
+/** The last run, or undefined before the first. */
 export async function lastBackupRun(db: Db): Promise<LastBackupRun | undefined> {
   const [row] = await db.$queryRaw<
     { status: LastBackupRun['status']; type: string; started_at: Date; finished_at: Date | null; label: string | null; error: string | null }[]

@@ -1,4 +1,4 @@
-// Voucher documents copied to the second location (Order 16): each stored object not yet copied is read
+// Voucher documents copied to the second location: each stored object not yet copied is read
 // from the voucher store, checked against its SHA-256, written to the backup store, and recorded.
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';

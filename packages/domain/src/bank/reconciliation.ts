@@ -1,4 +1,4 @@
-// Bank reconciliation (afstemning, Order 15): a bank account's balance by its statement lines against the
+// Bank reconciliation (afstemning): a bank account's balance by its statement lines against the
 // balance of the ledger account it reconciles to, the lines left unmatched on each side and the difference.
 import { z } from 'zod';
 import { Prisma, type Db } from '@tlr/db';

@@ -1,5 +1,5 @@
 // What a bank line says about whom it pays, pure: the FI payment ids and invoice numbers in its text,
-// whether it names a supplier, and the order suggestions are shown in. matching.ts asks these.
+// whether it names a supplier, and the order suggestions are shown in (find-candidates.ts, auto-match.ts).
 import { isFiPaymentId } from '../identifiers/fi-payment.ts';
 
 /** A registration an unmatched line may pay, with why it was thought of (best first: score). */

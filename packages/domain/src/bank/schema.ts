@@ -87,7 +87,7 @@ export const bankStatementResource = z
   .meta({ id: 'BankStatement', description: 'One imported bank statement file: what it stated and what its lines came to' });
 export type BankStatementView = z.input<typeof bankStatementResource>;
 
-/** POST /bank-lines/{id}/match: exactly one of the three (matching.ts says so when not). */
+/** POST /bank-lines/{id}/match: exactly one of the three (match-bank-line.ts says so when not). */
 export const bankLineMatchBody = z.strictObject({
   invoice_id: uuid().optional().meta({ description: 'An open invoice the line pays (money in): a payment of the line amount, at most the balance due' }),
   expense_id: uuid().optional().meta({ description: 'A booked expense the line pays in full (money out; money in for a credit note)' }),

@@ -38,7 +38,7 @@ const scopeSets = new Map<string, ReadonlySet<string>>();
 /**
  * A credential's scopes as a set, from `array_to_string(scopes, ' ')` of its row. Every request
  * authenticates, and pg's parser of a text[] builds each element character by character: that was a
- * quarter of what a GET by id left for the old generation (docs/perf-log.md, sixth session). The lists in
+ * quarter of what a GET by id left for the old generation (docs/history/perf-log.md, sixth session). The lists in
  * use are few, so each is split once and its set shared (read-only); the memo is bounded all the same.
  */
 export function scopeSet(text: string): ReadonlySet<string> {

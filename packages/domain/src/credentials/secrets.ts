@@ -2,7 +2,7 @@
 // (no salt or slow hash needed, and the lookup stays an index probe on every request). Passwords are
 // low-entropy and get argon2id.
 import { createHash, randomBytes } from 'node:crypto';
-import argon2 from 'argon2';
+import type * as Argon2 from 'argon2';
 
 export type KeyMode = 'live' | 'test';
 export const KEY_PATTERN = /^tlr_(live|test)_[0-9a-f]{48}$/;
@@ -16,5 +16,13 @@ export const keyDigest = (key: string): Uint8Array<ArrayBuffer> => new Uint8Arra
 /** What listings show of a key: its prefix and first 4 hex characters. */
 export const keyPrefix = (key: string) => key.slice(0, 13);
 
-export const hashPassword = (password: string) => argon2.hash(password, { type: argon2.argon2id });
-export const verifyPassword = (hash: string, password: string) => argon2.verify(hash, password).catch(() => false);
+// argon2, a native addon, is loaded by the first password: a process that hashes none (most CLI commands)
+// does not pay its load (decision 421).
+let loaded: Promise<typeof Argon2> | undefined;
+const argon2 = () => (loaded ??= import('argon2'));
+
+export const hashPassword = async (password: string) => {
+  const { hash, argon2id } = await argon2();
+  return hash(password, { type: argon2id });
+};
+export const verifyPassword = async (digest: string, password: string) => (await argon2()).verify(digest, password).catch(() => false);

@@ -5,7 +5,7 @@
 // never lost). The row is the truth; the jobs that run it (@tlr/jobs deliverEinvoice) only wake it.
 import type { Db, InTransaction } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
-import { setInvoiceStatus } from '../invoices/invoices.ts';
+import { setInvoiceStatus } from '../invoices/set-invoice-status.ts';
 import { retryWaitMs } from '../webhooks/rules.ts';
 import type { DueMessage } from './outbound.ts';
 import type { EinvoiceStatus } from './schema.ts';

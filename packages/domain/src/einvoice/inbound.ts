@@ -7,7 +7,7 @@ import type { Db, InTransaction } from '@tlr/db';
 import { fromDate, toDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
-import { createExpense } from '../expenses/expenses.ts';
+import { createExpense } from '../expenses/create-expense.ts';
 import { expenseCreate } from '../expenses/schema.ts';
 import { newId } from '../ids.ts';
 import { checkPeppolId, normalizePeppolId } from '../identifiers/peppol-id.ts';

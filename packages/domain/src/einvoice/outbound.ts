@@ -64,9 +64,7 @@ export function takeQueuedEinvoices(tx: Db): DueMessage[] {
 }
 
 /**
- * The receiver's Peppol participant id: the customer's `peppol_id`, "" when it has none. The column
- * is added by the endpoint-ids work (Order 14, item 1); the row is read as it comes from the table,
- * so until that column exists every customer has none.
+ * The receiver's Peppol participant id: the customer's `peppol_id`, "" when it has none.
  */
 export function receiverOf(customer: Pick<Customer, 'peppol_id'> | null | undefined): string {
   return customer?.peppol_id ?? '';
@@ -129,8 +127,8 @@ export async function queueOnApproval(
  */
 export async function sendInvoice(db: Db, scope: CompanyScope, id: string, input: EinvoiceSendInput) {
   const kind = input.document;
-  // Locked as every change of an invoice locks it first (invoices.ts): a send and an approval or a
-  // delivery's outcome queue on it, and two sends at once make one message.
+  // Locked as every change of an invoice locks it first (lockInvoice, invoices/invoice-rows.ts): a send and
+  // an approval or a delivery's outcome queue on it, and two sends at once make one message.
   const [invoice] = await db.$queryRaw<Invoice[]>`SELECT * FROM invoices WHERE id = ${id}::uuid AND company_id = ${scope.companyId}::uuid FOR UPDATE`;
   if (!invoice) throw notFound('invoice', id);
   const refusal = notSendable(invoice, kind);

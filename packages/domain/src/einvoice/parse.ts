@@ -8,7 +8,7 @@ import { invalidRequest } from '../errors.ts';
 import { Decimal, parseDecimalText } from '../money.ts';
 import { xmlRefused } from '../xml/reader.ts';
 import { attributeOf, child, children, readXmlDocument, textOf, type XmlElement } from '../xml/tree.ts';
-import { VAT_RATE_DECIMALS } from '../vat.ts';
+import { VAT_RATE_DECIMALS } from '../vat/arithmetic.ts';
 import type { EinvoiceFormat } from './schema.ts';
 import type { RuleFailure } from './validate.ts';
 

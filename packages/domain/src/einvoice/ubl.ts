@@ -7,7 +7,7 @@ import type { Db } from '@tlr/db';
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces';
 import { Decimal, sumAmounts } from '../money.ts';
-import { vatByGroup } from '../vat.ts';
+import { vatByGroup } from '../vat/arithmetic.ts';
 import { toDkk } from '../currency/rules.ts';
 import { VAT_CODES, type VatKind } from '../vat/codes.ts';
 import type { CompanyScope } from '../context.ts';

@@ -29,11 +29,11 @@ export const EVENT_TYPES = [
   'transaction.created',
   'voucher.created',
   'voucher.deleted',
-  // Additive (Order 13): beyond the contract's 23.
+  // Additive: beyond the contract's 23.
   'vat_return.settled',
-  // Additive (Order 15): a payment reminder (rykker) issued on an invoice.
+  // Additive: a payment reminder (rykker) issued on an invoice.
   'invoice.reminder_sent',
-  // Additive (Order 15): a bank statement imported; data is the BankStatement resource.
+  // Additive: a bank statement imported; data is the BankStatement resource.
   'bank_statement.imported',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

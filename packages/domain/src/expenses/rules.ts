@@ -1,10 +1,21 @@
-// The VAT of an expense, pure: how much VAT a bill carries under its code, and the lines its booking
-// posts (the cost, the VAT lines of vat/codes.ts, the payable). The expense functions rely on these.
+// An expense's rules, pure: its statuses and their moves, how much VAT a bill carries under its code, and
+// the lines its booking posts (the cost, the VAT lines of vat/codes.ts, the payable).
 import { invalidRequest } from '../errors.ts';
 import { Decimal } from '../money.ts';
 import { reversingLines, type PostingLine } from '../ledger/rules.ts';
-import { groupVat, vatFromGross } from '../vat.ts';
+import { groupVat, vatFromGross } from '../vat/arithmetic.ts';
 import { isReverseCharge, vatLines, type VatTreatment } from '../vat/codes.ts';
+
+export const EXPENSE_STATUSES = ['draft', 'booked', 'paid', 'cancelled'] as const;
+export type ExpenseStatus = (typeof EXPENSE_STATUSES)[number];
+
+/** draft -> booked (or deleted); booked -> paid or cancelled; paid and cancelled are final. */
+export const EXPENSE_TRANSITIONS: Record<ExpenseStatus, readonly ExpenseStatus[]> = {
+  draft: ['booked'],
+  booked: ['paid', 'cancelled'],
+  paid: [],
+  cancelled: [],
+};
 
 /** The treatment of a bill that names no code, as before codes: K25 when it carries VAT, else none. */
 export const LEGACY_EXPENSE_CODE = 'K25';

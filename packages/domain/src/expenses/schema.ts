@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { accountNumber, amountOut, boolean, currency, date, dateOut, exchangeRate, money, percent, text, timestamp, uuid, vatCode } from '../fields.ts';
 import { ordinal } from '../integers.ts';
-import { EXPENSE_STATUSES } from './expenses.ts';
+import { EXPENSE_STATUSES } from './rules.ts';
 import { registrationFields } from '../trail/actor.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 

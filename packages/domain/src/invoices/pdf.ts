@@ -8,7 +8,7 @@
 // invoiceDocument reads what the page shows (the buyer frozen at approval; a draft's buyer as the
 // customer is now); renderInvoicePdf lays it out with pdfkit. Amounts travel as strings with two
 // decimals, never as floats.
-import PDFDocument from 'pdfkit';
+import type PDFDocument from 'pdfkit';
 import type { Company, Db } from '@tlr/db';
 import { daysBetween, fromDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
@@ -180,9 +180,14 @@ const HEADINGS: [string, keyof typeof COLS][] = [
   ['Beløb', 'amount'],
 ];
 
+// pdfkit is loaded by the first document: its fonts and Unicode tables take a quarter of a second, which
+// every process importing the domain (the CLI) would otherwise pay (decision 421).
+let pdfkit: Promise<typeof PDFDocument> | undefined;
+
 /** A Danish A4 document and the bytes it will have once `doc.end()` is called. */
-export function startPdf(title: string, author: string) {
-  const doc = new PDFDocument({ size: 'A4', margin: M, info: { Title: title, Author: author, Creator: 'tlr' }, lang: 'da-DK' });
+export async function startPdf(title: string, author: string) {
+  const Document = await (pdfkit ??= import('pdfkit').then((m) => m.default));
+  const doc = new Document({ size: 'A4', margin: M, info: { Title: title, Author: author, Creator: 'tlr' }, lang: 'da-DK' });
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<Buffer>((resolve, reject) => {
@@ -217,10 +222,10 @@ export const bankDetails = (s: Seller) =>
     s.iban ? `IBAN ${printIban(s.iban)}` : '',
   ].filter(Boolean);
 
-export function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
+export async function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
   const credit = d.kind === 'credit_note';
   const title = credit ? 'KREDITNOTA' : 'FAKTURA';
-  const { doc, done } = startPdf(`${credit ? 'Kreditnota' : 'Faktura'} ${d.number || '(kladde)'} - ${d.seller.name}`, d.seller.name);
+  const { doc, done } = await startPdf(`${credit ? 'Kreditnota' : 'Faktura'} ${d.number || '(kladde)'} - ${d.seller.name}`, d.seller.name);
 
   // A draft is not yet an invoice; a cancelled one is no longer a claim: both say so across every page.
   const stamp = d.draft ? 'KLADDE' : d.credited_by ? 'ANNULLERET' : '';

@@ -99,8 +99,8 @@ const OPENING: Record<number, string> = {
   3: 'Dette er sidste rykker for nedenstående faktura. Betales beløbet ikke inden 10 dage, overgives sagen til inkasso.',
 };
 
-export function renderReminderPdf(d: ReminderDocument): Promise<Buffer> {
-  const { doc, done } = startPdf(`Rykker ${d.number} for faktura ${d.invoice.number} - ${d.seller.name}`, d.seller.name);
+export async function renderReminderPdf(d: ReminderDocument): Promise<Buffer> {
+  const { doc, done } = await startPdf(`Rykker ${d.number} for faktura ${d.invoice.number} - ${d.seller.name}`, d.seller.name);
   const sellerBottom = drawParty(doc, d.seller, 340, M, 205, 'Afsender');
   doc.font(BOLD).fontSize(22).fillColor('black').text(`RYKKER ${d.number}`, M, M, { width: 280 });
   const buyerBottom = drawParty(doc, d.buyer, M, M + 45, 280, 'Til');

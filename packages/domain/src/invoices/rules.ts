@@ -3,7 +3,7 @@
 import { DomainError } from '../errors.ts';
 import { Decimal, lineNet, MAX_AMOUNT, sumAmounts } from '../money.ts';
 import type { PostingLine } from '../ledger/rules.ts';
-import { computeVat, type VatGroup } from '../vat.ts';
+import { computeVat, type VatGroup } from '../vat/arithmetic.ts';
 import { vatLines, type VatTreatment } from '../vat/codes.ts';
 
 export const INVOICE_STATUSES = ['draft', 'approved', 'sent', 'paid', 'overdue', 'cancelled'] as const;
@@ -60,8 +60,8 @@ export interface InvoiceTotals {
 
 /**
  * The arithmetic of an invoice: each line's amount is rounded to øre once; VAT is computed per rate
- * group on the exact sum of its lines and rounded half up (vat.ts); total = subtotal + VAT. Refuses
- * totals beyond the largest amount.
+ * group on the exact sum of its lines and rounded half up (vat/arithmetic.ts); total = subtotal + VAT.
+ * Refuses totals beyond the largest amount.
  */
 export function invoiceTotals(lines: readonly LineInput[]): InvoiceTotals {
   const amounts = lines.map((l) => lineNet(l.quantity, l.unitPrice));

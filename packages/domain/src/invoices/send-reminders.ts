@@ -11,7 +11,7 @@ import { newId } from '../ids.ts';
 import { postTransaction } from '../ledger/post.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { amountToJson, Decimal } from '../money.ts';
-import { accountsByNumber } from './invoices.ts';
+import { accountsByNumber } from './posting-accounts.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { interestDays, interestRate, isBusinessBuyer, nextReminderNumber, reminderInterest, type PreviousReminder } from './reminders.ts';
 import type { ReminderInput, ReminderView } from './reminder-schema.ts';

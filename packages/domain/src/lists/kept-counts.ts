@@ -1,6 +1,6 @@
 // Exact list totals without counting the company's rows on every list call: count(*) over a million
 // invoices takes 140 ms here whatever the index, and over 10,000 customers it was most of the list's
-// database time (docs/perf-log.md). Statement triggers append signed rows per company (migrations
+// database time (docs/history/perf-log.md). Statement triggers append signed rows per company (migrations
 // invoice_counts and master_data_counts): for invoices per status, for customers, products and
 // suppliers per table (their live rows, deleted_at IS NULL). A list filtered by nothing (or invoices by
 // status only) sums a company's few rows; a job folds them.

@@ -33,7 +33,7 @@ export const RATE_WINDOW_SECONDS = 60;
  * count also keep a credential's last-used time at minute precision: a PostgreSQL crash may lose the
  * last fraction of a second of those and nothing else. Without it, a request whose statement touched a
  * last-used time, or pruned a page of old row versions, waited for a WAL flush (an fsync) before its
- * answer (docs/perf-log.md, Order 10, tenth session).
+ * answer (docs/history/perf-log.md, tenth session).
  */
 export function rateLimitHitCte(keyIds: string, limit = RATE_LIMIT): string {
   const window = `make_interval(secs => ${RATE_WINDOW_SECONDS})`;

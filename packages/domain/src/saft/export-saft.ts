@@ -181,7 +181,7 @@ LIMIT $5`;
 // any size never has to be held in memory whole. A transaction's own fields come with its first line
 // only (the posting function numbers lines from 1), and a line names its account by id (the export has
 // the accounts already): a quarter less work for PostgreSQL and for the driver than every line
-// repeating them (docs/perf-log.md, Order 10).
+// repeating them (docs/history/perf-log.md).
 /** One batch of the journal (exported for the ledger bench's EXPLAIN). */
 export const JOURNAL_SQL = `
 SELECT t.system_id, l.line_number,

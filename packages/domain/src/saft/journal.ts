@@ -1,6 +1,6 @@
 // The hot loop of the SAF-T export: GeneralLedgerEntries/Journal/Transaction and Line elements as
 // strings. Written by hand rather than through xmlbuilder2 because it runs once per ledger line
-// (measured: see docs/decisions.md, SAF-T export); a unit test holds it equal to xmlbuilder2's output.
+// (measured: see docs/decisions/saf-t-export.md); a unit test holds it equal to xmlbuilder2's output.
 import { accountingPeriod, compactId, escapeText, SAFT_TEXT, xmlText } from './rules.ts';
 
 /** A journal transaction: the fields its Transaction element carries before its lines. */

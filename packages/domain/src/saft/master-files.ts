@@ -44,7 +44,7 @@ export function headerXml(company: SaftCompany, period: SaftPeriod, createdOn: s
         ...registration(company.cvr, true),
         Name: fit(company.name, SAFT_TEXT.middle2),
         // The company profile has no address or bank account yet: the schema's mandatory elements
-        // are present and empty (docs/decisions.md, SAF-T export).
+        // are present and empty (docs/decisions/saf-t-export.md).
         Address: { StreetName: '', City: '', PostalCode: '', Country: 'DK' },
         ...(company.vat_registered && isCvr(company.cvr)
           ? { TaxRegistration: { TaxRegistrationNumber: company.cvr, TaxType: 'VAT', TaxAuthority: 'Skattestyrelsen', Country: 'DK' } }

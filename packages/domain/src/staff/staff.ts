@@ -1,5 +1,5 @@
-// Support staff of the admin app: accounts created by the operator, and the append-only trail of what
-// each of them did (the database refuses to change or delete a record; see the staff_admin migration).
+// Support staff of the admin app: accounts created by the operator, and the staff actions (table
+// staff_audit), the append-only record of what each of them did (the database refuses to change one).
 import type { Db } from '@tlr/db';
 import { DomainError, invalidRequest } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
@@ -39,7 +39,7 @@ export interface StaffActionRecord {
   request_id: string;
 }
 
-/** One record of the trail; the e-mail and role are copied so the record reads on its own. */
+/** One staff action; the e-mail and role are copied so the record reads on its own. */
 export async function recordStaffAction(db: Db, r: StaffActionRecord): Promise<void> {
   await db.$executeRaw`
     INSERT INTO staff_audit (staff_user_id, staff_email, role, action, kind, company_id, target, outcome, request_id)
@@ -47,7 +47,7 @@ export async function recordStaffAction(db: Db, r: StaffActionRecord): Promise<v
     FROM staff_users s WHERE s.id = ${r.staff_user_id}::uuid`;
 }
 
-export interface StaffAuditView {
+export interface StaffActionView {
   id: string;
   staff_email: string;
   role: string;
@@ -60,11 +60,11 @@ export interface StaffAuditView {
   created_at: string;
 }
 
-/** The trail, newest first: all of it, or one company's, or one staff user's. */
-export async function listStaffAudit(
+/** The staff actions, newest first: all of them, or one company's, or one staff user's. */
+export async function listStaffActions(
   db: Db,
   filter: { companyId?: string | undefined; staffUserId?: string | undefined; limit?: number } = {},
-): Promise<StaffAuditView[]> {
+): Promise<StaffActionView[]> {
   const rows = await db.staffAudit.findMany({
     where: { ...(filter.companyId ? { company_id: filter.companyId } : {}), ...(filter.staffUserId ? { staff_user_id: filter.staffUserId } : {}) },
     orderBy: { id: 'desc' },

@@ -129,7 +129,7 @@ export async function serviceHealth(db: Db) {
            count(*) FILTER (WHERE state = 'failed' AND completed_on > now() - interval '1 day')::int AS failed
     FROM pgboss.job GROUP BY name ORDER BY name`.catch(() => []);
   const resets = await db.sandboxReset.count({ where: { status: { in: ['pending', 'running'] } } });
-  // The last backup run (Order 16): a failed one is shown, with its error.
+  // The last backup run: a failed one is shown, with its error.
   const backup = (await lastBackupRun(db)) ?? null;
   return {
     backup,

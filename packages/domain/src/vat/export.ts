@@ -3,7 +3,7 @@
 // document is made here; nothing is sent. docs/vat-return.md describes the format field by field.
 import { create } from 'xmlbuilder2';
 import type { VatReturnField } from './codes.ts';
-import type { VatReturnView } from './returns.ts';
+import type { VatReturnView } from './filed-returns.ts';
 
 /** Each field of the return: its element in the document and its name on Skattestyrelsen's form. */
 export const VAT_RETURN_ELEMENTS: readonly { field: VatReturnField; element: string; label: string }[] = [

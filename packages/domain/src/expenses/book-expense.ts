@@ -1,0 +1,55 @@
+// Booking an expense (draft -> booked): the posting through the posting function (the expense account and
+// input VAT against payables, in DKK at the bill's rate) with a number from the unified sequence.
+import type { Db } from '@tlr/db';
+import { fromDate } from '../calendar.ts';
+import type { CompanyScope } from '../context.ts';
+import { DomainError } from '../errors.ts';
+import { postTransaction } from '../ledger/post.ts';
+import { decimalOf } from '../money.ts';
+import { codeFor, postableCode, vatCodesOf } from '../vat/treatments.ts';
+import { documentCurrency, netOn, postingInDkk } from '../currency/convert.ts';
+import { bookingLines, LEGACY_EXPENSE_CODE } from './rules.ts';
+import { markVoucherPosted } from '../vouchers/vouchers.ts';
+import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
+import { announceExpense, type ExpenseRow } from './expense-rows.ts';
+
+/** Draft -> booked: post (bookingLines, in DKK at the bill's rate) and mark the voucher posted. */
+export async function bookExpense(db: Db, scope: CompanyScope, row: ExpenseRow): Promise<ExpenseRow> {
+  const payable = await db.account.findFirst({ where: { company_id: scope.companyId, account_number: DEFAULT_ACCOUNTS.payable } });
+  if (!payable) throw new DomainError('chart_incomplete', `The chart of accounts has no account ${DEFAULT_ACCOUNTS.payable}, which an expense posts to.`);
+  const amount = decimalOf(row.amount);
+  const vat = decimalOf(row.vat_amount);
+  const code = row.vat_code || (vat.isZero() ? '' : LEGACY_EXPENSE_CODE);
+  const treatment = code ? postableCode(codeFor(await vatCodesOf(db, scope, [code]), code, 'purchase', 'vat_code'), 'vat_code') : undefined;
+  const text = (row.description || 'Udgift').slice(0, 500);
+  const date = fromDate(row.date);
+  const fx = await documentCurrency(db, scope, row.currency, row.exchange_rate && decimalOf(row.exchange_rate), date);
+  const made = bookingLines(
+    { costAccountId: row.account_id, payableAccountId: payable.id, amount, vat, text },
+    treatment,
+    row.vat_deductible_percent ? decimalOf(row.vat_deductible_percent) : undefined,
+  );
+  // Payables (the last line) balances the DKK posting.
+  const lines = postingInDkk(made, fx, made.length - 1);
+  const posted = await postTransaction(db, scope, {
+    date,
+    description: text,
+    source: 'expense',
+    sourceId: row.id,
+    voucherId: row.voucher_id ?? undefined,
+    lines,
+  });
+  if (row.voucher_id) await markVoucherPosted(db, scope, row.voucher_id, { id: posted.id, date }, { expenseId: row.id });
+  const booked = await db.expense.update({
+    where: { id: row.id },
+    data: {
+      status: 'booked',
+      posted_transaction_id: posted.id,
+      posted_system_id: posted.system_id,
+      exchange_rate: fx.rate.toFixed(6),
+      payable_dkk: netOn(lines, payable.id).negated().toFixed(2),
+    },
+  });
+  await announceExpense(db, scope, 'expense.updated', booked);
+  return booked;
+}

@@ -1,0 +1,56 @@
+// PUT /expenses/{id}: a draft's changes; a changed amount or code recomputes the VAT. A booked expense is
+// never edited (it is cancelled, which posts the reversal).
+import type { Db } from '@tlr/db';
+import { fromDate, toDate } from '../calendar.ts';
+import type { CompanyScope } from '../context.ts';
+import { Decimal } from '../money.ts';
+import { givenRate } from '../currency/convert.ts';
+import { attachVoucherToExpense, detachVoucherFromExpense } from '../vouchers/vouchers.ts';
+import type { ExpenseUpdate, ExpenseView } from './schema.ts';
+import { announceExpense, assertDraft, lockExpense } from './expense-rows.ts';
+import { checkDates, checkSupplier, checkVat, expenseAccount } from './draft-checks.ts';
+
+export async function updateExpense(db: Db, scope: CompanyScope, id: string, input: ExpenseUpdate): Promise<ExpenseView> {
+  const row = await lockExpense(db, scope, id);
+  assertDraft(row, 'changed');
+  const amount = input.amount ?? new Decimal(row.amount.toString());
+  const code = input.vat_code ?? row.vat_code;
+  const deductible = input.vat_deductible_percent ?? (row.vat_deductible_percent && new Decimal(row.vat_deductible_percent.toString()));
+  // A changed amount or code recomputes the VAT unless it is sent too.
+  const keepVat = input.amount === undefined && input.vat_code === undefined;
+  const vat = await checkVat(db, scope, {
+    amount,
+    vat: input.vat_amount ?? (keepVat ? new Decimal(row.vat_amount.toString()) : undefined),
+    code,
+    deductible,
+  });
+  const currency = input.currency ?? row.currency;
+  const rate = givenRate(currency, input.exchange_rate === undefined ? row.exchange_rate && new Decimal(row.exchange_rate.toString()) : input.exchange_rate);
+  const date = input.date ?? fromDate(row.date);
+  const due = input.due_date ?? fromDate(row.due_date);
+  checkDates(date, due);
+  if (input.supplier_id !== undefined) await checkSupplier(db, scope, input.supplier_id);
+  const account = input.account_number ? await expenseAccount(db, scope, input.account_number) : null;
+  if (input.voucher_id !== undefined && input.voucher_id !== row.voucher_id) {
+    await detachVoucherFromExpense(db, scope, id);
+    if (input.voucher_id) await attachVoucherToExpense(db, scope, input.voucher_id, id);
+  }
+  const updated = await db.expense.update({
+    where: { id },
+    data: {
+      ...(input.supplier_id !== undefined ? { supplier_id: input.supplier_id } : {}),
+      ...(input.voucher_id !== undefined ? { voucher_id: input.voucher_id } : {}),
+      date: toDate(date),
+      due_date: toDate(due),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      amount: amount.toFixed(2),
+      vat_amount: vat.toFixed(2),
+      vat_code: code,
+      vat_deductible_percent: deductible?.toFixed(2) ?? null,
+      currency,
+      exchange_rate: rate?.toFixed(6) ?? null,
+      ...(account ? { account_id: account.id } : {}),
+    },
+  });
+  return announceExpense(db, scope, 'expense.updated', updated);
+}
