@@ -578,6 +578,7 @@ export async function runCli(argv: string[], io: Io, env: Record<string, string 
       return 0;
     }
     const { createCaller } = await import('@tlr/api');
+    (await import('@tlr/domain')).setPasswordHashCost(config.PASSWORD_HASH_COST);
     print(await call!(createCaller(db, { type: 'operator' }, { oauthAllowLocalhost: config.OAUTH_ALLOW_HTTP_LOCALHOST })));
     return 0;
   } catch (e) {

@@ -8,7 +8,7 @@ import type { Config } from '@tlr/config';
 import { applyMigrations, createDatabase, lockDataFolder, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
 import { archivingFromStart, backupSettings } from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
-import { setEinvoiceValidationThreads, type WebhookSettings } from '@tlr/domain';
+import { setEinvoiceValidationThreads, setPasswordHashCost, type WebhookSettings } from '@tlr/domain';
 import { deliverEinvoiceAt, QUEUES, startBoss, type Boss } from '@tlr/jobs';
 import { backupVoucherStore, createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
 import { createApp } from './app.ts';
@@ -75,6 +75,7 @@ async function checkPort(port: number, host: string): Promise<void> {
 
 export async function startService(config: Config, logger = createLogger(config)): Promise<Service> {
   setEinvoiceValidationThreads(config.EINVOICE_VALIDATION_THREADS);
+  setPasswordHashCost(config.PASSWORD_HASH_COST);
   // What is open so far: stop() closes it in reverse order, and so does a start that fails half-way,
   // so that the process can end with the one line about the cause.
   const opened: (() => Promise<unknown>)[] = [];

@@ -12,11 +12,16 @@ import type { components, paths } from '../../../test/generated/api.ts';
 import { createCaller, type RequestLogRecord } from '@tlr/api';
 import { loadConfig } from '@tlr/config';
 import { createDatabase, type Database } from '@tlr/db';
-import { SCOPES, type Scope } from '@tlr/domain';
+import { SCOPES, setPasswordHashCost, type Scope } from '@tlr/domain';
 import { startService, type Service } from '../src/service.ts';
 
 /** The test file's own database (test/file-database.ts). */
 export const databaseUrl = fileDatabaseUrl;
+
+// The suite hashes owners' passwords at the cheapest cost argon2id is still safe at (PASSWORD_HASH_COST,
+// set for the test processes and their children in vitest.config.ts): the tests' fixtures made in this
+// process follow it too.
+setPasswordHashCost(loadConfig({ PASSWORD_HASH_COST: process.env.PASSWORD_HASH_COST }).PASSWORD_HASH_COST);
 
 export async function startTestService(env: Record<string, string> = {}): Promise<Service> {
   const config = loadConfig({

@@ -141,7 +141,7 @@ describe('rate limits', () => {
     }
   });
 
-  it('holds over any 60 s at a window edge: 99 requests just before the first one is 60 s old and 100 just after, over two servers', async () => {
+  it('holds over any 60 s at a window edge: 99 requests while the first one is in the window and 100 once it has left, over two servers', async () => {
     // The attack a fixed window let through: its window starts with the first request; 99 more just
     // before it ends and 100 just after it were all accepted, 199 within about 2 s.
     const [a, b] = await Promise.all([startServerProcess(), startServerProcess()]);
@@ -153,22 +153,23 @@ describe('rate limits', () => {
         return { ok: replies.filter((r) => r.response.status === 200).length, limited: replies.filter((r) => r.response.status === 429) };
       };
       // Time is simulated, as in the test above: the logged requests are moved back, never slept on.
+      // The steps leave room for the bursts' own time on a busy machine (each has 9 s to spare).
       expect((await servers[0]!.GET('/customers')).response.status).toBe(200);
-      await age(k.id, 57.5); // the first request is 57.5 s old
+      await age(k.id, 50); // the first request is 50 s old
 
       const before = await burst(99);
       expect(before.ok).toBe(99); // 100 within the window: the limit, not past it
 
-      await age(k.id, 3); // 3 s later: the first request has left the window (60.5 s old); the 99 have not
+      await age(k.id, 11); // 11 s later: the first request has left the window (61 s old); the 99 have not
       const after = await burst(100);
       // a fixed window would have started afresh here and accepted all 100
       expect(after.ok).toBe(1);
       expect(after.limited).toHaveLength(99);
-      // the wait is until the 99 of the first burst leave, about 57 s from now, never a fresh 60
+      // the wait is until the 99 of the first burst leave, about 49 s from now, never a fresh 60
       for (const r of after.limited) {
         const wait = numberHeader(r, 'retry-after');
-        expect(wait).toBeGreaterThanOrEqual(53);
-        expect(wait).toBeLessThanOrEqual(58);
+        expect(wait).toBeGreaterThanOrEqual(40);
+        expect(wait).toBeLessThanOrEqual(49);
         expect(numberHeader(r, 'x-ratelimit-reset')).toBe(wait);
         expect(header(r, 'x-ratelimit-remaining')).toBe('0');
       }

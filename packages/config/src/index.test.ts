@@ -38,6 +38,12 @@ describe('configuration', () => {
     }
   });
 
+  it("PASSWORD_HASH_COST: the argon2 library's default unless set to OWASP's minimum; nothing else", () => {
+    expect(loadConfig({}).PASSWORD_HASH_COST).toBe('default');
+    expect(loadConfig({ PASSWORD_HASH_COST: 'minimum' }).PASSWORD_HASH_COST).toBe('minimum');
+    expect(() => loadConfig({ PASSWORD_HASH_COST: 'none' })).toThrow(/PASSWORD_HASH_COST/);
+  });
+
   it('treats an empty DATABASE_URL as unset', () => {
     expect(loadConfig({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
   });

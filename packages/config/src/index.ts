@@ -117,6 +117,11 @@ const schema = z
       .enum(['true', 'false'])
       .default('false')
       .transform((v) => v === 'true'),
+    // The cost of hashing a password (argon2id): `default` is the argon2 library's (64 MiB, 3 passes, 4
+    // lanes); `minimum` is OWASP's minimum for argon2id (19 MiB, 2 passes, 1 lane), about a sixth of the
+    // CPU, for small machines and the test suite. A stored hash keeps its own cost: changing this changes
+    // only the hashes made afterwards.
+    PASSWORD_HASH_COST: z.enum(['default', 'minimum']).default('default'),
     // How long POST /sandbox/reset waits for a worker to run the reset job before running it itself.
     SANDBOX_RESET_PICKUP_MS: z.coerce.number().int().min(0).default(2000),
     // Development of a partner app: http://localhost redirect URIs may be registered for OAuth clients.

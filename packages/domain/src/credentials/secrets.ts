@@ -21,8 +21,16 @@ export const keyPrefix = (key: string) => key.slice(0, 13);
 let loaded: Promise<typeof Argon2> | undefined;
 const argon2 = () => (loaded ??= import('argon2'));
 
+/** PASSWORD_HASH_COST: the argon2 library's defaults, or OWASP's minimum for argon2id (19 MiB, t=2, p=1). */
+export type PasswordHashCost = 'default' | 'minimum';
+let cost: PasswordHashCost = 'default';
+/** Sets the cost of the hashes made from now on (the service and the CLI, from their configuration). */
+export function setPasswordHashCost(next: PasswordHashCost): void {
+  cost = next;
+}
+
 export const hashPassword = async (password: string) => {
   const { hash, argon2id } = await argon2();
-  return hash(password, { type: argon2id });
+  return hash(password, { type: argon2id, ...(cost === 'minimum' ? { memoryCost: 19_456, timeCost: 2, parallelism: 1 } : {}) });
 };
 export const verifyPassword = async (digest: string, password: string) => (await argon2()).verify(digest, password).catch(() => false);
