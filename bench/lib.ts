@@ -38,10 +38,14 @@ export class Keys {
   private uses: number[];
   private cursor = 0;
   overused = 0;
+  private readonly keys: string[];
+  readonly perKey: number;
   constructor(
-    private readonly keys: string[],
-    readonly perKey = 90,
+    keys: string[],
+    perKey = 90,
   ) {
+    this.keys = keys;
+    this.perKey = perKey;
     this.uses = keys.map(() => 0);
   }
   next(): string {

@@ -106,13 +106,24 @@ class KeyPool {
   exhausted = 0;
   created = 0;
 
+  private readonly db: Database;
+  private readonly companyId: string;
+  private readonly ownerId: string;
+  private readonly activeSize: number;
+  private readonly batch: number;
   constructor(
-    private readonly db: Database,
-    private readonly companyId: string,
-    private readonly ownerId: string,
-    private readonly activeSize = 64,
-    private readonly batch = 1000,
-  ) {}
+    db: Database,
+    companyId: string,
+    ownerId: string,
+    activeSize = 64,
+    batch = 1000,
+  ) {
+    this.db = db;
+    this.companyId = companyId;
+    this.ownerId = ownerId;
+    this.activeSize = activeSize;
+    this.batch = batch;
+  }
 
   async add(count: number): Promise<void> {
     const keys = Array.from({ length: count }, () => generateApiKey('live'));

@@ -104,10 +104,11 @@ async function cli() {
 }
 
 const commands = {
-  // Node with tsx's loader in-process, not the tsx CLI: that wrapper relays Ctrl-C and, when the child
-  // has not acknowledged within 30 ms (a busy machine), kills it with SIGKILL and exits 130, cutting
-  // the graceful shutdown short.
-  start: ['node', [...SERVER_NODE_FLAGS, '--import', 'tsx', 'apps/server/src/main.ts', ...args]],
+  // The pinned Node 24 runs the TypeScript as it is, stripping the types as it loads each file (the code
+  // keeps to erasable syntax: tsconfig's erasableSyntaxOnly), so nothing is transpiled at start. Without
+  // Node 24, tsx's loader in-process (not the tsx CLI: that wrapper relays Ctrl-C and, when the child has
+  // not acknowledged within 30 ms, kills it with SIGKILL, cutting the graceful shutdown short).
+  start: ['node', [...SERVER_NODE_FLAGS, ...(haveNode24 ? [] : ['--import', 'tsx']), 'apps/server/src/main.ts', ...args]],
   test: ['pnpm', ['run', '--silent', 'test:all', ...args]],
   cli: command === 'cli' ? await cli() : undefined,
   exec: args.length ? [args[0], args.slice(1)] : undefined,

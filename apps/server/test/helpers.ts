@@ -14,6 +14,7 @@ import { loadConfig } from '@tlr/config';
 import { createDatabase, type Database } from '@tlr/db';
 import { SCOPES, setPasswordHashCost, type Scope } from '@tlr/domain';
 import { startService, type Service } from '../src/service.ts';
+import { RUN_TS } from '../../../test/run-ts.ts';
 
 /** The test file's own database (test/file-database.ts). */
 export const databaseUrl = fileDatabaseUrl;
@@ -42,7 +43,7 @@ const ROOT = join(import.meta.dirname, '..', '..', '..');
 /** A real second (third, ...) server: a separate process of apps/server/src/main.ts on the run's database. */
 export function startServerProcess(env: Record<string, string> = {}): Promise<{ url: string; proc: ChildProcess }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+    const proc = spawn(process.execPath, [...RUN_TS, 'apps/server/src/main.ts'], {
       cwd: ROOT,
       env: {
         ...process.env,

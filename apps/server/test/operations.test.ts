@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { QUEUES, startBoss } from '@tlr/jobs';
 import { RequestLog, type RequestLogRecord } from '@tlr/api';
 import { api, auditRecords, databaseUrl, newCompany, requestIdOf, startTestService, testDb, useCompany, waitFor } from './helpers.ts';
+import { RUN_TS } from '../../../test/run-ts.ts';
 
 const t = useCompany();
 
@@ -183,7 +184,7 @@ describe('job queues', () => {
 describe('start-up', () => {
   it('refuses a bad configuration with one clear message per value and exit code 2', () => {
     const root = join(import.meta.dirname, '..', '..', '..');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+    const r = spawnSync(process.execPath, [...RUN_TS, 'apps/server/src/main.ts'], {
       cwd: root,
       env: { ...process.env, PORT: '99999', LOG_LEVEL: 'chatty' },
       encoding: 'utf8',

@@ -15,6 +15,7 @@ import { blockedAt, reachableCopy } from '@tlr/db/embedded';
 import { spawnTlr } from '../../cli/test/helpers.ts';
 import { startService } from '../src/service.ts';
 import { databaseUrl } from './helpers.ts';
+import { RUN_TS } from '../../../test/run-ts.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const isRoot = process.getuid?.() === 0;
@@ -115,7 +116,7 @@ describe('npm start fails fast with one line naming the cause and the setting to
         { length: 6 },
         () =>
           new Promise<string>((resolve, reject) => {
-            const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, dataDir], {
+            const p = spawn(process.execPath, [...RUN_TS, '--input-type=module', '-e', code, dataDir], {
               cwd: ROOT,
               stdio: ['ignore', 'pipe', 'inherit'],
             });

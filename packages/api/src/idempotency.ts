@@ -29,10 +29,16 @@ interface Result {
 
 /** Leaves the transaction (rolling it back) with the procedure's failed result. */
 class Rollback<R> {
-  constructor(readonly result: R) {}
+  readonly result: R;
+  constructor(result: R) {
+    this.result = result;
+  }
 }
 class Replay {
-  constructor(readonly claim: Extract<Claim, { claimed: false }>) {}
+  readonly claim: Extract<Claim, { claimed: false }>;
+  constructor(claim: Extract<Claim, { claimed: false }>) {
+    this.claim = claim;
+  }
 }
 
 /** The control trail's name for the caller (trail/actor.ts); null: nobody identified. */

@@ -65,7 +65,9 @@ class EncodedBatch {
   private first = 0;
   count = 0;
 
-  constructor(readonly capacity: number) {
+  readonly capacity: number;
+  constructor(capacity: number) {
+    this.capacity = capacity;
     this.ends = new Uint32Array(capacity);
   }
 
@@ -120,11 +122,18 @@ export class RequestLog implements RequestLogSink {
   private inFlight: Promise<void> = Promise.resolve();
   private failures = 0;
 
+  private readonly db: Queryable;
+  private readonly logger: ErrorLogger;
+  private readonly opts: { flushMs: number; maxBatch: number; maxBuffered: number };
   constructor(
-    private readonly db: Queryable,
-    private readonly logger: ErrorLogger,
-    private readonly opts = { flushMs: 200, maxBatch: 500, maxBuffered: 50_000 },
-  ) {}
+    db: Queryable,
+    logger: ErrorLogger,
+    opts = { flushMs: 200, maxBatch: 500, maxBuffered: 50_000 },
+  ) {
+    this.db = db;
+    this.logger = logger;
+    this.opts = opts;
+  }
 
   record(r: RequestLogRecord): void {
     let open = this.batches.at(-1);

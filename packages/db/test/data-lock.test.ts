@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lockDataFolder } from '../src/data-lock.ts';
 import { processStart } from '../src/processes.ts';
+import { RUN_TS } from '../../../test/run-ts.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const dirs: string[] = [];
@@ -23,28 +24,33 @@ const fresh = () => {
 /** A pid that no process has now: one of a child that has exited. */
 const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid!;
 
-/** `count` processes that each try to lock `dir` at the same instant, hold what they got for a moment, and say. */
+/**
+ * `count` processes that each try to lock `dir` at the same instant and say how it went; each holds what
+ * it got until all have said (a process that loads late on a busy machine still meets the winner's lock).
+ */
 async function race(dir: string, count: number): Promise<string[]> {
-  const at = Date.now() + 1500; // all spawned and loaded by then: they start together
+  const at = Date.now() + 1500; // all spawned and loaded by then, as a rule: they start together
   const code = `
     const { lockDataFolder } = await import('./packages/db/src/data-lock.ts');
     while (Date.now() < ${at});
     let said;
     try { lockDataFolder(process.argv[1]); said = 'won'; } catch (e) { said = e.message; }
     process.stdout.write(said);
-    setTimeout(() => {}, 1000);`;
-  return Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<string>((resolve, reject) => {
-          const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-          let out = '';
-          p.stdout.on('data', (d) => (out += d));
-          p.on('close', (status) => (status === 0 ? resolve(out) : reject(new Error(`exit ${status}: ${out}`))));
-        }),
-    ),
-  );
+    process.stdin.on('end', () => process.exit(0)).resume();`;
+  const children = Array.from({ length: count }, () => {
+    const p = spawn(process.execPath, [...RUN_TS, '--input-type=module', '-e', code, dir], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    const said = new Promise<string>((resolve, reject) => {
+      p.stdout.on('data', (d) => resolve((out += d)));
+      p.on('close', (status) => reject(new Error(`exit ${status} before it said anything`)));
+    });
+    const closed = new Promise<void>((resolve, reject) => p.on('close', (status) => (status === 0 ? resolve() : reject(new Error(`exit ${status}: ${out}`)))));
+    return { p, said, closed };
+  });
+  const said = await Promise.all(children.map((c) => c.said));
+  for (const c of children) c.p.stdin.end();
+  await Promise.all(children.map((c) => c.closed));
+  return said;
 }
 
 describe('one server per data folder', () => {

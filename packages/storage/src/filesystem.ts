@@ -22,7 +22,10 @@ async function fsyncPath(path: string) {
 
 export class FilesystemStore implements ObjectStore {
   readonly backend = 'filesystem' as const;
-  constructor(readonly root: string) {}
+  readonly root: string;
+  constructor(root: string) {
+    this.root = root;
+  }
 
   private path(key: string) {
     assertKey(key);

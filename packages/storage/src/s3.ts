@@ -42,7 +42,9 @@ export class S3Store implements ObjectStore {
   readonly backend = 's3' as const;
   private readonly client: S3Client;
 
-  constructor(private readonly s: S3Settings) {
+  private readonly s: S3Settings;
+  constructor(s: S3Settings) {
+    this.s = s;
     this.client = new S3Client({
       region: s.region,
       ...(s.endpoint ? { endpoint: s.endpoint } : {}),

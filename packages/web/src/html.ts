@@ -9,7 +9,10 @@ export const when = (iso: string | null, none = 'never') => (iso ? `${iso.slice(
 
 /** Markup made by `html`: the only thing interpolated without escaping. */
 export class Html {
-  constructor(readonly text: string) {}
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
 }
 
 type Value = Html | string | number | null | undefined | false | readonly Value[];

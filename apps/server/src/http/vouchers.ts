@@ -44,8 +44,10 @@ export function voucherUpload(): RawHandler {
 class VerifyDigest extends Transform {
   private held: Buffer | null = null;
   private hash = createHash('sha256');
-  constructor(private readonly expected: string) {
+  private readonly expected: string;
+  constructor(expected: string) {
     super();
+    this.expected = expected;
   }
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
     this.hash.update(chunk);

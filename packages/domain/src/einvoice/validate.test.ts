@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { RUN_TS } from '../../../../test/run-ts.ts';
 import { einvoiceValidationPool, validateEinvoice, validateEinvoiceHere, type ValidationResult } from './validate.ts';
 
 const EXAMPLES = join(import.meta.dirname, 'examples');
@@ -122,7 +123,7 @@ describe('the pool of validation workers', () => {
     expect((await validateEinvoice(example('base-example.xml'))).fatal).toEqual([]);
   }, 120_000);
 
-  it("works in a process run as `npm start` runs the server (its Node flags, tsx's loader), which then exits by itself", async () => {
+  it('works in a process run as `npm start` runs the server (its Node flags, TypeScript stripped by Node), which then exits by itself', async () => {
     const root = join(import.meta.dirname, '..', '..', '..', '..');
     const flags = pathToFileURL(join(root, 'scripts', 'server-flags.mjs')).href;
     const { SERVER_NODE_FLAGS } = (await import(flags)) as { SERVER_NODE_FLAGS: string[] };
@@ -136,7 +137,7 @@ describe('the pool of validation workers', () => {
       console.log(JSON.stringify({ fatal: ok.fatal.length, bad }));`,
     );
     try {
-      const run = await promisify(execFile)(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', script], { cwd: root, timeout: 120_000 });
+      const run = await promisify(execFile)(process.execPath, [...SERVER_NODE_FLAGS, ...RUN_TS, script], { cwd: root, timeout: 120_000 });
       expect(JSON.parse(run.stdout)).toEqual({ fatal: 0, bad: 'invalid_request' });
     } finally {
       rmSync(dirname(script), { recursive: true, force: true });

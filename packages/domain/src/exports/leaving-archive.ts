@@ -109,8 +109,10 @@ export const voucherEntryPath = (voucherId: string, filename: string) => `vouche
 class Digest extends Transform {
   size = 0;
   private hash = createHash('sha256');
-  constructor(private readonly onProgress: () => void) {
+  private readonly onProgress: () => void;
+  constructor(onProgress: () => void) {
     super();
+    this.onProgress = onProgress;
   }
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
     this.size += chunk.length;
@@ -125,12 +127,15 @@ class Digest extends Transform {
 
 /** The manifest, written to temporary files as entries complete, so it costs no memory per voucher. */
 class Manifest {
-  private constructor(
-    private readonly dir: string,
-    private readonly json: WriteStream,
-    private readonly sums: WriteStream,
-  ) {}
+  private readonly dir: string;
+  private readonly json: WriteStream;
+  private readonly sums: WriteStream;
   private first = true;
+  private constructor(dir: string, json: WriteStream, sums: WriteStream) {
+    this.dir = dir;
+    this.json = json;
+    this.sums = sums;
+  }
 
   static async open(start: ArchiveStart, createdAt: string): Promise<Manifest> {
     const dir = await mkdtemp(join(tmpdir(), 'tlr-archive-'));

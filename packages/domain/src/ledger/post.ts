@@ -234,13 +234,24 @@ export class JournalBatch {
   private checkedDates = new Set<string>();
   private accounts = new Map<string, AccountName>();
 
+  private readonly db: Db;
+  private readonly scope: CompanyScope;
+  private readonly options: JournalBatchOptions;
+  private readonly company: Company;
+  private readonly years: { start_date: Date; end_date: Date; id: string; closed: boolean }[];
   constructor(
-    private readonly db: Db,
-    private readonly scope: CompanyScope,
-    private readonly options: JournalBatchOptions,
-    private readonly company: Company,
-    private readonly years: { start_date: Date; end_date: Date; id: string; closed: boolean }[],
-  ) {}
+    db: Db,
+    scope: CompanyScope,
+    options: JournalBatchOptions,
+    company: Company,
+    years: { start_date: Date; end_date: Date; id: string; closed: boolean }[],
+  ) {
+    this.db = db;
+    this.scope = scope;
+    this.options = options;
+    this.company = company;
+    this.years = years;
+  }
 
   /** Lines held for the next flush. */
   get lines(): number {

@@ -42,11 +42,13 @@ export type OAuthErrorCode =
 /** An OAuth refusal, answered in RFC 6749 form ({ error, error_description }), not as a problem document. */
 export class OAuthError extends Error {
   readonly status: number;
+  readonly error: OAuthErrorCode;
   constructor(
-    readonly error: OAuthErrorCode,
+    error: OAuthErrorCode,
     description: string,
   ) {
     super(description);
+    this.error = error;
     this.name = 'OAuthError';
     // RFC 6749 5.2: a failed client authentication is 401; everything else 400.
     this.status = error === 'invalid_client' ? 401 : 400;

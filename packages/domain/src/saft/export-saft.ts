@@ -84,10 +84,15 @@ export interface SaftExportOptions {
 class SinkWriter {
   chars = 0;
   private draining: Promise<void> | undefined;
+  private readonly out: XmlSink;
+  private readonly drainTimeoutMs: number;
   constructor(
-    private readonly out: XmlSink,
-    private readonly drainTimeoutMs: number,
-  ) {}
+    out: XmlSink,
+    drainTimeoutMs: number,
+  ) {
+    this.out = out;
+    this.drainTimeoutMs = drainTimeoutMs;
+  }
 
   async write(chunk: string): Promise<void> {
     await this.flush();

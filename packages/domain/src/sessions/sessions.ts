@@ -110,7 +110,10 @@ interface Counted {
 
 /** Thrown inside the check's transaction to roll it back (a held attempt leaves nothing behind). */
 class Held {
-  constructor(readonly retryAfter: number) {}
+  readonly retryAfter: number;
+  constructor(retryAfter: number) {
+    this.retryAfter = retryAfter;
+  }
 }
 
 interface ThrottleRow {

@@ -13,11 +13,13 @@ const RETENTION_YEARS = 5;
 
 /** A refusal of the upload body: 400 invalid_request naming the field and the rule. */
 export class UploadRefusal extends Error {
+  readonly field: string;
   constructor(
-    readonly field: string,
+    field: string,
     message: string,
   ) {
     super(message);
+    this.field = field;
     this.name = 'UploadRefusal';
   }
 }
@@ -47,11 +49,15 @@ export class Base64StreamDecoder {
   private outLength = 0;
   size = 0;
 
+  private readonly emit: (bytes: Uint8Array) => void;
+  private readonly field: string;
   constructor(
-    private readonly emit: (bytes: Uint8Array) => void,
-    private readonly field = 'content_base64',
+    emit: (bytes: Uint8Array) => void,
+    field = 'content_base64',
     chunkBytes = 48 * 1024,
   ) {
+    this.emit = emit;
+    this.field = field;
     this.out = new Uint8Array(chunkBytes);
   }
 

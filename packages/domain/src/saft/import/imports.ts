@@ -264,8 +264,10 @@ export async function runSaftImport(db: Database, importId: string, opts: { prog
 }
 
 class Refused extends Error {
-  constructor(readonly error: DomainError) {
+  readonly error: DomainError;
+  constructor(error: DomainError) {
     super(error.message);
+    this.error = error;
   }
 }
 
