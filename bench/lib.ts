@@ -40,10 +40,7 @@ export class Keys {
   overused = 0;
   private readonly keys: string[];
   readonly perKey: number;
-  constructor(
-    keys: string[],
-    perKey = 90,
-  ) {
+  constructor(keys: string[], perKey = 90) {
     this.keys = keys;
     this.perKey = perKey;
     this.uses = keys.map(() => 0);

@@ -111,13 +111,7 @@ class KeyPool {
   private readonly ownerId: string;
   private readonly activeSize: number;
   private readonly batch: number;
-  constructor(
-    db: Database,
-    companyId: string,
-    ownerId: string,
-    activeSize = 64,
-    batch = 1000,
-  ) {
+  constructor(db: Database, companyId: string, ownerId: string, activeSize = 64, batch = 1000) {
     this.db = db;
     this.companyId = companyId;
     this.ownerId = ownerId;

@@ -125,11 +125,7 @@ export class RequestLog implements RequestLogSink {
   private readonly db: Queryable;
   private readonly logger: ErrorLogger;
   private readonly opts: { flushMs: number; maxBatch: number; maxBuffered: number };
-  constructor(
-    db: Queryable,
-    logger: ErrorLogger,
-    opts = { flushMs: 200, maxBatch: 500, maxBuffered: 50_000 },
-  ) {
+  constructor(db: Queryable, logger: ErrorLogger, opts = { flushMs: 200, maxBatch: 500, maxBuffered: 50_000 }) {
     this.db = db;
     this.logger = logger;
     this.opts = opts;

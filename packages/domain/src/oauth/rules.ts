@@ -43,10 +43,7 @@ export type OAuthErrorCode =
 export class OAuthError extends Error {
   readonly status: number;
   readonly error: OAuthErrorCode;
-  constructor(
-    error: OAuthErrorCode,
-    description: string,
-  ) {
+  constructor(error: OAuthErrorCode, description: string) {
     super(description);
     this.error = error;
     this.name = 'OAuthError';

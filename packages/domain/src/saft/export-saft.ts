@@ -86,10 +86,7 @@ class SinkWriter {
   private draining: Promise<void> | undefined;
   private readonly out: XmlSink;
   private readonly drainTimeoutMs: number;
-  constructor(
-    out: XmlSink,
-    drainTimeoutMs: number,
-  ) {
+  constructor(out: XmlSink, drainTimeoutMs: number) {
     this.out = out;
     this.drainTimeoutMs = drainTimeoutMs;
   }

@@ -14,10 +14,7 @@ const RETENTION_YEARS = 5;
 /** A refusal of the upload body: 400 invalid_request naming the field and the rule. */
 export class UploadRefusal extends Error {
   readonly field: string;
-  constructor(
-    field: string,
-    message: string,
-  ) {
+  constructor(field: string, message: string) {
     super(message);
     this.field = field;
     this.name = 'UploadRefusal';
@@ -51,11 +48,7 @@ export class Base64StreamDecoder {
 
   private readonly emit: (bytes: Uint8Array) => void;
   private readonly field: string;
-  constructor(
-    emit: (bytes: Uint8Array) => void,
-    field = 'content_base64',
-    chunkBytes = 48 * 1024,
-  ) {
+  constructor(emit: (bytes: Uint8Array) => void, field = 'content_base64', chunkBytes = 48 * 1024) {
     this.emit = emit;
     this.field = field;
     this.out = new Uint8Array(chunkBytes);
