@@ -6,7 +6,7 @@
 //           shuts the server down and exits (which is also when --cpu-prof writes its profile).
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs';
+import { RUN_TS, SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs';
 import type { BaselineOptions } from './baseline.ts';
 
 export type ServerSpec =
@@ -30,8 +30,7 @@ export async function spawnServer(spec: ServerSpec, opts: { cpuProfDir?: string 
   const execArgv = [
     ...SERVER_NODE_FLAGS,
     ...extraNodeFlags(),
-    '--import',
-    'tsx',
+    ...RUN_TS,
     ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []),
   ];
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

@@ -45,10 +45,8 @@ import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { paced, type PacedRequest } from './paced.ts';
 import {
-  applyMigrations,
   createDatabase,
   dropDatabase,
-  ensureDatabase,
   resolveDatabaseServer,
   withDatabase,
   type Database,
@@ -70,7 +68,7 @@ import {
 } from '@tlr/domain';
 import { spawnServer, type RunningServer } from './http.ts';
 import { cleanupStack } from './cleanup.ts';
-import { procTicks } from './lib.ts';
+import { migratedDatabase, procTicks } from './lib.ts';
 import { accountIds, hasMonthlyBalances, invoiceBody, OUTPUT_VAT_ACCOUNT, POSTING_ACCOUNTS, postingBody } from './bare-writes.ts';
 
 const env = process.env;
@@ -447,9 +445,8 @@ async function main() {
     const postmaster = dbServer.embedded ? Number(readFileSync('.data/bench-pg/postmaster.pid', 'utf8').split('\n')[0]) : undefined;
     const serverUrl = withDatabase(dbServer.url, 'postgres');
     const dbName = `tlr_bench_${RUN_ID}`;
-    const databaseUrl = await ensureDatabase(serverUrl, dbName);
+    const databaseUrl = await migratedDatabase(serverUrl, dbName);
     cleanups.push(() => dropDatabase(serverUrl, dbName));
-    await applyMigrations(databaseUrl);
     if (env.BENCH_SYNCHRONOUS_COMMIT) {
       const value = env.BENCH_SYNCHRONOUS_COMMIT === 'off' ? 'off' : 'on';
       const admin = createDatabase(serverUrl, 1);

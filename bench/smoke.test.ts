@@ -5,8 +5,9 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { fileDatabaseUrl } from '../test/file-database.ts';
+import { RUN_TS } from '../scripts/server-flags.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -81,9 +82,9 @@ async function slot<T>(work: () => Promise<T>): Promise<T> {
 function runBench(file: string): Promise<{ code: number | null; output: string; seconds: number }> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    const child = spawn(process.execPath, [...RUN_TS, file], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: fileDatabaseUrl(), ...TINY[file] },
+      env: { ...process.env, DATABASE_URL: fileDatabaseUrl(), BENCH_TEMPLATE_DATABASE: inject('templateDatabase'), ...TINY[file] },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

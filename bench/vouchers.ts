@@ -24,6 +24,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RUN_TS } from '../scripts/server-flags.mjs';
 import { cleanupStack } from './cleanup.ts';
 import { spawnServer } from './http.ts';
 import { agent, benchCompany, benchDatabase, closedLoop, Keys, machineLines, ms, percentile, procStatus, request, statusText } from './lib.ts';
@@ -69,7 +70,7 @@ function baselineServer(dir: string): http.Server {
 }
 
 async function spawnBaseline(dir: string): Promise<Target> {
-  const child = fork(fileURLToPath(import.meta.url), ['--baseline', dir], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), ['--baseline', dir], { execArgv: RUN_TS, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('message', (m) => resolve(m as string));
     child.once('exit', (code) => reject(new Error(`baseline exited with ${code}`)));

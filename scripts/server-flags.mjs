@@ -10,3 +10,8 @@ export const SERVER_NODE_FLAGS = [
   // 100 to 300 ms of late answers. About 50 MB more resident under sustained load (decision 150).
   '--heap-growing-percent=100',
 ];
+
+// How a TypeScript entry point runs in a child process, as `npm start` runs the server: Node's own type
+// stripping (Node 23.6+; the pinned runtime is Node 24), or tsx's loader on an older Node. Tests and
+// benches start their servers, workers and benches with it.
+export const RUN_TS = process.features.typescript ? [] : ['--import', 'tsx'];

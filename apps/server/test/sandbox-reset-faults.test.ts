@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, newCompany, ok, ownDatabase, startServerProcess, startTestService, waitFor } from './helpers.ts';
 import type { Service } from '../src/service.ts';
 
-const ROWS = 300_000;
+const ROWS = 50;
 let own: Awaited<ReturnType<typeof ownDatabase>>;
 let server: Service | undefined;
 const workers: { proc: ChildProcess }[] = [];
@@ -26,18 +26,28 @@ const testDb = () => own.db;
 const worker = (env: Record<string, string> = {}) => startServerProcess({ RUN_WORKER: 'true', DATABASE_URL: own.url, ...env });
 const apiServer = () => startTestService({ DATABASE_URL: own.url, SANDBOX_RESET_PICKUP_MS: '600000', REQUEST_TIMEOUT_MS: '110000' });
 
-/** A sandbox with enough customers that the reset's deletes take a while; in slices, each well inside
- * the statement timeout on a machine busy with the rest of the suite. */
+/** A sandbox with some customers. */
 async function bigSandbox(name: string) {
   const company = await newCompany(name, undefined, own.db);
   const testKey = await company.key(undefined, 'test');
-  for (let from = 1; from <= ROWS; from += ROWS / 6) {
-    await testDb().pool.query(
-      `INSERT INTO customers (id, company_id, name) SELECT gen_random_uuid(), $1, 'Kunde ' || g FROM generate_series($2::int, $3::int) g`,
-      [testKey.company_id, from, from + ROWS / 6 - 1],
-    );
-  }
+  await testDb().pool.query(
+    `INSERT INTO customers (id, company_id, name) SELECT gen_random_uuid(), $1, 'Kunde ' || g FROM generate_series(1, $2::int) g`,
+    [testKey.company_id, ROWS],
+  );
   return { testKey, sandboxId: testKey.company_id };
+}
+
+/** Holds a row lock on one of the sandbox's customers, in a transaction of the test's own, until released:
+ * the reset's transaction then waits inside its DELETE of the customers for as long as the test needs to
+ * kill its worker there (no need for a sandbox so big that the delete happens to take long). */
+async function holdCustomers(sandboxId: string) {
+  const client = await testDb().pool.connect();
+  await client.query('BEGIN');
+  await client.query('SELECT id FROM customers WHERE company_id = $1 LIMIT 1 FOR UPDATE', [sandboxId]);
+  return async () => {
+    await client.query('ROLLBACK');
+    client.release();
+  };
 }
 
 /** The application_name of the backend deleting a sandbox's customers (the reset's transaction), once there is one. */
@@ -71,11 +81,14 @@ describe('a worker killed mid-reset', () => {
 
     const first = await worker();
     workers.push(first);
+    const release = await holdCustomers(sandboxId);
     const answer = api(server.url, testKey.key).POST('/sandbox/reset');
     // The worker is inside the reset's transaction once it deletes the sandbox's customers.
     await resettingBackend();
     first.proc.kill('SIGKILL');
     await new Promise((r) => first.proc.once('exit', r));
+    // The killed worker's backend finishes its DELETE, finds its client gone and rolls back.
+    await release();
 
     // Never half: the transaction rolled back whole (or, had it just committed, all of it is there).
     const reset = await testDb().prisma.sandboxReset.findFirstOrThrow({ where: { company_id: sandboxId } });
@@ -111,6 +124,7 @@ describe('a worker killed mid-reset', () => {
     const named = (name: string) => `${own.url}${own.url.includes('?') ? '&' : '?'}application_name=${name}`;
     const pair = await Promise.all(['reset-worker-a', 'reset-worker-b'].map((n) => worker({ DATABASE_URL: named(n) })));
     workers.push(...pair);
+    const release = await holdCustomers(sandboxId);
     const answer = api(server.url, testKey.key).POST('/sandbox/reset');
     const runner = await resettingBackend();
     // The database is this file's and the first test's workers are gone: one of the pair runs it.
@@ -120,6 +134,7 @@ describe('a worker killed mid-reset', () => {
     const killedAt = Date.now();
     victim.proc.kill('SIGKILL');
     await new Promise((r) => victim.proc.once('exit', r));
+    await release();
 
     const res = await answer;
     expect(res.response.status).toBe(200);
