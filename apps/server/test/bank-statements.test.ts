@@ -486,6 +486,66 @@ describe('POST /bank-accounts/{id}/statements: CSV', () => {
   });
 });
 
+describe('POST /bank-accounts/{id}/statements: CSV by its column names', () => {
+  // The two layouts issue 41 found fitting no preset, as the banks write them: Windows-1252 with `;` and
+  // a decimal comma, and UTF-8 with a BOM; compact dates; the header again where the export was stitched.
+  it('imports "Bogført;Posteringstekst;Beløb i DKK;Saldo" without a preset: compact dates, Windows-1252, a repeated header skipped', async () => {
+    const account = await newAccount(t.api, { name: 'Efter navne', account_number: '64711' });
+    const file = [
+      'Bogført;Posteringstekst;Beløb i DKK;Saldo',
+      '20261102;Overførsel fra Kunde Ø;2.500,00;12.500,00',
+      '20261103;Dankort Købmand;-125,50;12.374,50',
+      'Bogført;Posteringstekst;Beløb i DKK;Saldo',
+      '20261127;Gebyr;-25,00;12.349,50',
+    ].join('\r\n');
+    const s = await imported(upload(account.id, cp1252(file), 'text/csv'));
+    expect(s).toMatchObject({
+      format: 'csv:header',
+      from_date: '2026-11-02',
+      to_date: '2026-11-27',
+      balance: { status: 'ok', opening: 10000, closing: 12349.5, difference: null },
+      lines: { total: 3, new: 3, duplicates: 0 },
+    });
+    const got = (await linesOf(t.api, account.id)).data;
+    expect(got.map((l) => [l.booking_date, l.amount, l.text])).toEqual([
+      ['2026-11-02', 2500, 'Overførsel fra Kunde Ø'],
+      ['2026-11-03', -125.5, 'Dankort Købmand'],
+      ['2026-11-27', -25, 'Gebyr'],
+    ]);
+  });
+
+  it('imports "Dato;Tekst;Ind;Ud": money in and out in two columns, six-digit dates, UTF-8 with a BOM', async () => {
+    const account = await newAccount(t.api, { name: 'Ind og ud', account_number: '64721' });
+    const file = ['Dato;Tekst;Ind;Ud', '261126;Indbetaling faktura 1007;1.000,00;', '271126;Husleje december;;4.000,00'].join('\n');
+    const s = await imported(upload(account.id, `\ufeff${file}\n`, 'text/csv; charset=utf-8'));
+    expect(s).toMatchObject({ format: 'csv:header', from_date: '2026-11-26', to_date: '2026-11-27', balance: { status: 'not_stated' }, lines: { total: 2 } });
+    const got = (await linesOf(t.api, account.id)).data;
+    expect(got.map((l) => [l.booking_date, l.amount, l.text])).toEqual([
+      ['2026-11-26', 1000, 'Indbetaling faktura 1007'],
+      ['2026-11-27', -4000, 'Husleje december'],
+    ]);
+  });
+
+  it('refuses a header that fits two readings with the columns and the choices, and imports it once a parameter chooses', async () => {
+    const account = await newAccount(t.api, { name: 'To læsninger', account_number: '64731' });
+    const file = ['Dato;Bogføringsdato;Tekst;Beløb;Saldo', '01-11-2026;02-11-2026;Renter;1,00;101,00'].join('\n');
+    const p = await refused(upload(account.id, file, 'text/csv'), 400, {
+      code: 'bank_file_invalid',
+      field: 'header',
+      columns: ['Dato', 'Bogføringsdato', 'Tekst', 'Beløb', 'Saldo'],
+      choices: [{ column: 'date', parameter: 'date_column', options: ['Dato', 'Bogføringsdato'] }],
+    } as Partial<Problem>);
+    expect(p.detail).toContain('the booking date is "Dato" or "Bogføringsdato" (choose with date_column)');
+    expect(await lineCount(account.id)).toBe(0);
+    // With date_column the parameters are the mapping, as a mapping of one's own always was.
+    const s = await imported(upload(account.id, file, 'text/csv', { query: { date_column: 'Bogføringsdato', text_column: 'Tekst', amount_column: 'Beløb' } }));
+    expect(s).toMatchObject({ format: 'csv', from_date: '2026-11-02', lines: { total: 1 } });
+    // A header naming no amount is no reading at all: the presets and the mapping are offered.
+    const none = await refused(upload(account.id, 'Dato;Tekst;Note\n01-11-2026;x;y', 'text/csv'), 400, { field: 'preset' });
+    expect(none.detail).toContain('does not name an amount (or money out and money in)');
+  });
+});
+
 // ---------------------------------------------------------------------------------------------------
 // The request around the file, and the lists
 

@@ -5,6 +5,7 @@
 import { Decimal } from '../../money.ts';
 import { fileError, type BankFileLine, type BankFileParser, type StatementHead } from './types.ts';
 import { CSV_PRESETS, SEPARATORS, mappingOf, type BankImportOptions, type CsvColumn, type CsvMapping, type CsvPresetName } from './options.ts';
+import { columnsByName, headerKey } from './columns.ts';
 import { isProblem, readAmount, readDate } from './values.ts';
 
 interface CsvRecord {
@@ -165,17 +166,29 @@ function resolveColumns(mapping: CsvMapping, header: readonly string[] | undefin
   return { index, name: (c) => header?.[index[c]!]?.trim() || `column ${index[c]! + 1}` };
 }
 
-/** Reads the mapping: a preset (with the parameters overriding its columns), the parameters alone, or the preset the header names. */
-function chooseMapping(o: BankImportOptions, header: readonly string[] | undefined): { mapping: CsvMapping; preset: CsvPresetName | undefined } {
+/**
+ * Reads the mapping: a preset (with the parameters overriding its columns), the parameters alone (with
+ * date_column), the preset the header names, or else the header's own column names (columns.ts).
+ */
+function chooseMapping(
+  o: BankImportOptions,
+  header: readonly string[] | undefined,
+): { mapping: CsvMapping; preset: CsvPresetName | undefined; byName: boolean } {
   const given = mappingOf(o);
   const preset = o.preset ?? (given.date ? undefined : header && presetByHeader(header));
-  const mapping: CsvMapping = { ...(preset ? CSV_PRESETS[preset].mapping : {}), ...given };
+  let byName = false;
+  let mapping: CsvMapping = { ...(preset ? CSV_PRESETS[preset].mapping : {}), ...given };
   if (!preset && !given.date) {
-    throw fileError(
-      null,
-      'preset',
-      `The CSV header (${header?.map((h) => JSON.stringify(h.trim())).join(', ') ?? 'none'}) is no known bank's export: name the preset (${Object.keys(CSV_PRESETS).join(', ')}) or map the columns (date_column and amount_column, or debit_column and credit_column).`,
-    );
+    const read = header ? columnsByName(header, given) : { missing: ['a header (header_rows=0)'] };
+    if ('missing' in read) {
+      throw fileError(
+        null,
+        'preset',
+        `The CSV header (${header?.map((h) => JSON.stringify(h.trim())).join(', ') ?? 'none'}) is no known bank's export and does not name ${read.missing.join(', ')}: name the preset (${Object.keys(CSV_PRESETS).join(', ')}) or map the columns (date_column and amount_column, or debit_column and credit_column).`,
+      );
+    }
+    mapping = { ...read.mapping, ...given };
+    byName = true;
   }
   if (!mapping.date) throw fileError(null, 'date_column', 'date_column is required with a column mapping');
   if (mapping.amount && (given.debit || given.credit)) delete mapping.amount;
@@ -186,8 +199,11 @@ function chooseMapping(o: BankImportOptions, header: readonly string[] | undefin
     delete mapping.debit;
     delete mapping.credit;
   }
-  return { mapping, preset };
+  return { mapping, preset, byName };
 }
+
+/** The format a statement is stored with: the preset's, the header's names', or a mapping of one's own. */
+const formatOf = (preset: CsvPresetName | undefined, byName: boolean) => (preset ? `csv:${preset}` : byName ? 'csv:header' : 'csv');
 
 /** The running balance, checked in both orders: banks export oldest first or newest first. */
 class RunningBalance {
@@ -249,6 +265,7 @@ export async function* parseCsv(source: AsyncIterable<Uint8Array>, o: BankImport
   let header: string[] | undefined;
   let columns: Columns | undefined;
   let preset: CsvPresetName | undefined;
+  let byName = false;
   let from: string | null = null;
   let to: string | null = null;
   const balance = new RunningBalance();
@@ -314,19 +331,28 @@ export async function* parseCsv(source: AsyncIterable<Uint8Array>, o: BankImport
     };
   };
 
+  // The header line again inside the file (exports stitched from pages or periods): skipped, not a line.
+  let headerKeys: string | undefined;
+  const isHeader = (r: CsvRecord) => headerKeys !== undefined && r.cells.map(headerKey).join('\u0000') === headerKeys;
+
   const take = (records: CsvRecord[]): BankFileLine[] => {
     const lines: BankFileLine[] = [];
     for (const r of records) {
       seen++;
       if (seen <= headerRows) {
-        if (seen === headerRows) header = r.cells;
+        if (seen === headerRows) {
+          header = r.cells;
+          headerKeys = r.cells.map(headerKey).join('\u0000');
+        }
         continue;
       }
       if (!columns) {
         const chosen = chooseMapping(o, header);
         preset = chosen.preset;
+        byName = chosen.byName;
         columns = resolveColumns(chosen.mapping, header, o.preset && !mappingOf(o).date ? o.preset : undefined);
       }
+      if (isHeader(r)) continue;
       const line = read(r);
       if (line) lines.push(line);
     }
@@ -347,6 +373,6 @@ export async function* parseCsv(source: AsyncIterable<Uint8Array>, o: BankImport
   if (lines.length) yield lines;
   if (seen === 0) throw fileError(null, 'body', 'The file has no lines.');
   // A header with no lines still says which layout it is.
-  if (!columns) preset = chooseMapping(o, header).preset;
-  return { format: preset ? `csv:${preset}` : 'csv', statement_ref: '', from_date: from, to_date: to, ...balance.head() };
+  if (!columns) ({ preset, byName } = chooseMapping(o, header));
+  return { format: formatOf(preset, byName), statement_ref: '', from_date: from, to_date: to, ...balance.head() };
 }

@@ -83,7 +83,10 @@ export const bankImportQuery = z.strictObject({
   preset: z
     .enum(CSV_PRESET_NAMES, { error: `must be one of ${CSV_PRESET_NAMES.join(', ')}` })
     .optional()
-    .meta({ description: "CSV: the bank's export layout (docs/bank-statements.md). Without it and without date_column, the header line chooses the preset" }),
+    .meta({
+      description:
+        "CSV: the bank's export layout (docs/bank-statements.md). Without it and without date_column, the header line chooses the preset, or else its column names (Dato, Bogført, Tekst, Beløb, Ind/Ud, Saldo …) say which column is which",
+    }),
   encoding: z
     .enum(['utf-8', 'windows-1252'], { error: 'must be utf-8 or windows-1252' })
     .optional()
@@ -106,7 +109,10 @@ export const bankImportQuery = z.strictObject({
   date_format: z
     .enum(DATE_FORMATS, { error: `must be one of ${DATE_FORMATS.join(', ')}` })
     .optional()
-    .meta({ description: 'CSV: how dates are written; default any of dd-mm-yyyy, dd.mm.yyyy, dd/mm/yyyy, yyyy-mm-dd, yyyy/mm/dd' }),
+    .meta({
+      description:
+        'CSV: how dates are written; default any of dd-mm-yyyy, dd.mm.yyyy, dd/mm/yyyy, yyyy-mm-dd, yyyy/mm/dd and the compact yyyymmdd, ddmmyyyy, ddmmyy (day first, 20yy)',
+    }),
   date_column: column('the booking date (required without a preset)'),
   value_date_column: column('the value date (rentedato)'),
   amount_column: column('the signed amount (or give debit_column and credit_column)'),
