@@ -77,7 +77,7 @@ const column = (what: string) =>
 
 export const SEPARATORS = { ';': ';', ',': ',', tab: '\t' } as const;
 
-/** The query of an import; every parameter but file_name is for CSV (a camt.053 file says what it is). */
+/** The query of an import; every parameter but file_name and other_accounts is for CSV (a camt file says what it is). */
 export const bankImportQuery = z.strictObject({
   file_name: z.string().trim().max(255).optional().meta({ description: "The file's name, kept with the statement; default the Content-Disposition filename" }),
   preset: z
@@ -113,6 +113,10 @@ export const bankImportQuery = z.strictObject({
       description:
         'CSV: how dates are written; default any of dd-mm-yyyy, dd.mm.yyyy, dd/mm/yyyy, yyyy-mm-dd, yyyy/mm/dd and the compact yyyymmdd, ddmmyyyy, ddmmyy (day first, 20yy)',
     }),
+  other_accounts: z.enum(['refuse', 'skip'], { error: 'must be refuse or skip' }).optional().meta({
+    description:
+      'camt.053/camt.054: what a statement of another account than this bank account does (by its IBAN or account number): refuse, the default, refuses the file naming it; skip leaves it out of this import (import the file into that account too). Never merged',
+  }),
   date_column: column('the booking date (required without a preset)'),
   value_date_column: column('the value date (rentedato)'),
   amount_column: column('the signed amount (or give debit_column and credit_column)'),
@@ -126,8 +130,13 @@ export const bankImportQuery = z.strictObject({
 });
 export type BankImportOptions = z.output<typeof bankImportQuery>;
 
-/** The CSV parameters given, for a camt.053 file to refuse by name. */
-export const csvOnlyOptions = (o: BankImportOptions) => Object.keys(o).filter((k) => k !== 'file_name' && o[k as keyof BankImportOptions] !== undefined);
+/** The parameters for XML files only. */
+const XML_ONLY = new Set(['other_accounts']);
+/** The CSV parameters given, for a camt file to refuse by name. */
+export const csvOnlyOptions = (o: BankImportOptions) =>
+  Object.keys(o).filter((k) => k !== 'file_name' && !XML_ONLY.has(k) && o[k as keyof BankImportOptions] !== undefined);
+/** The camt parameters given, for a CSV file to refuse by name. */
+export const xmlOnlyOptions = (o: BankImportOptions) => Object.keys(o).filter((k) => XML_ONLY.has(k) && o[k as keyof BankImportOptions] !== undefined);
 
 /** The column mapping the parameters name (`date_column` -> date, ...). */
 export function mappingOf(o: BankImportOptions): CsvMapping {
