@@ -140,5 +140,8 @@ describe('parseCamt053', () => {
     ]);
     expect(head).toMatchObject({ format: 'camt.054.001.02', statement_ref: 'N1', balance_status: 'not_stated' });
     expect(await failure(parse(notif(batch('150.00'))))).toMatchObject({ line: 1, field: 'NtryDtls/TxDtls' });
+    // Transactions without amounts of their own: the entry is one line, its first TxDtls giving the reference.
+    const bare = await parse(notif(batch('150.50').replace(/<AmtDtls>.*?<\/AmtDtls>/g, '')));
+    expect(bare.lines.map((l) => [l.amount.toFixed(2), l.reference, l.bank_reference])).toEqual([['150.50', '000000012345674', 'FI-27']]);
   });
 });

@@ -168,14 +168,14 @@ function entryLines(e: Entry, currency: string, split: boolean): BankFileLine[] 
     };
   };
   const sign = (a: Decimal) => (credit ? a : a.negated());
-  // camt.054: a batch entry (an FI card batch, a collection) is one line per transaction, each with its own amount.
-  if (split && e.txs.length > 1) {
+  // camt.054: a batch entry (an FI card batch, a collection) is one line per transaction, each with its own
+  // amount; a batch whose transactions carry no amounts of their own stays one line, as in camt.053.
+  const txAmount = (tx: Tx) => tx.values.get('Amt') ?? tx.values.get('AmtDtls/TxAmt/Amt');
+  if (split && e.txs.length > 1 && e.txs.every((tx) => txAmount(tx) !== undefined)) {
     let sum = new Decimal(0);
     const lines = e.txs.map((tx, k) => {
       const field = `NtryDtls/TxDtls[${k + 1}]/Amt`;
-      const text = tx.values.get('Amt') ?? tx.values.get('AmtDtls/TxAmt/Amt');
-      if (text === undefined) throw fileError(where, field, 'a transaction of a batch entry has no amount of its own');
-      const a = readIsoAmount(text);
+      const a = readIsoAmount(txAmount(tx)!);
       if (isProblem(a)) throw fileError(where, field, a.problem);
       if (tx.currency && tx.currency !== currency)
         throw fileError(where, `${field}/@Ccy`, `the transaction is in ${tx.currency}; the bank account is in ${currency}`);
