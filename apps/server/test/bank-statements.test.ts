@@ -733,6 +733,31 @@ describe('POST /bank-accounts/{id}/statements: CSV by its column names', () => {
     ]);
   });
 
+  it("reads Danske Bank's other exports in ISO-8859-1: with categories by its preset, in English by the names; a decimal point where the bank writes one", async () => {
+    const k = await t.newKey();
+    const account = await newAccount(k.api, { name: 'Danske varianter', account_number: '64791' });
+    const categories = [
+      '"Dato";"Kategori";"Underkategori";"Tekst";"Beløb";"Saldo";"Status";"Afstemt"',
+      '"24.11.2026";"Bolig";"Husleje";"Husleje november";"-4.000,00";"6.000,00";"Udført";"Nej"',
+    ].join('\r\n');
+    const a = await imported(upload(account.id, cp1252(categories), 'text/csv', { apiKey: k.key, query: { encoding: 'iso-8859-1' } }));
+    expect(a).toMatchObject({ format: 'csv:danske_bank', lines: { total: 1 } });
+    const english = ['"Date";"Text";"Amount";"Balance";"Status";"Reconciled"', '"25.11.2026";"Café Ærø";"-45,00";"5.955,00";"Executed";"No"'].join('\r\n');
+    const b = await imported(upload(account.id, cp1252(english), 'text/csv', { apiKey: k.key }));
+    expect(b).toMatchObject({ format: 'csv:header', balance: { status: 'not_stated', closing: 5955 }, lines: { total: 1 } });
+    // An export set to a decimal point (Sydbank's CSV lets the user choose), oldest first.
+    const point = ['Bogført;Tekst;Beløb;Saldo', '20261126;Indbetaling;1500.00;7455.00', '20261127;Gebyr;-5.50;7449.50'].join('\n');
+    const c = await imported(upload(account.id, point, 'text/csv', { apiKey: k.key }));
+    expect(c).toMatchObject({ format: 'csv:header', balance: { status: 'ok', opening: 5955, closing: 7449.5 }, lines: { total: 2 } });
+    const got = (await linesOf(k.api, account.id, {}, k.key)).data;
+    expect(got.map((l) => [l.booking_date, l.amount, l.text])).toEqual([
+      ['2026-11-24', -4000, 'Husleje november'],
+      ['2026-11-25', -45, 'Café Ærø'],
+      ['2026-11-26', 1500, 'Indbetaling'],
+      ['2026-11-27', -5.5, 'Gebyr'],
+    ]);
+  });
+
   it('refuses a header that fits two readings with the columns and the choices, and imports it once a parameter chooses', async () => {
     const k = await t.newKey();
     const account = await newAccount(k.api, { name: 'To læsninger', account_number: '64731' });

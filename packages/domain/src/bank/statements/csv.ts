@@ -256,11 +256,35 @@ class RunningBalance {
  * for the default encoding; `currency`: the bank account's, which a currency column must show.
  */
 export async function* parseCsv(source: AsyncIterable<Uint8Array>, o: BankImportOptions, ctx: { utf8: boolean; currency: string }): BankFileParser {
-  const encoding = o.encoding ?? (ctx.utf8 ? 'utf-8' : 'windows-1252');
+  const encoding = o.encoding === 'iso-8859-1' ? 'windows-1252' : (o.encoding ?? (ctx.utf8 ? 'utf-8' : 'windows-1252'));
   const decoder = new TextDecoder(encoding, { fatal: true });
   const splitter = new CsvSplitter(o.separator ? SEPARATORS[o.separator] : undefined);
   const headerRows = o.header_rows ?? 1;
-  const decimal = o.decimal_separator ?? ',';
+  // Without decimal_separator: the decimal comma, else a decimal point where the comma cannot read the
+  // amount (1234.50); a file that needs both is refused rather than read two ways (decision 664).
+  const decimalGiven = o.decimal_separator;
+  const evidence: Partial<Record<',' | '.', { line: number; text: string }>> = {};
+  const readCsvAmount = (text: string, line: number): Decimal | { problem: string } => {
+    if (decimalGiven) return readAmount(text, decimalGiven);
+    const comma = readAmount(text, ',');
+    // The point is the decimal only where it stands before the last one or two digits (1234.5, 1,234.50).
+    const point = isProblem(comma) && /\.\d{1,2}-?\s*$/.test(text) ? readAmount(text, '.') : comma;
+    if (isProblem(point)) return comma;
+    const sep = isProblem(comma) ? '.' : text.includes(',') ? ',' : undefined;
+    if (sep) {
+      evidence[sep] ??= { line, text: text.trim() };
+      const other = evidence[sep === ',' ? '.' : ','];
+      if (other) {
+        const [c, p] = sep === ',' ? [evidence[',']!, other] : [other, evidence['.']!];
+        throw fileError(
+          null,
+          'decimal_separator',
+          `The file writes amounts both with a decimal comma (line ${c.line}: ${JSON.stringify(c.text)}) and with a decimal point (line ${p.line}: ${JSON.stringify(p.text)}): send decimal_separator=, or decimal_separator=.`,
+        );
+      }
+    }
+    return point;
+  };
   let seen = 0;
   let header: string[] | undefined;
   let columns: Columns | undefined;
@@ -297,7 +321,7 @@ export async function* parseCsv(source: AsyncIterable<Uint8Array>, o: BankImport
     const valueDate = valueText ? readDate(valueText, o.date_format) : null;
     if (isProblem(valueDate)) throw fileError(where, cols.name('value_date'), valueDate.problem);
     const amountOf = (c: CsvColumn) => {
-      const a = readAmount(need(c), decimal);
+      const a = readCsvAmount(need(c), r.line);
       if (isProblem(a)) throw fileError(where, cols.name(c), a.problem);
       return a;
     };
@@ -313,7 +337,7 @@ export async function* parseCsv(source: AsyncIterable<Uint8Array>, o: BankImport
       throw fileError(where, cols.name('currency'), `the line is in ${currency}; the bank account is in ${ctx.currency}`);
     }
     const balanceText = cols.index.balance === undefined ? '' : cell('balance');
-    const stated = balanceText ? readAmount(balanceText, decimal) : null;
+    const stated = balanceText ? readCsvAmount(balanceText, r.line) : null;
     if (isProblem(stated)) throw fileError(where, cols.name('balance'), stated.problem);
     balance.add(amount, stated, date);
     if (from === null || date < from) from = date;

@@ -87,18 +87,18 @@ export const bankImportQuery = z.strictObject({
       description:
         "CSV: the bank's export layout (docs/bank-statements.md). Without it and without date_column, the header line chooses the preset, or else its column names (Dato, Bogført, Tekst, Beløb, Ind/Ud, Saldo …) say which column is which",
     }),
-  encoding: z
-    .enum(['utf-8', 'windows-1252'], { error: 'must be utf-8 or windows-1252' })
-    .optional()
-    .meta({ description: 'CSV: the text encoding; default UTF-8 (a BOM is dropped), or Windows-1252 when the file is not valid UTF-8' }),
+  encoding: z.enum(['utf-8', 'windows-1252', 'iso-8859-1'], { error: 'must be utf-8, windows-1252 or iso-8859-1' }).optional().meta({
+    description:
+      'CSV: the text encoding; default UTF-8 (a BOM is dropped), or Windows-1252 when the file is not valid UTF-8. iso-8859-1 (Latin-1, what some banks name their export) is read as Windows-1252, its superset for every letter a bank writes',
+  }),
   separator: z
     .enum(Object.keys(SEPARATORS) as [keyof typeof SEPARATORS], { error: 'must be ;, , or tab' })
     .optional()
     .meta({ description: 'CSV: the field separator; default: ; if the first line has one, else tab if it has one, else ,' }),
-  decimal_separator: z
-    .enum([',', '.'], { error: 'must be , or .' })
-    .optional()
-    .meta({ description: 'CSV: the decimal separator of amounts; default , (then . separates thousands)' }),
+  decimal_separator: z.enum([',', '.'], { error: 'must be , or .' }).optional().meta({
+    description:
+      'CSV: the decimal separator of amounts (with , the thousands are separated by ., with . by ,). Default: a decimal comma, else a decimal point where the comma cannot read an amount (1234.50); a file that needs both is refused',
+  }),
   header_rows: z
     .string()
     .regex(/^\d{1,2}$/, 'must be a whole number from 0 to 20')
