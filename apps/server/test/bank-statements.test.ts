@@ -1,12 +1,18 @@
 // Bank statement import through HTTP against PostgreSQL: camt.053 of versions .02,
 // .06 and .08 and the CSV presets (Windows-1252 and UTF-8 with a BOM, semicolons and commas), each line
 // once however often or concurrently a statement is imported, the balance checks, the refusals by line
-// and field with nothing imported, and the lists of statements and lines.
+// and field with nothing imported, and the lists of statements and lines. Issue 41: CSV read by its
+// column names, compact dates, a repeated header, camt.053 as banks send it (BIC for BICFI, no BkTxCd, no
+// NtryDtls, several statements, a closing balance that does not add up), several accounts in one file,
+// and a camt.054 FI advice whose payment ids pay invoices.
 //
-// Fixtures are written here by hand. The camt.053 ones follow the message structure of the ISO 20022
-// schemas camt.053.001.02/.06/.08 (BkToCstmrStmt/Stmt/Bal/Ntry/NtryDtls/TxDtls) and the Danish banks'
-// implementation guides (an FI payment id +71 in CdtrRefInf/Ref); the CSV ones the presets' headers
-// (docs/bank-statements.md). None is a real bank's file.
+// Fixtures are written here by hand. The camt ones follow the message structure of the ISO 20022
+// schemas camt.053.001.02/.06/.08 (BkToCstmrStmt/Stmt/Bal/Ntry/NtryDtls/TxDtls) and camt.054.001.02
+// (BkToCstmrDbtCdtNtfctn/Ntfctn, a batch entry with NtryDtls/Btch and a TxDtls per transaction) and the
+// Danish banks' implementation guides (an FI payment id +71 in CdtrRefInf/Ref, kortart 71 as Prtry); the
+// CSV ones the presets' headers (docs/bank-statements.md), the two layouts issue 41 found fitting no
+// preset, and Danske Bank's category and English export headers as published by open-source importers of
+// its netbank export. None is a real bank's file.
 import { describe, expect, it } from 'vitest';
 import { countRows, created, idem, ok, testDb, useCompany, type Api } from './helpers.ts';
 

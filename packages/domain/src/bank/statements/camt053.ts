@@ -343,7 +343,7 @@ export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: Camt
   /** Which of the company's bank accounts a statement's account is, in words. */
   const whose = (ids: AccountIds) => {
     const other = ctx.others?.find((a) => sameAccount(a, ids));
-    return other ? `: that is bank account ${JSON.stringify(other.name)} (${other.id}); import the file there too with other_accounts=skip` : '';
+    return other ? `; it is bank account ${JSON.stringify(other.name)} (${other.id}): import the file into each of its accounts with other_accounts=skip` : '';
   };
 
   const checkAccount = (s: Statement) => {

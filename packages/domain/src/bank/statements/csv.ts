@@ -357,7 +357,13 @@ export async function* parseCsv(source: AsyncIterable<Uint8Array>, o: BankImport
 
   // The header line again inside the file (exports stitched from pages or periods): skipped, not a line.
   let headerKeys: string | undefined;
-  const isHeader = (r: CsvRecord) => headerKeys !== undefined && r.cells.map(headerKey).join('\u0000') === headerKeys;
+  let firstKey = '';
+  // The first cell decides cheaply; only a record that starts as the header is compared whole.
+  const isHeader = (r: CsvRecord) =>
+    headerKeys !== undefined &&
+    r.cells.length === header!.length &&
+    headerKey(r.cells[0] ?? '') === firstKey &&
+    r.cells.map(headerKey).join('\u0000') === headerKeys;
 
   const take = (records: CsvRecord[]): BankFileLine[] => {
     const lines: BankFileLine[] = [];
@@ -367,6 +373,7 @@ export async function* parseCsv(source: AsyncIterable<Uint8Array>, o: BankImport
         if (seen === headerRows) {
           header = r.cells;
           headerKeys = r.cells.map(headerKey).join('\u0000');
+          firstKey = headerKey(r.cells[0] ?? '');
         }
         continue;
       }
