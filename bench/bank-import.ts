@@ -156,7 +156,7 @@ async function main() {
         what: 'camt.053.001.02',
         path: camtPath,
         type: 'application/xml',
-        parse: (s: AsyncIterable<Uint8Array>) => parseCamt053(s, { currency: 'DKK', iban: '' }),
+        parse: (s: AsyncIterable<Uint8Array>) => parseCamt053(s, { currency: 'DKK', account: { iban: '', bban: '' } }),
       },
       {
         what: 'CSV (danske_bank)',

@@ -44,6 +44,17 @@ export const problemExtensions = z.object({
     description:
       'bank_file_invalid: the line of the CSV file (1-based, header lines counted) or the entry (Ntry) of the camt.053 file at fault; saft_file_invalid (and period_locked, fiscal_year_not_open of a SAF-T import): the line of the SAF-T file',
   }),
+  columns: z.array(z.string()).optional().meta({ description: 'bank_file_invalid (a CSV header that fits two readings): the header line, column by column' }),
+  choices: z
+    .array(
+      z.object({
+        column: z.string().meta({ description: 'What is to be chosen: date, text, amount_or_debit_credit, balance …' }),
+        parameter: z.string().meta({ description: 'The query parameter(s) that choose it' }),
+        options: z.array(z.string()).meta({ description: 'The header names that fit it' }),
+      }),
+    )
+    .optional()
+    .meta({ description: 'bank_file_invalid (a CSV header that fits two readings): each column the header names more than once, with the names that fit' }),
   xml: z
     .object({
       rule: z.enum(XML_RULES).meta({

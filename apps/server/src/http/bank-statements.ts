@@ -1,5 +1,5 @@
 // The HTTP shell of POST /bank-accounts/{id}/statements (the upload shell of raw-upload.ts): the body is
-// the bank's file itself (camt.053 XML or CSV), up to 200 MB, staged before the procedure opens its
+// the bank's file itself (camt.053 or camt.054 XML, or CSV), up to 200 MB, staged before the procedure opens its
 // transaction, so the import reads it at disk speed whatever the client's speed; the procedure validates
 // the query, checks the bank account and imports in one transaction; what it stored is then matched.
 import type { Logger } from 'pino';
@@ -37,7 +37,7 @@ export function bankStatementImport(logger: Logger): RawHandler {
       { pattern: XML_TYPE, kind: 'camt053' as BankFileKind },
       { pattern: CSV_TYPE, kind: 'csv' as BankFileKind },
     ],
-    send: 'Send the statement as the bank gives it, with Content-Type: application/xml (camt.053) or text/csv',
+    send: 'Send the statement as the bank gives it, with Content-Type: application/xml (camt.053 or camt.054) or text/csv',
     limit: MAX_BANK_FILE_BYTES,
     what: 'The file',
     // A large file takes longer than the common 20 s to send and to import: the bound is the import transaction's (5 minutes), with the upload's time on top.

@@ -1,4 +1,4 @@
-// /bank-accounts/{id}/statements and /bank-accounts/{id}/lines: importing a bank statement (camt.053 or a
+// /bank-accounts/{id}/statements and /bank-accounts/{id}/lines: importing a bank statement (camt.053, camt.054 or a
 // Danish bank's CSV, streamed: the HTTP shell stages the body, this procedure imports it in one
 // transaction), the statements imported and the lines they brought.
 import { z } from 'zod';
@@ -31,17 +31,24 @@ const accountParam = z.object({ id: uuid().meta({ description: 'The bank account
 const notFound = "A bank account that is not one of the company's (another company's included) answers 404 not_found.";
 
 const importDescription = [
-  'The body is the file as the bank gives it, streamed (at most 200 MB): `Content-Type: application/xml` (or text/xml) for ISO 20022 camt.053 (versions camt.053.001.02 to .08, by the namespace), `text/csv` for the CSV export of a Danish bank, read by a `preset` or a column mapping (the `*_column` parameters; see docs/bank-statements.md). Only booked entries of a camt.053 file are lines.',
+  "The body is the file as the bank gives it, streamed (at most 200 MB): `Content-Type: application/xml` (or text/xml) for ISO 20022 camt.053 statements or camt.054 debit/credit notifications (versions .001.02 to .08, by the namespace), `text/csv` for the CSV export of a Danish bank, read by a `preset`, a column mapping (the `*_column` parameters), or else by the header's own column names (a date, a text, and an amount or money out and in: Dato, Bogført, Posteringstekst, Beløb i DKK, Ind, Ud, Saldo …); see docs/bank-statements.md. Only booked entries of a camt file are lines; a camt.054 batch entry whose transactions carry their own amounts (an FI card batch) is a line per transaction, so each FI payment id is matched.",
+  "Each camt statement must be of this bank account, by its IBAN or its registration and account number (Acct/Id/IBAN or Othr/Id): one of another account is refused by name (400, naming the company's bank account it is of), or with `other_accounts=skip` left out of this import; it is never merged.",
   "Each line is stored once per bank account: its identity is the bank's reference (`ref:` + camt AcctSvcrRef) where there is one, otherwise `sha256:` of its booking date, amount, text, counterparty and reference, with `#n`, its occurrence among identical lines of the file. Importing the same statement again, or an overlapping one, stores no line twice: `lines` counts the total, the new and the duplicates.",
   "camt.053: the opening balance (OPBD, else PRCD) plus the booked entries is checked against the closing balance (CLBD); a CSV running balance column is checked line by line. A mismatch is reported in `balance` (status mismatch, `difference`) and the lines are imported all the same: the bank's file is what happened on the account.",
-  "Refused, with nothing imported: a malformed file or a line of it (400 bank_file_invalid, `line` the CSV line number or the camt entry number, `field` the element or column), lines in another currency than the bank account's, a camt.053 statement of another IBAN, XML with a DOCTYPE, another namespace than camt.053.001.02-08; another Content-Type (415); a body over 200 MB (413). Answers 201 with the statement and emits bank_statement.imported.",
+  "Refused, with nothing imported: a malformed file or a line of it (400 bank_file_invalid, `line` the CSV line number or the camt entry number, `field` the element or column), a CSV header that fits two readings (400 bank_file_invalid, `field` header, with `columns` and `choices`), lines in another currency than the bank account's, a camt statement of another account, XML with a DOCTYPE, another namespace than camt.053/camt.054 .001.02-08; another Content-Type (415); a body over 200 MB (413). Answers 201 with the statement and emits bank_statement.imported.",
 ].join('\n\n');
 
 export const bankStatementsRouter = router({
   import: authedProcedure
     .meta({
       ...metaOf(
-        { path: '/bank-accounts/{id}/statements', tag, summary: 'Import a bank statement (camt.053 or CSV)', description: importDescription, scope: write },
+        {
+          path: '/bank-accounts/{id}/statements',
+          tag,
+          summary: 'Import a bank statement (camt.053, camt.054 or CSV)',
+          description: importDescription,
+          scope: write,
+        },
         'POST',
         {
           idempotent: { status: 201 },
@@ -51,8 +58,8 @@ export const bankStatementsRouter = router({
       requestBody: {
         contentType: 'application/xml',
         contentTypes: ['text/xml', 'text/csv'],
-        description: `The statement file as the bank gives it, at most ${MAX_BANK_FILE_BYTES} bytes: camt.053 XML (UTF-8), or CSV (UTF-8 with or without a BOM, or Windows-1252) of one of the presets ${CSV_PRESET_NAMES.join(', ')} or a column mapping`,
-        schema: { type: 'string', description: 'camt.053.001.02 to .08 XML (root Document), or CSV text' },
+        description: `The statement file as the bank gives it, at most ${MAX_BANK_FILE_BYTES} bytes: camt.053 or camt.054 XML (UTF-8), or CSV (UTF-8 with or without a BOM, or Windows-1252) of one of the presets ${CSV_PRESET_NAMES.join(', ')}, a column mapping, or read by its column names`,
+        schema: { type: 'string', description: 'camt.053 or camt.054 .001.02 to .08 XML (root Document), or CSV text' },
         query: bankImportQuery,
       },
       transactionTimeoutMs: BANK_IMPORT_TIMEOUT_MS,

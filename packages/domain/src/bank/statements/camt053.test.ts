@@ -3,10 +3,10 @@
 // tests (apps/server/test/bank-statements.test.ts) cover .06 and the import around the parser.
 import { describe, expect, it } from 'vitest';
 import type { DomainError } from '../../errors.ts';
-import { parseCamt053 } from './camt053.ts';
+import { parseCamt053, type CamtContext } from './camt053.ts';
 import type { BankFileLine, StatementHead } from './types.ts';
 
-async function parse(xml: string, chunk = 13, ctx = { currency: 'DKK', iban: '' }) {
+async function parse(xml: string, chunk = 13, ctx: CamtContext = { currency: 'DKK', account: { iban: '', bban: '' } }) {
   const bytes = new TextEncoder().encode(xml);
   async function* source() {
     for (let i = 0; i < bytes.length; i += chunk) yield bytes.subarray(i, i + chunk);
@@ -70,12 +70,15 @@ describe('parseCamt053', () => {
   });
   it('refuses other namespaces, DOCTYPE, text that is not XML, and names the entry and field of a bad value', async () => {
     expect(await failure(parse(doc('camt.053.001.09', '<Stmt/>')))).toMatchObject({ code: 'bank_file_invalid', field: 'Document' });
-    expect(await failure(parse(doc('camt.054.001.02', '<Stmt/>')))).toMatchObject({ field: 'Document' });
+    expect(await failure(parse(doc('camt.052.001.02', '<Stmt/>')))).toMatchObject({ field: 'Document' });
+    expect(await failure(parse(doc('camt.054.001.02', '<Stmt/>')))).toMatchObject({ field: 'BkToCstmrStmt' });
     expect(await failure(parse(`<!DOCTYPE x [<!ENTITY a "b">]>${doc('camt.053.001.02', '')}`))).toMatchObject({ field: 'body' });
     expect(await failure(parse('not xml'))).toMatchObject({ field: 'body' });
     const bad = V02_ENTRY.replace('<CdtDbtInd>DBIT</CdtDbtInd>', '<CdtDbtInd>X</CdtDbtInd>');
     expect(await failure(parse(doc('camt.053.001.02', `<Stmt><Id>S</Id>${V02_ENTRY}${bad}</Stmt>`)))).toMatchObject({ line: 2, field: 'CdtDbtInd' });
-    expect(await failure(parse(doc('camt.053.001.02', `<Stmt><Id>S</Id>${V02_ENTRY}</Stmt>`), 13, { currency: 'EUR', iban: '' }))).toMatchObject({
+    expect(
+      await failure(parse(doc('camt.053.001.02', `<Stmt><Id>S</Id>${V02_ENTRY}</Stmt>`), 13, { currency: 'EUR', account: { iban: '', bban: '' } })),
+    ).toMatchObject({
       line: 1,
       field: 'Amt/@Ccy',
     });
@@ -96,5 +99,49 @@ describe('parseCamt053', () => {
   it('keeps the texts it reads with their entities decoded', async () => {
     const { lines } = await parse(doc('camt.053.001.02', `<Stmt><Id>S</Id>${V02_ENTRY.replace('El-selskabet', 'Jensen &amp; S&#248;n ApS')}</Stmt>`));
     expect(lines[0]!.counterparty_name).toBe('Jensen & Søn ApS');
+  });
+
+  it('takes each statement by the account it names: IBAN or a BBAN in Othr/Id; another account is refused by name, or skipped when asked', async () => {
+    const stmt = (id: string, acct: string) => `<Stmt><Id>${id}</Id><Acct><Id>${acct}</Id><Ccy>DKK</Ccy></Acct>${V02_ENTRY}</Stmt>`;
+    const mine = stmt('MINE', '<Othr><Id>0040-0440116243</Id></Othr>');
+    const theirs = stmt('THEIRS', '<IBAN>DK9520000123456789</IBAN>');
+    const target = { currency: 'DKK', account: { iban: 'DK5000400440116243', bban: '00400440116243' } };
+    expect((await parse(doc('camt.053.001.02', mine), 13, target)).lines).toHaveLength(1);
+    const refused = await failure(
+      parse(doc('camt.053.001.02', mine + theirs), 13, {
+        ...target,
+        others: [{ id: 'B-2', name: 'Opsparing', iban: 'DK9520000123456789', bban: '20000123456789' }],
+      }),
+    );
+    expect(refused).toMatchObject({ code: 'bank_file_invalid', field: 'Stmt/Acct/Id/IBAN' });
+    expect(refused!.detail).toContain('statement "THEIRS" is of account DK9520000123456789');
+    expect(refused!.detail).toContain('bank account "Opsparing" (B-2)');
+    const skipped = await parse(doc('camt.053.001.02', theirs + mine), 13, { ...target, otherAccounts: 'skip' });
+    expect(skipped.lines.map((l) => l.n)).toEqual([2]);
+    expect(skipped.head.statement_ref).toBe('MINE');
+    expect(await failure(parse(doc('camt.053.001.02', theirs), 13, { ...target, otherAccounts: 'skip' }))).toMatchObject({ field: 'Stmt/Acct' });
+    // A target without an IBAN or account number takes one account's file, never two accounts' as one.
+    const blank = { currency: 'DKK', account: { iban: '', bban: '' } };
+    expect((await parse(doc('camt.053.001.02', theirs + theirs), 13, blank)).lines).toHaveLength(2);
+    expect(await failure(parse(doc('camt.053.001.02', mine + theirs), 13, blank))).toMatchObject({ field: 'Stmt/Acct/Id/IBAN' });
+  });
+
+  it('reads camt.054: a batch entry is a line per TxDtls with its own amount and FI payment id; the parts must add up', async () => {
+    const tx = (amount: string, ref: string) =>
+      `<TxDtls><Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs><AmtDtls><TxAmt><Amt Ccy="DKK">${amount}</Amt></TxAmt></AmtDtls><RmtInf><Strd><CdtrRefInf><Tp><CdOrPrtry><Prtry>71</Prtry></CdOrPrtry></Tp><Ref>${ref}</Ref></CdtrRefInf></Strd></RmtInf></TxDtls>`;
+    const batch = (total: string) =>
+      `<Ntfctn><Id>N1</Id><Acct><Id><IBAN>DK5000400440116243</IBAN></Id></Acct><Ntry><Amt Ccy="DKK">${total}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-27</Dt></BookgDt><AcctSvcrRef>FI-27</AcctSvcrRef><NtryDtls><Btch><NbOfTxs>2</NbOfTxs></Btch>${tx('100.00', '000000012345674')}${tx('50.50', '000000000000018')}</NtryDtls></Ntry></Ntfctn>`;
+    const notif = (body: string) =>
+      `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.054.001.02"><BkToCstmrDbtCdtNtfctn><GrpHdr><MsgId>1</MsgId></GrpHdr>${body}</BkToCstmrDbtCdtNtfctn></Document>`;
+    const { lines, head } = await parse(notif(batch('150.50')));
+    expect(lines.map((l) => [l.amount.toFixed(2), l.reference, l.bank_reference])).toEqual([
+      ['100.00', '000000012345674', 'FI-27/1'],
+      ['50.50', '000000000000018', 'FI-27/2'],
+    ]);
+    expect(head).toMatchObject({ format: 'camt.054.001.02', statement_ref: 'N1', balance_status: 'not_stated' });
+    expect(await failure(parse(notif(batch('150.00'))))).toMatchObject({ line: 1, field: 'NtryDtls/TxDtls' });
+    // Transactions without amounts of their own: the entry is one line, its first TxDtls giving the reference.
+    const bare = await parse(notif(batch('150.50').replace(/<AmtDtls>.*?<\/AmtDtls>/g, '')));
+    expect(bare.lines.map((l) => [l.amount.toFixed(2), l.reference, l.bank_reference])).toEqual([['150.50', '000000012345674', 'FI-27']]);
   });
 });

@@ -1,26 +1,75 @@
-// ISO 20022 camt.053 (BankToCustomerStatement), versions .001.02 to .001.08, read as it streams under
-// the safe-XML policy (xml/reader.ts): memory holds the entry being read and the chunk's finished
-// entries, never the file.
-// Read: each Stmt's Id, account, period and balances (OPBD or PRCD opening, CLBD closing), and each
-// booked Ntry with its first TxDtls (references, remittance, related parties). docs/bank-statements.md.
+// ISO 20022 camt.053 (BankToCustomerStatement) and camt.054 (BankToCustomerDebitCreditNotification),
+// versions .001.02 to .001.08, read as they stream under the safe-XML policy (xml/reader.ts): memory holds
+// the entry being read and the chunk's finished entries, never the file.
+// Read: each Stmt (camt.054: Ntfctn) with its Id, account, period and balances (OPBD or PRCD opening, CLBD
+// closing), and each booked Ntry with its first TxDtls (references, remittance, related parties); of
+// camt.054, a batch entry's every TxDtls is a line of its own (an FI card batch: one FI payment id each).
+// Each statement must be of the target bank account, by IBAN or account number. docs/bank-statements.md.
 import { Decimal } from '../../money.ts';
 import { readXmlStream, XmlPaths, XmlReader, xmlRefused } from '../../xml/reader.ts';
 import { MAX_BANK_FILE_BYTES } from './staged.ts';
 import { fileError, type BankFileLine, type BankFileParser, type StatementHead } from './types.ts';
 import { isProblem, readIsoAmount, readIsoDate } from './values.ts';
 
-export const CAMT053_NAMESPACE = /^urn:iso:std:iso:20022:tech:xsd:camt\.053\.001\.0([2-8])$/;
+/** camt.053 statements and camt.054 notifications: the message, its root element and its repeated element. */
+export const CAMT_NAMESPACE = /^urn:iso:std:iso:20022:tech:xsd:camt\.05([34])\.001\.0([2-8])$/;
+const MESSAGES = {
+  '3': { root: 'BkToCstmrStmt', statement: 'Stmt' },
+  '4': { root: 'BkToCstmrDbtCdtNtfctn', statement: 'Ntfctn' },
+} as const;
 
-/** An entry as read so far: the raw texts by their path below Ntry. */
-interface Entry {
-  n: number;
+/** One TxDtls of an entry: the raw texts by their path below TxDtls, and its amount's currency. */
+interface Tx {
   values: Map<string, string>;
   currency: string;
 }
 
+/** An entry as read so far: the raw texts by their path below Ntry, and each TxDtls on its own. */
+interface Entry {
+  n: number;
+  values: Map<string, string>;
+  currency: string;
+  txs: Tx[];
+}
+
+/** A bank account as a statement names it, or as tlr holds it: its IBAN and its Danish BBAN (reg. no. + account no., 14 digits). */
+export interface AccountIds {
+  iban: string;
+  bban: string;
+}
+/** The company's bank accounts, to name the one a foreign statement belongs to. */
+export interface KnownAccount extends AccountIds {
+  id: string;
+  name: string;
+}
+
+/** The Danish BBAN of a registration number and an account number (up to 10 digits, zero-padded); '' without both. */
+export function bbanOf(reg: string, account: string): string {
+  return /^\d{4}$/.test(reg) && /^\d{1,10}$/.test(account) ? `${reg}${account.padStart(10, '0')}` : '';
+}
+
+/** An account's identifiers: a Danish IBAN holds its BBAN (DKkk + 14 digits). */
+export function accountIds(iban: string, bban = ''): AccountIds {
+  const i = iban.replace(/\s/g, '').toUpperCase();
+  return { iban: i, bban: bban || (/^DK\d{16}$/.test(i) ? i.slice(4) : '') };
+}
+
+/** Acct/Id/Othr/Id as banks write a BBAN: the digits, a reg. no. and an account no. with or without a separator. */
+function othrIds(text: string): AccountIds {
+  const t = text.replace(/\s/g, '');
+  const digits = t.replace(/[-.]/g, '');
+  if (/^\d{5,14}$/.test(digits)) return { iban: '', bban: bbanOf(digits.slice(0, 4), digits.slice(4)) };
+  return accountIds(t);
+}
+
+const sameAccount = (a: AccountIds, b: AccountIds) => (!!a.iban && a.iban === b.iban) || (!!a.bban && a.bban === b.bban);
+
 interface Statement {
   id: string;
   iban: string;
+  othr: string;
+  /** Not the target account's, and the request said to leave such statements (other_accounts=skip). */
+  skipped: boolean;
   currency: string;
   from: string;
   to: string;
@@ -56,18 +105,31 @@ const ENTRY_FIELDS = new Set([
 ]);
 /** Unstructured remittance (Ustrd) may repeat: every one is kept, in order. */
 const USTRD = 'NtryDtls/TxDtls/RmtInf/Ustrd';
+const TX = 'NtryDtls/TxDtls/';
+/** A TxDtls's own amount: Amt (.04 and later) or AmtDtls/TxAmt/Amt. */
+const TX_AMOUNTS = [`${TX}Amt`, `${TX}AmtDtls/TxAmt/Amt`];
 /** The paths below Stmt that are read. */
-const STATEMENT_FIELDS = ['Id', 'Acct/Id/IBAN', 'Acct/Ccy', 'FrToDt/FrDtTm', 'FrToDt/ToDtTm', 'Bal/Tp/CdOrPrtry/Cd', 'Bal/Amt', 'Bal/CdtDbtInd'];
+const STATEMENT_FIELDS = [
+  'Id',
+  'Acct/Id/IBAN',
+  'Acct/Id/Othr/Id',
+  'Acct/Ccy',
+  'FrToDt/FrDtTm',
+  'FrToDt/ToDtTm',
+  'Bal/Tp/CdOrPrtry/Cd',
+  'Bal/Amt',
+  'Bal/CdtDbtInd',
+];
 
 const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-/** The line of a booked entry; undefined for one not booked (pending, information): those are skipped. */
-function entryLine(e: Entry, currency: string): BankFileLine | undefined {
+/** The lines of a booked entry; none for one not booked (pending, information): those are skipped. */
+function entryLines(e: Entry, currency: string, split: boolean): BankFileLine[] {
   const where = { kind: 'entry', n: e.n } as const;
   const v = (path: string) => clean(e.values.get(path) ?? '');
   const status = v('Sts') || v('Sts/Cd');
   if (!status) throw fileError(where, 'Sts', 'the entry has no status');
-  if (status !== 'BOOK') return undefined;
+  if (status !== 'BOOK') return [];
   const amountText = e.values.get('Amt');
   if (amountText === undefined) throw fileError(where, 'Amt', 'the entry has no amount');
   const amount = readIsoAmount(amountText);
@@ -86,21 +148,48 @@ function entryLine(e: Entry, currency: string): BankFileLine | undefined {
   const booking = dateOf('BookgDt');
   if (!booking) throw fileError(where, 'BookgDt', 'a booked entry needs its booking date');
   const credit = indicator === 'CRDT';
-  const party = credit ? 'Dbtr' : 'Cdtr';
-  const endToEnd = v('NtryDtls/TxDtls/Refs/EndToEndId');
-  const text = [...new Set([clean(e.values.get(USTRD) ?? ''), v('NtryDtls/TxDtls/AddtlTxInf'), v('AddtlNtryInf')].filter(Boolean))];
-  return {
-    n: e.n,
-    booking_date: booking,
-    value_date: dateOf('ValDt'),
-    amount: credit ? amount : amount.negated(),
-    text: text.join(' / ').slice(0, 1000),
-    counterparty_name: (v(`NtryDtls/TxDtls/RltdPties/${party}/Nm`) || v(`NtryDtls/TxDtls/RltdPties/${party}/Pty/Nm`)).slice(0, 200),
-    counterparty_iban: v(`NtryDtls/TxDtls/RltdPties/${party}Acct/Id/IBAN`).replace(/\s/g, '').slice(0, 34),
-    // NOTPROVIDED is ISO 20022's word for no end-to-end id.
-    reference: (v('NtryDtls/TxDtls/RmtInf/Strd/CdtrRefInf/Ref') || (endToEnd === 'NOTPROVIDED' ? '' : endToEnd)).slice(0, 200),
-    bank_reference: (v('AcctSvcrRef') || v('NtryDtls/TxDtls/Refs/AcctSvcrRef')).slice(0, 200),
+  const valueDate = dateOf('ValDt');
+  const bankRef = v('AcctSvcrRef');
+  const line = (get: (path: string) => string, signedAmount: Decimal, bankReference: string): BankFileLine => {
+    const party = credit ? 'Dbtr' : 'Cdtr';
+    const endToEnd = get('NtryDtls/TxDtls/Refs/EndToEndId');
+    const text = [...new Set([get(USTRD), get('NtryDtls/TxDtls/AddtlTxInf'), v('AddtlNtryInf')].filter(Boolean))];
+    return {
+      n: e.n,
+      booking_date: booking,
+      value_date: valueDate,
+      amount: signedAmount,
+      text: text.join(' / ').slice(0, 1000),
+      counterparty_name: (get(`NtryDtls/TxDtls/RltdPties/${party}/Nm`) || get(`NtryDtls/TxDtls/RltdPties/${party}/Pty/Nm`)).slice(0, 200),
+      counterparty_iban: get(`NtryDtls/TxDtls/RltdPties/${party}Acct/Id/IBAN`).replace(/\s/g, '').slice(0, 34),
+      // NOTPROVIDED is ISO 20022's word for no end-to-end id.
+      reference: (get('NtryDtls/TxDtls/RmtInf/Strd/CdtrRefInf/Ref') || (endToEnd === 'NOTPROVIDED' ? '' : endToEnd)).slice(0, 200),
+      bank_reference: bankReference.slice(0, 200),
+    };
   };
+  const sign = (a: Decimal) => (credit ? a : a.negated());
+  // camt.054: a batch entry (an FI card batch, a collection) is one line per transaction, each with its own
+  // amount; a batch whose transactions carry no amounts of their own stays one line, as in camt.053.
+  const txAmount = (tx: Tx) => tx.values.get('Amt') ?? tx.values.get('AmtDtls/TxAmt/Amt');
+  if (split && e.txs.length > 1 && e.txs.every((tx) => txAmount(tx) !== undefined)) {
+    let sum = new Decimal(0);
+    const lines = e.txs.map((tx, k) => {
+      const field = `NtryDtls/TxDtls[${k + 1}]/Amt`;
+      const a = readIsoAmount(txAmount(tx)!);
+      if (isProblem(a)) throw fileError(where, field, a.problem);
+      if (tx.currency && tx.currency !== currency)
+        throw fileError(where, `${field}/@Ccy`, `the transaction is in ${tx.currency}; the bank account is in ${currency}`);
+      sum = sum.plus(a);
+      const get = (path: string) => (path.startsWith(TX) ? clean(tx.values.get(path.slice(TX.length)) ?? '') : v(path));
+      const txRef = get(`${TX}Refs/AcctSvcrRef`);
+      return line(get, sign(a), txRef || (bankRef ? `${bankRef}/${k + 1}` : ''));
+    });
+    if (!sum.equals(amount)) {
+      throw fileError(where, 'NtryDtls/TxDtls', `the transactions add up to ${sum.toFixed(2)}; the entry's amount is ${amount.toFixed(2)}`);
+    }
+    return lines;
+  }
+  return [line(v, sign(amount), bankRef || v('NtryDtls/TxDtls/Refs/AcctSvcrRef'))];
 }
 
 /** A balance's signed amount; DBIT is a negative (overdrawn) balance. */
@@ -114,47 +203,79 @@ function signed(b: { amount: string; indicator: string; currency: string }, code
   return b.indicator === 'DBIT' ? a.negated() : a;
 }
 
+export interface CamtContext {
+  /** The bank account's currency: every entry and balance must be in it. */
+  currency: string;
+  /** The target bank account's IBAN and BBAN ('' when it has none). */
+  account: AccountIds;
+  /** The company's other bank accounts, to name the one a foreign statement is of. */
+  others?: KnownAccount[];
+  /** What a statement of another account does: refuse the file (the default) or stay out of this import. */
+  otherAccounts?: 'refuse' | 'skip';
+}
+
 /**
- * Parses a camt.053 file. `currency` and `iban` are the bank account's: a statement of another account
- * (its Acct/Id/IBAN, when both are known) or in another currency is refused.
+ * Parses a camt.053 or camt.054 file. Every statement (camt.054: notification) must be of the target
+ * bank account (its Acct/Id/IBAN or Acct/Id/Othr/Id, a BBAN), in its currency; one of another account is
+ * refused by name, or with otherAccounts=skip left out, never merged. A target that has neither an IBAN
+ * nor an account number takes a file of one account only: two accounts' statements are not told apart.
  */
-export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: { currency: string; iban: string }): BankFileParser {
+export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: CamtContext): BankFileParser {
   let version = '';
+  let message: (typeof MESSAGES)[keyof typeof MESSAGES] = MESSAGES['3'];
   let entries = 0;
   let entry: Entry | undefined;
+  let tx: Tx | undefined;
   let stmt: Statement | undefined;
   const statements: { id: string; from: string; to: string; opening: Decimal | null; closing: Decimal | null; sum: Decimal }[] = [];
+  /** Every statement's account as it names it, for a refusal that lists them. */
+  const named: { id: string; account: string; ids: AccountIds }[] = [];
   const ready: BankFileLine[] = [];
   let minDate: string | null = null;
   let maxDate: string | null = null;
   // Paths below Stmt and below Ntry, made once per element and only along the paths read.
   const stmtPaths = new XmlPaths(STATEMENT_FIELDS);
-  const entryPaths = new XmlPaths([...ENTRY_FIELDS, USTRD]);
+  const entryPaths = new XmlPaths([...ENTRY_FIELDS, USTRD, ...TX_AMOUNTS]);
+  const target = ctx.account;
+  const targetKnown = !!(target.iban || target.bban);
 
   const reader = new XmlReader(
     {
       open: (tag) => {
         const depth = tag.depth;
         if (stmt && depth > 3) stmtPaths.enter(tag.name);
-        if (entry && depth > 4) entryPaths.enter(tag.name);
+        const rel = entry && depth > 4 ? entryPaths.enter(tag.name) : null;
         if (depth === 1) {
-          const m = CAMT053_NAMESPACE.exec(tag.uri);
+          const m = CAMT_NAMESPACE.exec(tag.uri);
           if (tag.name !== 'Document' || !m) {
             throw fileError(
               null,
               'Document',
-              `The root element is ${tag.name} in ${tag.uri ? `namespace ${tag.uri}` : 'no namespace'}; a camt.053 statement is Document in urn:iso:std:iso:20022:tech:xsd:camt.053.001.02 to .08.`,
+              `The root element is ${tag.name} in ${tag.uri ? `namespace ${tag.uri}` : 'no namespace'}; a camt.053 statement or camt.054 notification is Document in urn:iso:std:iso:20022:tech:xsd:camt.053.001.02 to .08 or camt.054.001.02 to .08.`,
             );
           }
-          version = `camt.053.001.0${m[1]}`;
-        } else if (depth === 2 && tag.name !== 'BkToCstmrStmt') {
-          throw fileError(null, tag.name, 'a camt.053 Document holds BkToCstmrStmt');
-        } else if (depth === 3 && tag.name === 'Stmt') {
-          stmt = { id: '', iban: '', currency: '', from: '', to: '', balances: new Map(), balance: undefined, sum: new Decimal(0), lines: 0 };
+          message = MESSAGES[m[1] as '3' | '4'];
+          version = `camt.05${m[1]}.001.0${m[2]}`;
+        } else if (depth === 2 && tag.name !== message.root) {
+          throw fileError(null, tag.name, `a ${version.slice(0, 8)} Document holds ${message.root}`);
+        } else if (depth === 3 && tag.name === message.statement) {
+          stmt = {
+            id: '',
+            iban: '',
+            othr: '',
+            skipped: false,
+            currency: '',
+            from: '',
+            to: '',
+            balances: new Map(),
+            balance: undefined,
+            sum: new Decimal(0),
+            lines: 0,
+          };
           stmtPaths.reset();
         } else if (depth === 4 && stmt) {
           if (tag.name === 'Ntry') {
-            entry = { n: ++entries, values: new Map(), currency: '' };
+            entry = { n: ++entries, values: new Map(), currency: '', txs: [] };
             entryPaths.reset();
           }
           if (tag.name === 'Bal') stmt.balance = { code: '', amount: '', indicator: '', currency: '' };
@@ -162,6 +283,11 @@ export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: { cu
           stmt.balance.currency = tag.attributes.Ccy ?? '';
         } else if (depth === 5 && entry && tag.name === 'Amt') {
           entry.currency = tag.attributes.Ccy ?? '';
+        } else if (entry && rel === 'NtryDtls/TxDtls') {
+          tx = { values: new Map(), currency: '' };
+          entry.txs.push(tx);
+        } else if (tx && rel !== null && TX_AMOUNTS.includes(rel) && !tx.currency) {
+          tx.currency = tag.attributes.Ccy ?? '';
         }
       },
       close: ({ depth, text }) => {
@@ -170,15 +296,22 @@ export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: { cu
           stmtPaths.leave();
           if (rel === USTRD) entry.values.set(rel, `${entry.values.get(rel) ?? ''} ${text}`);
           else if (rel !== null && ENTRY_FIELDS.has(rel) && !entry.values.has(rel)) entry.values.set(rel, text);
+          if (tx && rel !== null && rel.startsWith(TX)) {
+            const own = rel.slice(TX.length);
+            if (rel === USTRD) tx.values.set(own, `${tx.values.get(own) ?? ''} ${text}`);
+            else if ((ENTRY_FIELDS.has(rel) || TX_AMOUNTS.includes(rel)) && !tx.values.has(own)) tx.values.set(own, text);
+          }
+          if (rel === 'NtryDtls/TxDtls') tx = undefined;
         } else if (entry && depth === 4) {
           stmtPaths.leave();
-          const line = entryLine(entry, ctx.currency);
-          if (line) {
-            ready.push(line);
-            stmt!.sum = stmt!.sum.plus(line.amount);
-            stmt!.lines++;
-            if (minDate === null || line.booking_date < minDate) minDate = line.booking_date;
-            if (maxDate === null || line.booking_date > maxDate) maxDate = line.booking_date;
+          if (!stmt!.skipped) {
+            for (const line of entryLines(entry, ctx.currency, version.startsWith('camt.054'))) {
+              ready.push(line);
+              stmt!.sum = stmt!.sum.plus(line.amount);
+              stmt!.lines++;
+              if (minDate === null || line.booking_date < minDate) minDate = line.booking_date;
+              if (maxDate === null || line.booking_date > maxDate) maxDate = line.booking_date;
+            }
           }
           entry = undefined;
         } else if (stmt && depth >= 3) {
@@ -186,6 +319,7 @@ export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: { cu
           const b = stmt.balance;
           if (rel === 'Id') stmt.id = clean(text);
           else if (rel === 'Acct/Id/IBAN') stmt.iban = text.replace(/\s/g, '');
+          else if (rel === 'Acct/Id/Othr/Id') stmt.othr = clean(text);
           else if (rel === 'Acct/Ccy') stmt.currency = clean(text);
           else if (rel === 'FrToDt/FrDtTm') stmt.from = clean(text);
           else if (rel === 'FrToDt/ToDtTm') stmt.to = clean(text);
@@ -203,22 +337,56 @@ export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: { cu
     { maxBytes: MAX_BANK_FILE_BYTES },
   );
 
+  const what = () => (message.statement === 'Stmt' ? 'statement' : 'notification');
+  const label = (s: { id: string }) => `${what()} ${s.id ? JSON.stringify(s.id) : `number ${named.length}`}`;
+  const targetName = () => [target.iban, target.bban && `account number ${target.bban.slice(0, 4)} ${target.bban.slice(4)}`].filter(Boolean).join(', ');
+  /** Which of the company's bank accounts a statement's account is, in words. */
+  const whose = (ids: AccountIds) => {
+    const other = ctx.others?.find((a) => sameAccount(a, ids));
+    return other ? `; it is bank account ${JSON.stringify(other.name)} (${other.id}): import the file into each of its accounts with other_accounts=skip` : '';
+  };
+
   const checkAccount = (s: Statement) => {
-    if (s.iban && ctx.iban && s.iban !== ctx.iban) {
-      throw fileError(null, 'Stmt/Acct/Id/IBAN', `The statement is of account ${s.iban}; this bank account is ${ctx.iban}.`);
+    const field = `${message.statement}/Acct/Id/${s.iban ? 'IBAN' : 'Othr/Id'}`;
+    if (s.iban || s.othr) {
+      const ids = s.iban ? accountIds(s.iban) : othrIds(s.othr);
+      const account = s.iban || s.othr;
+      named.push({ id: s.id, account, ids });
+      if (targetKnown && !sameAccount(ids, target)) {
+        if (ctx.otherAccounts === 'skip') s.skipped = true;
+        else {
+          throw fileError(
+            null,
+            field,
+            `The ${label(s)} is of account ${account}; this bank account is ${targetName()}${whose(ids)}. A statement of another account is never merged into this one.`,
+          );
+        }
+      }
+      if (!targetKnown) {
+        const first = named.find((n) => !sameAccount(n.ids, ids) && n.account !== account);
+        if (first) {
+          throw fileError(
+            null,
+            field,
+            `The file holds statements of more than one account (${first.account} in ${first.id ? JSON.stringify(first.id) : 'the first'}, ${account} in ${s.id ? JSON.stringify(s.id) : 'a later one'}), and this bank account has no IBAN or account number to tell which is its: give it its IBAN (PATCH /bank-accounts/{id}).`,
+          );
+        }
+      }
     }
-    if (s.currency && s.currency !== ctx.currency) {
-      throw fileError(null, 'Stmt/Acct/Ccy', `The statement's account is in ${s.currency}; this bank account is in ${ctx.currency}.`);
+    if (!s.skipped && s.currency && s.currency !== ctx.currency) {
+      throw fileError(null, `${message.statement}/Acct/Ccy`, `The ${label(s)}'s account is in ${s.currency}; this bank account is in ${ctx.currency}.`);
     }
   };
   const closeStatement = (s: Statement) => {
+    stmt = undefined;
+    if (s.skipped) return;
     const openingCode = s.balances.has('OPBD') ? 'OPBD' : 'PRCD';
     const open = s.balances.get(openingCode);
     const close = s.balances.get('CLBD');
     const dateOf = (t: string, field: string) => {
       if (!t) return '';
       const d = readIsoDate(t);
-      if (isProblem(d)) throw fileError(null, `Stmt/FrToDt/${field}`, d.problem);
+      if (isProblem(d)) throw fileError(null, `${message.statement}/FrToDt/${field}`, d.problem);
       return d;
     };
     statements.push({
@@ -229,7 +397,6 @@ export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: { cu
       closing: close ? signed(close, 'CLBD', ctx.currency) : null,
       sum: s.sum,
     });
-    stmt = undefined;
   };
 
   yield* readXmlStream(
@@ -238,10 +405,19 @@ export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: { cu
     () => ready.splice(0),
     (e) => xmlRefused(e, 'bank_file_invalid', 'The statement is not XML this service reads: '),
     () => {
-      if (!version) throw fileError(null, 'body', 'The file has no camt.053 Document: send the statement XML as the body.');
+      if (!version) throw fileError(null, 'body', 'The file has no camt.053 or camt.054 Document: send the statement XML as the body.');
     },
   );
-  if (!statements.length) throw fileError(null, 'Stmt', 'The file holds no statement (BkToCstmrStmt/Stmt).');
+  if (!statements.length) {
+    if (named.length) {
+      throw fileError(
+        null,
+        `${message.statement}/Acct`,
+        `The file holds no ${what()} of this bank account (${targetName()}): it has ${named.map((n) => `${n.id ? JSON.stringify(n.id) : what()} of ${n.account}`).join(', ')}.`,
+      );
+    }
+    throw fileError(null, message.statement, `The file holds no ${what()} (${message.root}/${message.statement}).`);
+  }
   return headOf(version, statements, minDate, maxDate);
 }
 

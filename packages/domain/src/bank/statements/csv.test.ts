@@ -102,10 +102,22 @@ describe('parseCsv', () => {
   });
   it('refuses by line and column', async () => {
     const head = 'Dato;Tekst;Beløb;Saldo;Status;Afstemt\n';
-    expect(await failure(parse(`${head}01-03-2026;x;1,00;;;\n02-03-2026;y;1.0;;;`))).toMatchObject({ code: 'bank_file_invalid', line: 3, field: 'Beløb' });
+    expect(await failure(parse(`${head}01-03-2026;x;1,00;;;\n02-03-2026;y;1,2,3;;;`))).toMatchObject({ code: 'bank_file_invalid', line: 3, field: 'Beløb' });
     expect(await failure(parse(`${head}01-03-2026;x;1,00;abc;;`))).toMatchObject({ line: 2, field: 'Saldo' });
     expect(await failure(parse('Foo;Bar\n1;2'))).toMatchObject({ field: 'preset' });
     expect(await failure(parse('Dato;Beløb\n01-03-2026;1,00', { date_column: 'Dato' }))).toMatchObject({ field: 'amount_column' });
     expect(await failure(parse(''))).toMatchObject({ field: 'body' });
+  });
+  it('reads a decimal point where the comma cannot read the amount, and refuses a file that writes both', async () => {
+    const { lines, head } = await parse('Bogført;Tekst;Beløb;Saldo\n2026-11-26;Ind;1500.00;2500.00\n2026-11-27;Ud;-125.5;2374.50\n');
+    expect(lines.map((l) => l.amount.toFixed(2))).toEqual(['1500.00', '-125.50']);
+    expect(head).toMatchObject({ format: 'csv:header', balance_status: 'ok' });
+    expect(await failure(parse('Dato;Tekst;Beløb\n26-11-2026;a;1,50\n27-11-2026;b;2.50'))).toMatchObject({
+      code: 'bank_file_invalid',
+      field: 'decimal_separator',
+      detail: expect.stringContaining('line 2: "1,50"') as unknown,
+    });
+    // Said outright, the separator is the only reading.
+    expect(await failure(parse('Dato;Tekst;Beløb\n26-11-2026;a;2.50', { decimal_separator: ',' }))).toMatchObject({ field: 'Beløb' });
   });
 });

@@ -5,6 +5,7 @@
 import { Decimal } from '../../money.ts';
 import { fileError, type BankFileLine, type BankFileParser, type StatementHead } from './types.ts';
 import { CSV_PRESETS, SEPARATORS, mappingOf, type BankImportOptions, type CsvColumn, type CsvMapping, type CsvPresetName } from './options.ts';
+import { columnsByName, headerKey } from './columns.ts';
 import { isProblem, readAmount, readDate } from './values.ts';
 
 interface CsvRecord {
@@ -165,17 +166,29 @@ function resolveColumns(mapping: CsvMapping, header: readonly string[] | undefin
   return { index, name: (c) => header?.[index[c]!]?.trim() || `column ${index[c]! + 1}` };
 }
 
-/** Reads the mapping: a preset (with the parameters overriding its columns), the parameters alone, or the preset the header names. */
-function chooseMapping(o: BankImportOptions, header: readonly string[] | undefined): { mapping: CsvMapping; preset: CsvPresetName | undefined } {
+/**
+ * Reads the mapping: a preset (with the parameters overriding its columns), the parameters alone (with
+ * date_column), the preset the header names, or else the header's own column names (columns.ts).
+ */
+function chooseMapping(
+  o: BankImportOptions,
+  header: readonly string[] | undefined,
+): { mapping: CsvMapping; preset: CsvPresetName | undefined; byName: boolean } {
   const given = mappingOf(o);
   const preset = o.preset ?? (given.date ? undefined : header && presetByHeader(header));
-  const mapping: CsvMapping = { ...(preset ? CSV_PRESETS[preset].mapping : {}), ...given };
+  let byName = false;
+  let mapping: CsvMapping = { ...(preset ? CSV_PRESETS[preset].mapping : {}), ...given };
   if (!preset && !given.date) {
-    throw fileError(
-      null,
-      'preset',
-      `The CSV header (${header?.map((h) => JSON.stringify(h.trim())).join(', ') ?? 'none'}) is no known bank's export: name the preset (${Object.keys(CSV_PRESETS).join(', ')}) or map the columns (date_column and amount_column, or debit_column and credit_column).`,
-    );
+    const read = header ? columnsByName(header, given) : { missing: ['a header (header_rows=0)'] };
+    if ('missing' in read) {
+      throw fileError(
+        null,
+        'preset',
+        `The CSV header (${header?.map((h) => JSON.stringify(h.trim())).join(', ') ?? 'none'}) is no known bank's export and does not name ${read.missing.join(', ')}: name the preset (${Object.keys(CSV_PRESETS).join(', ')}) or map the columns (date_column and amount_column, or debit_column and credit_column).`,
+      );
+    }
+    mapping = { ...read.mapping, ...given };
+    byName = true;
   }
   if (!mapping.date) throw fileError(null, 'date_column', 'date_column is required with a column mapping');
   if (mapping.amount && (given.debit || given.credit)) delete mapping.amount;
@@ -186,8 +199,11 @@ function chooseMapping(o: BankImportOptions, header: readonly string[] | undefin
     delete mapping.debit;
     delete mapping.credit;
   }
-  return { mapping, preset };
+  return { mapping, preset, byName };
 }
+
+/** The format a statement is stored with: the preset's, the header's names', or a mapping of one's own. */
+const formatOf = (preset: CsvPresetName | undefined, byName: boolean) => (preset ? `csv:${preset}` : byName ? 'csv:header' : 'csv');
 
 /** The running balance, checked in both orders: banks export oldest first or newest first. */
 class RunningBalance {
@@ -240,15 +256,40 @@ class RunningBalance {
  * for the default encoding; `currency`: the bank account's, which a currency column must show.
  */
 export async function* parseCsv(source: AsyncIterable<Uint8Array>, o: BankImportOptions, ctx: { utf8: boolean; currency: string }): BankFileParser {
-  const encoding = o.encoding ?? (ctx.utf8 ? 'utf-8' : 'windows-1252');
+  const encoding = o.encoding === 'iso-8859-1' ? 'windows-1252' : (o.encoding ?? (ctx.utf8 ? 'utf-8' : 'windows-1252'));
   const decoder = new TextDecoder(encoding, { fatal: true });
   const splitter = new CsvSplitter(o.separator ? SEPARATORS[o.separator] : undefined);
   const headerRows = o.header_rows ?? 1;
-  const decimal = o.decimal_separator ?? ',';
+  // Without decimal_separator: the decimal comma, else a decimal point where the comma cannot read the
+  // amount (1234.50); a file that needs both is refused rather than read two ways (decision 664).
+  const decimalGiven = o.decimal_separator;
+  const evidence: Partial<Record<',' | '.', { line: number; text: string }>> = {};
+  const readCsvAmount = (text: string, line: number): Decimal | { problem: string } => {
+    if (decimalGiven) return readAmount(text, decimalGiven);
+    const comma = readAmount(text, ',');
+    // The point is the decimal only where it stands before the last one or two digits (1234.5, 1,234.50).
+    const point = isProblem(comma) && /\.\d{1,2}-?\s*$/.test(text) ? readAmount(text, '.') : comma;
+    if (isProblem(point)) return comma;
+    const sep = isProblem(comma) ? '.' : text.includes(',') ? ',' : undefined;
+    if (sep) {
+      evidence[sep] ??= { line, text: text.trim() };
+      const other = evidence[sep === ',' ? '.' : ','];
+      if (other) {
+        const [c, p] = sep === ',' ? [evidence[',']!, other] : [other, evidence['.']!];
+        throw fileError(
+          null,
+          'decimal_separator',
+          `The file writes amounts both with a decimal comma (line ${c.line}: ${JSON.stringify(c.text)}) and with a decimal point (line ${p.line}: ${JSON.stringify(p.text)}): send decimal_separator=, or decimal_separator=.`,
+        );
+      }
+    }
+    return point;
+  };
   let seen = 0;
   let header: string[] | undefined;
   let columns: Columns | undefined;
   let preset: CsvPresetName | undefined;
+  let byName = false;
   let from: string | null = null;
   let to: string | null = null;
   const balance = new RunningBalance();
@@ -280,7 +321,7 @@ export async function* parseCsv(source: AsyncIterable<Uint8Array>, o: BankImport
     const valueDate = valueText ? readDate(valueText, o.date_format) : null;
     if (isProblem(valueDate)) throw fileError(where, cols.name('value_date'), valueDate.problem);
     const amountOf = (c: CsvColumn) => {
-      const a = readAmount(need(c), decimal);
+      const a = readCsvAmount(need(c), r.line);
       if (isProblem(a)) throw fileError(where, cols.name(c), a.problem);
       return a;
     };
@@ -296,7 +337,7 @@ export async function* parseCsv(source: AsyncIterable<Uint8Array>, o: BankImport
       throw fileError(where, cols.name('currency'), `the line is in ${currency}; the bank account is in ${ctx.currency}`);
     }
     const balanceText = cols.index.balance === undefined ? '' : cell('balance');
-    const stated = balanceText ? readAmount(balanceText, decimal) : null;
+    const stated = balanceText ? readCsvAmount(balanceText, r.line) : null;
     if (isProblem(stated)) throw fileError(where, cols.name('balance'), stated.problem);
     balance.add(amount, stated, date);
     if (from === null || date < from) from = date;
@@ -314,19 +355,35 @@ export async function* parseCsv(source: AsyncIterable<Uint8Array>, o: BankImport
     };
   };
 
+  // The header line again inside the file (exports stitched from pages or periods): skipped, not a line.
+  let headerKeys: string | undefined;
+  let firstKey = '';
+  // The first cell decides cheaply; only a record that starts as the header is compared whole.
+  const isHeader = (r: CsvRecord) =>
+    headerKeys !== undefined &&
+    r.cells.length === header!.length &&
+    headerKey(r.cells[0] ?? '') === firstKey &&
+    r.cells.map(headerKey).join('\u0000') === headerKeys;
+
   const take = (records: CsvRecord[]): BankFileLine[] => {
     const lines: BankFileLine[] = [];
     for (const r of records) {
       seen++;
       if (seen <= headerRows) {
-        if (seen === headerRows) header = r.cells;
+        if (seen === headerRows) {
+          header = r.cells;
+          headerKeys = r.cells.map(headerKey).join('\u0000');
+          firstKey = headerKey(r.cells[0] ?? '');
+        }
         continue;
       }
       if (!columns) {
         const chosen = chooseMapping(o, header);
         preset = chosen.preset;
+        byName = chosen.byName;
         columns = resolveColumns(chosen.mapping, header, o.preset && !mappingOf(o).date ? o.preset : undefined);
       }
+      if (isHeader(r)) continue;
       const line = read(r);
       if (line) lines.push(line);
     }
@@ -347,6 +404,6 @@ export async function* parseCsv(source: AsyncIterable<Uint8Array>, o: BankImport
   if (lines.length) yield lines;
   if (seen === 0) throw fileError(null, 'body', 'The file has no lines.');
   // A header with no lines still says which layout it is.
-  if (!columns) preset = chooseMapping(o, header).preset;
-  return { format: preset ? `csv:${preset}` : 'csv', statement_ref: '', from_date: from, to_date: to, ...balance.head() };
+  if (!columns) ({ preset, byName } = chooseMapping(o, header));
+  return { format: formatOf(preset, byName), statement_ref: '', from_date: from, to_date: to, ...balance.head() };
 }

@@ -9,10 +9,10 @@ import { newId } from '../../ids.ts';
 import { toDate } from '../../calendar.ts';
 import { bankAccountOf } from '../lines.ts';
 import type { BankStatementView } from '../schema.ts';
-import { parseCamt053 } from './camt053.ts';
+import { accountIds, bbanOf, parseCamt053, type KnownAccount } from './camt053.ts';
 import { parseCsv } from './csv.ts';
 import { LineIdentities } from './identity.ts';
-import { csvOnlyOptions, type BankImportOptions } from './options.ts';
+import { csvOnlyOptions, xmlOnlyOptions, type BankImportOptions } from './options.ts';
 import { readStaged, type StagedBankFile } from './staged.ts';
 import { bankStatementView } from './statements.ts';
 import { fileError, type BankFileLine, type BankFileParser } from './types.ts';
@@ -52,6 +52,15 @@ async function insertLines(db: Db, scope: CompanyScope, accountId: string, state
   return inserted[0]?.n ?? 0;
 }
 
+/** The company's other bank accounts, to name the one a foreign camt statement is of. */
+async function otherAccounts(db: Db, scope: CompanyScope, id: string): Promise<KnownAccount[]> {
+  const rows = await db.bankAccount.findMany({
+    where: { company_id: scope.companyId, NOT: { id } },
+    select: { id: true, name: true, iban: true, bank_reg_number: true, bank_account_number: true },
+  });
+  return rows.map((r) => ({ id: r.id, name: r.name, ...accountIds(r.iban, bbanOf(r.bank_reg_number, r.bank_account_number)) }));
+}
+
 export interface BankImportInput {
   bankAccountId: string;
   file: StagedBankFile;
@@ -71,6 +80,9 @@ export async function importBankStatement(db: Db, scope: CompanyScope, input: Ba
     const csvOnly = csvOnlyOptions(options);
     if (csvOnly.length)
       throw fileError(null, csvOnly[0]!, `${csvOnly.join(', ')} ${csvOnly.length === 1 ? 'is' : 'are'} for CSV files; a camt.053 file says what it holds`);
+  } else {
+    const xmlOnly = xmlOnlyOptions(options);
+    if (xmlOnly.length) throw fileError(null, xmlOnly[0]!, `${xmlOnly.join(', ')} is for camt.053 and camt.054 files, which name their accounts`);
   }
   if (file.size === 0) throw fileError(null, 'body', 'The request has no file: send the statement as the body.');
   await db.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`bank-import:${account.id}`}, 0))`;
@@ -78,7 +90,12 @@ export async function importBankStatement(db: Db, scope: CompanyScope, input: Ba
   const source = readStaged(file);
   const parser: BankFileParser =
     file.kind === 'camt053'
-      ? parseCamt053(source, { currency: account.currency, iban: account.iban })
+      ? parseCamt053(source, {
+          currency: account.currency,
+          account: accountIds(account.iban, bbanOf(account.bank_reg_number, account.bank_account_number)),
+          others: await otherAccounts(db, scope, account.id),
+          otherAccounts: options.other_accounts,
+        })
       : parseCsv(source, options, { utf8: file.utf8, currency: account.currency });
   const statementId = newId();
   const identities = new LineIdentities();

@@ -77,25 +77,28 @@ const column = (what: string) =>
 
 export const SEPARATORS = { ';': ';', ',': ',', tab: '\t' } as const;
 
-/** The query of an import; every parameter but file_name is for CSV (a camt.053 file says what it is). */
+/** The query of an import; every parameter but file_name and other_accounts is for CSV (a camt file says what it is). */
 export const bankImportQuery = z.strictObject({
   file_name: z.string().trim().max(255).optional().meta({ description: "The file's name, kept with the statement; default the Content-Disposition filename" }),
   preset: z
     .enum(CSV_PRESET_NAMES, { error: `must be one of ${CSV_PRESET_NAMES.join(', ')}` })
     .optional()
-    .meta({ description: "CSV: the bank's export layout (docs/bank-statements.md). Without it and without date_column, the header line chooses the preset" }),
-  encoding: z
-    .enum(['utf-8', 'windows-1252'], { error: 'must be utf-8 or windows-1252' })
-    .optional()
-    .meta({ description: 'CSV: the text encoding; default UTF-8 (a BOM is dropped), or Windows-1252 when the file is not valid UTF-8' }),
+    .meta({
+      description:
+        "CSV: the bank's export layout (docs/bank-statements.md). Without it and without date_column, the header line chooses the preset, or else its column names (Dato, Bogført, Tekst, Beløb, Ind/Ud, Saldo …) say which column is which",
+    }),
+  encoding: z.enum(['utf-8', 'windows-1252', 'iso-8859-1'], { error: 'must be utf-8, windows-1252 or iso-8859-1' }).optional().meta({
+    description:
+      'CSV: the text encoding; default UTF-8 (a BOM is dropped), or Windows-1252 when the file is not valid UTF-8. iso-8859-1 (Latin-1, what some banks name their export) is read as Windows-1252, its superset for every letter a bank writes',
+  }),
   separator: z
     .enum(Object.keys(SEPARATORS) as [keyof typeof SEPARATORS], { error: 'must be ;, , or tab' })
     .optional()
     .meta({ description: 'CSV: the field separator; default: ; if the first line has one, else tab if it has one, else ,' }),
-  decimal_separator: z
-    .enum([',', '.'], { error: 'must be , or .' })
-    .optional()
-    .meta({ description: 'CSV: the decimal separator of amounts; default , (then . separates thousands)' }),
+  decimal_separator: z.enum([',', '.'], { error: 'must be , or .' }).optional().meta({
+    description:
+      'CSV: the decimal separator of amounts (with , the thousands are separated by ., with . by ,). Default: a decimal comma, else a decimal point where the comma cannot read an amount (1234.50); a file that needs both is refused',
+  }),
   header_rows: z
     .string()
     .regex(/^\d{1,2}$/, 'must be a whole number from 0 to 20')
@@ -106,7 +109,14 @@ export const bankImportQuery = z.strictObject({
   date_format: z
     .enum(DATE_FORMATS, { error: `must be one of ${DATE_FORMATS.join(', ')}` })
     .optional()
-    .meta({ description: 'CSV: how dates are written; default any of dd-mm-yyyy, dd.mm.yyyy, dd/mm/yyyy, yyyy-mm-dd, yyyy/mm/dd' }),
+    .meta({
+      description:
+        'CSV: how dates are written; default any of dd-mm-yyyy, dd.mm.yyyy, dd/mm/yyyy, yyyy-mm-dd, yyyy/mm/dd and the compact yyyymmdd, ddmmyyyy, ddmmyy (day first, 20yy)',
+    }),
+  other_accounts: z.enum(['refuse', 'skip'], { error: 'must be refuse or skip' }).optional().meta({
+    description:
+      'camt.053/camt.054: what a statement of another account than this bank account does (by its IBAN or account number): refuse, the default, refuses the file naming it; skip leaves it out of this import (import the file into that account too). Never merged',
+  }),
   date_column: column('the booking date (required without a preset)'),
   value_date_column: column('the value date (rentedato)'),
   amount_column: column('the signed amount (or give debit_column and credit_column)'),
@@ -120,8 +130,13 @@ export const bankImportQuery = z.strictObject({
 });
 export type BankImportOptions = z.output<typeof bankImportQuery>;
 
-/** The CSV parameters given, for a camt.053 file to refuse by name. */
-export const csvOnlyOptions = (o: BankImportOptions) => Object.keys(o).filter((k) => k !== 'file_name' && o[k as keyof BankImportOptions] !== undefined);
+/** The parameters for XML files only. */
+const XML_ONLY = new Set(['other_accounts']);
+/** The CSV parameters given, for a camt file to refuse by name. */
+export const csvOnlyOptions = (o: BankImportOptions) =>
+  Object.keys(o).filter((k) => k !== 'file_name' && !XML_ONLY.has(k) && o[k as keyof BankImportOptions] !== undefined);
+/** The camt parameters given, for a CSV file to refuse by name. */
+export const xmlOnlyOptions = (o: BankImportOptions) => Object.keys(o).filter((k) => XML_ONLY.has(k) && o[k as keyof BankImportOptions] !== undefined);
 
 /** The column mapping the parameters name (`date_column` -> date, ...). */
 export function mappingOf(o: BankImportOptions): CsvMapping {

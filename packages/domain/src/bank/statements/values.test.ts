@@ -48,6 +48,20 @@ describe('readDate', () => {
     expect(isProblem(readDate('04-03-26'))).toBe(true);
     expect(isProblem(readDate('04-03.2026'))).toBe(true);
   });
+  it('reads compact dates: yyyymmdd, ddmmyyyy and ddmmyy (day first, this century), each valid by the calendar', () => {
+    expect(readDate('20261127')).toBe('2026-11-27');
+    expect(readDate('27112026')).toBe('2026-11-27');
+    expect(readDate('271126')).toBe('2026-11-27');
+    expect(readDate('290224')).toBe('2024-02-29');
+    expect(readDate('20261127', 'yyyymmdd')).toBe('2026-11-27');
+    expect(readDate('271126', 'ddmmyy')).toBe('2026-11-27');
+    expect(isProblem(readDate('27112026', 'yyyymmdd'))).toBe(true);
+    expect(isProblem(readDate('20261127', 'ddmmyy'))).toBe(true);
+    expect(isProblem(readDate('27-11-2026', 'ddmmyy'))).toBe(true);
+    expect(isProblem(readDate('290225'))).toBe(true);
+    expect(isProblem(readDate('20261301'))).toBe(true);
+    expect(isProblem(readDate('2026112'))).toBe(true);
+  });
   it('takes the date of a camt DtTm as written, whatever its offset', () => {
     expect(readIsoDate('2026-03-01T23:30:00-05:00')).toBe('2026-03-01');
     expect(readIsoDate('2026-03-01')).toBe('2026-03-01');

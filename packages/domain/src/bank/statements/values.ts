@@ -3,24 +3,47 @@
 import { checkDate, readDateOrDateTime, ymd } from '../../calendar.ts';
 import { Decimal, parseDecimalText } from '../../money.ts';
 
-export const DATE_FORMATS = ['dd-mm-yyyy', 'dd.mm.yyyy', 'dd/mm/yyyy', 'yyyy-mm-dd', 'yyyy/mm/dd'] as const;
+export const DATE_FORMATS = ['dd-mm-yyyy', 'dd.mm.yyyy', 'dd/mm/yyyy', 'yyyy-mm-dd', 'yyyy/mm/dd', 'yyyymmdd', 'ddmmyyyy', 'ddmmyy'] as const;
 export type DateFormat = (typeof DATE_FORMATS)[number];
 
 const DAY_FIRST = /^(\d{1,2})([-./])(\d{1,2})\2(\d{4})$/;
 const YEAR_FIRST = /^(\d{4})([-./])(\d{1,2})\2(\d{1,2})$/;
+const COMPACT = /^\d{6}$|^\d{8}$/;
 
 /**
- * A date as Danish banks write it: day first (dd-mm-yyyy, dd.mm.yyyy, dd/mm/yyyy) or year first
- * (yyyy-mm-dd, yyyy/mm/dd). Without a format both are read (the four-digit year tells which); with one,
- * only it. Answers YYYY-MM-DD or the reason.
+ * A compact date: eight digits year first (20261127) or day first (27112026), six digits day first
+ * with the year of this century (271126). Never ambiguous: an eight-digit date read the other way has a
+ * year before 1900 (calendar.ts refuses it). Answers YYYY-MM-DD, or undefined when it is none.
+ */
+function compactDate(t: string, format: DateFormat | undefined): string | undefined {
+  const n = (from: number, to: number) => Number(t.slice(from, to));
+  const tries: [DateFormat, string][] =
+    t.length === 6
+      ? [['ddmmyy', ymd(2000 + n(4, 6), n(2, 4), n(0, 2))]]
+      : [
+          ['yyyymmdd', ymd(n(0, 4), n(4, 6), n(6, 8))],
+          ['ddmmyyyy', ymd(n(4, 8), n(2, 4), n(0, 2))],
+        ];
+  return tries.find(([f, date]) => (format === undefined || format === f) && checkDate(date) === undefined)?.[1];
+}
+
+/**
+ * A date as Danish banks write it: day first (dd-mm-yyyy, dd.mm.yyyy, dd/mm/yyyy), year first
+ * (yyyy-mm-dd, yyyy/mm/dd) or compact (yyyymmdd, ddmmyyyy, ddmmyy). Without a format all are read (the
+ * four-digit year tells which); with one, only it. Answers YYYY-MM-DD or the reason.
  */
 export function readDate(text: string, format?: DateFormat): string | { problem: string } {
   const t = text.trim();
+  const expected = format ?? 'dd-mm-yyyy, dd.mm.yyyy, yyyy-mm-dd, yyyymmdd or ddmmyy';
+  if (COMPACT.test(t)) {
+    const date = compactDate(t, format);
+    return date ?? { problem: `${JSON.stringify(t)} is not a date ${expected}` };
+  }
   const day = DAY_FIRST.exec(t);
   const year = day ? null : YEAR_FIRST.exec(t);
   const sep = day?.[2] ?? year?.[2];
   const fits = format === undefined || ((format.startsWith('yyyy') ? !!year : !!day) && format.includes(sep!));
-  if ((!day && !year) || !fits) return { problem: `${JSON.stringify(t)} is not a date ${format ?? 'dd-mm-yyyy, dd.mm.yyyy or yyyy-mm-dd'}` };
+  if ((!day && !year) || !fits) return { problem: `${JSON.stringify(t)} is not a date ${expected}` };
   const date = day ? ymd(Number(day[4]), Number(day[3]), Number(day[1])) : ymd(Number(year![1]), Number(year![3]), Number(year![4]));
   const problem = checkDate(date);
   return problem ? { problem: `${JSON.stringify(t)} ${problem.replace(/^must be/, 'is not')}` } : date;
