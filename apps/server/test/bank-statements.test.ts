@@ -60,6 +60,8 @@ interface Answer<T> {
 }
 
 const IBAN = 'DK5000400440116243';
+/** An account the company has no bank account for: a bank account without identifiers takes its statements (decision 662). */
+const CASH_IBAN = 'DK8030000012345678';
 
 /** POSTs a file as the bank gives it (bytes or text) to the account's statements. */
 async function upload<T = { data: Statement }>(
@@ -300,13 +302,13 @@ describe('POST /bank-accounts/{id}/statements: camt.053', () => {
   it('camt.053.001.06 without the bank reference: identical lines of one file are two lines, and an overlapping statement adds only what is new', async () => {
     const account = await newAccount(t.api, { name: 'Kasse 06', account_number: '64811' });
     const coffee: Ntry = { amount: '45.00', credit: false, booked: '2026-03-05', ustrd: 'Dankort Kaffebar' };
-    const first = await imported(upload(account.id, camt(6, { id: 'S-06-1', entries: [coffee, coffee] }), 'application/xml'));
+    const first = await imported(upload(account.id, camt(6, { id: 'S-06-1', iban: CASH_IBAN, entries: [coffee, coffee] }), 'application/xml'));
     expect(first).toMatchObject({ format: 'camt.053.001.06', balance: { status: 'not_stated', opening: null, closing: null }, lines: { total: 2, new: 2 } });
     const ids = await testDb().pool.query<{ identity: string }>('SELECT identity FROM bank_lines WHERE bank_account_id = $1 ORDER BY identity', [account.id]);
     expect(ids.rows.map((r) => r.identity)).toEqual([expect.stringMatching(/^sha256:[0-9a-f]{64}#1$/), expect.stringMatching(/^sha256:[0-9a-f]{64}#2$/)]);
     // The next statement overlaps: the same day again with a third coffee, and a new day.
     const tea: Ntry = { amount: '30.00', credit: false, booked: '2026-03-06', ustrd: 'Dankort Tehus' };
-    const second = await imported(upload(account.id, camt(6, { id: 'S-06-2', entries: [coffee, coffee, coffee, tea] }), 'application/xml'));
+    const second = await imported(upload(account.id, camt(6, { id: 'S-06-2', iban: CASH_IBAN, entries: [coffee, coffee, coffee, tea] }), 'application/xml'));
     expect(second.lines).toEqual({ total: 4, new: 2, duplicates: 2 });
     expect(await lineCount(account.id)).toBe(4);
   });
@@ -320,7 +322,7 @@ describe('POST /bank-accounts/{id}/statements: camt.053', () => {
       ...(i % 3 === 0 ? {} : { ref: `CC-${i}` }),
       ustrd: `Linje ${i}`,
     }));
-    const xml = camt(4, { id: 'S-CC', entries });
+    const xml = camt(4, { id: 'S-CC', iban: 'DK2230000087654321', entries });
     const both = await Promise.all([imported(upload(account.id, xml, 'application/xml')), imported(upload(account.id, xml, 'application/xml'))]);
     expect(both.map((s) => s.lines.new).sort()).toEqual([0, 40]);
     expect(both.map((s) => s.lines.duplicates).sort()).toEqual([0, 40]);
@@ -468,10 +470,18 @@ describe('POST /bank-accounts/{id}/statements: camt.053 as banks send it, severa
     const file = camtDoc('camt.053', 8, drift + opsparing);
     const send = (id: string, query: Record<string, string> = {}) => upload(id, file, 'application/xml', { apiKey: k.key, query });
 
-    // The account without IBAN or number: two accounts' statements are not told apart, and not merged.
-    const both = await refused(send(bare.id), 400, { code: 'bank_file_invalid', field: 'Stmt/Acct/Id/IBAN' });
-    expect(both.detail).toContain(`${IBAN} in "S-DRIFT", ${OTHER_IBAN} in "S-OPSPARING"`);
+    // The account without IBAN or number: a statement of another of the company's accounts is refused by name ...
+    const known = await refused(send(bare.id), 400, { code: 'bank_file_invalid', field: 'Stmt/Acct/Id/IBAN' });
+    expect(known.detail).toContain(`statement "S-DRIFT" is of account ${IBAN}; this bank account is without an IBAN or account number`);
+    // ... and two accounts the company does not know are not told apart, and not merged.
+    const [x, y] = ['DK8030000012345678', 'DK2230000087654321'];
+    const unknown = camtDoc('camt.053', 8, drift.replace(IBAN, x) + opsparing.replace(OTHER_IBAN, y));
+    const both = await refused(upload(bare.id, unknown, 'application/xml', { apiKey: k.key }), 400, { code: 'bank_file_invalid', field: 'Stmt/Acct/Id/IBAN' });
+    expect(both.detail).toContain(`${x} in "S-DRIFT", ${y} in "S-OPSPARING"`);
     expect(await lineCount(bare.id)).toBe(0);
+    // One unknown account's statements go into it as they always did.
+    const one = await imported(upload(bare.id, camtDoc('camt.053', 8, drift.replace(IBAN, x)), 'application/xml', { apiKey: k.key }));
+    expect(one).toMatchObject({ statement_ref: 'S-DRIFT', lines: { total: 1 } });
     // The account known by its reg. no. and account no. is the IBAN's: the savings statement is refused by name.
     const foreign = await refused(send(byNumber.id), 400, { code: 'bank_file_invalid', field: 'Stmt/Acct/Id/IBAN' });
     expect(foreign.detail).toContain(`statement "S-OPSPARING" is of account ${OTHER_IBAN}`);

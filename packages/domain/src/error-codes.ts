@@ -24,7 +24,7 @@ export const ERROR_CODES = {
   bank_file_invalid: {
     status: 400,
     title: 'Bank file invalid',
-    when: "an imported bank statement (camt.053 or CSV) that is malformed or cannot be this bank account's: `detail` and `line` name the CSV line number or the camt.053 entry number, `field` the element or column; nothing is imported",
+    when: "an imported bank statement (camt.053, camt.054 or CSV) that is malformed or cannot be this bank account's: `detail` and `line` name the CSV line number or the camt entry number, `field` the element or column (`header`, with `columns` and `choices`, for a CSV header that fits two readings); nothing is imported",
   },
   saft_file_invalid: {
     status: 400,

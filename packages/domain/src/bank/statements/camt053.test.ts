@@ -124,6 +124,13 @@ describe('parseCamt053', () => {
     const blank = { currency: 'DKK', account: { iban: '', bban: '' } };
     expect((await parse(doc('camt.053.001.02', theirs + theirs), 13, blank)).lines).toHaveLength(2);
     expect(await failure(parse(doc('camt.053.001.02', mine + theirs), 13, blank))).toMatchObject({ field: 'Stmt/Acct/Id/IBAN' });
+    // Nor a statement of another of the company's bank accounts.
+    const savings = [{ id: 'B-2', name: 'Opsparing', iban: 'DK9520000123456789', bban: '20000123456789' }];
+    expect(await failure(parse(doc('camt.053.001.02', theirs), 13, { ...blank, others: savings }))).toMatchObject({
+      field: 'Stmt/Acct/Id/IBAN',
+      detail: expect.stringContaining('bank account "Opsparing" (B-2)') as unknown,
+    });
+    expect((await parse(doc('camt.053.001.02', theirs + mine), 13, { ...blank, others: savings, otherAccounts: 'skip' })).lines.map((l) => l.n)).toEqual([2]);
   });
 
   it('reads camt.054: a batch entry is a line per TxDtls with its own amount and FI payment id; the parts must add up', async () => {

@@ -169,16 +169,15 @@ function entryLines(e: Entry, currency: string, split: boolean): BankFileLine[] 
   };
   const sign = (a: Decimal) => (credit ? a : a.negated());
   // camt.054: a batch entry (an FI card batch, a collection) is one line per transaction, each with its own
-  // amount; a batch whose transactions carry no amounts of their own stays one line, as in camt.053.
+  // amount; a batch whose transactions carry no amounts of their own (or amounts in another currency, the
+  // payer's) stays one line, as in camt.053.
   const txAmount = (tx: Tx) => tx.values.get('Amt') ?? tx.values.get('AmtDtls/TxAmt/Amt');
-  if (split && e.txs.length > 1 && e.txs.every((tx) => txAmount(tx) !== undefined)) {
+  if (split && e.txs.length > 1 && e.txs.every((tx) => txAmount(tx) !== undefined && (!tx.currency || tx.currency === currency))) {
     let sum = new Decimal(0);
     const lines = e.txs.map((tx, k) => {
       const field = `NtryDtls/TxDtls[${k + 1}]/Amt`;
       const a = readIsoAmount(txAmount(tx)!);
       if (isProblem(a)) throw fileError(where, field, a.problem);
-      if (tx.currency && tx.currency !== currency)
-        throw fileError(where, `${field}/@Ccy`, `the transaction is in ${tx.currency}; the bank account is in ${currency}`);
       sum = sum.plus(a);
       const get = (path: string) => (path.startsWith(TX) ? clean(tx.values.get(path.slice(TX.length)) ?? '') : v(path));
       const txRef = get(`${TX}Refs/AcctSvcrRef`);
@@ -229,7 +228,7 @@ export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: Camt
   let stmt: Statement | undefined;
   const statements: { id: string; from: string; to: string; opening: Decimal | null; closing: Decimal | null; sum: Decimal }[] = [];
   /** Every statement's account as it names it, for a refusal that lists them. */
-  const named: { id: string; account: string; ids: AccountIds }[] = [];
+  const named: { id: string; account: string; ids: AccountIds; foreign: boolean }[] = [];
   const ready: BankFileLine[] = [];
   let minDate: string | null = null;
   let maxDate: string | null = null;
@@ -351,19 +350,21 @@ export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: Camt
     if (s.iban || s.othr) {
       const ids = s.iban ? accountIds(s.iban) : othrIds(s.othr);
       const account = s.iban || s.othr;
-      named.push({ id: s.id, account, ids });
-      if (targetKnown && !sameAccount(ids, target)) {
+      // Another account: one that is not the target's, or, when the target has no identifiers, another bank account of the company's.
+      const foreign = targetKnown ? !sameAccount(ids, target) : !!ctx.others?.some((a) => sameAccount(a, ids));
+      named.push({ id: s.id, account, ids, foreign });
+      if (foreign) {
         if (ctx.otherAccounts === 'skip') s.skipped = true;
         else {
           throw fileError(
             null,
             field,
-            `The ${label(s)} is of account ${account}; this bank account is ${targetName()}${whose(ids)}. A statement of another account is never merged into this one.`,
+            `The ${label(s)} is of account ${account}; this bank account is ${targetKnown ? targetName() : 'without an IBAN or account number'}${whose(ids)}. A statement of another account is never merged into this one.`,
           );
         }
       }
-      if (!targetKnown) {
-        const first = named.find((n) => !sameAccount(n.ids, ids) && n.account !== account);
+      if (!targetKnown && !foreign) {
+        const first = named.find((n) => !n.foreign && !sameAccount(n.ids, ids) && n.account !== account);
         if (first) {
           throw fileError(
             null,
