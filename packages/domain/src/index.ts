@@ -122,6 +122,7 @@ export * from './vat/settle-vat-return.ts';
 export * from './vat/export.ts';
 export * from './vat/schema.ts';
 export * from './einvoice/ubl.ts';
+export * from './einvoice/oioubl.ts';
 export * from './einvoice/validate.ts';
 export * from './einvoice/schema.ts';
 export * from './einvoice/views.ts';

@@ -27,6 +27,7 @@ import {
   TRANSITIONS,
   ublDocument,
   ublXml,
+  oioublXml,
   updateInvoice,
 } from '@tlr/domain';
 import { uuid } from '@tlr/domain/fields';
@@ -40,6 +41,13 @@ const transitionTable = INVOICE_STATUSES.map((s) => `${s} → ${TRANSITIONS[s].l
 const tag = 'Invoices';
 /** The invoice, or the credit note that cancelled it: what its PDF and its UBL are of. */
 const documentQuery = z.strictObject({ id: uuid(), document: documentKind });
+const UBL_FORMATS = ['peppol', 'oioubl'] as const;
+const ublQuery = documentQuery.extend({
+  format: z
+    .enum(UBL_FORMATS, { error: `must be one of ${UBL_FORMATS.join(', ')}` })
+    .default('peppol')
+    .meta({ description: 'peppol (default): Peppol BIS Billing 3.0; oioubl: OIOUBL 2.1 (NemHandel)' }),
+});
 
 export const invoicesRouter = router({
   list: listEndpoint({
@@ -177,23 +185,24 @@ export const invoicesRouter = router({
         method: 'GET',
         path: '/invoices/{id}/ubl',
         tags: [tag],
-        summary: 'The invoice (or its credit note) as a Peppol BIS Billing 3.0 e-invoice (UBL)',
+        summary: 'The invoice (or its credit note) as a Peppol BIS Billing 3.0 or OIOUBL 2.1 e-invoice (UBL)',
         description:
-          "An approved invoice as a Peppol BIS Billing 3.0 `Invoice` (UBL 2.1), the credit note that cancelled it as a `CreditNote` (`?document=credit_note`): the seller (the company profile: name, address, CVR as legal entity, DK + CVR as VAT number, endpoint 0184:CVR) and the buyer as frozen at approval (endpoint: its EAN as 0088, else its CVR as 0184, else its EU VAT number in its country's scheme), the lines, the VAT breakdown per category (S, E, K, AE, G from the lines' VAT codes, with the exemption reasons), the totals, payment means (IBAN, else the Danish account) and terms, the PDF embedded, and the VAT also in DKK (TaxCurrencyCode) for an invoice in another currency. A draft is 409 invoice_not_approved; a buyer without any identifier to address it to is 422 einvoice_party_unaddressable.",
+          "An approved invoice as a Peppol BIS Billing 3.0 `Invoice` (UBL 2.1), the credit note that cancelled it as a `CreditNote` (`?document=credit_note`): the seller (the company profile: name, address, CVR as legal entity, DK + CVR as VAT number, endpoint 0184:CVR) and the buyer as frozen at approval (endpoint: its EAN as 0088, else its CVR as 0184, else its EU VAT number in its country's scheme), the lines, the VAT breakdown per category (S, E, K, AE, G from the lines' VAT codes, with the exemption reasons), the totals, payment means (IBAN, else the Danish account) and terms, the PDF embedded, and the VAT also in DKK (TaxCurrencyCode) for an invoice in another currency. `?format=oioubl` gives the same document as OIOUBL 2.1 (NemHandel, CustomizationID OIOUBL-2.1): parties by GLN (EAN), DK:CVR or the EU VAT scheme, OIOUBL's tax categories (StandardRated, ZeroRated, ReverseCharge) and totals (TaxExclusiveAmount is the VAT), payment by FIK (93, DK:FIK) or Danish bank transfer (42, DK:BANK). A draft is 409 invoice_not_approved; a buyer without any identifier to address it to is 422 einvoice_party_unaddressable.",
       },
       scopes: ['invoices:read'],
       problems: [409, 422],
       raw: {
         contentType: 'application/xml',
-        description: 'The UBL document, valid against the CEN EN 16931 and Peppol BIS Billing 3.0 rules (no fatal assertion).',
+        description:
+          'The UBL document, valid against the CEN EN 16931 and Peppol BIS Billing 3.0 rules (no fatal assertion); with format=oioubl, against the official OIOUBL schematron 1.17.2 (no Error).',
         schema: { type: 'string', description: 'XML, root Invoice (urn:oasis:names:specification:ubl:schema:xsd:Invoice-2) or CreditNote' },
         headers: { 'Content-Disposition': 'attachment; filename="faktura-<number>.xml" (kreditnota-<number>.xml)' },
       },
     })
-    .input(documentQuery)
+    .input(ublQuery)
     .output(z.object({ filename: z.string(), xml: z.string() }))
     .query(async ({ ctx, input }) => {
       const { document, filename } = await ublDocument(ctx.tx, ctx.scope, input.id, input.document);
-      return { filename, xml: ublXml(document) };
+      return { filename, xml: input.format === 'oioubl' ? oioublXml(document) : ublXml(document) };
     }),
 });

@@ -262,3 +262,6 @@ export function parsePeppolId(text: string): { scheme: string; id: string } {
 
 /** The company's own endpoint on its e-invoices: its `peppol_id`, or else its CVR number in scheme 0184, or "" (decision 206). */
 export const companyPeppolId = (company: { peppol_id: string; cvr: string | null }) => company.peppol_id || (company.cvr ? `0184:${company.cvr}` : '');
+
+/** The VAT number prefix of a Peppol EU VAT scheme (9930 → DE), or undefined for a scheme that holds no VAT numbers. */
+export const peppolVatPrefix = (scheme: string): string | undefined => SCHEMES[scheme]?.vatPrefix;
