@@ -112,6 +112,8 @@ const lines = Array.from({ length: 10 }, (_, i) => ({
   amount: new Decimal('19.96').times(i + 1),
   vatCode: 'S25',
   vatRate: new Decimal(25),
+  unit: 'C62',
+  discountPercent: new Decimal(0),
 }));
 const pdfDocument: InvoiceDocument = {
   kind: 'invoice',
@@ -139,6 +141,8 @@ const pdfDocument: InvoiceDocument = {
     quantity: l.quantity.toString(),
     unit_price: l.unitPrice.toFixed(2),
     vat_rate: '25',
+    unit: l.unit,
+    discount_percent: '0',
     amount: l.amount.toFixed(2),
   })),
   vat: [{ label: 'Moms 25 %', base: '1097.80', amount: '274.45' }],

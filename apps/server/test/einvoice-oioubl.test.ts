@@ -1,6 +1,7 @@
 // Every shape of invoice the API can make, as OIOUBL 2.1 (GET /invoices/{id}/ubl?format=oioubl), checked by
 // the official OIOUBL schematron (package 1.17.2, as the Danish Business Authority publishes it): no <Error>
 // on any of them, and a wrong total is caught.
+import { extractText, getDocumentProxy } from 'unpdf';
 import { describe, expect, it } from 'vitest';
 import { created, idem, ok, useCompany } from './helpers.ts';
 import { oioublErrors } from './oioubl-rules.ts';
@@ -72,6 +73,14 @@ describe('invoices as OIOUBL 2.1', () => {
           { description: 'Montage', quantity: 2, unit_price: 600, vat_code: 'SEUY' },
         ]),
       ],
+      [
+        'discounts and units',
+        await invoice(dk, [
+          { description: 'Konsulenttimer', quantity: 7.5, unit: 'HUR', unit_price: 850, discount_percent: 10 },
+          { description: 'Kabel', quantity: 12.5, unit: 'MTR', unit_price: 19.99, discount_percent: 12.5 },
+          { description: 'Kursus', quantity: 1, unit_price: 999.99, discount_percent: 33.33, vat_code: 'SMF' },
+        ]),
+      ],
       ['EUR', await invoice(de, [{ description: 'Varer', quantity: 3, unit_price: 33.33, vat_code: 'SEUV' }], { currency: 'EUR' })],
       ['EUR with Danish VAT', await invoice(dk, [{ description: 'Rådgivning', quantity: 3, unit_price: 33.33 }], { currency: 'EUR' })],
       ['export', await invoice(se, [{ description: 'Software', quantity: 1, unit_price: 5000, vat_code: 'SEXP' }])],
@@ -116,6 +125,14 @@ describe('invoices as OIOUBL 2.1', () => {
     expect(doc('EUR with Danish VAT')).toContain('<cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode><cbc:TaxCurrencyCode>DKK</cbc:TaxCurrencyCode>');
     expect(doc('EUR with Danish VAT')).toContain('<cbc:TransactionCurrencyTaxAmount currencyID="DKK">186.53</cbc:TransactionCurrencyTaxAmount>');
 
+    // A discount is the price's allowance, in the line's unit: 7.5 HUR × 850 less 10 % = 7.5 × 765 = 5737.50.
+    expect(doc('discounts and units')).toContain(
+      '<cbc:InvoicedQuantity unitCode="HUR">7.5</cbc:InvoicedQuantity><cbc:LineExtensionAmount currencyID="DKK">5737.50<',
+    );
+    expect(doc('discounts and units')).toContain(
+      '<cac:Price><cbc:PriceAmount currencyID="DKK">765.00</cbc:PriceAmount><cbc:BaseQuantity unitCode="HUR">1</cbc:BaseQuantity><cac:AllowanceCharge><cbc:ChargeIndicator>false</cbc:ChargeIndicator><cbc:AllowanceChargeReason>Rabat</cbc:AllowanceChargeReason><cbc:MultiplierFactorNumeric>0.1</cbc:MultiplierFactorNumeric><cbc:Amount currencyID="DKK">85.00</cbc:Amount><cbc:BaseAmount currencyID="DKK">850.00</cbc:BaseAmount></cac:AllowanceCharge></cac:Price>',
+    );
+
     // A deliberately wrong total: the rules catch it.
     const wrong = doc('25 %').replace('<cbc:PayableAmount currencyID="DKK">74.85<', '<cbc:PayableAmount currencyID="DKK">75.85<');
     expect(wrong).not.toBe(doc('25 %'));
@@ -130,5 +147,54 @@ describe('invoices as OIOUBL 2.1', () => {
     expect((await t.raw.get(`/invoices/${id}/ubl?format=peppol`)).text).toContain('urn:fdc:peppol.eu:2017:poacc:billing:3.0');
     const bad = await t.raw.get(`/invoices/${id}/ubl?format=xrechnung`);
     expect([bad.status, bad.body.field]).toEqual([400, 'format']);
+  });
+});
+
+describe('invoice lines with a unit and a discount', () => {
+  it('compute the amount less the discount, show both in the response and the PDF, and refuse a unit or discount out of range by field', async () => {
+    const dk = await customer({ cvr: '29190925' });
+    const { data } = await created(
+      t.api.POST('/invoices', {
+        params: idem(),
+        body: {
+          customer_id: dk,
+          issue_date: '2026-11-20',
+          due_date: '2026-12-04',
+          lines: [
+            { description: 'Timer', quantity: 7.5, unit: 'hur', unit_price: 850, discount_percent: 10 },
+            { description: 'Skruer', quantity: 3, unit_price: 19.96 },
+            { description: 'Kabel', quantity: 3, unit: 'MTR', unit_price: 0.55, discount_percent: 50 },
+          ],
+        },
+      }),
+    );
+    // 6375.00 - 637.50 = 5737.50; 59.88; 1.65 - 0.83 (0.825 rounded half up) = 0.82. VAT 25 % of 5798.20 = 1449.55.
+    expect([data.subtotal, data.vat_amount, data.total]).toEqual([5798.2, 1449.55, 7247.75]);
+    const full = (await ok(t.api.GET('/invoices/{id}', { params: { path: { id: data.id } } }))).data;
+    expect(full.lines.map((l) => [l.unit, l.discount_percent, l.amount])).toEqual([
+      ['HUR', 10, 5737.5],
+      ['C62', 0, 59.88],
+      ['MTR', 50, 0.82],
+    ]);
+    await ok(t.api.PUT('/invoices/{id}/status', { params: { path: { id: data.id } }, body: { status: 'approved' } }));
+    const pdf = await t.api.GET('/invoices/{id}/pdf', { params: { path: { id: data.id } }, parseAs: 'arrayBuffer' });
+    const text = (await extractText(await getDocumentProxy(new Uint8Array(pdf.data!)), { mergePages: true })).text;
+    expect(text).toContain('Rabat 10 %');
+    expect(text).toContain('7,5 t');
+    expect(text).toContain('5.737,50');
+    for (const [line, field, detail] of [
+      [{ unit: 'XYZ' }, 'lines[0].unit', 'UN/ECE'],
+      [{ discount_percent: 100 }, 'lines[0].discount_percent', 'less than 100'],
+      [{ discount_percent: -1 }, 'lines[0].discount_percent', '0 to 100'],
+    ] as const) {
+      const r = await t.raw.post('/invoices', {
+        customer_id: dk,
+        issue_date: '2026-11-20',
+        due_date: '2026-12-04',
+        lines: [{ description: 'x', quantity: 1, unit_price: 1, ...line }],
+      });
+      expect([r.status, r.body.field], JSON.stringify(r.body)).toEqual([400, field]);
+      expect(JSON.stringify(r.body)).toContain(detail);
+    }
   });
 });

@@ -55,6 +55,14 @@ describe('invoices as Peppol BIS Billing 3.0 UBL', () => {
           { description: 'Rabat', quantity: 1, unit_price: -250 },
         ]),
       ],
+      [
+        'discounts and units',
+        await invoice(dk, [
+          { description: 'Konsulenttimer', quantity: 7.5, unit: 'HUR', unit_price: 850, discount_percent: 10 },
+          { description: 'Kabel', quantity: 12.5, unit: 'MTR', unit_price: 19.99, discount_percent: 12.5 },
+          { description: 'Kursus', quantity: 1, unit_price: 999.99, discount_percent: 33.33, vat_code: 'SMF' },
+        ]),
+      ],
       ['long text', await invoice(dk, [{ description: long.slice(0, 500), quantity: 1, unit_price: 99.95 }], { notes: long })],
       [
         'EU goods and services (K, AE)',
@@ -95,6 +103,10 @@ describe('invoices as Peppol BIS Billing 3.0 UBL', () => {
     // UBL allows one payment means code and one PaymentID per invoice (UBL-SR-44, UBL-SR-47): the IBAN's 58 gives way.
     expect(fi).not.toContain('<cbc:PaymentMeansCode>58<');
     for (const [what, xml] of documents.filter(([what]) => what !== 'with an FI payment id')) expect(xml, what).not.toContain('<cbc:PaymentMeansCode>93<');
+    // A discount is the line's allowance (BG-27), in the line's unit: 7.5 HUR × 850 = 6375.00 less 10 % = 5737.50.
+    expect(documents.find(([what]) => what === 'discounts and units')![1]).toContain(
+      '<cbc:InvoicedQuantity unitCode="HUR">7.5</cbc:InvoicedQuantity><cbc:LineExtensionAmount currencyID="DKK">5737.50</cbc:LineExtensionAmount><cac:AllowanceCharge><cbc:ChargeIndicator>false</cbc:ChargeIndicator><cbc:AllowanceChargeReasonCode>95</cbc:AllowanceChargeReasonCode><cbc:AllowanceChargeReason>Rabat</cbc:AllowanceChargeReason><cbc:MultiplierFactorNumeric>10</cbc:MultiplierFactorNumeric><cbc:Amount currencyID="DKK">637.50</cbc:Amount><cbc:BaseAmount currencyID="DKK">6375.00</cbc:BaseAmount></cac:AllowanceCharge>',
+    );
     const eur = documents.find(([what]) => what === 'EUR with Danish VAT')![1];
     // 99.99 EUR + 25.00 VAT; the VAT in DKK at 7.4612 = 186.53.
     expect(eur).toContain('<cbc:TaxCurrencyCode>DKK</cbc:TaxCurrencyCode>');

@@ -8,13 +8,13 @@
 // schematron (package 1.17.2) says, not this file.
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces';
-import { type Decimal, sumAmounts } from '../money.ts';
+import { Decimal, sumAmounts } from '../money.ts';
 import { groupVat, vatByGroup } from '../vat/arithmetic.ts';
 import { toDkk } from '../currency/rules.ts';
 import { VAT_CODES, type VatKind } from '../vat/codes.ts';
 import { DomainError } from '../errors.ts';
 import { parsePeppolId, peppolVatPrefix } from '../identifiers/peppol-id.ts';
-import type { UblDocument, UblLine, UblParty } from './ubl.ts';
+import { lineAllowance, type UblDocument, type UblLine, type UblParty } from './ubl.ts';
 
 const NS = {
   Invoice: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2',
@@ -54,6 +54,11 @@ export function oioublCategory(code: string): 'StandardRated' | 'ZeroRated' | 'R
 
 const money = (d: Decimal) => d.toFixed(2);
 const percent = (d: Decimal) => d.toString();
+/** A unit price: 2 decimals, up to 4 when a discount leaves more. */
+const unitAmount = (d: Decimal) => {
+  const four = d.toDecimalPlaces(4, Decimal.ROUND_HALF_UP);
+  return four.decimalPlaces() > 2 ? four.toString() : four.toFixed(2);
+};
 
 /**
  * An OIOUBL EndpointID (schemeID and value) of a Peppol participant id: a GLN as GLN, a CVR number as
@@ -223,7 +228,7 @@ export function oioublXml(d: UblDocument): string {
     // The price is never negative: a discount line is a negative quantity at a positive price.
     const negative = l.unitPrice.isNegative();
     line
-      .ele(NS.cbc, credit ? 'cbc:CreditedQuantity' : 'cbc:InvoicedQuantity', { unitCode: 'C62' })
+      .ele(NS.cbc, credit ? 'cbc:CreditedQuantity' : 'cbc:InvoicedQuantity', { unitCode: l.unit })
       .txt((negative ? l.quantity.negated() : l.quantity).toString());
     line.ele(NS.cbc, 'cbc:LineExtensionAmount', cur).txt(money(l.amount));
     // Each line states its own tax (OIOUBL asks for it, F-LIB404): the line's VAT as vat/arithmetic.ts
@@ -238,9 +243,24 @@ export function oioublXml(d: UblDocument): string {
     const item = line.ele(NS.cac, 'cac:Item');
     item.ele(NS.cbc, 'cbc:Description').txt(l.description);
     item.ele(NS.cbc, 'cbc:Name').txt(l.description.slice(0, 40));
+    // OIOUBL's price is the net price (LineExtensionAmount is quantity × price, F-INV340): a discount is the
+    // price's allowance, its fraction of the price before it (decision 669). To 4 decimals, so that the
+    // quantity × price the rules compare comes to the line's amount.
+    const gross = l.unitPrice.abs();
+    const allowance = lineAllowance(l);
+    const fraction = allowance?.percent.dividedBy(100);
+    const net = fraction ? gross.minus(gross.times(fraction)) : gross;
     const price = line.ele(NS.cac, 'cac:Price');
-    price.ele(NS.cbc, 'cbc:PriceAmount', cur).txt(money(l.unitPrice.abs()));
-    price.ele(NS.cbc, 'cbc:BaseQuantity', { unitCode: 'C62' }).txt('1');
+    price.ele(NS.cbc, 'cbc:PriceAmount', cur).txt(unitAmount(net));
+    price.ele(NS.cbc, 'cbc:BaseQuantity', { unitCode: l.unit }).txt('1');
+    if (fraction) {
+      const a = price.ele(NS.cac, 'cac:AllowanceCharge');
+      a.ele(NS.cbc, 'cbc:ChargeIndicator').txt('false');
+      a.ele(NS.cbc, 'cbc:AllowanceChargeReason').txt('Rabat');
+      a.ele(NS.cbc, 'cbc:MultiplierFactorNumeric').txt(fraction.toString());
+      a.ele(NS.cbc, 'cbc:Amount', cur).txt(unitAmount(gross.minus(net)));
+      a.ele(NS.cbc, 'cbc:BaseAmount', cur).txt(money(gross));
+    }
   });
   return doc.end({ prettyPrint: false });
 }

@@ -6,7 +6,7 @@
 import type { Db } from '@tlr/db';
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces';
-import { Decimal, sumAmounts } from '../money.ts';
+import { Decimal, lineNet, sumAmounts } from '../money.ts';
 import { vatByGroup } from '../vat/arithmetic.ts';
 import { toDkk } from '../currency/rules.ts';
 import { VAT_CODES, type VatKind } from '../vat/codes.ts';
@@ -49,6 +49,20 @@ export interface UblLine {
   amount: Decimal;
   vatCode: string;
   vatRate: Decimal;
+  /** The unit of the quantity (UN/ECE Recommendation 20), C62 by default. */
+  unit: string;
+  /** The discount in percent; 0 for none. */
+  discountPercent: Decimal;
+}
+
+/**
+ * A discounted line's allowance: the percent, the amount before it (quantity × price rounded to øre) and
+ * the discount (that less the line's amount, as invoices/rules.ts's lineAmount made it); null without one.
+ */
+export function lineAllowance(l: UblLine): { percent: Decimal; base: Decimal; amount: Decimal } | null {
+  if (l.discountPercent.isZero()) return null;
+  const base = lineNet(l.quantity, l.unitPrice);
+  return { percent: l.discountPercent, base, amount: base.minus(l.amount) };
 }
 
 export interface UblDocument {
@@ -250,9 +264,20 @@ export function ublXml(d: UblDocument): string {
     // The price is never negative (BR-27): a discount line is a negative quantity at a positive price.
     const negative = l.unitPrice.isNegative();
     line
-      .ele(NS.cbc, credit ? 'cbc:CreditedQuantity' : 'cbc:InvoicedQuantity', { unitCode: 'C62' })
+      .ele(NS.cbc, credit ? 'cbc:CreditedQuantity' : 'cbc:InvoicedQuantity', { unitCode: l.unit })
       .txt((negative ? l.quantity.negated() : l.quantity).toString());
     line.ele(NS.cbc, 'cbc:LineExtensionAmount', cur).txt(money(l.amount));
+    // A discount is the line's allowance (BG-27): its percent of the amount before it (reason code 95, "Discount").
+    const allowance = lineAllowance(l);
+    if (allowance) {
+      const a = line.ele(NS.cac, 'cac:AllowanceCharge');
+      a.ele(NS.cbc, 'cbc:ChargeIndicator').txt('false');
+      a.ele(NS.cbc, 'cbc:AllowanceChargeReasonCode').txt('95');
+      a.ele(NS.cbc, 'cbc:AllowanceChargeReason').txt('Rabat');
+      a.ele(NS.cbc, 'cbc:MultiplierFactorNumeric').txt(percent(allowance.percent));
+      a.ele(NS.cbc, 'cbc:Amount', cur).txt(money(allowance.amount));
+      a.ele(NS.cbc, 'cbc:BaseAmount', cur).txt(money(allowance.base));
+    }
     const item = line.ele(NS.cac, 'cac:Item');
     item.ele(NS.cbc, 'cbc:Name').txt(l.description);
     taxCategory(item, 'cac:ClassifiedTaxCategory', vatCategory(l.vatCode), l.vatRate, false);
@@ -356,6 +381,8 @@ export async function ublDocument(
       amount: dec(l.amount),
       vatCode: l.vat_code,
       vatRate: dec(l.vat_rate),
+      unit: l.unit,
+      discountPercent: dec(l.discount_percent),
     })),
     bank: { regNumber: company.bank_reg_number, accountNumber: company.bank_account_number, iban: company.iban },
     fi: kind === 'invoice' && row.payment_id ? { paymentId: row.payment_id, creditorNumber: row.fi_creditor_number } : null,

@@ -68,7 +68,13 @@ export async function approveInvoice(db: Db, scope: CompanyScope, row: FullInvoi
     vatCode: l.vat_code,
   }));
   const totals = invoiceTotals(
-    row.lines.map((l) => ({ quantity: decimalOf(l.quantity), unitPrice: decimalOf(l.unit_price), vatRate: decimalOf(l.vat_rate), vatCode: l.vat_code })),
+    row.lines.map((l) => ({
+      quantity: decimalOf(l.quantity),
+      unitPrice: decimalOf(l.unit_price),
+      vatRate: decimalOf(l.vat_rate),
+      vatCode: l.vat_code,
+      discountPercent: decimalOf(l.discount_percent),
+    })),
   );
   const text = `Faktura til ${customer.name}`.slice(0, 500);
   const fx = await documentCurrency(db, scope, row.currency, row.exchange_rate && decimalOf(row.exchange_rate), fromDate(row.issue_date));

@@ -31,12 +31,13 @@ export async function createInvoice(db: Db, scope: CompanyScope, input: InvoiceI
               ${currency.currency}, ${currency.rate?.toFixed(6) ?? null}::numeric)
       RETURNING *
     ), invoice_lines AS (
-      INSERT INTO invoice_lines (id, company_id, invoice_id, line_number, product_id, description, quantity, unit_price, vat_rate, vat_code, amount)
-      SELECT l.id, invoice.company_id, invoice.id, l.line_number, l.product_id, l.description, l.quantity, l.unit_price, l.vat_rate, l.vat_code, l.amount
+      INSERT INTO invoice_lines (id, company_id, invoice_id, line_number, product_id, description, quantity, unit_price, vat_rate, vat_code, unit, discount_percent, amount)
+      SELECT l.id, invoice.company_id, invoice.id, l.line_number, l.product_id, l.description, l.quantity, l.unit_price, l.vat_rate, l.vat_code, l.unit, l.discount_percent, l.amount
       FROM invoice, unnest(${col((l) => l.id)}::uuid[], ${col((l) => l.line_number)}::int2[], ${col((l) => l.product_id)}::uuid[],
                            ${col((l) => l.description)}::text[], ${col((l) => l.quantity)}::numeric[], ${col((l) => l.unit_price)}::numeric[],
-                           ${col((l) => l.vat_rate)}::numeric[], ${col((l) => l.vat_code)}::text[], ${col((l) => l.amount)}::numeric[])
-           AS l(id, line_number, product_id, description, quantity, unit_price, vat_rate, vat_code, amount)
+                           ${col((l) => l.vat_rate)}::numeric[], ${col((l) => l.vat_code)}::text[], ${col((l) => l.unit)}::text[],
+                           ${col((l) => l.discount_percent)}::numeric[], ${col((l) => l.amount)}::numeric[])
+           AS l(id, line_number, product_id, description, quantity, unit_price, vat_rate, vat_code, unit, discount_percent, amount)
     )
     SELECT * FROM invoice`;
   // Not read back (four statements): a new draft has no credit note, no payments and the lines just written.
@@ -50,6 +51,7 @@ export async function createInvoice(db: Db, scope: CompanyScope, input: InvoiceI
       quantity: new Prisma.Decimal(l.quantity),
       unit_price: new Prisma.Decimal(l.unit_price),
       vat_rate: new Prisma.Decimal(l.vat_rate),
+      discount_percent: new Prisma.Decimal(l.discount_percent),
       amount: new Prisma.Decimal(l.amount),
       account_id: null,
     })),

@@ -11,6 +11,7 @@ import { codeFor, vatCodesOf } from '../vat/treatments.ts';
 import { givenRate } from '../currency/convert.ts';
 import type { InvoiceInput } from './schema.ts';
 import { liveCustomer } from './invoice-rows.ts';
+import { DEFAULT_LINE_UNIT } from './units.ts';
 
 /** A draft's lines as stored: product defaults applied, VAT codes and rates checked, amounts computed. */
 export async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceInput['lines']) {
@@ -34,6 +35,8 @@ export async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceIn
     const description = l.description ?? product?.name ?? '';
     if (!description) throw invalidRequest('A line needs a description (or a product_id to take it from).', `lines[${i}].description`);
     const unitPrice = l.unit_price ?? (product ? decimalOf(product.unit_price) : undefined);
+    const unit = l.unit ?? DEFAULT_LINE_UNIT;
+    const discountPercent = l.discount_percent ?? new Decimal(0);
     if (!unitPrice) throw invalidRequest('A line needs a unit_price (or a product_id to take it from).', `lines[${i}].unit_price`);
     if (l.vat_code) {
       const code = codeFor(codes, l.vat_code, 'sale', `lines[${i}].vat_code`);
@@ -43,13 +46,22 @@ export async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceIn
           `lines[${i}].vat_rate`,
         );
       }
-      return { productId: product?.id ?? null, description, quantity: l.quantity, unitPrice, vatRate: code.rate, vatCode: code.code };
+      return { productId: product?.id ?? null, description, quantity: l.quantity, unitPrice, vatRate: code.rate, vatCode: code.code, unit, discountPercent };
     }
     const vatRate = l.vat_rate ?? (product ? decimalOf(product.vat_rate) : new Decimal(25));
     if (!INVOICE_VAT_RATES.some((r) => vatRate.equals(r))) {
       throw invalidRequest(`A Danish invoice line carries VAT at 25 or 0 percent, not ${vatRate.toString()}.`, `lines[${i}].vat_rate`);
     }
-    return { productId: product?.id ?? null, description, quantity: l.quantity, unitPrice, vatRate, vatCode: DEFAULT_SALES_CODE[vatRate.toFixed(2)]! };
+    return {
+      productId: product?.id ?? null,
+      description,
+      quantity: l.quantity,
+      unitPrice,
+      vatRate,
+      vatCode: DEFAULT_SALES_CODE[vatRate.toFixed(2)]!,
+      unit,
+      discountPercent,
+    };
   });
   const totals = invoiceTotals(resolved);
   if (totals.total.isNegative()) {
@@ -72,6 +84,8 @@ export function lineRows(scope: CompanyScope, invoiceId: string, { lines, totals
     unit_price: l.unitPrice.toFixed(2),
     vat_rate: l.vatRate.toFixed(2),
     vat_code: l.vatCode,
+    unit: l.unit,
+    discount_percent: l.discountPercent.toFixed(2),
     amount: totals.amounts[i]!.toFixed(2),
   }));
 }

@@ -50,7 +50,7 @@ export interface InvoiceDocument {
   /** The FI payment line (+71) of an invoice with a payment id; "" otherwise, and always on a credit note. */
   fi_payment_line: string;
   buyer: Party;
-  lines: { description: string; quantity: string; unit_price: string; vat_rate: string; amount: string }[];
+  lines: { description: string; quantity: string; unit: string; discount_percent: string; unit_price: string; vat_rate: string; amount: string }[];
   vat: { label: string; base: string; amount: string }[];
   /** The invoice's currency (ISO 4217); amounts are in it. */
   currency: string;
@@ -106,7 +106,9 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
         cvr: row.customer_cvr,
         ean: row.customer_ean,
       };
-  const totals = invoiceTotals(row.lines.map((l) => ({ quantity: l.quantity, unitPrice: l.unit_price, vatRate: l.vat_rate, vatCode: l.vat_code })));
+  const totals = invoiceTotals(
+    row.lines.map((l) => ({ quantity: l.quantity, unitPrice: l.unit_price, vatRate: l.vat_rate, vatCode: l.vat_code, discountPercent: l.discount_percent })),
+  );
   const note = kind === 'credit_note' ? row.credit_note! : null;
   const number = note ? String(note.document_number) : row.invoice_number;
   const issue = fromDate(row.issue_date);
@@ -128,6 +130,8 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
       quantity: new Decimal(l.quantity.toString()).toString(),
       unit_price: l.unit_price.toFixed(2),
       vat_rate: new Decimal(l.vat_rate.toString()).toString(),
+      unit: l.unit,
+      discount_percent: new Decimal(l.discount_percent.toString()).toString(),
       amount: roundOere(new Decimal(l.amount.toString())).toFixed(2),
     })),
     vat: totals.byRate.map((g) => ({ label: invoiceVatLabel(g.code, g.rate), base: g.net.toFixed(2), amount: g.vat.toFixed(2) })),
@@ -179,6 +183,28 @@ const HEADINGS: [string, keyof typeof COLS][] = [
   ['Moms %', 'rate'],
   ['Beløb', 'amount'],
 ];
+
+/** The Danish abbreviation of the common units after a quantity (7,5 t); another unit shows its code; C62 ("one") none. */
+const UNIT_LABELS: Readonly<Record<string, string>> = {
+  C62: '',
+  EA: '',
+  H87: '',
+  HUR: 't',
+  DAY: 'd',
+  WEE: 'uge',
+  MON: 'md',
+  MIN: 'min',
+  KGM: 'kg',
+  MTR: 'm',
+  KMT: 'km',
+  LTR: 'l',
+  MTK: 'm²',
+  MTQ: 'm³',
+};
+const quantityText = (quantity: string, unit: string) => [decimalComma(quantity), UNIT_LABELS[unit] ?? unit].filter(Boolean).join(' ');
+/** The line's text: its description, and its discount under it. */
+const lineText = (line: InvoiceDocument['lines'][number]) =>
+  line.discount_percent !== '0' ? `${line.description}\nRabat ${decimalComma(line.discount_percent)} %` : line.description;
 
 // pdfkit is loaded by the first document: its fonts and Unicode tables take a quarter of a second, which
 // every process importing the domain (the CLI) would otherwise pay (decision 421).
@@ -298,10 +324,11 @@ export async function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
   };
   header();
   for (const line of d.lines) {
-    const height = doc.heightOfString(line.description || ' ', { width: COLS.description[1] }) + 4;
+    const text = lineText(line);
+    const height = doc.heightOfString(text || ' ', { width: COLS.description[1] }) + 4;
     if (room(height)) header();
-    doc.text(line.description, COLS.description[0], y, { width: COLS.description[1] });
-    doc.text(decimalComma(line.quantity), COLS.quantity[0], y, { width: COLS.quantity[1], align: 'right' });
+    doc.text(text, COLS.description[0], y, { width: COLS.description[1] });
+    doc.text(quantityText(line.quantity, line.unit), COLS.quantity[0], y, { width: COLS.quantity[1], align: 'right' });
     doc.text(kroner(line.unit_price), COLS.price[0], y, { width: COLS.price[1], align: 'right' });
     doc.text(decimalComma(line.vat_rate), COLS.rate[0], y, { width: COLS.rate[1], align: 'right' });
     doc.text(kroner(line.amount, credit), COLS.amount[0], y, { width: COLS.amount[1], align: 'right' });

@@ -47,6 +47,17 @@ export interface LineInput {
   vatRate: Decimal;
   /** The line's VAT code; VAT is computed per code. */
   vatCode: string;
+  /** A discount in percent (0 ≤ d < 100); none when absent. */
+  discountPercent?: Decimal;
+}
+
+/**
+ * A line's amount: quantity × unit price rounded half up to øre, less the discount (its percent of that,
+ * rounded half up to øre). The e-invoices state the discount as the difference of the two (lineDiscount).
+ */
+export function lineAmount(l: Pick<LineInput, 'quantity' | 'unitPrice' | 'discountPercent'>): Decimal {
+  const gross = lineNet(l.quantity, l.unitPrice);
+  return l.discountPercent?.isZero() === false ? gross.minus(lineNet(gross, l.discountPercent.dividedBy(100))) : gross;
 }
 
 export interface InvoiceTotals {
@@ -64,7 +75,7 @@ export interface InvoiceTotals {
  * Refuses totals beyond the largest amount.
  */
 export function invoiceTotals(lines: readonly LineInput[]): InvoiceTotals {
-  const amounts = lines.map((l) => lineNet(l.quantity, l.unitPrice));
+  const amounts = lines.map(lineAmount);
   amounts.forEach((a, i) => {
     if (a.abs().greaterThan(MAX_AMOUNT))
       throw new DomainError('invalid_request', `The line amount ${a.toFixed(2)} exceeds ${MAX_AMOUNT.toFixed(2)}.`, `lines[${i}]`);

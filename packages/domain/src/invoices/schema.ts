@@ -22,6 +22,7 @@ import {
 import { lineNumber, ordinal } from '../integers.ts';
 import { creditNoteEinvoice, invoiceEinvoice } from '../einvoice/schema.ts';
 import { INVOICE_STATUSES, INVOICE_VAT_RATES } from './rules.ts';
+import { DEFAULT_LINE_UNIT, LINE_UNITS } from './units.ts';
 import { registrationFields } from '../trail/actor.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 
@@ -41,6 +42,26 @@ const line = z.strictObject({
       "The VAT treatment (momskode) of the line, a sales code of the company (GET /vat-codes): S25 salgsmoms, S0 momsfrit (0 %), SMF momsfritaget (§ 13, named on the invoice), SEUV/SEUVI/SEUY EU B2B varer/ydelser (rubrik B, the customer needs an EU vat_number), SEXP eksport (rubrik C), SOMV omvendt betalingspligt § 46 (rubrik C). vat_rate, when also given, must be the code's rate",
     example: 'S25',
   }),
+  unit: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .refine((u) => LINE_UNITS.has(u), {
+      error:
+        'must be a UN/ECE Recommendation 20 unit code that Peppol BIS 3 and OIOUBL 2.1 both accept, such as C62 (one, piece), HUR (hour), DAY, KGM, MTR, LTR',
+    })
+    .optional()
+    .meta({
+      description: `The unit of the quantity, a UN/ECE Recommendation 20 code: C62 (one, piece; the default), HUR (hour), DAY, KGM, MTR, LTR, ...`,
+      example: 'HUR',
+    }),
+  discount_percent: percent()
+    .refine((d) => d.lessThan(100), { error: 'must be less than 100 (a line given away is a line at price 0)' })
+    .optional()
+    .meta({
+      description: 'A discount on the line in percent, 0 (the default) to below 100: amount = quantity × unit_price less the discount, each rounded to øre',
+      example: 10,
+    }),
 });
 
 const fields = {
@@ -187,7 +208,9 @@ export const fullInvoiceResource = z
         unit_price: amountOut(),
         vat_rate: z.number().meta({ description: 'Percent, as sent (25 when omitted)' }),
         vat_code: z.string().meta({ description: 'The VAT code (momskode) of the line: as sent, else S25 or S0 by vat_rate', example: 'S25' }),
-        amount: amountOut('quantity × unit_price rounded half up to øre'),
+        unit: z.string().meta({ description: `The unit of the quantity (UN/ECE Recommendation 20); ${DEFAULT_LINE_UNIT} when none was sent`, example: 'HUR' }),
+        discount_percent: z.number().meta({ description: 'The discount in percent; 0 when none', example: 10 }),
+        amount: amountOut('quantity × unit_price rounded half up to øre, less discount_percent of it rounded half up to øre'),
       }),
     ),
     payments: z.array(invoicePaymentResource),

@@ -72,6 +72,8 @@ export function fullInvoiceView(i: FullInvoiceRow): FullInvoiceView {
       unit_price: amountToJson(l.unit_price),
       vat_rate: rateToJson(l.vat_rate),
       vat_code: l.vat_code,
+      unit: l.unit,
+      discount_percent: rateToJson(l.discount_percent),
       amount: amountToJson(l.amount),
     })),
     payments: i.payments.map(paymentView),

@@ -43,7 +43,7 @@ LIMIT $5`;
 
 const LINES_SQL = `
 SELECT l.invoice_id, l.line_number, a.account_number, l.description, l.quantity::text AS quantity, l.unit_price::text AS unit_price,
-       l.vat_rate::text AS vat_rate, l.vat_code, l.amount::text AS amount, p.product_number, p.unit
+       l.vat_rate::text AS vat_rate, l.vat_code, l.discount_percent::text AS discount_percent, l.amount::text AS amount, p.product_number, p.unit
 FROM invoice_lines l
 LEFT JOIN accounts a ON a.id = l.account_id
 LEFT JOIN products p ON p.id = l.product_id
@@ -82,6 +82,7 @@ interface LineRow {
   unit_price: string;
   vat_rate: string;
   vat_code: string;
+  discount_percent: string;
   amount: string;
   product_number: string | null;
   unit: string | null;
@@ -108,7 +109,13 @@ const dkk = (value: string, d: Pick<DocumentRow, 'rate'>) => toDkk(new Decimal(v
 function salesInvoiceXml(d: DocumentRow, lines: readonly LineRow[], fiscalYearStartMonth: number): XmlObject {
   const { period, year } = accountingPeriod(d.date, fiscalYearStartMonth);
   const groups = invoiceTotals(
-    lines.map((l) => ({ quantity: new Decimal(l.quantity), unitPrice: new Decimal(l.unit_price), vatRate: new Decimal(l.vat_rate), vatCode: l.vat_code })),
+    lines.map((l) => ({
+      quantity: new Decimal(l.quantity),
+      unitPrice: new Decimal(l.unit_price),
+      vatRate: new Decimal(l.vat_rate),
+      vatCode: l.vat_code,
+      discountPercent: new Decimal(l.discount_percent),
+    })),
   ).byRate;
   return {
     InvoiceNo: String(d.document_number),
