@@ -90,8 +90,31 @@ describe('create and read', () => {
       notes: 'Første faktura',
     });
     expect(got.lines).toEqual([
-      { line_number: 1, product_id: null, description: 'Skruer', quantity: 3, unit_price: 19.96, vat_rate: 25, vat_code: 'S25', amount: 59.88 },
-      { line_number: 2, product_id: null, description: 'Momsfri ydelse', quantity: 1.5, unit_price: 10.1, vat_rate: 0, vat_code: 'S0', amount: 15.15 },
+      // unit and discount_percent: additive fields, their defaults when not sent (C62 "one", no discount).
+      {
+        line_number: 1,
+        product_id: null,
+        description: 'Skruer',
+        quantity: 3,
+        unit_price: 19.96,
+        vat_rate: 25,
+        vat_code: 'S25',
+        unit: 'C62',
+        discount_percent: 0,
+        amount: 59.88,
+      },
+      {
+        line_number: 2,
+        product_id: null,
+        description: 'Momsfri ydelse',
+        quantity: 1.5,
+        unit_price: 10.1,
+        vat_rate: 0,
+        vat_code: 'S0',
+        unit: 'C62',
+        discount_percent: 0,
+        amount: 15.15,
+      },
     ]);
     // The list shape carries every field of the contract's table with its type.
     const listed = (await ok(c.GET('/invoices', { params: { query: { search: 'Første' } } }))).data;
