@@ -10,6 +10,7 @@ import {
   assertTransition,
   INVOICE_STATUSES,
   invoiceTotals,
+  lineAmount,
   OPEN_STATUSES,
   TRANSITIONS,
   type InvoiceStatus,
@@ -230,5 +231,17 @@ describe('approvalPosting (decision 94)', () => {
   it('leaves out a group that nets to zero', () => {
     const posting = post('1010 1 × 40.00 @ 25', '1020 1 × 25.00 @ 0', '1020 1 × -25.00 @ 0');
     expect(shape(posting)).toEqual(['D 6190 50.00', 'C 1010 40.00 S25', 'C 7680 10.00 S25']);
+  });
+});
+
+describe('lineAmount: a discount on the line', () => {
+  it('takes the percent of the rounded amount, itself rounded half up to øre, off it', () => {
+    const d = (v: string) => new Decimal(v);
+    expect(lineAmount({ quantity: d('7.5'), unitPrice: d('850'), discountPercent: d('10') }).toFixed(2)).toBe('5737.50');
+    // 1.65 less 50 % (0.825 → 0.83) = 0.82; a credit line mirrors it.
+    expect(lineAmount({ quantity: d('3'), unitPrice: d('0.55'), discountPercent: d('50') }).toFixed(2)).toBe('0.82');
+    expect(lineAmount({ quantity: d('-3'), unitPrice: d('0.55'), discountPercent: d('50') }).toFixed(2)).toBe('-0.82');
+    expect(lineAmount({ quantity: d('3'), unitPrice: d('19.96') }).toFixed(2)).toBe('59.88');
+    expect(lineAmount({ quantity: d('3'), unitPrice: d('19.96'), discountPercent: d('0') }).toFixed(2)).toBe('59.88');
   });
 });
