@@ -198,3 +198,36 @@ describe('invoice lines with a unit and a discount', () => {
     }
   });
 });
+
+describe("a customer's einvoice_format", () => {
+  it('is peppol unless set; oioubl sends OIOUBL 2.1, auto sends Peppol until the transport reports what the receiver takes; anything else is a 400 naming the field', async () => {
+    await ok(t.api.PUT('/settings/company', { body: { bank_reg_number: '1234', bank_account_number: '0001234567' } }));
+    const make = async (body: Record<string, unknown>) => (await created(t.api.POST('/customers', { params: idem(), body: body as { name: string } }))).data;
+    const plain = await make({ name: 'Peppol kunde', cvr: '29190925', peppol_id: '0184:29190925' });
+    expect(plain.einvoice_format).toBe('peppol');
+    const nemhandel = await make({ name: 'NemHandel kunde', ean: '5790000436101', peppol_id: '0088:5790000436101', einvoice_format: 'oioubl' });
+    expect(nemhandel.einvoice_format).toBe('oioubl');
+    const auto = await make({ name: 'Auto kunde', cvr: '29190925', peppol_id: '0184:29190925', einvoice_format: 'auto' });
+    const sent = async (customerId: string) => {
+      const id = await invoice(customerId, [{ description: 'Timer', quantity: 2, unit: 'HUR', unit_price: 500, discount_percent: 5 }]);
+      const r = await t.raw.post(`/invoices/${id}/send`, { channel: 'peppol' });
+      expect(r.status, r.text).toBe(202);
+      const message = (r.body as unknown as { data: { id: string; document_format: string } }).data;
+      const xml = await t.raw.get(`/einvoices/${message.id}/xml`);
+      return { format: message.document_format, xml: xml.text };
+    };
+    const oioublSent = await sent(nemhandel.id);
+    expect(oioublSent.format).toBe('oioubl-2.1');
+    expect(oioublSent.xml).toContain('<cbc:CustomizationID>OIOUBL-2.1</cbc:CustomizationID>');
+    expect(await oioublErrors(oioublSent.xml)).toEqual([]);
+    for (const customerId of [plain.id, auto.id]) {
+      const peppol = await sent(customerId);
+      expect(peppol.format).toBe('peppol-bis3');
+      expect(peppol.xml).toContain('urn:fdc:peppol.eu:2017:poacc:billing:3.0');
+    }
+    const bad = await t.raw.put(`/customers/${plain.id}`, { einvoice_format: 'xrechnung' });
+    expect([bad.status, bad.body.field]).toEqual([400, 'einvoice_format']);
+    const changed = await t.raw.put(`/customers/${plain.id}`, { einvoice_format: 'oioubl' });
+    expect([changed.status, (changed.body as unknown as { data: { einvoice_format: string } }).data.einvoice_format]).toEqual([200, 'oioubl']);
+  }, 300_000);
+});

@@ -1,9 +1,14 @@
 // A customer's fields, once: the create and update bodies, the resource the API answers with (its
 // OpenAPI component), and the domain's input and view types derived from them.
-import type { z } from 'zod';
+import { z } from 'zod';
 import { country, cvr, ean, email, exact, peppolId, phone, requiredText, text, vatNumber } from '../fields.ts';
 import { paymentTermsDays } from '../integers.ts';
 import { masterDataSchemas } from '../master-data.ts';
+
+/** The format of the e-invoices sent to a customer: Peppol BIS Billing 3.0, OIOUBL 2.1, or the transport's choice. */
+export const CUSTOMER_EINVOICE_FORMATS = ['peppol', 'oioubl', 'auto'] as const;
+export type CustomerEinvoiceFormat = (typeof CUSTOMER_EINVOICE_FORMATS)[number];
+const einvoiceFormat = () => z.enum(CUSTOMER_EINVOICE_FORMATS, { error: `must be one of ${CUSTOMER_EINVOICE_FORMATS.join(', ')}` });
 
 const fields = {
   name: requiredText(200).meta({ example: 'Nordisk Tømrer ApS' }),
@@ -13,6 +18,11 @@ const fields = {
   vat_number: vatNumber().optional(),
   ean: ean().optional(),
   peppol_id: peppolId().optional(),
+  einvoice_format: einvoiceFormat().optional().meta({
+    description:
+      'The format of the e-invoices sent to the customer (POST /invoices/{id}/send, sending on approval): peppol (Peppol BIS Billing 3.0, the default), oioubl (OIOUBL 2.1, NemHandel), or auto (the transport decides; until it reports receiver capabilities, peppol)',
+    example: 'peppol',
+  }),
   contact_person: text(200).optional(),
   address_line1: text(200).optional().meta({ example: 'Vestergade 12' }),
   address_line2: text(200).optional(),
@@ -23,7 +33,7 @@ const fields = {
   notes: text(2000).optional(),
 };
 
-export const customerSchemas = masterDataSchemas('Customer', fields, { payment_terms_days: paymentTermsDays() });
+export const customerSchemas = masterDataSchemas('Customer', fields, { payment_terms_days: paymentTermsDays(), einvoice_format: einvoiceFormat() });
 
 export type CustomerInput = z.output<typeof customerSchemas.create>;
 export type CustomerUpdate = z.output<typeof customerSchemas.update>;

@@ -4,10 +4,11 @@
 import type { Customer, Db, Invoice } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { ublDocument, ublXml } from './ubl.ts';
+import { oioublXml } from './oioubl.ts';
 import { toDate } from '../calendar.ts';
 import { DomainError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { REPLAYABLE_STATUSES, type DocumentKind, type EinvoiceSendInput, type EinvoiceStatus } from './schema.ts';
+import { REPLAYABLE_STATUSES, type DocumentKind, type EinvoiceFormat, type EinvoiceSendInput, type EinvoiceStatus } from './schema.ts';
 import { einvoiceMessageView, type EinvoiceMessageRow } from './views.ts';
 
 /** A UBL document made from an invoice or its credit note: what ubl.ts's renderInvoiceUbl answers. */
@@ -23,13 +24,13 @@ export interface RenderedUbl {
   /** The seller's endpoint, <scheme>:<id>: the company as the document names it. */
   sender: string;
 }
-export type RenderUbl = (db: Db, scope: CompanyScope, invoiceId: string, kind: DocumentKind) => Promise<RenderedUbl>;
+export type RenderUbl = (db: Db, scope: CompanyScope, invoiceId: string, kind: DocumentKind, format?: EinvoiceFormat) => Promise<RenderedUbl>;
 
-/** The document of an approved invoice or its credit note, as Peppol BIS Billing 3.0 UBL (ubl.ts). */
-export const renderInvoiceUbl: RenderUbl = async (db, scope, invoiceId, kind) => {
+/** The document of an approved invoice or its credit note, as Peppol BIS Billing 3.0 UBL (ubl.ts) or OIOUBL 2.1 (oioubl.ts). */
+export const renderInvoiceUbl: RenderUbl = async (db, scope, invoiceId, kind, format = 'peppol-bis3') => {
   const { document, filename } = await ublDocument(db, scope, invoiceId, kind);
   return {
-    xml: ublXml(document),
+    xml: format === 'oioubl-2.1' ? oioublXml(document) : ublXml(document),
     filename,
     documentId: document.uuid,
     number: document.number,
@@ -70,15 +71,24 @@ export function receiverOf(customer: Pick<Customer, 'peppol_id'> | null | undefi
   return customer?.peppol_id ?? '';
 }
 
-/** The invoice's customer's Peppol id, as the customer is now. */
-async function customerRow(db: Db, scope: CompanyScope, customerId: string | null): Promise<Pick<Customer, 'peppol_id'> | null> {
+/**
+ * The format the customer's e-invoices are sent in (its `einvoice_format`): OIOUBL 2.1 when it asks for
+ * oioubl; Peppol BIS 3 for peppol, and for auto until the transport reports what the receiver takes
+ * (decision 674).
+ */
+export function formatFor(customer: { einvoice_format?: string } | null | undefined): EinvoiceFormat {
+  return customer?.einvoice_format === 'oioubl' ? 'oioubl-2.1' : 'peppol-bis3';
+}
+
+/** The invoice's customer's Peppol id and e-invoice format, as the customer is now. */
+async function customerRow(db: Db, scope: CompanyScope, customerId: string | null): Promise<Pick<Customer, 'peppol_id' | 'einvoice_format'> | null> {
   if (!customerId) return null;
-  return db.customer.findFirst({ where: { id: customerId, company_id: scope.companyId }, select: { peppol_id: true } });
+  return db.customer.findFirst({ where: { id: customerId, company_id: scope.companyId }, select: { peppol_id: true, einvoice_format: true } });
 }
 
 /** Renders the document and queues its message, due at once; `invoice` is locked by the caller. */
-async function queue(db: Db, scope: CompanyScope, invoice: Invoice, receiver: string, kind: DocumentKind): Promise<EinvoiceMessageRow> {
-  const doc = await renderUbl(db, scope, invoice.id, kind);
+async function queue(db: Db, scope: CompanyScope, invoice: Invoice, receiver: string, kind: DocumentKind, format: EinvoiceFormat): Promise<EinvoiceMessageRow> {
+  const doc = await renderUbl(db, scope, invoice.id, kind, format);
   const row = await db.einvoiceMessage.create({
     data: {
       id: newId(),
@@ -101,6 +111,7 @@ async function queue(db: Db, scope: CompanyScope, invoice: Invoice, receiver: st
       next_attempt_at: new Date(),
       document_xml: doc.xml,
       document_uuid: doc.documentId,
+      document_format: format,
     },
   });
   remember(db, { id: row.id, due: row.next_attempt_at! });
@@ -115,10 +126,10 @@ export async function queueOnApproval(
   db: Db,
   scope: CompanyScope,
   invoice: Invoice,
-  customer: Pick<Customer, 'peppol_id'>,
+  customer: Pick<Customer, 'peppol_id'> & { einvoice_format?: string },
 ): Promise<EinvoiceMessageRow | null> {
   const receiver = receiverOf(customer);
-  return receiver ? queue(db, scope, invoice, receiver, 'invoice') : null;
+  return receiver ? queue(db, scope, invoice, receiver, 'invoice', formatFor(customer)) : null;
 }
 
 /**
@@ -144,7 +155,8 @@ export async function sendInvoice(db: Db, scope: CompanyScope, id: string, input
       message_id: existing.id,
     });
   }
-  const receiver = receiverOf(await customerRow(db, scope, invoice.customer_id));
+  const customer = await customerRow(db, scope, invoice.customer_id);
+  const receiver = receiverOf(customer);
   if (!receiver) {
     throw new DomainError(
       'peppol_id_required',
@@ -153,7 +165,7 @@ export async function sendInvoice(db: Db, scope: CompanyScope, id: string, input
       'customer_id',
     );
   }
-  return einvoiceMessageView(await queue(db, scope, invoice, receiver, kind));
+  return einvoiceMessageView(await queue(db, scope, invoice, receiver, kind, formatFor(customer)));
 }
 
 /**
