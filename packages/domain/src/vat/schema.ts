@@ -42,6 +42,39 @@ const labels = new Map(VAT_RETURN_ELEMENTS.map((e) => [e.field, e.label]));
 const returnFields = (description: string) =>
   z.object(Object.fromEntries(VAT_RETURN_FIELDS.map((f) => [f, amountOut(`${labels.get(f)} (${description})`)]))).meta({ description });
 
+export const vatFilingResource = z
+  .object({
+    period: z.string(),
+    version: ordinal().meta({ description: 'The settled version sent' }),
+    kind: z
+      .enum(['ordinary', 'follow_up'])
+      .meta({ description: 'ordinary: the first return of the period; follow_up: a correction, which Skattestyrelsen takes as an efterangivelse' }),
+    state: z.enum(['queued', 'submitted', 'approved', 'refused', 'failed']).meta({
+      description:
+        "queued: the gateway did not answer; a job sends the same request again with back-off. submitted: a draft awaiting the company's approval on skat.dk (approval_url). approved: the receipt is in. refused: Skattestyrelsen refused it (messages) or the company rejected the draft. failed: the gateway never answered",
+    }),
+    se_number: z.string().meta({ description: 'The SE number it was filed under' }),
+    transaction_id: z.guid().meta({ description: 'TransaktionIdentifikator of the draft request (kept for its retries)' }),
+    skat_transaction_id: z.string().nullable().meta({ description: "Skattestyrelsen's TransaktionIdentifier of the draft; null until submitted" }),
+    approval_url: z.string().nullable().meta({ description: 'Where the company approves the draft on skat.dk (Dybtlink); null until submitted' }),
+    messages: z.array(z.object({ kind: z.enum(['advis', 'fejl']), code: z.string(), text: z.string() })).meta({
+      description:
+        "Skattestyrelsen's messages (Advis: 5001 an ordinary draft, 5002 a follow-up declaration; Fejl: an error code) and tlr's warnings (frequency_mismatch: the calendar's frequency is not the company's)",
+    }),
+    attempts: z.int().meta({ description: 'Calls of the draft service made' }),
+    last_error: z.string().nullable().meta({ description: 'The last transport failure or refusal; null when none' }),
+    submitted_at: timestamp().nullable(),
+    approved_at: timestamp().nullable(),
+    amount_due: z
+      .number()
+      .nullable()
+      .meta({ description: 'From the receipt: what is to be paid to the tax account (negative: refunded), DKK; null until approved' }),
+    payment_deadline: dateOut().nullable().meta({ description: 'From the receipt: the last day to pay' }),
+    ocr_line: z.string().nullable().meta({ description: 'From the receipt: the payment line +71<OCR number> +<creditor number>< for paying the tax account' }),
+    receipt_voucher_id: z.guid().nullable().meta({ description: 'The receipt PDF, a voucher on the settlement posting' }),
+  })
+  .meta({ id: 'VatFiling' });
+
 export const vatReturnResource = z
   .object({
     period: z.string(),
@@ -69,6 +102,9 @@ export const vatReturnResource = z
         }),
       )
       .meta({ description: 'Every filed version (1, then one per correction), oldest first; empty while open. Filed returns never change' }),
+    filing: vatFilingResource
+      .nullable()
+      .meta({ description: 'The latest version sent to Skattestyrelsen (POST /vat-returns/{period}/submit); null when none was' }),
   })
   .meta({ id: 'VatReturn' });
 

@@ -82,16 +82,28 @@ export function checkCertificate(
   throw new CertificateRefusal('untrusted', `The certificate ${describeCertificate(certificate)} is not issued by a trusted CA.`);
 }
 
-/** The serial numbers (upper-case hex) of the certificates of PKCS#12 files, read without their keys. */
+/**
+ * The serial numbers (upper-case hex) of the end-entity certificates of PKCS#12 files, read without their
+ * passphrase: the official test files keep their certificates in an unencrypted bag (only the key is
+ * encrypted), so each certificate's DER is in the file as it is; every DER SEQUENCE that reads as an X.509
+ * certificate counts. (The passphrase also keys the file's MAC, so no PKCS#12 reader opens it without.)
+ */
 export function serialsOfPkcs12(files: Uint8Array[]): Set<string> {
   const serials = new Set<string>();
-  for (const bytes of files) {
-    // The certificate bags of the official test files are not encrypted: no passphrase is needed to list them.
-    const asn1 = forge.asn1.fromDer(forge.util.createBuffer(Buffer.from(bytes).toString('binary')));
-    const p12 = forge.pkcs12.pkcs12FromAsn1(asn1, false, '');
-    for (const b of bagsOf(p12, forge.pki.oids.certBag!)) {
-      if (b.cert && !b.cert.extensions.some((e) => e.name === 'basicConstraints' && (e as { cA?: boolean }).cA))
-        serials.add(b.cert.serialNumber.toUpperCase().replace(/^0+/, ''));
+  for (const file of files) {
+    const bytes = Buffer.from(file);
+    for (let i = 0; i + 4 < bytes.length; i++) {
+      if (bytes[i] !== 0x30 || bytes[i + 1] !== 0x82) continue;
+      const end = i + 4 + bytes.readUInt16BE(i + 2);
+      if (end > bytes.length) continue;
+      let c: X509Certificate;
+      try {
+        c = new X509Certificate(bytes.subarray(i, end));
+      } catch {
+        continue;
+      }
+      if (!c.ca) serials.add(c.serialNumber.toUpperCase().replace(/^0+/, ''));
+      i = end - 1;
     }
   }
   return serials;

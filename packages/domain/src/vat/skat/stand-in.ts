@@ -6,7 +6,8 @@
 // rejecting) a draft on skat.dk and every error code of the upstream README's test cases:
 //   POST /approve/{id}, POST /reject/{id}   the company approves or rejects the draft of that TransaktionIdentifier
 //   POST /fail-next {code, service?}        the next call (of that service) answers with that error code
-//   POST /drop-next {count?}                the next calls get no answer (the connection is cut): a transport failure
+//   POST /drop-next {count?, after?}        the next calls get no answer (the connection is cut): a transport failure;
+//                                           after: true cuts it once the call is done (the answer is lost)
 //   GET  /state                             the drafts received (what tests count), as JSON
 // The real gateway is reached only with real settings (SKAT_GATEWAY_URL and a production certificate).
 import { randomUUID, type X509Certificate } from 'node:crypto';
@@ -162,6 +163,7 @@ export function startStandIn(opts: StandInOptions): Promise<StandIn> {
   const companyOf = (se: string): StandInCompany | undefined => opts.companies?.[se] ?? opts.anyCompany;
   const failNext: { code: string; service?: SkatService }[] = [];
   let dropNext = 0;
+  let loseNext = 0;
 
   const calendar = (company: StandInCompany, from: string, to: string): CalendarFrequency[] => {
     const deadlines: CalendarFrequency['deadlines'] = [];
@@ -272,9 +274,10 @@ export function startStandIn(opts: StandInOptions): Promise<StandIn> {
         return json(200, { queued: failNext.length });
       }
       if (req.method === 'POST' && path === '/drop-next') {
-        const body = JSON.parse((await readBody(req, 4096)).toString('utf8') || '{}') as { count?: number };
-        dropNext += body.count ?? 1;
-        return json(200, { drop: dropNext });
+        const body = JSON.parse((await readBody(req, 4096)).toString('utf8') || '{}') as { count?: number; after?: boolean };
+        if (body.after) loseNext += body.count ?? 1;
+        else dropNext += body.count ?? 1;
+        return json(200, { drop: dropNext, lose: loseNext });
       }
       if (req.method === 'GET' && path === '/state') return json(200, { drafts });
       if (req.method === 'GET' && path.startsWith('/angivelse/')) {
@@ -303,7 +306,13 @@ export function startStandIn(opts: StandInOptions): Promise<StandIn> {
         if (invalid.length) throw new Fault('soap:Client', `The request is not valid against ${service}_I.xsd: ${invalid.join(' ')}`);
         const head = writtenChild(message.payload, SKAT_NS.ctx, 'HovedOplysninger');
         const transaction = writtenText(writtenChild(head, SKAT_NS.ctx, 'TransaktionIdentifikator'));
-        send(200, signEnvelope(await answer(service, transaction, message.payload), opts.signer, now()));
+        const signed = signEnvelope(await answer(service, transaction, message.payload), opts.signer, now());
+        if (loseNext > 0) {
+          loseNext -= 1;
+          req.socket.destroy();
+          return;
+        }
+        send(200, signed);
       } catch (e) {
         if (e instanceof SignatureRefusal) return send(500, soapFault('wsse:FailedCheck', e.message));
         if (e instanceof CertificateRefusal) return send(500, soapFault('wsse:FailedAuthentication', e.message));

@@ -2,11 +2,11 @@
 // full-sample-request.xml, signed by the sample client with a LucaPacioli test certificate, and
 // full-sample-response.xml, signed by the test gateway): their digests and signatures verify, so the
 // canonical form is the one WSS4J computes; a changed byte is refused.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { signEnvelope, verifyEnvelope, SignatureRefusal } from './ws-security.ts';
-import { checkCertificate, readPemCertificates } from './certificates.ts';
+import { checkCertificate, readPemCertificates, serialsOfPkcs12 } from './certificates.ts';
 import { REFERENCE_DIR, testProvider } from './test-certificates.ts';
 
 // The published samples were pretty-printed after they were signed (indentation between the elements and
@@ -62,5 +62,28 @@ describe('signEnvelope', () => {
     })();
     expect(err).toBeInstanceOf(SignatureRefusal);
     expect((err as SignatureRefusal).rule).toBe('digest');
+  });
+});
+
+describe('the official test certificates (p12/)', () => {
+  it('lists the serial numbers of the revoked ones without their passphrase, which the stand-in refuses', () => {
+    const dir = join(REFERENCE_DIR, 'p12');
+    const revoked = serialsOfPkcs12(
+      readdirSync(dir)
+        .filter((f) => f.includes('_revoked'))
+        .map((f) => readFileSync(join(dir, f))),
+    );
+    // openssl pkcs12 -nokeys: LucaPacioli_ApS_System_Integrationstest_S1_revoked and ..._Organisation_..._O1_revoked.
+    expect([...revoked].sort()).toEqual(['159CE7F66B3BA182F61552BC295B632BAA245C41', '30007471A0389AE76DD74A435F9F661650AB1B95']);
+    // The certificate that signed the sample request is the revoked S1: refused as revoked while still valid.
+    const v = verifyEnvelope(sample('full-sample-request.xml'), new Date('2023-06-07T08:06:00Z'));
+    expect(() =>
+      checkCertificate(v.certificate, {
+        trusted: ocesTest.slice(0, 1),
+        intermediates: ocesTest.slice(1),
+        revokedSerials: revoked,
+        at: new Date('2023-06-07T08:06:00Z'),
+      }),
+    ).toThrow(/is revoked/);
   });
 });
