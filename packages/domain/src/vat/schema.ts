@@ -3,7 +3,7 @@
 // the domain's view and input types are derived from them.
 import { z } from 'zod';
 import { amountOut, boolean, dateOut, timestamp } from '../fields.ts';
-import { lineNumber, ordinal } from '../integers.ts';
+import { count, lineNumber, ordinal } from '../integers.ts';
 import { registrationFields } from '../trail/actor.ts';
 import { VAT_KINDS, VAT_RETURN_FIELDS } from './codes.ts';
 import { VAT_RETURN_ELEMENTS } from './export.ts';
@@ -61,7 +61,7 @@ export const vatFilingResource = z
       description:
         "Skattestyrelsen's messages (Advis: 5001 an ordinary draft, 5002 a follow-up declaration; Fejl: an error code) and tlr's warnings (frequency_mismatch: the calendar's frequency is not the company's)",
     }),
-    attempts: z.int().meta({ description: 'Calls of the draft service made' }),
+    attempts: count().meta({ description: 'Calls of the draft service made' }),
     last_error: z.string().nullable().meta({ description: 'The last transport failure or refusal; null when none' }),
     submitted_at: timestamp().nullable(),
     approved_at: timestamp().nullable(),

@@ -67,7 +67,7 @@ export function checkCertificate(
       throw new CertificateRefusal('expired', `The certificate ${describeCertificate(c)} expired on ${new Date(c.validTo).toISOString()}.`);
   };
   inTime(certificate);
-  if (opts.revokedSerials?.has(certificate.serialNumber.toUpperCase())) {
+  if (opts.revokedSerials?.has(certificate.serialNumber.toUpperCase().replace(/^0+/, ''))) {
     throw new CertificateRefusal('revoked', `The certificate ${describeCertificate(certificate)} is revoked.`);
   }
   const pool = [...(opts.intermediates ?? []), ...opts.trusted];

@@ -6,8 +6,8 @@
 // rejecting) a draft on skat.dk and every error code of the upstream README's test cases:
 //   POST /approve/{id}, POST /reject/{id}   the company approves or rejects the draft of that TransaktionIdentifier
 //   POST /fail-next {code, service?}        the next call (of that service) answers with that error code
-//   POST /drop-next {count?, after?}        the next calls get no answer (the connection is cut): a transport failure;
-//                                           after: true cuts it once the call is done (the answer is lost)
+//   POST /drop-next {service?, after?}      the next call (of that service) gets no answer (the connection is cut): a
+//                                           transport failure; after: true cuts it once the call is done (the answer is lost)
 //   GET  /state                             the drafts received (what tests count), as JSON
 // The real gateway is reached only with real settings (SKAT_GATEWAY_URL and a production certificate).
 import { randomUUID, type X509Certificate } from 'node:crypto';
@@ -162,8 +162,11 @@ export function startStandIn(opts: StandInOptions): Promise<StandIn> {
   const drafts: Draft[] = [];
   const companyOf = (se: string): StandInCompany | undefined => opts.companies?.[se] ?? opts.anyCompany;
   const failNext: { code: string; service?: SkatService }[] = [];
-  let dropNext = 0;
-  let loseNext = 0;
+  const drops: { service?: SkatService; after: boolean }[] = [];
+  const takeDrop = (service: SkatService, after: boolean) => {
+    const i = drops.findIndex((d) => (!d.service || d.service === service) && d.after === after);
+    return i >= 0 && drops.splice(i, 1).length > 0;
+  };
 
   const calendar = (company: StandInCompany, from: string, to: string): CalendarFrequency[] => {
     const deadlines: CalendarFrequency['deadlines'] = [];
@@ -274,10 +277,9 @@ export function startStandIn(opts: StandInOptions): Promise<StandIn> {
         return json(200, { queued: failNext.length });
       }
       if (req.method === 'POST' && path === '/drop-next') {
-        const body = JSON.parse((await readBody(req, 4096)).toString('utf8') || '{}') as { count?: number; after?: boolean };
-        if (body.after) loseNext += body.count ?? 1;
-        else dropNext += body.count ?? 1;
-        return json(200, { drop: dropNext, lose: loseNext });
+        const body = JSON.parse((await readBody(req, 4096)).toString('utf8') || '{}') as { service?: SkatService; after?: boolean };
+        drops.push({ service: body.service, after: body.after ?? false });
+        return json(200, { queued: drops.length });
       }
       if (req.method === 'GET' && path === '/state') return json(200, { drafts });
       if (req.method === 'GET' && path.startsWith('/angivelse/')) {
@@ -286,8 +288,7 @@ export function startStandIn(opts: StandInOptions): Promise<StandIn> {
       }
       const service = SKAT_SERVICES.find((s) => path === `/${s}` || path.endsWith(`/${s}`));
       if (req.method !== 'POST' || !service) return json(404, { error: `POST /${SKAT_SERVICES.join(', /')}` });
-      if (dropNext > 0) {
-        dropNext -= 1;
+      if (takeDrop(service, false)) {
         req.socket.destroy();
         return;
       }
@@ -307,8 +308,7 @@ export function startStandIn(opts: StandInOptions): Promise<StandIn> {
         const head = writtenChild(message.payload, SKAT_NS.ctx, 'HovedOplysninger');
         const transaction = writtenText(writtenChild(head, SKAT_NS.ctx, 'TransaktionIdentifikator'));
         const signed = signEnvelope(await answer(service, transaction, message.payload), opts.signer, now());
-        if (loseNext > 0) {
-          loseNext -= 1;
+        if (takeDrop(service, true)) {
           req.socket.destroy();
           return;
         }
