@@ -32,7 +32,7 @@ import { routeGuard, routeGuardAnonymous } from './http/route-guard.ts';
 import { rawRoutes } from './http/raw-routes.ts';
 import { inOrder } from './http/in-order.ts';
 import { invoicePdf, reminderPdf } from './http/invoice-pdf.ts';
-import { xmlAttachment } from './http/xml-attachment.ts';
+import { csvAttachment, xmlAttachment } from './http/xml-attachment.ts';
 import { oauthEndpoints } from './http/oauth.ts';
 import { ADMIN_BASE, adminPages } from '@tlr/admin';
 import { ownerPages } from './pages/index.ts';
@@ -166,6 +166,7 @@ export function createApp({
         'einvoices.xml': xmlAttachment((caller, input) => caller.einvoices.xml(input as { id: string })),
         'vouchers.content': voucherDownload(logger, store),
         'vat.export': xmlAttachment((caller, input) => caller.vat.export(input as { period: string })),
+        'euSales.export': csvAttachment((caller, input) => caller.euSales.export(input as { period: string })),
       },
       { db, logger, store, webhooks, jobs, skat },
     ),

@@ -207,6 +207,11 @@ export const ERROR_CODES = {
     title: "VAT period not in Skattestyrelsen's calendar",
     when: "submitting a VAT period that Skattestyrelsen's calendar of the company (VirksomhedKalenderHent) does not list: before the company's VAT registration, or in no frequency in force",
   },
+  eu_sales_incomplete: {
+    status: 409,
+    title: 'EU sales list incomplete',
+    when: 'exporting the EU sales list (GET /eu-sales/{period}/export) while sales coded SEUV, SEUT or SEUY name no valid foreign VAT number (`problems` of GET /eu-sales): a file leaving them out would be wrong',
+  },
   skat_error: {
     status: 422,
     title: 'Refused by Skattestyrelsen',

@@ -1,7 +1,8 @@
 -- Order 19: the VAT return filed with Skattestyrelsen through the RSU B2B gateway (vat_filings, one row per
 -- settled version sent) and the company's SE number.
 -- AlterTable
-ALTER TABLE "companies" ADD COLUMN     "se_number" TEXT NOT NULL DEFAULT '';
+ALTER TABLE "companies" ADD COLUMN     "eu_sales_frequency" TEXT NOT NULL DEFAULT 'quarterly',
+ADD COLUMN     "se_number" TEXT NOT NULL DEFAULT '';
 
 -- CreateTable
 CREATE TABLE "vat_filings" (
@@ -40,3 +41,9 @@ CREATE INDEX "vat_filings_state_next_attempt_at_idx" ON "vat_filings"("state", "
 
 -- CreateIndex
 CREATE UNIQUE INDEX "vat_filings_company_id_period_version_key" ON "vat_filings"("company_id", "period", "version");
+
+-- The VAT code of triangular trade (trekantshandel), for the companies seeded before it (vat/codes.ts, decision 511).
+INSERT INTO "vat_codes" ("id", "company_id", "code", "name", "kind", "rate", "account_number", "offset_account_number", "deductible_percent", "standard_code")
+SELECT gen_random_uuid(), c."id", 'SEUT', 'Trekantshandel, salg af varer til EU, 0% (rubrik B, indberettes)', 'eu_sale_goods', 0, '', '', 100, 'S-EU-V-0'
+FROM "companies" c
+WHERE NOT EXISTS (SELECT 1 FROM "vat_codes" v WHERE v."company_id" = c."id" AND v."code" = 'SEUT');

@@ -54,6 +54,10 @@ export const companyProfileInput = {
       'The SE number (SE-nr.) the VAT return is filed under with Skattestyrelsen (POST /vat-returns/{period}/submit): 8 digits passing the modulus 11 check; "" or null: the CVR number. Before the first filing, the company delegates the right "Nemvirksomhed-adgang for systemudbyderne" to the provider on skat.dk, once (docs/vat-return.md, Filing)',
     example: '12345674',
   }),
+  eu_sales_frequency: z
+    .enum(['quarterly', 'monthly'], { error: 'must be quarterly or monthly' })
+    .optional()
+    .meta({ description: 'How often the company reports EU-salg uden moms (GET /eu-sales): quarterly (the default, for a company that may) or monthly' }),
 };
 
 /** How the company sends its invoices: not part of the seller printed on them (nor of the owner's seller form). */
@@ -91,6 +95,7 @@ const companySettings = z
     se_number: z
       .string()
       .meta({ description: 'The SE number the VAT return is filed under, as set with PUT /settings/company; "" files under the CVR number' }),
+    eu_sales_frequency: z.string().meta({ description: 'quarterly or monthly: the period of GET /eu-sales' }),
   })
   .meta({ id: 'CompanySettings' });
 

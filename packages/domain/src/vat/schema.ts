@@ -75,6 +75,64 @@ export const vatFilingResource = z
   })
   .meta({ id: 'VatFiling' });
 
+/** Whole kroner, as the EU sales file reports them (an amount below 10^15 DKK, as every posting). */
+const wholeKroner = () => z.int().min(-999_999_999_999_999).max(999_999_999_999_999);
+
+const euAmounts = {
+  goods: amountOut('Goods (varer, SEUV), DKK, credit notes netted'),
+  triangular: amountOut('Triangular trade (trekantshandel, SEUT), DKK'),
+  services: amountOut('Services (ydelser, SEUY), DKK'),
+};
+
+export const euSalesResource = z
+  .object({
+    period: z.string(),
+    frequency: z.enum(['quarterly', 'monthly']).meta({ description: "The company's EU-sales period (eu_sales_frequency, PUT /settings/company)" }),
+    start_date: dateOut(),
+    end_date: dateOut(),
+    seller_vat_number: z.string().meta({ description: 'The SE or CVR number the list is reported under' }),
+    lines: z
+      .array(
+        z.object({
+          vat_number: z.string().meta({ description: "The customer's VAT number with its country prefix, as the invoices were approved with it" }),
+          country: z.string().meta({ description: 'The VAT number prefix (EL for Greece, XI for Northern Ireland)' }),
+          customers: z.array(z.object({ id: z.guid(), name: z.string() })).meta({ description: 'The customers invoiced under it' }),
+          ...euAmounts,
+          kroner: z
+            .object({ goods: wholeKroner(), triangular: wholeKroner(), services: wholeKroner() })
+            .meta({ description: 'The amounts as the file reports them: whole kroner, each rounded half up' }),
+        }),
+      )
+      .meta({ description: 'One line per foreign VAT number, sorted by it; a VAT number whose amounts net to 0 is left out' }),
+    problems: z
+      .array(
+        z.object({
+          customer_id: z.guid().nullable(),
+          customer_name: z.string(),
+          vat_number: z.string(),
+          reason: z.string(),
+          ...euAmounts,
+          transaction_ids: z.array(z.guid()).meta({ description: 'The postings concerned' }),
+        }),
+      )
+      .meta({
+        description:
+          'Sales with an EU code but no valid foreign VAT number (a manual posting, a customer without a VAT number): listed, never dropped; the export is refused while there are any',
+      }),
+    totals: z
+      .object({ ...euAmounts, unlisted: amountOut('SEUVI (rubrik B varer, indberettes ikke): not on the list, shown for the reconciliation') })
+      .meta({ description: 'The sums of lines and problems, DKK' }),
+    rubrik_b: z
+      .object({
+        goods_reported: amountOut('Rubrik B varer, indberettes (the return of the same months, with øre)'),
+        goods_not_reported: amountOut('Rubrik B varer, indberettes ikke'),
+        services: amountOut('Rubrik B ydelser'),
+        agrees: z.boolean().meta({ description: 'goods + triangular = goods_reported, services = services, unlisted = goods_not_reported' }),
+      })
+      .meta({ description: "The VAT return's rubrik B for the same months, to reconcile with" }),
+  })
+  .meta({ id: 'EuSalesList' });
+
 export const vatReturnResource = z
   .object({
     period: z.string(),
