@@ -9,7 +9,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inTransaction } from '@tlr/db';
+import { autoMatch } from '@tlr/domain';
 import { SKAT_ERRORS, startStandIn, type StandIn } from '../../../packages/domain/src/vat/skat/stand-in.ts';
 import { TEST_PKCS12_PASSPHRASE, testProvider } from '../../../packages/domain/src/vat/skat/test-certificates.ts';
 import { SKAT_RETURN_ELEMENTS } from '../../../packages/domain/src/vat/skat/messages.ts';
@@ -60,6 +63,7 @@ interface Filing {
   payment_deadline: string | null;
   ocr_line: string | null;
   receipt_voucher_id: string | null;
+  paid_transaction_id: string | null;
 }
 interface Return {
   period: string;
@@ -84,6 +88,29 @@ const settle = async (period: string, correction = false) => {
 };
 const vatReturn = async (period: string) => (await t.raw.get<{ data: Return }>(`/vat-returns?period=${period}`)).body.data;
 const draftsOf = (start: string) => standIn.drafts.filter((d) => d.start === start);
+
+/** Bank lines as a statement import stores them (bank-matching.test.ts does the same); matching then runs as the import runs it. */
+async function insertBankLines(bankAccountId: string, lines: { date: string; amount: string; text: string; reference: string }[]): Promise<string[]> {
+  const db = testDb().pool;
+  const statement = randomUUID();
+  await db.query(`INSERT INTO bank_statements (id, company_id, bank_account_id, format, file_sha256) VALUES ($1, $2, $3, 'csv', $4)`, [
+    statement,
+    t.company.companyId,
+    bankAccountId,
+    randomUUID(),
+  ]);
+  const ids: string[] = [];
+  for (const l of lines) {
+    const id = randomUUID();
+    ids.push(id);
+    await db.query(
+      `INSERT INTO bank_lines (id, company_id, bank_account_id, statement_id, identity, booking_date, amount, currency, text, reference, counterparty_name)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'DKK', $8, $9, 'Skattestyrelsen')`,
+      [id, t.company.companyId, bankAccountId, statement, `test:${id}`, l.date, l.amount, l.text, l.reference],
+    );
+  }
+  return ids;
+}
 
 describe('filing the VAT return through the RSU B2B gateway', () => {
   it('answers 503 naming the missing setting on a server without the SKAT_* settings', async () => {
@@ -166,6 +193,40 @@ describe('filing the VAT return through the RSU B2B gateway', () => {
     });
     const events = await testDb().prisma.outboxEvent.findMany({ where: { company_id: t.company.companyId, type: 'vat_return.approved' } });
     expect(events).toHaveLength(1);
+  });
+
+  it('matches the bank line paying the tax account by its OCR number: posted against Skyldig moms, the reconciliation at 0', async () => {
+    const filing = (await vatReturn('2026-Q3')).filing!;
+    const ocr = /<(\d{16})/.exec(filing.ocr_line!)![1]!;
+    const bank = await t.raw.post<{ data: { id: string } }>('/bank-accounts', { name: 'Driftskonto' });
+    expect(bank.status, bank.text).toBe(201);
+    expect((await t.raw.post('/accounts', { account_number: '6475', name: 'Opsparing', type: 'asset' })).status).toBe(201);
+    const savings = await t.raw.post<{ data: { id: string } }>('/bank-accounts', { name: 'Opsparing', account_number: '6475' });
+    expect(savings.status, savings.text).toBe(201);
+    // A line of a different amount with the OCR number is not certain (another account's); the line paying 2001.00 with it is.
+    const [short] = await insertBankLines(savings.body.data.id, [{ date: '2026-11-20', amount: '-2000.00', text: 'Moms', reference: ocr }]);
+    const [paid] = await insertBankLines(bank.body.data.id, [{ date: '2026-11-21', amount: '-2001.00', text: 'Betaling', reference: `+71<${ocr} +85432199<` }]);
+    await autoMatch(inTransaction(testDb()), testDb().prisma as never);
+    const line = async (id: string) =>
+      (await t.raw.get<{ data: { status: string; match: { type: string; transaction_id: string } | null } }>(`/bank-lines/${id}`)).body.data;
+    expect((await line(short!)).status).toBe('unmatched');
+    const matched = await line(paid!);
+    const after = (await vatReturn('2026-Q3')).filing!;
+    expect(matched).toMatchObject({ status: 'matched', match: { type: 'posting', transaction_id: after.paid_transaction_id } });
+    const posting = (
+      await t.raw.get<{ data: { lines: { account_number: string; debit: number; credit: number }[] } }>(`/transactions/${after.paid_transaction_id}`)
+    ).body.data;
+    expect(posting.lines.map((l) => [l.account_number, l.debit, l.credit])).toEqual([
+      ['7840', 2001, 0],
+      [expect.any(String), 0, 2001],
+    ]);
+    // The bank and the ledger agree: the line matched, nothing open on either side.
+    const rec = (
+      await t.raw.get<{ data: { difference: number; unmatched_bank_lines: { count: number }; unmatched_ledger_entries: { count: number } } }>(
+        `/bank-accounts/${bank.body.data.id}/reconciliation`,
+      )
+    ).body.data;
+    expect(rec).toMatchObject({ difference: 0, unmatched_bank_lines: { count: 0 }, unmatched_ledger_entries: { count: 0 } });
   });
 
   it('sends a correction as a follow-up declaration (efterangivelse, advis 5002)', async () => {

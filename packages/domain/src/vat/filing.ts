@@ -152,6 +152,7 @@ export function filingView(r: FilingRow): VatFilingView {
     payment_deadline: r.payment_deadline ? fromDate(r.payment_deadline) : null,
     ocr_line: r.ocr_line || null,
     receipt_voucher_id: r.receipt_voucher_id,
+    paid_transaction_id: r.paid_transaction_id,
   };
 }
 
