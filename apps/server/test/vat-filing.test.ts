@@ -19,6 +19,8 @@ import { SKAT_RETURN_ELEMENTS } from '../../../packages/domain/src/vat/skat/mess
 import { client, startServerProcess, startTestService, testDb, useCompany, waitFor } from './helpers.ts';
 
 const CVR = '12345674';
+/** An SE number Skattestyrelsen's calendar (the stand-in's) has filing monthly. */
+const MONTHLY_SE = '29190925';
 const env: Record<string, string> = {};
 let standIn: StandIn;
 const pki = testProvider();
@@ -34,7 +36,7 @@ beforeAll(async () => {
     extraCa: [pki.ca],
     extraRevoked: [pki.revoked.certificate.serialNumber],
     // The company filed quarterly since 2025: 2024 is not in its calendar.
-    companies: { [CVR]: { frequency: 'quarterly', registeredFrom: '2025-01-01' } },
+    companies: { [CVR]: { frequency: 'quarterly', registeredFrom: '2025-01-01' }, [MONTHLY_SE]: { frequency: 'monthly', registeredFrom: '2025-01-01' } },
   });
   Object.assign(env, {
     SKAT_GATEWAY_URL: standIn.url,
@@ -314,6 +316,23 @@ describe('filing the VAT return through the RSU B2B gateway', () => {
     expect(draftsOf('2025-04-01')).toHaveLength(1);
     expect(draftsOf('2025-04-01')[0]!.requestTransactionId).toBe(queued.transaction_id);
     expect(done.skat_transaction_id).toBe(draftsOf('2025-04-01')[0]!.id);
+  });
+
+  it("files under the SE number, with a warning when the calendar's frequency is not the company's", async () => {
+    expect((await t.raw.put('/settings/company', { se_number: MONTHLY_SE })).status).toBe(200);
+    await settle('2025-Q4');
+    const r = await submit('2025-Q4');
+    expect(r.status, r.text).toBe(201);
+    expect((r.body as { data: Return }).data.filing).toMatchObject({
+      se_number: MONTHLY_SE,
+      state: 'submitted',
+      messages: [
+        { kind: 'advis', code: 'frequency_mismatch', text: expect.stringContaining('frequency code 07; tlr files quarterly returns (code 08)') },
+        { kind: 'advis', code: '5001', text: 'Dette er en foreløbig ordinær angivelse' },
+      ],
+    });
+    expect(draftsOf('2025-10-01').map((d) => d.seNumber)).toEqual([MONTHLY_SE]);
+    expect((await t.raw.put('/settings/company', { se_number: '' })).status).toBe(200);
   });
 
   it('sends once when two servers are asked at once', async () => {

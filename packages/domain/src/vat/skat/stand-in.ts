@@ -204,8 +204,10 @@ export function startStandIn(opts: StandInOptions): Promise<StandIn> {
       const info = writtenChild(angivelse, SKAT_NS.ws, 'Angivelsesoplysninger');
       const start = writtenText(writtenChild(info, SKAT_NS.nv, 'AngivelsePeriodeFraDato')).slice(0, 10);
       const end = writtenText(writtenChild(info, SKAT_NS.nv, 'AngivelsePeriodeTilDato')).slice(0, 10);
-      const p = periodContaining(start, company.frequency);
-      if (p.start !== start || p.end !== end || start < company.registeredFrom) return fejl('4802');
+      // Not open: before the registration, or not a month, quarter or half-year. (Whether the real gateway takes a period of
+      // another frequency than the registered one is not documented; the stand-in takes it, and tlr warns of the mismatch.)
+      const shapes = (['monthly', 'quarterly', 'half_yearly'] as const).map((f) => periodContaining(start, f));
+      if (!shapes.some((s) => s.start === start && s.end === end) || start < company.registeredFrom) return fejl('4802');
       const day = now().toISOString().slice(0, 10);
       if (end >= day) return fejl('4803');
       if (end < addDays(day, -3 * 365)) return fejl('4804');
