@@ -9,11 +9,12 @@ import { applyMigrations, createDatabase, lockDataFolder, resolveDatabaseServer,
 import { archivingFromStart, backupSettings } from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
 import { setEinvoiceValidationThreads, setPasswordHashCost, type WebhookSettings } from '@tlr/domain';
-import { deliverEinvoiceAt, QUEUES, startBoss, type Boss } from '@tlr/jobs';
+import { deliverEinvoiceAt, QUEUES, startBoss, submitVatFilingAt, type Boss } from '@tlr/jobs';
 import { backupVoucherStore, createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
 import { createApp } from './app.ts';
 import { answerClientError } from './http/client-error.ts';
 import { einvoiceSettings, registerEinvoiceWorkers } from './einvoices.ts';
+import { registerVatFilingWorkers, skatSettings } from './vat-filings.ts';
 import { startWebhookDispatcher, webhookSettings } from './webhooks.ts';
 import { registerBackupWorker, startBackups } from './backups.ts';
 import { registerWorkers } from './worker.ts';
@@ -151,6 +152,9 @@ export async function startService(config: Config, logger = createLogger(config)
     async saftImport(importId) {
       await (await queue()).send(QUEUES.importSaft.name, { importId });
     },
+    async vatFilingQueued(filing) {
+      await submitVatFilingAt(await queue(), filing);
+    },
   };
 
   let ready = false;
@@ -166,6 +170,7 @@ export async function startService(config: Config, logger = createLogger(config)
     webhooks,
     oauthAllowLocalhost: config.OAUTH_ALLOW_HTTP_LOCALHOST,
     jobs,
+    skat: skatSettings(config),
     trustProxy: config.TRUST_PROXY,
   });
 
@@ -177,6 +182,7 @@ export async function startService(config: Config, logger = createLogger(config)
     if (copyStore) opened.push(() => copyStore.close());
     await registerBackupWorker(worker, db, logger, config, backups, { vouchers: store, copy: copyStore }).catch(giveUp);
     await registerEinvoiceWorkers(worker, db, einvoiceSettings(config), logger, store).catch(giveUp);
+    await registerVatFilingWorkers(worker, db, skatSettings(config), logger).catch(giveUp);
     boss = worker;
     const dispatcher = startWebhookDispatcher(db, webhooks, logger);
     opened.push(() => dispatcher.stop());

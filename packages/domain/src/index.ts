@@ -121,6 +121,8 @@ export * from './vat/list-return-lines.ts';
 export * from './vat/settle-vat-return.ts';
 export * from './vat/export.ts';
 export * from './vat/schema.ts';
+export { euSalesList, euSalesFile } from './vat/eu-sales.ts';
+export { skatGateway, submitVatReturn, retryVatFiling, pollVatFiling, filingsDue, type SkatSettings, type VatFilingView } from './vat/filing.ts';
 export * from './einvoice/ubl.ts';
 export * from './einvoice/validate.ts';
 export * from './einvoice/schema.ts';
