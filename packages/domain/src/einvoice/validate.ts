@@ -160,7 +160,15 @@ export async function validateEinvoiceHere(xml: string): Promise<ValidationResul
   }
   const result: ValidationResult = { fatal: [], warnings: [] };
   for (const stylesheet of stylesheets) {
-    const { principalResult } = await saxon.transform({ stylesheetInternal: stylesheet, sourceNode: source, destination: 'serialized' }, 'async');
+    let principalResult: string;
+    try {
+      ({ principalResult } = await saxon.transform({ stylesheetInternal: stylesheet, sourceNode: source, destination: 'serialized' }, 'async'));
+    } catch (e) {
+      // A dynamic error of the rules on the document's own values (a cast of what is no number or date: FORG0001, FODT…) is the document's fault.
+      const m = /\b(FORG|FODT|FOCA|FOAR|FORX|XPTY)\d{4}\b/.exec((e as Error).message);
+      if (m) throw invalidRequest(`The official rules cannot read the document (${m[0]}): a value is not of its type. ${(e as Error).message.slice(0, 300)}`);
+      throw e;
+    }
     for (const failure of failedAsserts(principalResult)) (failure.flag === 'fatal' ? result.fatal : result.warnings).push(failure);
   }
   return result;

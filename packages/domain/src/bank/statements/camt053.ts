@@ -3,7 +3,7 @@
 // entries, never the file.
 // Read: each Stmt's Id, account, period and balances (OPBD or PRCD opening, CLBD closing), and each
 // booked Ntry with its first TxDtls (references, remittance, related parties). docs/bank-statements.md.
-import { Decimal } from '../../money.ts';
+import { Decimal, MAX_AMOUNT } from '../../money.ts';
 import { readXmlStream, XmlPaths, XmlReader, xmlRefused } from '../../xml/reader.ts';
 import { MAX_BANK_FILE_BYTES } from './staged.ts';
 import { fileError, type BankFileLine, type BankFileParser, type StatementHead } from './types.ts';
@@ -176,6 +176,9 @@ export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: { cu
           if (line) {
             ready.push(line);
             stmt!.sum = stmt!.sum.plus(line.amount);
+            // What the lines come to is checked against the balances and stored: it must be an amount too.
+            if (stmt!.sum.abs().greaterThan(MAX_AMOUNT))
+              throw fileError({ kind: 'entry', n: line.n }, 'Amt', `the statement's entries come to more than ${MAX_AMOUNT.toFixed(2)}, the largest amount`);
             stmt!.lines++;
             if (minDate === null || line.booking_date < minDate) minDate = line.booking_date;
             if (maxDate === null || line.booking_date > maxDate) maxDate = line.booking_date;
