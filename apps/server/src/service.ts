@@ -8,7 +8,7 @@ import type { Config } from '@tlr/config';
 import { applyMigrations, createDatabase, lockDataFolder, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
 import { archivingFromStart, backupSettings } from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
-import { setEinvoiceValidationThreads, setPasswordHashCost, type WebhookSettings } from '@tlr/domain';
+import { setEinvoiceValidationThreads, setPasswordHashCost, sweepStaged, type WebhookSettings } from '@tlr/domain';
 import { deliverEinvoiceAt, QUEUES, startBoss, type Boss } from '@tlr/jobs';
 import { backupVoucherStore, createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
 import { createApp } from './app.ts';
@@ -93,6 +93,9 @@ export async function startService(config: Config, logger = createLogger(config)
     opened.push(async () => lock.release());
   }
   await checkPort(config.PORT, config.HOST).catch(giveUp);
+  // Staged uploads a crashed process left behind (files/staged-upload.ts); a running server's are kept.
+  const swept = await sweepStaged().catch((e: Error) => (logger.warn({ err: { message: e.message } }, 'sweeping staged uploads failed'), []));
+  if (swept.length) logger.info({ removed: swept.length }, 'staged uploads of stopped processes removed');
   const dbServer: DatabaseServer = await resolveDatabaseServer({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,

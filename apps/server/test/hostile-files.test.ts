@@ -7,12 +7,14 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { idem, useCompany } from './helpers.ts';
+import { runSaftImport } from '@tlr/domain';
+import { idem, newCompany, newKey, ok, testDb, useCompany } from './helpers.ts';
 
 // The first e-invoice of a process loads the official rules into a worker (seconds on a busy machine).
 const t = useCompany({ name: 'Fjendtlige Filer ApS', cvr: '12345674', env: { REQUEST_TIMEOUT_MS: '120000' } });
 
 const EINVOICE = readFileSync(join(import.meta.dirname, '../../../packages/domain/src/einvoice/examples/base-example.xml'), 'utf8');
+const SAFT = readFileSync(join(import.meta.dirname, 'fixtures', 'saft-economic.xml'), 'utf8');
 const MiB = 1024 * 1024;
 
 interface Answer {
@@ -166,5 +168,23 @@ describe('received e-invoices', () => {
     expect([r.status, r.body.code, r.body.xml?.rule, r.body.xml?.limit], JSON.stringify(r.body)).toEqual([400, 'invalid_request', 'depth', 64]);
     expect(r.body.detail).toMatch(/^Not an e-invoice this service takes: line \d+, column \d+: elements are nested deeper than 64 levels/);
     expect(await readdir(staging)).toEqual([]);
+  });
+});
+
+describe('SAF-T imports', () => {
+  it('a comment and a CDATA section that hold a Transaction tag are read as XML: the import succeeds with the real transactions', async () => {
+    const firm = await newKey(t.svc.url, await newCompany('Kommentar ApS', '12345704'));
+    const xml = SAFT.replace('<Transaction>', '<!-- <Transaction> an entry taken out </Transaction> --><Transaction>').replace(
+      '<Description>Kassekladde</Description>',
+      '<Description><![CDATA[Kassekladde <Transaction>]]></Description>',
+    );
+    const r = await firm.raw.call<{ data: { id: string } }>('POST', '/imports/saft', {
+      raw: xml,
+      headers: { 'Content-Type': 'application/xml', ...idem().header },
+    });
+    expect(r.status, r.text).toBe(202);
+    await runSaftImport(testDb(), r.body.data.id, { progressEveryBytes: 1 });
+    const done = (await ok(firm.api.GET('/imports/{id}', { params: { path: { id: r.body.data.id } } }))).data;
+    expect(done, JSON.stringify(done.problem)).toMatchObject({ status: 'succeeded', counts: { transactions: 3 } });
   });
 });

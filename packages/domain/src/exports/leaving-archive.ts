@@ -2,9 +2,9 @@
 // voucher under its original name and a manifest with each entry's size and SHA-256, streamed entry by entry.
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stagingDir } from '../files/staged-upload.ts';
 import { PassThrough, Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { ZipFile } from 'yazl';
@@ -138,7 +138,7 @@ class Manifest {
   }
 
   static async open(start: ArchiveStart, createdAt: string): Promise<Manifest> {
-    const dir = await mkdtemp(join(tmpdir(), 'tlr-archive-'));
+    const dir = await stagingDir('tlr-archive-');
     const m = new Manifest(dir, createWriteStream(join(dir, 'manifest.json')), createWriteStream(join(dir, 'SHA256SUMS')));
     const head = { format: ARCHIVE_FORMAT, created_at: createdAt, company: start.company, period: start.period };
     await m.write(m.json, `${JSON.stringify(head).slice(0, -1)},"entries":[\n`);

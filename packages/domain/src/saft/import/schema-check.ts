@@ -92,6 +92,29 @@ const countLines = (s: string) => {
 
 const OPEN = /<([A-Za-z_][\w.-]*:)?Transaction(?=[\s>/])/g;
 
+/** Where markup is not: a comment, a CDATA section, a processing instruction, each with its end. */
+const NOT_MARKUP = /<!--|<!\[CDATA\[|<\?/g;
+const NOT_MARKUP_END: Record<string, string> = { '<!--': '-->', '<![CDATA[': ']]>', '<?': '?>' };
+
+/**
+ * The first match of `re` at or after `pos` in markup, never inside a comment, a CDATA section or a
+ * processing instruction (a tag's text there is text, as XML reads it); `held` where one begins that
+ * this text does not end (the next chunk tells). The policy reader bounds each of them (a piece).
+ */
+function findInMarkup(buf: string, pos: number, re: RegExp): { m: RegExpExecArray } | { held: number } | undefined {
+  for (;;) {
+    re.lastIndex = pos;
+    const m = re.exec(buf);
+    NOT_MARKUP.lastIndex = pos;
+    const other = NOT_MARKUP.exec(buf);
+    if (!other || (m && m.index < other.index)) return m ? { m } : undefined;
+    const closer = NOT_MARKUP_END[other[0]]!;
+    const end = buf.indexOf(closer, other.index + other[0].length);
+    if (end < 0) return { held: other.index };
+    pos = end + closer.length;
+  }
+}
+
 /**
  * Checks the file (its text, as it streams) against the Danish SAF-T Financial XSD; throws
  * saft_file_invalid naming the element and line of the first error found. `progress` gets the
@@ -167,9 +190,9 @@ export async function checkSaftSchema(text: AsyncIterable<string>, progress?: (c
     let pos = 0;
     for (;;) {
       if (close) {
-        close.re.lastIndex = pos;
-        const m = close.re.exec(buf);
-        if (!m) break;
+        const found = findInMarkup(buf, pos, close.re);
+        if (!found || 'held' in found) break;
+        const m = found.m;
         const end = m.index + m[0].length;
         const element = buf.slice(pos, end);
         if (unprefixedRoot && defaultNamespaces === 1 && vouchedTransaction(element)) {
@@ -192,8 +215,13 @@ export async function checkSaftSchema(text: AsyncIterable<string>, progress?: (c
         if (batchChars >= BATCH_CHARS) await flushBatch();
         continue;
       }
-      OPEN.lastIndex = pos;
-      const m = OPEN.exec(buf);
+      const found = findInMarkup(buf, pos, OPEN);
+      if (found && 'held' in found) {
+        addSkeleton(buf.slice(pos, found.held));
+        pos = found.held;
+        break;
+      }
+      const m = found?.m;
       if (!m) {
         // Up to a tag start the chunk's end may have cut, the text is skeleton.
         const lt = buf.lastIndexOf('<');

@@ -89,6 +89,17 @@ describe('checkSaftSchema', () => {
     expect(await check(file(journal(tx()) + tx()))).toMatch(/^Line 6, Transaction: .*not expected/);
   }, 30_000);
 
+  it('reads a comment, a CDATA section or a processing instruction that holds a Transaction tag as XML does: text, not an element', async () => {
+    const quoted = tx().replace('<Description>Salg</Description>', '<Description><![CDATA[Salg </Transaction> <Transaction>]]></Description>');
+    const xml = file(journal(`<!-- <Transaction> an old entry </Transaction> -->\n${tx()}\n<?note <Transaction>?>${quoted}\n<!-- <Transaction> -->`));
+    expect(await check(xml)).toBe('valid');
+    const whole = await validateXML({ xml: [{ fileName: 'a.xml', contents: xml }], schema: [{ fileName: 's.xsd', contents: XSD }] });
+    expect(whole.errors.map((e) => e.rawMessage)).toEqual([]);
+    // and an invalid transaction after them is still found, on its line
+    const bad = file(journal(`<!-- <Transaction>\n -->\n${quoted}\n${INVALID[0]!}`));
+    expect(await check(bad)).toMatch(new RegExp(`^Line ${bad.slice(0, bad.indexOf('2026-02-30')).split('\n').length}, TransactionDate`));
+  }, 30_000);
+
   it('reads every chunk under the safe-XML policy first: a DOCTYPE or an entity never reaches libxml2', async () => {
     const refused = async (xml: string) => {
       try {
