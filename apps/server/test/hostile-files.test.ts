@@ -6,8 +6,11 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import PDFDocument from 'pdfkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSaftImport } from '@tlr/domain';
+import { inTransaction } from '@tlr/db';
+import { asSystem, MAX_PROCESSING_ATTEMPTS, processPendingVouchers, runSaftImport } from '@tlr/domain';
 import { idem, newCompany, newKey, ok, testDb, useCompany } from './helpers.ts';
 
 // The first e-invoice of a process loads the official rules into a worker (seconds on a busy machine).
@@ -186,5 +189,103 @@ describe('SAF-T imports', () => {
     await runSaftImport(testDb(), r.body.data.id, { progressEveryBytes: 1 });
     const done = (await ok(firm.api.GET('/imports/{id}', { params: { path: { id: r.body.data.id } } }))).data;
     expect(done, JSON.stringify(done.problem)).toMatchObject({ status: 'succeeded', counts: { transactions: 3 } });
+  });
+});
+
+/** A PDF whose one content stream inflates to `inflated` bytes (a decompression bomb). */
+function bomb(inflated: number): Buffer {
+  const data = deflateSync(Buffer.alloc(inflated, 0x20), { level: 9 });
+  return Buffer.concat([
+    Buffer.from('%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n'),
+    Buffer.from(
+      `3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>\nendobj\n4 0 obj\n<< /Length ${data.length} /Filter /FlateDecode >>\nstream\n`,
+    ),
+    data,
+    Buffer.from('\nendstream\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n'),
+  ]);
+}
+
+function pdfWith(text: string): Promise<Buffer> {
+  const doc = new PDFDocument();
+  const parts: Buffer[] = [];
+  doc.on('data', (b: Buffer) => parts.push(b));
+  const done = new Promise<Buffer>((r) => doc.on('end', () => r(Buffer.concat(parts))));
+  doc.text(text);
+  doc.end();
+  return done;
+}
+
+describe('one company cannot stall another', () => {
+  /** Voucher processing as the worker runs it: a transaction per step, the job named in the trail. */
+  const processVouchers = () => processPendingVouchers(asSystem(inTransaction(t.svc.db), 'process-vouchers', 'tlr: voucher processing'), t.svc.store);
+  const voucher = async (raw: typeof t.raw, filename: string, content: Buffer) => {
+    const r = await raw.call<{ data: { id: string } }>('POST', '/vouchers', {
+      body: { filename, content_base64: content.toString('base64'), mime_type: 'application/pdf' },
+      headers: { 'Content-Type': 'application/json', ...idem().header },
+    });
+    expect(r.status, r.text).toBe(201);
+    return r.body.data.id;
+  };
+  const state = async (id: string) =>
+    (
+      await testDb().pool.query<{ status: string; vendor: string; processing_attempts: number; failure: string | null }>(
+        `SELECT v.status, v.vendor, v.processing_attempts, p.failure FROM vouchers v LEFT JOIN voucher_processing p ON p.voucher_id = v.id WHERE v.id = $1`,
+        [id],
+      )
+    ).rows[0];
+
+  it("while one company sends a PDF bomb and a deep camt.053, another's voucher is processed and its statement imported in their usual time", async () => {
+    const other = await t.another('Almindelig Drift ApS');
+    await other.raw.post('/suppliers', { name: 'Papirgrossisten A/S', cvr: '87654362' });
+    const account = await other.raw.post<{ data: { id: string } }>('/bank-accounts', { name: 'Drift' });
+    const statement = () =>
+      other.raw.call<{ data: unknown }>('POST', `/bank-accounts/${account.body.data.id}/statements`, {
+        raw: camt(entry('125.00')),
+        headers: { 'Content-Type': 'application/xml', ...idem().header },
+      });
+    const ordinary = await pdfWith('Faktura\nCVR 87 65 43 62\nDato 03.11.2026');
+    await processVouchers(); // what earlier tests left (a received e-invoice's voucher)
+    // The usual time: the other company's voucher and statement alone.
+    let started = Date.now();
+    const alone = await voucher(other.raw, 'alene.pdf', ordinary);
+    expect(await processVouchers()).toBe(1);
+    expect((await statement()).status).toBe(201);
+    const usual = Date.now() - started;
+    expect(await state(alone)).toMatchObject({ status: 'completed', vendor: 'Papirgrossisten A/S', failure: '' });
+
+    // A bomb: 512 MiB of page content compressed into about 0.5 MB.
+    const bombId = await voucher(t.raw, 'bombe.pdf', bomb(512 * MiB));
+    const theirs = await voucher(other.raw, 'kvittering.pdf', ordinary);
+    started = Date.now();
+    const deep = camt(`<Ntry>${'<AddtlNtryInf>'.repeat(30_000)}${'</AddtlNtryInf>'.repeat(30_000)}</Ntry>`);
+    const [processed, refused, imported] = await Promise.all([processVouchers(), send(statements(), 'application/xml', [deep]), statement()]);
+    const took = Date.now() - started;
+    expect([processed, refused.status, imported.status]).toEqual([2, 400, 201]);
+    expect(await state(theirs)).toMatchObject({ status: 'completed', vendor: 'Papirgrossisten A/S' });
+    // The bomb is read once, refused by its bound, and completes with the reason kept: the queue moves on.
+    expect(await state(bombId)).toMatchObject({
+      status: 'completed',
+      processing_attempts: 1,
+      failure: expect.stringMatching(/^the document was not read: its compressed streams inflate to more than \d+ MB \(100 times its size/),
+    });
+    expect(took, `usual ${usual} ms`).toBeLessThan(Math.max(3 * usual, usual + 5_000));
+    expect(await processVouchers()).toBe(0);
+  }, 120_000);
+
+  it('a document whose storage fails is retried alone, the others complete; after the last attempt it completes with the reason', async () => {
+    await processVouchers();
+    const broken = await voucher(t.raw, 'væk.pdf', await pdfWith('Faktura'));
+    const fine = await voucher(t.raw, 'her.pdf', await pdfWith('Faktura'));
+    const { rows } = await testDb().pool.query<{ storage_key: string }>(`SELECT storage_key FROM vouchers WHERE id = $1`, [broken]);
+    await rm(join(t.svc.storageDir!, rows[0]!.storage_key));
+    expect(await processVouchers()).toBe(1);
+    expect(await state(fine)).toMatchObject({ status: 'completed' });
+    expect(await state(broken)).toMatchObject({ status: 'pending', processing_attempts: 1 });
+    for (let i = 2; i <= MAX_PROCESSING_ATTEMPTS; i++) await processVouchers();
+    expect(await state(broken)).toMatchObject({
+      status: 'completed',
+      processing_attempts: MAX_PROCESSING_ATTEMPTS,
+      failure: expect.stringMatching(new RegExp(`^the document was not read in ${MAX_PROCESSING_ATTEMPTS} attempts; the last: `)),
+    });
   });
 });
