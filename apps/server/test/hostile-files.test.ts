@@ -11,7 +11,7 @@ import PDFDocument from 'pdfkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '@tlr/db';
 import { asSystem, MAX_PROCESSING_ATTEMPTS, processPendingVouchers, runSaftImport } from '@tlr/domain';
-import { idem, newCompany, newKey, ok, testDb, useCompany } from './helpers.ts';
+import { idem, newCompany, newKey, ok, startTestService, testDb, useCompany } from './helpers.ts';
 
 // The first e-invoice of a process loads the official rules into a worker (seconds on a busy machine).
 const t = useCompany({ name: 'Fjendtlige Filer ApS', cvr: '12345674', env: { REQUEST_TIMEOUT_MS: '120000' } });
@@ -26,8 +26,8 @@ interface Answer {
 }
 
 /** POSTs a body made as it is sent: the parts of `body` written one by one, waiting for the socket to drain. */
-function send(path: string, type: string, body: Iterable<string | Buffer>): Promise<Answer> {
-  const url = new URL(`${t.svc.url}/api/v1${path}`);
+function send(path: string, type: string, body: Iterable<string | Buffer>, base = t.svc.url): Promise<Answer> {
+  const url = new URL(`${base}/api/v1${path}`);
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', headers: { 'X-API-Key': t.key, 'Content-Type': type, ...idem().header } }, (res) => {
       let text = '';
@@ -163,6 +163,23 @@ describe('received e-invoices', () => {
       expect(other.body.detail).toMatch(/must be a decimal number/);
     }
     expect(await readdir(staging)).toEqual([]);
+  });
+
+  it('a document too large to read within the request deadline is a 413 that says so, not a 503 about the database', async () => {
+    // A server whose requests may take 0.3 s: reading a 400-line invoice against the official rules takes longer.
+    const quick = await startTestService({ REQUEST_TIMEOUT_MS: '300' });
+    try {
+      const line = /<cac:InvoiceLine>[\s\S]*?<\/cac:InvoiceLine>/.exec(EINVOICE)![0];
+      const lines = Array.from({ length: 400 }, (_, i) => line.replace(/<cbc:ID>\d+<\/cbc:ID>/, `<cbc:ID>${i + 1}</cbc:ID>`)).join('\n');
+      const long = EINVOICE.replace(/<cac:InvoiceLine>[\s\S]*<\/cac:InvoiceLine>/, lines);
+      const r = await send('/einvoices/inbound', 'application/xml', [long], quick.url);
+      expect([r.status, r.body.code, r.body.field], JSON.stringify(r.body)).toEqual([413, 'payload_too_large', 'body']);
+      expect(r.body.detail).toMatch(
+        /^The e-invoice could not be read within 0\.3 seconds, the most a request may take: it is too large to read in one request/,
+      );
+    } finally {
+      await quick.stop();
+    }
   });
 
   it('an e-invoice nested 10,000 levels deep is a 400 at the safe-XML bound', async () => {

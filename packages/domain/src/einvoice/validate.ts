@@ -254,7 +254,14 @@ function run(thread: Thread, job: Job): void {
     threads.delete(thread);
     finish(thread);
     void thread.worker.terminate();
-    job.reject(new Error(`validating the e-invoice took more than ${einvoiceValidationPool.timeoutMs / 1000} s; stopped`));
+    // The document's size, not a fault of the service: a 413 that says so (decision 476).
+    job.reject(
+      new DomainError(
+        'payload_too_large',
+        `The document could not be checked against the official rules within ${einvoiceValidationPool.timeoutMs / 1000} seconds: it is too large to check in one request.`,
+        'body',
+      ),
+    );
     dispatch();
   }, einvoiceValidationPool.timeoutMs);
   thread.worker.postMessage(job.xml);
