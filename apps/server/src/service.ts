@@ -5,7 +5,18 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { RequestLog, type BackgroundJobs } from '@tlr/api';
 import type { Config } from '@tlr/config';
-import { applyMigrations, createDatabase, lockDataFolder, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
+import {
+  applyMigrations,
+  createDatabase,
+  ensureServiceRole,
+  lockDataFolder,
+  resolveDatabaseServer,
+  SERVICE_ROLE,
+  serviceUrl,
+  type Database,
+  type DatabaseServer,
+  type DbTimeouts,
+} from '@tlr/db';
 import { archivingFromStart, backupSettings } from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
 import { setEinvoiceValidationThreads, setPasswordHashCost, sweepStaged, type WebhookSettings } from '@tlr/domain';
@@ -110,8 +121,18 @@ export async function startService(config: Config, logger = createLogger(config)
   const applied = await applyMigrations(dbServer.url).catch(giveUp);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
 
-  const db = createDatabase(dbServer.url, config.DB_POOL_SIZE, timeoutsOf(config));
+  // Least privilege (packages/db/src/roles.ts): the books through SERVICE_ROLE; migrations, pg-boss and backups as the owner.
+  const role = await ensureServiceRole(dbServer.url).catch(giveUp);
+  if (!role.ok)
+    logger.warn(
+      { reason: role.reason },
+      `the service connects as the role of DATABASE_URL: it may not create the role ${SERVICE_ROLE} (docs/operations.md says what to grant)`,
+    );
+  const db = createDatabase(role.ok ? serviceUrl(dbServer.url) : dbServer.url, config.DB_POOL_SIZE, timeoutsOf(config));
   opened.push(() => db.close());
+  // The owner's few connections: the backups' (pg_switch_wal is not the service's to call).
+  const ownerDb = role.ok ? createDatabase(dbServer.url, 2, timeoutsOf(config)) : db;
+  if (ownerDb !== db) opened.push(() => ownerDb.close());
   const backups = await startBackups(config, dbServer, db.pool, logger);
   const requestLog = new RequestLog(db.pool, logger);
   opened.push(() => requestLog.close());
@@ -178,7 +199,7 @@ export async function startService(config: Config, logger = createLogger(config)
     await registerWorkers(worker, db, logger, store).catch(giveUp);
     const copyStore = backupVoucherStore(config);
     if (copyStore) opened.push(() => copyStore.close());
-    await registerBackupWorker(worker, db, logger, config, backups, { vouchers: store, copy: copyStore }).catch(giveUp);
+    await registerBackupWorker(worker, ownerDb, logger, config, backups, { vouchers: store, copy: copyStore }).catch(giveUp);
     await registerEinvoiceWorkers(worker, db, einvoiceSettings(config), logger, store).catch(giveUp);
     boss = worker;
     const dispatcher = startWebhookDispatcher(db, webhooks, logger);
