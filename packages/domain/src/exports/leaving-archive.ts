@@ -98,8 +98,26 @@ const UNSAFE_IN_ZIP = /[\p{Cc}\p{Cf}\u2028\u2029/\\:*?"<>|]/gu;
  * drops them), and "_" for a name left empty, "." or "..".
  */
 export function archiveEntryName(filename: string): string {
-  const name = filename.replace(UNSAFE_IN_ZIP, '_').replace(/[. ]+$/, '');
+  const name = fitBytes(filename.replace(UNSAFE_IN_ZIP, '_').replace(/[. ]+$/, ''));
   return name === '' ? '_' : name;
+}
+
+/** The most UTF-8 bytes a file name may have on ext4 and most file systems (the original name stays in the manifest). */
+export const MAX_ENTRY_NAME_BYTES = 255;
+
+/** A name cut to MAX_ENTRY_NAME_BYTES at a character's end, its extension kept (255 CJK characters are 765 bytes). */
+function fitBytes(name: string): string {
+  if (Buffer.byteLength(name) <= MAX_ENTRY_NAME_BYTES) return name;
+  const ext = /\.[^.\s]{1,16}$/.exec(name)?.[0] ?? '';
+  const budget = MAX_ENTRY_NAME_BYTES - Buffer.byteLength(ext);
+  let base = '';
+  let used = 0;
+  for (const ch of name.slice(0, name.length - ext.length)) {
+    used += Buffer.byteLength(ch);
+    if (used > budget) break;
+    base += ch;
+  }
+  return base.replace(/[. ]+$/, '') + ext;
 }
 
 /** The path of a voucher in the archive: a folder per voucher, named as SAF-T's SourceDocumentID names it. */
