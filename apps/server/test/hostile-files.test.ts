@@ -1,6 +1,6 @@
 // Hostile files on every upload route (issue 40, Order 23), through HTTP against PostgreSQL: each file is
 // generated here as it is sent (nothing large is committed) and gets a 4xx naming the rule and the
-// bound, never a 500 nor a crash, and no staged file is left behind. Bounds: docs/uploads.md.
+// bound, never a 500 nor a crash, and no staged file is left behind. Bounds: docs/hostile-files.md.
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { request } from 'node:http';
