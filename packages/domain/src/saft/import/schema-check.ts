@@ -18,6 +18,13 @@ const XSD = readFileSync(join(import.meta.dirname, '..', '..', '..', '..', '..',
 /** Characters of Transaction elements validated per libxml2 call. */
 export const BATCH_CHARS = 8 * 1024 * 1024;
 
+/**
+ * Characters of the rest of the file (header, master files, source documents: the skeleton), which
+ * libxml2 validates whole at the end, at about 25 times its size in memory: 32 MiB holds some 50,000
+ * customers, suppliers and accounts (decision 466).
+ */
+export const MAX_SKELETON_CHARS = 32 * 1024 * 1024;
+
 /** A file refused by name: the element and the line, as `field` and the problem's `line`. */
 export function saftInvalid(line: number | null, element: string, message: string): DomainError {
   return new DomainError(
@@ -122,6 +129,7 @@ function findInMarkup(buf: string, pos: number, re: RegExp): { m: RegExpExecArra
  */
 export async function checkSaftSchema(text: AsyncIterable<string>, progress?: (chars: number) => Promise<void> | void): Promise<void> {
   const skeleton: string[] = [];
+  let skeletonChars = 0;
   // Where the skeleton resumes after removed transactions: [skeleton line, file line], ascending.
   const lineMap: [number, number][] = [[1, 1]];
   let skeletonLine = 1;
@@ -155,6 +163,14 @@ export async function checkSaftSchema(text: AsyncIterable<string>, progress?: (c
     if (afterTransaction) resume();
     afterTransaction = false;
     defaultNamespaces += s.match(/\sxmlns\s*=/g)?.length ?? 0;
+    skeletonChars += s.length;
+    if (skeletonChars > MAX_SKELETON_CHARS) {
+      throw saftInvalid(
+        fileLine,
+        'MasterFiles',
+        `the file apart from its journal's transactions (header, master files, source documents) is larger than ${MAX_SKELETON_CHARS / 2 ** 20} MB, the most this service checks against the schema`,
+      );
+    }
     skeleton.push(s);
     const n = countLines(s);
     skeletonLine += n;
