@@ -1,8 +1,9 @@
 // Hostile files on every upload route (issue 40, Order 23), through HTTP against PostgreSQL: each file is
 // generated here as it is sent (nothing large is committed) and gets a 4xx naming the rule and the
 // bound, never a 500 nor a crash, and no staged file is left behind. Bounds: docs/hostile-files.md.
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +114,22 @@ const camt = (entries: string) =>
   `<Stmt><Id>S-${Math.random()}</Id>${entries}</Stmt></BkToCstmrStmt></Document>`;
 const entry = (amount: string) =>
   `<Ntry><Amt Ccy="DKK">${amount}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-03-01</Dt></BookgDt><AcctSvcrRef>${Math.random()}</AcctSvcrRef></Ntry>`;
+
+describe('staged uploads', () => {
+  it("a server's start removes what a stopped process left staged, and keeps a running one's", async () => {
+    // The id of a process that has ended (a server killed mid-upload), and this one's (a server running).
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    await mkdir(join(staging, `tlr-bank-${gone}-killed`));
+    await mkdir(join(staging, `tlr-saft-${process.pid}-running`));
+    const next = await startTestService();
+    try {
+      expect(await readdir(staging)).toEqual([`tlr-saft-${process.pid}-running`]);
+    } finally {
+      await next.stop();
+      await rm(join(staging, `tlr-saft-${process.pid}-running`), { recursive: true });
+    }
+  });
+});
 
 describe('bank statement camt.053', () => {
   it('30,000 levels of nesting are refused at the safe-XML bound, at once, and the server answers meanwhile', async () => {
