@@ -5,10 +5,21 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { RequestLog, type BackgroundJobs } from '@tlr/api';
 import type { Config } from '@tlr/config';
-import { applyMigrations, createDatabase, lockDataFolder, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
+import {
+  applyMigrations,
+  createDatabase,
+  ensureServiceRole,
+  lockDataFolder,
+  resolveDatabaseServer,
+  SERVICE_ROLE,
+  serviceUrl,
+  type Database,
+  type DatabaseServer,
+  type DbTimeouts,
+} from '@tlr/db';
 import { archivingFromStart, backupSettings } from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
-import { setEinvoiceValidationThreads, setPasswordHashCost, type WebhookSettings } from '@tlr/domain';
+import { setEinvoiceValidationThreads, setPasswordHashCost, sweepStaged, type WebhookSettings } from '@tlr/domain';
 import { deliverEinvoiceAt, QUEUES, startBoss, submitVatFilingAt, type Boss } from '@tlr/jobs';
 import { backupVoucherStore, createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
 import { createApp } from './app.ts';
@@ -94,6 +105,9 @@ export async function startService(config: Config, logger = createLogger(config)
     opened.push(async () => lock.release());
   }
   await checkPort(config.PORT, config.HOST).catch(giveUp);
+  // Staged uploads a crashed process left behind (files/staged-upload.ts); a running server's are kept.
+  const swept = await sweepStaged().catch((e: Error) => (logger.warn({ err: { message: e.message } }, 'sweeping staged uploads failed'), []));
+  if (swept.length) logger.info({ removed: swept.length }, 'staged uploads of stopped processes removed');
   const dbServer: DatabaseServer = await resolveDatabaseServer({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
@@ -108,8 +122,18 @@ export async function startService(config: Config, logger = createLogger(config)
   const applied = await applyMigrations(dbServer.url).catch(giveUp);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
 
-  const db = createDatabase(dbServer.url, config.DB_POOL_SIZE, timeoutsOf(config));
+  // Least privilege (packages/db/src/roles.ts): the books through SERVICE_ROLE; migrations, pg-boss and backups as the owner.
+  const role = await ensureServiceRole(dbServer.url).catch(giveUp);
+  if (!role.ok)
+    logger.warn(
+      { reason: role.reason },
+      `the service connects as the role of DATABASE_URL: it may not create the role ${SERVICE_ROLE} (docs/operations.md says what to grant)`,
+    );
+  const db = createDatabase(role.ok ? serviceUrl(dbServer.url) : dbServer.url, config.DB_POOL_SIZE, timeoutsOf(config));
   opened.push(() => db.close());
+  // The owner's few connections: the backups' (pg_switch_wal is not the service's to call).
+  const ownerDb = role.ok ? createDatabase(dbServer.url, 2, timeoutsOf(config)) : db;
+  if (ownerDb !== db) opened.push(() => ownerDb.close());
   const backups = await startBackups(config, dbServer, db.pool, logger);
   const requestLog = new RequestLog(db.pool, logger);
   opened.push(() => requestLog.close());
@@ -180,7 +204,7 @@ export async function startService(config: Config, logger = createLogger(config)
     await registerWorkers(worker, db, logger, store).catch(giveUp);
     const copyStore = backupVoucherStore(config);
     if (copyStore) opened.push(() => copyStore.close());
-    await registerBackupWorker(worker, db, logger, config, backups, { vouchers: store, copy: copyStore }).catch(giveUp);
+    await registerBackupWorker(worker, ownerDb, logger, config, backups, { vouchers: store, copy: copyStore }).catch(giveUp);
     await registerEinvoiceWorkers(worker, db, einvoiceSettings(config), logger, store).catch(giveUp);
     await registerVatFilingWorkers(worker, db, skatSettings(config), logger).catch(giveUp);
     boss = worker;

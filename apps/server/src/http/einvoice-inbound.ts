@@ -4,6 +4,7 @@
 // connection should wait on); the procedure imports what passed.
 import { readFile } from 'node:fs/promises';
 import { invalidRequest, MAX_EINVOICE_BYTES, prepareInbound, stageUpload } from '@tlr/domain';
+import { reading } from './deadline.ts';
 import type { RawHandler } from './raw-routes.ts';
 import { rawUpload } from './raw-upload.ts';
 
@@ -17,12 +18,12 @@ export function einvoiceInbound(): RawHandler {
     what: 'The document',
     sizeNote: '10 MB, as for vouchers',
     stage: (body) => stageUpload(body, { limit: MAX_EINVOICE_BYTES, prefix: 'tlr-einvoice-upload-' }),
-    run: async ({ ctx, caller }, staged) => {
+    run: async ({ ctx, caller, res }, staged) => {
       // Peppol documents are UTF-8 (and so is every OIOUBL document in practice): anything else is refused, not guessed.
       if (!staged.utf8) throw invalidRequest('The document is not UTF-8 text.', 'body');
       const xml = await readFile(staged.path, 'utf8');
       if (!xml.trim()) throw invalidRequest('The request has no document: send the XML as the body.', 'body');
-      ctx.inbound = await prepareInbound(xml);
+      ctx.inbound = await reading(res, 'The e-invoice', () => prepareInbound(xml));
       return caller.einvoices.inbound({});
     },
     status: 201,

@@ -136,6 +136,23 @@ function amountFailures(root: XmlElement, currency: string): RuleFailure[] {
   return failures;
 }
 
+/** UBL's numeric types by the element's name: amounts, quantities, measures, percents and other numerics. */
+const NUMERIC_NAME = /(Amount|Quantity|Measure|Numeric|Percent|Rate)$/;
+
+/**
+ * Every element of a numeric type must hold a decimal number (money.ts's rule, a sign allowed) before
+ * the official rules run: their stylesheets cast it, and fail on anything else (decision 462).
+ */
+function numbersReadable(e: XmlElement, parent = ''): void {
+  for (const c of e.children) numbersReadable(c, e.name);
+  if (e.children.length || (!NUMERIC_NAME.test(e.name) && e.attributes.currencyID === undefined)) return;
+  const t = textOf(e);
+  // Empty is the rules' to name (a missing value), and so is a number beyond an amount's range; what is no number at all is refused here.
+  if (t && parseDecimalText(t.replace(/^\+/, ''), Infinity) === 'must be a decimal number') {
+    throw refuse(`${parent}/${e.name} "${t.slice(0, 40)}" must be a decimal number (line ${e.line})`, e.name);
+  }
+}
+
 /**
  * Parses a received document. Refuses (400 invalid_request, naming what is wrong) an oversize body, a
  * DOCTYPE, XML that is not well-formed, a root other than UBL Invoice or CreditNote in their namespace,
@@ -149,6 +166,7 @@ export function parseEinvoice(xml: string): InboundDocument {
   const customization = textOf(child(root, 'CustomizationID'));
   const format: EinvoiceFormat | undefined = customization === PEPPOL_BIS3 ? 'peppol-bis3' : /^OIOUBL-2\.0[12]$/.test(customization) ? 'oioubl-2.1' : undefined;
   if (!format) throw refuse(`CustomizationID "${customization}" is neither Peppol BIS Billing 3.0 (${PEPPOL_BIS3}) nor OIOUBL 2.1 (OIOUBL-2.01, OIOUBL-2.02)`);
+  numbersReadable(root);
   const credit = rootName === 'CreditNote';
   const currency = textOf(child(root, 'DocumentCurrencyCode'));
   const taxTotals = children(root, 'TaxTotal');

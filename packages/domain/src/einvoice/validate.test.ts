@@ -115,7 +115,9 @@ describe('the pool of validation workers', () => {
     const before = einvoiceValidationPool.workers().map((w) => w.worker);
     einvoiceValidationPool.timeoutMs = 1;
     try {
-      await expect(validateEinvoice(example('base-example.xml'))).rejects.toThrow('validating the e-invoice took more than 0.001 s; stopped');
+      await expect(validateEinvoice(example('base-example.xml'))).rejects.toThrow(
+        'The document could not be checked against the official rules within 0.001 seconds',
+      );
     } finally {
       einvoiceValidationPool.timeoutMs = 30_000;
     }

@@ -160,7 +160,15 @@ export async function validateEinvoiceHere(xml: string): Promise<ValidationResul
   }
   const result: ValidationResult = { fatal: [], warnings: [] };
   for (const stylesheet of stylesheets) {
-    const { principalResult } = await saxon.transform({ stylesheetInternal: stylesheet, sourceNode: source, destination: 'serialized' }, 'async');
+    let principalResult: string;
+    try {
+      ({ principalResult } = await saxon.transform({ stylesheetInternal: stylesheet, sourceNode: source, destination: 'serialized' }, 'async'));
+    } catch (e) {
+      // A dynamic error of the rules on the document's own values (a cast of what is no number or date: FORG0001, FODT…) is the document's fault.
+      const m = /\b(FORG|FODT|FOCA|FOAR|FORX|XPTY)\d{4}\b/.exec((e as Error).message);
+      if (m) throw invalidRequest(`The official rules cannot read the document (${m[0]}): a value is not of its type. ${(e as Error).message.slice(0, 300)}`);
+      throw e;
+    }
     for (const failure of failedAsserts(principalResult)) (failure.flag === 'fatal' ? result.fatal : result.warnings).push(failure);
   }
   return result;
@@ -246,7 +254,14 @@ function run(thread: Thread, job: Job): void {
     threads.delete(thread);
     finish(thread);
     void thread.worker.terminate();
-    job.reject(new Error(`validating the e-invoice took more than ${einvoiceValidationPool.timeoutMs / 1000} s; stopped`));
+    // The document's size, not a fault of the service: a 413 that says so (decision 476).
+    job.reject(
+      new DomainError(
+        'payload_too_large',
+        `The document could not be checked against the official rules within ${einvoiceValidationPool.timeoutMs / 1000} seconds: it is too large to check in one request.`,
+        'body',
+      ),
+    );
     dispatch();
   }, einvoiceValidationPool.timeoutMs);
   thread.worker.postMessage(job.xml);
