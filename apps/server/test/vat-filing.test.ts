@@ -153,7 +153,8 @@ describe('filing the VAT return through the RSU B2B gateway', () => {
     const r = await submit('2026-Q3');
     expect(r.status, r.text).toBe(201);
     const filing = (r.body as { data: Return }).data.filing!;
-    expect(filing).toMatchObject({ period: '2026-Q3', version: 1, kind: 'ordinary', state: 'submitted', se_number: CVR });
+    // The calendar's deadline of the quarter: 1 December (the stand-in's calendar is Skattestyrelsen's rule).
+    expect(filing).toMatchObject({ period: '2026-Q3', version: 1, kind: 'ordinary', state: 'submitted', se_number: CVR, calendar_deadline: '2026-12-01' });
     const [draft] = draftsOf('2026-07-01');
     expect(draftsOf('2026-07-01')).toHaveLength(1);
     expect(filing.skat_transaction_id).toBe(draft!.id);
