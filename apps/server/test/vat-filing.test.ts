@@ -336,6 +336,20 @@ describe('filing the VAT return through the RSU B2B gateway', () => {
     expect((await t.raw.put('/settings/company', { se_number: '' })).status).toBe(200);
   });
 
+  it("marks a queued filing refused when the job's attempt gets an error code", async () => {
+    await settle('2026-Q1');
+    await fetch(`${standIn.url}/drop-next`, { method: 'POST', body: JSON.stringify({ service: 'ModtagMomsangivelseForeloebig' }) });
+    await fetch(`${standIn.url}/fail-next`, { method: 'POST', body: JSON.stringify({ code: '4802', service: 'ModtagMomsangivelseForeloebig' }) });
+    const r = await submit('2026-Q1');
+    expect((r.body as { data: Return }).data.filing).toMatchObject({ state: 'queued' });
+    const refused = await waitFor(async () => {
+      const f = (await vatReturn('2026-Q1')).filing!;
+      return f.state === 'refused' && f;
+    });
+    expect(refused.messages).toContainEqual({ kind: 'fejl', code: '4802', text: 'Ikke åben periode' });
+    expect(draftsOf('2026-01-01')).toHaveLength(0);
+  });
+
   it('sends once when two servers are asked at once', async () => {
     await settle('2025-Q3');
     let other: { url: string; proc: ChildProcess } | undefined;
