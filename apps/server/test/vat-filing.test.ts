@@ -153,7 +153,8 @@ describe('filing the VAT return through the RSU B2B gateway', () => {
     const r = await submit('2026-Q3');
     expect(r.status, r.text).toBe(201);
     const filing = (r.body as { data: Return }).data.filing!;
-    expect(filing).toMatchObject({ period: '2026-Q3', version: 1, kind: 'ordinary', state: 'submitted', se_number: CVR });
+    // The calendar's deadline of the quarter: 1 December (the stand-in's calendar is Skattestyrelsen's rule).
+    expect(filing).toMatchObject({ period: '2026-Q3', version: 1, kind: 'ordinary', state: 'submitted', se_number: CVR, calendar_deadline: '2026-12-01' });
     const [draft] = draftsOf('2026-07-01');
     expect(draftsOf('2026-07-01')).toHaveLength(1);
     expect(filing.skat_transaction_id).toBe(draft!.id);
@@ -333,6 +334,20 @@ describe('filing the VAT return through the RSU B2B gateway', () => {
     });
     expect(draftsOf('2025-10-01').map((d) => d.seNumber)).toEqual([MONTHLY_SE]);
     expect((await t.raw.put('/settings/company', { se_number: '' })).status).toBe(200);
+  });
+
+  it("marks a queued filing refused when the job's attempt gets an error code", async () => {
+    await settle('2026-Q1');
+    await fetch(`${standIn.url}/drop-next`, { method: 'POST', body: JSON.stringify({ service: 'ModtagMomsangivelseForeloebig' }) });
+    await fetch(`${standIn.url}/fail-next`, { method: 'POST', body: JSON.stringify({ code: '4802', service: 'ModtagMomsangivelseForeloebig' }) });
+    const r = await submit('2026-Q1');
+    expect((r.body as { data: Return }).data.filing).toMatchObject({ state: 'queued' });
+    const refused = await waitFor(async () => {
+      const f = (await vatReturn('2026-Q1')).filing!;
+      return f.state === 'refused' && f;
+    });
+    expect(refused.messages).toContainEqual({ kind: 'fejl', code: '4802', text: 'Ikke åben periode' });
+    expect(draftsOf('2026-01-01')).toHaveLength(0);
   });
 
   it('sends once when two servers are asked at once', async () => {

@@ -27,6 +27,7 @@ CREATE TABLE "vat_filings" (
     "payment_deadline" DATE,
     "ocr_line" TEXT NOT NULL DEFAULT '',
     "receipt_voucher_id" UUID,
+    "calendar_deadline" DATE,
     "paid_transaction_id" UUID,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,

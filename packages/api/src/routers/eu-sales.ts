@@ -6,12 +6,10 @@ import { single } from '../schemas/envelopes.ts';
 import { authedProcedure, router } from '../trpc.ts';
 
 const tag = 'VAT' as const;
-const period = z
-  .string()
-  .meta({
-    description: "The company's EU-sales period: a quarter 2026-Q3 (the default frequency) or a month 2026-09 (eu_sales_frequency monthly)",
-    example: '2026-Q3',
-  });
+const period = z.string().meta({
+  description: "The company's EU-sales period: a quarter 2026-Q3 (the default frequency) or a month 2026-09 (eu_sales_frequency monthly)",
+  example: '2026-Q3',
+});
 
 export const euSalesRouter = router({
   list: authedProcedure

@@ -152,6 +152,7 @@ export function filingView(r: FilingRow): VatFilingView {
     payment_deadline: r.payment_deadline ? fromDate(r.payment_deadline) : null,
     ocr_line: r.ocr_line || null,
     receipt_voucher_id: r.receipt_voucher_id,
+    calendar_deadline: r.calendar_deadline ? fromDate(r.calendar_deadline) : null,
     paid_transaction_id: r.paid_transaction_id,
   };
 }
@@ -162,6 +163,8 @@ const kronerOf = (fields: unknown) =>
 
 interface CalendarCheck {
   warnings: SkatMessage[];
+  /** The calendar's filing deadline of the period (the first after its end), when it gives one. */
+  deadline: string | null;
 }
 
 /**
@@ -181,7 +184,13 @@ async function checkCalendar(gateway: SkatGateway, seNumber: string, period: Vat
     );
   }
   const code = frequencies[0]!.code;
+  const deadline =
+    frequencies[0]!.deadlines
+      .map((d) => d.filing)
+      .filter((d) => d > period.end)
+      .sort()[0] ?? null;
   return {
+    deadline,
     warnings:
       code === FREQUENCY_CODES[frequency]
         ? []
@@ -275,7 +284,7 @@ export async function submitVatReturn(
   } catch (e) {
     if (e instanceof SkatFaultError) throw gatewayRefused(e);
     if (!(e instanceof SkatTransportError)) throw e;
-    calendar = { warnings: [] };
+    calendar = { warnings: [], deadline: null };
   }
   const approvedBefore = await db.vatFiling.count({ where: { company_id: scope.companyId, period: period.period, state: 'approved' } });
   const t = newTransaction();
@@ -292,6 +301,7 @@ export async function submitVatReturn(
       request_transaction_id: t.id,
       fields: filed.fields as never,
       messages: calendar.warnings as never,
+      calendar_deadline: calendar.deadline ? toDateColumn(calendar.deadline) : null,
       attempts: 1,
     },
   });

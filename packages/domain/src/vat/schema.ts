@@ -72,13 +72,14 @@ export const vatFilingResource = z
     payment_deadline: dateOut().nullable().meta({ description: 'From the receipt: the last day to pay' }),
     ocr_line: z.string().nullable().meta({ description: 'From the receipt: the payment line +71<OCR number> +<creditor number>< for paying the tax account' }),
     receipt_voucher_id: z.guid().nullable().meta({ description: 'The receipt PDF, a voucher on the settlement posting' }),
-    paid_transaction_id: z
-      .guid()
-      .nullable()
-      .meta({
-        description:
-          'The tax account paid (or refunded) from the bank: the posting of the bank line matched to it (Skyldig moms against the bank); null until then',
-      }),
+    calendar_deadline: dateOut().nullable().meta({
+      description:
+        "The period's filing deadline in Skattestyrelsen's calendar of the company (VirksomhedKalenderHent, asked at submit); null when it gave none",
+    }),
+    paid_transaction_id: z.guid().nullable().meta({
+      description:
+        'The tax account paid (or refunded) from the bank: the posting of the bank line matched to it (Skyldig moms against the bank); null until then',
+    }),
   })
   .meta({ id: 'VatFiling' });
 

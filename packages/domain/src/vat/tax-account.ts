@@ -25,14 +25,15 @@ const ocrNumberOf = (ocrLine: string) => /<(\d{16})/.exec(ocrLine)?.[1] ?? '';
  */
 export async function taxAccountCandidates(db: Db, scope: CompanyScope, line: BankLine): Promise<string[]> {
   const amount = decimalOf(line.amount);
-  if (amount.isZero()) return [];
+  const text = `${line.reference} ${line.text} ${line.counterparty_name}`;
+  const digits = text.replace(/[\s.-]/g, '');
+  const byName = NAMES_SKAT.test(text);
+  // Most lines carry neither an OCR number nor Skattestyrelsen's name: no query for them.
+  if (amount.isZero() || (!byName && !/\d{16}/.test(digits))) return [];
   const filings = await db.vatFiling.findMany({
     where: { company_id: scope.companyId, state: 'approved', paid_transaction_id: null, amount_due: { not: 0 } },
     select: { id: true, amount_due: true, ocr_line: true },
   });
-  const text = `${line.reference} ${line.text} ${line.counterparty_name}`;
-  const digits = text.replace(/[\s.-]/g, '');
-  const byName = NAMES_SKAT.test(text);
   const certain: string[] = [];
   for (const f of filings) {
     const exact = amount.negated().equals(decimalOf(f.amount_due!));
