@@ -3,7 +3,7 @@
 // official rules before the procedure opens its transaction (the rules take ~100 ms of CPU, which no
 // connection should wait on); the procedure imports what passed.
 import { readFile } from 'node:fs/promises';
-import { invalidRequest, MAX_EINVOICE_BYTES, prepareInbound, stageUpload } from '@tlr/domain';
+import { invalidRequest, MAX_EINVOICE_BYTES, prepareInbound, stageUpload, validationOwner } from '@tlr/domain';
 import { reading } from './deadline.ts';
 import type { RawHandler } from './raw-routes.ts';
 import { rawUpload } from './raw-upload.ts';
@@ -23,7 +23,9 @@ export function einvoiceInbound(): RawHandler {
       if (!staged.utf8) throw invalidRequest('The document is not UTF-8 text.', 'body');
       const xml = await readFile(staged.path, 'utf8');
       if (!xml.trim()) throw invalidRequest('The request has no document: send the XML as the body.', 'body');
-      ctx.inbound = await reading(res, 'The e-invoice', () => prepareInbound(xml));
+      // The validation pool serves companies in turn (decision 472).
+      const owner = ctx.actor?.type === 'credential' ? ctx.actor.credential.companyId : '';
+      ctx.inbound = await reading(res, 'The e-invoice', () => validationOwner.run(owner, () => prepareInbound(xml)));
       return caller.einvoices.inbound({});
     },
     status: 201,

@@ -10,7 +10,14 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { RUN_TS } from '../../../../test/run-ts.ts';
-import { einvoiceValidationPool, validateEinvoice, validateEinvoiceHere, type ValidationResult } from './validate.ts';
+import {
+  einvoiceValidationPool,
+  setEinvoiceValidationThreads,
+  validateEinvoice,
+  validateEinvoiceHere,
+  validationOwner,
+  type ValidationResult,
+} from './validate.ts';
 
 const EXAMPLES = join(import.meta.dirname, 'examples');
 const examples = readdirSync(EXAMPLES).filter((f) => f.endsWith('.xml'));
@@ -109,6 +116,22 @@ describe('the pool of validation workers', () => {
     expect(failed).toEqual([expect.stringMatching(/^the e-invoice validation worker stopped \(exit code 1\) during the document/)]);
     expect(outcomes.filter((o) => o.status === 'fulfilled' && o.value.fatal.length === 0)).toHaveLength(5);
     expect(einvoiceValidationPool.workers().map((w) => w.worker)).not.toContain(victim);
+  }, 120_000);
+
+  it("serves the companies in turn: one company's queue of documents does not keep another's waiting", async () => {
+    setEinvoiceValidationThreads(1);
+    try {
+      const done: string[] = [];
+      const xml = example('base-example.xml');
+      const of = (owner: string, name: string) => validationOwner.run(owner, () => validateEinvoice(xml).then(() => done.push(name)));
+      const first = [of('a', 'a1'), of('a', 'a2'), of('a', 'a3'), of('a', 'a4')];
+      const other = of('b', 'b1');
+      await Promise.all([...first, other]);
+      // a1 was taken at once; b1 is next, before the rest of a's.
+      expect(done).toEqual(['a1', 'b1', 'a2', 'a3', 'a4']);
+    } finally {
+      setEinvoiceValidationThreads(undefined);
+    }
   }, 120_000);
 
   it('a document past the time limit fails, and its worker is replaced', async () => {

@@ -1,6 +1,7 @@
 // The official validation of a UBL e-invoice or credit note: the CEN EN 16931 rules and the Peppol BIS
 // Billing 3.0 rules (with the Danish DK-R rules), run by SaxonJS in a pool of worker threads, with no
 // network and no Java.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { access, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
@@ -183,6 +184,8 @@ export type WorkerReply = { result: ValidationResult } | { error: { message: str
 
 interface Job {
   xml: string;
+  /** Whose document it is (validationOwner), for the pool's turns. */
+  owner: string;
   resolve(result: ValidationResult): void;
   reject(e: Error): void;
 }
@@ -193,7 +196,44 @@ interface Thread {
 }
 
 const WORKER = join(import.meta.dirname, 'validate-worker.ts');
-const queue: Job[] = [];
+/**
+ * Whose documents wait for a worker (decision 472): the validation of a company's documents runs inside
+ * `validationOwner.run(companyId, …)`; the pool then serves the owners in turn, one document each, so one
+ * company's hundred long invoices never keep another's waiting behind them. Without an owner: ''.
+ */
+export const validationOwner = new AsyncLocalStorage<string>();
+
+/** The waiting documents by owner: the owner served longest ago (or never) goes first. */
+class FairQueue {
+  private readonly byOwner = new Map<string, Job[]>();
+  /** When each owner was last served (a counter). */
+  private readonly servedAt = new Map<string, number>();
+  private served = 0;
+  length = 0;
+  push(job: Job): void {
+    const waiting = this.byOwner.get(job.owner);
+    if (waiting) waiting.push(job);
+    else this.byOwner.set(job.owner, [job]);
+    this.length++;
+  }
+  shift(): Job | undefined {
+    let pick: string | undefined;
+    for (const owner of this.byOwner.keys()) {
+      if (pick === undefined || (this.servedAt.get(owner) ?? -1) < (this.servedAt.get(pick) ?? -1)) pick = owner;
+    }
+    if (pick === undefined) return undefined;
+    const waiting = this.byOwner.get(pick)!;
+    const job = waiting.shift()!;
+    if (!waiting.length) this.byOwner.delete(pick);
+    this.servedAt.set(pick, ++this.served);
+    this.length--;
+    // The turns start afresh now and then, so that the map does not grow with every company ever served.
+    if (this.servedAt.size > 10_000) this.servedAt.clear();
+    return job;
+  }
+}
+
+const queue = new FairQueue();
 const threads = new Set<Thread>();
 let poolSize = defaultPoolSize();
 
@@ -292,7 +332,7 @@ export async function validateEinvoice(xml: string): Promise<ValidationResult> {
   // Compiled here, once, before any worker starts: otherwise each would compile the rules itself.
   await ruleFiles();
   return new Promise((resolve, reject) => {
-    queue.push({ xml, resolve, reject });
+    queue.push({ xml, owner: validationOwner.getStore() ?? '', resolve, reject });
     dispatch();
   });
 }
