@@ -8,7 +8,7 @@ import type { Config } from '@tlr/config';
 import { applyMigrations, createDatabase, lockDataFolder, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
 import { archivingFromStart, backupSettings } from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
-import { setEinvoiceValidationThreads, setPasswordHashCost, type WebhookSettings } from '@tlr/domain';
+import { setEinvoiceValidationThreads, setPasswordHashCost, warmEinvoiceValidation, type WebhookSettings } from '@tlr/domain';
 import { deliverEinvoiceAt, QUEUES, startBoss, type Boss } from '@tlr/jobs';
 import { backupVoucherStore, createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
 import { createApp } from './app.ts';
@@ -76,6 +76,15 @@ async function checkPort(port: number, host: string): Promise<void> {
 export async function startService(config: Config, logger = createLogger(config)): Promise<Service> {
   setEinvoiceValidationThreads(config.EINVOICE_VALIDATION_THREADS);
   setPasswordHashCost(config.PASSWORD_HASH_COST);
+  if (config.EINVOICE_WARM_AT_START) {
+    // Meanwhile the database starts and migrates: the first received e-invoice then waits for no compile
+    // or load (a document arriving before the warm-up ends waits for it, not for another of its own).
+    const started = Date.now();
+    warmEinvoiceValidation().then(
+      () => logger.info({ ms: Date.now() - started }, 'e-invoice rules loaded'),
+      (e: unknown) => logger.warn({ err: e }, 'loading the e-invoice rules failed; the first document tries again'),
+    );
+  }
   // What is open so far: stop() closes it in reverse order, and so does a start that fails half-way,
   // so that the process can end with the one line about the cause.
   const opened: (() => Promise<unknown>)[] = [];

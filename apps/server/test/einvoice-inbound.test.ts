@@ -1,13 +1,22 @@
-// Receiving e-invoices through HTTP against PostgreSQL: every Peppol example and an
-// OIOUBL document import as a supplier, a draft expense and vouchers; a document our own API made imports
+// Receiving e-invoices through HTTP against PostgreSQL: every Peppol example and every example of the
+// OIOUBL schematron package import as a supplier, a draft expense (with the document's lines and payment
+// means) and vouchers; a broken copy of each is refused by its official rules; a document our own API made imports
 // into the company it was sent to; what breaks the official rules, hostile XML, the same document twice
 // and a key without the scopes are refused by name, with nothing stored.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { einvoiceValidationPool, warmEinvoiceValidation } from '@tlr/domain';
 import { countRows, created, idem, ok, useCompany, type Api, type client } from './helpers.ts';
 
-const t = useCompany({ name: 'E-faktura Modtager ApS', cvr: '12345674' });
+// Warm from the start (decision 634): the server loads the rules as it starts, as `npm start` does.
+const t = useCompany({ name: 'E-faktura Modtager ApS', cvr: '12345674', env: { EINVOICE_WARM_AT_START: 'true' } });
+
+beforeAll(async () => {
+  // The server's warm-up (started with it, in this process): every worker has the rules before any document.
+  await warmEinvoiceValidation();
+  expect(einvoiceValidationPool.workers().length).toBeGreaterThan(0);
+}, 900_000);
 
 const EXAMPLES = join(import.meta.dirname, '../../../packages/domain/src/einvoice/examples');
 const example = (name: string) => readFileSync(join(EXAMPLES, name), 'utf8');
@@ -34,6 +43,8 @@ interface EinvoiceMessage {
   payable_amount: number;
   counterpart: { name: string; peppol_id: string };
   links: { xml: string; voucher: string; attachments: string[]; expense: string };
+  lines: Record<string, unknown>[];
+  payment_means: Record<string, unknown>[];
 }
 interface Problem {
   code: string;
@@ -52,50 +63,24 @@ const stored = (companyId: string) =>
     ),
   );
 
-/** An OIOUBL 2.1 invoice from a Danish supplier (CVR 29190925, GLN endpoint): 2 × 400 + 25 % VAT. */
-const oioubl = (number: string) => `<?xml version="1.0" encoding="UTF-8"?>
-<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
-  <cbc:UBLVersionID>2.0</cbc:UBLVersionID>
-  <cbc:CustomizationID>OIOUBL-2.01</cbc:CustomizationID>
-  <cbc:ProfileID schemeAgencyID="320" schemeID="urn:oioubl:id:profileid-1.2">Procurement-BilSim-1.0</cbc:ProfileID>
-  <cbc:ID>${number}</cbc:ID>
-  <cbc:IssueDate>2026-11-02</cbc:IssueDate>
-  <cbc:InvoiceTypeCode listAgencyID="320" listID="urn:oioubl:codelist:invoicetypecode-1.1">380</cbc:InvoiceTypeCode>
-  <cbc:DocumentCurrencyCode>DKK</cbc:DocumentCurrencyCode>
-  <cac:AccountingSupplierParty>
-    <cac:Party>
-      <cbc:EndpointID schemeAgencyID="9" schemeID="GLN">5790000436101</cbc:EndpointID>
-      <cac:PartyName><cbc:Name>Kontorforsyning Øst A/S</cbc:Name></cac:PartyName>
-      <cac:PostalAddress><cac:Country><cbc:IdentificationCode>DK</cbc:IdentificationCode></cac:Country></cac:PostalAddress>
-      <cac:PartyTaxScheme><cbc:CompanyID schemeID="DK:SE">DK29190925</cbc:CompanyID><cac:TaxScheme><cbc:ID>63</cbc:ID><cbc:Name>Moms</cbc:Name></cac:TaxScheme></cac:PartyTaxScheme>
-      <cac:PartyLegalEntity><cbc:RegistrationName>Kontorforsyning Øst A/S</cbc:RegistrationName><cbc:CompanyID schemeID="DK:CVR">DK29190925</cbc:CompanyID></cac:PartyLegalEntity>
-    </cac:Party>
-  </cac:AccountingSupplierParty>
-  <cac:AccountingCustomerParty><cac:Party><cbc:EndpointID schemeID="DK:CVR">DK12345674</cbc:EndpointID><cac:PartyName><cbc:Name>E-faktura Modtager ApS</cbc:Name></cac:PartyName></cac:Party></cac:AccountingCustomerParty>
-  <cac:PaymentMeans><cbc:PaymentMeansCode>31</cbc:PaymentMeansCode><cbc:PaymentDueDate>2026-11-30</cbc:PaymentDueDate></cac:PaymentMeans>
-  <cac:TaxTotal>
-    <cbc:TaxAmount currencyID="DKK">200.00</cbc:TaxAmount>
-    <cac:TaxSubtotal>
-      <cbc:TaxableAmount currencyID="DKK">800.00</cbc:TaxableAmount>
-      <cbc:TaxAmount currencyID="DKK">200.00</cbc:TaxAmount>
-      <cac:TaxCategory><cbc:ID schemeAgencyID="320" schemeID="urn:oioubl:id:taxcategoryid-1.1">StandardRated</cbc:ID><cbc:Percent>25</cbc:Percent></cac:TaxCategory>
-    </cac:TaxSubtotal>
-  </cac:TaxTotal>
-  <cac:LegalMonetaryTotal>
-    <cbc:LineExtensionAmount currencyID="DKK">800.00</cbc:LineExtensionAmount>
-    <cbc:TaxExclusiveAmount currencyID="DKK">800.00</cbc:TaxExclusiveAmount>
-    <cbc:TaxInclusiveAmount currencyID="DKK">1000.00</cbc:TaxInclusiveAmount>
-    <cbc:PayableAmount currencyID="DKK">1000.00</cbc:PayableAmount>
-  </cac:LegalMonetaryTotal>
-  <cac:InvoiceLine>
-    <cbc:ID>1</cbc:ID>
-    <cbc:InvoicedQuantity unitCode="EA">2</cbc:InvoicedQuantity>
-    <cbc:LineExtensionAmount currencyID="DKK">800.00</cbc:LineExtensionAmount>
-    <cac:Item><cbc:Name>Kontorstol</cbc:Name></cac:Item>
-    <cac:Price><cbc:PriceAmount currencyID="DKK">400.00</cbc:PriceAmount></cac:Price>
-  </cac:InvoiceLine>
-</Invoice>
-`;
+/**
+ * The OIOUBL schematron package's own examples (../shared/reference/einvoice/oioubl/examples), as the
+ * Danish Business Authority publishes them: [kind, net, VAT, total, lines, payment means code].
+ */
+const REPO = join(import.meta.dirname, '..', '..', '..');
+const REFERENCE = [join(REPO, '..', 'shared', 'reference'), '/work/shared/reference'].find(existsSync) ?? join(REPO, '..', 'shared', 'reference');
+const OIOUBL = join(REFERENCE, 'einvoice', 'oioubl', 'examples');
+const oioubl = (name: string) => readFileSync(join(OIOUBL, name), 'utf8');
+const OIOUBL_EXAMPLES: Record<string, [string, number, number, number, number, string[]]> = {
+  'OIOUBL_Invoice_v2p2.xml': ['invoice', 5050, 1262.5, 6312.5, 2, ['42']],
+  'OIOUBL_Invoice_UBLExtensions_v2p2.xml': ['invoice', 5050, 1262.5, 6312.5, 2, ['42']],
+  'OIOUBL_CreditNote_v2p2.xml': ['credit_note', 5050, 1262.5, 6312.5, 2, []],
+  'OIOUBL_InvoiceCerticate.xml': ['invoice', 363.16, 90.79, 453.95, 1, ['42']],
+  'OIOUBL_CreditNoteCertificate.xml': ['credit_note', 363.16, 90.79, 453.95, 1, []],
+};
+/** The rule each broken copy (PayableAmount 1.00) breaks: the package's own ids for the total. */
+const OIOUBL_PAYABLE_RULE: Record<string, string> = { invoice: 'F-INV133', credit_note: 'F-CRN079' };
+const brokenPayable = (xml: string) => xml.replace(/(<cbc:PayableAmount currencyID="DKK">)[0-9.]+/, '$11.00');
 
 const expenseOf = async (c: Api, id: string) => (await ok(c.GET('/expenses/{id}', { params: { path: { id } } }))).data;
 
@@ -139,13 +124,121 @@ describe('POST /einvoices/inbound', () => {
     }
   });
 
-  it('imports an OIOUBL 2.1 invoice from a Danish supplier as K25, finding the supplier by CVR', async () => {
-    const supplier = (await created(t.api.POST('/suppliers', { params: idem(), body: { name: 'Kontorforsyning (gammelt navn)', cvr: '29190925' } }))).data;
-    const r = await importXml(t.raw, oioubl('OIO-1001'));
+  it("imports every one of the OIOUBL package's examples: OIOUBL's totals, VAT, currency, lines and payment means", async () => {
+    for (const [file, [kind, net, vat, total, lines, means]] of Object.entries(OIOUBL_EXAMPLES)) {
+      // Each into a company of its own: two examples are the same supplier's invoice A00095678.
+      const other = await t.another(`OIOUBL ${file}`);
+      const xml = oioubl(file);
+      const r = await importXml(other.raw, xml);
+      expect(r.status, `${file}: ${r.text.slice(0, 800)}`).toBe(201);
+      const m = r.body.data;
+      // In OIOUBL TaxExclusiveAmount is the tax (1262.50), not the amount without it (5050.00).
+      expect([m.document_format, m.document_kind, m.currency, m.net_amount, m.vat_amount, m.total_amount], file).toEqual([
+        'oioubl-2.1',
+        kind,
+        'DKK',
+        net,
+        vat,
+        total,
+      ]);
+      expect(m.lines, file).toHaveLength(lines);
+      expect(
+        m.payment_means.map((p) => p.code),
+        file,
+      ).toEqual(means);
+      const sign = kind === 'credit_note' ? -1 : 1;
+      const expense = await expenseOf(other.api, m.expense_id);
+      // A Danish supplier's VAT, as stated: K25.
+      expect([expense.status, expense.currency, expense.amount, expense.vat_amount, expense.vat_code], file).toEqual([
+        'draft',
+        'DKK',
+        sign * total,
+        sign * vat,
+        'K25',
+      ]);
+      // The XML is kept as received (the credit note's byte order mark is the text reader's to drop).
+      expect((await other.raw.get(`/vouchers/${expense.voucher_id}/content`)).text, file).toBe(xml.replace(/^\uFEFF/, ''));
+    }
+  });
+
+  it("reads an OIOUBL invoice's lines and bank account, finds its supplier by its GLN, and reads OIOUBL-2.02 and 2.01 as 2.1", async () => {
+    const other = await t.another('OIOUBL Linjer ApS');
+    // The certificate example's seller has the GLN endpoint 5798000416604 (its CVR, like the other examples', fails the check digit).
+    const supplier = (
+      await created(other.api.POST('/suppliers', { params: idem(), body: { name: 'Styrelsen (gammelt navn)', peppol_id: '0088:5798000416604' } }))
+    ).data;
+    const certificate = await importXml(other.raw, oioubl('OIOUBL_InvoiceCerticate.xml'));
+    expect(certificate.status, certificate.text).toBe(201);
+    expect(certificate.body.data.supplier_id).toBe(supplier.id);
+    const r = await importXml(other.raw, oioubl('OIOUBL_Invoice_v2p2.xml'));
     expect(r.status, r.text).toBe(201);
-    expect(r.body.data).toMatchObject({ document_format: 'oioubl-2.1', supplier_id: supplier.id, total_amount: 1000, vat_amount: 200, currency: 'DKK' });
-    const expense = await expenseOf(t.api, r.body.data.expense_id);
-    expect([expense.amount, expense.vat_amount, expense.vat_code, expense.date, expense.due_date]).toEqual([1000, 200, 'K25', '2026-11-02', '2026-11-30']);
+    const m = r.body.data;
+    // Its CVR fails the check: no identifier a supplier can hold, so it is made by its name, once.
+    expect(m.supplier_id).not.toBe(supplier.id);
+    expect(m.lines[0]).toMatchObject({
+      id: '1',
+      description: 'Hejsetavle',
+      item_id: '5712345780121',
+      quantity: 1,
+      unit: 'EA',
+      price: 5000,
+      net_amount: 5000,
+      vat_category: 'S',
+      vat_rate: 25,
+      vat_amount: 1250,
+      account_number: '2810',
+      account_source: 'vat_category',
+    });
+    expect(m.lines[1]).toMatchObject({ description: 'Beslag', quantity: 2, price: 25, net_amount: 50, vat_amount: 12.5 });
+    expect(m.payment_means).toEqual([
+      { code: '42', due_date: '2005-11-25', card_type: '', payment_id: '', creditor: '', fi_line: '', account: '1234567890', branch: '1234' },
+    ]);
+    const expense = await expenseOf(other.api, m.expense_id);
+    expect([expense.date, expense.due_date]).toEqual(['2005-11-20', '2005-11-25']);
+    // The schematron takes OIOUBL-2.01 and 2.02 too (F-LIB002): read as 2.1, with the same meaning of each total.
+    for (const version of ['OIOUBL-2.02', 'OIOUBL-2.01']) {
+      const older = oioubl('OIOUBL_Invoice_v2p2.xml')
+        .replace('<cbc:CustomizationID>OIOUBL-2.1', `<cbc:CustomizationID>${version}`)
+        .replace('<cbc:ID>A00095678', `<cbc:ID>A-${version}`);
+      const o = await importXml(other.raw, older);
+      expect(o.status, `${version}: ${o.text.slice(0, 500)}`).toBe(201);
+      expect([o.body.data.document_format, o.body.data.net_amount, o.body.data.vat_amount, o.body.data.total_amount]).toEqual([
+        'oioubl-2.1',
+        5050,
+        1262.5,
+        6312.5,
+      ]);
+    }
+  });
+
+  it('reads an FI payment (FIK +71) as its payment line', async () => {
+    const other = await t.another('OIOUBL FIK ApS');
+    const xml = oioubl('OIOUBL_Invoice_v2p2.xml').replace(
+      /<cac:PaymentMeans>[\s\S]*<\/cac:PaymentMeans>/,
+      `<cac:PaymentMeans>
+        <cbc:ID>1</cbc:ID>
+        <cbc:PaymentMeansCode>93</cbc:PaymentMeansCode>
+        <cbc:PaymentDueDate>2005-11-25</cbc:PaymentDueDate>
+        <cbc:PaymentChannelCode listAgencyID="320" listID="urn:oioubl:codelist:paymentchannelcode-1.1">DK:FIK</cbc:PaymentChannelCode>
+        <cbc:InstructionID>000000000001735</cbc:InstructionID>
+        <cbc:PaymentID schemeAgencyID="320" schemeID="urn:oioubl:id:paymentid-1.1">71</cbc:PaymentID>
+        <cac:CreditAccount><cbc:AccountID>81234567</cbc:AccountID></cac:CreditAccount>
+    </cac:PaymentMeans>`,
+    );
+    const r = await importXml(other.raw, xml);
+    expect(r.status, r.text.slice(0, 800)).toBe(201);
+    expect(r.body.data.payment_means).toEqual([
+      {
+        code: '93',
+        due_date: '2005-11-25',
+        card_type: '71',
+        payment_id: '000000000001735',
+        creditor: '81234567',
+        fi_line: '+71<000000000001735 +81234567<',
+        account: '',
+        branch: '',
+      },
+    ]);
   });
 
   it('refuses the same document of the same supplier again with 409, naming the first import; the same key replays', async () => {
@@ -192,39 +285,68 @@ describe('POST /einvoices/inbound', () => {
     expect(r.body).toMatchObject({ code: 'einvoice_invalid', field: 'body' });
     expect(r.body.failures!.map((f) => f.id)).toContain('BR-CO-16');
     expect(r.body.detail).toMatch(/BR-CO-16/);
-    const oioBroken = oioubl('OIO-9').replace('<cbc:TaxInclusiveAmount currencyID="DKK">1000.00', '<cbc:TaxInclusiveAmount currencyID="DKK">1100.00');
-    const o = await importXml(t.raw, oioBroken);
-    expect(o.status).toBe(400);
-    expect(o.body.failures!.map((f) => f.id)).toEqual(['BR-CO-15']);
+    // A broken copy of each OIOUBL example: refused by the OIOUBL schematron with its rule ids and texts.
+    for (const [file, [kind]] of Object.entries(OIOUBL_EXAMPLES)) {
+      const o = await importXml(t.raw, brokenPayable(oioubl(file)));
+      expect([o.status, o.body.code], `${file}: ${o.text.slice(0, 500)}`).toEqual([400, 'einvoice_invalid']);
+      expect(
+        o.body.failures!.map((f) => f.id),
+        file,
+      ).toContain(OIOUBL_PAYABLE_RULE[kind]);
+      expect(o.body.failures!.find((f) => f.id === OIOUBL_PAYABLE_RULE[kind])!.text, file).toMatch(/^PayableAmount is calculated incorrectly/);
+      expect(o.body.detail).toMatch(/OIOUBL 2\.1 \(schematron 1\.17\.2\)/);
+    }
     expect(await stored(t.company.companyId)).toEqual(before);
   });
 
   it('gives an OIOUBL document the amount checks a Peppol document gets, reads dates by the calendar and stores names decoded', async () => {
     const other = await t.another('OIOUBL Kontrol ApS');
     const before = await stored(other.company.companyId);
+    const invoice = oioubl('OIOUBL_Invoice_v2p2.xml');
     // A document in EUR whose amounts are all in DKK, and a total with three decimals: refused as Peppol's rules refuse them.
-    const eur = await importXml(other.raw, oioubl('OIO-EUR').replace('<cbc:DocumentCurrencyCode>DKK', '<cbc:DocumentCurrencyCode>EUR'));
+    const eur = await importXml(other.raw, invoice.replace('<cbc:DocumentCurrencyCode>DKK', '<cbc:DocumentCurrencyCode>EUR'));
     expect([eur.status, eur.body.code], eur.text).toEqual([400, 'einvoice_invalid']);
-    expect(new Set(eur.body.failures!.map((f) => f.id))).toEqual(new Set(['PEPPOL-EN16931-R051']));
-    const three = await importXml(
-      other.raw,
-      oioubl('OIO-3').replace('<cbc:PayableAmount currencyID="DKK">1000.00', '<cbc:PayableAmount currencyID="DKK">1000.005'),
-    );
-    expect([three.status, three.body.code, three.body.failures?.map((f) => f.id)], three.text).toEqual([400, 'einvoice_invalid', ['UBL-DT-01']]);
-    const date = await importXml(other.raw, oioubl('OIO-DATE').replace('<cbc:IssueDate>2026-11-02', '<cbc:IssueDate>2026-02-31'));
+    expect(eur.body.failures!.map((f) => f.id)).toContain('PEPPOL-EN16931-R051');
+    const three = await importXml(other.raw, invoice.replace('<cbc:PayableAmount currencyID="DKK">6312.50', '<cbc:PayableAmount currencyID="DKK">6312.505'));
+    expect([three.status, three.body.code], three.text).toEqual([400, 'einvoice_invalid']);
+    expect(three.body.failures!.map((f) => f.id)).toContain('UBL-DT-01');
+    const date = await importXml(other.raw, invoice.replace('<cbc:IssueDate>2005-11-20', '<cbc:IssueDate>2005-02-31'));
     expect([date.status, date.body.code, date.body.field, date.body.detail]).toEqual([
       400,
       'invalid_request',
       'IssueDate',
-      'Not an e-invoice this service takes: IssueDate "2026-02-31" must be a valid calendar date.',
+      'Not an e-invoice this service takes: IssueDate "2005-02-31" must be a valid calendar date.',
     ]);
     expect(await stored(other.company.companyId)).toEqual(before);
     // An entity in a name is the character it stands for, in the supplier made and in the message.
-    const named = await importXml(other.raw, oioubl('OIO-AMP').replaceAll('Kontorforsyning Øst A/S', 'Jensen &amp; S&#248;n ApS'));
+    const named = await importXml(other.raw, invoice.replaceAll('Tavleleverandøren', 'Jensen &amp; S&#248;n ApS'));
     expect(named.status, named.text).toBe(201);
     expect(named.body.data.counterpart.name).toBe('Jensen & Søn ApS');
     const supplier = (await ok(other.api.GET('/suppliers/{id}', { params: { path: { id: named.body.data.supplier_id } } }))).data;
     expect(supplier.name).toBe('Jensen & Søn ApS');
+  });
+
+  it('never merges a supplier with one another identifier names: a namesake with another Peppol id is another supplier', async () => {
+    const other = await t.another('Navnebror ApS');
+    const xml = example('base-example.xml');
+    const name = /<cbc:RegistrationName>([^<]+)<\/cbc:RegistrationName>/.exec(xml)![1]!;
+    const namesake = (await created(other.api.POST('/suppliers', { params: idem(), body: { name, peppol_id: '0184:29190925' } }))).data;
+    const r = await importXml(other.raw, xml);
+    expect(r.status, r.text.slice(0, 500)).toBe(201);
+    expect(r.body.data.supplier_id).not.toBe(namesake.id);
+  });
+
+  it('says what was prepaid as the document states it, not mixed with the rounding', async () => {
+    const other = await t.another('Forudbetalt ApS');
+    // The Peppol example with 1000.00 prepaid, and 0.30 of rounding on what is left to pay (BR-CO-16 holds).
+    const xml = example('Allowance-example.xml').replace(
+      '<cbc:PayableAmount currencyID="EUR">6125.00</cbc:PayableAmount>',
+      '<cbc:PayableRoundingAmount currencyID="EUR">0.30</cbc:PayableRoundingAmount>\n        <cbc:PayableAmount currencyID="EUR">6125.30</cbc:PayableAmount>',
+    );
+    const r = await importXml(other.raw, xml);
+    expect(r.status, r.text.slice(0, 800)).toBe(201);
+    expect(r.body.data.payable_amount).toBe(6125.3);
+    expect((await expenseOf(other.api, r.body.data.expense_id)).description).toMatch(/\(forudbetalt 1000\.00 EUR\)$/);
   });
 
   it('refuses hostile and foreign XML, other media types, oversize and non-UTF-8 bodies by name, storing nothing', async () => {
@@ -242,8 +364,13 @@ describe('POST /einvoices/inbound', () => {
       ['<Order xmlns="urn:oasis:names:specification:ubl:schema:xsd:Order-2"/>', {}, 400, /root element is <Order>/],
       ['<Invoice xmlns="urn:example:not-ubl"/>', {}, 400, /namespace/],
       ['', {}, 400, /no document/],
-      // An OIOUBL document is not run through SaxonJS: NUL must be refused by the parse itself, not reach PostgreSQL.
-      [oioubl('OIO-NUL').replace('Kontorforsyning Øst A/S</cbc:RegistrationName>', 'Kontor\u0000forsyning</cbc:RegistrationName>'), {}, 400, /U\+0000/],
+      // NUL is refused by the reading itself, before any rules, and never reaches PostgreSQL.
+      [
+        oioubl('OIOUBL_Invoice_v2p2.xml').replace('Tavleleverandøren</cbc:RegistrationName>', 'Tavle\u0000leverandøren</cbc:RegistrationName>'),
+        {},
+        400,
+        /U\+0000/,
+      ],
       [example('base-example.xml'), { 'Content-Type': 'application/json' }, 415, /application\/xml/],
       [`<Invoice ${ubl}>${'x'.repeat(10 * 1024 * 1024)}</Invoice>`, {}, 413, /exceeds/],
     ];

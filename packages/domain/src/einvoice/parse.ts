@@ -1,6 +1,7 @@
-// Reading a received e-invoice, pure: Peppol BIS Billing 3.0 and OIOUBL 2.1 `Invoice` and `CreditNote`
-// (both UBL) into what the books need: the supplier, the document's number, dates, currency, totals, VAT
-// breakdown and embedded attachments. The XML is read under the safe-XML policy (xml/reader.ts: no
+// Reading a received e-invoice, pure: Peppol BIS Billing 3.0 and OIOUBL 2.1 (2.01, 2.02) `Invoice` and
+// `CreditNote` (both UBL) into what the books need: the supplier, the document's number, dates, currency,
+// totals (each in its format's meaning), VAT breakdown, other taxes (excise duties), lines, payment means
+// and embedded attachments. The XML is read under the safe-XML policy (xml/reader.ts: no
 // document type, so nothing fetched and no entity expanded; bounded while read); another root element
 // or namespace is refused. Amounts are read by money.ts's rule, dates by calendar.ts's.
 import { checkDate } from '../calendar.ts';
@@ -20,6 +21,8 @@ const ROOTS = {
   CreditNote: 'urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2',
 } as const;
 const PEPPOL_BIS3 = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0';
+/** The OIOUBL versions the schematron package 1.17.2 takes (F-LIB002): all read as OIOUBL 2.1. */
+const OIOUBL_VERSIONS = ['OIOUBL-2.1', 'OIOUBL-2.02', 'OIOUBL-2.01'];
 
 export interface InboundParty {
   name: string;
@@ -50,11 +53,52 @@ export interface InboundDocument {
   payable: Decimal;
   /** The VAT in DKK when the document states it (TaxCurrencyCode DKK). */
   vatDkk: Decimal | null;
+  /** The VAT breakdown (VAT only); OIOUBL's categories in Peppol's codes (StandardRated S, ZeroRated Z, ReverseCharge AE). */
   breakdown: { category: string; rate: Decimal; taxable: Decimal; tax: Decimal }[];
+  /** Taxes other than VAT (OIOUBL's excise duties, each TaxTotal of another tax scheme): part of the cost, not input VAT. */
+  taxes: { scheme: string; name: string; amount: Decimal }[];
+  /** What was paid before (PrepaidAmount), and the rounding of the payable amount (PayableRoundingAmount): 0 when not stated. */
+  prepaid: Decimal;
+  rounding: Decimal;
+  lines: InboundLine[];
+  paymentMeans: InboundPaymentMeans[];
   /** Every amount against the decimals and currency rules (amountFailures): fatal for a document the official rules do not check. */
   amountFailures: RuleFailure[];
   attachments: { filename: string; mimeType: string; content: Buffer }[];
   lineCount: number;
+}
+
+export interface InboundLine {
+  id: string;
+  description: string;
+  /** The seller's item id (SellersItemIdentification), '' when none: what "the same item" is. */
+  itemId: string;
+  quantity: Decimal;
+  /** UN/ECE Recommendation 20 unit code ('' when none). */
+  unit: string;
+  /** Price per unit (PriceAmount / BaseQuantity, as stated); null when the line states none. */
+  price: Decimal | null;
+  /** The line's amount without VAT (LineExtensionAmount), its allowances and charges applied. */
+  net: Decimal;
+  allowances: { charge: boolean; amount: Decimal; reason: string }[];
+  vatCategory: string;
+  vatRate: Decimal | null;
+  /** The line's VAT when the document states it (OIOUBL's line TaxTotal); null otherwise. */
+  vat: Decimal | null;
+}
+
+export interface InboundPaymentMeans {
+  /** UNCL 4461: 31/42/58 bank transfer, 93 FI (FIK), 49 direct debit, 48 card, ... */
+  code: string;
+  dueDate: string;
+  /** An FI payment's card type (71, 73, 75; '' for other means), its payment id, its creditor number and payment line (`+71<id +creditor<`). */
+  cardType: string;
+  paymentId: string;
+  creditor: string;
+  fiLine: string;
+  /** The account to pay to: a Danish account (registration number as `branch`) or an IBAN (BIC as `branch`); '' when none. */
+  account: string;
+  branch: string;
 }
 
 const refuse = (why: string, field?: string) => invalidRequest(`Not an e-invoice this service takes: ${why}.`, field);
@@ -90,6 +134,8 @@ function party(p: XmlElement | undefined): InboundParty {
   const endpointId = textOf(endpointNode);
   const named = attributeOf(endpointNode, 'schemeID');
   const scheme = OIOUBL_SCHEMES[named] ?? named;
+  // OIOUBL writes a CVR endpoint as DK12345678; Peppol's 0184 is the 8 digits.
+  const endpointValue = scheme === '0184' ? endpointId.replace(/^DK/i, '') : endpointId;
   const taxIds = children(p, 'PartyTaxScheme').map((t) => textOf(child(t, 'CompanyID')));
   const vatNumber = taxIds.find((id) => /^[A-Z]{2}/.test(id)) ?? '';
   const legal = child(p, 'PartyLegalEntity', 'CompanyID');
@@ -97,11 +143,11 @@ function party(p: XmlElement | undefined): InboundParty {
   const ids = [
     ...(legalScheme === '0184' || legalScheme === 'DK:CVR' ? [textOf(legal)] : []),
     ...(vatNumber.startsWith('DK') ? [vatNumber.slice(2)] : []),
-    ...(scheme === '0184' ? [endpointId] : []),
+    ...(scheme === '0184' ? [endpointValue] : []),
   ];
   return {
     name: textOf(child(p, 'PartyLegalEntity', 'RegistrationName')) || textOf(child(p, 'PartyName', 'Name')),
-    endpoint: endpointId && scheme ? `${scheme}:${endpointId}` : '',
+    endpoint: endpointValue && scheme ? `${scheme}:${endpointValue}` : '',
     cvr: ids.map((id) => id.replace(/\D/g, '')).find((id) => /^\d{8}$/.test(id)) ?? '',
     vatNumber,
     country: textOf(child(p, 'PostalAddress', 'Country', 'IdentificationCode')),
@@ -147,19 +193,21 @@ export function parseEinvoice(xml: string): InboundDocument {
   if (!(rootName in ROOTS)) throw refuse(`the root element is <${root.name}>, not <Invoice> or <CreditNote>`);
   if (root.uri !== ROOTS[rootName]) throw refuse(`<${rootName}> is in the namespace "${root.uri}", not ${ROOTS[rootName]}`);
   const customization = textOf(child(root, 'CustomizationID'));
-  const format: EinvoiceFormat | undefined = customization === PEPPOL_BIS3 ? 'peppol-bis3' : /^OIOUBL-2\.0[12]$/.test(customization) ? 'oioubl-2.1' : undefined;
-  if (!format) throw refuse(`CustomizationID "${customization}" is neither Peppol BIS Billing 3.0 (${PEPPOL_BIS3}) nor OIOUBL 2.1 (OIOUBL-2.01, OIOUBL-2.02)`);
+  const format: EinvoiceFormat | undefined = customization === PEPPOL_BIS3 ? 'peppol-bis3' : OIOUBL_VERSIONS.includes(customization) ? 'oioubl-2.1' : undefined;
+  if (!format) {
+    throw refuse(`CustomizationID "${customization}" is neither Peppol BIS Billing 3.0 (${PEPPOL_BIS3}) nor OIOUBL 2.1 (${OIOUBL_VERSIONS.join(', ')})`);
+  }
+  const oioubl = format === 'oioubl-2.1';
   const credit = rootName === 'CreditNote';
   const currency = textOf(child(root, 'DocumentCurrencyCode'));
-  const taxTotals = children(root, 'TaxTotal');
-  const inCurrency = (code: string) => taxTotals.find((t) => attributeOf(child(t, 'TaxAmount'), 'currencyID') === code);
   const totals = child(root, 'LegalMonetaryTotal');
-  const main = inCurrency(currency) ?? taxTotals[0];
-  const dkk = currency !== 'DKK' ? inCurrency('DKK') : undefined;
   const number = textOf(child(root, 'ID'));
   if (!number) throw refuse('it has no ID (the document number)', 'ID');
   const issueDate = date(child(root, 'IssueDate'), 'IssueDate');
   const due = child(root, 'DueDate') ?? child(root, 'PaymentMeans', 'PaymentDueDate');
+  const taxes = readTaxes(root, currency);
+  const gross = amount(child(totals, 'TaxInclusiveAmount'), 'TaxInclusiveAmount');
+  const optional = (name: string) => (child(totals, name) ? amount(child(totals, name), name) : new Decimal(0));
   return {
     format,
     kind: credit ? 'credit_note' : 'invoice',
@@ -170,22 +218,19 @@ export function parseEinvoice(xml: string): InboundDocument {
     currency,
     supplier: party(child(root, 'AccountingSupplierParty', 'Party')),
     buyer: party(child(root, 'AccountingCustomerParty', 'Party')),
-    net: amount(child(totals, 'TaxExclusiveAmount'), 'TaxExclusiveAmount'),
-    vat: main ? amount(child(main, 'TaxAmount'), 'TaxAmount') : new Decimal(0),
-    gross: amount(child(totals, 'TaxInclusiveAmount'), 'TaxInclusiveAmount'),
+    // OIOUBL's TaxExclusiveAmount is the total of the taxes (VAT and duties), not the amount without
+    // them: there the amount without VAT is the total with it less the VAT (duties are part of the cost).
+    net: oioubl ? gross.minus(taxes.vat) : amount(child(totals, 'TaxExclusiveAmount'), 'TaxExclusiveAmount'),
+    vat: taxes.vat,
+    gross,
     payable: amount(child(totals, 'PayableAmount'), 'PayableAmount'),
-    vatDkk: dkk ? amount(child(dkk, 'TaxAmount'), 'TaxAmount') : null,
-    breakdown: children(main, 'TaxSubtotal').map((s) => {
-      const percent = textOf(child(s, 'TaxCategory', 'Percent')) || '0';
-      const rate = parseDecimalText(percent, VAT_RATE_DECIMALS);
-      if (typeof rate === 'string') throw refuse(`TaxCategory/Percent "${percent}" ${rate}`, 'Percent');
-      return {
-        category: textOf(child(s, 'TaxCategory', 'ID')),
-        rate,
-        taxable: amount(child(s, 'TaxableAmount'), 'TaxableAmount'),
-        tax: amount(child(s, 'TaxAmount'), 'TaxAmount'),
-      };
-    }),
+    prepaid: optional('PrepaidAmount'),
+    rounding: optional('PayableRoundingAmount'),
+    vatDkk: taxes.vatDkk,
+    breakdown: taxes.breakdown,
+    taxes: taxes.other,
+    lines: children(root, credit ? 'CreditNoteLine' : 'InvoiceLine').map((l) => line(l, credit)),
+    paymentMeans: children(root, 'PaymentMeans').map(paymentMeans),
     amountFailures: amountFailures(root, currency),
     attachments: children(root, 'AdditionalDocumentReference').flatMap((ref) => {
       const object = child(ref, 'Attachment', 'EmbeddedDocumentBinaryObject');
@@ -199,5 +244,124 @@ export function parseEinvoice(xml: string): InboundDocument {
       ];
     }),
     lineCount: children(root, credit ? 'CreditNoteLine' : 'InvoiceLine').length,
+  };
+}
+
+/** OIOUBL's VAT categories in Peppol's (UNCL 5305) codes; Peppol's own and OIOUBL's other codes (B, K, O, G, ...) stay. */
+const OIOUBL_CATEGORIES: Record<string, string> = { StandardRated: 'S', ZeroRated: 'Z', ReverseCharge: 'AE' };
+const vatCategory = (id: string) => OIOUBL_CATEGORIES[id] ?? id;
+
+/** VAT's tax scheme: Peppol's `VAT`, OIOUBL's `63` (Moms). Any other scheme is a duty (afgift). */
+const isVat = (scheme: XmlElement | undefined) => {
+  const id = textOf(child(scheme, 'ID')).toUpperCase();
+  return id === 'VAT' || id === '63' || (!id && /^(moms|vat)$/i.test(textOf(child(scheme, 'Name'))));
+};
+
+function rateOf(category: XmlElement | undefined): Decimal | null {
+  const percent = textOf(child(category, 'Percent'));
+  if (!percent) return null;
+  const rate = parseDecimalText(percent, VAT_RATE_DECIMALS);
+  if (typeof rate === 'string') throw refuse(`TaxCategory/Percent "${percent}" ${rate}`, 'Percent');
+  return rate;
+}
+
+/**
+ * The document's taxes, each TaxSubtotal by its tax scheme: VAT's subtotals make the VAT breakdown and
+ * the VAT (the TaxTotal in the document's currency; in DKK too when another TaxTotal states it); any
+ * other scheme's (excise duties) are taxes of their own. A TaxTotal without subtotals counts as VAT.
+ */
+function readTaxes(root: XmlElement, currency: string) {
+  const taxTotals = children(root, 'TaxTotal');
+  const inCurrency = (code: string) => taxTotals.filter((t) => (attributeOf(child(t, 'TaxAmount'), 'currencyID') || currency) === code);
+  const main = inCurrency(currency);
+  const breakdown: InboundDocument['breakdown'] = [];
+  const other: InboundDocument['taxes'] = [];
+  let vat = new Decimal(0);
+  for (const total of main.length ? main : taxTotals.slice(0, 1)) {
+    const subtotals = children(total, 'TaxSubtotal');
+    if (!subtotals.length) vat = vat.plus(amount(child(total, 'TaxAmount'), 'TaxAmount'));
+    for (const s of subtotals) {
+      const category = child(s, 'TaxCategory');
+      const tax = amount(child(s, 'TaxAmount'), 'TaxAmount');
+      if (!isVat(child(category, 'TaxScheme'))) {
+        const scheme = child(category, 'TaxScheme');
+        other.push({ scheme: textOf(child(scheme, 'ID')), name: textOf(child(scheme, 'Name')) || textOf(child(category, 'Name')), amount: tax });
+        continue;
+      }
+      vat = vat.plus(tax);
+      breakdown.push({
+        category: vatCategory(textOf(child(category, 'ID'))),
+        rate: rateOf(category) ?? new Decimal(0),
+        taxable: amount(child(s, 'TaxableAmount'), 'TaxableAmount'),
+        tax,
+      });
+    }
+  }
+  const dkk = currency !== 'DKK' ? inCurrency('DKK')[0] : undefined;
+  return { vat, breakdown, other, vatDkk: dkk ? amount(child(dkk, 'TaxAmount'), 'TaxAmount') : null };
+}
+
+/** A quantity the document states: any decimals (UBL's quantities are not amounts). */
+function quantity(e: XmlElement | undefined, what: string): Decimal {
+  const t = textOf(e);
+  if (!t) return new Decimal(1);
+  const d = parseDecimalText(t, Infinity);
+  if (typeof d === 'string') throw refuse(`${what} "${t}" ${d}`, what);
+  return d;
+}
+
+function line(l: XmlElement, credit: boolean): InboundLine {
+  const q = child(l, credit ? 'CreditedQuantity' : 'InvoicedQuantity');
+  const item = child(l, 'Item');
+  // The line's VAT category: Peppol's on the item (ClassifiedTaxCategory), OIOUBL's in the line's own TaxTotal.
+  const vatSubtotal = children(child(l, 'TaxTotal'), 'TaxSubtotal').find((s) => isVat(child(s, 'TaxCategory', 'TaxScheme')));
+  const category = child(item, 'ClassifiedTaxCategory') ?? child(vatSubtotal, 'TaxCategory');
+  const priceNode = child(l, 'Price', 'PriceAmount');
+  return {
+    id: textOf(child(l, 'ID')),
+    description: (textOf(child(item, 'Name')) || textOf(child(item, 'Description')) || textOf(child(l, 'Note'))).slice(0, 500),
+    itemId: textOf(child(item, 'SellersItemIdentification', 'ID')) || textOf(child(item, 'StandardItemIdentification', 'ID')),
+    quantity: quantity(q, q?.name ?? 'InvoicedQuantity'),
+    unit: attributeOf(q, 'unitCode'),
+    price: priceNode ? amount(priceNode, 'PriceAmount') : null,
+    net: amount(child(l, 'LineExtensionAmount'), 'LineExtensionAmount'),
+    allowances: children(l, 'AllowanceCharge').map((a) => ({
+      charge: textOf(child(a, 'ChargeIndicator')) === 'true',
+      amount: amount(child(a, 'Amount'), 'Amount'),
+      reason: textOf(child(a, 'AllowanceChargeReason')) || textOf(child(a, 'AllowanceChargeReasonCode')),
+    })),
+    vatCategory: vatCategory(textOf(child(category, 'ID'))),
+    vatRate: rateOf(category),
+    vat: vatSubtotal ? amount(child(vatSubtotal, 'TaxAmount'), 'TaxAmount') : null,
+  };
+}
+
+/**
+ * A payment means. An FI payment (93, FIK) is read from OIOUBL's PaymentID (71, 73, 75), InstructionID
+ * (the payment id) and CreditAccount (the creditor), or from Peppol's PaymentID `71#<payment id>` and
+ * payee account (the creditor, DK-R-010); a bank account from PayeeFinancialAccount and its branch (a
+ * Danish registration number, or a BIC).
+ */
+function paymentMeans(m: XmlElement): InboundPaymentMeans {
+  const code = textOf(child(m, 'PaymentMeansCode'));
+  const stated = textOf(child(m, 'PaymentID'));
+  const account = child(m, 'PayeeFinancialAccount');
+  const accountId = textOf(child(account, 'ID'));
+  const oioublFi = /^(71|73|75)$/.test(stated);
+  const peppolFi = /^(71|73|75)#/.exec(stated);
+  const cardType = oioublFi ? stated : peppolFi ? peppolFi[1]! : '';
+  const paymentId = oioublFi ? textOf(child(m, 'InstructionID')) : peppolFi ? stated.slice(3) : stated;
+  const creditor = oioublFi ? textOf(child(m, 'CreditAccount', 'AccountID')) : peppolFi ? accountId : '';
+  return {
+    code,
+    dueDate: textOf(child(m, 'PaymentDueDate')),
+    cardType,
+    paymentId,
+    creditor,
+    fiLine: cardType ? `+${cardType}<${cardType === '73' ? '' : paymentId} +${creditor}<` : '',
+    account: cardType ? '' : accountId,
+    branch: cardType
+      ? ''
+      : textOf(child(account, 'FinancialInstitutionBranch', 'ID')) || textOf(child(account, 'FinancialInstitutionBranch', 'FinancialInstitution', 'ID')),
   };
 }
