@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import PDFDocument from 'pdfkit';
 import { einvoiceValidationPool, warmEinvoiceValidation } from '@tlr/domain';
 import { countRows, created, idem, ok, useCompany, type Api, type client } from './helpers.ts';
 
@@ -43,7 +44,7 @@ interface EinvoiceMessage {
   payable_amount: number;
   counterpart: { name: string; peppol_id: string };
   links: { xml: string; voucher: string; attachments: string[]; expense: string };
-  lines: Record<string, unknown>[];
+  lines: { description: string; account_number: string; account_source: string }[];
   payment_means: Record<string, unknown>[];
 }
 interface Problem {
@@ -80,6 +81,43 @@ const OIOUBL_EXAMPLES: Record<string, [string, number, number, number, number, s
 };
 /** The rule each broken copy (PayableAmount 1.00) breaks: the package's own ids for the total. */
 const OIOUBL_PAYABLE_RULE: Record<string, string> = { invoice: 'F-INV133', credit_note: 'F-CRN079' };
+/** CEN's CII examples and an XRechnung CII one (../shared/reference/einvoice/cii/examples): [currency, total, VAT, net, lines, VAT code]. */
+const CII = join(REFERENCE, 'einvoice', 'cii', 'examples');
+const cii = (name: string) => readFileSync(join(CII, name), 'utf8');
+const CII_EXAMPLES: Record<string, [string, number, number, number, number, string]> = {
+  // A Norwegian seller: 25 % and 15 % lines beside an exempt one, 365.28 of VAT in 1801.78 (more than 25 %
+  // of it can hold): taken as stated, foreign VAT is no Danish input VAT.
+  'CII_business_example_01.xml': ['NOK', 1801.78, 365.28, 1436.5, 5, 'KDELVIS'],
+  'CII_example1.xml': ['EUR', 250.33, 20.73, 229.6, 20, 'KDELVIS'],
+  'CII_example3.xml': ['DKK', 1125, 225, 900, 1, 'K25'],
+  'CII_example5.xml': ['DKK', 4675, 675, 4000, 3, 'KDELVIS'],
+  'CII_example7.xml': ['SEK', 3200, 0, 3200, 2, 'K0'],
+  'XRechnung-O.xml': ['EUR', 385544.6, 0, 385544.6, 2, 'K0'],
+};
+
+/** POSTs a PDF (Factur-X / ZUGFeRD, or not) to /einvoices/inbound. */
+async function importPdf(key: string, url: string, pdf: Buffer) {
+  const r = await fetch(`${url}/api/v1/einvoices/inbound`, {
+    method: 'POST',
+    headers: { 'X-API-Key': key, 'Content-Type': 'application/pdf', ...idem().header },
+    body: pdf,
+  });
+  return { status: r.status, body: (await r.json()) as { data: EinvoiceMessage | null; voucher_id?: string; detail?: string } & Problem };
+}
+
+/** A PDF as an invoicing program writes one, with `xml` embedded as Factur-X does (`factur-x.xml`), or none. */
+async function pdfWith(xml?: string): Promise<Buffer> {
+  const doc = new PDFDocument({ size: 'A4', info: { Title: 'Faktura' } });
+  const parts: Buffer[] = [];
+  doc.on('data', (b: Buffer) => parts.push(b));
+  const done = new Promise<void>((resolve) => doc.on('end', () => resolve()));
+  doc.fontSize(14).text('Faktura TOSL108');
+  if (xml !== undefined) doc.file(Buffer.from(xml, 'utf8'), { name: 'factur-x.xml', type: 'text/xml', description: 'Factur-X' });
+  doc.end();
+  await done;
+  return Buffer.concat(parts);
+}
+
 const brokenPayable = (xml: string) => xml.replace(/(<cbc:PayableAmount currencyID="DKK">)[0-9.]+/, '$11.00');
 
 const expenseOf = async (c: Api, id: string) => (await ok(c.GET('/expenses/{id}', { params: { path: { id } } }))).data;
@@ -209,6 +247,136 @@ describe('POST /einvoices/inbound', () => {
         6312.5,
       ]);
     }
+  });
+
+  it("proposes each line's account: the supplier's same item as last booked, else the supplier's last account, else the VAT category's", async () => {
+    const other = await t.another('OIOUBL Konti ApS');
+    // The package's invoice, dated in the company's open fiscal year so that it can be booked.
+    const invoice = oioubl('OIOUBL_Invoice_v2p2.xml')
+      .replace('<cbc:IssueDate>2005-11-20', '<cbc:IssueDate>2026-11-20')
+      .replace('<cbc:PaymentDueDate>2005-11-25', '<cbc:PaymentDueDate>2026-11-25');
+    const first = (await importXml(other.raw, invoice)).body.data;
+    expect(first.lines.map((l) => [l.account_number, l.account_source])).toEqual([
+      ['2810', 'vat_category'],
+      ['2810', 'vat_category'],
+    ]);
+    // A person books the first document to 1610 Varekøb.
+    await ok(other.api.PUT('/expenses/{id}', { params: { path: { id: first.expense_id } }, body: { account_number: '1610' } }));
+    await ok(other.api.PUT('/expenses/{id}/status', { params: { path: { id: first.expense_id } }, body: { status: 'booked' } }));
+    // The supplier's next document: the same item (Hejsetavle, the seller's item id) goes where it went; a new one where the supplier's last went.
+    const next = invoice
+      .replace('<cbc:ID>A00095678', '<cbc:ID>A00095679')
+      .replace('<cbc:Name>Beslag</cbc:Name>', '<cbc:Name>Skruer</cbc:Name>')
+      .replace('5712345780111', '5712345780999');
+    const second = await importXml(other.raw, next);
+    expect(second.status, second.text.slice(0, 500)).toBe(201);
+    expect(second.body.data.supplier_id).toBe(first.supplier_id);
+    expect(second.body.data.lines.map((l) => [l.description, l.account_number, l.account_source])).toEqual([
+      ['Hejsetavle', '1610', 'supplier_item'],
+      ['Skruer', '1610', 'supplier_default'],
+    ]);
+    // Another supplier's document: nothing of this supplier's applies.
+    const elsewhere = (await importXml(other.raw, oioubl('OIOUBL_InvoiceCerticate.xml'))).body.data;
+    expect(elsewhere.lines.map((l) => l.account_source)).toEqual(['vat_category']);
+  });
+
+  it("imports CEN's CII examples and an XRechnung CII one under the CEN CII rules; a broken copy of each is refused with its rule ids", async () => {
+    for (const [file, [currency, total, vat, net, lines, code]] of Object.entries(CII_EXAMPLES)) {
+      const other = await t.another(`CII ${file}`);
+      const r = await importXml(other.raw, cii(file));
+      expect(r.status, `${file}: ${r.text.slice(0, 800)}`).toBe(201);
+      const m = r.body.data;
+      expect([m.document_format, m.document_kind, m.currency, m.total_amount, m.vat_amount, m.net_amount, m.lines.length], file).toEqual([
+        'en16931-cii',
+        'invoice',
+        currency,
+        total,
+        vat,
+        net,
+        lines,
+      ]);
+      const expense = await expenseOf(other.api, m.expense_id);
+      expect([expense.currency, expense.amount, expense.vat_amount, expense.vat_code], file).toEqual([currency, total, vat, code]);
+      const before = await stored(other.company.companyId);
+      const broken = await importXml(other.raw, cii(file).replace(/(<ram:DuePayableAmount>)[0-9.]+/, '$11.00'));
+      expect([broken.status, broken.body.code], `${file}: ${broken.text.slice(0, 500)}`).toEqual([400, 'einvoice_invalid']);
+      expect(
+        broken.body.failures!.map((f) => f.id),
+        file,
+      ).toContain('BR-CO-16');
+      expect(broken.body.detail).toMatch(/CEN EN 16931 \(CII\)/);
+      expect(await stored(other.company.companyId)).toEqual(before);
+    }
+  });
+
+  it('imports plain EN 16931 and XRechnung UBL under the CEN rules alone: the Peppol rules only for documents that claim Peppol', async () => {
+    // Peppol's example without the buyer's electronic address, which Peppol requires (PEPPOL-EN16931-R010) and EN 16931 does not.
+    const peppol = example('base-example.xml');
+    const withoutEndpoint = peppol.replace(/(<cac:AccountingCustomerParty>\s*<cac:Party>\s*)<cbc:EndpointID[^>]*>[^<]*<\/cbc:EndpointID>/, '$1');
+    expect(withoutEndpoint).not.toBe(peppol);
+    const claimsPeppol = await importXml(t.raw, withoutEndpoint);
+    expect(claimsPeppol.status).toBe(400);
+    expect(claimsPeppol.body.failures!.map((f) => f.id)).toContain('PEPPOL-EN16931-R010');
+    const customizations = {
+      'urn:cen.eu:en16931:2017': 'EN 16931',
+      'urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0': 'XRechnung 3.0',
+    };
+    for (const [customization, what] of Object.entries(customizations)) {
+      const other = await t.another(`UBL ${what}`);
+      const xml = withoutEndpoint.replace('urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0', customization);
+      const r = await importXml(other.raw, xml);
+      expect(r.status, `${what}: ${r.text.slice(0, 500)}`).toBe(201);
+      expect([r.body.data.document_format, r.body.data.total_amount, r.body.data.vat_amount, r.body.data.currency]).toEqual([
+        'en16931-ubl',
+        1656.25,
+        331.25,
+        'EUR',
+      ]);
+      const broken = await importXml(
+        other.raw,
+        xml.replace('<cbc:PayableAmount currencyID="EUR">1656.25</cbc:PayableAmount>', '<cbc:PayableAmount currencyID="EUR">1000.00</cbc:PayableAmount>'),
+      );
+      expect(broken.status).toBe(400);
+      const ids = broken.body.failures!.map((f) => f.id);
+      expect(ids).toContain('BR-CO-16');
+      expect(ids.filter((id) => id.startsWith('PEPPOL'))).toEqual([]);
+    }
+  });
+
+  it('imports a Factur-X PDF: its embedded XML is read, the PDF is the voucher; a PDF without XML is kept as a voucher, nothing read', async () => {
+    const other = await t.another('Factur-X ApS');
+    const xml = cii('CII_example3.xml');
+    const pdf = await pdfWith(xml);
+    const r = await importPdf(other.key, t.svc.url, pdf);
+    expect(r.status, JSON.stringify(r.body).slice(0, 800)).toBe(201);
+    const m = r.body.data!;
+    expect([m.document_format, m.document_number, m.total_amount, m.vat_amount, m.currency]).toEqual(['en16931-cii', 'TOSL108', 1125, 225, 'DKK']);
+    const expense = await expenseOf(other.api, m.expense_id);
+    expect([expense.amount, expense.vat_amount, expense.vat_code]).toEqual([1125, 225, 'K25']);
+    // The PDF, byte for byte, is the expense's voucher; the XML is kept beside it, and as the message's document.
+    const voucher = await fetch(`${t.svc.url}/api/v1/vouchers/${expense.voucher_id}/content`, { headers: { 'X-API-Key': other.key } });
+    expect(Buffer.from(await voucher.arrayBuffer()).equals(pdf)).toBe(true);
+    expect(m.links.attachments).toHaveLength(1);
+    expect((await other.raw.get(m.links.attachments[0]!.replace('/api/v1', '') + '/content')).text).toBe(xml.replace(/^\uFEFF/, ''));
+    expect((await other.raw.get(`/einvoices/${m.id}/xml`)).text).toBe(xml.replace(/^\uFEFF/, ''));
+    // A broken copy inside a PDF is refused by the same rules, nothing stored.
+    const before = await stored(other.company.companyId);
+    const broken = await importPdf(other.key, t.svc.url, await pdfWith(xml.replace('<ram:DuePayableAmount>1125', '<ram:DuePayableAmount>1.00')));
+    expect([broken.status, broken.body.code]).toEqual([400, 'einvoice_invalid']);
+    expect(broken.body.failures!.map((f) => f.id)).toContain('BR-CO-16');
+    expect(await stored(other.company.companyId)).toEqual(before);
+    // A plain PDF: stored as a voucher, and the answer says nothing was read.
+    const plain = await importPdf(other.key, t.svc.url, await pdfWith());
+    expect(plain.status).toBe(201);
+    expect(plain.body.data).toBeNull();
+    expect(plain.body.detail).toMatch(/nothing was read/);
+    const kept = (await ok(other.api.GET('/vouchers/{id}', { params: { path: { id: plain.body.voucher_id! } } }))).data;
+    expect(kept.mime_type).toBe('application/pdf');
+    const [vouchers, suppliers, expenses, messages] = await stored(other.company.companyId);
+    expect([vouchers, suppliers, expenses, messages]).toEqual([before[0]! + 1, before[1], before[2], before[3]]);
+    // Not a PDF at all, sent as one: refused by name.
+    const fake = await importPdf(other.key, t.svc.url, Buffer.from('<Invoice/>'));
+    expect([fake.status, fake.body.detail]).toEqual([400, 'The body is not a PDF (no %PDF- header).']);
   });
 
   it('reads an FI payment (FIK +71) as its payment line', async () => {

@@ -27,6 +27,8 @@ import { einvoiceMessageView, type EinvoiceMessageHead } from './views.ts';
 /** A received document that has passed the rules, ready to import. */
 export interface PreparedInbound {
   xml: string;
+  /** A Factur-X / ZUGFeRD PDF the XML was taken from: kept as the expense's voucher. */
+  pdf?: Uint8Array | undefined;
   document: InboundDocument;
   /** The rules' warnings (not fatal): kept with the message. */
   warnings: RuleFailure[];
@@ -35,11 +37,15 @@ export interface PreparedInbound {
 /** The official rules a document is checked under, by its format and kind. */
 function ruleSetOf(d: InboundDocument): RuleSet {
   if (d.format === 'peppol-bis3') return 'peppol';
+  if (d.format === 'en16931-ubl') return 'cen-ubl';
+  if (d.format === 'en16931-cii') return 'cen-cii';
   return d.kind === 'credit_note' ? 'oioubl-credit-note' : 'oioubl-invoice';
 }
 
 const RULES_NAMED: Record<RuleSet, string> = {
   peppol: 'CEN EN 16931 and Peppol BIS Billing 3.0',
+  'cen-ubl': 'CEN EN 16931 (UBL)',
+  'cen-cii': 'CEN EN 16931 (CII)',
   'oioubl-invoice': 'OIOUBL 2.1 (schematron 1.17.2)',
   'oioubl-credit-note': 'OIOUBL 2.1 (schematron 1.17.2)',
 };
@@ -51,7 +57,7 @@ const RULES_NAMED: Record<RuleSet, string> = {
  * currency as Peppol's rules check them: any fatal failure (an OIOUBL `<Error>`) is 400
  * einvoice_invalid listing every one.
  */
-export async function prepareInbound(xml: string): Promise<PreparedInbound> {
+export async function prepareInbound(xml: string, pdf?: Uint8Array): Promise<PreparedInbound> {
   const document = parseEinvoice(xml);
   const set = ruleSetOf(document);
   const official = await validateEinvoice(xml, set);
@@ -70,7 +76,7 @@ export async function prepareInbound(xml: string): Promise<PreparedInbound> {
       { failures: fatal.map((f) => ({ id: f.id, text: f.text, location: f.location })) },
     );
   }
-  return { xml, document, warnings: official.warnings };
+  return { xml, document, warnings: official.warnings, ...(pdf ? { pdf } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -288,6 +294,12 @@ export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, s
   const base = fileName(`${d.kind === 'credit_note' ? 'kreditnota' : 'faktura'}-${d.number}`.replace(/[^\p{L}\p{N}._-]+/gu, '_').slice(0, 200), 'e-faktura');
   const xmlVoucher = await storeVoucher(db, outside, store, scope, Buffer.from(p.xml, 'utf8'), `${base}.xml`, 'application/xml');
   const attachments: string[] = [];
+  // A Factur-X / ZUGFeRD PDF is the voucher the expense carries (what a person reads); its XML is kept beside it.
+  let voucher = xmlVoucher;
+  if (p.pdf) {
+    voucher = await storeVoucher(db, outside, store, scope, p.pdf, `${base}.pdf`, 'application/pdf');
+    attachments.push(xmlVoucher.id);
+  }
   for (const [i, a] of d.attachments.entries()) {
     if (!a.content.length) continue;
     const v = await storeVoucher(db, outside, store, scope, a.content, fileName(a.filename, `${base}-bilag-${i + 1}`), a.mimeType);
@@ -295,7 +307,7 @@ export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, s
   }
   // The VAT is the document's, which its official rules accepted: tlr's own cap only warns (decision 633).
   const warnings = p.warnings.map((w) => ({ id: w.id, text: w.text }));
-  const expense = await createExpense(db, scope, expenseBody(d, supplier.id, xmlVoucher.id), (why) => warnings.push({ id: 'TLR-VAT-RATE', text: why }));
+  const expense = await createExpense(db, scope, expenseBody(d, supplier.id, voucher.id), (why) => warnings.push({ id: 'TLR-VAT-RATE', text: why }));
   const lines = await proposeAccounts(db, scope, supplier.id, d);
   const row = await db.einvoiceMessage.create({
     data: {
@@ -312,7 +324,7 @@ export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, s
       counterpart_name: d.supplier.name,
       supplier_id: supplier.id,
       expense_id: expense.id,
-      voucher_id: xmlVoucher.id,
+      voucher_id: voucher.id,
       attachment_voucher_ids: attachments,
       issue_date: toDate(d.issueDate),
       currency: d.currency,
@@ -338,6 +350,14 @@ export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, s
     },
   });
   return einvoiceMessageView(row);
+}
+
+/**
+ * A PDF that carries no e-invoice (no Factur-X / ZUGFeRD XML): stored as a voucher of the company, for a
+ * person to key in; nothing is read from it and no expense is made. Answers the voucher's id.
+ */
+export async function storePdfWithoutInvoice(db: Db, outside: Db, store: VoucherStore, scope: CompanyScope, pdf: Uint8Array): Promise<string> {
+  return (await storeVoucher(db, outside, store, scope, pdf, 'e-faktura.pdf', 'application/pdf')).id;
 }
 
 // ---------------------------------------------------------------------------------------------------

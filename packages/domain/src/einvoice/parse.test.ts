@@ -46,9 +46,14 @@ describe('parseEinvoice', () => {
     expect(refusal(`<Invoice ${ubl}><cbc:ID>1</Invoice>`)).toMatch(/line 1, column/);
     expect(refusal('<Order xmlns="urn:oasis:names:specification:ubl:schema:xsd:Order-2"/>')).toMatch(/root element is <Order>/);
     expect(refusal('<Invoice xmlns="urn:example:not-ubl"/>')).toMatch(/namespace "urn:example:not-ubl"/);
-    expect(refusal(example('base-example.xml').replace('urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>', 'x</cbc:CustomizationID>'))).toMatch(
-      /neither Peppol BIS Billing 3.0/,
-    );
+    expect(
+      refusal(
+        example('base-example.xml').replace(
+          'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>',
+          'urn:example:x</cbc:CustomizationID>',
+        ),
+      ),
+    ).toMatch(/neither Peppol BIS Billing 3.0/);
     expect(refusal(`<Invoice ${ubl}>${'x'.repeat(MAX_EINVOICE_BYTES)}</Invoice>`)).toMatch(/larger than 10 MB/);
     expect(refusal(example('base-example.xml').replace('<cbc:ID>Snippet1', '<cbc:ID>Snippet\u00001'))).toMatch(/U\+0000, which XML does not allow/);
     expect(refusal(example('base-example.xml').replace('SupplierOfficialName', 'Supplier\u001b'))).toMatch(/U\+001B/);
@@ -121,6 +126,22 @@ describe('parseEinvoice', () => {
     expect([d.vat, d.net, d.gross].map((x) => x.toFixed(2))).toEqual(['1262.50', '5150.00', '6412.50']);
     expect(d.breakdown).toHaveLength(1);
     expect(d.taxes.map((t) => [t.scheme, t.name, t.amount.toFixed(2)])).toEqual([['152', 'Elafgift', '100.00']]);
+  });
+
+  it("reads CEN's CII examples (EN 16931 in UN/CEFACT CII) with EN 16931's meaning of each total", () => {
+    const cii = (name: string) => parseEinvoice(readFileSync(join(REFERENCE, 'einvoice', 'cii', 'examples', name), 'utf8'));
+    const d = cii('CII_example3.xml');
+    expect([d.format, d.kind, d.number, d.currency, d.issueDate, d.dueDate]).toEqual(['en16931-cii', 'invoice', 'TOSL108', 'DKK', '2013-04-10', '2013-05-10']);
+    expect([d.net, d.vat, d.gross, d.payable].map((x) => x.toFixed(2))).toEqual(['900.00', '225.00', '1125.00', '1125.00']);
+    expect(d.supplier).toMatchObject({ name: 'SubscriptionSeller', vatNumber: 'DK16356706', country: 'DK' });
+    expect(
+      d.lines.map((l) => [l.description, l.quantity.toString(), l.unit, l.price?.toString(), l.net.toFixed(2), l.vatCategory, l.vatRate?.toString()]),
+    ).toEqual([['Paper subscription', '1', 'C62', '800', '800.00', 'S', '25']]);
+    expect(d.paymentMeans.map((m) => [m.code, m.account, m.paymentId])).toEqual([['30', 'DK1212341234123412', 'Payref1']]);
+    const norwegian = cii('CII_business_example_01.xml');
+    expect([norwegian.vat, norwegian.prepaid, norwegian.payable].map((x) => x.toFixed(2))).toEqual(['365.28', '1000.00', '801.78']);
+    expect(norwegian.breakdown.map((b) => `${b.category}${b.rate.toString()}`)).toEqual(['S25', 'S15', 'E0']);
+    expect(refusal('<CrossIndustryInvoice xmlns="urn:example"/>')).toMatch(/namespace "urn:example"/);
   });
 
   it('reads prepaid and rounding amounts apart', () => {

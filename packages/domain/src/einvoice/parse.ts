@@ -21,6 +21,9 @@ const ROOTS = {
   CreditNote: 'urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2',
 } as const;
 const PEPPOL_BIS3 = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0';
+/** EN 16931 and its CIUS and extensions (XRechnung, Factur-X EN16931/EXTENDED, ...): the CEN rules apply. */
+const EN16931 = 'urn:cen.eu:en16931:2017';
+const CII_ROOT = 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100';
 /** The OIOUBL versions the schematron package 1.17.2 takes (F-LIB002): all read as OIOUBL 2.1. */
 const OIOUBL_VERSIONS = ['OIOUBL-2.1', 'OIOUBL-2.02', 'OIOUBL-2.01'];
 
@@ -120,7 +123,10 @@ function amount(e: XmlElement | undefined, what: string): Decimal {
 
 /** A date the document states, checked by calendar.ts: 2026-02-31 is refused by the element's name. */
 function date(e: XmlElement | undefined, what: string): string {
-  const t = textOf(e);
+  return dateText(textOf(e), what);
+}
+
+function dateText(t: string, what: string): string {
   const problem = checkDate(t);
   if (problem) throw refuse(`${what} "${t}" ${problem}`, what);
   return t;
@@ -189,13 +195,28 @@ function amountFailures(root: XmlElement, currency: string): RuleFailure[] {
  */
 export function parseEinvoice(xml: string): InboundDocument {
   const root = readXmlDocument(xml, LIMITS, (e) => xmlRefused(e, 'invalid_request', 'Not an e-invoice this service takes: '));
+  if (root.name === 'CrossIndustryInvoice') {
+    if (root.uri !== CII_ROOT) throw refuse(`<CrossIndustryInvoice> is in the namespace "${root.uri}", not ${CII_ROOT}`);
+    return parseCii(root);
+  }
   const rootName = root.name as keyof typeof ROOTS;
-  if (!(rootName in ROOTS)) throw refuse(`the root element is <${root.name}>, not <Invoice> or <CreditNote>`);
+  if (!(rootName in ROOTS)) throw refuse(`the root element is <${root.name}>, not <Invoice> or <CreditNote> (UBL) or <CrossIndustryInvoice> (CII)`);
   if (root.uri !== ROOTS[rootName]) throw refuse(`<${rootName}> is in the namespace "${root.uri}", not ${ROOTS[rootName]}`);
   const customization = textOf(child(root, 'CustomizationID'));
-  const format: EinvoiceFormat | undefined = customization === PEPPOL_BIS3 ? 'peppol-bis3' : OIOUBL_VERSIONS.includes(customization) ? 'oioubl-2.1' : undefined;
+  // The Peppol rules only for a document that claims Peppol BIS 3; any other EN 16931 document (plain,
+  // XRechnung, another CIUS) under the CEN rules.
+  const format: EinvoiceFormat | undefined =
+    customization === PEPPOL_BIS3
+      ? 'peppol-bis3'
+      : OIOUBL_VERSIONS.includes(customization)
+        ? 'oioubl-2.1'
+        : customization.startsWith(EN16931)
+          ? 'en16931-ubl'
+          : undefined;
   if (!format) {
-    throw refuse(`CustomizationID "${customization}" is neither Peppol BIS Billing 3.0 (${PEPPOL_BIS3}) nor OIOUBL 2.1 (${OIOUBL_VERSIONS.join(', ')})`);
+    throw refuse(
+      `CustomizationID "${customization}" is neither Peppol BIS Billing 3.0 (${PEPPOL_BIS3}), EN 16931 (${EN16931}, XRechnung and other CIUS included) nor OIOUBL 2.1 (${OIOUBL_VERSIONS.join(', ')})`,
+    );
   }
   const oioubl = format === 'oioubl-2.1';
   const credit = rootName === 'CreditNote';
@@ -363,5 +384,159 @@ function paymentMeans(m: XmlElement): InboundPaymentMeans {
     branch: cardType
       ? ''
       : textOf(child(account, 'FinancialInstitutionBranch', 'ID')) || textOf(child(account, 'FinancialInstitutionBranch', 'FinancialInstitution', 'ID')),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// UN/CEFACT CII (EN 16931's other syntax: XRechnung CII, Factur-X / ZUGFeRD)
+
+/** A CII date: `DateTimeString` in format 102 (YYYYMMDD), checked by the calendar like any other. */
+function ciiDate(e: XmlElement | undefined, what: string): string {
+  const t = textOf(child(e, 'DateTimeString'));
+  return dateText(/^\d{8}$/.test(t) ? `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6, 8)}` : t, what);
+}
+
+/** A CII party: its electronic address (URIUniversalCommunication, else GlobalID) as the endpoint, legal id, VAT number, country. */
+function ciiParty(p: XmlElement | undefined): InboundParty {
+  const uri = child(p, 'URIUniversalCommunication', 'URIID');
+  const global = child(p, 'GlobalID');
+  const [endpointId, scheme] = textOf(uri) ? [textOf(uri), attributeOf(uri, 'schemeID')] : [textOf(global), attributeOf(global, 'schemeID')];
+  const endpointValue = scheme === '0184' ? endpointId.replace(/^DK/i, '') : endpointId;
+  const registrations = children(p, 'SpecifiedTaxRegistration').map((r) => child(r, 'ID'));
+  const vatNumber = textOf(registrations.find((r) => attributeOf(r, 'schemeID') === 'VA'));
+  const legal = child(p, 'SpecifiedLegalOrganization', 'ID');
+  const ids = [
+    ...(attributeOf(legal, 'schemeID') === '0184' || /^DK\d{8}$/.test(textOf(legal)) ? [textOf(legal)] : []),
+    ...(vatNumber.startsWith('DK') ? [vatNumber.slice(2)] : []),
+    ...(scheme === '0184' ? [endpointValue] : []),
+  ];
+  return {
+    name: textOf(child(p, 'Name')),
+    endpoint: endpointValue && /^\d{4}$/.test(scheme) ? `${scheme}:${endpointValue}` : '',
+    cvr: ids.map((id) => id.replace(/\D/g, '')).find((id) => /^\d{8}$/.test(id)) ?? '',
+    vatNumber,
+    country: textOf(child(p, 'PostalTradeAddress', 'CountryID')),
+  };
+}
+
+/** A CII indicator (`<ram:ChargeIndicator><udt:Indicator>true</udt:Indicator></ram:ChargeIndicator>`). */
+const indicator = (e: XmlElement | undefined) => textOf(child(e, 'Indicator')) === 'true';
+
+/**
+ * A CII invoice (rsm:CrossIndustryInvoice) into the same reading as a UBL one: EN 16931's meaning of
+ * each total (TaxBasisTotalAmount without VAT, TaxTotalAmount in the document's currency the VAT,
+ * GrandTotalAmount with it, DuePayableAmount to pay). TypeCode 381 is a credit note. The CEN CII rules
+ * check its arithmetic and decimals.
+ */
+function parseCii(root: XmlElement): InboundDocument {
+  const guideline = textOf(child(root, 'ExchangedDocumentContext', 'GuidelineSpecifiedDocumentContextParameter', 'ID'));
+  if (!guideline.startsWith(EN16931) && !/^urn:(factur-x\.eu|zugferd)/.test(guideline)) {
+    throw refuse(`its guideline "${guideline}" is not EN 16931 (${EN16931}, XRechnung, Factur-X and ZUGFeRD included)`);
+  }
+  const doc = child(root, 'ExchangedDocument');
+  const trade = child(root, 'SupplyChainTradeTransaction');
+  const agreement = child(trade, 'ApplicableHeaderTradeAgreement');
+  const settlement = child(trade, 'ApplicableHeaderTradeSettlement');
+  const sums = child(settlement, 'SpecifiedTradeSettlementHeaderMonetarySummation');
+  const number = textOf(child(doc, 'ID'));
+  if (!number) throw refuse('it has no ExchangedDocument/ID (the document number)', 'ID');
+  const issueDate = ciiDate(child(doc, 'IssueDateTime'), 'IssueDateTime');
+  const currency = textOf(child(settlement, 'InvoiceCurrencyCode'));
+  const taxTotals = children(sums, 'TaxTotalAmount');
+  const inCurrency = (code: string) => taxTotals.find((t) => attributeOf(t, 'currencyID') === code);
+  const vatNode = inCurrency(currency) ?? taxTotals.find((t) => !attributeOf(t, 'currencyID'));
+  const dkk = currency !== 'DKK' ? inCurrency('DKK') : undefined;
+  const optional = (name: string) => (child(sums, name) ? amount(child(sums, name), name) : new Decimal(0));
+  const dueNode = child(settlement, 'SpecifiedTradePaymentTerms', 'DueDateDateTime');
+  const dueDate = dueNode ? ciiDate(dueNode, 'DueDateDateTime') : issueDate;
+  const taxes = children(settlement, 'ApplicableTradeTax');
+  return {
+    format: 'en16931-cii',
+    kind: textOf(child(doc, 'TypeCode')) === '381' ? 'credit_note' : 'invoice',
+    number,
+    uuid: '',
+    issueDate,
+    dueDate,
+    currency,
+    supplier: ciiParty(child(agreement, 'SellerTradeParty')),
+    buyer: ciiParty(child(agreement, 'BuyerTradeParty')),
+    net: amount(child(sums, 'TaxBasisTotalAmount'), 'TaxBasisTotalAmount'),
+    vat: vatNode ? amount(vatNode, 'TaxTotalAmount') : new Decimal(0),
+    gross: amount(child(sums, 'GrandTotalAmount'), 'GrandTotalAmount'),
+    payable: amount(child(sums, 'DuePayableAmount'), 'DuePayableAmount'),
+    prepaid: optional('TotalPrepaidAmount'),
+    rounding: optional('RoundingAmount'),
+    vatDkk: dkk ? amount(dkk, 'TaxTotalAmount') : null,
+    breakdown: taxes
+      .filter((t) => (textOf(child(t, 'TypeCode')) || 'VAT') === 'VAT')
+      .map((t) => ({
+        category: textOf(child(t, 'CategoryCode')),
+        rate: ciiRate(t) ?? new Decimal(0),
+        taxable: amount(child(t, 'BasisAmount'), 'BasisAmount'),
+        tax: amount(child(t, 'CalculatedAmount'), 'CalculatedAmount'),
+      })),
+    taxes: [],
+    lines: children(trade, 'IncludedSupplyChainTradeLineItem').map(ciiLine),
+    paymentMeans: children(settlement, 'SpecifiedTradeSettlementPaymentMeans').map((m) => {
+      const account = child(m, 'PayeePartyCreditorFinancialAccount');
+      return {
+        code: textOf(child(m, 'TypeCode')),
+        dueDate: dueNode ? dueDate : '',
+        cardType: '',
+        paymentId: textOf(child(settlement, 'PaymentReference')),
+        creditor: '',
+        fiLine: '',
+        account: textOf(child(account, 'IBANID')) || textOf(child(account, 'ProprietaryID')),
+        branch: textOf(child(m, 'PayeeSpecifiedCreditorFinancialInstitution', 'BICID')),
+      };
+    }),
+    // The CEN CII rules check the amounts themselves (BR-DEC-*; CII states no currency on most amounts).
+    amountFailures: [],
+    attachments: children(agreement, 'AdditionalReferencedDocument').flatMap((ref) => {
+      const object = child(ref, 'AttachmentBinaryObject');
+      if (!object) return [];
+      return [
+        {
+          filename: attributeOf(object, 'filename') || textOf(child(ref, 'IssuerAssignedID')),
+          mimeType: attributeOf(object, 'mimeCode') || 'application/octet-stream',
+          content: Buffer.from(textOf(object), 'base64'),
+        },
+      ];
+    }),
+    lineCount: children(trade, 'IncludedSupplyChainTradeLineItem').length,
+  };
+}
+
+function ciiRate(tax: XmlElement | undefined): Decimal | null {
+  const percent = textOf(child(tax, 'RateApplicablePercent'));
+  if (!percent) return null;
+  const rate = parseDecimalText(percent, VAT_RATE_DECIMALS);
+  if (typeof rate === 'string') throw refuse(`RateApplicablePercent "${percent}" ${rate}`, 'RateApplicablePercent');
+  return rate;
+}
+
+function ciiLine(l: XmlElement): InboundLine {
+  const product = child(l, 'SpecifiedTradeProduct');
+  const q = child(l, 'SpecifiedLineTradeDelivery', 'BilledQuantity');
+  const lineSettlement = child(l, 'SpecifiedLineTradeSettlement');
+  const tax = child(lineSettlement, 'ApplicableTradeTax');
+  const priceNode = child(l, 'SpecifiedLineTradeAgreement', 'NetPriceProductTradePrice', 'ChargeAmount');
+  return {
+    id: textOf(child(l, 'AssociatedDocumentLineDocument', 'LineID')),
+    description: (textOf(child(product, 'Name')) || textOf(child(product, 'Description'))).slice(0, 500),
+    itemId: textOf(child(product, 'SellerAssignedID')) || textOf(child(product, 'GlobalID')),
+    quantity: quantity(q, 'BilledQuantity'),
+    unit: attributeOf(q, 'unitCode'),
+    // A unit price may have more decimals than an amount (EN 16931 allows them).
+    price: priceNode ? quantity(priceNode, 'ChargeAmount') : null,
+    net: amount(child(lineSettlement, 'SpecifiedTradeSettlementLineMonetarySummation', 'LineTotalAmount'), 'LineTotalAmount'),
+    allowances: children(lineSettlement, 'SpecifiedTradeAllowanceCharge').map((a) => ({
+      charge: indicator(child(a, 'ChargeIndicator')),
+      amount: amount(child(a, 'ActualAmount'), 'ActualAmount'),
+      reason: textOf(child(a, 'Reason')) || textOf(child(a, 'ReasonCode')),
+    })),
+    vatCategory: textOf(child(tax, 'CategoryCode')),
+    vatRate: ciiRate(tax),
+    vat: null,
   };
 }

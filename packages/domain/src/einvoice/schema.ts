@@ -18,8 +18,11 @@ export const DOCUMENT_KINDS = ['invoice', 'credit_note'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 export const EINVOICE_DIRECTIONS = ['outbound', 'inbound'] as const;
 export type EinvoiceDirection = (typeof EINVOICE_DIRECTIONS)[number];
-/** What a document is: Peppol BIS Billing 3.0 (every document sent), or OIOUBL 2.1 (received). */
-export const EINVOICE_FORMATS = ['peppol-bis3', 'oioubl-2.1'] as const;
+/**
+ * What a document is: Peppol BIS Billing 3.0 (every document sent), or, received: OIOUBL 2.1, EN 16931
+ * in UBL (plain, XRechnung, other CIUS) or in CII (XRechnung CII, Factur-X / ZUGFeRD's XML).
+ */
+export const EINVOICE_FORMATS = ['peppol-bis3', 'oioubl-2.1', 'en16931-ubl', 'en16931-cii'] as const;
 export type EinvoiceFormat = (typeof EINVOICE_FORMATS)[number];
 
 /** The invoice, or the credit note that cancelled it: what a PDF, a UBL document or an e-invoice is of. */
@@ -84,7 +87,10 @@ export const einvoiceMessageResource = z
     expense_id: z.guid().nullable().meta({ description: 'inbound: the draft expense the import made; null when sent' }),
     supplier_id: z.guid().nullable().meta({ description: 'inbound: the supplier the document is from (found or created); null when sent' }),
     document_kind: z.enum(DOCUMENT_KINDS),
-    document_format: z.enum(EINVOICE_FORMATS).meta({ description: 'peppol-bis3 (Peppol BIS Billing 3.0) or oioubl-2.1' }),
+    document_format: z.enum(EINVOICE_FORMATS).meta({
+      description:
+        'peppol-bis3 (Peppol BIS Billing 3.0), oioubl-2.1 (OIOUBL 2.1, 2.02, 2.01), en16931-ubl (EN 16931 in UBL: plain, XRechnung) or en16931-cii (EN 16931 in CII: XRechnung CII, Factur-X / ZUGFeRD)',
+    }),
     document_number: z.string().meta({ description: 'The invoice (or credit note) number the document carries' }),
     document_uuid: z.string().meta({ description: 'The UBL document UUID (cbc:UUID); responses refer to the document by it; "" when a received one has none' }),
     issue_date: dateOut().nullable().meta({ description: "The document's issue date" }),
@@ -108,12 +114,10 @@ export const einvoiceMessageResource = z
           card_type: z.string().meta({ description: 'An FI payment: its card type (71, 73, 75); "" otherwise' }),
           payment_id: z.string().meta({ description: 'The payment id (FI: the betalings-id); "" when none' }),
           creditor: z.string().meta({ description: 'An FI payment: the creditor number (kreditornummer)' }),
-          fi_line: z
-            .string()
-            .meta({
-              description: 'An FI payment: the payment line as typed into a bank, +71<payment id> +<creditor><',
-              example: '+71<000000000001735 +81234567<',
-            }),
+          fi_line: z.string().meta({
+            description: 'An FI payment: the payment line as typed into a bank, +71<payment id> +<creditor><',
+            example: '+71<000000000001735 +81234567<',
+          }),
           account: z.string().meta({ description: 'A bank transfer: the account number or IBAN; "" otherwise' }),
           branch: z.string().meta({ description: 'A bank transfer: the registration number (Danish account) or BIC' }),
         }),

@@ -39,6 +39,7 @@ const RULES = join(import.meta.dirname, 'rules');
 const CEN_XSLT = join(RULES, 'EN16931-UBL-validation.xslt');
 const PEPPOL_SCH = join(RULES, 'PEPPOL-EN16931-UBL.sch');
 const SCHXSLT = join(RULES, 'schxslt', '2.0');
+const CEN_CII_XSLT = join(RULES, 'cii', 'EN16931-CII-validation.xslt');
 const OIOUBL_INVOICE_XSL = join(RULES, 'oioubl', 'OIOUBL_Invoice_Schematron.xsl');
 const OIOUBL_CREDIT_NOTE_XSL = join(RULES, 'oioubl', 'OIOUBL_CreditNote_Schematron.xsl');
 // Compiled stylesheets (SEF, several MB of JSON each) are generated, never committed: compiling takes
@@ -127,6 +128,8 @@ const STYLESHEETS = {
       return xsl;
     },
   },
+  // The CEN rules bound to CII, published as XSLT too.
+  'en16931-cii': { report: 'svrl', inputs: async () => [CEN_CII_XSLT], toXslt: async () => CEN_CII_XSLT },
   // The OIOUBL package publishes its schematron compiled to XSLT 2.0.
   'oioubl-invoice': { report: 'oioubl', inputs: async () => [OIOUBL_INVOICE_XSL], toXslt: async () => OIOUBL_INVOICE_XSL },
   'oioubl-credit-note': { report: 'oioubl', inputs: async () => [OIOUBL_CREDIT_NOTE_XSL], toXslt: async () => OIOUBL_CREDIT_NOTE_XSL },
@@ -136,10 +139,13 @@ const STYLESHEET_NAMES = Object.keys(STYLESHEETS) as StylesheetName[];
 
 /**
  * The rule sets a document is validated under: a Peppol BIS 3 document under CEN EN 16931 (UBL) and
- * Peppol BIS 3; an OIOUBL 2.1 (2.01, 2.02) Invoice or CreditNote under the OIOUBL schematron of its kind.
+ * Peppol BIS 3; any other EN 16931 document under the CEN rules of its syntax (UBL or CII) alone; an
+ * OIOUBL 2.1 (2.01, 2.02) Invoice or CreditNote under the OIOUBL schematron of its kind.
  */
 export const RULE_SETS = {
   peppol: ['en16931-ubl', 'peppol-en16931-ubl'],
+  'cen-ubl': ['en16931-ubl'],
+  'cen-cii': ['en16931-cii'],
   'oioubl-invoice': ['oioubl-invoice'],
   'oioubl-credit-note': ['oioubl-credit-note'],
 } as const satisfies Record<string, readonly StylesheetName[]>;
