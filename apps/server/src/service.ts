@@ -76,13 +76,21 @@ async function checkPort(port: number, host: string): Promise<void> {
 export async function startService(config: Config, logger = createLogger(config)): Promise<Service> {
   setEinvoiceValidationThreads(config.EINVOICE_VALIDATION_THREADS);
   setPasswordHashCost(config.PASSWORD_HASH_COST);
+  // /readyz's detail: where the official e-invoice rules are.
+  let einvoiceRules = config.EINVOICE_WARM_AT_START ? 'loading' : 'on_first_document';
   if (config.EINVOICE_WARM_AT_START) {
     // Meanwhile the database starts and migrates: the first received e-invoice then waits for no compile
     // or load (a document arriving before the warm-up ends waits for it, not for another of its own).
     const started = Date.now();
     warmEinvoiceValidation().then(
-      () => logger.info({ ms: Date.now() - started }, 'e-invoice rules loaded'),
-      (e: unknown) => logger.warn({ err: e }, 'loading the e-invoice rules failed; the first document tries again'),
+      () => {
+        einvoiceRules = 'loaded';
+        logger.info({ ms: Date.now() - started }, 'e-invoice rules loaded');
+      },
+      (e: unknown) => {
+        einvoiceRules = 'failed';
+        logger.warn({ err: e }, 'loading the e-invoice rules failed; the first document tries again');
+      },
     );
   }
   // What is open so far: stop() closes it in reverse order, and so does a start that fails half-way,
@@ -168,6 +176,7 @@ export async function startService(config: Config, logger = createLogger(config)
     logger,
     requestLog,
     isReady: () => ready,
+    einvoiceRules: () => einvoiceRules,
     backups: backups.state,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,

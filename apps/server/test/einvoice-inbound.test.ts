@@ -8,15 +8,17 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import PDFDocument from 'pdfkit';
 import { einvoiceValidationPool, warmEinvoiceValidation } from '@tlr/domain';
-import { countRows, created, idem, ok, useCompany, type Api, type client } from './helpers.ts';
+import { countRows, created, idem, ok, useCompany, waitFor, type Api, type client } from './helpers.ts';
 
 // Warm from the start (decision 634): the server loads the rules as it starts, as `npm start` does.
 const t = useCompany({ name: 'E-faktura Modtager ApS', cvr: '12345674', env: { EINVOICE_WARM_AT_START: 'true' } });
 
 beforeAll(async () => {
-  // The server's warm-up (started with it, in this process): every worker has the rules before any document.
+  // The server's warm-up (started with it, in this process): every worker has the rules before any
+  // document, and /readyz says so (decision 633).
   await warmEinvoiceValidation();
   expect(einvoiceValidationPool.workers().length).toBeGreaterThan(0);
+  await waitFor(async () => ((await (await fetch(`${t.svc.url}/readyz`)).json()) as { einvoice_rules?: string }).einvoice_rules === 'loaded', 600_000);
 }, 900_000);
 
 const EXAMPLES = join(import.meta.dirname, '../../../packages/domain/src/einvoice/examples');
