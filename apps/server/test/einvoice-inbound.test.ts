@@ -47,6 +47,7 @@ interface EinvoiceMessage {
   counterpart: { name: string; peppol_id: string };
   links: { xml: string; voucher: string; attachments: string[]; expense: string };
   lines: { description: string; account_number: string; account_source: string }[];
+  last_response: unknown;
   payment_means: Record<string, unknown>[];
 }
 interface Problem {
@@ -299,6 +300,13 @@ describe('POST /einvoices/inbound', () => {
       ]);
       const expense = await expenseOf(other.api, m.expense_id);
       expect([expense.currency, expense.amount, expense.vat_amount, expense.vat_code], file).toEqual([currency, total, vat, code]);
+      if (file === 'CII_business_example_01.xml') {
+        // More VAT than 25 % of the amount can hold, as the official rules accept it: tlr's cap only warns,
+        // and the draft stays editable (its account changed) with that VAT.
+        expect(JSON.stringify(m.last_response)).toMatch(/TLR-VAT-RATE.*365\.28 is more than the 25 % VAT/);
+        const changed = await ok(other.api.PUT('/expenses/{id}', { params: { path: { id: m.expense_id } }, body: { account_number: '1610' } }));
+        expect([changed.data.vat_amount, changed.data.account_number]).toEqual([365.28, '1610']);
+      }
       const before = await stored(other.company.companyId);
       const broken = await importXml(other.raw, cii(file).replace(/(<ram:DuePayableAmount>)[0-9.]+/, '$11.00'));
       expect([broken.status, broken.body.code], `${file}: ${broken.text.slice(0, 500)}`).toEqual([400, 'einvoice_invalid']);

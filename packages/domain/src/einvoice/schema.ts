@@ -147,7 +147,7 @@ export const einvoiceMessageResource = z
         invoice: link('the invoice (sent)'),
         expense: link('the draft expense (received)'),
         supplier: link('the supplier (received)'),
-        voucher: link('the voucher holding the received XML, which the expense carries'),
+        voucher: link('the voucher the expense carries: the received XML, or the Factur-X / ZUGFeRD PDF it came in (its XML is then among attachments)'),
         attachments: z.array(z.string()).meta({ description: "The vouchers of the received document's embedded attachments (such as its PDF)" }),
       })
       .meta({ description: 'Where to read what the message refers to' }),
