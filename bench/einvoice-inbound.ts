@@ -118,7 +118,7 @@ async function main() {
     const rotation = new Keys(keys);
     const dir = mkdtempSync(join(tmpdir(), 'tlr-bench-einvoice-'));
     cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-    const server = await spawnServer({ kind: 'tlr', databaseUrl, poolSize: 10, env: { STORAGE_DIR: dir } });
+    const server = await spawnServer({ kind: 'tlr', databaseUrl, poolSize: 10, env: { STORAGE_DIR: dir, EINVOICE_WARM_AT_START: 'true' } });
     cleanups.push(() => server.stop());
     const post = (path: string, body: string | Buffer, type: string) =>
       request(`${server.url}/api/v1${path}`, {

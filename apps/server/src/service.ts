@@ -76,23 +76,8 @@ async function checkPort(port: number, host: string): Promise<void> {
 export async function startService(config: Config, logger = createLogger(config)): Promise<Service> {
   setEinvoiceValidationThreads(config.EINVOICE_VALIDATION_THREADS);
   setPasswordHashCost(config.PASSWORD_HASH_COST);
-  // /readyz's detail: where the official e-invoice rules are.
+  // /readyz's detail: where the official e-invoice rules are (loaded once the service listens).
   let einvoiceRules = config.EINVOICE_WARM_AT_START ? 'loading' : 'on_first_document';
-  if (config.EINVOICE_WARM_AT_START) {
-    // Meanwhile the database starts and migrates: the first received e-invoice then waits for no compile
-    // or load (a document arriving before the warm-up ends waits for it, not for another of its own).
-    const started = Date.now();
-    warmEinvoiceValidation().then(
-      () => {
-        einvoiceRules = 'loaded';
-        logger.info({ ms: Date.now() - started }, 'e-invoice rules loaded');
-      },
-      (e: unknown) => {
-        einvoiceRules = 'failed';
-        logger.warn({ err: e }, 'loading the e-invoice rules failed; the first document tries again');
-      },
-    );
-  }
   // What is open so far: stop() closes it in reverse order, and so does a start that fails half-way,
   // so that the process can end with the one line about the cause.
   const opened: (() => Promise<unknown>)[] = [];
@@ -208,6 +193,21 @@ export async function startService(config: Config, logger = createLogger(config)
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
   const url = config.PUBLIC_BASE_URL ?? `http://${host}:${port}`;
   ready = true;
+  if (config.EINVOICE_WARM_AT_START) {
+    // Once the service listens (its start is not slowed): a document that arrives before the load ends
+    // waits for it, not for a compile or a load of its own; /readyz says when it is done.
+    const started = Date.now();
+    warmEinvoiceValidation().then(
+      () => {
+        einvoiceRules = 'loaded';
+        logger.info({ ms: Date.now() - started }, 'e-invoice rules loaded');
+      },
+      (e: unknown) => {
+        einvoiceRules = 'failed';
+        logger.warn({ err: e }, 'loading the e-invoice rules failed; the first document tries again');
+      },
+    );
+  }
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
