@@ -514,6 +514,42 @@ describe('POST /einvoices/inbound', () => {
     expect(r.body.data.supplier_id).not.toBe(namesake.id);
   });
 
+  it('takes the VAT of a Peppol document with a 25 % line beside a negative zero-rated one as stated: the cap warns, never refuses', async () => {
+    const other = await t.another('Nulmoms ApS');
+    // Peppol's example with its second line (-1500.00) zero-rated: 706.25 of VAT in 2031.25, more than 25 % of it can hold.
+    const base = example('base-example.xml');
+    const at = base.lastIndexOf('<cbc:ID>S</cbc:ID>');
+    const xml = (
+      base.slice(0, at) +
+      '<cbc:ID>Z</cbc:ID>\n            <cbc:Percent>0</cbc:Percent>' +
+      base.slice(at + '<cbc:ID>S</cbc:ID>'.length).replace('<cbc:Percent>25.0</cbc:Percent>', '')
+    )
+      .replace(
+        /<cac:TaxTotal>[\s\S]*?<\/cac:TaxTotal>/,
+        `<cac:TaxTotal>
+        <cbc:TaxAmount currencyID="EUR">706.25</cbc:TaxAmount>
+        <cac:TaxSubtotal>
+            <cbc:TaxableAmount currencyID="EUR">2825</cbc:TaxableAmount>
+            <cbc:TaxAmount currencyID="EUR">706.25</cbc:TaxAmount>
+            <cac:TaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>25.0</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:TaxCategory>
+        </cac:TaxSubtotal>
+        <cac:TaxSubtotal>
+            <cbc:TaxableAmount currencyID="EUR">-1500</cbc:TaxableAmount>
+            <cbc:TaxAmount currencyID="EUR">0</cbc:TaxAmount>
+            <cac:TaxCategory><cbc:ID>Z</cbc:ID><cbc:Percent>0</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:TaxCategory>
+        </cac:TaxSubtotal>
+    </cac:TaxTotal>`,
+      )
+      .replace('<cbc:TaxInclusiveAmount currencyID="EUR">1656.25', '<cbc:TaxInclusiveAmount currencyID="EUR">2031.25')
+      .replace('<cbc:PayableAmount currencyID="EUR">1656.25', '<cbc:PayableAmount currencyID="EUR">2031.25');
+    const r = await importXml(other.raw, xml);
+    expect(r.status, r.text.slice(0, 1500)).toBe(201);
+    expect([r.body.data.total_amount, r.body.data.vat_amount, r.body.data.net_amount]).toEqual([2031.25, 706.25, 1325]);
+    expect(JSON.stringify(r.body.data.last_response)).toMatch(/TLR-VAT-RATE/);
+    const expense = await expenseOf(other.api, r.body.data.expense_id);
+    expect([expense.amount, expense.vat_amount]).toEqual([2031.25, 706.25]);
+  });
+
   it('says what was prepaid as the document states it, not mixed with the rounding', async () => {
     const other = await t.another('Forudbetalt ApS');
     // The Peppol example with 1000.00 prepaid, and 0.30 of rounding on what is left to pay (BR-CO-16 holds).
