@@ -151,16 +151,24 @@ export const RULE_SETS = {
 } as const satisfies Record<string, readonly StylesheetName[]>;
 export type RuleSet = keyof typeof RULE_SETS;
 
-/** Every SEF file, compiled once per process into the machine's cache (by the main thread, before any worker starts). */
-const ruleFiles = once(async () => {
-  // One at a time: each compile is a child process of its own, and several at once only share the cores.
-  const files = {} as Record<StylesheetName, string>;
-  for (const name of STYLESHEET_NAMES) {
+/** Each stylesheet's SEF file, compiled once per process into the machine's cache when first needed. */
+const sefFiles = new Map<StylesheetName, () => Promise<string>>();
+function sefFile(name: StylesheetName): Promise<string> {
+  let file = sefFiles.get(name);
+  if (!file) {
     const s = STYLESHEETS[name];
-    files[name] = await sef(name, await s.inputs(), s.toXslt);
+    file = once(async () => sef(name, await s.inputs(), s.toXslt));
+    sefFiles.set(name, file);
   }
+  return file();
+}
+
+/** The SEF files of these stylesheets, one at a time (each compile is a child process of its own; several at once only share the cores). */
+async function ruleFiles(names: readonly StylesheetName[] = STYLESHEET_NAMES): Promise<Record<StylesheetName, string>> {
+  const files = {} as Record<StylesheetName, string>;
+  for (const name of names) files[name] = await sefFile(name);
   return files;
-});
+}
 
 /** Compiles every rule set into the SEF cache (`npm run einvoice:rules`, and the service's start): a later start only loads them. */
 export async function compileEinvoiceRules(): Promise<Record<StylesheetName, string>> {
@@ -176,7 +184,7 @@ const loaded = new Map<StylesheetName, () => Promise<object>>();
 function loadStylesheet(name: StylesheetName): Promise<object> {
   let load = loaded.get(name);
   if (!load) {
-    load = once(async () => stylesheet((await ruleFiles())[name]));
+    load = once(async () => stylesheet(await sefFile(name)));
     loaded.set(name, load);
   }
   return load();
@@ -373,8 +381,8 @@ function dispatch(): void {
 
 /** Runs a rule set (default Peppol: CEN EN 16931 UBL and Peppol BIS 3 incl. DK rules) on a document, in a worker thread. */
 export async function validateEinvoice(xml: string, set: RuleSet = 'peppol'): Promise<ValidationResult> {
-  // Compiled here, once, before any worker starts: otherwise each would compile the rules itself.
-  await ruleFiles();
+  // The set's rules compiled here, once, before a worker needs them: otherwise each would compile them itself.
+  await ruleFiles(RULE_SETS[set]);
   return submit({ xml, set });
 }
 
