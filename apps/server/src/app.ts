@@ -51,6 +51,8 @@ export interface AppDeps {
   requestLog: RequestLogSink;
   /** Answers /readyz: false while starting or shutting down. */
   isReady: () => boolean;
+  /** Where the official e-invoice rules are (/readyz's detail `einvoice_rules`: loading, loaded, failed, on_first_document); absent without. */
+  einvoiceRules?: (() => string) | undefined;
   /** Whether backups are set up (/readyz and the admin health page say which step is missing); unknown without. */
   backups?: (() => Promise<BackupSetup>) | undefined;
   /** The absolute URL clients reach the service at (PUBLIC_BASE_URL); default: the request's origin. */
@@ -82,6 +84,7 @@ export function createApp({
   logger,
   requestLog,
   isReady,
+  einvoiceRules,
   backups,
   publicBaseUrl,
   requestTimeoutMs = 20_000,
@@ -133,7 +136,13 @@ export function createApp({
         : last
           ? { status: last.status, type: last.type, started_at: last.started_at, finished_at: last.finished_at, error: last.error }
           : { status: 'none' };
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', database: dbOk ? 'ok' : 'unreachable', backup });
+    // The e-invoice rules, a detail too: a server still loading them takes requests (a document waits for the load).
+    res.status(ready ? 200 : 503).json({
+      status: ready ? 'ready' : 'not_ready',
+      database: dbOk ? 'ok' : 'unreachable',
+      backup,
+      ...(einvoiceRules ? { einvoice_rules: einvoiceRules() } : {}),
+    });
   });
 
   // RFC 8414: what OAuth client libraries read to find the endpoints.

@@ -19,7 +19,7 @@ import {
 } from '@tlr/db';
 import { archivingFromStart, backupSettings } from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
-import { setEinvoiceValidationThreads, setPasswordHashCost, sweepStaged, type WebhookSettings } from '@tlr/domain';
+import { setEinvoiceValidationThreads, setPasswordHashCost, sweepStaged, warmEinvoiceValidation, type WebhookSettings } from '@tlr/domain';
 import { deliverEinvoiceAt, QUEUES, startBoss, submitVatFilingAt, type Boss } from '@tlr/jobs';
 import { backupVoucherStore, createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
 import { createApp } from './app.ts';
@@ -88,6 +88,8 @@ async function checkPort(port: number, host: string): Promise<void> {
 export async function startService(config: Config, logger = createLogger(config)): Promise<Service> {
   setEinvoiceValidationThreads(config.EINVOICE_VALIDATION_THREADS);
   setPasswordHashCost(config.PASSWORD_HASH_COST);
+  // /readyz's detail: where the official e-invoice rules are (loaded once the service listens).
+  let einvoiceRules = config.EINVOICE_WARM_AT_START ? 'loading' : 'on_first_document';
   // What is open so far: stop() closes it in reverse order, and so does a start that fails half-way,
   // so that the process can end with the one line about the cause.
   const opened: (() => Promise<unknown>)[] = [];
@@ -187,6 +189,7 @@ export async function startService(config: Config, logger = createLogger(config)
     logger,
     requestLog,
     isReady: () => ready,
+    einvoiceRules: () => einvoiceRules,
     backups: backups.state,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
@@ -220,6 +223,21 @@ export async function startService(config: Config, logger = createLogger(config)
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
   const url = config.PUBLIC_BASE_URL ?? `http://${host}:${port}`;
   ready = true;
+  if (config.EINVOICE_WARM_AT_START) {
+    // Once the service listens (its start is not slowed): a document that arrives before the load ends
+    // waits for it, not for a compile or a load of its own; /readyz says when it is done.
+    const started = Date.now();
+    warmEinvoiceValidation().then(
+      () => {
+        einvoiceRules = 'loaded';
+        logger.info({ ms: Date.now() - started }, 'e-invoice rules loaded');
+      },
+      (e: unknown) => {
+        einvoiceRules = 'failed';
+        logger.warn({ err: e }, 'loading the e-invoice rules failed; the first document tries again');
+      },
+    );
+  }
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

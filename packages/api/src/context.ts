@@ -45,6 +45,8 @@ export interface ApiContext {
   upload?: StagedContent | undefined;
   /** A received e-invoice the HTTP shell has already read and checked against the rules (POST /einvoices/inbound). */
   inbound?: PreparedInbound | undefined;
+  /** A PDF POST /einvoices/inbound received that carries no e-invoice XML: stored as a voucher, nothing read. */
+  inboundPdf?: Uint8Array | undefined;
   /** A bank statement file the HTTP shell has staged (POST /bank-accounts/{id}/statements streams). */
   bankFile?: StagedBankFile | undefined;
   /** A SAF-T file the HTTP shell has staged (POST /imports/saft streams), with its Content-Disposition filename. */

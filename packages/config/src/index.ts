@@ -174,6 +174,12 @@ const schema = z
     SKAT_GATEWAY_CERT_FILE: z.string().optional(),
     SKAT_GATEWAY_CA_FILE: z.string().optional(),
     SKAT_TIMEOUT_MS: milliseconds(5000),
+    // Warm from the start (validate.ts, decision 634): the service compiles the official e-invoice rules
+    // (when no build did) and loads them into its validation workers as it starts, not at the first document.
+    EINVOICE_WARM_AT_START: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true'),
     STORAGE_BACKEND: z.enum(['filesystem', 's3']).default('filesystem'),
     STORAGE_DIR: z.string().optional(),
     S3_ENDPOINT: z.string().url().optional(),

@@ -1,6 +1,8 @@
-// The official validation of a UBL e-invoice or credit note: the CEN EN 16931 rules and the Peppol BIS
-// Billing 3.0 rules (with the Danish DK-R rules), run by SaxonJS in a pool of worker threads, with no
-// network and no Java.
+// The official validation of a received or sent e-invoice or credit note: the CEN EN 16931 rules and the
+// Peppol BIS Billing 3.0 rules (with the Danish DK-R rules) for a Peppol document, the OIOUBL 2.1
+// schematron (package 1.17.2) for an OIOUBL one, run by SaxonJS in a pool of worker threads, with no
+// network and no Java. The rules are compiled (SEF) once per machine and loaded by the workers when the
+// service starts (warmEinvoiceValidation), not by the first document.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -38,6 +40,9 @@ const RULES = join(import.meta.dirname, 'rules');
 const CEN_XSLT = join(RULES, 'EN16931-UBL-validation.xslt');
 const PEPPOL_SCH = join(RULES, 'PEPPOL-EN16931-UBL.sch');
 const SCHXSLT = join(RULES, 'schxslt', '2.0');
+const CEN_CII_XSLT = join(RULES, 'cii', 'EN16931-CII-validation.xslt');
+const OIOUBL_INVOICE_XSL = join(RULES, 'oioubl', 'OIOUBL_Invoice_Schematron.xsl');
+const OIOUBL_CREDIT_NOTE_XSL = join(RULES, 'oioubl', 'OIOUBL_CreditNote_Schematron.xsl');
 // Compiled stylesheets (SEF, several MB of JSON each) are generated, never committed: compiling takes
 // tens of seconds, so they are kept here by the hash of what they are made from, shared by processes.
 const CACHE = join(tmpdir(), 'tlr-einvoice-sef');
@@ -104,29 +109,87 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
     }));
 }
 
-/** The SEF files of both rule sets, compiled once per process (by the main thread, before any worker starts). */
-const ruleFiles = once(async () => {
-  const schxslt = (await readdir(SCHXSLT, { recursive: true })).filter((f) => f.endsWith('.xsl')).map((f) => join(SCHXSLT, f));
-  return Promise.all([
-    // The CEN rules are published as XSLT already.
-    sef('en16931-ubl', [CEN_XSLT], async () => CEN_XSLT),
-    // The Peppol rules are Schematron: SchXslt turns them into XSLT first.
-    sef('peppol-en16931-ubl', [PEPPOL_SCH, ...schxslt.sort()], async (work) => {
+/** The stylesheets, each compiled to its SEF, and what their reports are: SVRL, or the OIOUBL package's own `<Schematron>`. */
+const STYLESHEETS = {
+  // The CEN rules are published as XSLT already.
+  'en16931-ubl': { report: 'svrl', inputs: async () => [CEN_XSLT], toXslt: async () => CEN_XSLT },
+  // The Peppol rules are Schematron: SchXslt turns them into XSLT first.
+  'peppol-en16931-ubl': {
+    report: 'svrl',
+    inputs: async () => [
+      PEPPOL_SCH,
+      ...(await readdir(SCHXSLT, { recursive: true }))
+        .filter((f) => f.endsWith('.xsl'))
+        .map((f) => join(SCHXSLT, f))
+        .sort(),
+    ],
+    toXslt: async (work: string) => {
       const xsl = join(work, 'peppol.xsl');
       await xslt3([`-xsl:${join(SCHXSLT, 'pipeline-for-svrl.xsl')}`, `-s:${PEPPOL_SCH}`, `-o:${xsl}`]);
       return xsl;
-    }),
-  ]);
-});
+    },
+  },
+  // The CEN rules bound to CII, published as XSLT too.
+  'en16931-cii': { report: 'svrl', inputs: async () => [CEN_CII_XSLT], toXslt: async () => CEN_CII_XSLT },
+  // The OIOUBL package publishes its schematron compiled to XSLT 2.0.
+  'oioubl-invoice': { report: 'oioubl', inputs: async () => [OIOUBL_INVOICE_XSL], toXslt: async () => OIOUBL_INVOICE_XSL },
+  'oioubl-credit-note': { report: 'oioubl', inputs: async () => [OIOUBL_CREDIT_NOTE_XSL], toXslt: async () => OIOUBL_CREDIT_NOTE_XSL },
+} satisfies Record<string, { report: 'svrl' | 'oioubl'; inputs(): Promise<string[]>; toXslt(work: string): Promise<string> }>;
+type StylesheetName = keyof typeof STYLESHEETS;
+const STYLESHEET_NAMES = Object.keys(STYLESHEETS) as StylesheetName[];
 
 /**
- * SaxonJS and the rules, loaded once per thread that validates, on its first document: SaxonJS takes
- * most of a second to load, which no other importer of the domain should pay.
+ * The rule sets a document is validated under: a Peppol BIS 3 document under CEN EN 16931 (UBL) and
+ * Peppol BIS 3; any other EN 16931 document under the CEN rules of its syntax (UBL or CII) alone; an
+ * OIOUBL 2.1 (2.01, 2.02) Invoice or CreditNote under the OIOUBL schematron of its kind.
  */
-const rules = once(async () => ({
-  saxon: require('saxon-js') as SaxonJSApi,
-  stylesheets: await Promise.all((await ruleFiles()).map(stylesheet)),
-}));
+export const RULE_SETS = {
+  peppol: ['en16931-ubl', 'peppol-en16931-ubl'],
+  'cen-ubl': ['en16931-ubl'],
+  'cen-cii': ['en16931-cii'],
+  'oioubl-invoice': ['oioubl-invoice'],
+  'oioubl-credit-note': ['oioubl-credit-note'],
+} as const satisfies Record<string, readonly StylesheetName[]>;
+export type RuleSet = keyof typeof RULE_SETS;
+
+/** Each stylesheet's SEF file, compiled once per process into the machine's cache when first needed. */
+const sefFiles = new Map<StylesheetName, () => Promise<string>>();
+function sefFile(name: StylesheetName): Promise<string> {
+  let file = sefFiles.get(name);
+  if (!file) {
+    const s = STYLESHEETS[name];
+    file = once(async () => sef(name, await s.inputs(), s.toXslt));
+    sefFiles.set(name, file);
+  }
+  return file();
+}
+
+/** The SEF files of these stylesheets, one at a time (each compile is a child process of its own; several at once only share the cores). */
+async function ruleFiles(names: readonly StylesheetName[] = STYLESHEET_NAMES): Promise<Record<StylesheetName, string>> {
+  const files = {} as Record<StylesheetName, string>;
+  for (const name of names) files[name] = await sefFile(name);
+  return files;
+}
+
+/** Compiles every rule set into the SEF cache (`npm run einvoice:rules`, and the service's start): a later start only loads them. */
+export async function compileEinvoiceRules(): Promise<Record<StylesheetName, string>> {
+  return ruleFiles();
+}
+
+/**
+ * SaxonJS, loaded once per thread that validates: it takes most of a second to load, which no other
+ * importer of the domain should pay; each stylesheet is loaded once, when first needed (or at warm-up).
+ */
+const saxonJs = once(async () => require('saxon-js') as SaxonJSApi);
+const loaded = new Map<StylesheetName, () => Promise<object>>();
+function loadStylesheet(name: StylesheetName): Promise<object> {
+  let load = loaded.get(name);
+  if (!load) {
+    load = once(async () => stylesheet(await sefFile(name)));
+    loaded.set(name, load);
+  }
+  return load();
+}
 
 /**
  * The rules' reports (SVRL) are made here, but quote the document: they are read under the same policy
@@ -147,11 +210,35 @@ function failedAsserts(svrl: string): RuleFailure[] {
 }
 
 /**
- * Runs both official rule sets (CEN EN 16931 UBL xslt and the Peppol BIS 3 schematron incl. DK rules)
- * on a UBL document in this thread: what each worker of the pool runs (and the benchmark's baseline).
+ * The OIOUBL package's report: `<Schematron>` with one `<Error>` (fatal) or `<Warning>` per broken rule,
+ * its `<Description>` starting with the rule id in brackets (`[F-INV133] PayableAmount is ...`) and its
+ * `<Xpath>`. Anything else it holds (`<Information>`) is no failure.
  */
-export async function validateEinvoiceHere(xml: string): Promise<ValidationResult> {
-  const { saxon, stylesheets } = await rules();
+export function oioublFailures(report: string): RuleFailure[] {
+  return readXmlDocument(report, SVRL_LIMITS).children.flatMap((e): RuleFailure[] => {
+    if (e.name !== 'Error' && e.name !== 'Warning') return [];
+    const description = textOf(child(e, 'Description')).replace(/\s+/g, ' ').trim();
+    const m = /^\[([^\]]+)\]\s*(.*)$/s.exec(description);
+    return [
+      {
+        id: m ? m[1]!.trim() : textOf(child(e, 'Pattern')).slice(0, 100) || 'OIOUBL',
+        flag: e.name === 'Warning' ? 'warning' : 'fatal',
+        text: m ? m[2]! : description,
+        location: textOf(child(e, 'Xpath')) || attributeOf(e, 'context'),
+      },
+    ];
+  });
+}
+
+/**
+ * Runs a rule set's stylesheets on a document in this thread: what each worker of the pool runs (and
+ * the benchmark's baseline). Peppol: CEN EN 16931 UBL xslt and the Peppol BIS 3 schematron incl. DK
+ * rules; OIOUBL: the package's schematron of the document's kind.
+ */
+export async function validateEinvoiceHere(xml: string, set: RuleSet = 'peppol'): Promise<ValidationResult> {
+  const saxon = await saxonJs();
+  const names: readonly StylesheetName[] = RULE_SETS[set];
+  const stylesheets = await Promise.all(names.map(loadStylesheet));
   let source: unknown;
   try {
     // SaxonJS's parser reads no DTD: an entity declared there is an unknown entity, and nothing is fetched.
@@ -160,7 +247,7 @@ export async function validateEinvoiceHere(xml: string): Promise<ValidationResul
     throw invalidRequest(`The document is not well-formed XML: ${(e as Error).message}`);
   }
   const result: ValidationResult = { fatal: [], warnings: [] };
-  for (const stylesheet of stylesheets) {
+  for (const [i, stylesheet] of stylesheets.entries()) {
     let principalResult: string;
     try {
       ({ principalResult } = await saxon.transform({ stylesheetInternal: stylesheet, sourceNode: source, destination: 'serialized' }, 'async'));
@@ -170,9 +257,26 @@ export async function validateEinvoiceHere(xml: string): Promise<ValidationResul
       if (m) throw invalidRequest(`The official rules cannot read the document (${m[0]}): a value is not of its type. ${(e as Error).message.slice(0, 300)}`);
       throw e;
     }
-    for (const failure of failedAsserts(principalResult)) (failure.flag === 'fatal' ? result.fatal : result.warnings).push(failure);
+    const failures = STYLESHEETS[names[i]!].report === 'svrl' ? failedAsserts(principalResult) : oioublFailures(principalResult);
+    for (const failure of failures) (failure.flag === 'fatal' ? result.fatal : result.warnings).push(failure);
   }
   return result;
+}
+
+/** A small document of each rule set's root: run once at the warm-up, so that a stylesheet's first run (SaxonJS prepares much of it lazily) is no document's. */
+const WARM_UP_DOCUMENTS: Record<RuleSet, string> = {
+  peppol: '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>',
+  'cen-ubl': '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>',
+  'cen-cii': '<CrossIndustryInvoice xmlns="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"/>',
+  'oioubl-invoice': '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>',
+  'oioubl-credit-note': '<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/>',
+};
+
+/** Loads SaxonJS and every stylesheet in this thread, and runs each once (a worker's warm-up). */
+export async function loadEinvoiceRulesHere(): Promise<void> {
+  await saxonJs();
+  for (const name of STYLESHEET_NAMES) await loadStylesheet(name);
+  for (const set of Object.keys(RULE_SETS) as RuleSet[]) await validateEinvoiceHere(WARM_UP_DOCUMENTS[set], set);
 }
 
 // The pool. A document takes ~100 ms of CPU: in this thread it would stop the event loop meanwhile and
@@ -182,8 +286,11 @@ export async function validateEinvoiceHere(xml: string): Promise<ValidationResul
 /** What a worker answers for a document: its result, or the error, a DomainError's code kept (400 stays 400). */
 export type WorkerReply = { result: ValidationResult } | { error: { message: string; code?: ErrorCode } };
 
+/** What the pool asks a worker: validate a document under a rule set, or load every rule set now. */
+export type WorkerRequest = { xml: string; set: RuleSet } | { warm: true };
+
 interface Job {
-  xml: string;
+  request: WorkerRequest;
   /** Whose document it is (validationOwner), for the pool's turns. */
   owner: string;
   resolve(result: ValidationResult): void;
@@ -304,7 +411,7 @@ function run(thread: Thread, job: Job): void {
     );
     dispatch();
   }, einvoiceValidationPool.timeoutMs);
-  thread.worker.postMessage(job.xml);
+  thread.worker.postMessage(job.request);
 }
 
 function finish(thread: Thread): void {
@@ -327,12 +434,27 @@ function dispatch(): void {
   while (queue.length && threads.size < poolSize) run(startThread(), queue.shift()!);
 }
 
-/** Runs both official rule sets (CEN EN 16931 UBL xslt and the Peppol BIS 3 schematron incl. DK rules) on a UBL document, in a worker thread. */
-export async function validateEinvoice(xml: string): Promise<ValidationResult> {
-  // Compiled here, once, before any worker starts: otherwise each would compile the rules itself.
-  await ruleFiles();
+/** Runs a rule set (default Peppol: CEN EN 16931 UBL and Peppol BIS 3 incl. DK rules) on a document, in a worker thread. */
+export async function validateEinvoice(xml: string, set: RuleSet = 'peppol'): Promise<ValidationResult> {
+  // The set's rules compiled here, once, before a worker needs them: otherwise each would compile them itself.
+  await ruleFiles(RULE_SETS[set]);
+  return submit({ xml, set });
+}
+
+function submit(request: WorkerRequest): Promise<ValidationResult> {
   return new Promise((resolve, reject) => {
-    queue.push({ xml, owner: validationOwner.getStore() ?? '', resolve, reject });
+    queue.push({ request, owner: validationOwner.getStore() ?? '', resolve, reject });
     dispatch();
   });
+}
+
+/**
+ * Warm from the start: compiles the rules into the SEF cache (nothing to do when a build or an earlier
+ * start did), then starts the pool's workers with every rule set loaded, so that the first document
+ * waits no more than the hundredth. Each worker gets one warm-up job; a worker busy with it takes
+ * documents after it.
+ */
+export async function warmEinvoiceValidation(): Promise<void> {
+  await ruleFiles();
+  await Promise.all(Array.from({ length: Math.max(1, poolSize - threads.size) }, () => submit({ warm: true })));
 }
