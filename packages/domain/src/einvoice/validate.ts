@@ -6,12 +6,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { access, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { ErrorCode } from '../error-codes.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 import { attributeOf, child, children, readXmlDocument, textOf } from '../xml/tree.ts';
@@ -43,9 +44,14 @@ const SCHXSLT = join(RULES, 'schxslt', '2.0');
 const CEN_CII_XSLT = join(RULES, 'cii', 'EN16931-CII-validation.xslt');
 const OIOUBL_INVOICE_XSL = join(RULES, 'oioubl', 'OIOUBL_Invoice_Schematron.xsl');
 const OIOUBL_CREDIT_NOTE_XSL = join(RULES, 'oioubl', 'OIOUBL_CreditNote_Schematron.xsl');
-// Compiled stylesheets (SEF, several MB of JSON each) are generated, never committed: compiling takes
-// tens of seconds, so they are kept here by the hash of what they are made from, shared by processes.
+// Compiled stylesheets (SEF, 3 to 26 MB of JSON each) are kept in the machine's cache by the hash of what
+// they are made from, shared by processes. Compiling takes from a minute (CEN) to several (OIOUBL, a 2.7 MB
+// XSLT) on a small machine, so the build's SEFs are committed too, gzipped (1.5 MB in all), under
+// rules/compiled/ by the same name: a fresh checkout unpacks them instead of compiling. A change of the
+// rules' sources changes the hash, and the committed file no longer fits until `npm run einvoice:rules`
+// writes it anew (a unit test says so).
 const CACHE = join(tmpdir(), 'tlr-einvoice-sef');
+export const COMPILED_RULES = join(RULES, 'compiled');
 
 /** Runs SaxonJS's own command line (the documented way to export a SEF) in a child Node process. */
 async function xslt3(args: string[]): Promise<void> {
@@ -69,24 +75,32 @@ async function digest(files: string[]): Promise<string> {
  * concurrent processes.
  */
 async function sef(name: string, inputs: string[], toXslt: (work: string) => Promise<string>): Promise<string> {
-  const file = join(CACHE, `${name}-${await digest(inputs)}.sef.json`);
-  if (
-    await access(file).then(
-      () => true,
-      () => false,
-    )
-  )
-    return file;
+  const base = `${name}-${await digest(inputs)}.sef.json`;
+  const file = join(CACHE, base);
+  if (await exists(file)) return file;
   const work = join(CACHE, `.${name}-${randomUUID()}`);
   await mkdir(work, { recursive: true });
   try {
     const temp = join(work, `${name}.sef.json`);
-    await xslt3([`-xsl:${await toXslt(work)}`, `-export:${temp}`, '-nogo']);
+    const committed = join(COMPILED_RULES, `${base}.gz`);
+    if (await exists(committed)) await writeFile(temp, gunzipSync(await readFile(committed)));
+    else await xslt3([`-xsl:${await toXslt(work)}`, `-export:${temp}`, '-nogo']);
     await rename(temp, file);
   } finally {
     await rm(work, { recursive: true, force: true });
   }
   return file;
+}
+
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
+
+/** The committed SEF file name of each stylesheet for its sources as they are (rules/compiled/). */
+export async function compiledRuleNames(): Promise<string[]> {
+  return Promise.all(STYLESHEET_NAMES.map(async (name) => `${name}-${await digest(await STYLESHEETS[name].inputs())}.sef.json.gz`));
 }
 
 /** A SEF's stylesheet. A file that does not parse (torn by something else) is removed: the next try compiles it anew. */
@@ -174,6 +188,16 @@ async function ruleFiles(names: readonly StylesheetName[] = STYLESHEET_NAMES): P
 /** Compiles every rule set into the SEF cache (`npm run einvoice:rules`, and the service's start): a later start only loads them. */
 export async function compileEinvoiceRules(): Promise<Record<StylesheetName, string>> {
   return ruleFiles();
+}
+
+/** Writes every compiled rule set, gzipped, into rules/compiled/ for the repository, and removes what no longer fits the sources. */
+export async function storeCompiledRules(): Promise<string[]> {
+  const files = await ruleFiles();
+  await mkdir(COMPILED_RULES, { recursive: true });
+  const names = await compiledRuleNames();
+  for (const [i, name] of STYLESHEET_NAMES.entries()) await writeFile(join(COMPILED_RULES, names[i]!), gzipSync(await readFile(files[name]), { level: 9 }));
+  for (const stale of await readdir(COMPILED_RULES)) if (!names.includes(stale)) await rm(join(COMPILED_RULES, stale));
+  return names;
 }
 
 /**
