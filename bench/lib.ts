@@ -73,7 +73,10 @@ export interface HttpReply {
 
 /** Keep-alive connections for every request of a run; destroy it at the end. */
 export const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-export function request(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number }): Promise<HttpReply> {
+export function request(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer; timeoutMs?: number },
+): Promise<HttpReply> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: opts.method ?? 'GET', headers: opts.headers, agent, timeout: opts.timeoutMs ?? 30_000 }, (res) => {
       const chunks: Buffer[] = [];

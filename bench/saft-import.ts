@@ -127,7 +127,7 @@ async function main() {
     const checkS = seconds(t0);
 
     log('storing the file as POST /imports/saft does');
-    const staged = await stageUpload(createReadStream(path), { limit: 2 ** 31, prefix: 'tlr-bench-saft-' });
+    const staged = await stageUpload(createReadStream(path), { limit: 2 ** 31, prefix: 'tlr-saft-' });
     t0 = process.hrtime.bigint();
     const { view } = await db.prisma.$transaction(
       (tx) =>

@@ -18,7 +18,7 @@ import {
 } from '@tlr/api';
 import type { Database } from '@tlr/db';
 import type { BackupSetup } from '@tlr/db/backup';
-import { exactJsonNumber, lastBackupRun, type VoucherStore, type WebhookSettings } from '@tlr/domain';
+import { exactJsonNumber, lastBackupRun, type SkatSettings, type VoucherStore, type WebhookSettings } from '@tlr/domain';
 import { authenticate } from './http/authenticate.ts';
 import { cors } from './http/cors.ts';
 import { deadline } from './http/deadline.ts';
@@ -32,7 +32,7 @@ import { routeGuard, routeGuardAnonymous } from './http/route-guard.ts';
 import { rawRoutes } from './http/raw-routes.ts';
 import { inOrder } from './http/in-order.ts';
 import { invoicePdf, reminderPdf } from './http/invoice-pdf.ts';
-import { xmlAttachment } from './http/xml-attachment.ts';
+import { csvAttachment, xmlAttachment } from './http/xml-attachment.ts';
 import { oauthEndpoints } from './http/oauth.ts';
 import { ADMIN_BASE, adminPages } from '@tlr/admin';
 import { ownerPages } from './pages/index.ts';
@@ -51,6 +51,8 @@ export interface AppDeps {
   requestLog: RequestLogSink;
   /** Answers /readyz: false while starting or shutting down. */
   isReady: () => boolean;
+  /** Where the official e-invoice rules are (/readyz's detail `einvoice_rules`: loading, loaded, failed, on_first_document); absent without. */
+  einvoiceRules?: (() => string) | undefined;
   /** Whether backups are set up (/readyz and the admin health page say which step is missing); unknown without. */
   backups?: (() => Promise<BackupSetup>) | undefined;
   /** The absolute URL clients reach the service at (PUBLIC_BASE_URL); default: the request's origin. */
@@ -64,6 +66,8 @@ export interface AppDeps {
   oauthAllowLocalhost?: boolean | undefined;
   /** Where procedures send background work (the sandbox reset job). */
   jobs?: BackgroundJobs | undefined;
+  /** The RSU B2B gateway settings (SKAT_*): filing the VAT return with Skattestyrelsen. */
+  skat?: SkatSettings | undefined;
   /**
    * TRUST_PROXY: the peers whose X-Forwarded-For and X-Forwarded-Proto count (Express's `trust proxy`);
    * default none. It decides req.ip (the sign-in throttle's address, the token endpoint's limit, the audit
@@ -80,12 +84,14 @@ export function createApp({
   logger,
   requestLog,
   isReady,
+  einvoiceRules,
   backups,
   publicBaseUrl,
   requestTimeoutMs = 20_000,
   store,
   webhooks,
   jobs,
+  skat,
   trustProxy = false,
 }: AppDeps) {
   const app = express();
@@ -130,7 +136,13 @@ export function createApp({
         : last
           ? { status: last.status, type: last.type, started_at: last.started_at, finished_at: last.finished_at, error: last.error }
           : { status: 'none' };
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', database: dbOk ? 'ok' : 'unreachable', backup });
+    // The e-invoice rules, a detail too: a server still loading them takes requests (a document waits for the load).
+    res.status(ready ? 200 : 503).json({
+      status: ready ? 'ready' : 'not_ready',
+      database: dbOk ? 'ok' : 'unreachable',
+      backup,
+      ...(einvoiceRules ? { einvoice_rules: einvoiceRules() } : {}),
+    });
   });
 
   // RFC 8414: what OAuth client libraries read to find the endpoints.
@@ -163,8 +175,9 @@ export function createApp({
         'einvoices.xml': xmlAttachment((caller, input) => caller.einvoices.xml(input as { id: string })),
         'vouchers.content': voucherDownload(logger, store),
         'vat.export': xmlAttachment((caller, input) => caller.vat.export(input as { period: string })),
+        'euSales.export': csvAttachment((caller, input) => caller.euSales.export(input as { period: string })),
       },
-      { db, logger, store, webhooks, jobs },
+      { db, logger, store, webhooks, jobs, skat },
     ),
   );
   api.use(
@@ -184,7 +197,7 @@ export function createApp({
         reviver: (_key: string, value: unknown, context?: { source?: string }) => (typeof value === 'number' ? exactJsonNumber(value, context?.source) : value),
       }),
       requireJsonObject,
-      restAdapter({ db, logger, store, webhooks, jobs }),
+      restAdapter({ db, logger, store, webhooks, jobs, skat }),
     ),
   );
   app.use('/api/v1', api);

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from '@tlr/config';
 import { inTransaction, type Database, type Db } from '@tlr/db';
 import {
+  asSystem,
   attemptEinvoice,
   claimEinvoice,
   directoryTransport,
@@ -36,7 +37,8 @@ const SWEEP_AHEAD_MS = 60_000;
 
 /** `store`: where received documents are kept as vouchers; without one, received documents wait in the inbox. */
 export async function registerEinvoiceWorkers(boss: Boss, db: Database, settings: EinvoiceSettings, logger: Logger, store?: VoucherStore): Promise<void> {
-  const run = inTransaction(db);
+  // What the delivery and the inbox register (an invoice's sent status, a received voucher) is named for the job, as every job's is.
+  const run = asSystem(inTransaction(db), QUEUES.deliverEinvoice.name, 'tlr: e-invoice delivery');
   const pool = db.prisma as Db;
   const deliver = async (messageId: string) => {
     const claimed = await claimEinvoice(pool, messageId, settings.handOverTimeoutMs);

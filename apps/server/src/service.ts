@@ -5,15 +5,27 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { RequestLog, type BackgroundJobs } from '@tlr/api';
 import type { Config } from '@tlr/config';
-import { applyMigrations, createDatabase, lockDataFolder, resolveDatabaseServer, type Database, type DatabaseServer, type DbTimeouts } from '@tlr/db';
+import {
+  applyMigrations,
+  createDatabase,
+  ensureServiceRole,
+  lockDataFolder,
+  resolveDatabaseServer,
+  SERVICE_ROLE,
+  serviceUrl,
+  type Database,
+  type DatabaseServer,
+  type DbTimeouts,
+} from '@tlr/db';
 import { archivingFromStart, backupSettings } from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
-import { setEinvoiceValidationThreads, setPasswordHashCost, type WebhookSettings } from '@tlr/domain';
-import { deliverEinvoiceAt, QUEUES, startBoss, type Boss } from '@tlr/jobs';
+import { setEinvoiceValidationThreads, setPasswordHashCost, sweepStaged, warmEinvoiceValidation, type WebhookSettings } from '@tlr/domain';
+import { deliverEinvoiceAt, QUEUES, startBoss, submitVatFilingAt, type Boss } from '@tlr/jobs';
 import { backupVoucherStore, createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
 import { createApp } from './app.ts';
 import { answerClientError } from './http/client-error.ts';
 import { einvoiceSettings, registerEinvoiceWorkers } from './einvoices.ts';
+import { registerVatFilingWorkers, skatSettings } from './vat-filings.ts';
 import { startWebhookDispatcher, webhookSettings } from './webhooks.ts';
 import { registerBackupWorker, startBackups } from './backups.ts';
 import { registerWorkers } from './worker.ts';
@@ -76,6 +88,8 @@ async function checkPort(port: number, host: string): Promise<void> {
 export async function startService(config: Config, logger = createLogger(config)): Promise<Service> {
   setEinvoiceValidationThreads(config.EINVOICE_VALIDATION_THREADS);
   setPasswordHashCost(config.PASSWORD_HASH_COST);
+  // /readyz's detail: where the official e-invoice rules are (loaded once the service listens).
+  let einvoiceRules = config.EINVOICE_WARM_AT_START ? 'loading' : 'on_first_document';
   // What is open so far: stop() closes it in reverse order, and so does a start that fails half-way,
   // so that the process can end with the one line about the cause.
   const opened: (() => Promise<unknown>)[] = [];
@@ -93,6 +107,9 @@ export async function startService(config: Config, logger = createLogger(config)
     opened.push(async () => lock.release());
   }
   await checkPort(config.PORT, config.HOST).catch(giveUp);
+  // Staged uploads a crashed process left behind (files/staged-upload.ts); a running server's are kept.
+  const swept = await sweepStaged().catch((e: Error) => (logger.warn({ err: { message: e.message } }, 'sweeping staged uploads failed'), []));
+  if (swept.length) logger.info({ removed: swept.length }, 'staged uploads of stopped processes removed');
   const dbServer: DatabaseServer = await resolveDatabaseServer({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
@@ -107,8 +124,18 @@ export async function startService(config: Config, logger = createLogger(config)
   const applied = await applyMigrations(dbServer.url).catch(giveUp);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
 
-  const db = createDatabase(dbServer.url, config.DB_POOL_SIZE, timeoutsOf(config));
+  // Least privilege (packages/db/src/roles.ts): the books through SERVICE_ROLE; migrations, pg-boss and backups as the owner.
+  const role = await ensureServiceRole(dbServer.url).catch(giveUp);
+  if (!role.ok)
+    logger.warn(
+      { reason: role.reason },
+      `the service connects as the role of DATABASE_URL: it may not create the role ${SERVICE_ROLE} (docs/operations.md says what to grant)`,
+    );
+  const db = createDatabase(role.ok ? serviceUrl(dbServer.url) : dbServer.url, config.DB_POOL_SIZE, timeoutsOf(config));
   opened.push(() => db.close());
+  // The owner's few connections: the backups' (pg_switch_wal is not the service's to call).
+  const ownerDb = role.ok ? createDatabase(dbServer.url, 2, timeoutsOf(config)) : db;
+  if (ownerDb !== db) opened.push(() => ownerDb.close());
   const backups = await startBackups(config, dbServer, db.pool, logger);
   const requestLog = new RequestLog(db.pool, logger);
   opened.push(() => requestLog.close());
@@ -151,6 +178,9 @@ export async function startService(config: Config, logger = createLogger(config)
     async saftImport(importId) {
       await (await queue()).send(QUEUES.importSaft.name, { importId });
     },
+    async vatFilingQueued(filing) {
+      await submitVatFilingAt(await queue(), filing);
+    },
   };
 
   let ready = false;
@@ -159,6 +189,7 @@ export async function startService(config: Config, logger = createLogger(config)
     logger,
     requestLog,
     isReady: () => ready,
+    einvoiceRules: () => einvoiceRules,
     backups: backups.state,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
@@ -166,6 +197,7 @@ export async function startService(config: Config, logger = createLogger(config)
     webhooks,
     oauthAllowLocalhost: config.OAUTH_ALLOW_HTTP_LOCALHOST,
     jobs,
+    skat: skatSettings(config),
     trustProxy: config.TRUST_PROXY,
   });
 
@@ -175,8 +207,9 @@ export async function startService(config: Config, logger = createLogger(config)
     await registerWorkers(worker, db, logger, store).catch(giveUp);
     const copyStore = backupVoucherStore(config);
     if (copyStore) opened.push(() => copyStore.close());
-    await registerBackupWorker(worker, db, logger, config, backups, { vouchers: store, copy: copyStore }).catch(giveUp);
+    await registerBackupWorker(worker, ownerDb, logger, config, backups, { vouchers: store, copy: copyStore }).catch(giveUp);
     await registerEinvoiceWorkers(worker, db, einvoiceSettings(config), logger, store).catch(giveUp);
+    await registerVatFilingWorkers(worker, db, skatSettings(config), logger).catch(giveUp);
     boss = worker;
     const dispatcher = startWebhookDispatcher(db, webhooks, logger);
     opened.push(() => dispatcher.stop());
@@ -190,6 +223,21 @@ export async function startService(config: Config, logger = createLogger(config)
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
   const url = config.PUBLIC_BASE_URL ?? `http://${host}:${port}`;
   ready = true;
+  if (config.EINVOICE_WARM_AT_START) {
+    // Once the service listens (its start is not slowed): a document that arrives before the load ends
+    // waits for it, not for a compile or a load of its own; /readyz says when it is done.
+    const started = Date.now();
+    warmEinvoiceValidation().then(
+      () => {
+        einvoiceRules = 'loaded';
+        logger.info({ ms: Date.now() - started }, 'e-invoice rules loaded');
+      },
+      (e: unknown) => {
+        einvoiceRules = 'failed';
+        logger.warn({ err: e }, 'loading the e-invoice rules failed; the first document tries again');
+      },
+    );
+  }
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

@@ -1,13 +1,25 @@
-// Receiving e-invoices through HTTP against PostgreSQL: every Peppol example and an
-// OIOUBL document import as a supplier, a draft expense and vouchers; a document our own API made imports
+// Receiving e-invoices through HTTP against PostgreSQL: every Peppol example and every example of the
+// OIOUBL schematron package import as a supplier, a draft expense (with the document's lines and payment
+// means) and vouchers; a broken copy of each is refused by its official rules; a document our own API made imports
 // into the company it was sent to; what breaks the official rules, hostile XML, the same document twice
 // and a key without the scopes are refused by name, with nothing stored.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { countRows, created, idem, ok, useCompany, type Api, type client } from './helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import PDFDocument from 'pdfkit';
+import { einvoiceValidationPool, warmEinvoiceValidation } from '@tlr/domain';
+import { countRows, created, idem, ok, useCompany, waitFor, type Api, type client } from './helpers.ts';
 
-const t = useCompany({ name: 'E-faktura Modtager ApS', cvr: '12345674' });
+// Warm from the start (decision 634): the server loads the rules as it starts, as `npm start` does.
+const t = useCompany({ name: 'E-faktura Modtager ApS', cvr: '12345674', env: { EINVOICE_WARM_AT_START: 'true' } });
+
+beforeAll(async () => {
+  // The server's warm-up (started with it, in this process): every worker has the rules before any
+  // document, and /readyz says so (decision 633).
+  await warmEinvoiceValidation();
+  expect(einvoiceValidationPool.workers().length).toBeGreaterThan(0);
+  await waitFor(async () => ((await (await fetch(`${t.svc.url}/readyz`)).json()) as { einvoice_rules?: string }).einvoice_rules === 'loaded', 600_000);
+}, 900_000);
 
 const EXAMPLES = join(import.meta.dirname, '../../../packages/domain/src/einvoice/examples');
 const example = (name: string) => readFileSync(join(EXAMPLES, name), 'utf8');
@@ -34,6 +46,9 @@ interface EinvoiceMessage {
   payable_amount: number;
   counterpart: { name: string; peppol_id: string };
   links: { xml: string; voucher: string; attachments: string[]; expense: string };
+  lines: { description: string; account_number: string; account_source: string }[];
+  last_response: unknown;
+  payment_means: Record<string, unknown>[];
 }
 interface Problem {
   code: string;
@@ -52,50 +67,61 @@ const stored = (companyId: string) =>
     ),
   );
 
-/** An OIOUBL 2.1 invoice from a Danish supplier (CVR 29190925, GLN endpoint): 2 × 400 + 25 % VAT. */
-const oioubl = (number: string) => `<?xml version="1.0" encoding="UTF-8"?>
-<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
-  <cbc:UBLVersionID>2.0</cbc:UBLVersionID>
-  <cbc:CustomizationID>OIOUBL-2.01</cbc:CustomizationID>
-  <cbc:ProfileID schemeAgencyID="320" schemeID="urn:oioubl:id:profileid-1.2">Procurement-BilSim-1.0</cbc:ProfileID>
-  <cbc:ID>${number}</cbc:ID>
-  <cbc:IssueDate>2026-11-02</cbc:IssueDate>
-  <cbc:InvoiceTypeCode listAgencyID="320" listID="urn:oioubl:codelist:invoicetypecode-1.1">380</cbc:InvoiceTypeCode>
-  <cbc:DocumentCurrencyCode>DKK</cbc:DocumentCurrencyCode>
-  <cac:AccountingSupplierParty>
-    <cac:Party>
-      <cbc:EndpointID schemeAgencyID="9" schemeID="GLN">5790000436101</cbc:EndpointID>
-      <cac:PartyName><cbc:Name>Kontorforsyning Øst A/S</cbc:Name></cac:PartyName>
-      <cac:PostalAddress><cac:Country><cbc:IdentificationCode>DK</cbc:IdentificationCode></cac:Country></cac:PostalAddress>
-      <cac:PartyTaxScheme><cbc:CompanyID schemeID="DK:SE">DK29190925</cbc:CompanyID><cac:TaxScheme><cbc:ID>63</cbc:ID><cbc:Name>Moms</cbc:Name></cac:TaxScheme></cac:PartyTaxScheme>
-      <cac:PartyLegalEntity><cbc:RegistrationName>Kontorforsyning Øst A/S</cbc:RegistrationName><cbc:CompanyID schemeID="DK:CVR">DK29190925</cbc:CompanyID></cac:PartyLegalEntity>
-    </cac:Party>
-  </cac:AccountingSupplierParty>
-  <cac:AccountingCustomerParty><cac:Party><cbc:EndpointID schemeID="DK:CVR">DK12345674</cbc:EndpointID><cac:PartyName><cbc:Name>E-faktura Modtager ApS</cbc:Name></cac:PartyName></cac:Party></cac:AccountingCustomerParty>
-  <cac:PaymentMeans><cbc:PaymentMeansCode>31</cbc:PaymentMeansCode><cbc:PaymentDueDate>2026-11-30</cbc:PaymentDueDate></cac:PaymentMeans>
-  <cac:TaxTotal>
-    <cbc:TaxAmount currencyID="DKK">200.00</cbc:TaxAmount>
-    <cac:TaxSubtotal>
-      <cbc:TaxableAmount currencyID="DKK">800.00</cbc:TaxableAmount>
-      <cbc:TaxAmount currencyID="DKK">200.00</cbc:TaxAmount>
-      <cac:TaxCategory><cbc:ID schemeAgencyID="320" schemeID="urn:oioubl:id:taxcategoryid-1.1">StandardRated</cbc:ID><cbc:Percent>25</cbc:Percent></cac:TaxCategory>
-    </cac:TaxSubtotal>
-  </cac:TaxTotal>
-  <cac:LegalMonetaryTotal>
-    <cbc:LineExtensionAmount currencyID="DKK">800.00</cbc:LineExtensionAmount>
-    <cbc:TaxExclusiveAmount currencyID="DKK">800.00</cbc:TaxExclusiveAmount>
-    <cbc:TaxInclusiveAmount currencyID="DKK">1000.00</cbc:TaxInclusiveAmount>
-    <cbc:PayableAmount currencyID="DKK">1000.00</cbc:PayableAmount>
-  </cac:LegalMonetaryTotal>
-  <cac:InvoiceLine>
-    <cbc:ID>1</cbc:ID>
-    <cbc:InvoicedQuantity unitCode="EA">2</cbc:InvoicedQuantity>
-    <cbc:LineExtensionAmount currencyID="DKK">800.00</cbc:LineExtensionAmount>
-    <cac:Item><cbc:Name>Kontorstol</cbc:Name></cac:Item>
-    <cac:Price><cbc:PriceAmount currencyID="DKK">400.00</cbc:PriceAmount></cac:Price>
-  </cac:InvoiceLine>
-</Invoice>
-`;
+/**
+ * The OIOUBL schematron package's own examples (../shared/reference/einvoice/oioubl/examples), as the
+ * Danish Business Authority publishes them: [kind, net, VAT, total, lines, payment means code].
+ */
+const REPO = join(import.meta.dirname, '..', '..', '..');
+const REFERENCE = [join(REPO, '..', 'shared', 'reference'), '/work/shared/reference'].find(existsSync) ?? join(REPO, '..', 'shared', 'reference');
+const OIOUBL = join(REFERENCE, 'einvoice', 'oioubl', 'examples');
+const oioubl = (name: string) => readFileSync(join(OIOUBL, name), 'utf8');
+const OIOUBL_EXAMPLES: Record<string, [string, number, number, number, number, string[]]> = {
+  'OIOUBL_Invoice_v2p2.xml': ['invoice', 5050, 1262.5, 6312.5, 2, ['42']],
+  'OIOUBL_Invoice_UBLExtensions_v2p2.xml': ['invoice', 5050, 1262.5, 6312.5, 2, ['42']],
+  'OIOUBL_CreditNote_v2p2.xml': ['credit_note', 5050, 1262.5, 6312.5, 2, []],
+  'OIOUBL_InvoiceCerticate.xml': ['invoice', 363.16, 90.79, 453.95, 1, ['42']],
+  'OIOUBL_CreditNoteCertificate.xml': ['credit_note', 363.16, 90.79, 453.95, 1, []],
+};
+/** The rule each broken copy (PayableAmount 1.00) breaks: the package's own ids for the total. */
+const OIOUBL_PAYABLE_RULE: Record<string, string> = { invoice: 'F-INV133', credit_note: 'F-CRN079' };
+/** CEN's CII examples and an XRechnung CII one (../shared/reference/einvoice/cii/examples): [currency, total, VAT, net, lines, VAT code]. */
+const CII = join(REFERENCE, 'einvoice', 'cii', 'examples');
+const cii = (name: string) => readFileSync(join(CII, name), 'utf8');
+const CII_EXAMPLES: Record<string, [string, number, number, number, number, string]> = {
+  // A Norwegian seller: 25 % and 15 % lines beside an exempt one, 365.28 of VAT in 1801.78 (more than 25 %
+  // of it can hold): taken as stated, foreign VAT is no Danish input VAT.
+  'CII_business_example_01.xml': ['NOK', 1801.78, 365.28, 1436.5, 5, 'KDELVIS'],
+  'CII_example1.xml': ['EUR', 250.33, 20.73, 229.6, 20, 'KDELVIS'],
+  'CII_example3.xml': ['DKK', 1125, 225, 900, 1, 'K25'],
+  'CII_example5.xml': ['DKK', 4675, 675, 4000, 3, 'KDELVIS'],
+  'CII_example7.xml': ['SEK', 3200, 0, 3200, 2, 'K0'],
+  'XRechnung-O.xml': ['EUR', 385544.6, 0, 385544.6, 2, 'K0'],
+};
+
+/** POSTs a PDF (Factur-X / ZUGFeRD, or not) to /einvoices/inbound. */
+async function importPdf(key: string, url: string, pdf: Buffer) {
+  const r = await fetch(`${url}/api/v1/einvoices/inbound`, {
+    method: 'POST',
+    headers: { 'X-API-Key': key, 'Content-Type': 'application/pdf', ...idem().header },
+    body: pdf,
+  });
+  return { status: r.status, body: (await r.json()) as { data: EinvoiceMessage | null; voucher_id?: string; detail?: string } & Problem };
+}
+
+/** A PDF as an invoicing program writes one, with `xml` embedded as Factur-X does (`factur-x.xml`), or none. */
+async function pdfWith(xml?: string): Promise<Buffer> {
+  const doc = new PDFDocument({ size: 'A4', info: { Title: 'Faktura' } });
+  const parts: Buffer[] = [];
+  doc.on('data', (b: Buffer) => parts.push(b));
+  const done = new Promise<void>((resolve) => doc.on('end', () => resolve()));
+  doc.fontSize(14).text('Faktura TOSL108');
+  if (xml !== undefined) doc.file(Buffer.from(xml, 'utf8'), { name: 'factur-x.xml', type: 'text/xml', description: 'Factur-X' });
+  doc.end();
+  await done;
+  return Buffer.concat(parts);
+}
+
+const brokenPayable = (xml: string) => xml.replace(/(<cbc:PayableAmount currencyID="DKK">)[0-9.]+/, '$11.00');
 
 const expenseOf = async (c: Api, id: string) => (await ok(c.GET('/expenses/{id}', { params: { path: { id } } }))).data;
 
@@ -139,13 +165,258 @@ describe('POST /einvoices/inbound', () => {
     }
   });
 
-  it('imports an OIOUBL 2.1 invoice from a Danish supplier as K25, finding the supplier by CVR', async () => {
-    const supplier = (await created(t.api.POST('/suppliers', { params: idem(), body: { name: 'Kontorforsyning (gammelt navn)', cvr: '29190925' } }))).data;
-    const r = await importXml(t.raw, oioubl('OIO-1001'));
+  it("imports every one of the OIOUBL package's examples: OIOUBL's totals, VAT, currency, lines and payment means", async () => {
+    for (const [file, [kind, net, vat, total, lines, means]] of Object.entries(OIOUBL_EXAMPLES)) {
+      // Each into a company of its own: two examples are the same supplier's invoice A00095678.
+      const other = await t.another(`OIOUBL ${file}`);
+      const xml = oioubl(file);
+      const r = await importXml(other.raw, xml);
+      expect(r.status, `${file}: ${r.text.slice(0, 800)}`).toBe(201);
+      const m = r.body.data;
+      // In OIOUBL TaxExclusiveAmount is the tax (1262.50), not the amount without it (5050.00).
+      expect([m.document_format, m.document_kind, m.currency, m.net_amount, m.vat_amount, m.total_amount], file).toEqual([
+        'oioubl-2.1',
+        kind,
+        'DKK',
+        net,
+        vat,
+        total,
+      ]);
+      expect(m.lines, file).toHaveLength(lines);
+      expect(
+        m.payment_means.map((p) => p.code),
+        file,
+      ).toEqual(means);
+      const sign = kind === 'credit_note' ? -1 : 1;
+      const expense = await expenseOf(other.api, m.expense_id);
+      // A Danish supplier's VAT, as stated: K25.
+      expect([expense.status, expense.currency, expense.amount, expense.vat_amount, expense.vat_code], file).toEqual([
+        'draft',
+        'DKK',
+        sign * total,
+        sign * vat,
+        'K25',
+      ]);
+      // The XML is kept as received (the credit note's byte order mark is the text reader's to drop).
+      expect((await other.raw.get(`/vouchers/${expense.voucher_id}/content`)).text, file).toBe(xml.replace(/^\uFEFF/, ''));
+    }
+  });
+
+  it("reads an OIOUBL invoice's lines and bank account, finds its supplier by its GLN, and reads OIOUBL-2.02 and 2.01 as 2.1", async () => {
+    const other = await t.another('OIOUBL Linjer ApS');
+    // The certificate example's seller has the GLN endpoint 5798000416604 (its CVR, like the other examples', fails the check digit).
+    const supplier = (
+      await created(other.api.POST('/suppliers', { params: idem(), body: { name: 'Styrelsen (gammelt navn)', peppol_id: '0088:5798000416604' } }))
+    ).data;
+    const certificate = await importXml(other.raw, oioubl('OIOUBL_InvoiceCerticate.xml'));
+    expect(certificate.status, certificate.text).toBe(201);
+    expect(certificate.body.data.supplier_id).toBe(supplier.id);
+    const r = await importXml(other.raw, oioubl('OIOUBL_Invoice_v2p2.xml'));
     expect(r.status, r.text).toBe(201);
-    expect(r.body.data).toMatchObject({ document_format: 'oioubl-2.1', supplier_id: supplier.id, total_amount: 1000, vat_amount: 200, currency: 'DKK' });
-    const expense = await expenseOf(t.api, r.body.data.expense_id);
-    expect([expense.amount, expense.vat_amount, expense.vat_code, expense.date, expense.due_date]).toEqual([1000, 200, 'K25', '2026-11-02', '2026-11-30']);
+    const m = r.body.data;
+    // Its CVR fails the check: no identifier a supplier can hold, so it is made by its name, once.
+    expect(m.supplier_id).not.toBe(supplier.id);
+    expect(m.lines[0]).toMatchObject({
+      id: '1',
+      description: 'Hejsetavle',
+      item_id: '5712345780121',
+      quantity: 1,
+      unit: 'EA',
+      price: 5000,
+      net_amount: 5000,
+      vat_category: 'S',
+      vat_rate: 25,
+      vat_amount: 1250,
+      account_number: '2810',
+      account_source: 'vat_category',
+    });
+    expect(m.lines[1]).toMatchObject({ description: 'Beslag', quantity: 2, price: 25, net_amount: 50, vat_amount: 12.5 });
+    expect(m.payment_means).toEqual([
+      { code: '42', due_date: '2005-11-25', card_type: '', payment_id: '', creditor: '', fi_line: '', account: '1234567890', branch: '1234' },
+    ]);
+    const expense = await expenseOf(other.api, m.expense_id);
+    expect([expense.date, expense.due_date]).toEqual(['2005-11-20', '2005-11-25']);
+    // The schematron takes OIOUBL-2.01 and 2.02 too (F-LIB002): read as 2.1, with the same meaning of each total.
+    for (const version of ['OIOUBL-2.02', 'OIOUBL-2.01']) {
+      const older = oioubl('OIOUBL_Invoice_v2p2.xml')
+        .replace('<cbc:CustomizationID>OIOUBL-2.1', `<cbc:CustomizationID>${version}`)
+        .replace('<cbc:ID>A00095678', `<cbc:ID>A-${version}`);
+      const o = await importXml(other.raw, older);
+      expect(o.status, `${version}: ${o.text.slice(0, 500)}`).toBe(201);
+      expect([o.body.data.document_format, o.body.data.net_amount, o.body.data.vat_amount, o.body.data.total_amount]).toEqual([
+        'oioubl-2.1',
+        5050,
+        1262.5,
+        6312.5,
+      ]);
+    }
+  });
+
+  it("proposes each line's account: the supplier's same item as last booked, else the supplier's last account, else the VAT category's", async () => {
+    const other = await t.another('OIOUBL Konti ApS');
+    // The package's invoice, dated in the company's open fiscal year so that it can be booked.
+    const invoice = oioubl('OIOUBL_Invoice_v2p2.xml')
+      .replace('<cbc:IssueDate>2005-11-20', '<cbc:IssueDate>2026-11-20')
+      .replace('<cbc:PaymentDueDate>2005-11-25', '<cbc:PaymentDueDate>2026-11-25');
+    const first = (await importXml(other.raw, invoice)).body.data;
+    expect(first.lines.map((l) => [l.account_number, l.account_source])).toEqual([
+      ['2810', 'vat_category'],
+      ['2810', 'vat_category'],
+    ]);
+    // A person books the first document to 1610 Varekøb.
+    await ok(other.api.PUT('/expenses/{id}', { params: { path: { id: first.expense_id } }, body: { account_number: '1610' } }));
+    await ok(other.api.PUT('/expenses/{id}/status', { params: { path: { id: first.expense_id } }, body: { status: 'booked' } }));
+    // The supplier's next document: the same item (Hejsetavle, the seller's item id) goes where it went; a new one where the supplier's last went.
+    const next = invoice
+      .replace('<cbc:ID>A00095678', '<cbc:ID>A00095679')
+      .replace('<cbc:Name>Beslag</cbc:Name>', '<cbc:Name>Skruer</cbc:Name>')
+      .replace('5712345780111', '5712345780999');
+    const second = await importXml(other.raw, next);
+    expect(second.status, second.text.slice(0, 500)).toBe(201);
+    expect(second.body.data.supplier_id).toBe(first.supplier_id);
+    expect(second.body.data.lines.map((l) => [l.description, l.account_number, l.account_source])).toEqual([
+      ['Hejsetavle', '1610', 'supplier_item'],
+      ['Skruer', '1610', 'supplier_default'],
+    ]);
+    // Another supplier's document: nothing of this supplier's applies.
+    const elsewhere = (await importXml(other.raw, oioubl('OIOUBL_InvoiceCerticate.xml'))).body.data;
+    expect(elsewhere.lines.map((l) => l.account_source)).toEqual(['vat_category']);
+  });
+
+  it("imports CEN's CII examples and an XRechnung CII one under the CEN CII rules; a broken copy of each is refused with its rule ids", async () => {
+    for (const [file, [currency, total, vat, net, lines, code]] of Object.entries(CII_EXAMPLES)) {
+      const other = await t.another(`CII ${file}`);
+      const r = await importXml(other.raw, cii(file));
+      expect(r.status, `${file}: ${r.text.slice(0, 800)}`).toBe(201);
+      const m = r.body.data;
+      expect([m.document_format, m.document_kind, m.currency, m.total_amount, m.vat_amount, m.net_amount, m.lines.length], file).toEqual([
+        'en16931-cii',
+        'invoice',
+        currency,
+        total,
+        vat,
+        net,
+        lines,
+      ]);
+      const expense = await expenseOf(other.api, m.expense_id);
+      expect([expense.currency, expense.amount, expense.vat_amount, expense.vat_code], file).toEqual([currency, total, vat, code]);
+      if (file === 'CII_business_example_01.xml') {
+        // More VAT than 25 % of the amount can hold, as the official rules accept it: tlr's cap only warns,
+        // and the draft stays editable (its account changed) with that VAT.
+        expect(JSON.stringify(m.last_response)).toMatch(/TLR-VAT-RATE.*365\.28 is more than the 25 % VAT/);
+        const changed = await ok(other.api.PUT('/expenses/{id}', { params: { path: { id: m.expense_id } }, body: { account_number: '1610' } }));
+        expect([changed.data.vat_amount, changed.data.account_number]).toEqual([365.28, '1610']);
+      }
+      const before = await stored(other.company.companyId);
+      const broken = await importXml(other.raw, cii(file).replace(/(<ram:DuePayableAmount>)[0-9.]+/, '$11.00'));
+      expect([broken.status, broken.body.code], `${file}: ${broken.text.slice(0, 500)}`).toEqual([400, 'einvoice_invalid']);
+      expect(
+        broken.body.failures!.map((f) => f.id),
+        file,
+      ).toContain('BR-CO-16');
+      expect(broken.body.detail).toMatch(/CEN EN 16931 \(CII\)/);
+      expect(await stored(other.company.companyId)).toEqual(before);
+    }
+  });
+
+  it('imports plain EN 16931 and XRechnung UBL under the CEN rules alone: the Peppol rules only for documents that claim Peppol', async () => {
+    // Peppol's example without the buyer's electronic address, which Peppol requires (PEPPOL-EN16931-R010) and EN 16931 does not.
+    const peppol = example('base-example.xml');
+    const withoutEndpoint = peppol.replace(/(<cac:AccountingCustomerParty>\s*<cac:Party>\s*)<cbc:EndpointID[^>]*>[^<]*<\/cbc:EndpointID>/, '$1');
+    expect(withoutEndpoint).not.toBe(peppol);
+    const claimsPeppol = await importXml(t.raw, withoutEndpoint);
+    expect(claimsPeppol.status).toBe(400);
+    expect(claimsPeppol.body.failures!.map((f) => f.id)).toContain('PEPPOL-EN16931-R010');
+    const customizations = {
+      'urn:cen.eu:en16931:2017': 'EN 16931',
+      'urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0': 'XRechnung 3.0',
+    };
+    for (const [customization, what] of Object.entries(customizations)) {
+      const other = await t.another(`UBL ${what}`);
+      const xml = withoutEndpoint.replace('urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0', customization);
+      const r = await importXml(other.raw, xml);
+      expect(r.status, `${what}: ${r.text.slice(0, 500)}`).toBe(201);
+      expect([r.body.data.document_format, r.body.data.total_amount, r.body.data.vat_amount, r.body.data.currency]).toEqual([
+        'en16931-ubl',
+        1656.25,
+        331.25,
+        'EUR',
+      ]);
+      const broken = await importXml(
+        other.raw,
+        xml.replace('<cbc:PayableAmount currencyID="EUR">1656.25</cbc:PayableAmount>', '<cbc:PayableAmount currencyID="EUR">1000.00</cbc:PayableAmount>'),
+      );
+      expect(broken.status).toBe(400);
+      const ids = broken.body.failures!.map((f) => f.id);
+      expect(ids).toContain('BR-CO-16');
+      expect(ids.filter((id) => id.startsWith('PEPPOL'))).toEqual([]);
+    }
+  });
+
+  it('imports a Factur-X PDF: its embedded XML is read, the PDF is the voucher; a PDF without XML is kept as a voucher, nothing read', async () => {
+    const other = await t.another('Factur-X ApS');
+    const xml = cii('CII_example3.xml');
+    const pdf = await pdfWith(xml);
+    const r = await importPdf(other.key, t.svc.url, pdf);
+    expect(r.status, JSON.stringify(r.body).slice(0, 800)).toBe(201);
+    const m = r.body.data!;
+    expect([m.document_format, m.document_number, m.total_amount, m.vat_amount, m.currency]).toEqual(['en16931-cii', 'TOSL108', 1125, 225, 'DKK']);
+    const expense = await expenseOf(other.api, m.expense_id);
+    expect([expense.amount, expense.vat_amount, expense.vat_code]).toEqual([1125, 225, 'K25']);
+    // The PDF, byte for byte, is the expense's voucher; the XML is kept beside it, and as the message's document.
+    const voucher = await fetch(`${t.svc.url}/api/v1/vouchers/${expense.voucher_id}/content`, { headers: { 'X-API-Key': other.key } });
+    expect(Buffer.from(await voucher.arrayBuffer()).equals(pdf)).toBe(true);
+    expect(m.links.attachments).toHaveLength(1);
+    expect((await other.raw.get(m.links.attachments[0]!.replace('/api/v1', '') + '/content')).text).toBe(xml.replace(/^\uFEFF/, ''));
+    expect((await other.raw.get(`/einvoices/${m.id}/xml`)).text).toBe(xml.replace(/^\uFEFF/, ''));
+    // A broken copy inside a PDF is refused by the same rules, nothing stored.
+    const before = await stored(other.company.companyId);
+    const broken = await importPdf(other.key, t.svc.url, await pdfWith(xml.replace('<ram:DuePayableAmount>1125', '<ram:DuePayableAmount>1.00')));
+    expect([broken.status, broken.body.code]).toEqual([400, 'einvoice_invalid']);
+    expect(broken.body.failures!.map((f) => f.id)).toContain('BR-CO-16');
+    expect(await stored(other.company.companyId)).toEqual(before);
+    // A plain PDF: stored as a voucher, and the answer says nothing was read.
+    const plain = await importPdf(other.key, t.svc.url, await pdfWith());
+    expect(plain.status).toBe(201);
+    expect(plain.body.data).toBeNull();
+    expect(plain.body.detail).toMatch(/nothing was read/);
+    const kept = (await ok(other.api.GET('/vouchers/{id}', { params: { path: { id: plain.body.voucher_id! } } }))).data;
+    expect(kept.mime_type).toBe('application/pdf');
+    const [vouchers, suppliers, expenses, messages] = await stored(other.company.companyId);
+    expect([vouchers, suppliers, expenses, messages]).toEqual([before[0]! + 1, before[1], before[2], before[3]]);
+    // Not a PDF at all, sent as one: refused by name.
+    const fake = await importPdf(other.key, t.svc.url, Buffer.from('<Invoice/>'));
+    expect([fake.status, fake.body.detail]).toEqual([400, 'The body is not a PDF (no %PDF- header).']);
+  });
+
+  it('reads an FI payment (FIK +71) as its payment line', async () => {
+    const other = await t.another('OIOUBL FIK ApS');
+    const xml = oioubl('OIOUBL_Invoice_v2p2.xml').replace(
+      /<cac:PaymentMeans>[\s\S]*<\/cac:PaymentMeans>/,
+      `<cac:PaymentMeans>
+        <cbc:ID>1</cbc:ID>
+        <cbc:PaymentMeansCode>93</cbc:PaymentMeansCode>
+        <cbc:PaymentDueDate>2005-11-25</cbc:PaymentDueDate>
+        <cbc:PaymentChannelCode listAgencyID="320" listID="urn:oioubl:codelist:paymentchannelcode-1.1">DK:FIK</cbc:PaymentChannelCode>
+        <cbc:InstructionID>000000000001735</cbc:InstructionID>
+        <cbc:PaymentID schemeAgencyID="320" schemeID="urn:oioubl:id:paymentid-1.1">71</cbc:PaymentID>
+        <cac:CreditAccount><cbc:AccountID>81234567</cbc:AccountID></cac:CreditAccount>
+    </cac:PaymentMeans>`,
+    );
+    const r = await importXml(other.raw, xml);
+    expect(r.status, r.text.slice(0, 800)).toBe(201);
+    expect(r.body.data.payment_means).toEqual([
+      {
+        code: '93',
+        due_date: '2005-11-25',
+        card_type: '71',
+        payment_id: '000000000001735',
+        creditor: '81234567',
+        fi_line: '+71<000000000001735 +81234567<',
+        account: '',
+        branch: '',
+      },
+    ]);
   });
 
   it('refuses the same document of the same supplier again with 409, naming the first import; the same key replays', async () => {
@@ -192,39 +463,104 @@ describe('POST /einvoices/inbound', () => {
     expect(r.body).toMatchObject({ code: 'einvoice_invalid', field: 'body' });
     expect(r.body.failures!.map((f) => f.id)).toContain('BR-CO-16');
     expect(r.body.detail).toMatch(/BR-CO-16/);
-    const oioBroken = oioubl('OIO-9').replace('<cbc:TaxInclusiveAmount currencyID="DKK">1000.00', '<cbc:TaxInclusiveAmount currencyID="DKK">1100.00');
-    const o = await importXml(t.raw, oioBroken);
-    expect(o.status).toBe(400);
-    expect(o.body.failures!.map((f) => f.id)).toEqual(['BR-CO-15']);
+    // A broken copy of each OIOUBL example: refused by the OIOUBL schematron with its rule ids and texts.
+    for (const [file, [kind]] of Object.entries(OIOUBL_EXAMPLES)) {
+      const o = await importXml(t.raw, brokenPayable(oioubl(file)));
+      expect([o.status, o.body.code], `${file}: ${o.text.slice(0, 500)}`).toEqual([400, 'einvoice_invalid']);
+      expect(
+        o.body.failures!.map((f) => f.id),
+        file,
+      ).toContain(OIOUBL_PAYABLE_RULE[kind]);
+      expect(o.body.failures!.find((f) => f.id === OIOUBL_PAYABLE_RULE[kind])!.text, file).toMatch(/^PayableAmount is calculated incorrectly/);
+      expect(o.body.detail).toMatch(/OIOUBL 2\.1 \(schematron 1\.17\.2\)/);
+    }
     expect(await stored(t.company.companyId)).toEqual(before);
   });
 
   it('gives an OIOUBL document the amount checks a Peppol document gets, reads dates by the calendar and stores names decoded', async () => {
     const other = await t.another('OIOUBL Kontrol ApS');
     const before = await stored(other.company.companyId);
+    const invoice = oioubl('OIOUBL_Invoice_v2p2.xml');
     // A document in EUR whose amounts are all in DKK, and a total with three decimals: refused as Peppol's rules refuse them.
-    const eur = await importXml(other.raw, oioubl('OIO-EUR').replace('<cbc:DocumentCurrencyCode>DKK', '<cbc:DocumentCurrencyCode>EUR'));
+    const eur = await importXml(other.raw, invoice.replace('<cbc:DocumentCurrencyCode>DKK', '<cbc:DocumentCurrencyCode>EUR'));
     expect([eur.status, eur.body.code], eur.text).toEqual([400, 'einvoice_invalid']);
-    expect(new Set(eur.body.failures!.map((f) => f.id))).toEqual(new Set(['PEPPOL-EN16931-R051']));
-    const three = await importXml(
-      other.raw,
-      oioubl('OIO-3').replace('<cbc:PayableAmount currencyID="DKK">1000.00', '<cbc:PayableAmount currencyID="DKK">1000.005'),
-    );
-    expect([three.status, three.body.code, three.body.failures?.map((f) => f.id)], three.text).toEqual([400, 'einvoice_invalid', ['UBL-DT-01']]);
-    const date = await importXml(other.raw, oioubl('OIO-DATE').replace('<cbc:IssueDate>2026-11-02', '<cbc:IssueDate>2026-02-31'));
+    expect(eur.body.failures!.map((f) => f.id)).toContain('PEPPOL-EN16931-R051');
+    const three = await importXml(other.raw, invoice.replace('<cbc:PayableAmount currencyID="DKK">6312.50', '<cbc:PayableAmount currencyID="DKK">6312.505'));
+    expect([three.status, three.body.code], three.text).toEqual([400, 'einvoice_invalid']);
+    expect(three.body.failures!.map((f) => f.id)).toContain('UBL-DT-01');
+    const date = await importXml(other.raw, invoice.replace('<cbc:IssueDate>2005-11-20', '<cbc:IssueDate>2005-02-31'));
     expect([date.status, date.body.code, date.body.field, date.body.detail]).toEqual([
       400,
       'invalid_request',
       'IssueDate',
-      'Not an e-invoice this service takes: IssueDate "2026-02-31" must be a valid calendar date.',
+      'Not an e-invoice this service takes: IssueDate "2005-02-31" must be a valid calendar date.',
     ]);
     expect(await stored(other.company.companyId)).toEqual(before);
     // An entity in a name is the character it stands for, in the supplier made and in the message.
-    const named = await importXml(other.raw, oioubl('OIO-AMP').replaceAll('Kontorforsyning Øst A/S', 'Jensen &amp; S&#248;n ApS'));
+    const named = await importXml(other.raw, invoice.replaceAll('Tavleleverandøren', 'Jensen &amp; S&#248;n ApS'));
     expect(named.status, named.text).toBe(201);
     expect(named.body.data.counterpart.name).toBe('Jensen & Søn ApS');
     const supplier = (await ok(other.api.GET('/suppliers/{id}', { params: { path: { id: named.body.data.supplier_id } } }))).data;
     expect(supplier.name).toBe('Jensen & Søn ApS');
+  });
+
+  it('never merges a supplier with one another identifier names: a namesake with another Peppol id is another supplier', async () => {
+    const other = await t.another('Navnebror ApS');
+    const xml = example('base-example.xml');
+    const name = /<cbc:RegistrationName>([^<]+)<\/cbc:RegistrationName>/.exec(xml)![1]!;
+    const namesake = (await created(other.api.POST('/suppliers', { params: idem(), body: { name, peppol_id: '0184:29190925' } }))).data;
+    const r = await importXml(other.raw, xml);
+    expect(r.status, r.text.slice(0, 500)).toBe(201);
+    expect(r.body.data.supplier_id).not.toBe(namesake.id);
+  });
+
+  it('takes the VAT of a Peppol document with a 25 % line beside a negative zero-rated one as stated: the cap warns, never refuses', async () => {
+    const other = await t.another('Nulmoms ApS');
+    // Peppol's example with its second line (-1500.00) zero-rated: 706.25 of VAT in 2031.25, more than 25 % of it can hold.
+    const base = example('base-example.xml');
+    const at = base.lastIndexOf('<cbc:ID>S</cbc:ID>');
+    const xml = (
+      base.slice(0, at) +
+      '<cbc:ID>Z</cbc:ID>\n            <cbc:Percent>0</cbc:Percent>' +
+      base.slice(at + '<cbc:ID>S</cbc:ID>'.length).replace('<cbc:Percent>25.0</cbc:Percent>', '')
+    )
+      .replace(
+        /<cac:TaxTotal>[\s\S]*?<\/cac:TaxTotal>/,
+        `<cac:TaxTotal>
+        <cbc:TaxAmount currencyID="EUR">706.25</cbc:TaxAmount>
+        <cac:TaxSubtotal>
+            <cbc:TaxableAmount currencyID="EUR">2825</cbc:TaxableAmount>
+            <cbc:TaxAmount currencyID="EUR">706.25</cbc:TaxAmount>
+            <cac:TaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>25.0</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:TaxCategory>
+        </cac:TaxSubtotal>
+        <cac:TaxSubtotal>
+            <cbc:TaxableAmount currencyID="EUR">-1500</cbc:TaxableAmount>
+            <cbc:TaxAmount currencyID="EUR">0</cbc:TaxAmount>
+            <cac:TaxCategory><cbc:ID>Z</cbc:ID><cbc:Percent>0</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:TaxCategory>
+        </cac:TaxSubtotal>
+    </cac:TaxTotal>`,
+      )
+      .replace('<cbc:TaxInclusiveAmount currencyID="EUR">1656.25', '<cbc:TaxInclusiveAmount currencyID="EUR">2031.25')
+      .replace('<cbc:PayableAmount currencyID="EUR">1656.25', '<cbc:PayableAmount currencyID="EUR">2031.25');
+    const r = await importXml(other.raw, xml);
+    expect(r.status, r.text.slice(0, 1500)).toBe(201);
+    expect([r.body.data.total_amount, r.body.data.vat_amount, r.body.data.net_amount]).toEqual([2031.25, 706.25, 1325]);
+    expect(JSON.stringify(r.body.data.last_response)).toMatch(/TLR-VAT-RATE/);
+    const expense = await expenseOf(other.api, r.body.data.expense_id);
+    expect([expense.amount, expense.vat_amount]).toEqual([2031.25, 706.25]);
+  });
+
+  it('says what was prepaid as the document states it, not mixed with the rounding', async () => {
+    const other = await t.another('Forudbetalt ApS');
+    // The Peppol example with 1000.00 prepaid, and 0.30 of rounding on what is left to pay (BR-CO-16 holds).
+    const xml = example('Allowance-example.xml').replace(
+      '<cbc:PayableAmount currencyID="EUR">6125.00</cbc:PayableAmount>',
+      '<cbc:PayableRoundingAmount currencyID="EUR">0.30</cbc:PayableRoundingAmount>\n        <cbc:PayableAmount currencyID="EUR">6125.30</cbc:PayableAmount>',
+    );
+    const r = await importXml(other.raw, xml);
+    expect(r.status, r.text.slice(0, 800)).toBe(201);
+    expect(r.body.data.payable_amount).toBe(6125.3);
+    expect((await expenseOf(other.api, r.body.data.expense_id)).description).toMatch(/\(forudbetalt 1000\.00 EUR\)$/);
   });
 
   it('refuses hostile and foreign XML, other media types, oversize and non-UTF-8 bodies by name, storing nothing', async () => {
@@ -242,8 +578,13 @@ describe('POST /einvoices/inbound', () => {
       ['<Order xmlns="urn:oasis:names:specification:ubl:schema:xsd:Order-2"/>', {}, 400, /root element is <Order>/],
       ['<Invoice xmlns="urn:example:not-ubl"/>', {}, 400, /namespace/],
       ['', {}, 400, /no document/],
-      // An OIOUBL document is not run through SaxonJS: NUL must be refused by the parse itself, not reach PostgreSQL.
-      [oioubl('OIO-NUL').replace('Kontorforsyning Øst A/S</cbc:RegistrationName>', 'Kontor\u0000forsyning</cbc:RegistrationName>'), {}, 400, /U\+0000/],
+      // NUL is refused by the reading itself, before any rules, and never reaches PostgreSQL.
+      [
+        oioubl('OIOUBL_Invoice_v2p2.xml').replace('Tavleleverandøren</cbc:RegistrationName>', 'Tavle\u0000leverandøren</cbc:RegistrationName>'),
+        {},
+        400,
+        /U\+0000/,
+      ],
       [example('base-example.xml'), { 'Content-Type': 'application/json' }, 415, /application\/xml/],
       [`<Invoice ${ubl}>${'x'.repeat(10 * 1024 * 1024)}</Invoice>`, {}, 413, /exceeds/],
     ];

@@ -33,6 +33,8 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     RUN_WORKER: 'false',
     // Without a worker of its own, a sandbox reset is run by the request at once (sandbox.test.ts tests the job).
     SANDBOX_RESET_PICKUP_MS: '0',
+    // Most files receive no e-invoice: their servers do not load the rules (those that do say so).
+    EINVOICE_WARM_AT_START: 'false',
     ...env,
   });
   return startService(config);
@@ -53,6 +55,7 @@ export function startServerProcess(env: Record<string, string> = {}): Promise<{ 
         RUN_WORKER: 'false',
         SANDBOX_RESET_PICKUP_MS: '0',
         LOG_LEVEL: 'warn',
+        EINVOICE_WARM_AT_START: 'false',
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,6 +9,7 @@ import type {
   Prefetched,
   PreparedInbound,
   StagedBankFile,
+  SkatSettings,
   StagedContent,
   StagedUpload,
   VoucherStore,
@@ -44,6 +45,8 @@ export interface ApiContext {
   upload?: StagedContent | undefined;
   /** A received e-invoice the HTTP shell has already read and checked against the rules (POST /einvoices/inbound). */
   inbound?: PreparedInbound | undefined;
+  /** A PDF POST /einvoices/inbound received that carries no e-invoice XML: stored as a voucher, nothing read. */
+  inboundPdf?: Uint8Array | undefined;
   /** A bank statement file the HTTP shell has staged (POST /bank-accounts/{id}/statements streams). */
   bankFile?: StagedBankFile | undefined;
   /** A SAF-T file the HTTP shell has staged (POST /imports/saft streams), with its Content-Disposition filename. */
@@ -54,6 +57,8 @@ export interface ApiContext {
   oauthAllowLocalhost?: boolean | undefined;
   /** The background job queue (pg-boss); absent for one-shot callers (the CLI), which run the work themselves. */
   jobs?: BackgroundJobs | undefined;
+  /** The RSU B2B gateway settings (SKAT_*); absent or incomplete, filing calls answer 503 skat_not_configured. */
+  skat?: SkatSettings | undefined;
   /** A GET by id's read, already answered by the authentication statement (decision 148). */
   prefetched?: Prefetched | undefined;
 }
@@ -68,6 +73,8 @@ export interface BackgroundJobs {
   einvoicesQueued(due: DueMessage[]): Promise<void>;
   /** Enqueues the import-saft job of a recorded import. */
   saftImport(importId: string): Promise<void>;
+  /** Enqueues the submit-vat-filing job of a filing a transport failure queued, for its moment. */
+  vatFilingQueued(filing: { id: string; due: Date }): Promise<void>;
 }
 
 /** Writes each record at once: for one-shot callers (the CLI) that have no batch to wait for. */
@@ -96,6 +103,7 @@ export interface CallerOptions {
   webhooks?: WebhookSettings;
   oauthAllowLocalhost?: boolean;
   jobs?: BackgroundJobs;
+  skat?: SkatSettings;
   prefetched?: Prefetched | undefined;
 }
 
@@ -113,6 +121,7 @@ export function callerContext(db: Database, actor: Actor, opts: CallerOptions = 
     upload: opts.upload,
     oauthAllowLocalhost: opts.oauthAllowLocalhost,
     jobs: opts.jobs,
+    skat: opts.skat,
     prefetched: opts.prefetched,
   };
 }

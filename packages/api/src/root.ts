@@ -25,6 +25,7 @@ import { sandboxRouter } from './routers/sandbox.ts';
 import { suppliersRouter } from './routers/suppliers.ts';
 import { transactionsRouter } from './routers/transactions.ts';
 import { vatRouter } from './routers/vat.ts';
+import { euSalesRouter } from './routers/eu-sales.ts';
 import { remindersRouter } from './routers/reminders.ts';
 import { createCallerFactory, router } from './trpc.ts';
 
@@ -50,6 +51,7 @@ export const appRouter = router({
   bankReconciliation: bankReconciliationRouter,
   reports: reportsRouter,
   vat: vatRouter,
+  euSales: euSalesRouter,
   exports: exportsRouter,
   imports: importsRouter,
   sandbox: sandboxRouter,

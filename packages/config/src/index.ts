@@ -160,6 +160,26 @@ const schema = z
         return n;
       }),
     EINVOICE_HANDOVER_TIMEOUT_MS: milliseconds(20000),
+    // Filing the VAT return with Skattestyrelsen (docs/vat-return.md, Filing): the provider's OCES3
+    // certificate as PKCS#12 and its passphrase, the RSU B2B gateway's base URL (the three services'
+    // paths hang from it), the gateway's signing certificate and its CA (PEM) that answers are checked
+    // against, and how long one call may take (a submit makes two inside its transaction: keep twice it
+    // below DB_TRANSACTION_TIMEOUT_MS). Without them, POST /vat-returns/{period}/submit answers 503.
+    SKAT_CERT_FILE: z.string().optional(),
+    SKAT_CERT_PASSPHRASE: z.string().optional(),
+    SKAT_GATEWAY_URL: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || /^https?:\/\/[^/]/.test(v), 'must be an http:// or https:// URL'),
+    SKAT_GATEWAY_CERT_FILE: z.string().optional(),
+    SKAT_GATEWAY_CA_FILE: z.string().optional(),
+    SKAT_TIMEOUT_MS: milliseconds(5000),
+    // Warm from the start (validate.ts, decision 634): the service compiles the official e-invoice rules
+    // (when no build did) and loads them into its validation workers as it starts, not at the first document.
+    EINVOICE_WARM_AT_START: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true'),
     STORAGE_BACKEND: z.enum(['filesystem', 's3']).default('filesystem'),
     STORAGE_DIR: z.string().optional(),
     S3_ENDPOINT: z.string().url().optional(),

@@ -47,3 +47,4 @@ export const isUniqueViolation = (e: unknown) => violates(e, 'P2002', '23505');
 
 /** A foreign-key violation (P2003, or 23503 from raw SQL): a row referred to was deleted meanwhile. */
 export const isForeignKeyViolation = (e: unknown) => violates(e, 'P2003', '23503');
+export { ensureServiceRole, serviceUrl, SERVICE_ROLE } from './roles.ts';

@@ -197,6 +197,36 @@ export const ERROR_CODES = {
     when: 'settling a period again; a correction is `{"correction": true}` and only when the books of the period changed',
   },
   vat_return_unchanged: { status: 409, title: 'Nothing to correct', when: 'a correction of a settled VAT period whose figures have not changed since' },
+  vat_return_not_settled: {
+    status: 409,
+    title: 'VAT return not settled',
+    when: 'submitting a VAT period to Skattestyrelsen before it is settled (POST /vat-returns/{period}/settle)',
+  },
+  vat_period_unknown_to_skat: {
+    status: 409,
+    title: "VAT period not in Skattestyrelsen's calendar",
+    when: "submitting a VAT period that Skattestyrelsen's calendar of the company (VirksomhedKalenderHent) does not list: before the company's VAT registration, or in no frequency in force",
+  },
+  eu_sales_incomplete: {
+    status: 409,
+    title: 'EU sales list incomplete',
+    when: 'exporting the EU sales list (GET /eu-sales/{period}/export) while sales coded SEUV, SEUT or SEUY name no valid foreign VAT number (`problems` of GET /eu-sales): a file leaving them out would be wrong',
+  },
+  skat_error: {
+    status: 422,
+    title: 'Refused by Skattestyrelsen',
+    when: "Skattestyrelsen answered a filing call with an error code (FejlStruktur): `skat` names the service, the code and Skattestyrelsen's text (4801 the provider is not delegated, 4802 the period is not open, 4803 not ended, 4804 more than 3 years old, 4810 not approved yet, 4811 rejected, 4812/4813 no receipt or draft, 4816, 4817); nothing is stored and nothing is retried",
+  },
+  skat_gateway_refused: {
+    status: 502,
+    title: 'Refused by the RSU B2B gateway',
+    when: "the gateway refused the message itself (a SOAP fault: the signature, an expired or revoked certificate, a request its schema refuses), or its answer is not signed by the gateway's certificate (SKAT_GATEWAY_CERT_FILE); nothing is stored and nothing is retried",
+  },
+  skat_not_configured: {
+    status: 503,
+    title: 'Filing with Skattestyrelsen not set up',
+    when: 'a filing call on a server without the RSU B2B settings (SKAT_CERT_FILE, SKAT_CERT_PASSPHRASE, SKAT_GATEWAY_URL, SKAT_GATEWAY_CERT_FILE, SKAT_GATEWAY_CA_FILE), or whose certificate file does not open or has expired: `field` names the setting',
+  },
   rate_limited: {
     status: 429,
     title: 'Rate limit exceeded',

@@ -20,6 +20,16 @@ export const problemExtensions = z.object({
   balance_due: z.number().optional().meta({ description: 'overpayment: what is still to be paid on the invoice, DKK' }),
   paid_amount: z.number().optional().meta({ description: 'invoice_has_payments: the payments registered on the invoice, DKK' }),
   version: z.number().optional().meta({ description: 'vat_return_settled: the filed version of the VAT return' }),
+  skat: z
+    .object({
+      service: z
+        .string()
+        .meta({ description: 'The RSU B2B service that answered (VirksomhedKalenderHent, ModtagMomsangivelseForeloebig, MomsangivelseKvitteringHent)' }),
+      code: z.string().meta({ description: "Skattestyrelsen's error code (FejlIdentifikator), e.g. 4801" }),
+      text: z.string().meta({ description: "Skattestyrelsen's text (FejlTekst)" }),
+    })
+    .optional()
+    .meta({ description: "skat_error: Skattestyrelsen's error code and text" }),
   message_id: z
     .string()
     .optional()

@@ -59,6 +59,17 @@ export const QUEUES = {
     name: 'deliver-einvoice',
     options: { policy: 'standard', retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120, notify: true },
   },
+  /**
+   * One attempt at a VAT filing queued by a transport failure (domain vat/filing.ts), by filing id: one job
+   * per filing and moment (momentJobId), as deliver-einvoice. The filing's row lock (SKIP LOCKED) keeps two
+   * attempts apart; its own back-off is kept in its row.
+   */
+  submitVatFiling: {
+    name: 'submit-vat-filing',
+    options: { policy: 'standard', retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120, notify: true },
+  },
+  /** A job for every VAT filing falling due within the next minute: a wake-up lost in a crash is sent again. */
+  sweepVatFilings: { name: 'sweep-vat-filings', cron: '* * * * *' },
   /** A job for every e-invoice message falling due within the next minute: a wake-up lost in a crash is sent again. */
   sweepEinvoices: { name: 'sweep-einvoices', cron: '* * * * *' },
   /**
@@ -166,4 +177,9 @@ export async function startBoss(connectionString: string, onError: (e: Error) =>
  */
 export async function deliverEinvoiceAt(boss: PgBoss, message: { id: string; due: Date }): Promise<void> {
   await boss.send(QUEUES.deliverEinvoice.name, { messageId: message.id }, { id: momentJobId(message.id, message.due.getTime()), startAfter: message.due });
+}
+
+/** The submit-vat-filing job for the moment a queued filing falls due (one job per filing and moment). */
+export async function submitVatFilingAt(boss: PgBoss, filing: { id: string; due: Date }): Promise<void> {
+  await boss.send(QUEUES.submitVatFiling.name, { filingId: filing.id }, { id: momentJobId(filing.id, filing.due.getTime()), startAfter: filing.due });
 }

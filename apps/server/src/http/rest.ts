@@ -65,7 +65,7 @@ function queryInput(query: Request['query'], arrays: ReadonlySet<string>): Recor
   return input;
 }
 
-export interface ProcedureDeps extends Pick<CallerOptions, 'store' | 'webhooks' | 'jobs'> {
+export interface ProcedureDeps extends Pick<CallerOptions, 'store' | 'webhooks' | 'jobs' | 'skat'> {
   db: Database;
 }
 

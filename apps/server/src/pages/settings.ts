@@ -232,6 +232,8 @@ const SELLER_LABELS: Record<keyof Seller, string> = {
   iban: 'IBAN',
   peppol_id: 'Peppol id',
   fi_creditor_number: 'FI creditor number',
+  se_number: 'SE number (VAT filing)',
+  eu_sales_frequency: 'EU sales list period',
 };
 const SELLER_FIELDS = Object.keys(SELLER_LABELS) as (keyof Seller)[];
 const SELLER_HINTS: Partial<Record<keyof Seller, string>> = {
@@ -240,6 +242,9 @@ const SELLER_HINTS: Partial<Record<keyof Seller, string>> = {
   iban: 'checked by its check digits',
   peppol_id: 'scheme:id, such as 0184:12345674; left empty, e-invoices use 0184 and the CVR',
   fi_creditor_number: 'kreditornummer for FI card +71: 8 digits, the first 8; invoices approved while it is set get a payment id',
+  eu_sales_frequency: 'quarterly or monthly: how often the company reports EU-salg uden moms',
+  se_number:
+    'the SE-nr. tlr files the VAT return under (empty: the CVR). Once, before the first filing: on skat.dk (TastSelv Erhverv, Profil, Rettigheder) delegate "Nemvirksomhed-adgang for systemudbyderne" to the provider of this tlr',
 };
 
 interface Refusal {

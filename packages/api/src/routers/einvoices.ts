@@ -13,6 +13,7 @@ import {
   MAX_EINVOICE_BYTES,
   prepareInbound,
   replayEinvoice,
+  storePdfWithoutInvoice,
 } from '@tlr/domain';
 import { uuid } from '@tlr/domain/fields';
 import { getEndpoint, listEndpoint, metaOf } from '../crud.ts';
@@ -69,11 +70,12 @@ export const einvoicesRouter = router({
         {
           path: '/einvoices/inbound',
           tag,
-          summary: 'Import a received e-invoice (Peppol BIS 3 or OIOUBL 2.1)',
+          summary: 'Import a received e-invoice (Peppol BIS 3, OIOUBL 2.1, EN 16931 UBL or CII, Factur-X)',
           description: [
-            'The body is the document itself: a Peppol BIS Billing 3.0 or OIOUBL 2.1 `Invoice` or `CreditNote`, as `Content-Type: application/xml` (text/xml too), UTF-8, at most 10 MB.',
-            'XML with a DOCTYPE or ENTITY declaration (XXE, entity expansion), another root element or namespace, or that is not well-formed is 400 invalid_request. A Peppol document on which the official rules (CEN EN 16931 and Peppol BIS 3 with the Danish rules) report a fatal assertion is 400 einvoice_invalid, with `failures` listing every rule id, its text and location; an OIOUBL document is checked for the totals it must add up to. Nothing is stored on a refusal.',
-            "A valid document is imported in one transaction: its XML and each embedded attachment become vouchers; the supplier is found by Peppol id, then CVR, then name, and is created otherwise (supplier.created); a draft expense is made (expense.created) in the document's currency, with the total including VAT as its amount (a credit note: negative) and a VAT code from its VAT categories, carrying the XML voucher. Answers 201 with the e-invoice (direction inbound, status received).",
+            "The body is the document itself, at most 10 MB: a Peppol BIS Billing 3.0, OIOUBL 2.1 or EN 16931 (plain, XRechnung) UBL `Invoice` or `CreditNote`, or an EN 16931 UN/CEFACT CII `CrossIndustryInvoice` (XRechnung CII included), as `Content-Type: application/xml` (text/xml too), UTF-8; or a Factur-X / ZUGFeRD PDF (`Content-Type: application/pdf`) whose embedded XML is imported, the PDF kept as the expense's voucher. A PDF that carries no e-invoice XML is stored as a voucher and answered with `data` null, its `voucher_id` and a `detail` saying nothing was read from it.",
+            'The rules applied: Peppol BIS 3 (with CEN EN 16931) only to a document that claims Peppol BIS 3; the CEN EN 16931 rules of its syntax (UBL or CII) to any other EN 16931 document; the OIOUBL schematron to an OIOUBL one.',
+            'XML with a DOCTYPE or ENTITY declaration (XXE, entity expansion), another root element or namespace, or that is not well-formed is 400 invalid_request. A Peppol document on which the official rules (CEN EN 16931 and Peppol BIS 3 with the Danish rules) report a fatal assertion, or an OIOUBL document (OIOUBL-2.1, 2.02, 2.01) on which the official OIOUBL schematron 1.17.2 reports an `<Error>` (or whose amounts have more than 2 decimals or another currency), is 400 einvoice_invalid, with `failures` listing every rule id (BR-CO-16, F-INV133, ...), its text and location. Nothing is stored on a refusal.',
+            "A valid document is imported in one transaction: its XML and each embedded attachment become vouchers; the supplier is found by Peppol id, then CVR, then VAT number, by name only when the document names none of these (and then only a supplier without any), and is created otherwise (supplier.created); a draft expense is made (expense.created) in the document's currency, with the total including VAT as its amount (a credit note: negative), the VAT as the document states it and a VAT code from its VAT categories, carrying the XML voucher. Answers 201 with the e-invoice (direction inbound, status received), with the document's lines (each with a proposed account and where the proposal comes from), payment means and duties.",
             'The same document of the same supplier (kind and number) again is 409 einvoice_duplicate, naming the first import (`message_id`, `expense_id`, `imported_at`).',
           ].join('\n\n'),
           scope: ['expenses:write', 'vouchers:write'],
@@ -86,13 +88,31 @@ export const einvoicesRouter = router({
       requestBody: {
         contentType: 'application/xml',
         description: `The received document, UTF-8, at most ${MAX_EINVOICE_BYTES} bytes`,
-        schema: { type: 'string', description: 'XML, root Invoice or CreditNote (UBL 2.1): Peppol BIS Billing 3.0 or OIOUBL 2.1' },
+        schema: {
+          type: 'string',
+          description:
+            'XML, root Invoice or CreditNote (UBL 2.1: Peppol BIS Billing 3.0, OIOUBL 2.1, EN 16931) or CrossIndustryInvoice (CII); or a Factur-X / ZUGFeRD PDF (application/pdf)',
+        },
       },
     })
     .input(z.strictObject({ xml: z.string().optional().meta({ description: 'In-process callers: the document (the HTTP body carries it as XML)' }) }))
-    .output(single(einvoiceMessageResource))
+    .output(
+      z.object({
+        data: einvoiceMessageResource.nullable().meta({ description: 'The e-invoice imported; null when a PDF carried no e-invoice XML' }),
+        voucher_id: z.guid().optional().meta({ description: 'A PDF that carried no e-invoice XML: the voucher it is stored as' }),
+        detail: z.string().optional().meta({ description: 'A PDF that carried no e-invoice XML: says that nothing was read from it' }),
+      }),
+    )
     .mutation(async ({ ctx, input }) => {
       const store = requireStore(ctx.store);
+      if (ctx.inboundPdf) {
+        const voucherId = await storePdfWithoutInvoice(ctx.tx, ctx.db.prisma, store, ctx.scope, ctx.inboundPdf);
+        return {
+          data: null,
+          voucher_id: voucherId,
+          detail: 'The PDF carries no e-invoice XML (Factur-X / ZUGFeRD): it is stored as a voucher, and nothing was read from it; key it in as an expense.',
+        };
+      }
       // The HTTP shell read and checked the document before the transaction; an in-process caller sends it.
       if (!ctx.inbound && input.xml === undefined) throw invalidRequest('The request has no document: send the XML as the body.', 'body');
       const prepared = ctx.inbound ?? (await prepareInbound(input.xml!));

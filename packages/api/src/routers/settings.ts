@@ -49,6 +49,15 @@ export const companyProfileInput = {
       'The company\'s FI creditor number (kreditornummer) for FI card type +71: 8 digits, the first 8, spaces removed; "" or null removes it. While it is set, every invoice approved gets a payment_id, printed with it as the FI payment line +71<payment_id> +<creditor number>< and named in its e-invoice (PaymentMeans code 93); an invoice keeps the creditor number it was approved with',
     example: '81234567',
   }),
+  se_number: cvr().optional().meta({
+    description:
+      'The SE number (SE-nr.) the VAT return is filed under with Skattestyrelsen (POST /vat-returns/{period}/submit): 8 digits passing the modulus 11 check; "" or null: the CVR number. Before the first filing, the company delegates the right "Nemvirksomhed-adgang for systemudbyderne" to the provider on skat.dk, once (docs/vat-return.md, Filing)',
+    example: '12345674',
+  }),
+  eu_sales_frequency: z
+    .enum(['quarterly', 'monthly'], { error: 'must be quarterly or monthly' })
+    .optional()
+    .meta({ description: 'How often the company reports EU-salg uden moms (GET /eu-sales): quarterly (the default, for a company that may) or monthly' }),
 };
 
 /** How the company sends its invoices: not part of the seller printed on them (nor of the owner's seller form). */
@@ -83,6 +92,10 @@ const companySettings = z
     iban: z.string(),
     peppol_id: z.string().meta({ description: 'The company\'s own Peppol participant identifier as set with PUT /settings/company; "" if none' }),
     fi_creditor_number: z.string().meta({ description: 'The FI creditor number (kreditornummer) as set with PUT /settings/company; "" if none' }),
+    se_number: z
+      .string()
+      .meta({ description: 'The SE number the VAT return is filed under, as set with PUT /settings/company; "" files under the CVR number' }),
+    eu_sales_frequency: z.string().meta({ description: 'quarterly or monthly: the period of GET /eu-sales' }),
   })
   .meta({ id: 'CompanySettings' });
 

@@ -18,7 +18,12 @@ import {
   vatReturnResource,
   vatReturnXml,
   vatSettleBody,
+  vatFilingResource,
+  skatGateway,
+  submitVatReturn,
+  pollVatFiling,
 } from '@tlr/domain';
+import { inTransaction } from '@tlr/db';
 import { listEndpoint } from '../crud.ts';
 import { list, single } from '../schemas/envelopes.ts';
 import { listQuery } from '../schemas/list-query.ts';
@@ -88,6 +93,47 @@ export const vatRouter = router({
     .input(z.strictObject({ period: vatPeriod, ...vatSettleBody.shape }))
     .output(single(vatReturnResource))
     .mutation(async ({ ctx, input }) => ({ data: await settleVatReturn(ctx.tx, ctx.scope, input.period, input) })),
+  submit: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/vat-returns/{period}/submit',
+        tags: [tag],
+        summary: 'Send the settled VAT return to Skattestyrelsen',
+        description:
+          "Sends the settled return of the period (its latest version) to Skattestyrelsen through the RSU B2B gateway, as a draft the company approves on skat.dk (`filing.approval_url`): first the company's calendar (VirksomhedKalenderHent) must list the period (409 vat_period_unknown_to_skat; a frequency other than the company's is a warning in `filing.messages`), then the draft (ModtagMomsangivelseForeloebig) with the 17 fields in whole kroner, signed with the provider's OCES3 certificate. A version is sent once: a second submit answers the same filing. A correction (version 2 and on, or after an approval) is sent as a follow-up declaration (efterangivelse, advis 5002). Skattestyrelsen's error codes answer 422 skat_error naming the code and its text; the gateway's refusal of the message (signature, certificate, schema) 502 skat_gateway_refused; neither is retried. When the gateway does not answer, the filing is `queued` and a job sends the same request again with back-off. 409 vat_return_not_settled before the period is settled; 503 skat_not_configured on a server without the SKAT_* settings. Emits vat_return.submitted. Scope transactions:write: it files on the company's behalf, as settling does.",
+      },
+      scopes: ['transactions:write'],
+      idempotent: { status: 201 },
+      problems: [409, 422, 502, 503],
+    })
+    .input(z.strictObject({ period: vatPeriod }))
+    .output(single(vatReturnResource))
+    .mutation(async ({ ctx, input }) => {
+      const gateway = skatGateway(ctx.skat);
+      const { queued } = await submitVatReturn(ctx.tx, ctx.scope, input.period, gateway, ctx.skat?.retryUnitMs);
+      const jobs = ctx.jobs;
+      if (queued && jobs) ctx.afterCommit(() => jobs.vatFilingQueued(queued));
+      return { data: await getVatReturn(ctx.tx, ctx.scope, input.period) };
+    }),
+  filing: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/vat-returns/{period}/filing',
+        tags: [tag],
+        summary: "The VAT return's filing with Skattestyrelsen, and its receipt once approved",
+        description:
+          "The latest filing of the period. While it awaits the company's approval on skat.dk, the receipt is asked for (MomsangivelseKvitteringHent): once approved, the receipt PDF is kept as a voucher on the settlement posting, and the amount to pay, the payment deadline and the OCR line are stored (state approved; emits vat_return.approved); rejected on skat.dk, the filing is refused. 404 when the period was never submitted; 503 skat_not_configured while the filing awaits approval on a server without the SKAT_* settings.",
+      },
+      scopes: ['reports:read'],
+      problems: [422, 502, 503],
+    })
+    .input(z.strictObject({ period: vatPeriod }))
+    .output(single(vatFilingResource))
+    .query(async ({ ctx, input }) => ({
+      data: await pollVatFiling(inTransaction(ctx.db), ctx.tx, ctx.scope, input.period, skatGateway(ctx.skat), ctx.store),
+    })),
   export: authedProcedure
     .meta({
       openapi: {

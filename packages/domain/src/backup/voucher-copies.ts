@@ -2,9 +2,9 @@
 // from the voucher store, checked against its SHA-256, written to the backup store, and recorded.
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stagingDir } from '../files/staged-upload.ts';
 import { pipeline } from 'node:stream/promises';
 import type { Db } from '@tlr/db';
 import type { VoucherStore } from '../vouchers/vouchers.ts';
@@ -19,7 +19,7 @@ export async function copyVouchers(db: Db, from: Pick<VoucherStore, 'get'>, to: 
     WHERE NOT EXISTS (SELECT 1 FROM voucher_copies c WHERE c.storage_key = v.storage_key)
     ORDER BY v.uploaded_at, v.id LIMIT ${limit}`;
   if (!todo.length) return 0;
-  const dir = await mkdtemp(join(tmpdir(), 'tlr-voucher-copy-'));
+  const dir = await stagingDir('tlr-voucher-copy-');
   try {
     for (const v of todo) {
       const file = join(dir, 'object');

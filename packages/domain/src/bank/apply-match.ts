@@ -8,12 +8,14 @@ import { setExpenseStatus } from '../expenses/set-expense-status.ts';
 import { registerPayment } from '../invoices/register-payment.ts';
 import { decimalOf } from '../money.ts';
 import { markMatched, openLedgerLines, type Bank, type Target } from './bank-line-match.ts';
+import { payTaxAccount } from '../vat/tax-account.ts';
 
 /** Posts (or links) the target and marks the line matched; the caller holds the line's lock. */
 export async function applyMatch(db: Db, scope: CompanyScope, line: BankLine, bank: Bank, target: Target, by: 'auto' | 'manual'): Promise<BankLine> {
   const amount = decimalOf(line.amount);
   const date = fromDate(line.booking_date);
   const settle = { date, account_number: bank.account.account_number };
+  if (target.type === 'vat_filing') return payTaxAccount(db, scope, line, bank, target.id, by);
   let transactionId: string;
   switch (target.type) {
     case 'invoice': {

@@ -14,6 +14,10 @@ const AUTO_BATCH = 100;
 /** The invoice or expense a match would pay, locked unless another transaction holds it (then: null). */
 async function lockTarget(db: Db, target: Target): Promise<boolean> {
   if (target.type === 'transaction') return true;
+  if (target.type === 'vat_filing') {
+    const rows = await db.$queryRaw<{ id: string }[]>`SELECT id FROM vat_filings WHERE id = ${target.id}::uuid FOR UPDATE SKIP LOCKED`;
+    return rows.length > 0;
+  }
   const rows =
     target.type === 'invoice'
       ? await db.$queryRaw<{ id: string }[]>`SELECT id FROM invoices WHERE id = ${target.id}::uuid FOR UPDATE SKIP LOCKED`

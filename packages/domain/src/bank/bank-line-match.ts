@@ -15,7 +15,8 @@ export interface Bank {
   ledgerAccountId: string;
 }
 export interface Target {
-  type: Exclude<MatchType, 'posting'>;
+  /** vat_filing: the tax account of an approved VAT return (vat/tax-account.ts), matched as a posting. */
+  type: Exclude<MatchType, 'posting'> | 'vat_filing';
   id: string;
   /** The ledger line a transaction match reconciles with (found by the rule or checked for the manual match). */
   journalLineId?: string;

@@ -7,6 +7,7 @@ import { OPEN_STATUSES, type InvoiceStatus } from '../invoices/rules.ts';
 import { decimalOf } from '../money.ts';
 import { candidateTokens, fiPaymentIdsIn, sameParty, type Suggestion } from './rules.ts';
 import { openLedgerLines, type Bank, type Found, type Target } from './bank-line-match.ts';
+import { taxAccountCandidates } from '../vat/tax-account.ts';
 
 /** How far a posting's date may lie from the bank's booking date to be matched by amount and date. */
 export const POSTING_WINDOW_DAYS = 7;
@@ -20,6 +21,10 @@ export async function findCandidates(db: Db, scope: CompanyScope, line: BankLine
   const open = (status: string) => OPEN_STATUSES.includes(status as InvoiceStatus);
   const due = (i: { total: Prisma.Decimal; paid_amount: Prisma.Decimal }) => decimalOf(i.total).minus(decimalOf(i.paid_amount));
   const text = `${line.reference} ${line.text}`;
+
+  // 0. The tax account of an approved VAT return: its OCR number or Skattestyrelsen's name, with the amount (vat/tax-account.ts).
+  const taxAccount = decide((await taxAccountCandidates(db, scope, line)).map((id): Target => ({ type: 'vat_filing', id })));
+  if (taxAccount) return taxAccount;
 
   if (amount.greaterThan(0)) {
     // 1. The FI payment id (+71) of an invoice: certain when the invoice is open and the amount within its balance.

@@ -62,6 +62,8 @@ const COMPANY_PROFILE_FIELDS = [
   'iban',
   'peppol_id',
   'fi_creditor_number',
+  'se_number',
+  'eu_sales_frequency',
 ] as const;
 export type CompanyProfile = Record<(typeof COMPANY_PROFILE_FIELDS)[number], string>;
 const companyProfile = (c: Company): CompanyProfile => Object.fromEntries(COMPANY_PROFILE_FIELDS.map((f) => [f, c[f]])) as CompanyProfile;

@@ -49,6 +49,7 @@ export async function resetSandbox(db: Db, companyId: string, cleanup?: { store:
   await db.accountDailyBalance.deleteMany({ where });
   await db.accountMonthlyBalance.deleteMany({ where });
   await db.vatMonthlyBase.deleteMany({ where });
+  await db.vatFiling.deleteMany({ where });
   await db.vatReturn.deleteMany({ where });
   await db.numberSequence.deleteMany({ where });
   // Before the chart: a bank account refers to its ledger account; its lines and statements refer to it.

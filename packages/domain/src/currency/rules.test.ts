@@ -140,6 +140,13 @@ describe('Nationalbanken reference rates', () => {
     expect(e.extensions.xml).toMatchObject({ rule: 'doctype', line: 1 });
   });
 
+  it('refuses a hostile file by the same bounds as every XML reader: nesting, a NUL, a rate that is no number', () => {
+    const deep = refusal(() => parseNationalbankenXml(file(`${'<dailyrates>'.repeat(30_000)}${'</dailyrates>'.repeat(30_000)}`)));
+    expect([deep.code, deep.extensions.xml]).toEqual(['invalid_request', { rule: 'depth', limit: 64, line: 3, column: expect.any(Number) }]);
+    expect(refusal(() => parseNationalbankenXml(file(day('2026-11-26', cur('E\u0000UR', '746,12'))))).extensions.xml).toMatchObject({ rule: 'character' });
+    expect(refused(file(day('2026-11-26', cur('EUR', 'abc'))))).toMatch(/has rate "abc", not a decimal number/);
+  });
+
   it('refuses another file, another reference currency and an empty one', () => {
     expect(refused('<rss version="2.0"><channel/></rss>')).toBe('Not a Nationalbanken rate file: the root element is <rss>, not <exchangerates>.');
     expect(refused(file(day('2026-11-26', cur('EUR', '1')), 'exchangerates refcur="EUR"'))).toBe(

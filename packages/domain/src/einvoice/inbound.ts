@@ -3,7 +3,7 @@
 // transaction: the rules take ~100 ms of CPU), then imported in the caller's one transaction
 // (importEinvoice): its XML and embedded attachments become vouchers, its supplier is found or made,
 // and a draft expense carries it, with the message that records the document. A refusal stores nothing.
-import type { Db, InTransaction } from '@tlr/db';
+import type { Db, InTransaction, Prisma } from '@tlr/db';
 import { fromDate, toDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
@@ -13,61 +13,62 @@ import { newId } from '../ids.ts';
 import { checkPeppolId, normalizePeppolId } from '../identifiers/peppol-id.ts';
 import { isEuCountry } from '../identifiers/vat-number.ts';
 import { listPage, type ListDelegate, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
-import { roundOere, sumAmounts, type Decimal } from '../money.ts';
+import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
+import { roundOere, type Decimal } from '../money.ts';
 import { supplierSchemas } from '../suppliers/schema.ts';
 import { suppliers } from '../suppliers/suppliers.ts';
 import { checkFilename, checkMimeType, DEFAULT_MIME_TYPE } from '../vouchers/rules.ts';
 import { stageBytes, uploadVoucher, type VoucherStore } from '../vouchers/vouchers.ts';
-import { parseEinvoice, ruleFailure, type InboundDocument, type InboundParty } from './parse.ts';
+import { parseEinvoice, type InboundDocument, type InboundParty } from './parse.ts';
 import type { EinvoiceDirection, EinvoiceMessageView, EinvoiceStatus } from './schema.ts';
-import { validateEinvoice, type RuleFailure } from './validate.ts';
+import { validateEinvoice, type RuleFailure, type RuleSet } from './validate.ts';
 import { einvoiceMessageView, type EinvoiceMessageHead } from './views.ts';
 
 /** A received document that has passed the rules, ready to import. */
 export interface PreparedInbound {
   xml: string;
+  /** A Factur-X / ZUGFeRD PDF the XML was taken from: kept as the expense's voucher. */
+  pdf?: Uint8Array | undefined;
   document: InboundDocument;
   /** The rules' warnings (not fatal): kept with the message. */
   warnings: RuleFailure[];
 }
 
-/**
- * The arithmetic an OIOUBL 2.1 document must hold, for which the reference set has no official rules
- * (the CEN and Peppol rules are for Peppol BIS 3): the breakdown adds up to the totals, and net + VAT
- * is the total with VAT. Named after the EN 16931 rules they mirror.
- */
-function oioublFailures(d: InboundDocument): RuleFailure[] {
-  const sum = (pick: (b: InboundDocument['breakdown'][number]) => Decimal) => sumAmounts(d.breakdown.map(pick));
-  return [
-    ...(d.breakdown.length && !sum((b) => b.tax).equals(d.vat)
-      ? [ruleFailure('BR-CO-14', `The VAT total ${d.vat.toFixed(2)} is not the sum of the VAT breakdown (${sum((b) => b.tax).toFixed(2)}).`)]
-      : []),
-    ...(d.breakdown.length && !sum((b) => b.taxable).equals(d.net)
-      ? [ruleFailure('BR-CO-13', `The total without VAT ${d.net.toFixed(2)} is not the sum of the taxable amounts (${sum((b) => b.taxable).toFixed(2)}).`)]
-      : []),
-    ...(!d.net.plus(d.vat).equals(d.gross)
-      ? [ruleFailure('BR-CO-15', `The total with VAT ${d.gross.toFixed(2)} is not the total without VAT plus VAT (${d.net.plus(d.vat).toFixed(2)}).`)]
-      : []),
-  ];
+/** The official rules a document is checked under, by its format and kind. */
+function ruleSetOf(d: InboundDocument): RuleSet {
+  if (d.format === 'peppol-bis3') return 'peppol';
+  if (d.format === 'en16931-ubl') return 'cen-ubl';
+  if (d.format === 'en16931-cii') return 'cen-cii';
+  return d.kind === 'credit_note' ? 'oioubl-credit-note' : 'oioubl-invoice';
 }
+
+const RULES_NAMED: Record<RuleSet, string> = {
+  peppol: 'CEN EN 16931 and Peppol BIS Billing 3.0',
+  'cen-ubl': 'CEN EN 16931 (UBL)',
+  'cen-cii': 'CEN EN 16931 (CII)',
+  'oioubl-invoice': 'OIOUBL 2.1 (schematron 1.17.2)',
+  'oioubl-credit-note': 'OIOUBL 2.1 (schematron 1.17.2)',
+};
 
 /**
  * Reads and checks a received document: hostile or malformed XML, another root or namespace (400
- * invalid_request, parse.ts), then the official rules on a Peppol BIS 3 document and the amounts'
- * decimals and currency and the totals' arithmetic on an OIOUBL one: any fatal assertion is 400
+ * invalid_request, parse.ts), then the official rules of its format (Peppol BIS 3: CEN EN 16931 and
+ * Peppol; OIOUBL: the OIOUBL schematron 1.17.2), and on an OIOUBL document the amounts' decimals and
+ * currency as Peppol's rules check them: any fatal failure (an OIOUBL `<Error>`) is 400
  * einvoice_invalid listing every one.
  */
-export async function prepareInbound(xml: string): Promise<PreparedInbound> {
+export async function prepareInbound(xml: string, pdf?: Uint8Array): Promise<PreparedInbound> {
   const document = parseEinvoice(xml);
+  const set = ruleSetOf(document);
+  const official = await validateEinvoice(xml, set);
   // The official rules check a Peppol document's amounts themselves (UBL-DT-01, PEPPOL-EN16931-R051); an
-  // OIOUBL document gets the same checks from the reading, and then the arithmetic.
-  const { fatal, warnings } =
-    document.format === 'peppol-bis3' ? await validateEinvoice(xml) : { fatal: [...document.amountFailures, ...oioublFailures(document)], warnings: [] };
+  // OIOUBL document gets the same checks from the reading.
+  const fatal = [...(set === 'peppol' ? [] : document.amountFailures), ...official.fatal];
   if (fatal.length) {
     const ids = [...new Set(fatal.map((f) => f.id))];
     throw new DomainError(
       'einvoice_invalid',
-      `The document breaks ${fatal.length === 1 ? 'a rule' : `${fatal.length} rules`} of ${document.format === 'peppol-bis3' ? 'CEN EN 16931 and Peppol BIS Billing 3.0' : 'EN 16931 arithmetic'}: ${ids.join(', ')}. ${fatal[0]!.id}: ${fatal[0]!.text}`.slice(
+      `The document breaks ${fatal.length === 1 ? 'a rule' : `${fatal.length} rules`} of ${RULES_NAMED[set]}: ${ids.join(', ')}. ${fatal[0]!.id}: ${fatal[0]!.text}`.slice(
         0,
         2000,
       ),
@@ -75,7 +76,7 @@ export async function prepareInbound(xml: string): Promise<PreparedInbound> {
       { failures: fatal.map((f) => ({ id: f.id, text: f.text, location: f.location })) },
     );
   }
-  return { xml, document, warnings };
+  return { xml, document, warnings: official.warnings, ...(pdf ? { pdf } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -89,24 +90,31 @@ const ifValid = <K extends keyof typeof supplierSchemas.create.shape>(field: K, 
 
 /**
  * The supplier of a document: the company's live supplier with its Peppol id, else with its CVR, else
- * with its name (case-insensitive); otherwise a new one, with what the document says of it that passes
- * the suppliers' own field rules (an id that does not is left out, rather than refusing the invoice).
+ * with its VAT number. By its name (case-insensitive) only when the document names none of these (none
+ * that a supplier can hold: an id that fails its check, as in several official examples, is no
+ * identifier), and then only a supplier without any identifier: a supplier is never merged with one
+ * that another identifier names (a foreign seller is not the Danish supplier of the same name).
+ * Otherwise a new one, with what the document says of it that passes the suppliers' own field rules.
  */
 async function supplierOf(db: Db, scope: CompanyScope, p: InboundParty): Promise<{ id: string; name: string }> {
   const live = { company_id: scope.companyId, deleted_at: null };
   const peppolId = p.endpoint && !checkPeppolId(p.endpoint) ? normalizePeppolId(p.endpoint) : '';
+  const cvr = ifValid('cvr', p.cvr) ?? '';
+  const vatNumber = ifValid('vat_number', p.vatNumber) ?? '';
   const select = { id: true, name: true } as const;
+  const first = (where: Prisma.SupplierWhereInput) => db.supplier.findFirst({ where: { ...live, ...where }, select, orderBy: { created_at: 'asc' } });
   const found =
-    (peppolId && (await db.supplier.findFirst({ where: { ...live, peppol_id: peppolId }, select, orderBy: { created_at: 'asc' } }))) ||
-    (p.cvr && (await db.supplier.findFirst({ where: { ...live, cvr: p.cvr }, select, orderBy: { created_at: 'asc' } }))) ||
-    (await db.supplier.findFirst({ where: { ...live, name: { equals: p.name, mode: 'insensitive' } }, select, orderBy: { created_at: 'asc' } }));
+    (peppolId && (await first({ peppol_id: peppolId }))) ||
+    (cvr && (await first({ cvr }))) ||
+    (vatNumber && (await first({ vat_number: vatNumber }))) ||
+    (!peppolId && !cvr && !vatNumber && p.name ? await first({ name: { equals: p.name, mode: 'insensitive' }, peppol_id: '', cvr: '', vat_number: '' }) : null);
   if (found) return found;
   const name = ifValid('name', p.name.slice(0, 200)) ?? (peppolId ? `Peppol ${peppolId}` : 'Ukendt leverandør');
   const created = await suppliers.create(db, scope, {
     name,
     ...(peppolId ? { peppol_id: peppolId } : {}),
-    ...(ifValid('cvr', p.cvr) ? { cvr: ifValid('cvr', p.cvr) } : {}),
-    ...(ifValid('vat_number', p.vatNumber) ? { vat_number: ifValid('vat_number', p.vatNumber) } : {}),
+    ...(cvr ? { cvr } : {}),
+    ...(vatNumber ? { vat_number: vatNumber } : {}),
     ...(ifValid('country', p.country) ? { country: ifValid('country', p.country) } : {}),
   });
   return { id: created.id, name: created.name };
@@ -138,7 +146,8 @@ function expenseBody(d: InboundDocument, supplierId: string, voucherId: string) 
   // A credit note credits: its positive amounts are a negative expense.
   const sign = d.kind === 'credit_note' ? -1 : 1;
   const t = inboundTreatment(d);
-  const prepaid = d.gross.minus(d.payable);
+  // What was paid before, as the document states it (PrepaidAmount): never the payable amount's rounding.
+  const prepaid = d.prepaid;
   const body = {
     supplier_id: supplierId,
     voucher_id: voucherId,
@@ -162,6 +171,88 @@ function expenseBody(d: InboundDocument, supplierId: string, voucherId: string) 
     throw invalidRequest(`The document's ${issue.path.join('.')} cannot make an expense: ${issue.message}.`, 'body');
   }
   return parsed.data;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The lines, each with the account proposed for it
+
+/** Where a line's proposed account comes from, first that applies. */
+export const ACCOUNT_SOURCES = ['supplier_item', 'supplier_default', 'vat_category'] as const;
+export type AccountSource = (typeof ACCOUNT_SOURCES)[number];
+
+/** A line as the message stores it (jsonb) and the API shows it: amounts as decimal text in the document's currency. */
+export interface StoredLine {
+  id: string;
+  description: string;
+  item_id: string;
+  /** What "the same item" of this supplier is: its seller's item id, else its description (case-folded). */
+  item_key: string;
+  quantity: string;
+  unit: string;
+  price: string | null;
+  net_amount: string;
+  allowances: { charge: boolean; amount: string; reason: string }[];
+  vat_category: string;
+  vat_rate: string | null;
+  vat_amount: string | null;
+  account_number: string;
+  account_source: AccountSource;
+}
+
+const itemKey = (l: InboundDocument['lines'][number]) => (l.itemId ? `id:${l.itemId}` : `name:${l.description.trim().toLowerCase()}`);
+
+/**
+ * The account each line is proposed to: the account this supplier's same item was last booked to (the
+ * booked expense of the latest earlier document of the supplier with a line of that item); else the
+ * supplier's default account (the account of its latest booked expense); else the default for the
+ * line's VAT category (ledger/default-accounts.ts's expense account: every category's purchases cost
+ * there until a person picks another).
+ */
+async function proposeAccounts(db: Db, scope: CompanyScope, supplierId: string, d: InboundDocument): Promise<StoredLine[]> {
+  const keys = [...new Set(d.lines.map(itemKey))];
+  const byItem = new Map<string, string>();
+  if (keys.length) {
+    const rows = await db.$queryRaw<{ item_key: string; account_number: string }[]>`
+      SELECT DISTINCT ON (l.item_key) l.item_key, a.account_number
+      FROM einvoice_messages m
+      JOIN expenses e ON e.id = m.expense_id AND e.status IN ('booked', 'paid')
+      JOIN accounts a ON a.id = e.account_id
+      CROSS JOIN LATERAL jsonb_to_recordset(m.lines) AS l(item_key text)
+      WHERE m.company_id = ${scope.companyId}::uuid AND m.supplier_id = ${supplierId}::uuid AND m.direction = 'inbound'
+        AND l.item_key = ANY(${keys}::text[])
+      ORDER BY l.item_key, e.date DESC, m.created_at DESC`;
+    for (const r of rows) byItem.set(r.item_key, r.account_number);
+  }
+  const [latest] = await db.$queryRaw<{ account_number: string }[]>`
+    SELECT a.account_number FROM expenses e JOIN accounts a ON a.id = e.account_id
+    WHERE e.company_id = ${scope.companyId}::uuid AND e.supplier_id = ${supplierId}::uuid AND e.status IN ('booked', 'paid')
+    ORDER BY e.date DESC, e.created_at DESC LIMIT 1`;
+  const text = (v: Decimal | null) => (v === null ? null : v.toString());
+  return d.lines.map((l) => {
+    const key = itemKey(l);
+    const item = byItem.get(key);
+    const [account_number, account_source]: [string, AccountSource] = item
+      ? [item, 'supplier_item']
+      : latest
+        ? [latest.account_number, 'supplier_default']
+        : [DEFAULT_ACCOUNTS.expense, 'vat_category'];
+    return {
+      id: l.id,
+      description: l.description,
+      item_id: l.itemId,
+      item_key: key,
+      quantity: l.quantity.toString(),
+      unit: l.unit,
+      price: text(l.price),
+      net_amount: l.net.toFixed(2),
+      allowances: l.allowances.map((a) => ({ charge: a.charge, amount: a.amount.toFixed(2), reason: a.reason })),
+      vat_category: l.vatCategory,
+      vat_rate: text(l.vatRate),
+      vat_amount: l.vat === null ? null : l.vat.toFixed(2),
+      account_number,
+      account_source,
+    };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -203,12 +294,21 @@ export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, s
   const base = fileName(`${d.kind === 'credit_note' ? 'kreditnota' : 'faktura'}-${d.number}`.replace(/[^\p{L}\p{N}._-]+/gu, '_').slice(0, 200), 'e-faktura');
   const xmlVoucher = await storeVoucher(db, outside, store, scope, Buffer.from(p.xml, 'utf8'), `${base}.xml`, 'application/xml');
   const attachments: string[] = [];
+  // A Factur-X / ZUGFeRD PDF is the voucher the expense carries (what a person reads); its XML is kept beside it.
+  let voucher = xmlVoucher;
+  if (p.pdf) {
+    voucher = await storeVoucher(db, outside, store, scope, p.pdf, `${base}.pdf`, 'application/pdf');
+    attachments.push(xmlVoucher.id);
+  }
   for (const [i, a] of d.attachments.entries()) {
     if (!a.content.length) continue;
     const v = await storeVoucher(db, outside, store, scope, a.content, fileName(a.filename, `${base}-bilag-${i + 1}`), a.mimeType);
     attachments.push(v.id);
   }
-  const expense = await createExpense(db, scope, expenseBody(d, supplier.id, xmlVoucher.id));
+  // The VAT is the document's, which its official rules accepted: tlr's own cap only warns (decision 633).
+  const warnings = p.warnings.map((w) => ({ id: w.id, text: w.text }));
+  const expense = await createExpense(db, scope, expenseBody(d, supplier.id, voucher.id), (why) => warnings.push({ id: 'TLR-VAT-RATE', text: why }));
+  const lines = await proposeAccounts(db, scope, supplier.id, d);
   const row = await db.einvoiceMessage.create({
     data: {
       id: newId(),
@@ -224,7 +324,7 @@ export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, s
       counterpart_name: d.supplier.name,
       supplier_id: supplier.id,
       expense_id: expense.id,
-      voucher_id: xmlVoucher.id,
+      voucher_id: voucher.id,
       attachment_voucher_ids: attachments,
       issue_date: toDate(d.issueDate),
       currency: d.currency,
@@ -233,11 +333,31 @@ export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, s
       total_amount: d.gross.toFixed(2),
       payable_amount: d.payable.toFixed(2),
       status: 'received' satisfies EinvoiceStatus,
-      last_response: p.warnings.length ? { source: 'validation', warnings: p.warnings.map((w) => ({ id: w.id, text: w.text })) } : undefined,
+      last_response: warnings.length ? { source: 'validation', warnings } : undefined,
+      lines: lines as unknown as Prisma.InputJsonValue,
+      payment_means: d.paymentMeans.map((m) => ({
+        code: m.code,
+        due_date: m.dueDate,
+        card_type: m.cardType,
+        payment_id: m.paymentId,
+        creditor: m.creditor,
+        fi_line: m.fiLine,
+        account: m.account,
+        branch: m.branch,
+      })),
+      other_taxes: d.taxes.map((t) => ({ scheme: t.scheme, name: t.name, amount: t.amount.toFixed(2) })),
       document_xml: p.xml,
     },
   });
   return einvoiceMessageView(row);
+}
+
+/**
+ * A PDF that carries no e-invoice (no Factur-X / ZUGFeRD XML): stored as a voucher of the company, for a
+ * person to key in; nothing is read from it and no expense is made. Answers the voucher's id.
+ */
+export async function storePdfWithoutInvoice(db: Db, outside: Db, store: VoucherStore, scope: CompanyScope, pdf: Uint8Array): Promise<string> {
+  return (await storeVoucher(db, outside, store, scope, pdf, 'e-faktura.pdf', 'application/pdf')).id;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -18,8 +18,11 @@ export const DOCUMENT_KINDS = ['invoice', 'credit_note'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 export const EINVOICE_DIRECTIONS = ['outbound', 'inbound'] as const;
 export type EinvoiceDirection = (typeof EINVOICE_DIRECTIONS)[number];
-/** What a document is: Peppol BIS Billing 3.0 (every document sent), or OIOUBL 2.1 (received). */
-export const EINVOICE_FORMATS = ['peppol-bis3', 'oioubl-2.1'] as const;
+/**
+ * What a document is: Peppol BIS Billing 3.0 (every document sent), or, received: OIOUBL 2.1, EN 16931
+ * in UBL (plain, XRechnung, other CIUS) or in CII (XRechnung CII, Factur-X / ZUGFeRD's XML).
+ */
+export const EINVOICE_FORMATS = ['peppol-bis3', 'oioubl-2.1', 'en16931-ubl', 'en16931-cii'] as const;
 export type EinvoiceFormat = (typeof EINVOICE_FORMATS)[number];
 
 /** The invoice, or the credit note that cancelled it: what a PDF, a UBL document or an e-invoice is of. */
@@ -48,6 +51,32 @@ const link = (what: string) =>
     .nullable()
     .meta({ description: `The path of ${what}; null when there is none` });
 
+const decimal = (description: string) => z.number().meta({ description });
+const inboundLine = z
+  .object({
+    id: z.string().meta({ description: "The line's id in the document" }),
+    description: z.string().meta({ description: "The item's name (or description) as the document states it" }),
+    item_id: z.string().meta({ description: 'The seller\'s item id; "" when none' }),
+    quantity: decimal('The quantity invoiced (credited)'),
+    unit: z.string().meta({ description: 'UN/ECE Recommendation 20 unit code (C62, HUR, EA, ...); "" when none' }),
+    price: decimal('The price per unit, as stated').nullable(),
+    net_amount: decimal("The line's amount without VAT, allowances and charges applied"),
+    allowances: z
+      .array(z.object({ charge: z.boolean().meta({ description: 'true: a charge; false: an allowance (discount)' }), amount: z.number(), reason: z.string() }))
+      .meta({ description: "The line's allowances and charges" }),
+    vat_category: z
+      .string()
+      .meta({ description: 'The VAT category (UNCL 5305: S, Z, E, AE, K, G, O; OIOUBL StandardRated is S, ZeroRated Z, ReverseCharge AE)' }),
+    vat_rate: decimal('The VAT rate in percent').nullable(),
+    vat_amount: decimal("The line's VAT when the document states it (OIOUBL); null otherwise").nullable(),
+    account_number: z.string().meta({ description: 'The expense account proposed for the line', example: '2810' }),
+    account_source: z.enum(['supplier_item', 'supplier_default', 'vat_category']).meta({
+      description:
+        "Where the proposal comes from: supplier_item, the account this supplier's same item was last booked to; supplier_default, the account of the supplier's latest booked expense; vat_category, the default expense account for the line's VAT category",
+    }),
+  })
+  .meta({ id: 'EinvoiceLine' });
+
 export const einvoiceMessageResource = z
   .object({
     id: z.guid(),
@@ -58,7 +87,10 @@ export const einvoiceMessageResource = z
     expense_id: z.guid().nullable().meta({ description: 'inbound: the draft expense the import made; null when sent' }),
     supplier_id: z.guid().nullable().meta({ description: 'inbound: the supplier the document is from (found or created); null when sent' }),
     document_kind: z.enum(DOCUMENT_KINDS),
-    document_format: z.enum(EINVOICE_FORMATS).meta({ description: 'peppol-bis3 (Peppol BIS Billing 3.0) or oioubl-2.1' }),
+    document_format: z.enum(EINVOICE_FORMATS).meta({
+      description:
+        'peppol-bis3 (Peppol BIS Billing 3.0), oioubl-2.1 (OIOUBL 2.1, 2.02, 2.01), en16931-ubl (EN 16931 in UBL: plain, XRechnung) or en16931-cii (EN 16931 in CII: XRechnung CII, Factur-X / ZUGFeRD)',
+    }),
     document_number: z.string().meta({ description: 'The invoice (or credit note) number the document carries' }),
     document_uuid: z.string().meta({ description: 'The UBL document UUID (cbc:UUID); responses refer to the document by it; "" when a received one has none' }),
     issue_date: dateOut().nullable().meta({ description: "The document's issue date" }),
@@ -73,6 +105,27 @@ export const einvoiceMessageResource = z
     vat_amount: amountOut("The VAT total, in the document's currency"),
     total_amount: amountOut("The total with VAT, in the document's currency"),
     payable_amount: amountOut('What the document asks to be paid (the total less anything prepaid)'),
+    lines: z.array(inboundLine).meta({ description: "Received: the document's lines, each with the account proposed for it; [] when sent" }),
+    payment_means: z
+      .array(
+        z.object({
+          code: z.string().meta({ description: 'UNCL 4461: 31, 42, 58 bank transfer; 93 FI payment (FIK); 49 direct debit; ...' }),
+          due_date: z.string().meta({ description: 'The payment due date it names; "" when none' }),
+          card_type: z.string().meta({ description: 'An FI payment: its card type (71, 73, 75); "" otherwise' }),
+          payment_id: z.string().meta({ description: 'The payment id (FI: the betalings-id); "" when none' }),
+          creditor: z.string().meta({ description: 'An FI payment: the creditor number (kreditornummer)' }),
+          fi_line: z.string().meta({
+            description: 'An FI payment: the payment line as typed into a bank, +71<payment id> +<creditor><',
+            example: '+71<000000000001735 +81234567<',
+          }),
+          account: z.string().meta({ description: 'A bank transfer: the account number or IBAN; "" otherwise' }),
+          branch: z.string().meta({ description: 'A bank transfer: the registration number (Danish account) or BIC' }),
+        }),
+      )
+      .meta({ description: 'Received: how the supplier asks to be paid, as the document states it; [] when sent' }),
+    other_taxes: z
+      .array(z.object({ scheme: z.string(), name: z.string(), amount: z.number() }))
+      .meta({ description: 'Received: taxes other than VAT (excise duties, each by its tax scheme), part of the cost; [] when none' }),
     channel: z.enum(['peppol']),
     sender: z.string().meta({
       description: 'The sender\'s Peppol participant id: the company (sent) or the supplier (received); "" when the document names none',
@@ -94,7 +147,7 @@ export const einvoiceMessageResource = z
         invoice: link('the invoice (sent)'),
         expense: link('the draft expense (received)'),
         supplier: link('the supplier (received)'),
-        voucher: link('the voucher holding the received XML, which the expense carries'),
+        voucher: link('the voucher the expense carries: the received XML, or the Factur-X / ZUGFeRD PDF it came in (its XML is then among attachments)'),
         attachments: z.array(z.string()).meta({ description: "The vouchers of the received document's embedded attachments (such as its PDF)" }),
       })
       .meta({ description: 'Where to read what the message refers to' }),

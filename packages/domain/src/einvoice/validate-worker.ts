@@ -1,14 +1,17 @@
 // A worker of validate.ts's pool: validates the documents the pool sends it, one at a time, with
-// SaxonJS and the rules it loads on the first.
+// SaxonJS and the rules it loads at its warm-up (or on the first document that needs them).
 import { parentPort } from 'node:worker_threads';
 import { DomainError } from '../errors.ts';
-import { validateEinvoiceHere, type WorkerReply } from './validate.ts';
+import { loadEinvoiceRulesHere, validateEinvoiceHere, type WorkerReply, type WorkerRequest } from './validate.ts';
 
 const port = parentPort!;
-port.on('message', async (xml: string) => {
+port.on('message', async (request: WorkerRequest) => {
   let reply: WorkerReply;
   try {
-    reply = { result: await validateEinvoiceHere(xml) };
+    if ('warm' in request) {
+      await loadEinvoiceRulesHere();
+      reply = { result: { fatal: [], warnings: [] } };
+    } else reply = { result: await validateEinvoiceHere(request.xml, request.set) };
   } catch (e) {
     // An error does not cross the thread boundary as itself: its message, and a DomainError's code.
     reply = { error: { message: (e as Error).message, ...(e instanceof DomainError ? { code: e.code } : {}) } };

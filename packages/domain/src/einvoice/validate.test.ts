@@ -2,7 +2,7 @@
 // purpose fail with the rule that names the fault. The pool of worker threads gives what one thread
 // gives, outlives a worker that dies or hangs, and works under `npm start`'s Node flags and loader.
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -10,7 +10,16 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { RUN_TS } from '../../../../test/run-ts.ts';
-import { einvoiceValidationPool, validateEinvoice, validateEinvoiceHere, type ValidationResult } from './validate.ts';
+import {
+  einvoiceValidationPool,
+  oioublFailures,
+  setEinvoiceValidationThreads,
+  validateEinvoice,
+  validateEinvoiceHere,
+  validationOwner,
+  warmEinvoiceValidation,
+  type ValidationResult,
+} from './validate.ts';
 
 const EXAMPLES = join(import.meta.dirname, 'examples');
 const examples = readdirSync(EXAMPLES).filter((f) => f.endsWith('.xml'));
@@ -111,11 +120,29 @@ describe('the pool of validation workers', () => {
     expect(einvoiceValidationPool.workers().map((w) => w.worker)).not.toContain(victim);
   }, 120_000);
 
+  it("serves the companies in turn: one company's queue of documents does not keep another's waiting", async () => {
+    setEinvoiceValidationThreads(1);
+    try {
+      const done: string[] = [];
+      const xml = example('base-example.xml');
+      const of = (owner: string, name: string) => validationOwner.run(owner, () => validateEinvoice(xml).then(() => done.push(name)));
+      const first = [of('a', 'a1'), of('a', 'a2'), of('a', 'a3'), of('a', 'a4')];
+      const other = of('b', 'b1');
+      await Promise.all([...first, other]);
+      // a1 was taken at once; b1 is next, before the rest of a's.
+      expect(done).toEqual(['a1', 'b1', 'a2', 'a3', 'a4']);
+    } finally {
+      setEinvoiceValidationThreads(undefined);
+    }
+  }, 120_000);
+
   it('a document past the time limit fails, and its worker is replaced', async () => {
     const before = einvoiceValidationPool.workers().map((w) => w.worker);
     einvoiceValidationPool.timeoutMs = 1;
     try {
-      await expect(validateEinvoice(example('base-example.xml'))).rejects.toThrow('validating the e-invoice took more than 0.001 s; stopped');
+      await expect(validateEinvoice(example('base-example.xml'))).rejects.toThrow(
+        'The document could not be checked against the official rules within 0.001 seconds',
+      );
     } finally {
       einvoiceValidationPool.timeoutMs = 30_000;
     }
@@ -143,4 +170,36 @@ describe('the pool of validation workers', () => {
       rmSync(dirname(script), { recursive: true, force: true });
     }
   }, 150_000);
+});
+
+describe('the OIOUBL schematron 1.17.2 and the CEN CII rules, warm from the start', () => {
+  const REPO = join(import.meta.dirname, '..', '..', '..', '..');
+  const REFERENCE = [join(REPO, '..', 'shared', 'reference'), '/work/shared/reference'].find(existsSync) ?? join(REPO, '..', 'shared', 'reference');
+  const read = (...path: string[]) => readFileSync(join(REFERENCE, 'einvoice', ...path), 'utf8');
+
+  it('loads every rule set into the pool before any document (warmEinvoiceValidation), then validates by set', async () => {
+    await warmEinvoiceValidation();
+    expect(einvoiceValidationPool.workers().length).toBeGreaterThan(0);
+    const invoice = read('oioubl', 'examples', 'OIOUBL_Invoice_v2p2.xml');
+    expect(await validateEinvoice(invoice, 'oioubl-invoice')).toEqual({ fatal: [], warnings: [] });
+    const broken = await validateEinvoice(
+      invoice.replace('<cbc:PayableAmount currencyID="DKK">6312.50', '<cbc:PayableAmount currencyID="DKK">1.00'),
+      'oioubl-invoice',
+    );
+    expect(ids(broken.fatal)).toEqual(['F-INV133', 'F-INV134']);
+    expect(broken.fatal[0]!.text).toMatch(/^PayableAmount is calculated incorrectly/);
+    const credit = read('oioubl', 'examples', 'OIOUBL_CreditNote_v2p2.xml');
+    expect((await validateEinvoice(credit, 'oioubl-credit-note')).fatal).toEqual([]);
+    expect((await validateEinvoice(read('cii', 'examples', 'CII_example3.xml'), 'cen-cii')).fatal).toEqual([]);
+  }, 900_000);
+
+  it("reads the OIOUBL package's report: <Error> fatal, <Warning> a warning, the bracketed rule id apart from its text", () => {
+    const report = `<Schematron><Information>Checking OIOUBL-2.1 Invoice</Information>
+      <Error context="/Invoice"><Pattern>p</Pattern><Description>[F-INV133] PayableAmount is calculated incorrectly</Description><Xpath>/Invoice[1]</Xpath></Error>
+      <Warning context="/Invoice"><Pattern>q</Pattern><Description>[W-LIB051]Note is not used</Description><Xpath>/Invoice[1]/Note</Xpath></Warning></Schematron>`;
+    expect(oioublFailures(report)).toEqual([
+      { id: 'F-INV133', flag: 'fatal', text: 'PayableAmount is calculated incorrectly', location: '/Invoice[1]' },
+      { id: 'W-LIB051', flag: 'warning', text: 'Note is not used', location: '/Invoice[1]/Note' },
+    ]);
+  });
 });

@@ -1,14 +1,18 @@
-// The official validation of a UBL e-invoice or credit note: the CEN EN 16931 rules and the Peppol BIS
-// Billing 3.0 rules (with the Danish DK-R rules), run by SaxonJS in a pool of worker threads, with no
-// network and no Java.
+// The official validation of a received or sent e-invoice or credit note: the CEN EN 16931 rules and the
+// Peppol BIS Billing 3.0 rules (with the Danish DK-R rules) for a Peppol document, the OIOUBL 2.1
+// schematron (package 1.17.2) for an OIOUBL one, run by SaxonJS in a pool of worker threads, with no
+// network and no Java. The rules are compiled (SEF) once per machine and loaded by the workers when the
+// service starts (warmEinvoiceValidation), not by the first document.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { access, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { ErrorCode } from '../error-codes.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 import { attributeOf, child, children, readXmlDocument, textOf } from '../xml/tree.ts';
@@ -37,9 +41,17 @@ const RULES = join(import.meta.dirname, 'rules');
 const CEN_XSLT = join(RULES, 'EN16931-UBL-validation.xslt');
 const PEPPOL_SCH = join(RULES, 'PEPPOL-EN16931-UBL.sch');
 const SCHXSLT = join(RULES, 'schxslt', '2.0');
-// Compiled stylesheets (SEF, several MB of JSON each) are generated, never committed: compiling takes
-// tens of seconds, so they are kept here by the hash of what they are made from, shared by processes.
+const CEN_CII_XSLT = join(RULES, 'cii', 'EN16931-CII-validation.xslt');
+const OIOUBL_INVOICE_XSL = join(RULES, 'oioubl', 'OIOUBL_Invoice_Schematron.xsl');
+const OIOUBL_CREDIT_NOTE_XSL = join(RULES, 'oioubl', 'OIOUBL_CreditNote_Schematron.xsl');
+// Compiled stylesheets (SEF, 3 to 26 MB of JSON each) are kept in the machine's cache by the hash of what
+// they are made from, shared by processes. Compiling takes from a minute (CEN) to several (OIOUBL, a 2.7 MB
+// XSLT) on a small machine, so the build's SEFs are committed too, gzipped (1.5 MB in all), under
+// rules/compiled/ by the same name: a fresh checkout unpacks them instead of compiling. A change of the
+// rules' sources changes the hash, and the committed file no longer fits until `npm run einvoice:rules`
+// writes it anew (a unit test says so).
 const CACHE = join(tmpdir(), 'tlr-einvoice-sef');
+export const COMPILED_RULES = join(RULES, 'compiled');
 
 /** Runs SaxonJS's own command line (the documented way to export a SEF) in a child Node process. */
 async function xslt3(args: string[]): Promise<void> {
@@ -63,24 +75,32 @@ async function digest(files: string[]): Promise<string> {
  * concurrent processes.
  */
 async function sef(name: string, inputs: string[], toXslt: (work: string) => Promise<string>): Promise<string> {
-  const file = join(CACHE, `${name}-${await digest(inputs)}.sef.json`);
-  if (
-    await access(file).then(
-      () => true,
-      () => false,
-    )
-  )
-    return file;
+  const base = `${name}-${await digest(inputs)}.sef.json`;
+  const file = join(CACHE, base);
+  if (await exists(file)) return file;
   const work = join(CACHE, `.${name}-${randomUUID()}`);
   await mkdir(work, { recursive: true });
   try {
     const temp = join(work, `${name}.sef.json`);
-    await xslt3([`-xsl:${await toXslt(work)}`, `-export:${temp}`, '-nogo']);
+    const committed = join(COMPILED_RULES, `${base}.gz`);
+    if (await exists(committed)) await writeFile(temp, gunzipSync(await readFile(committed)));
+    else await xslt3([`-xsl:${await toXslt(work)}`, `-export:${temp}`, '-nogo']);
     await rename(temp, file);
   } finally {
     await rm(work, { recursive: true, force: true });
   }
   return file;
+}
+
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
+
+/** The committed SEF file name of each stylesheet for its sources as they are (rules/compiled/). */
+export async function compiledRuleNames(): Promise<string[]> {
+  return Promise.all(STYLESHEET_NAMES.map(async (name) => `${name}-${await digest(await STYLESHEETS[name].inputs())}.sef.json.gz`));
 }
 
 /** A SEF's stylesheet. A file that does not parse (torn by something else) is removed: the next try compiles it anew. */
@@ -103,29 +123,97 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
     }));
 }
 
-/** The SEF files of both rule sets, compiled once per process (by the main thread, before any worker starts). */
-const ruleFiles = once(async () => {
-  const schxslt = (await readdir(SCHXSLT, { recursive: true })).filter((f) => f.endsWith('.xsl')).map((f) => join(SCHXSLT, f));
-  return Promise.all([
-    // The CEN rules are published as XSLT already.
-    sef('en16931-ubl', [CEN_XSLT], async () => CEN_XSLT),
-    // The Peppol rules are Schematron: SchXslt turns them into XSLT first.
-    sef('peppol-en16931-ubl', [PEPPOL_SCH, ...schxslt.sort()], async (work) => {
+/** The stylesheets, each compiled to its SEF, and what their reports are: SVRL, or the OIOUBL package's own `<Schematron>`. */
+const STYLESHEETS = {
+  // The CEN rules are published as XSLT already.
+  'en16931-ubl': { report: 'svrl', inputs: async () => [CEN_XSLT], toXslt: async () => CEN_XSLT },
+  // The Peppol rules are Schematron: SchXslt turns them into XSLT first.
+  'peppol-en16931-ubl': {
+    report: 'svrl',
+    inputs: async () => [
+      PEPPOL_SCH,
+      ...(await readdir(SCHXSLT, { recursive: true }))
+        .filter((f) => f.endsWith('.xsl'))
+        .map((f) => join(SCHXSLT, f))
+        .sort(),
+    ],
+    toXslt: async (work: string) => {
       const xsl = join(work, 'peppol.xsl');
       await xslt3([`-xsl:${join(SCHXSLT, 'pipeline-for-svrl.xsl')}`, `-s:${PEPPOL_SCH}`, `-o:${xsl}`]);
       return xsl;
-    }),
-  ]);
-});
+    },
+  },
+  // The CEN rules bound to CII, published as XSLT too.
+  'en16931-cii': { report: 'svrl', inputs: async () => [CEN_CII_XSLT], toXslt: async () => CEN_CII_XSLT },
+  // The OIOUBL package publishes its schematron compiled to XSLT 2.0.
+  'oioubl-invoice': { report: 'oioubl', inputs: async () => [OIOUBL_INVOICE_XSL], toXslt: async () => OIOUBL_INVOICE_XSL },
+  'oioubl-credit-note': { report: 'oioubl', inputs: async () => [OIOUBL_CREDIT_NOTE_XSL], toXslt: async () => OIOUBL_CREDIT_NOTE_XSL },
+} satisfies Record<string, { report: 'svrl' | 'oioubl'; inputs(): Promise<string[]>; toXslt(work: string): Promise<string> }>;
+type StylesheetName = keyof typeof STYLESHEETS;
+const STYLESHEET_NAMES = Object.keys(STYLESHEETS) as StylesheetName[];
 
 /**
- * SaxonJS and the rules, loaded once per thread that validates, on its first document: SaxonJS takes
- * most of a second to load, which no other importer of the domain should pay.
+ * The rule sets a document is validated under: a Peppol BIS 3 document under CEN EN 16931 (UBL) and
+ * Peppol BIS 3; any other EN 16931 document under the CEN rules of its syntax (UBL or CII) alone; an
+ * OIOUBL 2.1 (2.01, 2.02) Invoice or CreditNote under the OIOUBL schematron of its kind.
  */
-const rules = once(async () => ({
-  saxon: require('saxon-js') as SaxonJSApi,
-  stylesheets: await Promise.all((await ruleFiles()).map(stylesheet)),
-}));
+export const RULE_SETS = {
+  peppol: ['en16931-ubl', 'peppol-en16931-ubl'],
+  'cen-ubl': ['en16931-ubl'],
+  'cen-cii': ['en16931-cii'],
+  'oioubl-invoice': ['oioubl-invoice'],
+  'oioubl-credit-note': ['oioubl-credit-note'],
+} as const satisfies Record<string, readonly StylesheetName[]>;
+export type RuleSet = keyof typeof RULE_SETS;
+
+/** Each stylesheet's SEF file, compiled once per process into the machine's cache when first needed. */
+const sefFiles = new Map<StylesheetName, () => Promise<string>>();
+function sefFile(name: StylesheetName): Promise<string> {
+  let file = sefFiles.get(name);
+  if (!file) {
+    const s = STYLESHEETS[name];
+    file = once(async () => sef(name, await s.inputs(), s.toXslt));
+    sefFiles.set(name, file);
+  }
+  return file();
+}
+
+/** The SEF files of these stylesheets, one at a time (each compile is a child process of its own; several at once only share the cores). */
+async function ruleFiles(names: readonly StylesheetName[] = STYLESHEET_NAMES): Promise<Record<StylesheetName, string>> {
+  const files = {} as Record<StylesheetName, string>;
+  for (const name of names) files[name] = await sefFile(name);
+  return files;
+}
+
+/** Compiles every rule set into the SEF cache (`npm run einvoice:rules`, and the service's start): a later start only loads them. */
+export async function compileEinvoiceRules(): Promise<Record<StylesheetName, string>> {
+  return ruleFiles();
+}
+
+/** Writes every compiled rule set, gzipped, into rules/compiled/ for the repository, and removes what no longer fits the sources. */
+export async function storeCompiledRules(): Promise<string[]> {
+  const files = await ruleFiles();
+  await mkdir(COMPILED_RULES, { recursive: true });
+  const names = await compiledRuleNames();
+  for (const [i, name] of STYLESHEET_NAMES.entries()) await writeFile(join(COMPILED_RULES, names[i]!), gzipSync(await readFile(files[name]), { level: 9 }));
+  for (const stale of await readdir(COMPILED_RULES)) if (!names.includes(stale)) await rm(join(COMPILED_RULES, stale));
+  return names;
+}
+
+/**
+ * SaxonJS, loaded once per thread that validates: it takes most of a second to load, which no other
+ * importer of the domain should pay; each stylesheet is loaded once, when first needed (or at warm-up).
+ */
+const saxonJs = once(async () => require('saxon-js') as SaxonJSApi);
+const loaded = new Map<StylesheetName, () => Promise<object>>();
+function loadStylesheet(name: StylesheetName): Promise<object> {
+  let load = loaded.get(name);
+  if (!load) {
+    load = once(async () => stylesheet(await sefFile(name)));
+    loaded.set(name, load);
+  }
+  return load();
+}
 
 /**
  * The rules' reports (SVRL) are made here, but quote the document: they are read under the same policy
@@ -146,11 +234,35 @@ function failedAsserts(svrl: string): RuleFailure[] {
 }
 
 /**
- * Runs both official rule sets (CEN EN 16931 UBL xslt and the Peppol BIS 3 schematron incl. DK rules)
- * on a UBL document in this thread: what each worker of the pool runs (and the benchmark's baseline).
+ * The OIOUBL package's report: `<Schematron>` with one `<Error>` (fatal) or `<Warning>` per broken rule,
+ * its `<Description>` starting with the rule id in brackets (`[F-INV133] PayableAmount is ...`) and its
+ * `<Xpath>`. Anything else it holds (`<Information>`) is no failure.
  */
-export async function validateEinvoiceHere(xml: string): Promise<ValidationResult> {
-  const { saxon, stylesheets } = await rules();
+export function oioublFailures(report: string): RuleFailure[] {
+  return readXmlDocument(report, SVRL_LIMITS).children.flatMap((e): RuleFailure[] => {
+    if (e.name !== 'Error' && e.name !== 'Warning') return [];
+    const description = textOf(child(e, 'Description')).replace(/\s+/g, ' ').trim();
+    const m = /^\[([^\]]+)\]\s*(.*)$/s.exec(description);
+    return [
+      {
+        id: m ? m[1]!.trim() : textOf(child(e, 'Pattern')).slice(0, 100) || 'OIOUBL',
+        flag: e.name === 'Warning' ? 'warning' : 'fatal',
+        text: m ? m[2]! : description,
+        location: textOf(child(e, 'Xpath')) || attributeOf(e, 'context'),
+      },
+    ];
+  });
+}
+
+/**
+ * Runs a rule set's stylesheets on a document in this thread: what each worker of the pool runs (and
+ * the benchmark's baseline). Peppol: CEN EN 16931 UBL xslt and the Peppol BIS 3 schematron incl. DK
+ * rules; OIOUBL: the package's schematron of the document's kind.
+ */
+export async function validateEinvoiceHere(xml: string, set: RuleSet = 'peppol'): Promise<ValidationResult> {
+  const saxon = await saxonJs();
+  const names: readonly StylesheetName[] = RULE_SETS[set];
+  const stylesheets = await Promise.all(names.map(loadStylesheet));
   let source: unknown;
   try {
     // SaxonJS's parser reads no DTD: an entity declared there is an unknown entity, and nothing is fetched.
@@ -159,11 +271,36 @@ export async function validateEinvoiceHere(xml: string): Promise<ValidationResul
     throw invalidRequest(`The document is not well-formed XML: ${(e as Error).message}`);
   }
   const result: ValidationResult = { fatal: [], warnings: [] };
-  for (const stylesheet of stylesheets) {
-    const { principalResult } = await saxon.transform({ stylesheetInternal: stylesheet, sourceNode: source, destination: 'serialized' }, 'async');
-    for (const failure of failedAsserts(principalResult)) (failure.flag === 'fatal' ? result.fatal : result.warnings).push(failure);
+  for (const [i, stylesheet] of stylesheets.entries()) {
+    let principalResult: string;
+    try {
+      ({ principalResult } = await saxon.transform({ stylesheetInternal: stylesheet, sourceNode: source, destination: 'serialized' }, 'async'));
+    } catch (e) {
+      // A dynamic error of the rules on the document's own values (a cast of what is no number or date: FORG0001, FODT…) is the document's fault.
+      const m = /\b(FORG|FODT|FOCA|FOAR|FORX|XPTY)\d{4}\b/.exec((e as Error).message);
+      if (m) throw invalidRequest(`The official rules cannot read the document (${m[0]}): a value is not of its type. ${(e as Error).message.slice(0, 300)}`);
+      throw e;
+    }
+    const failures = STYLESHEETS[names[i]!].report === 'svrl' ? failedAsserts(principalResult) : oioublFailures(principalResult);
+    for (const failure of failures) (failure.flag === 'fatal' ? result.fatal : result.warnings).push(failure);
   }
   return result;
+}
+
+/** A small document of each rule set's root: run once at the warm-up, so that a stylesheet's first run (SaxonJS prepares much of it lazily) is no document's. */
+const WARM_UP_DOCUMENTS: Record<RuleSet, string> = {
+  peppol: '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>',
+  'cen-ubl': '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>',
+  'cen-cii': '<CrossIndustryInvoice xmlns="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"/>',
+  'oioubl-invoice': '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>',
+  'oioubl-credit-note': '<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/>',
+};
+
+/** Loads SaxonJS and every stylesheet in this thread, and runs each once (a worker's warm-up). */
+export async function loadEinvoiceRulesHere(): Promise<void> {
+  await saxonJs();
+  for (const name of STYLESHEET_NAMES) await loadStylesheet(name);
+  for (const set of Object.keys(RULE_SETS) as RuleSet[]) await validateEinvoiceHere(WARM_UP_DOCUMENTS[set], set);
 }
 
 // The pool. A document takes ~100 ms of CPU: in this thread it would stop the event loop meanwhile and
@@ -173,8 +310,13 @@ export async function validateEinvoiceHere(xml: string): Promise<ValidationResul
 /** What a worker answers for a document: its result, or the error, a DomainError's code kept (400 stays 400). */
 export type WorkerReply = { result: ValidationResult } | { error: { message: string; code?: ErrorCode } };
 
+/** What the pool asks a worker: validate a document under a rule set, or load every rule set now. */
+export type WorkerRequest = { xml: string; set: RuleSet } | { warm: true };
+
 interface Job {
-  xml: string;
+  request: WorkerRequest;
+  /** Whose document it is (validationOwner), for the pool's turns. */
+  owner: string;
   resolve(result: ValidationResult): void;
   reject(e: Error): void;
 }
@@ -185,7 +327,44 @@ interface Thread {
 }
 
 const WORKER = join(import.meta.dirname, 'validate-worker.ts');
-const queue: Job[] = [];
+/**
+ * Whose documents wait for a worker (decision 472): the validation of a company's documents runs inside
+ * `validationOwner.run(companyId, …)`; the pool then serves the owners in turn, one document each, so one
+ * company's hundred long invoices never keep another's waiting behind them. Without an owner: ''.
+ */
+export const validationOwner = new AsyncLocalStorage<string>();
+
+/** The waiting documents by owner: the owner served longest ago (or never) goes first. */
+class FairQueue {
+  private readonly byOwner = new Map<string, Job[]>();
+  /** When each owner was last served (a counter). */
+  private readonly servedAt = new Map<string, number>();
+  private served = 0;
+  length = 0;
+  push(job: Job): void {
+    const waiting = this.byOwner.get(job.owner);
+    if (waiting) waiting.push(job);
+    else this.byOwner.set(job.owner, [job]);
+    this.length++;
+  }
+  shift(): Job | undefined {
+    let pick: string | undefined;
+    for (const owner of this.byOwner.keys()) {
+      if (pick === undefined || (this.servedAt.get(owner) ?? -1) < (this.servedAt.get(pick) ?? -1)) pick = owner;
+    }
+    if (pick === undefined) return undefined;
+    const waiting = this.byOwner.get(pick)!;
+    const job = waiting.shift()!;
+    if (!waiting.length) this.byOwner.delete(pick);
+    this.servedAt.set(pick, ++this.served);
+    this.length--;
+    // The turns start afresh now and then, so that the map does not grow with every company ever served.
+    if (this.servedAt.size > 10_000) this.servedAt.clear();
+    return job;
+  }
+}
+
+const queue = new FairQueue();
 const threads = new Set<Thread>();
 let poolSize = defaultPoolSize();
 
@@ -246,10 +425,17 @@ function run(thread: Thread, job: Job): void {
     threads.delete(thread);
     finish(thread);
     void thread.worker.terminate();
-    job.reject(new Error(`validating the e-invoice took more than ${einvoiceValidationPool.timeoutMs / 1000} s; stopped`));
+    // The document's size, not a fault of the service: a 413 that says so (decision 476).
+    job.reject(
+      new DomainError(
+        'payload_too_large',
+        `The document could not be checked against the official rules within ${einvoiceValidationPool.timeoutMs / 1000} seconds: it is too large to check in one request.`,
+        'body',
+      ),
+    );
     dispatch();
   }, einvoiceValidationPool.timeoutMs);
-  thread.worker.postMessage(job.xml);
+  thread.worker.postMessage(job.request);
 }
 
 function finish(thread: Thread): void {
@@ -272,12 +458,27 @@ function dispatch(): void {
   while (queue.length && threads.size < poolSize) run(startThread(), queue.shift()!);
 }
 
-/** Runs both official rule sets (CEN EN 16931 UBL xslt and the Peppol BIS 3 schematron incl. DK rules) on a UBL document, in a worker thread. */
-export async function validateEinvoice(xml: string): Promise<ValidationResult> {
-  // Compiled here, once, before any worker starts: otherwise each would compile the rules itself.
-  await ruleFiles();
+/** Runs a rule set (default Peppol: CEN EN 16931 UBL and Peppol BIS 3 incl. DK rules) on a document, in a worker thread. */
+export async function validateEinvoice(xml: string, set: RuleSet = 'peppol'): Promise<ValidationResult> {
+  // The set's rules compiled here, once, before a worker needs them: otherwise each would compile them itself.
+  await ruleFiles(RULE_SETS[set]);
+  return submit({ xml, set });
+}
+
+function submit(request: WorkerRequest): Promise<ValidationResult> {
   return new Promise((resolve, reject) => {
-    queue.push({ xml, resolve, reject });
+    queue.push({ request, owner: validationOwner.getStore() ?? '', resolve, reject });
     dispatch();
   });
+}
+
+/**
+ * Warm from the start: compiles the rules into the SEF cache (nothing to do when a build or an earlier
+ * start did), then starts the pool's workers with every rule set loaded, so that the first document
+ * waits no more than the hundredth. Each worker gets one warm-up job; a worker busy with it takes
+ * documents after it.
+ */
+export async function warmEinvoiceValidation(): Promise<void> {
+  await ruleFiles();
+  await Promise.all(Array.from({ length: Math.max(1, poolSize - threads.size) }, () => submit({ warm: true })));
 }

@@ -2,6 +2,7 @@
 import type { Prisma } from '@tlr/db';
 import { fromDate } from '../calendar.ts';
 import { amountToJson } from '../money.ts';
+import type { StoredLine } from './inbound.ts';
 import type { DocumentKind, EinvoiceDirection, EinvoiceFormat, EinvoiceMessageView, EinvoiceStatus, InvoiceEinvoiceView } from './schema.ts';
 
 /** What an invoice read includes of its messages: its own document's and its credit note's, outbound. */
@@ -16,6 +17,9 @@ export type EinvoiceMessageRow = Prisma.EinvoiceMessageGetPayload<object>;
 export type EinvoiceMessageHead = Omit<EinvoiceMessageRow, 'document_xml'>;
 
 const responseOf = (v: Prisma.JsonValue | null) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
+
+/** A jsonb array column as the code wrote it (inbound.ts), [] otherwise. */
+const arrayOf = <T>(v: Prisma.JsonValue | undefined): T[] => (Array.isArray(v) ? (v as unknown as T[]) : []);
 
 const path = (collection: string, id: string | null) => (id ? `/api/v1/${collection}/${id}` : null);
 
@@ -39,6 +43,23 @@ export function einvoiceMessageView(m: EinvoiceMessageHead): EinvoiceMessageView
     vat_amount: amountToJson(m.vat_amount),
     total_amount: amountToJson(m.total_amount),
     payable_amount: amountToJson(m.payable_amount),
+    lines: arrayOf<StoredLine>(m.lines).map((l) => ({
+      id: l.id,
+      description: l.description,
+      item_id: l.item_id,
+      quantity: Number(l.quantity),
+      unit: l.unit,
+      price: l.price === null ? null : Number(l.price),
+      net_amount: Number(l.net_amount),
+      allowances: l.allowances.map((a) => ({ charge: a.charge, amount: Number(a.amount), reason: a.reason })),
+      vat_category: l.vat_category,
+      vat_rate: l.vat_rate === null ? null : Number(l.vat_rate),
+      vat_amount: l.vat_amount === null ? null : Number(l.vat_amount),
+      account_number: l.account_number,
+      account_source: l.account_source,
+    })),
+    payment_means: arrayOf<EinvoiceMessageView['payment_means'][number]>(m.payment_means),
+    other_taxes: arrayOf<{ scheme: string; name: string; amount: string }>(m.other_taxes).map((t) => ({ ...t, amount: Number(t.amount) })),
     channel: 'peppol',
     sender: m.sender_peppol_id,
     receiver: m.receiver_peppol_id,

@@ -31,6 +31,9 @@ export const EVENT_TYPES = [
   'voucher.deleted',
   // Additive: beyond the contract's 23.
   'vat_return.settled',
+  // Additive: the VAT return sent to Skattestyrelsen as a draft, and approved there (docs/vat-return.md, Filing).
+  'vat_return.submitted',
+  'vat_return.approved',
   // Additive: a payment reminder (rykker) issued on an invoice.
   'invoice.reminder_sent',
   // Additive: a bank statement imported; data is the BankStatement resource.

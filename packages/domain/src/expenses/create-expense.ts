@@ -11,8 +11,14 @@ import { announceExpense, readExpenseView } from './expense-rows.ts';
 import { checkDates, checkSupplier, checkVat, expenseAccount } from './draft-checks.ts';
 import { bookExpense } from './book-expense.ts';
 
-export async function createExpense(db: Db, scope: CompanyScope, input: ExpenseInput): Promise<ExpenseView> {
-  const vat = await checkVat(db, scope, { amount: input.amount, vat: input.vat_amount, code: input.vat_code ?? '', deductible: input.vat_deductible_percent });
+/** `statedVat`: the VAT is a received document's, which its official rules accepted: tlr's cap warns through it, never refuses (expenseVat). */
+export async function createExpense(db: Db, scope: CompanyScope, input: ExpenseInput, statedVat?: (warning: string) => void): Promise<ExpenseView> {
+  const vat = await checkVat(
+    db,
+    scope,
+    { amount: input.amount, vat: input.vat_amount, code: input.vat_code ?? '', deductible: input.vat_deductible_percent },
+    statedVat,
+  );
   const currency = input.currency ?? 'DKK';
   const rate = givenRate(currency, input.exchange_rate);
   const due = input.due_date ?? input.date;

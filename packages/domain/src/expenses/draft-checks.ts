@@ -16,13 +16,14 @@ export async function checkVat(
   db: Db,
   scope: CompanyScope,
   e: { amount: Decimal; vat: Decimal | undefined; code: string; deductible: Decimal | null | undefined },
+  stated?: (warning: string) => void,
 ): Promise<Decimal> {
   if (!e.code) {
     if (e.deductible) throw invalidRequest('vat_deductible_percent: states the deductible share of a vat_code; send one.', 'vat_deductible_percent');
-    return expenseVat(LEGACY_EXPENSE_TREATMENT, e.amount, e.vat ?? new Decimal(0));
+    return expenseVat(LEGACY_EXPENSE_TREATMENT, e.amount, e.vat ?? new Decimal(0), stated);
   }
   const code = codeFor(await vatCodesOf(db, scope, [e.code]), e.code, 'purchase', 'vat_code');
-  return expenseVat(code, e.amount, e.vat);
+  return expenseVat(code, e.amount, e.vat, stated);
 }
 
 export async function expenseAccount(db: Db, scope: CompanyScope, number: string = DEFAULT_ACCOUNTS.expense) {

@@ -49,6 +49,16 @@ describe('expenseVat', () => {
     expect(vatOf(LEGACY_EXPENSE_TREATMENT, '200', '0')).toBe('0.00');
   });
 
+  it("takes a received document's VAT as stated: more than the rate's share warns, never refuses", () => {
+    // A 25 % line of 1461.12 (VAT 365.28) beside a zero-rated line of -800.00: 1026.40 in all, whose 25 % share is 205.28.
+    const warnings: string[] = [];
+    expect(expenseVat(K25, d('1026.40'), d('365.28'), (w) => warnings.push(w)).toFixed(2)).toBe('365.28');
+    expect(warnings).toEqual([expect.stringMatching(/^vat_amount: 365\.28 is more than the 25 % VAT \(code K25\)/)]);
+    expect(expenseVat(K25, d('-1026.40'), d('-365.28'), () => {}).toFixed(2)).toBe('-365.28');
+    // Without the document's word for it, the cap refuses as ever.
+    expect(vatOf(K25, '1026.40', '365.28')).toMatch(/^\[vat_amount\] vat_amount: 365\.28 is more than/);
+  });
+
   it('gives a credit note the VAT of the bill of its size, negative: 0.005 rounds away from zero both ways', () => {
     expect(vatOf(K25, '-1250')).toBe('-250.00');
     // 0.13 × 25 / 125 = 0.026 -> 0.03; and 0.10 × 25 / 125 = 0.02 exactly. 0.03 at 25 % on top: 0.0075 -> 0.01.

@@ -36,8 +36,16 @@ export const LEGACY_EXPENSE_TREATMENT: Pick<VatTreatment, 'code' | 'kind' | 'rat
  * A negative amount is a credit note from the supplier (kreditnota): its VAT has the amount's sign, and
  * the rules above run on the sizes with the sign applied after, so a credit note is bounded exactly as
  * the bill of its size (rounding half up is away from zero, so the two mirror each other to the øre).
+ * `stated`: the VAT is as a document that passed its official rules states it (a received e-invoice,
+ * whose lines may mix rates, or carry a negative zero-rated line): more than the rate's share is then
+ * reported to `stated` (a warning), not refused.
  */
-export function expenseVat(t: Pick<VatTreatment, 'code' | 'kind' | 'rate'>, amount: Decimal, given: Decimal | undefined): Decimal {
+export function expenseVat(
+  t: Pick<VatTreatment, 'code' | 'kind' | 'rate'>,
+  amount: Decimal,
+  given: Decimal | undefined,
+  stated?: (warning: string) => void,
+): Decimal {
   if (amount.isZero()) throw invalidRequest('amount: must not be 0 (a bill is positive, a credit note from the supplier negative).', 'amount');
   const credit = amount.isNegative();
   if (given && !given.isZero() && given.isNegative() !== credit) {
@@ -52,10 +60,9 @@ export function expenseVat(t: Pick<VatTreatment, 'code' | 'kind' | 'rate'>, amou
   if (isReverseCharge(t.kind)) return signed(given?.abs() ?? groupVat(size, t.rate));
   const most = vatFromGross(size, t.rate).vat;
   if (given && given.abs().greaterThan(most)) {
-    throw invalidRequest(
-      `vat_amount: ${given.toFixed(2)} is more${credit ? ' in size' : ''} than the ${t.rate.toString()} % VAT (code ${t.code}) an amount of ${amount.toFixed(2)} including VAT can contain (${signed(most).toFixed(2)}).`,
-      'vat_amount',
-    );
+    const why = `vat_amount: ${given.toFixed(2)} is more${credit ? ' in size' : ''} than the ${t.rate.toString()} % VAT (code ${t.code}) an amount of ${amount.toFixed(2)} including VAT can contain (${signed(most).toFixed(2)}).`;
+    if (!stated) throw invalidRequest(why, 'vat_amount');
+    stated(why);
   }
   return given ? signed(given.abs()) : signed(most);
 }

@@ -18,12 +18,20 @@ export async function updateExpense(db: Db, scope: CompanyScope, id: string, inp
   const deductible = input.vat_deductible_percent ?? (row.vat_deductible_percent && new Decimal(row.vat_deductible_percent.toString()));
   // A changed amount or code recomputes the VAT unless it is sent too.
   const keepVat = input.amount === undefined && input.vat_code === undefined;
-  const vat = await checkVat(db, scope, {
-    amount,
-    vat: input.vat_amount ?? (keepVat ? new Decimal(row.vat_amount.toString()) : undefined),
-    code,
-    deductible,
-  });
+  // The VAT kept as it is was accepted already (a received e-invoice's may exceed the cap, decision 632):
+  // changing the account or the text of such a draft does not refuse it now.
+  const unchangedVat = keepVat && input.vat_amount === undefined;
+  const vat = await checkVat(
+    db,
+    scope,
+    {
+      amount,
+      vat: input.vat_amount ?? (keepVat ? new Decimal(row.vat_amount.toString()) : undefined),
+      code,
+      deductible,
+    },
+    unchangedVat ? () => {} : undefined,
+  );
   const currency = input.currency ?? row.currency;
   const rate = givenRate(currency, input.exchange_rate === undefined ? row.exchange_rate && new Decimal(row.exchange_rate.toString()) : input.exchange_rate);
   const date = input.date ?? fromDate(row.date);

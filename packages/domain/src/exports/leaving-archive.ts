@@ -2,9 +2,9 @@
 // voucher under its original name and a manifest with each entry's size and SHA-256, streamed entry by entry.
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stagingDir } from '../files/staged-upload.ts';
 import { PassThrough, Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { ZipFile } from 'yazl';
@@ -98,8 +98,26 @@ const UNSAFE_IN_ZIP = /[\p{Cc}\p{Cf}\u2028\u2029/\\:*?"<>|]/gu;
  * drops them), and "_" for a name left empty, "." or "..".
  */
 export function archiveEntryName(filename: string): string {
-  const name = filename.replace(UNSAFE_IN_ZIP, '_').replace(/[. ]+$/, '');
+  const name = fitBytes(filename.replace(UNSAFE_IN_ZIP, '_').replace(/[. ]+$/, ''));
   return name === '' ? '_' : name;
+}
+
+/** The most UTF-8 bytes a file name may have on ext4 and most file systems (the original name stays in the manifest). */
+export const MAX_ENTRY_NAME_BYTES = 255;
+
+/** A name cut to MAX_ENTRY_NAME_BYTES at a character's end, its extension kept (255 CJK characters are 765 bytes). */
+function fitBytes(name: string): string {
+  if (Buffer.byteLength(name) <= MAX_ENTRY_NAME_BYTES) return name;
+  const ext = /\.[^.\s]{1,16}$/.exec(name)?.[0] ?? '';
+  const budget = MAX_ENTRY_NAME_BYTES - Buffer.byteLength(ext);
+  let base = '';
+  let used = 0;
+  for (const ch of name.slice(0, name.length - ext.length)) {
+    used += Buffer.byteLength(ch);
+    if (used > budget) break;
+    base += ch;
+  }
+  return base.replace(/[. ]+$/, '') + ext;
 }
 
 /** The path of a voucher in the archive: a folder per voucher, named as SAF-T's SourceDocumentID names it. */
@@ -138,7 +156,7 @@ class Manifest {
   }
 
   static async open(start: ArchiveStart, createdAt: string): Promise<Manifest> {
-    const dir = await mkdtemp(join(tmpdir(), 'tlr-archive-'));
+    const dir = await stagingDir('tlr-archive-');
     const m = new Manifest(dir, createWriteStream(join(dir, 'manifest.json')), createWriteStream(join(dir, 'SHA256SUMS')));
     const head = { format: ARCHIVE_FORMAT, created_at: createdAt, company: start.company, period: start.period };
     await m.write(m.json, `${JSON.stringify(head).slice(0, -1)},"entries":[\n`);

@@ -4,7 +4,7 @@
 // e-invoices here (vouchers decode their JSON body into one: vouchers.ts).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, open, rm } from 'node:fs/promises';
+import { mkdtemp, open, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -37,9 +37,47 @@ export async function* bounded(body: AsyncIterable<Uint8Array>, limit: number): 
   }
 }
 
+/**
+ * A temporary folder of this process for a staged file: `<prefix><pid>-XXXXXX` under TMPDIR. Removed by
+ * its user on every path; what a process that died (kill -9, out of memory) left is swept at the next
+ * start (sweepStaged), told apart by its process id.
+ */
+export const stagingDir = (prefix: StagingPrefix): Promise<string> => mkdtemp(join(tmpdir(), `${prefix}${process.pid}-`));
+
+/** The prefixes of the service's temporary folders (never the compiled e-invoice rules, tlr-einvoice-sef, which are kept). */
+const STAGING_PREFIXES = ['tlr-bank-', 'tlr-saft-', 'tlr-einvoice-upload-', 'tlr-voucher-', 'tlr-voucher-copy-', 'tlr-archive-'] as const;
+export type StagingPrefix = (typeof STAGING_PREFIXES)[number];
+const STAGED_NAME = new RegExp(`^(?:${STAGING_PREFIXES.join('|')})(\\d+)-`);
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: a process of another user has that id; it is alive.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Removes the staged files of processes that no longer run (a crash leaves its staged uploads behind):
+ * run at the server's start. A live process's (another server on this machine) are left alone.
+ * Answers the folders removed.
+ */
+export async function sweepStaged(dir = tmpdir()): Promise<string[]> {
+  const removed: string[] = [];
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const pid = Number(STAGED_NAME.exec(name)?.[1] ?? NaN);
+    if (!Number.isSafeInteger(pid) || pid === process.pid || alive(pid)) continue;
+    await rm(join(dir, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
 /** Writes the body to a temporary file chunk by chunk; throws UploadTooLarge past `limit` bytes. */
-export async function stageUpload(body: AsyncIterable<Uint8Array>, opts: { limit: number; prefix: string }): Promise<StagedUpload> {
-  const dir = await mkdtemp(join(tmpdir(), opts.prefix));
+export async function stageUpload(body: AsyncIterable<Uint8Array>, opts: { limit: number; prefix: StagingPrefix }): Promise<StagedUpload> {
+  const dir = await stagingDir(opts.prefix);
   const discard = () => rm(dir, { recursive: true, force: true });
   const path = join(dir, 'upload');
   const file = await open(path, 'w', 0o600);

@@ -155,13 +155,20 @@ const keysOf = (hashes: Record<KeyKind, Uint8Array<ArrayBuffer>>, trusted: boole
   );
 
 /**
+ * The throttle's clock: the database's now() (one clock for every server), unless a test sets `now` (an
+ * injected clock, so that "Try again in 1 minute" does not depend on how fast the machine is).
+ */
+export const signInClock: { now?: (() => Date) | undefined } = {};
+const clockNow = (): Date | null => signInClock.now?.() ?? null;
+
+/**
  * Seconds an attempt is held for by what its keys' rows say now, read without a lock: a flood of held
  * attempts (what an attacker sends once held) then takes no transaction and queues on no row lock. It
  * only ever refuses; whether an attempt may be checked is decided under the lock (`checkAndCount`).
  */
 async function heldAlready(db: Db, keys: { hash: Uint8Array<ArrayBuffer> }[]): Promise<number> {
   const rows = await db.$queryRaw<(ThrottleRow & { now: Date })[]>`
-    SELECT failures, last_failure_at, held_until, now() AS now FROM sign_in_throttles
+    SELECT failures, last_failure_at, held_until, COALESCE(${clockNow()}::timestamptz, now()) AS now FROM sign_in_throttles
     WHERE key_hash IN (${Prisma.join(keys.map((k) => Buffer.from(k.hash)))})`;
   return Math.max(0, ...rows.map((r) => heldFor(stateOf(r), r.now)));
 }
@@ -190,7 +197,7 @@ async function checkAndCount(
         const [row] = await tx.$queryRaw<(ThrottleRow & { now: Date })[]>`
           INSERT INTO sign_in_throttles AS t (key_hash) VALUES (${Buffer.from(k.hash)})
           ON CONFLICT (key_hash) DO UPDATE SET failures = t.failures
-          RETURNING t.failures, t.last_failure_at, t.held_until, now() AS now`;
+          RETURNING t.failures, t.last_failure_at, t.held_until, COALESCE(${clockNow()}::timestamptz, now()) AS now`;
         now = row!.now;
         rows.push(stateOf(row!));
       }

@@ -112,6 +112,8 @@ export const VAT_CODES: readonly VatCodeSeed[] = [
   code('SEUV', 'Salg af varer til EU, 0% (rubrik B, indberettes)', 'eu_sale_goods', 'S-EU-V-0'),
   code('SEUVI', 'Salg af varer til EU, 0% (rubrik B, indberettes ikke)', 'eu_sale_goods_unlisted', 'S-EU-V-0%'),
   code('SEUY', 'Salg af ydelser til EU, 0% (rubrik B)', 'eu_sale_services', 'S-EU-Y-0'),
+  // Triangular trade (trekantshandel, momslovens § 34): rubrik B varer as SEUV, its own column of EU-salg uden moms (decision 511).
+  code('SEUT', 'Trekantshandel, salg af varer til EU, 0% (rubrik B, indberettes)', 'eu_sale_goods', 'S-EU-V-0'),
   code('SEXP', 'Eksport uden for EU, 0% (rubrik C)', 'export', 'S-DK-0'),
   code('SOMV', 'Salg med omvendt betalingspligt (momslovens § 46, rubrik C)', 'domestic_reverse_charge_sale', 'S-DK-0'),
   code('K25', 'Købsmoms 25%, fuldt fradrag', 'input', 'K-DK-Fradrag', '25', [inputVat, '']),
@@ -177,6 +179,7 @@ const INVOICE_TEXT: Readonly<Record<string, string>> = {
   SEUV: 'EU-salg af varer uden moms (omvendt betalingspligt)',
   SEUVI: 'EU-salg af varer uden moms (omvendt betalingspligt)',
   SEUY: 'EU-salg af ydelser uden moms (omvendt betalingspligt)',
+  SEUT: 'EU-salg af varer uden moms, trekantshandel (omvendt betalingspligt)',
   SEXP: 'Eksport uden moms',
   SOMV: 'Omvendt betalingspligt (momslovens § 46)',
 };

@@ -22,7 +22,7 @@ export const fromJson = (stored: Prisma.JsonValue) =>
   Object.fromEntries(VAT_RETURN_FIELDS.map((f) => [f, new Decimal(String((stored as Record<string, string>)[f] ?? '0'))])) as Record<VatReturnField, Decimal>;
 export const toStored = (values: Record<VatReturnField, Decimal>) => Object.fromEntries(VAT_RETURN_FIELDS.map((f) => [f, values[f].toFixed(2)]));
 
-export function returnView(p: VatPeriod, current: ReturnFigures, filed: ReturnRow | undefined): Omit<VatReturnView, 'versions'> {
+export function returnView(p: VatPeriod, current: ReturnFigures, filed: ReturnRow | undefined): Omit<VatReturnView, 'versions' | 'filing'> {
   const exact = filed ? fromJson(filed.exact) : current.exact;
   return {
     period: p.period,

@@ -3,6 +3,7 @@
 import type { Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { companyPeriod, periodFigures } from './return-figures.ts';
+import { filingOf } from './filing.ts';
 import { filedVersions, latestFiled, returnView, type VatReturnView } from './filed-returns.ts';
 
 /** GET /vat-returns?period=: the return of a period, as filed when settled, else as the books stand, with its filed versions. */
@@ -10,5 +11,5 @@ export async function getVatReturn(db: Db, scope: CompanyScope, periodText: stri
   const { period } = await companyPeriod(db, scope, periodText);
   const current = await periodFigures(db, scope, period);
   const versions = await filedVersions(db, scope, period.period);
-  return { ...returnView(period, current, await latestFiled(db, scope, period.period)), versions };
+  return { ...returnView(period, current, await latestFiled(db, scope, period.period)), versions, filing: await filingOf(db, scope, period.period) };
 }

@@ -14,6 +14,7 @@ import { filingDeadline, periodContaining, type VatPeriod } from './periods.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import type { SettleInput } from './schema.ts';
 import { companyPeriod, FIELD_ACCOUNTS, periodFigures } from './return-figures.ts';
+import { filingOf } from './filing.ts';
 import { filedVersions, fromJson, latestFiled, returnView, toStored, type VatReturnView } from './filed-returns.ts';
 
 /**
@@ -141,7 +142,11 @@ export async function settleVatReturn(db: Db, scope: CompanyScope, periodText: s
   });
   // Nothing of a settled period may change any more; a later lock date stays.
   await db.$executeRaw`UPDATE companies SET lock_date = ${period.end}::date WHERE id = ${scope.companyId}::uuid AND (lock_date IS NULL OR lock_date < ${period.end}::date)`;
-  const settled = { ...returnView(period, current, row), versions: await filedVersions(db, scope, period.period) };
+  const settled = {
+    ...returnView(period, current, row),
+    versions: await filedVersions(db, scope, period.period),
+    filing: await filingOf(db, scope, period.period),
+  };
   await recordEvent(db, scope, 'vat_return.settled', {
     period: settled.period,
     version: settled.version,

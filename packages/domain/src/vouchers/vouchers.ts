@@ -3,9 +3,9 @@
 // voucher never committed. The row and its object move together: an object is written only after an
 // intent is recorded (committed on its own), and deleted only after the row's deletion committed.
 import { createHash } from 'node:crypto';
-import { mkdtemp, open, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stagingDir } from '../files/staged-upload.ts';
 import type { Readable } from 'node:stream';
 import type { Db, InTransaction, Prisma } from '@tlr/db';
 import { fromDate, toDate } from '../calendar.ts';
@@ -71,7 +71,7 @@ export interface StagedContent {
 }
 
 async function staging<T>(fill: (write: (bytes: Uint8Array) => void, flush: () => Promise<void>) => Promise<T>): Promise<{ result: T; staged: StagedContent }> {
-  const dir = await mkdtemp(join(tmpdir(), 'tlr-voucher-'));
+  const dir = await stagingDir('tlr-voucher-');
   const discard = () => rm(dir, { recursive: true, force: true });
   const path = join(dir, 'content');
   const file = await open(path, 'w', 0o600);

@@ -71,6 +71,20 @@ export interface XmlStart {
   /** Where the start tag ends (1-based line, column). */
   line: number;
   column: number;
+  /** Only for a reader made with `names: true` (a signature's canonical form needs the document as written). */
+  written?: XmlWritten;
+}
+
+/** An element as written: what exclusive canonicalization (xml/canonical.ts) needs beyond the local name. */
+export interface XmlWritten {
+  /** The prefix of the element's name ('' for none). */
+  prefix: string;
+  /** The namespaces this start tag declares: prefix ('' the default) to URI. */
+  declared: Record<string, string>;
+  /** Every attribute but the declarations, with its prefix and namespace. */
+  attributes: { prefix: string; local: string; uri: string; value: string }[];
+  /** The parent's character data since its start or its last child, up to this element. */
+  before: string;
 }
 
 export interface XmlEnd {
@@ -112,8 +126,13 @@ export class XmlReader {
   /** The current element's own text so far (bounded: a piece). */
   private text = '';
 
-  constructor(handlers: XmlHandlers, limits: Partial<XmlLimits> & Pick<XmlLimits, 'maxBytes'>, opts: { namespaces?: boolean } = {}) {
+  constructor(
+    handlers: XmlHandlers,
+    limits: Partial<XmlLimits> & Pick<XmlLimits, 'maxBytes'>,
+    opts: { namespaces?: boolean; /** Hand on each element as written (XmlStart.written); needs namespaces. */ names?: boolean } = {},
+  ) {
     const { open, close } = handlers;
+    const names = opts.names ?? false;
     this.limits = { maxDepth: XML_MAX_DEPTH, maxToken: XML_MAX_TOKEN, ...limits };
     const namespaces = opts.namespaces ?? true;
     const parser = new SaxesParser({ xmlns: namespaces, position: true });
@@ -136,6 +155,7 @@ export class XmlReader {
       if (this.depth > this.limits.maxDepth) {
         throw this.refusal({ rule: 'depth', limit: this.limits.maxDepth }, `elements are nested deeper than ${this.limits.maxDepth} levels`);
       }
+      const before = this.text;
       this.text = '';
       // Nothing is made for a reader that only checks (the policy pass of the SAF-T schema check).
       if (!open) return;
@@ -146,6 +166,7 @@ export class XmlReader {
         depth: this.depth,
         line: parser.line,
         column: parser.column,
+        ...(names && namespaces ? { written: written(tag as SaxesTagNS, before) } : {}),
       });
     });
     parser.on('closetag', (tag: SaxesTag | SaxesTagNS) => {
@@ -278,6 +299,15 @@ function attributesNS(tag: SaxesTagNS): Record<string, string> {
     out[a.local] = a.value;
   }
   return out;
+}
+
+function written(tag: SaxesTagNS, before: string): XmlWritten {
+  const attributes: XmlWritten['attributes'] = [];
+  for (const a of Object.values(tag.attributes) as SaxesAttributeNS[]) {
+    if (a.prefix === 'xmlns' || a.name === 'xmlns') continue;
+    attributes.push({ prefix: a.prefix, local: a.local, uri: a.uri, value: a.value });
+  }
+  return { prefix: tag.prefix, declared: { ...tag.ns }, attributes, before };
 }
 
 function attributes(tag: SaxesTag): Record<string, string> {

@@ -5,7 +5,7 @@
 // closing), and each booked Ntry with its first TxDtls (references, remittance, related parties); of
 // camt.054, a batch entry's every TxDtls is a line of its own (an FI card batch: one FI payment id each).
 // Each statement must be of the target bank account, by IBAN or account number. docs/bank-statements.md.
-import { Decimal } from '../../money.ts';
+import { Decimal, MAX_AMOUNT } from '../../money.ts';
 import { readXmlStream, XmlPaths, XmlReader, xmlRefused } from '../../xml/reader.ts';
 import { MAX_BANK_FILE_BYTES } from './staged.ts';
 import { fileError, type BankFileLine, type BankFileParser, type StatementHead } from './types.ts';
@@ -307,6 +307,9 @@ export async function* parseCamt053(source: AsyncIterable<Uint8Array>, ctx: Camt
             for (const line of entryLines(entry, ctx.currency, version.startsWith('camt.054'))) {
               ready.push(line);
               stmt!.sum = stmt!.sum.plus(line.amount);
+              // What the lines come to is checked against the balances and stored: it must be an amount too.
+              if (stmt!.sum.abs().greaterThan(MAX_AMOUNT))
+                throw fileError({ kind: 'entry', n: line.n }, 'Amt', `the statement's entries come to more than ${MAX_AMOUNT.toFixed(2)}, the largest amount`);
               stmt!.lines++;
               if (minDate === null || line.booking_date < minDate) minDate = line.booking_date;
               if (maxDate === null || line.booking_date > maxDate) maxDate = line.booking_date;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DomainError } from '../../errors.ts';
-import { CsvSplitter, parseCsv, presetByHeader } from './csv.ts';
+import { CSV_MAX_LINE, CsvSplitter, parseCsv, presetByHeader } from './csv.ts';
 import { bankImportQuery } from './options.ts';
 import type { BankFileLine, StatementHead } from './types.ts';
 
@@ -61,6 +61,33 @@ describe('CsvSplitter', () => {
   });
   it('tells of a quote never closed', () => {
     expect(split(['a;"b\nc']).open).toBe(1);
+  });
+  it('a line, a quoted field or a first line without a line end past the bound is refused while read, naming the line and the bound', () => {
+    const refusal = (chunks: string[]) => {
+      try {
+        split(chunks);
+        return undefined;
+      } catch (e) {
+        return { line: (e as DomainError).extensions.line, detail: (e as DomainError).message };
+      }
+    };
+    const chunk = 'x'.repeat(16 * 1024);
+    const many = (n: number, s: string) => Array.from({ length: n }, () => s);
+    // a quoted field that runs on, after a good line
+    expect(refusal(['a;b\n1;"', ...many(5, chunk)])).toEqual({ line: 2, detail: expect.stringContaining(`longer than ${CSV_MAX_LINE} characters`) });
+    // one line of separators, and a first line with no line end at all
+    expect(refusal(['a;b\n', ...many(5, ';'.repeat(16 * 1024))])?.line).toBe(2);
+    expect(refusal(many(5, chunk))?.line).toBe(1);
+    // exactly the bound is still a line
+    expect(split([`${'y'.repeat(CSV_MAX_LINE - 2)};z\n1;2`]).records.map((r) => r.cells.length)).toEqual([2, 2]);
+  });
+  it('a NUL or another control character is refused by line; tab, CR and LF are text', () => {
+    expect(() => split(['a;b\n1;2\n3;x\u0000y\n'])).toThrow(/Line 3, body: the text contains the control character U\+0000/);
+    expect(() => split(['a;b\n"1\n\u001B";2\n'])).toThrow(/Line 3, .*U\+001B/);
+    expect(split(['a\tb\r\n1\t2']).records).toEqual([
+      { line: 1, cells: ['a', 'b'] },
+      { line: 2, cells: ['1', '2'] },
+    ]);
   });
 });
 

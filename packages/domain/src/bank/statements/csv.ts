@@ -18,13 +18,30 @@ interface CsvRecord {
 const State = { FieldStart: 0, Unquoted: 1, Quoted: 2, QuoteInQuoted: 3 } as const;
 type State = (typeof State)[keyof typeof State];
 
-/** RFC 4180 records from text chunks; the separator is chosen from the first line unless given. */
+/**
+ * The most characters one record (a line, or the lines a quoted field spans) may have, separators and
+ * quotes counted: a real bank line is a few hundred characters; this bounds a field, the cells of a
+ * line and the text read before the separator is chosen, as the text arrives (decision 460).
+ */
+export const CSV_MAX_LINE = 64 * 1024;
+
+/** C0 control characters other than tab, line feed and carriage return: no bank export has them (a NUL is binary data). */
+// eslint-disable-next-line no-control-regex -- these are exactly the characters refused
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
+
+/**
+ * RFC 4180 records from text chunks; the separator is chosen from the first line unless given. A field
+ * grows by slices of the chunk, never character by character, and a record past CSV_MAX_LINE characters
+ * or a control character is refused where it stands (400 bank_file_invalid naming the line).
+ */
 export class CsvSplitter {
   private state: State = State.FieldStart;
   private field = '';
   private cells: string[] = [];
   private line = 1;
   private recordLine = 1;
+  /** Characters of the current record read so far. */
+  private size = 0;
   private head = '';
   private sep: string | undefined;
   constructor(sep: string | undefined) {
@@ -38,46 +55,102 @@ export class CsvSplitter {
   push(text: string, out: CsvRecord[]): void {
     if (this.sep === undefined) {
       this.head += text;
-      if (!this.head.includes('\n') && this.head.length < 1_000_000) return;
+      if (this.head.length <= CSV_MAX_LINE && !text.includes('\n')) return;
       text = this.decide();
     }
+    const bad = CONTROL.exec(text);
+    this.scan(text, bad ? bad.index : text.length, out);
+    if (bad) {
+      const code = bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+      throw fileError({ kind: 'line', n: this.line }, 'body', `the text contains the control character U+${code}, which a bank's CSV export does not have`);
+    }
+  }
+
+  private scan(text: string, end: number, out: CsvRecord[]): void {
     const sep = this.sep!;
-    for (let i = 0; i < text.length; i++) {
-      const c = text[i]!;
+    let i = 0;
+    while (i < end) {
+      const from = i;
       switch (this.state) {
         case State.FieldStart:
-          if (c === '"') {
+          if (text[i] === '"') {
             this.state = State.Quoted;
+            i++;
             break;
           }
           this.state = State.Unquoted;
         // falls through: the character starts an unquoted field
-        case State.Unquoted:
-          if (c === sep) this.endField();
-          else if (c === '\n') this.endRecord(out);
-          else if (c !== '\r') this.field += c;
-          break;
-        case State.Quoted:
-          if (c === '"') this.state = State.QuoteInQuoted;
-          else {
-            if (c === '\n') this.line++;
-            this.field += c;
+        case State.Unquoted: {
+          let j = i;
+          while (j < end) {
+            const c = text[j];
+            if (c === sep || c === '\n' || c === '\r') break;
+            j++;
           }
-          break;
-        case State.QuoteInQuoted:
+          this.take(text, i, j, from);
+          i = j;
+          if (j < end) {
+            const c = text[j];
+            i++;
+            this.size++;
+            if (c === sep) this.endField();
+            else if (c === '\n') this.endRecord(out);
+          }
+          continue;
+        }
+        case State.Quoted: {
+          let j = i;
+          while (j < end && text[j] !== '"' && text[j] !== '\n') j++;
+          this.take(text, i, j, from);
+          i = j;
+          if (j < end) {
+            i++;
+            this.size++;
+            if (text[j] === '"') this.state = State.QuoteInQuoted;
+            else {
+              this.line++;
+              this.field += '\n';
+            }
+          }
+          continue;
+        }
+        case State.QuoteInQuoted: {
+          const c = text[i]!;
+          i++;
           if (c === '"') {
             this.field += '"';
             this.state = State.Quoted;
           } else if (c === sep) this.endField();
-          else if (c === '\n') this.endRecord(out);
-          else if (c !== '\r') {
+          else if (c === '\n') {
+            this.size++;
+            this.endRecord(out);
+            continue;
+          } else if (c !== '\r') {
             // Text after a closing quote ("abc"def): kept, as spreadsheets do.
             this.field += c;
             this.state = State.Unquoted;
           }
           break;
+        }
       }
+      this.size += i - from;
+      if (this.size > CSV_MAX_LINE) this.tooLong();
     }
+  }
+
+  /** Adds text[i, j) to the field; `from` is where this step started (a quote before i counts too). */
+  private take(text: string, i: number, j: number, from: number) {
+    this.size += j - from;
+    if (this.size > CSV_MAX_LINE) this.tooLong();
+    if (j > i) this.field += text.slice(i, j);
+  }
+
+  private tooLong(): never {
+    throw fileError(
+      { kind: 'line', n: this.recordLine },
+      'body',
+      `the line is longer than ${CSV_MAX_LINE} characters, the most a line of a bank's CSV export may have${this.state === State.Quoted ? ' (a quoted field that is not closed runs on)' : ''}`,
+    );
   }
 
   /** The end of the text: the last record, unless it is inside an open quote (openQuote tells). */
@@ -112,6 +185,7 @@ export class CsvSplitter {
     // A blank line is no record (a trailing newline, a spacer between a preamble and the header).
     if (this.cells.length > 1 || this.cells[0] !== '') out.push({ line: this.recordLine, cells: this.cells });
     this.cells = [];
+    this.size = 0;
     this.line++;
     this.recordLine = this.line;
   }

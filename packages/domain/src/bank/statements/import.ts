@@ -7,6 +7,7 @@ import type { CompanyScope } from '../../context.ts';
 import { recordEvent } from '../../events/outbox.ts';
 import { newId } from '../../ids.ts';
 import { toDate } from '../../calendar.ts';
+import { MAX_AMOUNT } from '../../money.ts';
 import { bankAccountOf } from '../lines.ts';
 import type { BankStatementView } from '../schema.ts';
 import { accountIds, bbanOf, parseCamt053, type KnownAccount } from './camt053.ts';
@@ -117,6 +118,15 @@ export async function importBankStatement(db: Db, scope: CompanyScope, input: Ba
   }
   await flush();
   const head = step.value;
+  // A balance the lines imply (an opening from the first line, a difference) must be an amount as well.
+  for (const [value, field] of [
+    [head.opening, 'opening balance'],
+    [head.closing, 'closing balance'],
+    [head.balance_difference, 'balance difference'],
+  ] as const) {
+    if (value?.abs().greaterThan(MAX_AMOUNT))
+      throw fileError(null, 'balance', `the statement's ${field} is beyond ${MAX_AMOUNT.toFixed(2)}, the largest amount`);
+  }
   const row = await db.bankStatement.create({
     data: {
       id: statementId,

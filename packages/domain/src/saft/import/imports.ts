@@ -2,8 +2,7 @@
 // a staged upload is stored in the database in 1 MB pieces (any server's worker reads it), the job
 // checks it against the XSD, then imports it in one transaction and records the outcome on the row.
 import { createReadStream } from 'node:fs';
-import { open, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Database, Db } from '@tlr/db';
@@ -13,7 +12,7 @@ import { timestamp } from '../../fields.ts';
 import { count } from '../../integers.ts';
 import { newId } from '../../ids.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../../lists/list.ts';
-import type { StagedUpload } from '../../files/staged-upload.ts';
+import { stagingDir, type StagedUpload } from '../../files/staged-upload.ts';
 import { actAs } from '../../trail/actor.ts';
 import { importSaftRecords } from './import-saft.ts';
 import { readSaft, utf8Text } from './reader.ts';
@@ -168,7 +167,7 @@ export async function createSaftImport(db: Db, scope: CompanyScope, input: Creat
 
 /** The stored file copied to a temporary file, piece by piece (one piece in memory). */
 async function spool(db: Db, importId: string): Promise<{ path: string; discard: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'tlr-saft-'));
+  const dir = await stagingDir('tlr-saft-');
   const path = join(dir, 'saft.xml');
   const file = await open(path, 'w', 0o600);
   try {

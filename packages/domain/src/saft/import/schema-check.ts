@@ -18,6 +18,13 @@ const XSD = readFileSync(join(import.meta.dirname, '..', '..', '..', '..', '..',
 /** Characters of Transaction elements validated per libxml2 call. */
 export const BATCH_CHARS = 8 * 1024 * 1024;
 
+/**
+ * Characters of the rest of the file (header, master files, source documents: the skeleton), which
+ * libxml2 validates whole at the end, at about 25 times its size in memory: 32 MiB holds some 50,000
+ * customers, suppliers and accounts (decision 466).
+ */
+export const MAX_SKELETON_CHARS = 32 * 1024 * 1024;
+
 /** A file refused by name: the element and the line, as `field` and the problem's `line`. */
 export function saftInvalid(line: number | null, element: string, message: string): DomainError {
   return new DomainError(
@@ -92,6 +99,29 @@ const countLines = (s: string) => {
 
 const OPEN = /<([A-Za-z_][\w.-]*:)?Transaction(?=[\s>/])/g;
 
+/** Where markup is not: a comment, a CDATA section, a processing instruction, each with its end. */
+const NOT_MARKUP = /<!--|<!\[CDATA\[|<\?/g;
+const NOT_MARKUP_END: Record<string, string> = { '<!--': '-->', '<![CDATA[': ']]>', '<?': '?>' };
+
+/**
+ * The first match of `re` at or after `pos` in markup, never inside a comment, a CDATA section or a
+ * processing instruction (a tag's text there is text, as XML reads it); `held` where one begins that
+ * this text does not end (the next chunk tells). The policy reader bounds each of them (a piece).
+ */
+function findInMarkup(buf: string, pos: number, re: RegExp): { m: RegExpExecArray } | { held: number } | undefined {
+  for (;;) {
+    re.lastIndex = pos;
+    const m = re.exec(buf);
+    NOT_MARKUP.lastIndex = pos;
+    const other = NOT_MARKUP.exec(buf);
+    if (!other || (m && m.index < other.index)) return m ? { m } : undefined;
+    const closer = NOT_MARKUP_END[other[0]]!;
+    const end = buf.indexOf(closer, other.index + other[0].length);
+    if (end < 0) return { held: other.index };
+    pos = end + closer.length;
+  }
+}
+
 /**
  * Checks the file (its text, as it streams) against the Danish SAF-T Financial XSD; throws
  * saft_file_invalid naming the element and line of the first error found. `progress` gets the
@@ -99,6 +129,7 @@ const OPEN = /<([A-Za-z_][\w.-]*:)?Transaction(?=[\s>/])/g;
  */
 export async function checkSaftSchema(text: AsyncIterable<string>, progress?: (chars: number) => Promise<void> | void): Promise<void> {
   const skeleton: string[] = [];
+  let skeletonChars = 0;
   // Where the skeleton resumes after removed transactions: [skeleton line, file line], ascending.
   const lineMap: [number, number][] = [[1, 1]];
   let skeletonLine = 1;
@@ -132,6 +163,14 @@ export async function checkSaftSchema(text: AsyncIterable<string>, progress?: (c
     if (afterTransaction) resume();
     afterTransaction = false;
     defaultNamespaces += s.match(/\sxmlns\s*=/g)?.length ?? 0;
+    skeletonChars += s.length;
+    if (skeletonChars > MAX_SKELETON_CHARS) {
+      throw saftInvalid(
+        fileLine,
+        'MasterFiles',
+        `the file apart from its journal's transactions (header, master files, source documents) is larger than ${MAX_SKELETON_CHARS / 2 ** 20} MB, the most this service checks against the schema`,
+      );
+    }
     skeleton.push(s);
     const n = countLines(s);
     skeletonLine += n;
@@ -167,9 +206,9 @@ export async function checkSaftSchema(text: AsyncIterable<string>, progress?: (c
     let pos = 0;
     for (;;) {
       if (close) {
-        close.re.lastIndex = pos;
-        const m = close.re.exec(buf);
-        if (!m) break;
+        const found = findInMarkup(buf, pos, close.re);
+        if (!found || 'held' in found) break;
+        const m = found.m;
         const end = m.index + m[0].length;
         const element = buf.slice(pos, end);
         if (unprefixedRoot && defaultNamespaces === 1 && vouchedTransaction(element)) {
@@ -192,8 +231,13 @@ export async function checkSaftSchema(text: AsyncIterable<string>, progress?: (c
         if (batchChars >= BATCH_CHARS) await flushBatch();
         continue;
       }
-      OPEN.lastIndex = pos;
-      const m = OPEN.exec(buf);
+      const found = findInMarkup(buf, pos, OPEN);
+      if (found && 'held' in found) {
+        addSkeleton(buf.slice(pos, found.held));
+        pos = found.held;
+        break;
+      }
+      const m = found?.m;
       if (!m) {
         // Up to a tag start the chunk's end may have cut, the text is skeleton.
         const lt = buf.lastIndexOf('<');

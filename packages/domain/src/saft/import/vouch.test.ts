@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
 import type { DomainError } from '../../errors.ts';
-import { checkSaftSchema } from './schema-check.ts';
+import { checkSaftSchema, MAX_SKELETON_CHARS } from './schema-check.ts';
 import { vouchedTransaction } from './vouch.ts';
 
 const XSD = readFileSync(join(import.meta.dirname, '..', '..', '..', '..', '..', 'prisma', 'seed', 'saft', 'Danish_SAF-T_Financial_Schema.xsd'), 'utf8');
@@ -88,6 +88,31 @@ describe('checkSaftSchema', () => {
     expect(await check(xml)).toMatch(new RegExp(`^Line ${line}, TransactionDate: .*2026-02-30`));
     expect(await check(file(journal(tx()) + tx()))).toMatch(/^Line 6, Transaction: .*not expected/);
   }, 30_000);
+
+  it('reads a comment, a CDATA section or a processing instruction that holds a Transaction tag as XML does: text, not an element', async () => {
+    const quoted = tx().replace('<Description>Salg</Description>', '<Description><![CDATA[Salg </Transaction> <Transaction>]]></Description>');
+    const xml = file(journal(`<!-- <Transaction> an old entry </Transaction> -->\n${tx()}\n<?note <Transaction>?>${quoted}\n<!-- <Transaction> -->`));
+    expect(await check(xml)).toBe('valid');
+    const whole = await validateXML({ xml: [{ fileName: 'a.xml', contents: xml }], schema: [{ fileName: 's.xsd', contents: XSD }] });
+    expect(whole.errors.map((e) => e.rawMessage)).toEqual([]);
+    // and an invalid transaction after them is still found, on its line
+    const bad = file(journal(`<!-- <Transaction>\n -->\n${quoted}\n${INVALID[0]!}`));
+    expect(await check(bad)).toMatch(new RegExp(`^Line ${bad.slice(0, bad.indexOf('2026-02-30')).split('\n').length}, TransactionDate`));
+  }, 30_000);
+
+  it('refuses master data beyond its bound by name, before libxml2 holds it', async () => {
+    const account = (i: number) =>
+      `<Account><AccountID>${i}</AccountID><AccountDescription>${'x'.repeat(200)}</AccountDescription><AccountType>Sale</AccountType><AccountCreationDate>2020-01-01</AccountCreationDate><OpeningCreditBalance>0</OpeningCreditBalance><ClosingCreditBalance>0</ClosingCreditBalance></Account>\n`;
+    const xml = file(journal(tx())).replace(
+      '</GeneralLedgerAccounts>',
+      `${Array.from({ length: 120_000 }, (_, i) => account(i + 2000)).join('')}</GeneralLedgerAccounts>`,
+    );
+    expect(xml.length).toBeGreaterThan(MAX_SKELETON_CHARS);
+    async function* chunks() {
+      for (let i = 0; i < xml.length; i += 1024 * 1024) yield xml.slice(i, i + 1024 * 1024);
+    }
+    await expect(checkSaftSchema(chunks())).rejects.toThrow(/^Line \d+, MasterFiles: the file apart from its journal's transactions .* is larger than 32 MB/);
+  }, 60_000);
 
   it('reads every chunk under the safe-XML policy first: a DOCTYPE or an entity never reaches libxml2', async () => {
     const refused = async (xml: string) => {

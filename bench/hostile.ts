@@ -1,0 +1,201 @@
+// Hostile files benchmark (issue 40): the hostile set sent to a running server through HTTP, one at a
+// time and then four at once, with the server process's RSS while each is read next to its RSS at rest
+// (the bare baseline of the same run), the answer each got, and the slowest /healthz meanwhile.
+//
+//   tsx bench/hostile.ts     (or: npm run bench:hostile)
+//
+//   a. a fresh database (DATABASE_URL's server when set, else an embedded PostgreSQL under
+//      .data/bench-hostile-pg), one company, one bank account
+//   b. the tlr service in a child process (no worker)
+//   c. the set, generated as it is sent (nothing on disk): a CSV with one quoted field of BENCH_HOSTILE_MIB,
+//      a CSV header of as many bytes without a line end, as many bytes of ";" on one line, a CSV with a
+//      NUL, a camt.053 nested 30,000 deep, a camt.053 whose amounts sum beyond the largest amount, an
+//      e-invoice with <cbc:Percent>abc</cbc:Percent>, an e-invoice nested 10,000 deep
+//   d. each alone (RSS sampled every 20 ms from /proc), then the four large ones at once
+//
+// Aim (issue 40): under 600 MB while any one file is read, under 1 GB with four at once.
+// Environment (all optional): DATABASE_URL, BENCH_HOSTILE_MIB (150).
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { join } from 'node:path';
+import { cleanupStack } from './cleanup.ts';
+import { spawnServer } from './http.ts';
+import { benchCompany, benchDatabase, machineLines, mib, procStatus } from './lib.ts';
+
+const MiB = 2 ** 20;
+const SIZE = Number(process.env.BENCH_HOSTILE_MIB ?? 150) * MiB;
+const EINVOICE = readFileSync(join(import.meta.dirname, '..', 'packages', 'domain', 'src', 'einvoice', 'examples', 'base-example.xml'), 'utf8');
+
+/** `size` bytes of `unit` repeated, in 1 MiB parts. */
+function* repeat(unit: string, size: number): Generator<Buffer> {
+  const part = Buffer.from(unit.repeat(Math.ceil(MiB / unit.length)).slice(0, MiB));
+  let sent = 0;
+  for (; sent + part.length <= size; sent += part.length) yield part;
+  if (size > sent) yield part.subarray(0, size - sent);
+}
+
+const camt = (inner: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><GrpHdr><MsgId>1</MsgId></GrpHdr><Stmt><Id>S-${randomUUID()}</Id>${inner}</Stmt></BkToCstmrStmt></Document>`;
+const entry = (amount: string, i: number) =>
+  `<Ntry><Amt Ccy="DKK">${amount}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-03-01</Dt></BookgDt><AcctSvcrRef>R${i}</AcctSvcrRef></Ntry>`;
+const CSV_HEAD = 'Dato;Tekst;Beløb;Saldo;Status;Afstemt\n01-03-2026;Løn;100,00;1.100,00;;\n';
+
+interface Hostile {
+  what: string;
+  route: 'statements' | 'einvoice';
+  type: string;
+  body: () => Iterable<string | Buffer>;
+  large: boolean;
+}
+
+const SET: Hostile[] = [
+  {
+    what: `CSV, one quoted field of ${mib(SIZE)}`,
+    route: 'statements',
+    type: 'text/csv',
+    large: true,
+    body: () => [CSV_HEAD, '02-03-2026;"', ...repeat('x', SIZE), '";1,00;;;\n'],
+  },
+  { what: `CSV, a header of ${mib(SIZE)} without a line end`, route: 'statements', type: 'text/csv', large: true, body: () => repeat('Dato', SIZE) },
+  { what: `CSV, ${mib(SIZE)} of ";" on one line`, route: 'statements', type: 'text/csv', large: true, body: () => [CSV_HEAD, ...repeat(';', SIZE)] },
+  { what: 'CSV, a NUL in a text', route: 'statements', type: 'text/csv', large: false, body: () => [CSV_HEAD, '02-03-2026;Geb\u0000yr;-10,00;1.090,00;;\n'] },
+  {
+    what: 'camt.053 nested 30,000 deep',
+    route: 'statements',
+    type: 'application/xml',
+    large: true,
+    body: () => [camt(`<Ntry>${'<AddtlNtryInf>'.repeat(30_000)}${'</AddtlNtryInf>'.repeat(30_000)}</Ntry>`)],
+  },
+  {
+    what: 'camt.053, amounts summing beyond 999999999999999.99',
+    route: 'statements',
+    type: 'application/xml',
+    large: false,
+    body: () => [camt(Array.from({ length: 11 }, (_, i) => entry('999999999999999.99', i)).join(''))],
+  },
+  {
+    what: 'e-invoice, <cbc:Percent>abc</cbc:Percent>',
+    route: 'einvoice',
+    type: 'application/xml',
+    large: false,
+    body: () => [EINVOICE.replace(/<cbc:Percent>[^<]*<\/cbc:Percent>/, '<cbc:Percent>abc</cbc:Percent>')],
+  },
+  {
+    what: 'e-invoice nested 10,000 deep',
+    route: 'einvoice',
+    type: 'application/xml',
+    large: false,
+    body: () => [EINVOICE.replace('<cbc:Note>', `${'<cbc:Note>'.repeat(10_000)}${'</cbc:Note>'.repeat(9_999)}<cbc:Note>`)],
+  },
+];
+
+/** POSTs a body made as it is sent; answers the status and the problem's code. */
+function send(url: string, key: string, type: string, body: Iterable<string | Buffer>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { 'X-API-Key': key, 'Idempotency-Key': randomUUID(), 'Content-Type': type }, timeout: 600_000 });
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => {
+        let code = '';
+        try {
+          code = (JSON.parse(text) as { code?: string }).code ?? '';
+        } catch {
+          // not JSON: the status says enough
+        }
+        resolve(`${res.statusCode}${code ? ` ${code}` : ''}`);
+      });
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => (['EPIPE', 'ECONNRESET'].includes(e.code ?? '') ? resolve('connection closed') : reject(e)));
+    const parts = body[Symbol.iterator]();
+    const more = () => {
+      for (;;) {
+        if (req.destroyed) return;
+        const next = parts.next();
+        if (next.done) return void req.end();
+        if (!req.write(next.value)) return void req.once('drain', more);
+      }
+    };
+    more();
+  });
+}
+
+/** Runs `work` while sampling the server's RSS and /healthz: the peak RSS and the slowest health check. */
+async function watched<T>(pid: number, base: string, work: () => Promise<T>): Promise<{ result: T; peak: number; health: number }> {
+  let peak = procStatus(pid, 'VmRSS');
+  let health = 0;
+  let done = false;
+  const sampler = setInterval(() => (peak = Math.max(peak, procStatus(pid, 'VmRSS'))), 20);
+  const checks = (async () => {
+    while (!done) {
+      const started = Date.now();
+      await fetch(`${base}/healthz`).then((r) => r.arrayBuffer());
+      health = Math.max(health, Date.now() - started);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  try {
+    return { result: await work(), peak, health };
+  } finally {
+    done = true;
+    clearInterval(sampler);
+    await checks;
+  }
+}
+
+async function main() {
+  const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+  const cleanups = cleanupStack(log);
+  try {
+    const { db, databaseUrl, pgVersion } = await benchDatabase({
+      cleanups,
+      log,
+      folder: 'bench-hostile-pg',
+      dbName: `tlr_bench_hostile_${process.pid}`,
+      poolSize: 2,
+    });
+    const { keys } = await benchCompany(db, { name: 'Hostile Bench ApS', ownerEmail: 'bench-hostile@example.dk', keys: 1 });
+    const key = keys[0]!;
+    const server = await spawnServer({ kind: 'tlr', databaseUrl, poolSize: 10 });
+    cleanups.push(() => server.stop());
+    const api = `${server.url}/api/v1`;
+    const account = await fetch(`${api}/bank-accounts`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key, 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Drift' }),
+    }).then(async (r) => ((await r.json()) as { data: { id: string } }).data.id);
+    const urlOf = (h: Hostile) => (h.route === 'statements' ? `${api}/bank-accounts/${account}/statements` : `${api}/einvoices/inbound`);
+    // Warm: the e-invoice rules loaded, so that what is measured is the files.
+    await send(`${api}/einvoices/inbound`, key, 'application/xml', [EINVOICE]);
+    const rest = procStatus(server.pid, 'VmRSS');
+    log(`server RSS at rest ${mib(rest)}`);
+
+    const rows: string[] = [];
+    for (const h of SET) {
+      log(h.what);
+      const seen = await watched(server.pid, server.url, () => send(urlOf(h), key, h.type, h.body()));
+      rows.push(`| ${h.what} | ${seen.result} | ${mib(seen.peak)} | ${seen.health} ms |`);
+    }
+    const large = SET.filter((h) => h.large).slice(0, 4);
+    log(`${large.length} at once`);
+    const together = await watched(server.pid, server.url, () => Promise.all(large.map((h) => send(urlOf(h), key, h.type, h.body()))));
+    rows.push(`| the ${large.length} large ones at once | ${together.result.join(', ')} | ${mib(together.peak)} | ${together.health} ms |`);
+    process.stdout.write(
+      [
+        `PostgreSQL ${pgVersion}; BENCH_HOSTILE_MIB=${SIZE / MiB}; server RSS at rest (baseline) ${mib(rest)}; aim: under 600 MiB for one file, under 1 GiB for four`,
+        '',
+        '| file | answer | server peak RSS while it is read | slowest /healthz meanwhile |',
+        '|---|---|---|---|',
+        ...rows,
+        '',
+        ...machineLines(),
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await cleanups.run();
+  }
+}
+
+await main();
