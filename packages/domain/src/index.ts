@@ -30,6 +30,8 @@ export * from './ledger/views.ts';
 export * from './ledger/transactions.ts';
 export * from './ledger/accounts.ts';
 export * from './reports/reports.ts';
+export * from './reports/accountant.ts';
+export * from './reports/csv.ts';
 export * from './vat/arithmetic.ts';
 export * from './currency/rules.ts';
 export * from './currency/schema.ts';

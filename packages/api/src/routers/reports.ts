@@ -5,6 +5,7 @@ import { BALANCE_GROUP_KEYS, BALANCE_SECTION_KEYS, balanceSheet, PROFIT_LOSS_SEC
 import { single } from '../schemas/envelopes.ts';
 import { amountOut, date, dateOut } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
+import { accountantReports } from './accountant-reports.ts';
 
 const amount = (description: string) => amountOut(`${description} (DKK)`);
 
@@ -108,4 +109,5 @@ export const reportsRouter = router({
     .input(z.strictObject({ as_of: date().optional().meta({ description: 'Balance date (inclusive); default today (Europe/Copenhagen)' }) }))
     .output(single(balanceSheetResource))
     .query(async ({ ctx, input }) => ({ data: await balanceSheet(ctx.tx, ctx.scope.companyId, input) })),
+  ...accountantReports,
 });

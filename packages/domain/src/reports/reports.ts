@@ -11,7 +11,7 @@ import { buildBalanceSheet, buildProfitAndLoss, type BalanceSection, type Report
 export { BALANCE_GROUP_KEYS, BALANCE_SECTION_KEYS, PROFIT_LOSS_SECTION_KEYS } from './statements.ts';
 
 /** The fiscal year containing `date`: the company's own, or computed from its start month before the first one. */
-async function fiscalYearOf(db: Db, companyId: string, date: string): Promise<DateRange> {
+export async function fiscalYearOf(db: Db, companyId: string, date: string): Promise<DateRange> {
   const d = toDate(date);
   const fy = await db.fiscalYear.findFirst({ where: { company_id: companyId, start_date: { lte: d }, end_date: { gte: d } } });
   if (fy) return { start: fromDate(fy.start_date), end: fromDate(fy.end_date) };
