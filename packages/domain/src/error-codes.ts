@@ -197,6 +197,17 @@ export const ERROR_CODES = {
     when: 'settling a period again; a correction is `{"correction": true}` and only when the books of the period changed',
   },
   vat_return_unchanged: { status: 409, title: 'Nothing to correct', when: 'a correction of a settled VAT period whose figures have not changed since' },
+  fiscal_year_blocked: {
+    status: 409,
+    title: 'Fiscal year cannot be closed',
+    when: 'closing a fiscal year while something blocks it: `blockers` lists each (an unsettled VAT period, a draft dated in the year, an earlier year still open)',
+  },
+  fiscal_year_closed: { status: 409, title: 'Fiscal year closed', when: 'closing a fiscal year that is closed already' },
+  fiscal_year_not_closed: {
+    status: 409,
+    title: 'Fiscal year not closed',
+    when: 'reopening a fiscal year that is open, or one while a later year is closed (`blockers`)',
+  },
   rate_limited: {
     status: 429,
     title: 'Rate limit exceeded',

@@ -6,6 +6,7 @@ import { single } from '../schemas/envelopes.ts';
 import { amountOut, date, dateOut } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
 import { accountantReports } from './accountant-reports.ts';
+import { fiscalYearProcedures } from './fiscal-years.ts';
 
 const amount = (description: string) => amountOut(`${description} (DKK)`);
 
@@ -110,4 +111,5 @@ export const reportsRouter = router({
     .output(single(balanceSheetResource))
     .query(async ({ ctx, input }) => ({ data: await balanceSheet(ctx.tx, ctx.scope.companyId, input) })),
   ...accountantReports,
+  ...fiscalYearProcedures,
 });
