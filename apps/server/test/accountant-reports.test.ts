@@ -4,6 +4,7 @@
 // Contract, Envelopes: "List | { data: [<resource>], meta: { page, per_page, total, total_pages } }";
 // List parameters: "per_page | integer | 50 | 1 to 200"; Conventions 3: "Malformed query parameters,
 // UUIDs and dates answer 400 invalid_request"; Scopes: "reports:read covers reports".
+import { extractText, getDocumentProxy } from 'unpdf';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { today as businessDay } from '@tlr/domain';
 import { created, idem, ok as okAny, useCompany, type Api, type RequestBody } from './helpers.ts';
@@ -479,5 +480,23 @@ describe('GET /customers/{id}/statement', () => {
     expect((await s.raw.get(`/customers/${crypto.randomUUID()}/statement`)).status).toBe(404);
     expect((await t.raw.get(`/customers/${ids.alfa}/statement`)).status).toBe(404);
     expect(await t.raw.get('/customers/not-a-uuid/statement')).toMatchObject({ status: 400, body: { field: 'id' } });
+  });
+
+  it('as a PDF for the customer: the same figures, in Danish', async () => {
+    const res = await fetch(`${t.svc.url}/api/v1/customers/${ids.alfa}/statement/pdf?from=${Y}-09-01&to=${Y}-12-31`, { headers: { 'X-API-Key': s.key } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    expect(res.headers.get('content-disposition')).toBe(`inline; filename="kontoudtog-${Y}-09-01-${Y}-12-31.pdf"`);
+    const { text } = await extractText(await getDocumentProxy(new Uint8Array(await res.arrayBuffer())), { mergePages: true });
+    const flat = text.replace(/\s+/g, ' ');
+    expect(flat).toContain('KONTOUDTOG');
+    expect(flat).toContain('Alfa ApS');
+    expect(flat).toContain(`Periode 01.09.${Y} – 31.12.${Y}`);
+    expect(flat).toMatch(/Saldo primo 1\.250,00/);
+    expect(flat).toMatch(new RegExp(`01\\.10\\.${Y} Indbetaling \\S+ 250,00 1\\.250,00`));
+    expect(flat).toMatch(/Saldo ultimo 750,00 250,00 1\.750,00/);
+    expect(flat).toContain('Saldo til betaling: DKK 1.750,00.');
+    const other = await fetch(`${t.svc.url}/api/v1/customers/${ids.alfa}/statement/pdf`, { headers: { 'X-API-Key': t.key } });
+    expect(other.status).toBe(404);
   });
 });

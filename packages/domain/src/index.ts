@@ -32,6 +32,7 @@ export * from './ledger/accounts.ts';
 export * from './reports/reports.ts';
 export * from './reports/accountant.ts';
 export * from './reports/csv.ts';
+export * from './reports/statement-pdf.ts';
 export * from './vat/arithmetic.ts';
 export * from './currency/rules.ts';
 export * from './currency/schema.ts';

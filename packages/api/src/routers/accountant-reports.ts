@@ -11,8 +11,10 @@ import {
   generalLedger,
   STATEMENT_ENTRY_TYPES,
   TRIAL_BALANCE_LIST,
+  statementDocument,
   trialBalance,
   type CsvTable,
+  type StatementDocument,
 } from '@tlr/domain';
 import { listMeta, single } from '../schemas/envelopes.ts';
 import { listQuery } from '../schemas/list-query.ts';
@@ -348,4 +350,25 @@ export const accountantReports = {
     .input(z.strictObject({ id: uuid(), ...periodParams }))
     .output(single(statementResource))
     .query(async ({ ctx, input }) => ({ data: await customerStatement(ctx.tx, ctx.scope.companyId, input) })),
+  customerStatementPdf: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/customers/{id}/statement/pdf',
+        tags: [tag],
+        summary: 'Customer statement (kontoudtog) as a PDF',
+        description:
+          'The statement of GET /customers/{id}/statement as a Danish PDF for the customer: the seller and the customer as on the invoice, the period, the balance at its start, each line with the balance after it, the balance owed at its end and where to pay.',
+      },
+      scopes: ['reports:read'],
+      raw: {
+        contentType: 'application/pdf',
+        description: 'The PDF (A4, one or more pages), made on request from the books as they are now.',
+        schema: { type: 'string', format: 'binary' },
+        headers: { 'Content-Disposition': 'inline; filename="kontoudtog-<from>-<to>.pdf"' },
+      },
+    })
+    .input(z.strictObject({ id: uuid(), ...periodParams }))
+    .output(z.custom<StatementDocument>().meta({ type: 'object', description: 'What the PDF shows; the HTTP shell renders it' }))
+    .query(({ ctx, input }) => statementDocument(ctx.tx, ctx.scope.companyId, input)),
 };
