@@ -52,6 +52,7 @@ const TINY: Record<string, Record<string, string>> = {
   'bench/archive.ts': { BENCH_VOUCHERS: '5', BENCH_VOUCHER_KB: '4' },
   'bench/control-trail.ts': { BENCH_POSTINGS: '5', BENCH_ROUNDS: '1' },
   'bench/hostile.ts': { BENCH_HOSTILE_MIB: '1' },
+  'bench/accountant-reports.ts': { BENCH_JOURNAL_LINES: '200', BENCH_REQUESTS: '2' },
 };
 
 /** The bench files the package.json scripts run (`tsx bench/x.ts`). */

@@ -32,6 +32,10 @@ const LISTS = [
   '/bank-accounts/{id}/lines',
   '/imports',
   '/audit-trail',
+  '/reports/trial-balance',
+  '/reports/general-ledger',
+  '/reports/aged-receivables',
+  '/reports/aged-payables',
 ];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
@@ -55,6 +59,10 @@ const LIST_SORT: Record<string, string[]> = {
   '/bank-accounts/{id}/lines': ['booking_date', 'amount', 'created_at'],
   '/imports': ['created_at'],
   '/audit-trail': ['registered_at'],
+  '/reports/trial-balance': ['account_number', 'name'],
+  '/reports/general-ledger': ['date'],
+  '/reports/aged-receivables': ['name', 'total'],
+  '/reports/aged-payables': ['name', 'total'],
 };
 /** The lists with a status filter: the contract's three, and bank lines (matched or unmatched). */
 const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines'];
@@ -297,7 +305,10 @@ describe('contract rules in the document', () => {
       else expect(params, path).not.toHaveProperty('status');
       const ok = listSchema(op);
       expect(ok?.required, path).toEqual(['data', 'meta']);
-      expect(ok?.properties?.meta?.required, path).toEqual(['page', 'per_page', 'total', 'total_pages']);
+      // A report's meta also says what the report is and its totals (decision 542): additive fields.
+      const metaFields = ['page', 'per_page', 'total', 'total_pages'];
+      if (path.startsWith('/reports/')) expect(ok?.properties?.meta?.required, path).toEqual(expect.arrayContaining(metaFields));
+      else expect(ok?.properties?.meta?.required, path).toEqual(metaFields);
     }
   });
   it('tells how to get the credit note of a cancelled invoice: GET /invoices/{id}/pdf?document=credit_note', () => {

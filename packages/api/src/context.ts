@@ -61,6 +61,8 @@ export interface ApiContext {
   skat?: SkatSettings | undefined;
   /** A GET by id's read, already answered by the authentication statement (decision 148). */
   prefetched?: Prefetched | undefined;
+  /** 'csv': the REST client asked a report for text/csv (ApiMeta.csv): answer every row, not one page. */
+  format?: 'csv' | undefined;
 }
 
 /** What procedures hand to the background workers. */

@@ -193,6 +193,20 @@ function build(): OpenAPIObject {
       for (const [name, description] of Object.entries(raw.headers ?? {})) success.headers[name] = header(description);
       for (const [name, { description }] of Object.entries(RAW_DOWNLOAD_HEADERS)) success.headers[name] = header(description);
     }
+    if (route.meta.csv) {
+      // The same report as CSV for a client whose Accept prefers text/csv (decision 545).
+      success.content = {
+        ...success.content,
+        'text/csv': {
+          schema: {
+            type: 'string',
+            description:
+              'With `Accept: text/csv`: RFC 4180 CSV (comma, CRLF, UTF-8, a header row) of every row of the report, not one page; the columns are the JSON fields, nested ones joined with a dot.',
+          },
+        },
+      };
+      success.headers.Vary = header('Accept: the report is JSON or CSV by the Accept header');
+    }
     const body = route.meta.requestBody;
     if (body) {
       const types = [body.contentType, ...(body.contentTypes ?? [])];

@@ -41,13 +41,16 @@ function compile(path: string): RegExp {
 }
 
 const SAMPLE_ID = '00000000-0000-4000-8000-000000000000';
+const SAMPLE_DATE = '2026-01-01';
 
 /** Does the input accept an empty body, given only its path parameters? */
 function acceptsEmptyBody(procedure: AnyProcedure, path: string): boolean {
   const parser = procedure._def.inputs[0] as z.ZodType | undefined;
   if (!parser) return true;
-  const params = Object.fromEntries([...path.matchAll(/\{(\w+)\}/g)].map((m) => [m[1]!, SAMPLE_ID]));
-  return parser.safeParse(undefined).success || parser.safeParse(params).success;
+  const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  // A path parameter is an id, or a date (/fiscal-years/{start}/close).
+  const sample = (value: string) => Object.fromEntries(names.map((n) => [n, value]));
+  return parser.safeParse(undefined).success || parser.safeParse(sample(SAMPLE_ID)).success || parser.safeParse(sample(SAMPLE_DATE)).success;
 }
 
 // _def.procedures is flat at run time (path -> procedure), though typed as the nested router.

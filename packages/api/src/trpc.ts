@@ -18,6 +18,7 @@ import {
   type Credential,
   type ReadById,
   type Scope,
+  type CsvTable,
 } from '@tlr/domain';
 import type { ApiContext, StaffRole } from './context.ts';
 import { runMutation } from './idempotency.ts';
@@ -82,6 +83,11 @@ export interface ApiMeta extends OpenApiMeta {
   owner?: true;
   /** A GET by id whose read can ride on the authentication statement (decision 148; crud.ts readAlong). */
   byId?: ReadById;
+  /**
+   * The report is also served as CSV (Accept: text/csv; decision 545): the procedure is called with
+   * ctx.format 'csv' (every row, not a page) and this makes the table of its output.
+   */
+  csv?: (output: never) => CsvTable;
 }
 
 const t = initTRPC

@@ -226,6 +226,16 @@ export const ERROR_CODES = {
     status: 503,
     title: 'Filing with Skattestyrelsen not set up',
     when: 'a filing call on a server without the RSU B2B settings (SKAT_CERT_FILE, SKAT_CERT_PASSPHRASE, SKAT_GATEWAY_URL, SKAT_GATEWAY_CERT_FILE, SKAT_GATEWAY_CA_FILE), or whose certificate file does not open or has expired: `field` names the setting',
+  fiscal_year_blocked: {
+    status: 409,
+    title: 'Fiscal year cannot be closed',
+    when: 'closing a fiscal year while something blocks it: `blockers` lists each (an unsettled VAT period, a draft dated in the year, an earlier year still open)',
+  },
+  fiscal_year_closed: { status: 409, title: 'Fiscal year closed', when: 'closing a fiscal year that is closed already' },
+  fiscal_year_not_closed: {
+    status: 409,
+    title: 'Fiscal year not closed',
+    when: 'reopening a fiscal year that is open, or one while a later year is closed (`blockers`)',
   },
   rate_limited: {
     status: 429,

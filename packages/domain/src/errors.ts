@@ -81,6 +81,16 @@ export const problemExtensions = z.object({
         'invalid_request (an e-invoice), bank_file_invalid (camt.053), saft_file_invalid: the rule of the safe-XML policy the file broke, the limit and where; every XML reader refuses the same way',
     }),
   earlier_period: z.string().optional().meta({ description: 'vat_period_open_before: the earliest earlier VAT period that is to be settled first' }),
+  blockers: z
+    .array(
+      z.object({
+        kind: z.enum(['vat_period_unsettled', 'draft_invoice', 'draft_expense', 'earlier_year_open', 'later_year_closed']),
+        detail: z.string(),
+        id: z.string().optional().meta({ description: "The draft's id; the VAT period's name (2026-Q4); the year's start date" }),
+      }),
+    )
+    .optional()
+    .meta({ description: 'fiscal_year_blocked, fiscal_year_not_closed: everything that stands in the way, each with its kind' }),
 });
 export type ProblemExtensions = z.input<typeof problemExtensions>;
 

@@ -2,7 +2,7 @@
 // invoices.pdf and reminders.pdf procedures, which check the scope and the parameters and read what the
 // document shows; this renders it and sends the bytes (the REST adapter always JSON-encodes). The PDF is
 // rendered whole before the first byte, so a failure is a problem+json.
-import { renderInvoicePdf, renderReminderPdf, type InvoiceDocument, type ReminderDocument } from '@tlr/domain';
+import { renderInvoicePdf, renderReminderPdf, renderStatementPdf, type InvoiceDocument, type ReminderDocument, type StatementDocument } from '@tlr/domain';
 import type { Caller } from '@tlr/api';
 import type { RawCall, RawHandler } from './raw-routes.ts';
 
@@ -10,6 +10,10 @@ export const invoicePdf = () => pdfShell((caller, input) => caller.invoices.pdf(
 
 export const reminderPdf = () =>
   pdfShell((caller, input) => caller.reminders.pdf(input as { id: string; number: '1' }) as Promise<ReminderDocument>, renderReminderPdf);
+
+/** GET /customers/{id}/statement/pdf: the customer statement (kontoudtog, docs/reports.md). */
+export const statementPdf = () =>
+  pdfShell((caller, input) => caller.reports.customerStatementPdf(input as { id: string }) as Promise<StatementDocument>, renderStatementPdf);
 
 function pdfShell<D extends { filename: string }>(
   read: (caller: Caller, input: Record<string, unknown>) => Promise<D>,

@@ -21,7 +21,7 @@ import {
 } from 'trpc-to-openapi';
 import { appRouter, BUSY_RETRY_AFTER, callerContext, routes, toProblem, type ApiContext, type CallerOptions, type Route } from '@tlr/api';
 import type { Database } from '@tlr/db';
-import type { Credential, Prefetched } from '@tlr/domain';
+import { toCsv, type Credential, type Prefetched } from '@tlr/domain';
 import { sendProblem } from './problem-response.ts';
 
 type ZodType = Parameters<typeof instanceofZodTypeKind>[0];
@@ -107,6 +107,10 @@ export function restAdapter({ logger, ...deps }: ProcedureDeps & { logger: Logge
         ? { ...(inputPlan.fromQuery ? queryInput(req.query, inputPlan.arrays) : (req.body as object)), ...route.pattern.exec(req.path)?.groups }
         : undefined;
       const ctx = restContext(deps, req, res);
+      // A report that has a CSV form gives it to a client that prefers text/csv (decision 545).
+      const csv = route.meta.csv && req.accepts(['application/json', 'text/csv']) === 'text/csv' ? route.meta.csv : undefined;
+      if (route.meta.csv) res.setHeader('Vary', 'Accept');
+      if (csv) ctx.format = 'csv';
       const data = await callTRPCProcedure({
         router: appRouter,
         path: route.procedure,
@@ -119,6 +123,14 @@ export function restAdapter({ logger, ...deps }: ProcedureDeps & { logger: Logge
       // The deadline (deadline.ts) may have answered 503 meanwhile: that answer stands.
       if (res.headersSent) return;
       res.statusCode = ctx.response.status ?? 200;
+      if (csv) {
+        const table = csv(data as never);
+        res.setHeader('Content-Type', 'text/csv; charset=utf-8; header=present');
+        res.setHeader('Content-Disposition', `attachment; filename="${table.filename}"`);
+        res.setHeader('Cache-Control', 'private, no-store');
+        res.end(toCsv(table));
+        return;
+      }
       res.setHeader('Content-Type', 'application/json');
       for (const [name, value] of Object.entries(ctx.response.headers)) res.setHeader(name, value);
       res.end(JSON.stringify(data));

@@ -5,6 +5,8 @@ import { BALANCE_GROUP_KEYS, BALANCE_SECTION_KEYS, balanceSheet, PROFIT_LOSS_SEC
 import { single } from '../schemas/envelopes.ts';
 import { amountOut, date, dateOut } from '@tlr/domain/fields';
 import { authedProcedure, router } from '../trpc.ts';
+import { accountantReports } from './accountant-reports.ts';
+import { fiscalYearProcedures } from './fiscal-years.ts';
 
 const amount = (description: string) => amountOut(`${description} (DKK)`);
 
@@ -108,4 +110,6 @@ export const reportsRouter = router({
     .input(z.strictObject({ as_of: date().optional().meta({ description: 'Balance date (inclusive); default today (Europe/Copenhagen)' }) }))
     .output(single(balanceSheetResource))
     .query(async ({ ctx, input }) => ({ data: await balanceSheet(ctx.tx, ctx.scope.companyId, input) })),
+  ...accountantReports,
+  ...fiscalYearProcedures,
 });

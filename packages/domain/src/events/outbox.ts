@@ -38,6 +38,9 @@ export const EVENT_TYPES = [
   'invoice.reminder_sent',
   // Additive: a bank statement imported; data is the BankStatement resource.
   'bank_statement.imported',
+  // Additive: a fiscal year closed (its result moved to equity) or reopened; data is the FiscalYear resource.
+  'fiscal_year.closed',
+  'fiscal_year.reopened',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -28,6 +28,7 @@ describe('the default accounts', () => {
       waterDuty: 'liability',
       co2Duty: 'liability',
       vatSettlement: 'liability',
+      yearResult: 'equity',
     });
   });
 

@@ -35,4 +35,6 @@ export const DEFAULT_ACCOUNTS = {
   co2Duty: '7830',
   /** 7840 Skyldig moms: where a VAT period's settlement moves the VAT and duty accounts. */
   vatSettlement: '7840',
+  /** 6940 Overført resultat: where closing a fiscal year moves its result (decision 550). */
+  yearResult: '6940',
 } as const;

@@ -8,7 +8,19 @@ import { newId } from '../ids.ts';
 import { assertPostable, totalsByAccount, totalsByVatBase, type PostingLine } from './rules.ts';
 
 /** What produced a posting; the documents' own postings are changed through their documents only. */
-export const POSTING_SOURCES = ['manual', 'reversal', 'invoice', 'payment', 'credit_note', 'expense', 'vat_settlement', 'bank', 'reminder', 'import'] as const;
+export const POSTING_SOURCES = [
+  'manual',
+  'reversal',
+  'invoice',
+  'payment',
+  'credit_note',
+  'expense',
+  'vat_settlement',
+  'bank',
+  'reminder',
+  'import',
+  'year_end',
+] as const;
 export type PostingSource = (typeof POSTING_SOURCES)[number];
 
 export interface Posting {

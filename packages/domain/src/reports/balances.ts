@@ -35,3 +35,17 @@ export function movements(companyId: string, from: string, to: string): Prisma.S
 
 /** The earliest date a ledger can hold: the balance sheet sums everything from here. */
 export const BEGINNING = '1900-01-01';
+
+/** The source of the closing entries of fiscal years and of their reversals (ledger/year-end.ts). */
+export const YEAR_END_SOURCE = 'year_end';
+
+/**
+ * Rows (account_id, date, debit, credit) that take the closing entries and their reversals dated from..to
+ * back out of the balances: what the profit and loss adds to the balance tables (decision 551).
+ */
+export function yearEndLinesNegated(companyId: string, from: string, to: string): Prisma.Sql {
+  return Prisma.sql`
+    SELECT l.account_id, t.date, -l.debit AS debit, -l.credit AS credit
+    FROM ledger_transactions t JOIN transaction_lines l ON l.transaction_id = t.id
+    WHERE t.company_id = ${companyId}::uuid AND t.source = ${YEAR_END_SOURCE} AND t.date BETWEEN ${from}::date AND ${to}::date`;
+}

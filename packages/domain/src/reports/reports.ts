@@ -1,7 +1,7 @@
 // The financial reports: profit and loss over a period and the balance sheet at a date. Each reads the
 // monthly and daily account balances (kept by every posting) in one aggregate query, never the lines.
 import { Prisma, type Db } from '@tlr/db';
-import { BEGINNING, movements } from './balances.ts';
+import { BEGINNING, movements, yearEndLinesNegated } from './balances.ts';
 import { invalidRequest } from '../errors.ts';
 import { fromDate, today, toDate } from '../calendar.ts';
 import { fiscalYearContaining, type DateRange } from '../ledger/fiscal-years.ts';
@@ -11,7 +11,7 @@ import { buildBalanceSheet, buildProfitAndLoss, type BalanceSection, type Report
 export { BALANCE_GROUP_KEYS, BALANCE_SECTION_KEYS, PROFIT_LOSS_SECTION_KEYS } from './statements.ts';
 
 /** The fiscal year containing `date`: the company's own, or computed from its start month before the first one. */
-async function fiscalYearOf(db: Db, companyId: string, date: string): Promise<DateRange> {
+export async function fiscalYearOf(db: Db, companyId: string, date: string): Promise<DateRange> {
   const d = toDate(date);
   const fy = await db.fiscalYear.findFirst({ where: { company_id: companyId, start_date: { lte: d }, end_date: { gte: d } } });
   if (fy) return { start: fromDate(fy.start_date), end: fromDate(fy.end_date) };
@@ -46,13 +46,14 @@ export interface ProfitLossQuery {
 
 /** The profit and loss statement's one query (exported for the ledger bench's EXPLAIN). */
 export function profitAndLossSql(companyId: string, from: string, to: string): Prisma.Sql {
-  // Sum per account once (MATERIALIZED: with a low row estimate the planner otherwise re-sorted the
+  // The closing entries of fiscal years (and their reversals) are left out: a closed year's profit and loss
+  // still shows its result (decision 551). Sum per account once (MATERIALIZED: with a low row estimate the planner otherwise re-sorted the
   // balances for every account in a nested loop, 44 ms at a million lines), then keep the revenue and
   // expense accounts.
   return Prisma.sql`
     WITH t AS MATERIALIZED (
       SELECT account_id, SUM(debit) AS debit, SUM(credit) AS credit
-      FROM (${movements(companyId, from, to)}) m
+      FROM (${movements(companyId, from, to)} UNION ALL ${yearEndLinesNegated(companyId, from, to)}) m
       GROUP BY account_id
     )
     SELECT a.id AS account_id, a.account_number, a.name, a.type, a.group_code, t.debit, t.credit

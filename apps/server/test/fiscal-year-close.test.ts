@@ -1,0 +1,236 @@
+// Closing the fiscal year through HTTP (docs/reports.md#closing-the-fiscal-year): the blockers (a draft, an
+// unsettled VAT period, an earlier open year), the closing entry moving the year's result to 6940 through
+// the journal writer, the closed year refusing postings, the profit and loss still showing the result,
+// the next year's opening balances, reopening with a reason (control trail, reversing entry), closing
+// again, two closes at once giving one closing entry, the events. Every figure by hand.
+// Contract, Conventions 2: "Same key on the same endpoint again: the original stored response (same status
+// and body) is returned with header X-Idempotency-Replayed: true and nothing new is created."
+import { beforeAll, describe, expect, it } from 'vitest';
+import { today as businessDay } from '@tlr/domain';
+import { created, idem, ok, testDb, useCompany, type Api, type RequestBody } from './helpers.ts';
+
+const t = useCompany({ name: 'Årsafslutning ApS' });
+const Y = Number(businessDay().slice(0, 4)); // the company's first fiscal year (calendar year)
+const N = Y + 1;
+const YS = `${Y}-01-01`;
+
+type Line = RequestBody<'/transactions', 'post'>['lines'][number];
+const dr = (account_number: string, debit: number): Line => ({ account_number, debit });
+const cr = (account_number: string, credit: number): Line => ({ account_number, credit });
+const post = (c: Api, date: string, description: string, lines: Line[]) => c.POST('/transactions', { params: idem(), body: { date, description, lines } });
+const close = (start: string, key = `close-${crypto.randomUUID()}`, c = t.api) =>
+  c.POST('/fiscal-years/{start}/close', { params: { path: { start }, ...idem(key) } });
+const reopen = (start: string, reason: string, c = t.api) =>
+  c.POST('/fiscal-years/{start}/reopen', { params: { path: { start }, ...idem() }, body: { reason } });
+const lines = async (id: string) =>
+  (await ok(t.api.GET('/transactions/{id}', { params: { path: { id } } }))).data.lines.map((l) => [l.account_number, l.debit, l.credit]);
+const events = (type: string) => testDb().prisma.outboxEvent.findMany({ where: { company_id: t.company.companyId, type }, orderBy: { sequence: 'asc' } });
+let draftId: string;
+
+beforeAll(async () => {
+  // Not VAT registered: no VAT period of the year waits for a settlement (another company tests that).
+  await testDb().prisma.company.update({ where: { id: t.company.companyId }, data: { vat_registered: false } });
+  const c = t.api;
+  await created(post(c, `${Y}-01-10`, 'Indskud', [dr('6470', 10000), cr('6520', 10000)]));
+  await created(post(c, `${Y}-03-01`, 'Salg', [dr('6470', 5000), cr('1010', 5000)]));
+  await created(post(c, `${Y}-04-01`, 'Husleje', [dr('2030', 1200), cr('6470', 1200)]));
+  await created(post(c, `${Y}-05-01`, 'Renter', [dr('6470', 100), cr('3470', 100)]));
+  // Year N: opened by posting into it.
+  await created(post(c, `${N}-01-05`, 'Salg', [dr('6470', 1000), cr('1010', 1000)]));
+  const customer = (await created(c.POST('/customers', { params: idem(), body: { name: 'Kunde ApS' } }))).data.id;
+  draftId = (
+    await created(
+      c.POST('/invoices', {
+        params: idem(),
+        body: { customer_id: customer, issue_date: `${Y}-06-01`, due_date: `${Y}-06-15`, lines: [{ description: 'Kladde', quantity: 1, unit_price: 100 }] },
+      }),
+    )
+  ).data.id;
+  // A bank account on 6470 without statements: the bank side is nil, the ledger's is not.
+  await created(c.POST('/bank-accounts', { params: idem(), body: { name: 'Driftskonto', account_number: '6470' } }));
+});
+
+describe('POST /fiscal-years/{start}/close', () => {
+  it('is refused with every blocker listed: a draft dated in the year; for the next year, the open year before it', async () => {
+    const r = await close(YS);
+    expect(r.response.status).toBe(409);
+    expect(r.response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(r.error).toMatchObject({ code: 'fiscal_year_blocked', field: 'start', blockers: [{ kind: 'draft_invoice', id: draftId }] });
+    const next = await close(`${N}-01-01`);
+    expect(next.error).toMatchObject({ code: 'fiscal_year_blocked', blockers: [{ kind: 'earlier_year_open', id: YS }] });
+    // Nothing was posted or closed.
+    expect(await testDb().prisma.ledgerTransaction.count({ where: { company_id: t.company.companyId, source: 'year_end' } })).toBe(0);
+    expect((await close('2019-01-01')).response.status).toBe(404);
+    expect((await t.raw.post('/fiscal-years/2026-13-01/close', undefined)).status).toBe(400);
+    expect((await t.raw.post(`/fiscal-years/${YS}/close`, undefined, {})).body).toMatchObject({ status: 400, code: 'invalid_request' });
+  });
+
+  it('posts the closing entry on the last day, moving the result (5000 + 100 − 1200 = 3900) to 6940, closes the year and warns of the bank', async () => {
+    await ok(t.api.DELETE('/invoices/{id}', { params: { path: { id: draftId } } }));
+    const key = `close-${crypto.randomUUID()}`;
+    const r = await close(YS, key);
+    // As the VAT settlement: 201, the closing entry made.
+    expect(r.response.status).toBe(201);
+    const year = r.data!.data;
+    expect(year).toMatchObject({ start_date: YS, end_date: `${Y}-12-31`, state: 'closed', result: 3900, closed_at: expect.any(String) });
+    // The ledger side of 6470 at year end is 10000 + 5000 − 1200 + 100 = 13900; the bank side nil.
+    expect(year.warnings).toEqual([
+      { kind: 'bank_unreconciled', bank_account_id: expect.any(String), difference: -13900, detail: expect.stringContaining('Driftskonto') },
+    ]);
+    const closing = (await ok(t.api.GET('/transactions/{id}', { params: { path: { id: year.closing_transaction_id! } } }))).data;
+    expect(closing).toMatchObject({ date: `${Y}-12-31`, source: 'year_end' });
+    expect(await lines(closing.id)).toEqual([
+      ['1010', 5000, 0],
+      ['2030', 0, 1200],
+      ['3470', 100, 0],
+      ['6940', 0, 3900],
+    ]);
+    // The same key again: the stored answer, nothing new.
+    const again = await close(YS, key);
+    expect(again.response.headers.get('x-idempotency-replayed')).toBe('true');
+    expect(again.data).toEqual(r.data);
+    // Another key: closed already.
+    expect((await close(YS)).error).toMatchObject({ code: 'fiscal_year_closed' });
+    expect(await testDb().prisma.ledgerTransaction.count({ where: { company_id: t.company.companyId, source: 'year_end' } })).toBe(1);
+    const [event] = await events('fiscal_year.closed');
+    expect(event).toMatchObject({ type: 'fiscal_year.closed', data: { start_date: YS, state: 'closed', result: 3900, closing_transaction_id: closing.id } });
+  });
+
+  it('refuses postings into the closed year; the closing entry cannot be reversed as a posting', async () => {
+    const r = await post(t.api, `${Y}-06-01`, 'For sent', [dr('2030', 10), cr('6470', 10)]);
+    expect(r.response.status).toBe(422);
+    expect(r.error).toMatchObject({ code: 'fiscal_year_not_open', field: 'date' });
+    const [year] = (await ok(t.api.GET('/fiscal-years'))).data;
+    const rev = await t.api.POST('/transactions/{id}/reverse', { params: { path: { id: year!.closing_transaction_id! }, ...idem() }, body: {} });
+    expect(rev.response.status).toBe(409);
+  });
+
+  it('the closed year still shows its result in the profit and loss; the balance sheet holds it in equity', async () => {
+    const pl = (await ok(t.api.GET('/reports/profit-loss', { params: { query: { from: YS, to: `${Y}-12-31` } } }))).data;
+    expect(pl.totals.result).toBe(3900);
+    expect(pl.sections.find((s) => s.key === 'revenue')?.total).toBe(5000);
+    const bs = (await ok(t.api.GET('/reports/balance', { params: { query: { as_of: `${Y}-12-31` } } }))).data;
+    const equity = bs.liabilities_and_equity.find((s) => s.key === 'equity')!;
+    // 6520 10000 + 6940 3900; nothing left as a computed result.
+    expect(equity.groups.map((g) => [g.key, g.total, g.accounts.map((a) => [a.account_number, a.amount])])).toEqual([
+      [
+        'posted_equity',
+        13900,
+        [
+          ['6520', 10000],
+          ['6940', 3900],
+        ],
+      ],
+      ['result_for_the_year', 0, []],
+      ['prior_years_result', 0, []],
+    ]);
+    expect(bs.balanced).toBe(true);
+  });
+
+  it("the next year's opening balances are the closing balances, equity holding the result", async () => {
+    const tb = (await ok(t.api.GET('/reports/trial-balance', { params: { query: { from: `${N}-01-01`, to: `${N}-01-31`, order: 'asc' } } }))) as {
+      data: { account_number: string; opening_balance: number; closing_balance: number }[];
+      meta: { totals: { opening_balance: number } };
+    };
+    expect(tb.data.map((a) => [a.account_number, a.opening_balance, a.closing_balance])).toEqual([
+      // 2030 and 3470 have nothing in either January: not listed.
+      ['1010', 0, -1000],
+      ['6470', 13900, 14900],
+      ['6520', -10000, -10000],
+      ['6940', -3900, -3900],
+    ]);
+    // Closed: the opening column sums to nil (decision 541).
+    expect(tb.meta.totals.opening_balance).toBe(0);
+    const bs = (await ok(t.api.GET('/reports/balance', { params: { query: { as_of: `${N}-01-31` } } }))).data;
+    const groups = bs.liabilities_and_equity.find((s) => s.key === 'equity')!.groups.map((g) => [g.key, g.total]);
+    expect(groups).toEqual([
+      ['posted_equity', 13900],
+      ['result_for_the_year', 1000],
+      ['prior_years_result', 0],
+    ]);
+  });
+
+  it('GET /fiscal-years: each year with its state, result and closing entry', async () => {
+    const r = await ok(t.api.GET('/fiscal-years'));
+    expect(r.data).toEqual([
+      { start_date: YS, end_date: `${Y}-12-31`, state: 'closed', result: 3900, closing_transaction_id: expect.any(String), closed_at: expect.any(String) },
+      { start_date: `${N}-01-01`, end_date: `${N}-12-31`, state: 'open', result: 1000, closing_transaction_id: null, closed_at: null },
+    ]);
+  });
+});
+
+describe('POST /fiscal-years/{start}/reopen', () => {
+  let firstClosing: string;
+
+  it('reverses the closing entry with an entry that says why, recorded in the control trail; the year takes postings again', async () => {
+    firstClosing = (await ok(t.api.GET('/fiscal-years'))).data[0]!.closing_transaction_id!;
+    const r = await reopen(YS, 'Husleje for december mangler');
+    expect(r.response.status).toBe(201);
+    const year = r.data!.data;
+    expect(year).toMatchObject({ state: 'open', result: 3900, closing_transaction_id: null, reason: 'Husleje for december mangler' });
+    const reversal = (await ok(t.api.GET('/transactions/{id}', { params: { path: { id: year.reopening_transaction_id! } } }))).data;
+    expect(reversal.description).toContain('Husleje for december mangler');
+    expect(reversal).toMatchObject({ date: `${Y}-12-31`, source: 'year_end' });
+    expect(await lines(reversal.id)).toEqual([
+      ['1010', 0, 5000],
+      ['2030', 1200, 0],
+      ['3470', 0, 100],
+      ['6940', 3900, 0],
+    ]);
+    const trail = await ok(t.api.GET('/audit-trail', { params: { query: { resource_id: reversal.id } } }));
+    expect(trail.data[0]).toMatchObject({ action: 'posted', registered_by: { type: 'api_key' } });
+    const [event] = await events('fiscal_year.reopened');
+    expect(event).toMatchObject({ data: { start_date: YS, state: 'open', reason: 'Husleje for december mangler' } });
+    await created(post(t.api, `${Y}-12-01`, 'Husleje december', [dr('2030', 300), cr('6470', 300)]));
+    expect((await reopen(YS, 'igen')).error).toMatchObject({ code: 'fiscal_year_not_closed' });
+    expect((await t.raw.post(`/fiscal-years/${YS}/reopen`, {})).body).toMatchObject({ status: 400, field: 'reason' });
+  });
+
+  it('closing again: two closes at once give one closing entry, of the new result 3600', async () => {
+    const answers = await Promise.all([close(YS), close(YS)]);
+    expect(answers.map((a) => a.response.status).sort()).toEqual([201, 409]);
+    expect(answers.find((a) => a.response.status === 409)!.error).toMatchObject({ code: 'fiscal_year_closed' });
+    const year = answers.find((a) => a.response.status === 201)!.data!.data;
+    expect(year).toMatchObject({ state: 'closed', result: 3600 });
+    expect(year.closing_transaction_id).not.toBe(firstClosing);
+    expect(await lines(year.closing_transaction_id!)).toEqual([
+      ['1010', 5000, 0],
+      ['2030', 0, 1500],
+      ['3470', 100, 0],
+      ['6940', 0, 3600],
+    ]);
+    // The first closing entry, its reversal and the new one.
+    expect(await testDb().prisma.ledgerTransaction.count({ where: { company_id: t.company.companyId, source: 'year_end' } })).toBe(3);
+    const pl = (await ok(t.api.GET('/reports/profit-loss', { params: { query: { from: YS, to: `${Y}-12-31` } } }))).data;
+    expect(pl.totals.result).toBe(3600);
+  });
+
+  it('a year is reopened only while no later year is closed', async () => {
+    const next = await close(`${N}-01-01`);
+    expect(next.response.status).toBe(201);
+    const r = await reopen(YS, 'for sent');
+    expect(r.error).toMatchObject({ code: 'fiscal_year_not_closed', blockers: [{ kind: 'later_year_closed', id: `${N}-01-01` }] });
+  });
+
+  it('needs transactions:write to close and reopen, accounts:read to list', async () => {
+    const k = await t.newKey(['reports:read', 'accounts:read']);
+    expect((await k.raw.post(`/fiscal-years/${YS}/close`, undefined)).status).toBe(403);
+    expect((await k.raw.post(`/fiscal-years/${YS}/reopen`, { reason: 'x' })).status).toBe(403);
+    expect((await k.raw.get('/fiscal-years')).status).toBe(200);
+  });
+});
+
+describe('a VAT-registered company', () => {
+  it('cannot close a year whose VAT periods are not settled, nor one with a draft expense', async () => {
+    const other = await t.another('Moms ApS');
+    await created(other.api.POST('/expenses', { params: idem(), body: { date: `${Y}-02-01`, amount: 125, vat_amount: 25 } }));
+    const r = await close(YS, undefined, other.api);
+    expect(r.response.status).toBe(409);
+    const blockers = (r.error as { blockers: { kind: string; id: string }[] }).blockers;
+    const settings = (await ok(other.api.GET('/settings/accounting'))).data;
+    const periods = settings.fiscal_years[0]!.vat_periods.length;
+    expect(blockers.filter((b) => b.kind === 'vat_period_unsettled')).toHaveLength(periods);
+    expect(blockers.filter((b) => b.kind === 'vat_period_unsettled').map((b) => b.id)[0]).toMatch(new RegExp(`^${Y}-`));
+    expect(blockers.filter((b) => b.kind === 'draft_expense')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,88 @@
+// /fiscal-years: the company's fiscal years with their state and result, closing one (årsafslutning) and
+// reopening it (docs/reports.md#closing-the-fiscal-year). Spread into the reports router.
+import { z } from 'zod';
+import { closeFiscalYear, DEFAULT_ACCOUNTS, listFiscalYears, reopenFiscalYear } from '@tlr/domain';
+import { single } from '../schemas/envelopes.ts';
+import { amountOut, date, dateOut, requiredText, timestamp, uuid } from '@tlr/domain/fields';
+import { authedProcedure } from '../trpc.ts';
+
+const tag = 'Accounts';
+
+const fiscalYearResource = z
+  .object({
+    start_date: dateOut(),
+    end_date: dateOut(),
+    state: z.enum(['open', 'closed']),
+    result: amountOut("The year's result as its profit and loss shows it (profit positive), closing entries left out (DKK)"),
+    closing_transaction_id: uuid()
+      .nullable()
+      .meta({ description: `The closing entry that moved the result to ${DEFAULT_ACCOUNTS.yearResult}; null while open, or when there was nothing to move` }),
+    closed_at: timestamp().nullable(),
+  })
+  .meta({ id: 'FiscalYear' });
+
+const warning = z.object({
+  kind: z.literal('bank_unreconciled'),
+  bank_account_id: uuid(),
+  difference: amountOut('Bank balance minus ledger balance at the end of the year'),
+  detail: z.string(),
+});
+
+const startParam = date().meta({ description: 'The first day of the fiscal year, e.g. 2026-01-01' });
+
+export const fiscalYearProcedures = {
+  fiscalYears: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/fiscal-years',
+        tags: [tag],
+        summary: 'Fiscal years',
+        description: "The company's fiscal years, the earliest first: each with its state (open or closed), its result and its closing entry.",
+      },
+      scopes: ['accounts:read'],
+    })
+    .input(z.strictObject({}))
+    .output(z.object({ data: z.array(fiscalYearResource) }))
+    .query(async ({ ctx }) => ({ data: await listFiscalYears(ctx.tx, ctx.scope.companyId) })),
+  closeFiscalYear: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/fiscal-years/{start}/close',
+        tags: [tag],
+        summary: 'Close a fiscal year',
+        description: `Posts the closing entry on the year's last day: every revenue and expense account's balance for the year moves to ${DEFAULT_ACCOUNTS.yearResult} Overført resultat (the journal writer; source year_end, left out of the profit and loss, which still shows the year's result), then closes the year: nothing more can be posted into it (422 fiscal_year_not_open). Refused with 409 fiscal_year_blocked listing every blocker (\`blockers\`: an unsettled VAT period, a draft invoice or expense dated in the year, an earlier year still open); 409 fiscal_year_closed when it is closed already (two closes at once: one closes, the other gets this). Bank accounts that do not reconcile at the year's end come back as \`warnings\` without refusing. Emits fiscal_year.closed.`,
+      },
+      scopes: ['transactions:write'],
+      idempotent: { status: 201 },
+      problems: [409],
+    })
+    .input(z.strictObject({ start: startParam }))
+    .output(single(fiscalYearResource.extend({ warnings: z.array(warning).meta({ description: 'What the close did not refuse over' }) })))
+    .mutation(async ({ ctx, input }) => ({ data: await closeFiscalYear(ctx.tx, ctx.scope, input.start) })),
+  reopenFiscalYear: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/fiscal-years/{start}/reopen',
+        tags: [tag],
+        summary: 'Reopen a closed fiscal year',
+        description:
+          "Reverses the closing entry with a new entry on the year's last day whose text gives the reason (the control trail records who registered it), and opens the year again. Refused with 409 fiscal_year_not_closed when the year is open, or while a later year is closed (`blockers`). Emits fiscal_year.reopened.",
+      },
+      scopes: ['transactions:write'],
+      idempotent: { status: 201 },
+      problems: [409],
+    })
+    .input(z.strictObject({ start: startParam, reason: requiredText(500).meta({ description: 'Why the year is reopened: part of the reversing entry' }) }))
+    .output(
+      single(
+        fiscalYearResource.extend({
+          reopening_transaction_id: uuid().nullable().meta({ description: 'The entry that reversed the closing entry; null when there was none' }),
+          reason: z.string(),
+        }),
+      ),
+    )
+    .mutation(async ({ ctx, input }) => ({ data: await reopenFiscalYear(ctx.tx, ctx.scope, input.start, input.reason) })),
+};

@@ -1,0 +1,569 @@
+// The accountant's reports: the trial balance (saldobalance) with the same period of the year before,
+// an account's general ledger (kontokort) with a running balance, receivables and payables by age, and
+// a customer's statement (kontoudtog). The trial balance reads the monthly and daily balances (a few
+// rows per account whatever the size of the books); the ledger reads one account's lines; the aged
+// lists and the statement read the documents. docs/reports.md; decisions 540-548.
+import { Prisma, type Db } from '@tlr/db';
+import { BEGINNING, movements } from './balances.ts';
+import { invalidRequest, notFound } from '../errors.ts';
+import { addDays, daysBetween, daysInMonth, fromDate, today } from '../calendar.ts';
+import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
+import { amountToJson, Decimal } from '../money.ts';
+import type { ListMeta, ListParams, ListSpec } from '../lists/list.ts';
+import { fiscalYearOf } from './reports.ts';
+
+/** The list parameters of a report (decision 542); `all` (the CSV form) answers every row on one page. */
+export interface ReportPage extends Omit<ListParams, 'status'> {
+  all?: boolean | undefined;
+}
+
+/** How a report list held in memory is sorted and searched (the spec's sort names, a row's search texts). */
+interface MemoryList<T> {
+  sort: Record<string, (row: T) => string | number>;
+  defaultSort: string;
+  search: (row: T) => string[];
+}
+
+type Num = { toString(): string };
+const dec = (v: Num | null | undefined) => new Decimal(v == null ? 0 : v.toString());
+const money = (v: Decimal) => amountToJson(v);
+
+/** Searches, sorts (ties keep the report's order) and pages the rows of a report held in memory. */
+function listOf<T>(all: T[], p: ReportPage, how: MemoryList<T>): { data: T[]; meta: ListMeta; matched: T[] } {
+  const term = p.search?.trim().toLocaleLowerCase('da');
+  const key = how.sort[p.sort ?? how.defaultSort]!;
+  const dir = p.order === 'asc' ? 1 : -1;
+  const rows = (term ? all.filter((r) => how.search(r).some((t) => t.toLocaleLowerCase('da').includes(term))) : all)
+    .map((row, i) => ({ row, i }))
+    .sort((a, b) => {
+      const x = key(a.row);
+      const y = key(b.row);
+      const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y), 'da');
+      return c * dir || a.i - b.i;
+    })
+    .map((r) => r.row);
+  return { ...pageOf(rows, p), matched: rows };
+}
+
+function pageOf<T>(rows: T[], p: ReportPage): { data: T[]; meta: ListMeta } {
+  if (p.all) return { data: rows, meta: { page: 1, per_page: p.per_page, total: rows.length, total_pages: rows.length ? 1 : 0 } };
+  const start = (p.page - 1) * p.per_page;
+  return {
+    data: rows.slice(start, start + p.per_page),
+    meta: { page: p.page, per_page: p.per_page, total: rows.length, total_pages: Math.ceil(rows.length / p.per_page) },
+  };
+}
+
+/** The same day one year earlier (29 February becomes 28 February). Pure. */
+export function yearEarlier(date: string): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return `${String(y - 1).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(Math.min(d, daysInMonth(y - 1, m))).padStart(2, '0')}`;
+}
+
+/**
+ * A report's period: to defaults to today, from to the first day of the fiscal year containing to; the
+ * list parameters since and until narrow it further (decision 542).
+ */
+async function period(
+  db: Db,
+  companyId: string,
+  q: { from?: string | undefined; to?: string | undefined; since?: string | undefined; until?: string | undefined },
+) {
+  if (q.from && q.to && q.from > q.to) throw invalidRequest(`from (${q.from}) must be on or before to (${q.to}).`, 'from');
+  let to = q.to ?? today();
+  if (q.until && q.until < to) to = q.until;
+  let from = q.from ?? (await fiscalYearOf(db, companyId, to)).start;
+  if (q.since && q.since > from) from = q.since;
+  if (from > to) throw invalidRequest(`The period is empty: it starts ${from} and ends ${to}.`, q.since && q.since === from ? 'since' : 'from');
+  return { from, to };
+}
+
+const isResultType = (type: string) => type === 'revenue' || type === 'expense';
+
+// ---- trial balance --------------------------------------------------------------------------------
+
+interface Figures {
+  opening_balance: Decimal;
+  debit: Decimal;
+  credit: Decimal;
+  closing_balance: Decimal;
+}
+const ZERO = () => new Decimal(0);
+const figuresJson = (f: Figures) => ({
+  opening_balance: money(f.opening_balance),
+  debit: money(f.debit),
+  credit: money(f.credit),
+  closing_balance: money(f.closing_balance),
+});
+
+/**
+ * One period's figures per account: the movements from..to, and the balance before from (a balance
+ * account: everything before; a revenue or expense account: only what lies in from's fiscal year, as
+ * its balance starts again each year; decision 541).
+ */
+async function periodFigures(db: Db, companyId: string, from: string, to: string): Promise<Map<string, { type: string } & Figures>> {
+  const yearStart = (await fiscalYearOf(db, companyId, from)).start;
+  const before = addDays(from, -1);
+  const rows = await db.$queryRaw<{ account_id: string; type: string; od: Num; oc: Num; oyd: Num; oyc: Num; d: Num; c: Num }[]>`
+    WITH o AS MATERIALIZED (
+      SELECT account_id, SUM(debit) AS d, SUM(credit) AS c,
+             COALESCE(SUM(debit) FILTER (WHERE date >= ${yearStart}::date), 0) AS yd,
+             COALESCE(SUM(credit) FILTER (WHERE date >= ${yearStart}::date), 0) AS yc
+      FROM (${from > BEGINNING ? movements(companyId, BEGINNING, before) : Prisma.sql`SELECT NULL::uuid AS account_id, NULL::date AS date, 0::numeric AS debit, 0::numeric AS credit WHERE false`}) m
+      GROUP BY account_id
+    ), p AS MATERIALIZED (
+      SELECT account_id, SUM(debit) AS d, SUM(credit) AS c FROM (${movements(companyId, from, to)}) m GROUP BY account_id
+    )
+    SELECT a.id AS account_id, a.type,
+           COALESCE(o.d, 0) AS od, COALESCE(o.c, 0) AS oc, COALESCE(o.yd, 0) AS oyd, COALESCE(o.yc, 0) AS oyc,
+           COALESCE(p.d, 0) AS d, COALESCE(p.c, 0) AS c
+    FROM accounts a
+    LEFT JOIN o ON o.account_id = a.id
+    LEFT JOIN p ON p.account_id = a.id
+    WHERE a.company_id = ${companyId}::uuid AND (o.account_id IS NOT NULL OR p.account_id IS NOT NULL)`;
+  const out = new Map<string, { type: string } & Figures>();
+  for (const r of rows) {
+    const opening = isResultType(r.type) ? dec(r.oyd).minus(dec(r.oyc)) : dec(r.od).minus(dec(r.oc));
+    const debit = dec(r.d);
+    const credit = dec(r.c);
+    out.set(r.account_id, { type: r.type, opening_balance: opening, debit, credit, closing_balance: opening.plus(debit).minus(credit) });
+  }
+  return out;
+}
+
+const empty = (f: Figures | undefined) => !f || (f.opening_balance.isZero() && f.debit.isZero() && f.credit.isZero() && f.closing_balance.isZero());
+
+export const TRIAL_BALANCE_LIST = {
+  sort: { account_number: 'account_number', name: 'name' },
+  defaultSort: 'account_number',
+  search: ['account_number', 'name'],
+  dateColumn: 'date',
+  dateDescription: 'posting date: since and until narrow the period from..to',
+} satisfies ListSpec;
+
+export interface TrialBalanceQuery extends ReportPage {
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/**
+ * The trial balance: every account with a figure in the period or in the same period a year earlier,
+ * by account number. Balances are signed debit-positive (a credit balance is negative; decision 540).
+ */
+export async function trialBalance(db: Db, companyId: string, q: TrialBalanceQuery) {
+  const { from, to } = await period(db, companyId, q);
+  const prior = { from: yearEarlier(from), to: yearEarlier(to) };
+  const [current, previous, accounts] = await Promise.all([
+    periodFigures(db, companyId, from, to),
+    periodFigures(db, companyId, prior.from, prior.to),
+    db.account.findMany({
+      where: { company_id: companyId },
+      select: { id: true, account_number: true, name: true, type: true },
+      orderBy: { account_number: 'asc' },
+    }),
+  ]);
+  const rows = [];
+  for (const a of accounts) {
+    const c = current.get(a.id);
+    const p = previous.get(a.id);
+    if (empty(c) && empty(p)) continue;
+    const cf = c ?? blank();
+    const pf = p ?? blank();
+    rows.push({ account_id: a.id, account_number: a.account_number, name: a.name, type: a.type, current: cf, prior: pf });
+  }
+  const page = listOf(rows, q, {
+    sort: { account_number: (r) => r.account_number, name: (r) => r.name },
+    defaultSort: TRIAL_BALANCE_LIST.defaultSort,
+    search: (r) => [r.account_number, r.name],
+  });
+  // The totals are those of every account the query selects, on every page.
+  const totals = { current: blank(), prior: blank() };
+  for (const r of page.matched) {
+    add(totals.current, r.current);
+    add(totals.prior, r.prior);
+  }
+  return {
+    data: page.data.map(({ current: c, prior: p, ...a }) => ({ ...a, ...figuresJson(c), prior_year: figuresJson(p) })),
+    meta: {
+      ...page.meta,
+      from,
+      to,
+      prior_from: prior.from,
+      prior_to: prior.to,
+      totals: { ...figuresJson(totals.current), prior_year: figuresJson(totals.prior) },
+    },
+  };
+}
+function blank(): Figures {
+  return { opening_balance: ZERO(), debit: ZERO(), credit: ZERO(), closing_balance: ZERO() };
+}
+function add(sum: Figures, f: Figures) {
+  sum.opening_balance = sum.opening_balance.plus(f.opening_balance);
+  sum.debit = sum.debit.plus(f.debit);
+  sum.credit = sum.credit.plus(f.credit);
+  sum.closing_balance = sum.closing_balance.plus(f.closing_balance);
+}
+
+// ---- general ledger -------------------------------------------------------------------------------
+
+export const GENERAL_LEDGER_LIST = {
+  sort: { date: 'date' },
+  defaultSort: 'date',
+  search: ['description'],
+  dateColumn: 'date',
+  dateDescription: 'posting date: since and until narrow the period from..to',
+} satisfies ListSpec;
+
+export interface GeneralLedgerQuery extends ReportPage {
+  account: string;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** The SQL of one page of an account's ledger lines (exported for the bench). */
+export function generalLedgerSql(
+  companyId: string,
+  accountId: string,
+  from: string,
+  to: string,
+  p: { order: 'asc' | 'desc'; search?: string | undefined; offset: number; limit: number | null },
+): Prisma.Sql {
+  // The running sum is taken over every line of the period, in posting order, before the search, the
+  // order asked for and the page; the counterpart accounts are read for the page's lines only.
+  const dir = p.order === 'asc' ? Prisma.sql`ASC` : Prisma.sql`DESC`;
+  const term = p.search?.trim() || null;
+  return Prisma.sql`
+    WITH lines AS MATERIALIZED (
+      SELECT t.id AS transaction_id, t.date, t.document_number, t.system_id, t.voucher_id, t.source,
+             l.line_number, COALESCE(NULLIF(l.description, ''), t.description) AS description, l.debit, l.credit,
+             SUM(l.debit - l.credit) OVER (ORDER BY t.date, t.system_id, l.line_number) AS running
+      FROM transaction_lines l JOIN ledger_transactions t ON t.id = l.transaction_id
+      WHERE l.company_id = ${companyId}::uuid AND l.account_id = ${accountId}::uuid
+        AND t.company_id = ${companyId}::uuid AND t.date BETWEEN ${from}::date AND ${to}::date
+    ), page AS MATERIALIZED (
+      SELECT lines.*, COUNT(*) OVER () AS total FROM lines
+      WHERE ${term}::text IS NULL OR description ILIKE '%' || ${term ?? ''} || '%'
+      ORDER BY date ${dir}, system_id ${dir}, line_number ${dir}
+      OFFSET ${p.offset} ${p.limit === null ? Prisma.empty : Prisma.sql`LIMIT ${p.limit}`}
+    )
+    SELECT page.*,
+           COALESCE((SELECT json_agg(json_build_object('account_number', x.account_number, 'name', x.name) ORDER BY x.account_number)
+                       FROM (SELECT DISTINCT a.account_number, a.name
+                               FROM transaction_lines o JOIN accounts a ON a.id = o.account_id
+                              WHERE o.transaction_id = page.transaction_id AND o.account_id <> ${accountId}::uuid) x), '[]'::json) AS counterparts
+    FROM page ORDER BY date ${dir}, system_id ${dir}, line_number ${dir}`;
+}
+
+/** An account's lines from..to with the balance after each, the voucher and the other accounts of the posting. */
+export async function generalLedger(db: Db, companyId: string, q: GeneralLedgerQuery) {
+  const account = await db.account.findFirst({
+    where: { company_id: companyId, account_number: q.account },
+    select: { id: true, account_number: true, name: true, type: true },
+  });
+  if (!account) throw invalidRequest(`There is no account ${q.account} in the chart of accounts.`, 'account');
+  const { from, to } = await period(db, companyId, q);
+  const openFrom = isResultType(account.type) ? (await fiscalYearOf(db, companyId, from)).start : BEGINNING;
+  const [opening] = await db.$queryRaw<{ d: Num | null; c: Num | null }[]>`
+    SELECT SUM(debit) AS d, SUM(credit) AS c FROM (${from > openFrom ? movements(companyId, openFrom, addDays(from, -1)) : Prisma.sql`SELECT NULL::uuid AS account_id, 0::numeric AS debit, 0::numeric AS credit WHERE false`}) m
+    WHERE account_id = ${account.id}::uuid`;
+  const [period_] = await db.$queryRaw<{ d: Num | null; c: Num | null }[]>`
+    SELECT SUM(debit) AS d, SUM(credit) AS c FROM (${movements(companyId, from, to)}) m WHERE account_id = ${account.id}::uuid`;
+  const openingBalance = dec(opening?.d).minus(dec(opening?.c));
+  const debit = dec(period_?.d);
+  const credit = dec(period_?.c);
+  const offset = q.all ? 0 : (q.page - 1) * q.per_page;
+  const rows = await db.$queryRaw<
+    {
+      transaction_id: string;
+      date: Date;
+      document_number: bigint;
+      system_id: bigint;
+      voucher_id: string | null;
+      source: string;
+      line_number: number;
+      description: string;
+      debit: Num;
+      credit: Num;
+      running: Num;
+      total: bigint;
+      counterparts: { account_number: string; name: string }[];
+    }[]
+  >(generalLedgerSql(companyId, account.id, from, to, { order: q.order, search: q.search, offset, limit: q.all ? null : q.per_page }));
+  // Past the last page the window's count is not seen: the page before the first then tells it.
+  const total = rows.length
+    ? Number(rows[0]!.total)
+    : offset === 0
+      ? 0
+      : Number(
+          (
+            await db.$queryRaw<{ total: bigint }[]>(
+              generalLedgerSql(companyId, account.id, from, to, { order: q.order, search: q.search, offset: 0, limit: 1 }),
+            )
+          )[0]?.total ?? 0,
+        );
+  const data = rows.map((r) => ({
+    date: fromDate(r.date),
+    transaction_id: r.transaction_id,
+    document_number: Number(r.document_number),
+    system_id: Number(r.system_id),
+    voucher_id: r.voucher_id ?? '',
+    source: r.source,
+    line_number: r.line_number,
+    description: r.description,
+    debit: money(dec(r.debit)),
+    credit: money(dec(r.credit)),
+    balance: money(openingBalance.plus(dec(r.running))),
+    counterparts: r.counterparts,
+  }));
+  const meta: ListMeta = q.all
+    ? { page: 1, per_page: q.per_page, total, total_pages: total ? 1 : 0 }
+    : { page: q.page, per_page: q.per_page, total, total_pages: Math.ceil(total / q.per_page) };
+  return {
+    data,
+    meta: {
+      ...meta,
+      account: account,
+      from,
+      to,
+      opening_balance: money(openingBalance),
+      debit: money(debit),
+      credit: money(credit),
+      closing_balance: money(openingBalance.plus(debit).minus(credit)),
+    },
+  };
+}
+
+// ---- aged receivables and payables ----------------------------------------------------------------
+
+export const AGE_BUCKETS = ['not_due', 'days_1_30', 'days_31_60', 'days_61_90', 'days_over_90'] as const;
+export type AgeBucket = (typeof AGE_BUCKETS)[number];
+
+/** The bucket of a document `daysOverdue` days past its due date (0 or less: not due). Pure. */
+export function ageBucket(daysOverdue: number): AgeBucket {
+  if (daysOverdue <= 0) return 'not_due';
+  if (daysOverdue <= 30) return 'days_1_30';
+  if (daysOverdue <= 60) return 'days_31_60';
+  if (daysOverdue <= 90) return 'days_61_90';
+  return 'days_over_90';
+}
+
+export const AGED_LIST = {
+  sort: { name: 'name', total: 'total' },
+  defaultSort: 'name',
+  search: ['name', 'document_number'],
+  dateColumn: 'due_date',
+  dateDescription: "documents' due date",
+} satisfies ListSpec;
+
+interface OpenDocument {
+  party_id: string | null;
+  party_name: string;
+  document_id: string;
+  document_number: string;
+  date: Date;
+  due_date: Date;
+  open: Num;
+}
+
+type Buckets = Record<AgeBucket | 'total', Decimal>;
+const noBuckets = (): Buckets => ({ not_due: ZERO(), days_1_30: ZERO(), days_31_60: ZERO(), days_61_90: ZERO(), days_over_90: ZERO(), total: ZERO() });
+const bucketsJson = (b: Buckets) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, money(v)])) as Record<AgeBucket | 'total', number>;
+
+interface AgedDocumentView {
+  document_number: string;
+  date: string;
+  due_date: string;
+  days_overdue: number;
+  bucket: AgeBucket;
+  open_amount: number;
+}
+
+function aged<I extends string, D extends string>(docs: OpenDocument[], asOf: string, p: ReportPage, idField: I, docField: D) {
+  // The documents come by due date: each party's list keeps that order.
+  const parties = new Map<string, { id: string | null; name: string; buckets: Buckets; documents: (AgedDocumentView & Record<D, string>)[] }>();
+  for (const d of docs) {
+    const open = dec(d.open);
+    if (open.isZero()) continue;
+    const due = fromDate(d.due_date);
+    if ((p.since && due < p.since) || (p.until && due > p.until)) continue;
+    const key = d.party_id ?? '';
+    let party = parties.get(key);
+    if (!party) parties.set(key, (party = { id: d.party_id, name: d.party_name, buckets: noBuckets(), documents: [] }));
+    const days = daysBetween(due, asOf);
+    const bucket = ageBucket(days);
+    party.buckets[bucket] = party.buckets[bucket].plus(open);
+    party.buckets.total = party.buckets.total.plus(open);
+    party.documents.push({
+      ...({ [docField]: d.document_id } as Record<D, string>),
+      document_number: d.document_number,
+      date: fromDate(d.date),
+      due_date: due,
+      days_overdue: Math.max(0, days),
+      bucket,
+      open_amount: money(open),
+    });
+  }
+  const rows = [...parties.values()].sort((a, b) => a.name.localeCompare(b.name, 'da') || (a.id ?? '').localeCompare(b.id ?? ''));
+  // A search finds a party by its name or by the number of one of its documents.
+  const page = listOf(rows, p, {
+    sort: { name: (r) => r.name, total: (r) => r.buckets.total.toNumber() },
+    defaultSort: AGED_LIST.defaultSort,
+    search: (r) => [r.name, ...r.documents.map((d) => d.document_number)],
+  });
+  // The totals are those of every party the query selects, on every page.
+  const totals = noBuckets();
+  for (const party of page.matched) for (const b of [...AGE_BUCKETS, 'total'] as const) totals[b] = totals[b].plus(party.buckets[b]);
+  return {
+    data: page.data.map((party) => ({
+      ...({ [idField]: party.id } as Record<I, string | null>),
+      name: party.name,
+      ...bucketsJson(party.buckets),
+      documents: party.documents,
+    })),
+    meta: { ...page.meta, as_of: asOf, currency: 'DKK' as const, totals: bucketsJson(totals) },
+  };
+}
+
+export interface AgedQuery extends ReportPage {
+  as_of?: string | undefined;
+}
+
+/**
+ * Receivables by age at the end of as_of: each approved invoice issued by then, less the payments
+ * registered by then (in DKK, as they cleared receivables; a payment undone by then does not count),
+ * unless a credit note dated by then cancelled it (decision 546).
+ */
+export async function agedReceivables(db: Db, companyId: string, q: AgedQuery) {
+  const asOf = q.as_of ?? today();
+  const docs = await db.$queryRaw<OpenDocument[]>`
+    SELECT i.customer_id AS party_id, COALESCE(c.name, i.customer_name) AS party_name, i.id AS document_id,
+           i.invoice_number AS document_number, i.issue_date AS date, i.due_date,
+           i.total_dkk - COALESCE((
+             SELECT SUM(pl.credit - pl.debit)
+             FROM invoice_payments p
+             JOIN transaction_lines pl ON pl.transaction_id = p.transaction_id
+             JOIN accounts ra ON ra.id = pl.account_id AND ra.account_number = ${DEFAULT_ACCOUNTS.receivable}
+             WHERE p.invoice_id = i.id AND p.company_id = ${companyId}::uuid AND p.date <= ${asOf}::date
+               AND NOT EXISTS (SELECT 1 FROM ledger_transactions r WHERE r.id = p.reversed_transaction_id AND r.date <= ${asOf}::date)
+           ), 0) AS open
+    FROM invoices i
+    LEFT JOIN customers c ON c.id = i.customer_id
+    WHERE i.company_id = ${companyId}::uuid AND i.document_number IS NOT NULL AND i.issue_date <= ${asOf}::date
+      AND NOT EXISTS (SELECT 1 FROM credit_notes cn WHERE cn.invoice_id = i.id AND cn.date <= ${asOf}::date)
+    ORDER BY i.due_date, i.issue_date, i.document_number, i.id`;
+  return aged(docs, asOf, q, 'customer_id', 'invoice_id');
+}
+
+/**
+ * Payables by age at the end of as_of: each booked expense dated by then (what booking credited
+ * payables with, in DKK; an expense credit note is negative), unless paid or cancelled by then.
+ */
+export async function agedPayables(db: Db, companyId: string, q: AgedQuery) {
+  const asOf = q.as_of ?? today();
+  const docs = await db.$queryRaw<OpenDocument[]>`
+    SELECT e.supplier_id AS party_id, COALESCE(s.name, '') AS party_name, e.id AS document_id,
+           COALESCE(t.document_number::text, '') AS document_number, e.date, e.due_date, e.payable_dkk AS open
+    FROM expenses e
+    JOIN ledger_transactions t ON t.id = e.posted_transaction_id
+    LEFT JOIN suppliers s ON s.id = e.supplier_id
+    WHERE e.company_id = ${companyId}::uuid AND e.date <= ${asOf}::date
+      AND (e.paid_date IS NULL OR e.paid_date > ${asOf}::date)
+      AND NOT EXISTS (SELECT 1 FROM ledger_transactions r WHERE r.id = e.reversal_transaction_id AND r.date <= ${asOf}::date)
+    ORDER BY e.due_date, e.date, t.document_number, e.id`;
+  return aged(docs, asOf, q, 'supplier_id', 'expense_id');
+}
+
+// ---- customer statement ---------------------------------------------------------------------------
+
+export const STATEMENT_ENTRY_TYPES = ['invoice', 'credit_note', 'payment', 'payment_reversal', 'reminder'] as const;
+
+interface Entry {
+  date: Date;
+  type: (typeof STATEMENT_ENTRY_TYPES)[number];
+  document_number: string;
+  invoice_id: string;
+  due_date: Date | null;
+  amount: Num; // positive: the customer owes more
+  seq: bigint;
+}
+
+export interface StatementQuery {
+  id: string;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/**
+ * A customer's statement (kontoudtog) from..to: the balance owed at the start, each invoice, credit
+ * note, payment, undone payment and reminder charge in the period with the balance after it, and the
+ * balance at the end; in DKK as the documents moved receivables (decision 547).
+ */
+export async function customerStatement(db: Db, companyId: string, q: StatementQuery) {
+  const customer = await db.customer.findFirst({
+    where: { id: q.id, company_id: companyId, deleted_at: null },
+    select: { id: true, name: true, address_line1: true, address_line2: true, postal_code: true, city: true, country: true, cvr: true, email: true },
+  });
+  if (!customer) throw notFound('customer', q.id);
+  const { from, to } = await period(db, companyId, q);
+  const entries = await db.$queryRaw<Entry[]>`
+    WITH inv AS (
+      SELECT * FROM invoices WHERE company_id = ${companyId}::uuid AND customer_id = ${customer.id}::uuid AND document_number IS NOT NULL
+    ), cleared AS (
+      SELECT p.id, p.invoice_id, p.date, p.reversed_transaction_id, p.transaction_id, SUM(pl.credit - pl.debit) AS amount
+      FROM invoice_payments p JOIN inv ON inv.id = p.invoice_id
+      JOIN transaction_lines pl ON pl.transaction_id = p.transaction_id
+      JOIN accounts ra ON ra.id = pl.account_id AND ra.account_number = ${DEFAULT_ACCOUNTS.receivable}
+      GROUP BY p.id
+    )
+    SELECT * FROM (
+      SELECT issue_date AS date, 'invoice' AS type, invoice_number AS document_number, id AS invoice_id, due_date, total_dkk AS amount, posted_system_id AS seq FROM inv
+      UNION ALL
+      SELECT cn.date, 'credit_note', cn.document_number::text, inv.id, NULL, -inv.total_dkk, t.system_id
+        FROM credit_notes cn JOIN inv ON inv.id = cn.invoice_id JOIN ledger_transactions t ON t.id = cn.transaction_id
+      UNION ALL
+      SELECT c.date, 'payment', inv.invoice_number, inv.id, NULL, -c.amount, t.system_id
+        FROM cleared c JOIN inv ON inv.id = c.invoice_id JOIN ledger_transactions t ON t.id = c.transaction_id
+      UNION ALL
+      SELECT r.date, 'payment_reversal', inv.invoice_number, inv.id, NULL, c.amount, r.system_id
+        FROM cleared c JOIN inv ON inv.id = c.invoice_id JOIN ledger_transactions r ON r.id = c.reversed_transaction_id
+      UNION ALL
+      SELECT m.date, 'reminder', inv.invoice_number, inv.id, NULL, m.fee + m.interest, t.system_id
+        FROM invoice_reminders m JOIN inv ON inv.id = m.invoice_id JOIN ledger_transactions t ON t.id = m.transaction_id
+    ) e
+    WHERE e.date <= ${to}::date
+    ORDER BY e.date, e.seq`;
+  let balance = ZERO();
+  let debit = ZERO();
+  let credit = ZERO();
+  const lines = [];
+  for (const e of entries) {
+    const amount = dec(e.amount);
+    const date = fromDate(e.date);
+    balance = balance.plus(amount);
+    if (date < from) continue;
+    if (amount.isPositive()) debit = debit.plus(amount);
+    else credit = credit.minus(amount);
+    lines.push({
+      date,
+      type: e.type,
+      document_number: e.document_number,
+      invoice_id: e.invoice_id,
+      due_date: e.due_date ? fromDate(e.due_date) : null,
+      debit: money(amount.isPositive() ? amount : ZERO()),
+      credit: money(amount.isNegative() ? amount.negated() : ZERO()),
+      balance: money(balance),
+    });
+  }
+  const opening = balance.minus(debit).plus(credit);
+  return {
+    customer,
+    from,
+    to,
+    currency: 'DKK' as const,
+    opening_balance: money(opening),
+    debit: money(debit),
+    credit: money(credit),
+    closing_balance: money(balance),
+    lines,
+  };
+}
