@@ -226,6 +226,7 @@ export const ERROR_CODES = {
     status: 503,
     title: 'Filing with Skattestyrelsen not set up',
     when: 'a filing call on a server without the RSU B2B settings (SKAT_CERT_FILE, SKAT_CERT_PASSPHRASE, SKAT_GATEWAY_URL, SKAT_GATEWAY_CERT_FILE, SKAT_GATEWAY_CA_FILE), or whose certificate file does not open or has expired: `field` names the setting',
+  },
   fiscal_year_blocked: {
     status: 409,
     title: 'Fiscal year cannot be closed',
