@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import PDFDocument from 'pdfkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inTransaction } from '@tlr/db';
 import { asSystem, MAX_PROCESSING_ATTEMPTS, processPendingVouchers, runSaftImport } from '@tlr/domain';
 import { idem, newCompany, newKey, ok, startTestService, testDb, useCompany, waitFor } from './helpers.ts';
@@ -61,20 +61,20 @@ function* repeat(unit: string, size: number): Generator<Buffer> {
 
 // Staged files go to TMPDIR (os.tmpdir() reads it at each call): one of this file's own, to see them.
 let staging = '';
-const before = process.env.TMPDIR;
 let accountId = '';
 beforeAll(async () => {
   // The rules' worker starts now, under the machine's TMPDIR, where the compiled rules are kept (validate.ts).
   const warm = await send('/einvoices/inbound', 'application/xml', [EINVOICE]);
   expect(warm.status, JSON.stringify(warm.body)).toBe(201);
   staging = await mkdtemp(join(tmpdir(), 'tlr-hostile-test-'));
-  process.env.TMPDIR = staging;
+  // Stubbed, so that the end puts back exactly what was (unset included): the worker process runs other files after this one.
+  vi.stubEnv('TMPDIR', staging);
   const account = await t.raw.post<{ data: { id: string } }>('/bank-accounts', { name: 'Drift' });
   expect(account.status, account.text).toBe(201);
   accountId = account.body.data.id;
 });
 afterAll(async () => {
-  process.env.TMPDIR = before;
+  vi.unstubAllEnvs();
   await rm(staging, { recursive: true, force: true });
 });
 

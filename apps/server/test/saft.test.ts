@@ -134,7 +134,7 @@ describe('a small ledger', () => {
       blocks(tax, 'TaxCodeDetails')
         .map((x) => value(x, 'TaxCode'))
         .sort(),
-    ).toEqual(['EUV', 'EUY', 'IMPV', 'K0', 'K25', 'KDELVIS', 'KOMV', 'KREP', 'S0', 'S25', 'SEUV', 'SEUVI', 'SEUY', 'SEXP', 'SMF', 'SOMV', 'UY']);
+    ).toEqual(['EUV', 'EUY', 'IMPV', 'K0', 'K25', 'KDELVIS', 'KOMV', 'KREP', 'S0', 'S25', 'SEUT', 'SEUV', 'SEUVI', 'SEUY', 'SEXP', 'SMF', 'SOMV', 'UY']);
     expect(tax).toContain('<TaxCode>S25</TaxCode><EffectiveDate>');
   });
 

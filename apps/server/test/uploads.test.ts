@@ -7,7 +7,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { idem, useCompany } from './helpers.ts';
 
 // The first e-invoice of a process loads the official rules into a worker (seconds on a busy machine).
@@ -84,19 +84,19 @@ const ROUTES: Route[] = [
 
 // Staged files go to TMPDIR (os.tmpdir() reads it at each call): one of this file's own, to see them.
 let staging = '';
-const before = process.env.TMPDIR;
 beforeAll(async () => {
   // The rules' worker starts now, under the machine's TMPDIR, where the compiled rules are kept (validate.ts).
   const warm = await send('/einvoices/inbound', { 'Content-Type': 'application/xml' }, EINVOICE);
   expect(warm.status, JSON.stringify(warm.body)).toBe(201);
   staging = await mkdtemp(join(tmpdir(), 'tlr-upload-test-'));
-  process.env.TMPDIR = staging;
+  // Stubbed, so that the end puts back exactly what was (unset included): the worker process runs other files after this one.
+  vi.stubEnv('TMPDIR', staging);
   const account = await t.raw.post<{ data: { id: string } }>('/bank-accounts', { name: 'Drift' });
   expect(account.status, account.text).toBe(201);
   bankAccountId = account.body.data.id;
 });
 afterAll(async () => {
-  process.env.TMPDIR = before;
+  vi.unstubAllEnvs();
   await rm(staging, { recursive: true, force: true });
 });
 

@@ -132,7 +132,8 @@ export const vatRouter = router({
     .input(z.strictObject({ period: vatPeriod }))
     .output(single(vatFilingResource))
     .query(async ({ ctx, input }) => ({
-      data: await pollVatFiling(inTransaction(ctx.db), ctx.tx, ctx.scope, input.period, skatGateway(ctx.skat), ctx.store),
+      // The gateway's settings are wanted only to ask for a receipt: a bad period is a 400 and an unsent one a 404 on any server.
+      data: await pollVatFiling(inTransaction(ctx.db), ctx.tx, ctx.scope, input.period, () => skatGateway(ctx.skat), ctx.store),
     })),
   export: authedProcedure
     .meta({

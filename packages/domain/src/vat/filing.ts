@@ -390,7 +390,8 @@ export async function pollVatFiling(
   pool: Db,
   scope: CompanyScope,
   periodText: string,
-  gateway: SkatGateway | undefined,
+  /** The gateway, asked for only when a receipt is to be fetched (its settings may be missing: 503). */
+  gatewayOf: () => SkatGateway,
   store: VoucherStore | undefined,
 ): Promise<VatFilingView> {
   const { period } = await companyPeriod(pool, scope, periodText);
@@ -401,7 +402,8 @@ export async function pollVatFiling(
       `The VAT return for ${period.period} has not been submitted to Skattestyrelsen (POST /vat-returns/${period.period}/submit).`,
       'period',
     );
-  if (current.state !== 'submitted' || !gateway) return filingView(current);
+  if (current.state !== 'submitted') return filingView(current);
+  const gateway = gatewayOf();
   let answer: SkatAnswer;
   try {
     answer = await callSkat(gateway, 'MomsangivelseKvitteringHent', receiptRequest(newTransaction(), current.se_number, current.skat_transaction_id));
