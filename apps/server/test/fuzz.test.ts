@@ -214,7 +214,10 @@ describe('fuzzing every operation of the OpenAPI document', () => {
           });
           const text = await res.text();
           const where = `${method.toUpperCase()} ${concrete}?${qs} ${r.body?.slice(0, 200) ?? ''} -> ${res.status} ${text.slice(0, 300)}`;
-          if (res.status >= 500) failures.push(where);
+          // This server has no SKAT_* settings: filing a well-formed period answers the 503 the VAT filing
+          // order asks for (skat_not_configured, naming the setting), an operator's fault, not the request's.
+          const notConfigured = res.status === 503 && text.includes('"code":"skat_not_configured"');
+          if (res.status >= 500 && !notConfigured) failures.push(where);
           if (oauth && res.status >= 400 && res.status !== 429) {
             const error = /^application\/json/.test(res.headers.get('content-type') ?? '') ? (JSON.parse(text) as { error?: unknown }).error : undefined;
             if (typeof error !== 'string') failures.push(`not an RFC 6749 error: ${where}`);

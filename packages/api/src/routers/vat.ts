@@ -110,8 +110,8 @@ export const vatRouter = router({
     .input(z.strictObject({ period: vatPeriod }))
     .output(single(vatReturnResource))
     .mutation(async ({ ctx, input }) => {
-      const gateway = skatGateway(ctx.skat);
-      const { queued } = await submitVatReturn(ctx.tx, ctx.scope, input.period, gateway, ctx.skat?.retryUnitMs);
+      // The gateway's settings are wanted once the period is one: a bad period is a 400 on any server.
+      const { queued } = await submitVatReturn(ctx.tx, ctx.scope, input.period, () => skatGateway(ctx.skat), ctx.skat?.retryUnitMs);
       const jobs = ctx.jobs;
       if (queued && jobs) ctx.afterCommit(() => jobs.vatFilingQueued(queued));
       return { data: await getVatReturn(ctx.tx, ctx.scope, input.period) };

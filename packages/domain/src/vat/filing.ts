@@ -260,10 +260,12 @@ export async function submitVatReturn(
   db: Db,
   scope: CompanyScope,
   periodText: string,
-  gateway: SkatGateway,
+  /** The gateway, asked for once the period is known to be one (its settings may be missing: 503). */
+  gatewayOf: () => SkatGateway,
   retryUnitMs?: number,
 ): Promise<{ filing: VatFilingView; queued?: { id: string; due: Date } }> {
   const { period } = await companyPeriod(db, scope, periodText);
+  const gateway = gatewayOf();
   await db.$queryRaw`SELECT 1 FROM companies WHERE id = ${scope.companyId}::uuid FOR UPDATE`;
   const filed = await latestFiled(db, scope, period.period);
   if (!filed)
