@@ -1,4 +1,4 @@
-// Hostile files benchmark (issue 40): the hostile set sent to a running server through HTTP, one at a
+// Hostile files benchmark: the hostile set sent to a running server through HTTP, one at a
 // time and then four at once, with the server process's RSS while each is read next to its RSS at rest
 // (the bare baseline of the same run), the answer each got, and the slowest /healthz meanwhile.
 //
@@ -13,7 +13,7 @@
 //      e-invoice with <cbc:Percent>abc</cbc:Percent>, an e-invoice nested 10,000 deep
 //   d. each alone (RSS sampled every 20 ms from /proc), then the four large ones at once
 //
-// Aim (issue 40): under 600 MB while any one file is read, under 1 GB with four at once.
+// Aim: under 600 MB while any one file is read, under 1 GB with four at once.
 // Environment (all optional): DATABASE_URL, BENCH_HOSTILE_MIB (150).
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';

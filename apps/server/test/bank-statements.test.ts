@@ -10,7 +10,7 @@
 // schemas camt.053.001.02/.06/.08 (BkToCstmrStmt/Stmt/Bal/Ntry/NtryDtls/TxDtls) and camt.054.001.02
 // (BkToCstmrDbtCdtNtfctn/Ntfctn, a batch entry with NtryDtls/Btch and a TxDtls per transaction) and the
 // Danish banks' implementation guides (an FI payment id +71 in CdtrRefInf/Ref, kortart 71 as Prtry); the
-// CSV ones the presets' headers (docs/bank-statements.md), the two layouts issue 41 found fitting no
+// CSV ones the presets' headers (docs/bank-statements.md), the two layouts found fitting no
 // preset, and Danske Bank's category and English export headers as published by open-source importers of
 // its netbank export. None is a real bank's file.
 import { describe, expect, it } from 'vitest';
@@ -708,7 +708,7 @@ describe('POST /bank-accounts/{id}/statements: CSV', () => {
 });
 
 describe('POST /bank-accounts/{id}/statements: CSV by its column names', () => {
-  // The two layouts issue 41 found fitting no preset, as the banks write them: Windows-1252 with `;` and
+  // The two layouts found fitting no preset, as the banks write them: Windows-1252 with `;` and
   // a decimal comma, and UTF-8 with a BOM; compact dates; the header again where the export was stitched.
   it('imports "Bogført;Posteringstekst;Beløb i DKK;Saldo" without a preset: compact dates, Windows-1252, a repeated header skipped', async () => {
     const k = await t.newKey();

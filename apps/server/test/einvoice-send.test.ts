@@ -111,7 +111,7 @@ describe('the directory transport', () => {
     expect(shown.status).toBe('sent');
     expect(shown.einvoice).toEqual({ status: 'sent', message_id: queued.id, last_response: { source: 'directory', file: name } });
     expect(await eventsOf('invoice.sent', invoice.id)).toBe(1);
-    // The trail names the delivery worker, as it names every job (issue 40).
+    // The trail names the delivery worker, as it names every job.
     const trail = await svc.db.pool.query(`SELECT actor FROM control_trail WHERE resource_type = 'invoice' AND resource_id = $1 AND action = 'sent'`, [
       invoice.id,
     ]);

@@ -1,4 +1,4 @@
-// Hostile files on every upload route (issue 40, Order 23), through HTTP against PostgreSQL: each file is
+// Hostile files on every upload route, through HTTP against PostgreSQL: each file is
 // generated here as it is sent (nothing large is committed) and gets a 4xx naming the rule and the
 // bound, never a 500 nor a crash, and no staged file is left behind. Bounds: docs/hostile-files.md.
 import { spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Least privilege (issue 40, item 6): the service reads and writes the books as a role that is no
+// Least privilege: the service reads and writes the books as a role that is no
 // superuser and owns nothing, so that the control trail's triggers are not its only guard: it cannot
 // disable them, nor change or delete a row of the trail, whatever SQL it were made to send.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
