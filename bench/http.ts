@@ -27,12 +27,7 @@ const extraNodeFlags = () => (process.env.BENCH_NODE_FLAGS ?? '').split(' ').fil
 
 export async function spawnServer(spec: ServerSpec, opts: { cpuProfDir?: string } = {}): Promise<RunningServer> {
   // The V8 flags of `npm start`, so the server measured is the one that runs.
-  const execArgv = [
-    ...SERVER_NODE_FLAGS,
-    ...extraNodeFlags(),
-    ...RUN_TS,
-    ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []),
-  ];
+  const execArgv = [...SERVER_NODE_FLAGS, ...extraNodeFlags(), ...RUN_TS, ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])];
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const reply = await new Promise<FromChild>((resolve, reject) => {

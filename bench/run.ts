@@ -44,14 +44,7 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { paced, type PacedRequest } from './paced.ts';
-import {
-  createDatabase,
-  dropDatabase,
-  resolveDatabaseServer,
-  withDatabase,
-  type Database,
-  type DatabaseServer,
-} from '@tlr/db';
+import { createDatabase, dropDatabase, resolveDatabaseServer, withDatabase, type Database, type DatabaseServer } from '@tlr/db';
 import {
   addDays,
   authenticateApiKey,

@@ -363,11 +363,11 @@ export interface ServersFixture {
  * The setup of the files that spread requests over several servers: `startServers(extra)` in this
  * file's beforeAll, stopped in its afterAll. The fields are set once beforeAll has run.
  */
-export function useServers(extra = 2): ServersFixture {
+export function useServers(extra = 2, env: Record<string, string> = {}): ServersFixture {
   let servers: Awaited<ReturnType<typeof startServers>> | undefined;
   const f = { api: (i: number, credential: string) => api(f.urls[i % f.urls.length]!, credential) } as ServersFixture;
   beforeAll(async () => {
-    servers = await startServers(extra);
+    servers = await startServers(extra, env);
     [f.svc, f.urls] = [servers.svc, servers.urls];
   });
   afterAll(() => servers?.stop());

@@ -30,10 +30,10 @@ const apiServer = () => startTestService({ DATABASE_URL: own.url, SANDBOX_RESET_
 async function bigSandbox(name: string) {
   const company = await newCompany(name, undefined, own.db);
   const testKey = await company.key(undefined, 'test');
-  await testDb().pool.query(
-    `INSERT INTO customers (id, company_id, name) SELECT gen_random_uuid(), $1, 'Kunde ' || g FROM generate_series(1, $2::int) g`,
-    [testKey.company_id, ROWS],
-  );
+  await testDb().pool.query(`INSERT INTO customers (id, company_id, name) SELECT gen_random_uuid(), $1, 'Kunde ' || g FROM generate_series(1, $2::int) g`, [
+    testKey.company_id,
+    ROWS,
+  ]);
   return { testKey, sandboxId: testKey.company_id };
 }
 
