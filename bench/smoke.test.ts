@@ -42,7 +42,7 @@ const TINY: Record<string, Record<string, string>> = {
   'bench/webhooks.ts': { BENCH_EVENTS: '20', BENCH_RATE: '20', BENCH_SECONDS: '0.5' },
   'bench/scale.ts': { BENCH_SECONDS: '1', BENCH_CONNECTIONS: '2', BENCH_COMPANIES: '2' },
   'bench/einvoice-validate.ts': { BENCH_SECONDS: '0.2', BENCH_POOL_DOCUMENTS: '2', EINVOICE_VALIDATION_THREADS: '1' },
-  'bench/einvoice-inbound.ts': { BENCH_SECONDS: '0.3', BENCH_CONNECTIONS: '1' },
+  'bench/einvoice-inbound.ts': { BENCH_SECONDS: '0.3', BENCH_CONNECTIONS: '1', EINVOICE_VALIDATION_THREADS: '1' },
   'bench/einvoice-oioubl.ts': { BENCH_SECONDS: '0.2' },
   'bench/bank-matching.ts': { BENCH_INVOICES: '60', BENCH_LINES: '20' },
   'bench/bank-import.ts': { BENCH_LINES: '100' },

@@ -1,9 +1,12 @@
 // A bank line's match as the matching use cases take it: the line locked with its bank account, the
 // ledger lines of the bank's account it may reconcile with, and the line marked matched (once).
 import { Prisma, type BankAccount, type BankLine, type Db } from '@tlr/db';
+import { fromDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, notFound } from '../errors.ts';
-import type { Decimal } from '../money.ts';
+import { postTransaction } from '../ledger/post.ts';
+import type { PostingLine } from '../ledger/rules.ts';
+import { decimalOf, type Decimal } from '../money.ts';
 import type { Suggestion } from './rules.ts';
 import type { BANK_MATCH_TYPES } from './schema.ts';
 
@@ -80,6 +83,33 @@ export function markMatched(
           : e,
       ),
     );
+}
+
+/**
+ * A bank line posted on its booking date (the journal writer) and matched to that posting's line on the
+ * bank's ledger account: a manual posting from the line, or the tax account paid. `then` runs between the
+ * two, in the same transaction, with the posting's id.
+ */
+export async function postAndMatch(
+  db: Db,
+  scope: CompanyScope,
+  line: BankLine,
+  bank: Bank,
+  posting: { description: string; lines: PostingLine[] },
+  by: 'auto' | 'manual',
+  then?: (transactionId: string) => Promise<unknown>,
+): Promise<BankLine> {
+  const posted = await postTransaction(db, scope, { date: fromDate(line.booking_date), source: 'bank', sourceId: line.id, ...posting });
+  await then?.(posted.id);
+  const [journal] = await openLedgerLines(db, scope, bank, decimalOf(line.amount), Prisma.sql`l.transaction_id = ${posted.id}::uuid`);
+  return markMatched(db, line.id, {
+    match_type: 'posting',
+    invoice_id: null,
+    expense_id: null,
+    transaction_id: posted.id,
+    journal_line_id: journal!.id,
+    matched_by: by,
+  });
 }
 
 export const alreadyMatched = (line: BankLine) =>

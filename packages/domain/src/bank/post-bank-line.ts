@@ -1,18 +1,16 @@
 // POST /bank-lines/{id}/post: a line that pays no document (a fee, interest, an owner's draw) posted to an
 // account, with the VAT of a code split out, and marked matched to its posting.
-import { Prisma, type BankLine, type Db } from '@tlr/db';
-import { fromDate } from '../calendar.ts';
+import type { BankLine, Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 import { bookingLines, expenseVat } from '../expenses/rules.ts';
-import { postTransaction } from '../ledger/post.ts';
 import { reversingLines, type PostingLine } from '../ledger/rules.ts';
 import { Decimal, decimalOf } from '../money.ts';
 import { vatFromGross } from '../vat/arithmetic.ts';
 import { isSalesKind, vatLines } from '../vat/codes.ts';
 import { postableCode, vatCodesOf } from '../vat/treatments.ts';
 import type { PostLineInput } from './schema.ts';
-import { alreadyMatched, lockLine, markMatched, openLedgerLines } from './bank-line-match.ts';
+import { alreadyMatched, lockLine, postAndMatch } from './bank-line-match.ts';
 
 /**
  * POST /bank-lines/{id}/post: a line that pays no document (a fee, interest, an owner's draw) is posted
@@ -64,14 +62,5 @@ export async function postBankLine(db: Db, scope: CompanyScope, id: string, inpu
       lines = amount.isNegative() ? bill : reversingLines(bill);
     }
   }
-  const posted = await postTransaction(db, scope, { date: fromDate(line.booking_date), description: text, source: 'bank', sourceId: line.id, lines });
-  const [journal] = await openLedgerLines(db, scope, bank, amount, Prisma.sql`l.transaction_id = ${posted.id}::uuid`);
-  return markMatched(db, line.id, {
-    match_type: 'posting',
-    invoice_id: null,
-    expense_id: null,
-    transaction_id: posted.id,
-    journal_line_id: journal!.id,
-    matched_by: 'manual',
-  });
+  return postAndMatch(db, scope, line, bank, { description: text, lines }, 'manual');
 }

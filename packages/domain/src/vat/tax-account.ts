@@ -4,14 +4,12 @@
 // like an invoice payment (bank/find-candidates.ts, rule 0): by the OCR number in its text or reference
 // with the amount, or by the amount with Skattestyrelsen named in its text. The match posts the bank line
 // against Skyldig moms (the settlement's account) and records the posting on the filing.
-import { Prisma, type BankLine, type Db } from '@tlr/db';
-import { fromDate } from '../calendar.ts';
+import type { BankLine, Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, notFound } from '../errors.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
-import { postTransaction } from '../ledger/post.ts';
 import { Decimal, decimalOf } from '../money.ts';
-import { markMatched, openLedgerLines, type Bank } from '../bank/bank-line-match.ts';
+import { postAndMatch, type Bank } from '../bank/bank-line-match.ts';
 
 /** Skattestyrelsen named in a bank line's text or counterparty (SKAT, Skattestyrelsen, skattekonto). */
 const NAMES_SKAT = /\bskat(?:testyrelsen|tekonto(?:en)?)?\b/i;
@@ -66,15 +64,7 @@ export async function payTaxAccount(db: Db, scope: CompanyScope, line: BankLine,
     { accountId: settlement.id, debit: amount.isNegative() ? size : zero, credit: amount.isNegative() ? zero : size, description: text, vatCode: '' },
     { accountId: bank.ledgerAccountId, debit: amount.isNegative() ? zero : size, credit: amount.isNegative() ? size : zero, description: text, vatCode: '' },
   ];
-  const posted = await postTransaction(db, scope, { date: fromDate(line.booking_date), description: text, source: 'bank', sourceId: line.id, lines });
-  await db.vatFiling.update({ where: { id: filingId }, data: { paid_transaction_id: posted.id } });
-  const [journal] = await openLedgerLines(db, scope, bank, amount, Prisma.sql`l.transaction_id = ${posted.id}::uuid`);
-  return markMatched(db, line.id, {
-    match_type: 'posting',
-    invoice_id: null,
-    expense_id: null,
-    transaction_id: posted.id,
-    journal_line_id: journal!.id,
-    matched_by: by,
-  });
+  return postAndMatch(db, scope, line, bank, { description: text, lines }, by, (transactionId) =>
+    db.vatFiling.update({ where: { id: filingId }, data: { paid_transaction_id: transactionId } }),
+  );
 }
