@@ -182,8 +182,12 @@ class Manifest {
   }
 
   async discard() {
-    this.json.destroy();
-    this.sums.destroy();
+    // A write still under way when the archive is given up (the client left) fails after the destroy:
+    // that error is expected here, and unheard it would be an uncaught exception that ends the process.
+    for (const stream of [this.json, this.sums]) {
+      stream.on('error', () => {});
+      stream.destroy();
+    }
     await rm(this.dir, { recursive: true, force: true });
   }
 }
