@@ -40,7 +40,7 @@ const TINY: Record<string, Record<string, string>> = {
   },
   'bench/vouchers.ts': { BENCH_SECONDS: '0.3', BENCH_CONNECTIONS: '1', BENCH_LARGE_MB: '1' },
   'bench/webhooks.ts': { BENCH_EVENTS: '20', BENCH_RATE: '20', BENCH_SECONDS: '0.5' },
-  'bench/scale.ts': { BENCH_SECONDS: '1', BENCH_CONNECTIONS: '2', BENCH_COMPANIES: '2' },
+  'bench/scale.ts': { BENCH_SECONDS: '1', BENCH_CONNECTIONS: '2', BENCH_COMPANIES: '2', BENCH_API_PROCESSES: '2', BENCH_WORKER_PROCESSES: '1' },
   'bench/einvoice-validate.ts': { BENCH_SECONDS: '0.2', BENCH_POOL_DOCUMENTS: '2', EINVOICE_VALIDATION_THREADS: '1' },
   'bench/einvoice-inbound.ts': { BENCH_SECONDS: '0.3', BENCH_CONNECTIONS: '1', EINVOICE_VALIDATION_THREADS: '1' },
   'bench/einvoice-oioubl.ts': { BENCH_SECONDS: '0.2' },
