@@ -228,6 +228,67 @@ describe('SAF-T imports', () => {
   });
 });
 
+describe('on two servers sharing one database', () => {
+  it('the hostile set, sent to both at once, gets a 4xx or a named failed import for every file; /healthz answers within 1 s; nothing is left staged', async () => {
+    const second = await startTestService();
+    try {
+      const saft = SAFT.replace('<AuditFile', '<!DOCTYPE AuditFile [<!ENTITY name "Jensen">]>\n<AuditFile').replace('<Name>', '<Name>&name;');
+      const set: [string, string, () => Iterable<string | Buffer>][] = [
+        [statements(), 'text/csv', () => [CSV_HEAD, '02-03-2026;"', ...repeat('x', 8 * MiB), '";1,00;;;\n']],
+        [statements(), 'text/csv', () => repeat('Dato', 8 * MiB)],
+        [statements(), 'text/csv', () => [CSV_HEAD, ...repeat(';', 8 * MiB)]],
+        [statements(), 'text/csv', () => [CSV_HEAD, '02-03-2026;Geb\u0000yr;-10,00;1.090,00;;\n']],
+        [statements(), 'application/xml', () => [camt(`<Ntry>${'<AddtlNtryInf>'.repeat(30_000)}${'</AddtlNtryInf>'.repeat(30_000)}</Ntry>`)]],
+        [statements(), 'application/xml', () => [camt(Array.from({ length: 11 }, () => entry('999999999999999.99')).join(''))]],
+        ['/einvoices/inbound', 'application/xml', () => [EINVOICE.replace(/<cbc:Percent>[^<]*<\/cbc:Percent>/, '<cbc:Percent>abc</cbc:Percent>')]],
+        [
+          '/einvoices/inbound',
+          'application/xml',
+          () => [EINVOICE.replace('<cbc:Note>', `${'<cbc:Note>'.repeat(10_000)}${'</cbc:Note>'.repeat(9_999)}<cbc:Note>`)],
+        ],
+        ['/imports/saft', 'application/xml', () => [saft]],
+      ];
+      const servers = [t.svc.url, second.url];
+      let slowest = 0;
+      const unhealthy: number[] = [];
+      let sending = true;
+      const watch = Promise.all(
+        servers.map(async (url) => {
+          while (sending) {
+            const started = Date.now();
+            const r = await fetch(`${url}/healthz`);
+            await r.arrayBuffer();
+            if (r.status !== 200) unhealthy.push(r.status);
+            slowest = Math.max(slowest, Date.now() - started);
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        }),
+      );
+      // Every file to each server, all at once.
+      const answers = await Promise.all(
+        servers.flatMap((url) => set.map(async ([path, type, body]) => ({ path, answer: await send(path, type, body(), url) }))),
+      ).finally(() => (sending = false));
+      await watch;
+      for (const { path, answer } of answers) {
+        if (path !== '/imports/saft') expect([400, 413], `${path}: ${answer.status} ${JSON.stringify(answer.body)}`).toContain(answer.status);
+      }
+      // The SAF-T files are taken (202) and their imports fail by the rule, named.
+      const imports = answers.filter((a) => a.path === '/imports/saft').map((a) => a.answer as unknown as { status: number; body: { data: { id: string } } });
+      expect(imports.map((i) => i.status)).toEqual([202, 202]);
+      for (const { body } of imports) {
+        await runSaftImport(testDb(), body.data.id);
+        const done = (await ok(t.api.GET('/imports/{id}', { params: { path: { id: body.data.id } } }))).data;
+        expect(done).toMatchObject({ status: 'failed', problem: { code: 'saft_file_invalid', detail: expect.stringMatching(/declares a document type/) } });
+      }
+      expect(unhealthy).toEqual([]);
+      expect(slowest).toBeLessThan(1_000);
+      expect(await readdir(staging)).toEqual([]);
+    } finally {
+      await second.stop();
+    }
+  }, 120_000);
+});
+
 /** A PDF whose one content stream inflates to `inflated` bytes (a decompression bomb). */
 function bomb(inflated: number): Buffer {
   const data = deflateSync(Buffer.alloc(inflated, 0x20), { level: 9 });
