@@ -11,7 +11,7 @@ import { deflateSync } from 'node:zlib';
 import PDFDocument from 'pdfkit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inTransaction } from '@tlr/db';
-import { asSystem, MAX_PROCESSING_ATTEMPTS, processPendingVouchers, runSaftImport } from '@tlr/domain';
+import { asSystem, AUTOMATIC_MATCHING, autoMatch, MAX_PROCESSING_ATTEMPTS, processPendingVouchers, runSaftImport } from '@tlr/domain';
 import { idem, newCompany, newKey, ok, startTestService, testDb, useCompany, waitFor } from './helpers.ts';
 
 // The first e-invoice of a process loads the official rules into a worker (seconds on a busy machine).
@@ -368,6 +368,57 @@ describe('one company cannot stall another', () => {
     expect(took, `usual ${usual} ms`).toBeLessThan(Math.max(3 * usual, usual + 5_000));
     expect(await processVouchers()).toBe(0);
   }, 120_000);
+
+  it("automatic matching's sweep lets the companies take turns: one company's older lines do not keep another's waiting", async () => {
+    const other = await t.another('Ventende Linjer ApS');
+    const account = await other.raw.post<{ data: { id: string } }>('/bank-accounts', { name: 'Drift' });
+    const rows = Array.from({ length: 30 }, (_, i) => `${String(i + 1).padStart(2, '0')}-01-2026;Indbetaling ${i + 1};1,00;${1001 + i},00;;\n`);
+    const ours = await send(statements(), 'text/csv', ['Dato;Tekst;Beløb;Saldo;Status;Afstemt\n', ...rows]);
+    expect(ours.status, JSON.stringify(ours.body)).toBe(201);
+    const theirs = await other.raw.call('POST', `/bank-accounts/${account.body.data.id}/statements`, {
+      raw: 'Dato;Tekst;Beløb;Saldo;Status;Afstemt\n02-03-2026;Kontant;125,00;1.125,00;;\n',
+      headers: { 'Content-Type': 'text/csv', ...idem().header },
+    });
+    expect(theirs.status, theirs.text).toBe(201);
+    // As if nothing had looked at them yet (the import's own matching did): the sweep finds both companies' lines.
+    const companies = [t.company.companyId, other.company.companyId];
+    await testDb().pool.query(`UPDATE bank_lines SET checked_at = NULL, suggestions = '[]' WHERE company_id = ANY($1::uuid[])`, [companies]);
+    // A round of 10 lines: by age alone, all ten would be the first company's January lines.
+    await autoMatch(asSystem(inTransaction(t.svc.db), 'match-bank-lines', AUTOMATIC_MATCHING), t.svc.db.prisma, { limit: 10 });
+    const { rows: seen } = await testDb().pool.query<{ company_id: string; checked: number }>(
+      `SELECT company_id, count(*) FILTER (WHERE checked_at IS NOT NULL)::int AS checked FROM bank_lines WHERE company_id = ANY($1::uuid[]) GROUP BY company_id`,
+      [companies],
+    );
+    expect(Object.fromEntries(seen.map((r) => [r.company_id, r.checked]))[other.company.companyId]).toBe(1);
+  });
+
+  it("a company imports one SAF-T file at a time, so its files hold one place in the import queue; another company's file is taken meanwhile", async () => {
+    const [first, second] = await Promise.all([newCompany('Mange Filer ApS', '12345704'), newCompany('Én Fil ApS', '12345704')]);
+    const [many, one] = await Promise.all([newKey(t.svc.url, first), newKey(t.svc.url, second)]);
+    const upload = (firm: typeof many, xml: string) =>
+      firm.raw.call<{ data: { id: string; status: string } }>('POST', '/imports/saft', {
+        raw: xml,
+        headers: { 'Content-Type': 'application/xml', ...idem().header },
+      });
+    // The first file is refused by the job (a DOCTYPE), so that the company's books stay empty for the next.
+    const refusedByJob = SAFT.replace('<AuditFile', '<!DOCTYPE AuditFile>\n<AuditFile');
+    const queued = await upload(many, refusedByJob);
+    expect([queued.status, queued.body.data.status], queued.text).toEqual([202, 'queued']);
+    const another = SAFT.replace('<Description>Kassekladde</Description>', '<Description>Kassekladde 2</Description>');
+    const refused = await upload(many, another);
+    expect([refused.status, refused.body], refused.text).toMatchObject([409, { code: 'conflict', field: 'body' }]);
+    expect((refused.body as unknown as { detail: string }).detail).toContain(`import ${queued.body.data.id} is queued: a company imports one file at a time`);
+    // The same file again is still that import, and another company's file is taken.
+    expect((await upload(many, refusedByJob)).body.data.id).toBe(queued.body.data.id);
+    const theirs = await upload(one, SAFT);
+    expect(theirs.status).toBe(202);
+    // Once the import has ended, the company's next file is taken.
+    expect(await runSaftImport(testDb(), queued.body.data.id)).toMatchObject({ status: 'failed' });
+    const next = await upload(many, another);
+    expect(next.status).toBe(202);
+    // Nothing left queued for another file's worker.
+    await testDb().pool.query(`DELETE FROM imports WHERE id = ANY($1::uuid[])`, [[theirs.body.data.id, next.body.data.id]]);
+  });
 
   it('a document whose storage fails is retried alone, the others complete; after the last attempt it completes with the reason', async () => {
     await processVouchers();
