@@ -16,7 +16,7 @@
 import { inTransaction } from '@tlr/db';
 import { actingAs, Decimal, listControlTrail, postTransaction, type CompanyScope } from '@tlr/domain';
 import { cleanupStack } from './cleanup.ts';
-import { benchCompany, benchDatabase, machineLines, ms, procTicks, seconds } from './lib.ts';
+import { benchCompany, benchDatabase, cpuMeter, machineLines, ms, seconds } from './lib.ts';
 
 const POSTINGS = Number(process.env.BENCH_POSTINGS ?? 2_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -47,24 +47,18 @@ async function main() {
       db.pool.query(
         `ALTER TABLE ledger_transactions ${on ? 'ENABLE' : 'DISABLE'} TRIGGER ledger_transactions_trail, ${on ? 'ENABLE' : 'DISABLE'} TRIGGER ledger_transactions_registered`,
       );
-    // CPU time of this process and of the database's server processes serving it (from /proc when the
-    // server is on this machine): on a shared machine the wall time carries the other tenants' load.
-    const backends = async () => (await db.pool.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)).rows.map((r) => r.pid as number);
-    const cpuMs = (pids: number[]) => {
-      const { user, system } = process.cpuUsage();
-      return (user + system) / 1000 + pids.reduce((sum, pid) => sum + (procTicks(pid) ?? 0) * 10, 0);
-    };
+    // CPU time beside wall time: on a shared machine the wall time carries the other tenants' load.
+    const cpuMs = cpuMeter(db.pool);
     const round = async (trail: boolean) => {
       await triggers(trail);
-      const pids = await backends();
-      const cpu0 = cpuMs(pids);
+      const cpu0 = await cpuMs();
       const start = process.hrtime.bigint();
       for (let i = 0; i < POSTINGS; i++) {
         const work = () => run((tx) => postTransaction(tx, scope, posting(i)));
         await (trail ? actingAs({ type: 'api_key', id: keyId }, `bench-${i}`, work) : work());
       }
       const wall = seconds(start);
-      cpu[trail ? 'trail' : 'bare'] += cpuMs(pids) - cpu0;
+      cpu[trail ? 'trail' : 'bare'] += (await cpuMs()) - cpu0;
       return wall;
     };
     const times = { trail: [] as number[], bare: [] as number[] };
