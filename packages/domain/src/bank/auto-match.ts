@@ -1,17 +1,27 @@
 // Automatic matching: the lines not yet looked at, a batch per transaction, each line matched when exactly
-// one target is certain; the row locks and the unique ledger line make each match happen once.
-import { Prisma, type Db, type InTransaction } from '@tlr/db';
+// one target is certain; the row locks and the unique ledger line make each match happen once. The lines
+// that pay invoices are paid together, set-based (invoices/register-payments.ts); the rest line by line.
+import { Prisma, type BankLine, type Db, type InTransaction } from '@tlr/db';
+import { fromDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
-import { DomainError } from '../errors.ts';
+import { DomainError, invalidRequest } from '../errors.ts';
+import { registerPayments, type BatchPayment } from '../invoices/register-payments.ts';
+import { decimalOf } from '../money.ts';
 import { rankSuggestions, type Suggestion } from './rules.ts';
-import { lockLine, type Target } from './bank-line-match.ts';
-import { findCandidates } from './find-candidates.ts';
+import type { Bank, Found, Target } from './bank-line-match.ts';
+import { findCandidatesMany } from './find-candidates.ts';
 import { applyMatch } from './apply-match.ts';
 
-/** Lines matched per transaction: a transaction costs far more than a line's statements (docs/perf.md). */
-const AUTO_BATCH = 100;
+/**
+ * Lines matched per transaction: a transaction costs far more than a line's statements, and the
+ * invoices' payments of a batch are written together (docs/perf.md). The journal's number lock is
+ * held from the batch's first posting to its commit, so a batch stays well under a second.
+ */
+const AUTO_BATCH = 500;
 
-/** The invoice or expense a match would pay, locked unless another transaction holds it (then: null). */
+type Outcome = 'matched' | 'unmatched' | 'skipped';
+
+/** The invoice or expense a match would pay, locked unless another transaction holds it (then: false). */
 async function lockTarget(db: Db, target: Target): Promise<boolean> {
   if (target.type === 'transaction') return true;
   if (target.type === 'vat_filing') {
@@ -25,42 +35,184 @@ async function lockTarget(db: Db, target: Target): Promise<boolean> {
   return rows.length > 0;
 }
 
+/** The first suggestion's reasons end with why the match was refused. */
+const refusedWith = (suggestions: Suggestion[], e: DomainError) =>
+  suggestions.map((s, i) => (i === 0 ? { ...s, reasons: [...s.reasons, `not matched: ${e.message}`] } : s));
+
+interface Looked {
+  line: BankLine;
+  bank: Bank;
+  suggestions: Suggestion[];
+  target: Target | undefined;
+}
+
 /**
- * Automatic matching of one line, inside the batch's transaction and its own savepoint. The line is
- * taken with SKIP LOCKED and only while unmatched, and so is the invoice or expense it would pay: the
- * machine never waits on a row a request holds (which could be waiting on the machine's document number),
- * it leaves that line for the next round. A match the payment functions refuse (a locked period, no
- * exchange rate) is rolled back to the savepoint and the line kept unmatched with the refusal among its
- * first suggestion's reasons.
+ * One line's match on its own, inside the batch's transaction and its own savepoint: the target locked
+ * with SKIP LOCKED (the machine never waits on a row a request holds, which could be waiting on the
+ * machine's document number; it leaves that line for the next round), then applyMatch. A match the
+ * payment functions refuse (a locked period, no exchange rate) is rolled back to the savepoint and the
+ * line kept unmatched with the refusal among its first suggestion's reasons.
  */
-async function autoMatchLine(db: Db, scope: CompanyScope, id: string): Promise<'matched' | 'unmatched' | 'skipped'> {
+async function matchOne(db: Db, scope: CompanyScope, l: Looked): Promise<{ outcome: Outcome; suggestions: Suggestion[] }> {
   await db.$executeRaw`SAVEPOINT bank_line`;
-  let suggestions: Suggestion[] = [];
-  let outcome: 'matched' | 'unmatched' | 'skipped' = 'unmatched';
+  let outcome: Outcome = 'skipped';
+  let suggestions = l.suggestions;
   try {
-    const locked = await lockLine(db, scope, id, true);
-    const found = locked && locked.line.status === 'unmatched' ? await findCandidates(db, scope, locked.line, locked.bank) : undefined;
-    suggestions = rankSuggestions(found?.suggestions ?? []);
-    const target = found?.certain.length === 1 ? found.certain[0]! : undefined;
-    if (!locked || !found || (target && !(await lockTarget(db, target)))) outcome = 'skipped';
-    else if (target) {
-      await applyMatch(db, scope, locked.line, locked.bank, target, 'auto');
+    if (await lockTarget(db, l.target!)) {
+      await applyMatch(db, scope, l.line, l.bank, l.target!, 'auto');
       outcome = 'matched';
     }
   } catch (e) {
     // Anything but a refusal (the database gone, a deadlock) ends the batch's transaction as it is.
     if (!(e instanceof DomainError)) throw e;
     await db.$executeRaw`ROLLBACK TO SAVEPOINT bank_line`;
-    suggestions = suggestions.map((s, i) => (i === 0 ? { ...s, reasons: [...s.reasons, `not matched: ${e.message}`] } : s));
+    suggestions = refusedWith(suggestions, e);
+    outcome = 'unmatched';
   }
   await db.$executeRaw`RELEASE SAVEPOINT bank_line`;
-  if (outcome === 'unmatched') {
-    await db.bankLine.updateMany({
-      where: { id, status: 'unmatched' },
-      data: { checked_at: new Date(), suggestions: suggestions as unknown as Prisma.InputJsonValue },
-    });
+  return { outcome, suggestions };
+}
+
+/**
+ * The invoice matches of a batch, paid together: the invoices locked in id order with SKIP LOCKED (one
+ * held elsewhere leaves its line for the next round), read again under the lock and checked as
+ * applyMatch and registerPayment check them; then the payments and the lines' new state, set-based,
+ * in a savepoint. A refusal only the writing finds rolls the savepoint back and the lines are matched
+ * one by one (matchOne), so one line's refusal never costs the others their match.
+ */
+async function matchInvoices(db: Db, scope: CompanyScope, looked: Looked[], out: Map<BankLine, { outcome: Outcome; suggestions: Suggestion[] }>) {
+  const locked = new Set(
+    (
+      await db.$queryRaw<{ id: string }[]>`
+        SELECT id FROM invoices WHERE id = ANY(${looked.map((l) => l.target!.id)}::uuid[]) AND company_id = ${scope.companyId}::uuid
+         ORDER BY id FOR UPDATE SKIP LOCKED`
+    ).map((r) => r.id),
+  );
+  const rows = new Map(
+    (
+      await db.invoice.findMany({
+        where: { company_id: scope.companyId, id: { in: [...locked] } },
+        select: {
+          id: true,
+          invoice_number: true,
+          status: true,
+          currency: true,
+          total: true,
+          paid_amount: true,
+          total_dkk: true,
+          paid_dkk: true,
+          exchange_rate: true,
+        },
+      })
+    ).map((r) => [r.id, r]),
+  );
+  const paying: { l: Looked; payment: BatchPayment }[] = [];
+  for (const l of looked) {
+    const invoice = rows.get(l.target!.id);
+    if (!invoice) {
+      out.set(l.line, { outcome: 'skipped', suggestions: l.suggestions });
+      continue;
+    }
+    // applyMatch's refusals of an invoice match, before the payment's own.
+    const amount = decimalOf(l.line.amount);
+    const refusal = !amount.greaterThan(0)
+      ? invalidRequest(`A bank line of ${amount.toFixed(2)} is money out; an invoice is paid by money in.`, 'invoice_id')
+      : invoice.currency !== l.bank.account.currency
+        ? invalidRequest(`The invoice is in ${invoice.currency}; the bank account is in ${l.bank.account.currency}.`, 'invoice_id')
+        : undefined;
+    if (refusal) out.set(l.line, { outcome: 'unmatched', suggestions: refusedWith(l.suggestions, refusal) });
+    else paying.push({ l, payment: { invoice, amount, date: fromDate(l.line.booking_date), account_number: l.bank.account.account_number } });
   }
-  return outcome;
+  if (!paying.length) return;
+  await db.$executeRaw`SAVEPOINT bank_batch`;
+  try {
+    const outcomes = await registerPayments(
+      db,
+      scope,
+      paying.map((p) => p.payment),
+    );
+    const matched: { l: Looked; transactionId: string; journalLineId: string }[] = [];
+    for (const [i, o] of outcomes.entries()) {
+      const { l } = paying[i]!;
+      if ('refused' in o) out.set(l.line, { outcome: 'unmatched', suggestions: refusedWith(l.suggestions, o.refused) });
+      else matched.push({ l, transactionId: o.transactionId, journalLineId: o.receivedLineId });
+    }
+    // As markMatched, for many: the payment's first line is the money received on the bank's ledger account.
+    const now = new Date();
+    if (matched.length) {
+      await db.$executeRaw`
+        UPDATE bank_lines b
+           SET status = 'matched', match_type = 'invoice', invoice_id = u.invoice_id, expense_id = NULL, transaction_id = u.transaction_id,
+               journal_line_id = u.journal_line_id, matched_by = 'auto', matched_at = ${now}, checked_at = ${now}, suggestions = '[]'::jsonb
+          FROM unnest(${matched.map((m) => m.l.line.id)}::uuid[], ${matched.map((m) => m.l.target!.id)}::uuid[], ${matched.map((m) => m.transactionId)}::uuid[],
+                      ${matched.map((m) => m.journalLineId)}::uuid[]) AS u(id, invoice_id, transaction_id, journal_line_id)
+         WHERE b.id = u.id AND b.company_id = ${scope.companyId}::uuid`;
+    }
+    await db.$executeRaw`RELEASE SAVEPOINT bank_batch`;
+    for (const m of matched) out.set(m.l.line, { outcome: 'matched', suggestions: [] });
+  } catch (e) {
+    if (!(e instanceof DomainError)) throw e;
+    await db.$executeRaw`ROLLBACK TO SAVEPOINT bank_batch`;
+    await db.$executeRaw`RELEASE SAVEPOINT bank_batch`;
+    for (const { l } of paying) out.set(l.line, await matchOne(db, scope, l));
+  }
+}
+
+/**
+ * One batch of lines of one company, in the caller's transaction. Each line is taken with SKIP LOCKED
+ * and only while unmatched (in id order, as every matcher takes them); what they may pay is read for
+ * all of them at once (findCandidatesMany). A line whose invoice an earlier line of the batch pays is
+ * left for the next round, which sees that payment, as one line after another would.
+ */
+async function matchBatch(db: Db, scope: CompanyScope, ids: string[]): Promise<Map<string, Outcome>> {
+  const taken = await db.$queryRaw<{ id: string }[]>`
+    SELECT id FROM bank_lines WHERE id = ANY(${ids}::uuid[]) AND company_id = ${scope.companyId}::uuid AND status = 'unmatched'
+     ORDER BY id FOR UPDATE SKIP LOCKED`;
+  const outcomes = new Map<string, Outcome>(ids.map((id) => [id, 'skipped']));
+  if (!taken.length) return outcomes;
+  const order = new Map(ids.map((id, i) => [id, i]));
+  const lines = (await db.bankLine.findMany({ where: { id: { in: taken.map((t) => t.id) } }, include: { bank_account: true } })).sort(
+    (a, b) => order.get(a.id)! - order.get(b.id)!,
+  );
+  const ledger = new Map(
+    (
+      await db.account.findMany({
+        where: { company_id: scope.companyId, account_number: { in: [...new Set(lines.map((l) => l.bank_account.account_number))] } },
+        select: { id: true, account_number: true },
+      })
+    ).map((a) => [a.account_number, a.id]),
+  );
+  const items = lines.map((line) => {
+    const ledgerAccountId = ledger.get(line.bank_account.account_number);
+    if (!ledgerAccountId) throw new Error(`The chart of accounts has no account ${line.bank_account.account_number} of bank account ${line.bank_account.id}.`);
+    return { line, bank: { account: line.bank_account, ledgerAccountId } };
+  });
+  const found: Found[] = await findCandidatesMany(db, scope, items);
+  const done = new Map<BankLine, { outcome: Outcome; suggestions: Suggestion[] }>();
+  const invoiceMatches: Looked[] = [];
+  const paidHere = new Set<string>();
+  for (const [i, { line, bank }] of items.entries()) {
+    const f = found[i]!;
+    const l: Looked = { line, bank, suggestions: rankSuggestions(f.suggestions), target: f.certain.length === 1 ? f.certain[0] : undefined };
+    if (!l.target) done.set(line, { outcome: 'unmatched', suggestions: l.suggestions });
+    else if (l.target.type !== 'invoice') done.set(line, await matchOne(db, scope, l));
+    else if (paidHere.has(l.target.id)) done.set(line, { outcome: 'skipped', suggestions: l.suggestions });
+    else {
+      paidHere.add(l.target.id);
+      invoiceMatches.push(l);
+    }
+  }
+  if (invoiceMatches.length) await matchInvoices(db, scope, invoiceMatches, done);
+  // The lines looked at and not matched: checked, with their suggestions, in one statement.
+  const unmatched = [...done].filter(([, d]) => d.outcome === 'unmatched');
+  if (unmatched.length) {
+    await db.$executeRaw`
+      UPDATE bank_lines b SET checked_at = ${new Date()}, suggestions = u.suggestions::jsonb
+        FROM unnest(${unmatched.map(([l]) => l.id)}::uuid[], ${unmatched.map(([, d]) => JSON.stringify(d.suggestions))}::text[]) AS u(id, suggestions)
+       WHERE b.id = u.id AND b.status = 'unmatched'`;
+  }
+  for (const [line, d] of done) outcomes.set(line.id, d.outcome);
+  return outcomes;
 }
 
 export interface MatchRound {
@@ -81,15 +233,21 @@ export async function autoMatch(run: InTransaction, db: Db, o: { bankAccountId?:
        WHERE b.checked_at IS NULL AND b.status = 'unmatched' ${o.bankAccountId ? Prisma.sql`AND b.bank_account_id = ${o.bankAccountId}::uuid` : Prisma.empty}
        ORDER BY b.booking_date, b.id LIMIT ${Math.min(AUTO_BATCH, limit - round.checked)}`;
     if (!batch.length) break;
+    const companies = new Map<string, { scope: CompanyScope; ids: string[] }>();
+    for (const l of batch) {
+      const c = companies.get(l.company_id) ?? { scope: { companyId: l.company_id, livemode: l.livemode }, ids: [] };
+      c.ids.push(l.id);
+      companies.set(l.company_id, c);
+    }
     const done = await run(async (tx) => {
-      const outcomes = [];
-      for (const l of batch) outcomes.push(await autoMatchLine(tx, { companyId: l.company_id, livemode: l.livemode }, l.id));
+      const outcomes: Outcome[] = [];
+      for (const { scope, ids } of companies.values()) outcomes.push(...(await matchBatch(tx, scope, ids)).values());
       return outcomes;
     });
     const looked = done.filter((d) => d !== 'skipped');
     round.checked += looked.length;
     round.matched += looked.filter((d) => d === 'matched').length;
-    // Every line of the batch was another's (a matcher, a request): leave the rest to them and the next round.
+    // Every line of the batch was another's (a matcher, a request) or waits on an earlier line's payment: leave them to the next round.
     if (!looked.length) break;
   }
   return round;

@@ -5,7 +5,7 @@ import type { Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 import { Decimal } from '../money.ts';
-import { postTransaction, type PostingSource } from './post.ts';
+import { postTransaction, type Posting, type PostingSource } from './post.ts';
 import { reversingLines, storedPostingLine, type PostingLine } from './rules.ts';
 import { toDkk } from '../currency/rules.ts';
 
@@ -68,6 +68,14 @@ function signedLine(accountId: string, signed: Decimal, description: string, ext
  * on the same account, as the booking made it, so that every line in the currency is amount × rate.
  */
 export function postPayment(db: Db, scope: CompanyScope, p: PaymentPosting) {
+  return postTransaction(db, scope, paymentPosting(p));
+}
+
+/**
+ * The posting postPayment writes, for a caller that posts many through a journal batch. Its first line
+ * is the debit side's (the amount received, in the document's currency when it has one).
+ */
+export function paymentPosting(p: PaymentPosting): Posting {
   const text = p.text.slice(0, 500);
   const foreign = p.foreign && p.foreign.currency !== 'DKK' ? p.foreign : undefined;
   const side = (accountId: string, signed: Decimal, rate: Decimal): PostingLine[] => {
@@ -82,7 +90,7 @@ export function postPayment(db: Db, scope: CompanyScope, p: PaymentPosting) {
   };
   // A gain (more received or less paid in DKK than the document booked) is credited, a loss debited.
   const difference = p.credit.minus(p.debit);
-  return postTransaction(db, scope, {
+  return {
     date: p.date,
     description: text,
     source: 'payment',
@@ -92,7 +100,7 @@ export function postPayment(db: Db, scope: CompanyScope, p: PaymentPosting) {
       ...side(p.creditAccountId, p.credit.negated(), foreign?.creditRate ?? new Decimal(0)),
       ...(difference.isZero() ? [] : [signedLine(p.differenceAccountId!, difference, `Kursdifference: ${text}`)]),
     ],
-  });
+  };
 }
 
 /** Posts the line-by-line reversal of a document's posting, linked to it (reverses_id: at most once). */
