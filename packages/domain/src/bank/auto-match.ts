@@ -5,6 +5,7 @@ import { Prisma, type BankLine, type Db, type InTransaction } from '@tlr/db';
 import { fromDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
+import type { PayableInvoice } from '../invoices/register-payment.ts';
 import { registerPayments, type BatchPayment } from '../invoices/register-payments.ts';
 import { decimalOf } from '../money.ts';
 import { rankSuggestions, type Suggestion } from './rules.ts';
@@ -81,29 +82,13 @@ async function matchOne(db: Db, scope: CompanyScope, l: Looked): Promise<{ outco
  * one by one (matchOne), so one line's refusal never costs the others their match.
  */
 async function matchInvoices(db: Db, scope: CompanyScope, looked: Looked[], out: Map<BankLine, { outcome: Outcome; suggestions: Suggestion[] }>) {
-  const locked = new Set(
-    (
-      await db.$queryRaw<{ id: string }[]>`
-        SELECT id FROM invoices WHERE id = ANY(${looked.map((l) => l.target!.id)}::uuid[]) AND company_id = ${scope.companyId}::uuid
-         ORDER BY id FOR UPDATE SKIP LOCKED`
-    ).map((r) => r.id),
-  );
+  // Locked and read in one statement: FOR UPDATE returns each row as the last commit left it.
   const rows = new Map(
     (
-      await db.invoice.findMany({
-        where: { company_id: scope.companyId, id: { in: [...locked] } },
-        select: {
-          id: true,
-          invoice_number: true,
-          status: true,
-          currency: true,
-          total: true,
-          paid_amount: true,
-          total_dkk: true,
-          paid_dkk: true,
-          exchange_rate: true,
-        },
-      })
+      await db.$queryRaw<PayableInvoice[]>`
+        SELECT id, invoice_number, status, currency, total, paid_amount, total_dkk, paid_dkk, exchange_rate
+          FROM invoices WHERE id = ANY(${looked.map((l) => l.target!.id)}::uuid[]) AND company_id = ${scope.companyId}::uuid
+         ORDER BY id FOR UPDATE SKIP LOCKED`
     ).map((r) => [r.id, r]),
   );
   const paying: { l: Looked; payment: BatchPayment }[] = [];
@@ -165,15 +150,20 @@ async function matchInvoices(db: Db, scope: CompanyScope, looked: Looked[], out:
  * left for the next round, which sees that payment, as one line after another would.
  */
 async function matchBatch(db: Db, scope: CompanyScope, ids: string[]): Promise<Map<string, Outcome>> {
-  const taken = await db.$queryRaw<{ id: string }[]>`
-    SELECT id FROM bank_lines WHERE id = ANY(${ids}::uuid[]) AND company_id = ${scope.companyId}::uuid AND status = 'unmatched'
+  const order = new Map(ids.map((id, i) => [id, i]));
+  // Locked and read in one statement (as lockLine, with SKIP LOCKED): each row as the last commit left it.
+  const taken = await db.$queryRaw<BankLine[]>`
+    SELECT * FROM bank_lines WHERE id = ANY(${ids}::uuid[]) AND company_id = ${scope.companyId}::uuid AND status = 'unmatched'
      ORDER BY id FOR UPDATE SKIP LOCKED`;
   const outcomes = new Map<string, Outcome>(ids.map((id) => [id, 'skipped']));
   if (!taken.length) return outcomes;
-  const order = new Map(ids.map((id, i) => [id, i]));
-  const lines = (await db.bankLine.findMany({ where: { id: { in: taken.map((t) => t.id) } }, include: { bank_account: true } })).sort(
-    (a, b) => order.get(a.id)! - order.get(b.id)!,
+  const accounts = new Map(
+    (await db.bankAccount.findMany({ where: { company_id: scope.companyId, id: { in: [...new Set(taken.map((l) => l.bank_account_id))] } } })).map((a) => [
+      a.id,
+      a,
+    ]),
   );
+  const lines = taken.map((l) => ({ ...l, bank_account: accounts.get(l.bank_account_id)! })).sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   const ledger = new Map(
     (
       await db.account.findMany({
