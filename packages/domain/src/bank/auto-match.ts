@@ -1,12 +1,14 @@
 // Automatic matching: the lines not yet looked at, a batch per transaction, each line matched when exactly
 // one target is certain; the row locks and the unique ledger line make each match happen once. The lines
-// that pay invoices are paid together, set-based (invoices/register-payments.ts); the rest line by line.
+// that pay invoices and expenses are paid together, set-based (invoices/register-payments.ts,
+// expenses/pay-expenses.ts); the rest (postings, the tax account) line by line.
 import { Prisma, type BankLine, type Db, type InTransaction } from '@tlr/db';
 import { fromDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 import type { PayableInvoice } from '../invoices/register-payment.ts';
 import { registerPayments, type BatchPayment } from '../invoices/register-payments.ts';
+import { payExpenses, type ExpenseBatchPayment } from '../expenses/pay-expenses.ts';
 import { decimalOf } from '../money.ts';
 import { rankSuggestions, type Suggestion } from './rules.ts';
 import type { Bank, Found, Target } from './bank-line-match.ts';
@@ -74,63 +76,123 @@ async function matchOne(db: Db, scope: CompanyScope, l: Looked): Promise<{ outco
   return { outcome, suggestions };
 }
 
-/**
- * The invoice matches of a batch, paid together: the invoices locked in id order with SKIP LOCKED (one
- * held elsewhere leaves its line for the next round), read again under the lock and checked as
- * applyMatch and registerPayment check them; then the payments and the lines' new state, set-based,
- * in a savepoint. A refusal only the writing finds rolls the savepoint back and the lines are matched
- * one by one (matchOne), so one line's refusal never costs the others their match.
- */
-async function matchInvoices(db: Db, scope: CompanyScope, looked: Looked[], out: Map<BankLine, { outcome: Outcome; suggestions: Suggestion[] }>) {
+type Done = Map<BankLine, { outcome: Outcome; suggestions: Suggestion[] }>;
+
+/** The ids of `type` the lines pay, locked in id order with SKIP LOCKED: those another transaction holds are missing. */
+function lockRows<T extends { id: string }>(db: Db, scope: CompanyScope, table: 'invoices' | 'expenses', ids: string[], columns: Prisma.Sql): Promise<T[]> {
+  if (!ids.length) return Promise.resolve([]);
   // Locked and read in one statement: FOR UPDATE returns each row as the last commit left it.
-  const rows = new Map(
+  return db.$queryRaw<T[]>`
+    SELECT ${columns} FROM ${Prisma.raw(table)} WHERE id = ANY(${ids}::uuid[]) AND company_id = ${scope.companyId}::uuid ORDER BY id FOR UPDATE SKIP LOCKED`;
+}
+
+/**
+ * The invoice and expense matches of a batch, paid together: the invoices and expenses locked in id
+ * order with SKIP LOCKED (one held elsewhere leaves its line for the next round), read again under the
+ * lock and checked as applyMatch checks them; then the payments (registerPayments, payExpenses) and the
+ * lines' new state, set-based, in a savepoint. A refusal only the writing finds rolls the savepoint back
+ * and the lines are matched one by one (matchOne), so one line's refusal never costs the others theirs.
+ */
+async function matchDocuments(db: Db, scope: CompanyScope, looked: Looked[], out: Done) {
+  const ofType = (type: Target['type']) => looked.filter((l) => l.target!.type === type).map((l) => l.target!.id);
+  const invoices = new Map(
     (
-      await db.$queryRaw<PayableInvoice[]>`
-        SELECT id, invoice_number, status, currency, total, paid_amount, total_dkk, paid_dkk, exchange_rate
-          FROM invoices WHERE id = ANY(${looked.map((l) => l.target!.id)}::uuid[]) AND company_id = ${scope.companyId}::uuid
-         ORDER BY id FOR UPDATE SKIP LOCKED`
+      await lockRows<PayableInvoice>(
+        db,
+        scope,
+        'invoices',
+        ofType('invoice'),
+        Prisma.sql`id, invoice_number, status, currency, total, paid_amount, total_dkk, paid_dkk, exchange_rate`,
+      )
     ).map((r) => [r.id, r]),
   );
-  const paying: { l: Looked; payment: BatchPayment }[] = [];
+  const lockedExpenses = (await lockRows<{ id: string }>(db, scope, 'expenses', ofType('expense'), Prisma.sql`id`)).map((r) => r.id);
+  const expenses = new Map(
+    (lockedExpenses.length ? await db.expense.findMany({ where: { company_id: scope.companyId, id: { in: lockedExpenses } } }) : []).map((r) => [r.id, r]),
+  );
+  const paying: { l: Looked; invoice?: BatchPayment; expense?: ExpenseBatchPayment }[] = [];
+  const alone: Looked[] = [];
   for (const l of looked) {
-    const invoice = rows.get(l.target!.id);
-    if (!invoice) {
-      out.set(l.line, { outcome: 'skipped', suggestions: l.suggestions });
-      continue;
-    }
-    // applyMatch's refusals of an invoice match, before the payment's own.
     const amount = decimalOf(l.line.amount);
-    const refusal = !amount.greaterThan(0)
-      ? invalidRequest(`A bank line of ${amount.toFixed(2)} is money out; an invoice is paid by money in.`, 'invoice_id')
-      : invoice.currency !== l.bank.account.currency
-        ? invalidRequest(`The invoice is in ${invoice.currency}; the bank account is in ${l.bank.account.currency}.`, 'invoice_id')
-        : undefined;
+    const settle = { date: fromDate(l.line.booking_date), account_number: l.bank.account.account_number };
+    const currency = l.bank.account.currency;
+    let refusal: DomainError | undefined;
+    if (l.target!.type === 'invoice') {
+      const invoice = invoices.get(l.target!.id);
+      if (!invoice) {
+        out.set(l.line, { outcome: 'skipped', suggestions: l.suggestions });
+        continue;
+      }
+      // applyMatch's refusals of an invoice match, before the payment's own.
+      if (!amount.greaterThan(0)) refusal = invalidRequest(`A bank line of ${amount.toFixed(2)} is money out; an invoice is paid by money in.`, 'invoice_id');
+      else if (invoice.currency !== currency)
+        refusal = invalidRequest(`The invoice is in ${invoice.currency}; the bank account is in ${currency}.`, 'invoice_id');
+      else paying.push({ l, invoice: { invoice, amount, ...settle } });
+    } else {
+      const expense = expenses.get(l.target!.id);
+      if (!expense) {
+        out.set(l.line, { outcome: 'skipped', suggestions: l.suggestions });
+        continue;
+      }
+      // applyMatch's refusals of an expense match; one no longer booked is matched alone, by the status change's own rules.
+      if (!decimalOf(expense.amount).negated().equals(amount)) {
+        refusal = invalidRequest(
+          `The bank line of ${amount.toFixed(2)} does not pay expense ${expense.id} of ${decimalOf(expense.amount).toFixed(2)}: an expense is paid in full, the bank line carrying minus its amount.`,
+          'expense_id',
+        );
+      } else if (expense.currency !== currency)
+        refusal = invalidRequest(`The expense is in ${expense.currency}; the bank account is in ${currency}.`, 'expense_id');
+      else if (expense.status !== 'booked') alone.push(l);
+      else paying.push({ l, expense: { expense, ...settle } });
+    }
     if (refusal) out.set(l.line, { outcome: 'unmatched', suggestions: refusedWith(l.suggestions, refusal) });
-    else paying.push({ l, payment: { invoice, amount, date: fromDate(l.line.booking_date), account_number: l.bank.account.account_number } });
   }
+  for (const l of alone) out.set(l.line, await matchOne(db, scope, l));
   if (!paying.length) return;
   await db.$executeRaw`SAVEPOINT bank_batch`;
   try {
-    const outcomes = await registerPayments(
-      db,
-      scope,
-      paying.map((p) => p.payment),
-    );
+    const forInvoices = paying.filter((p) => p.invoice);
+    const forExpenses = paying.filter((p) => p.expense);
+    const paid = [
+      ...(forInvoices.length
+        ? await registerPayments(
+            db,
+            scope,
+            forInvoices.map((p) => p.invoice!),
+          )
+        : []
+      ).map((o, i) => ({
+        l: forInvoices[i]!.l,
+        o: 'refused' in o ? o : { transactionId: o.transactionId, journalLineId: o.receivedLineId },
+      })),
+      ...(forExpenses.length
+        ? await payExpenses(
+            db,
+            scope,
+            forExpenses.map((p) => p.expense!),
+          )
+        : []
+      ).map((o, i) => ({
+        l: forExpenses[i]!.l,
+        o: 'refused' in o ? o : { transactionId: o.transactionId, journalLineId: o.settlementLineId },
+      })),
+    ];
     const matched: { l: Looked; transactionId: string; journalLineId: string }[] = [];
-    for (const [i, o] of outcomes.entries()) {
-      const { l } = paying[i]!;
+    for (const { l, o } of paid) {
       if ('refused' in o) out.set(l.line, { outcome: 'unmatched', suggestions: refusedWith(l.suggestions, o.refused) });
-      else matched.push({ l, transactionId: o.transactionId, journalLineId: o.receivedLineId });
+      else matched.push({ l, ...o });
     }
-    // As markMatched, for many: the payment's first line is the money received on the bank's ledger account.
+    // As markMatched, for many: the line is the payment posting's line on the bank's ledger account.
     const now = new Date();
+    const idOf = (m: (typeof matched)[number], type: Target['type']) => (m.l.target!.type === type ? m.l.target!.id : null);
     if (matched.length) {
       await db.$executeRaw`
         UPDATE bank_lines b
-           SET status = 'matched', match_type = 'invoice', invoice_id = u.invoice_id, expense_id = NULL, transaction_id = u.transaction_id,
+           SET status = 'matched', match_type = u.match_type, invoice_id = u.invoice_id, expense_id = u.expense_id, transaction_id = u.transaction_id,
                journal_line_id = u.journal_line_id, matched_by = 'auto', matched_at = ${now}, checked_at = ${now}, suggestions = '[]'::jsonb
-          FROM unnest(${matched.map((m) => m.l.line.id)}::uuid[], ${matched.map((m) => m.l.target!.id)}::uuid[], ${matched.map((m) => m.transactionId)}::uuid[],
-                      ${matched.map((m) => m.journalLineId)}::uuid[]) AS u(id, invoice_id, transaction_id, journal_line_id)
+          FROM unnest(${matched.map((m) => m.l.line.id)}::uuid[], ${matched.map((m) => m.l.target!.type)}::text[], ${matched.map((m) => idOf(m, 'invoice'))}::uuid[],
+                      ${matched.map((m) => idOf(m, 'expense'))}::uuid[], ${matched.map((m) => m.transactionId)}::uuid[], ${matched.map((m) => m.journalLineId)}::uuid[])
+            AS u(id, match_type, invoice_id, expense_id, transaction_id, journal_line_id)
          WHERE b.id = u.id AND b.company_id = ${scope.companyId}::uuid`;
     }
     await db.$executeRaw`RELEASE SAVEPOINT bank_batch`;
@@ -146,7 +208,7 @@ async function matchInvoices(db: Db, scope: CompanyScope, looked: Looked[], out:
 /**
  * One batch of lines of one company, in the caller's transaction. Each line is taken with SKIP LOCKED
  * and only while unmatched (in id order, as every matcher takes them); what they may pay is read for
- * all of them at once (findCandidatesMany). A line whose invoice an earlier line of the batch pays is
+ * all of them at once (findCandidatesMany). A line whose invoice or expense an earlier line of the batch pays is
  * left for the next round, which sees that payment, as one line after another would.
  */
 async function matchBatch(db: Db, scope: CompanyScope, ids: string[]): Promise<Map<string, Outcome>> {
@@ -178,21 +240,21 @@ async function matchBatch(db: Db, scope: CompanyScope, ids: string[]): Promise<M
     return { line, bank: { account: line.bank_account, ledgerAccountId } };
   });
   const found: Found[] = await findCandidatesMany(db, scope, items);
-  const done = new Map<BankLine, { outcome: Outcome; suggestions: Suggestion[] }>();
-  const invoiceMatches: Looked[] = [];
+  const done: Done = new Map();
+  const documentMatches: Looked[] = [];
   const paidHere = new Set<string>();
   for (const [i, { line, bank }] of items.entries()) {
     const f = found[i]!;
     const l: Looked = { line, bank, suggestions: rankSuggestions(f.suggestions), target: f.certain.length === 1 ? f.certain[0] : undefined };
     if (!l.target) done.set(line, { outcome: 'unmatched', suggestions: l.suggestions });
-    else if (l.target.type !== 'invoice') done.set(line, await matchOne(db, scope, l));
+    else if (l.target.type !== 'invoice' && l.target.type !== 'expense') done.set(line, await matchOne(db, scope, l));
     else if (paidHere.has(l.target.id)) done.set(line, { outcome: 'skipped', suggestions: l.suggestions });
     else {
       paidHere.add(l.target.id);
-      invoiceMatches.push(l);
+      documentMatches.push(l);
     }
   }
-  if (invoiceMatches.length) await matchInvoices(db, scope, invoiceMatches, done);
+  if (documentMatches.length) await matchDocuments(db, scope, documentMatches, done);
   // The lines looked at and not matched: checked, with their suggestions, in one statement.
   const unmatched = [...done].filter(([, d]) => d.outcome === 'unmatched');
   if (unmatched.length) {

@@ -1,16 +1,14 @@
 // Many invoices' payments at once (automatic bank matching): the same payment as registerPayment's, each
 // checked and planned by the same pure rules, written with one statement each for the journal, the
 // payments, the invoices and their events.
-import type { Account, Db } from '@tlr/db';
+import type { Db } from '@tlr/db';
 import { toDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
-import { documentCurrency } from '../currency/convert.ts';
-import { DomainError } from '../errors.ts';
+import type { DomainError } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
-import { settlementAccount } from '../ledger/documents.ts';
+import { openPaymentBatch, refusal } from '../ledger/documents.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
-import { openJournalBatch } from '../ledger/post.ts';
 import type { Decimal } from '../money.ts';
 import { accountsByNumber } from './posting-accounts.ts';
 import { planPayment, type PayableInvoice } from './register-payment.ts';
@@ -37,54 +35,27 @@ export async function registerPayments(db: Db, scope: CompanyScope, payments: re
   // One payment per invoice: the invoices' update adds each row's payment once.
   if (new Set(payments.map((p) => p.invoice.id)).size !== payments.length) throw new Error('registerPayments takes one payment per invoice');
   const outcomes: BatchPaymentOutcome[] = [];
-  const tryEach = async <T>(f: () => Promise<T>): Promise<T | { refused: DomainError }> => {
-    try {
-      return await f();
-    } catch (e) {
-      if (e instanceof DomainError) return { refused: e };
-      throw e;
-    }
-  };
-  // Looked up once per batch what registerPayment looks up per payment: the accounts, the rate of a day.
-  const settlements = new Map<string, Promise<Account>>();
+  const batch = await openPaymentBatch(db, scope, { defaultAccount: DEFAULT_ACCOUNTS.bank, excluded: [DEFAULT_ACCOUNTS.receivable] });
   const accounts = await accountsByNumber(db, scope, [DEFAULT_ACCOUNTS.receivable, DEFAULT_ACCOUNTS.exchangeDifference]);
-  const rates = new Map<string, Promise<Decimal>>();
-  const journal = await openJournalBatch(db, scope, { events: true });
-  const planned: { i: number; payment: BatchPayment; paidInFull: boolean; cleared: Decimal; rate: Decimal; accountId: string; id: string; lineId: string }[] =
-    [];
+  const planned: { payment: BatchPayment; paidInFull: boolean; cleared: Decimal; rate: Decimal; accountId: string; id: string }[] = [];
   for (const [i, payment] of payments.entries()) {
-    const outcome = await tryEach(async () => {
+    const outcome = await refusal(async () => {
       const { invoice, amount, date } = payment;
-      const key = `${invoice.currency} ${date}`;
-      if (!settlements.has(payment.account_number)) {
-        settlements.set(
-          payment.account_number,
-          settlementAccount(db, scope, { account_number: payment.account_number }, DEFAULT_ACCOUNTS.bank, [DEFAULT_ACCOUNTS.receivable]),
-        );
-      }
-      if (!rates.has(key))
-        rates.set(
-          key,
-          documentCurrency(db, scope, invoice.currency, undefined, date).then((fx) => fx.rate),
-        );
-      const account = await settlements.get(payment.account_number)!;
-      const rate = await rates.get(key)!;
+      const account = await batch.settlement(payment.account_number);
+      const rate = await batch.rate(invoice.currency, date);
       const plan = planPayment(invoice, amount, date, rate, {
         settlementId: account.id,
         receivableId: accounts(DEFAULT_ACCOUNTS.receivable).id,
         differenceId: accounts(DEFAULT_ACCOUNTS.exchangeDifference).id,
       });
-      const added = await journal.add(plan.posting);
-      return { i, payment, paidInFull: plan.paidInFull, cleared: plan.cleared, rate, accountId: account.id, id: added.id, lineId: added.lineIds[0]! };
+      const added = await batch.journal.add(plan.posting);
+      planned.push({ payment, paidInFull: plan.paidInFull, cleared: plan.cleared, rate, accountId: account.id, id: added.id });
+      return { transactionId: added.id, receivedLineId: added.lineIds[0]! };
     });
-    if ('refused' in outcome) outcomes[i] = outcome;
-    else {
-      planned.push(outcome);
-      outcomes[i] = { transactionId: outcome.id, receivedLineId: outcome.lineId };
-    }
+    outcomes[i] = outcome;
   }
   if (!planned.length) return outcomes;
-  await journal.flush();
+  await batch.journal.flush();
   await db.$executeRaw`
     INSERT INTO invoice_payments (id, company_id, invoice_id, amount, exchange_rate, date, account_id, transaction_id)
     SELECT u.id, ${scope.companyId}::uuid, u.invoice_id, u.amount, u.rate, u.date, u.account_id, u.transaction_id
