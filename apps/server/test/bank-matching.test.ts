@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { inTransaction } from '@tlr/db';
-import { autoMatch, Decimal, fiPaymentId, newId, postBatch, type Posting, type PostingLine } from '@tlr/domain';
+import { autoMatch, Decimal, fiPaymentId, newId, postBatch, updateAccountingSettings, type Posting, type PostingLine } from '@tlr/domain';
 import { countRows, created, idem, ok, testDb, useCompany, type Api } from './helpers.ts';
 
 const t = useCompany({ name: 'Bankafstemning ApS', cvr: '12345674' });
@@ -110,6 +110,25 @@ describe('automatic matching', () => {
     expect(await transactionLines(la.match!.transaction_id!)).toEqual(['6470 375.00/0.00', '6190 0.00/375.00']);
     expect(await invoice(part.id)).toMatchObject({ status: 'approved', paid_amount: 400 });
     expect((await line(b!)).match).toMatchObject({ type: 'invoice', invoice_id: part.id });
+  });
+
+  it("a payment the rules refuse (its date in the locked period) leaves its line unmatched with the reason; the batch's other lines are paid", async () => {
+    const [a, b] = [await newInvoice(80), await newInvoice(80)]; // 100.00 each
+    await updateAccountingSettings(db.prisma, t.company.companyId, { lock_date: '2026-10-31' });
+    try {
+      const [locked, open] = await importLines(bank, [
+        { date: '2026-10-30', amount: '100.00', reference: a.payment_id },
+        { date: '2026-11-20', amount: '100.00', reference: b.payment_id },
+      ]);
+      const refused = await line(locked!);
+      expect(refused).toMatchObject({ status: 'unmatched', match: null });
+      expect(refused.suggestions[0]).toMatchObject({ type: 'invoice', id: a.id });
+      expect(refused.suggestions[0]!.reasons.at(-1)).toMatch(/^not matched: The books are locked up to and including 2026-10-31/);
+      expect(await line(open!)).toMatchObject({ status: 'matched', match: { type: 'invoice', invoice_id: b.id } });
+      expect([(await invoice(a.id)).status, (await invoice(b.id)).status]).toEqual(['approved', 'paid']);
+    } finally {
+      await updateAccountingSettings(db.prisma, t.company.companyId, { lock_date: null });
+    }
   });
 
   it('the amount and an invoice number in the text pay the invoice; a number whose balance differs is only suggested', async () => {
