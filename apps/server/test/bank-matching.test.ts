@@ -131,6 +131,21 @@ describe('automatic matching', () => {
     }
   });
 
+  it('two lines of one batch paying one invoice in part are both paid, one after the other', async () => {
+    const inv = await newInvoice(80); // 100.00
+    const [first, second] = await importLines(bank, [
+      { date: '2026-11-12', amount: '40.00', reference: inv.payment_id },
+      { date: '2026-11-13', amount: '60.00', reference: inv.payment_id },
+    ]);
+    for (const id of [first!, second!]) expect(await line(id)).toMatchObject({ status: 'matched', match: { type: 'invoice', invoice_id: inv.id } });
+    const paid = await invoice(inv.id);
+    expect(paid).toMatchObject({ status: 'paid', paid_amount: 100 });
+    expect(paid.payments.map((p) => [p.amount, p.date])).toEqual([
+      [40, '2026-11-12'],
+      [60, '2026-11-13'],
+    ]);
+  });
+
   it('the amount and an invoice number in the text pay the invoice; a number whose balance differs is only suggested', async () => {
     const exact = await newInvoice(100); // 125.00
     const other = await newInvoice(200); // 250.00

@@ -208,8 +208,9 @@ async function matchDocuments(db: Db, scope: CompanyScope, looked: Looked[], out
 /**
  * One batch of lines of one company, in the caller's transaction. Each line is taken with SKIP LOCKED
  * and only while unmatched (in id order, as every matcher takes them); what they may pay is read for
- * all of them at once (findCandidatesMany). A line whose invoice or expense an earlier line of the batch pays is
- * left for the next round, which sees that payment, as one line after another would.
+ * all of them at once (findCandidatesMany). A line whose rules looked at an invoice, expense or posting
+ * that an earlier line of the batch matches is left for the next round, which sees that match, as one
+ * line after another would.
  */
 async function matchBatch(db: Db, scope: CompanyScope, ids: string[]): Promise<Map<string, Outcome>> {
   const order = new Map(ids.map((id, i) => [id, i]));
@@ -242,16 +243,18 @@ async function matchBatch(db: Db, scope: CompanyScope, ids: string[]): Promise<M
   const found: Found[] = await findCandidatesMany(db, scope, items);
   const done: Done = new Map();
   const documentMatches: Looked[] = [];
-  const paidHere = new Set<string>();
+  // What the batch's earlier lines match: a later line whose rules looked at one of them waits for the next round.
+  const claimed = new Set<string>();
+  const keyOf = (t: { type: string; id: string }) => `${t.type}:${t.id}`;
   for (const [i, { line, bank }] of items.entries()) {
     const f = found[i]!;
     const l: Looked = { line, bank, suggestions: rankSuggestions(f.suggestions), target: f.certain.length === 1 ? f.certain[0] : undefined };
-    if (!l.target) done.set(line, { outcome: 'unmatched', suggestions: l.suggestions });
-    else if (l.target.type !== 'invoice' && l.target.type !== 'expense') done.set(line, await matchOne(db, scope, l));
-    else if (paidHere.has(l.target.id)) done.set(line, { outcome: 'skipped', suggestions: l.suggestions });
+    if ([...f.certain, ...f.suggestions].some((t) => claimed.has(keyOf(t)))) done.set(line, { outcome: 'skipped', suggestions: l.suggestions });
+    else if (!l.target) done.set(line, { outcome: 'unmatched', suggestions: l.suggestions });
     else {
-      paidHere.add(l.target.id);
-      documentMatches.push(l);
+      claimed.add(keyOf(l.target));
+      if (l.target.type === 'invoice' || l.target.type === 'expense') documentMatches.push(l);
+      else done.set(line, await matchOne(db, scope, l));
     }
   }
   if (documentMatches.length) await matchDocuments(db, scope, documentMatches, done);
