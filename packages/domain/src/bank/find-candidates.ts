@@ -12,6 +12,9 @@ import { taxAccountCandidatesMany } from '../vat/tax-account.ts';
 /** How far a posting's date may lie from the bank's booking date to be matched by amount and date. */
 export const POSTING_WINDOW_DAYS = 7;
 
+/** What the invoice rules read of an invoice. */
+const RULE_COLUMNS = { id: true, invoice_number: true, payment_id: true, status: true, currency: true, total: true, paid_amount: true } as const;
+
 /** What the line may pay, rule by rule; the first rule with one certain target decides. */
 export async function findCandidates(db: Db, scope: CompanyScope, line: BankLine, bank: Bank): Promise<Found> {
   return (await findCandidatesMany(db, scope, [{ line, bank }]))[0]!;
@@ -56,7 +59,7 @@ export async function findCandidatesMany(db: Db, scope: CompanyScope, items: rea
   const byPaymentId = undecided((s) => s.amount.greaterThan(0)).map((s) => ({ s, ids: fiPaymentIdsIn(s.text) }));
   const paymentIds = [...new Set(byPaymentId.flatMap((p) => p.ids))];
   if (paymentIds.length) {
-    const invoices = await db.invoice.findMany({ where: { company_id: scope.companyId, payment_id: { in: paymentIds } } });
+    const invoices = await db.invoice.findMany({ where: { company_id: scope.companyId, payment_id: { in: paymentIds } }, select: RULE_COLUMNS });
     for (const { s, ids } of byPaymentId) {
       if (!ids.length) continue;
       const certain: Target[] = [];
@@ -83,6 +86,7 @@ export async function findCandidatesMany(db: Db, scope: CompanyScope, items: rea
         status: { in: [...OPEN_STATUSES] },
         currency: { in: [...new Set(byNumber.map((n) => n.s.currency))] },
       },
+      select: RULE_COLUMNS,
     });
     for (const { s, tokens } of byNumber) {
       if (!tokens.length) continue;
