@@ -67,14 +67,8 @@ function signedLine(accountId: string, signed: Decimal, description: string, ext
  * currency each side records the amount at its rate; where the DKK a side clears is not exactly that
  * (the last payment clears the øre the booking rounded, postingInDkk), the rest is a DKK line of its own
  * on the same account, as the booking made it, so that every line in the currency is amount × rate.
- */
-export function postPayment(db: Db, scope: CompanyScope, p: PaymentPosting) {
-  return postTransaction(db, scope, paymentPosting(p));
-}
-
-/**
- * The posting postPayment writes, for a caller that posts many through a journal batch. Its first line
- * is the debit side's (the amount received, in the document's currency when it has one).
+ * Pure: a single payment posts it with postTransaction, a batch of them through a journal batch. Its
+ * first line is the debit side's (the amount received, in the document's currency when it has one).
  */
 export function paymentPosting(p: PaymentPosting): Posting {
   const text = p.text.slice(0, 500);
