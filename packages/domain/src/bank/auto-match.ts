@@ -282,19 +282,21 @@ export interface MatchRound {
 export async function autoMatch(run: InTransaction, db: Db, o: { bankAccountId?: string; limit?: number } = {}): Promise<MatchRound> {
   const limit = o.limit ?? 10_000;
   const round: MatchRound = { checked: 0, matched: 0 };
+  const unchecked = Prisma.sql`b.checked_at IS NULL AND b.status = 'unmatched' ${o.bankAccountId ? Prisma.sql`AND b.bank_account_id = ${o.bankAccountId}::uuid` : Prisma.empty}`;
+  // Most sweeps find nothing to do: no transaction for them.
+  if (!(await db.$queryRaw<unknown[]>`SELECT 1 FROM bank_lines b WHERE ${unchecked} LIMIT 1`).length) return round;
   while (round.checked < limit) {
-    const batch = await db.$queryRaw<{ id: string; company_id: string; livemode: boolean }[]>`
-      SELECT b.id, b.company_id, c.sandbox_of_id IS NULL AS livemode FROM bank_lines b JOIN companies c ON c.id = b.company_id
-       WHERE b.checked_at IS NULL AND b.status = 'unmatched' ${o.bankAccountId ? Prisma.sql`AND b.bank_account_id = ${o.bankAccountId}::uuid` : Prisma.empty}
-       ORDER BY b.booking_date, b.id LIMIT ${Math.min(AUTO_BATCH, limit - round.checked)}`;
-    if (!batch.length) break;
-    const companies = new Map<string, { scope: CompanyScope; ids: string[] }>();
-    for (const l of batch) {
-      const c = companies.get(l.company_id) ?? { scope: { companyId: l.company_id, livemode: l.livemode }, ids: [] };
-      c.ids.push(l.id);
-      companies.set(l.company_id, c);
-    }
     const done = await run(async (tx) => {
+      // The oldest lines no other matcher or request holds: two matchers take different batches.
+      const batch = await tx.$queryRaw<{ id: string; company_id: string; livemode: boolean }[]>`
+        SELECT b.id, b.company_id, c.sandbox_of_id IS NULL AS livemode FROM bank_lines b JOIN companies c ON c.id = b.company_id
+         WHERE ${unchecked} ORDER BY b.booking_date, b.id LIMIT ${Math.min(AUTO_BATCH, limit - round.checked)} FOR UPDATE OF b SKIP LOCKED`;
+      const companies = new Map<string, { scope: CompanyScope; ids: string[] }>();
+      for (const l of batch) {
+        const c = companies.get(l.company_id) ?? { scope: { companyId: l.company_id, livemode: l.livemode }, ids: [] };
+        c.ids.push(l.id);
+        companies.set(l.company_id, c);
+      }
       const outcomes: Outcome[] = [];
       for (const { scope, ids } of companies.values()) outcomes.push(...(await matchBatch(tx, scope, ids)).values());
       return outcomes;
@@ -302,7 +304,7 @@ export async function autoMatch(run: InTransaction, db: Db, o: { bankAccountId?:
     const looked = done.filter((d) => d !== 'skipped');
     round.checked += looked.length;
     round.matched += looked.filter((d) => d === 'matched').length;
-    // Every line of the batch was another's (a matcher, a request) or waits on an earlier line's payment: leave them to the next round.
+    // Nothing left that no one else holds, or every line waits on a row another holds or an earlier line's match: leave them to the next round.
     if (!looked.length) break;
   }
   return round;
