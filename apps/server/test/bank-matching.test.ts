@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { inTransaction } from '@tlr/db';
-import { autoMatch } from '@tlr/domain';
+import { autoMatch, Decimal, fiPaymentId, newId, postBatch, updateAccountingSettings, type Posting, type PostingLine } from '@tlr/domain';
 import { countRows, created, idem, ok, testDb, useCompany, type Api } from './helpers.ts';
 
 const t = useCompany({ name: 'Bankafstemning ApS', cvr: '12345674' });
@@ -110,6 +110,40 @@ describe('automatic matching', () => {
     expect(await transactionLines(la.match!.transaction_id!)).toEqual(['6470 375.00/0.00', '6190 0.00/375.00']);
     expect(await invoice(part.id)).toMatchObject({ status: 'approved', paid_amount: 400 });
     expect((await line(b!)).match).toMatchObject({ type: 'invoice', invoice_id: part.id });
+  });
+
+  it("a payment the rules refuse (its date in the locked period) leaves its line unmatched with the reason; the batch's other lines are paid", async () => {
+    const [a, b] = [await newInvoice(80), await newInvoice(80)]; // 100.00 each
+    await updateAccountingSettings(db.prisma, t.company.companyId, { lock_date: '2026-10-31' });
+    try {
+      const [locked, open] = await importLines(bank, [
+        { date: '2026-10-30', amount: '100.00', reference: a.payment_id },
+        { date: '2026-11-20', amount: '100.00', reference: b.payment_id },
+      ]);
+      const refused = await line(locked!);
+      expect(refused).toMatchObject({ status: 'unmatched', match: null });
+      expect(refused.suggestions[0]).toMatchObject({ type: 'invoice', id: a.id });
+      expect(refused.suggestions[0]!.reasons.at(-1)).toMatch(/^not matched: The books are locked up to and including 2026-10-31/);
+      expect(await line(open!)).toMatchObject({ status: 'matched', match: { type: 'invoice', invoice_id: b.id } });
+      expect([(await invoice(a.id)).status, (await invoice(b.id)).status]).toEqual(['approved', 'paid']);
+    } finally {
+      await updateAccountingSettings(db.prisma, t.company.companyId, { lock_date: null });
+    }
+  });
+
+  it('two lines of one batch paying one invoice in part are both paid, one after the other', async () => {
+    const inv = await newInvoice(80); // 100.00
+    const [first, second] = await importLines(bank, [
+      { date: '2026-11-12', amount: '40.00', reference: inv.payment_id },
+      { date: '2026-11-13', amount: '60.00', reference: inv.payment_id },
+    ]);
+    for (const id of [first!, second!]) expect(await line(id)).toMatchObject({ status: 'matched', match: { type: 'invoice', invoice_id: inv.id } });
+    const paid = await invoice(inv.id);
+    expect(paid).toMatchObject({ status: 'paid', paid_amount: 100 });
+    expect(paid.payments.map((p) => [p.amount, p.date])).toEqual([
+      [40, '2026-11-12'],
+      [60, '2026-11-13'],
+    ]);
   });
 
   it('the amount and an invoice number in the text pay the invoice; a number whose balance differs is only suggested', async () => {
@@ -338,5 +372,105 @@ describe('exactly once', () => {
     }
     expect(await countRows(`SELECT count(*)::int AS n FROM bank_lines WHERE id = ANY($1::uuid[]) AND status = 'matched'`, [ids])).toBe(12);
     expect(await countRows(`SELECT count(*)::int AS n FROM invoice_payments WHERE invoice_id = ANY($1::uuid[])`, [invoices.map((i) => i.id)])).toBe(12);
+  });
+
+  it('two set-based matchers and manual matches racing over 1,000 lines pay each invoice exactly once; the trial balance stays balanced', async () => {
+    const n = 1_000;
+    const companyId = t.company.companyId;
+    // 1,000 approved invoices of 100.00 seeded in bulk: their approval postings through the journal
+    // writer's batch, the rows in SQL (invoice numbers far from the company's own, each with its FI payment id).
+    const accounts = new Map(
+      (await db.prisma.account.findMany({ where: { company_id: companyId, account_number: { in: ['6190', '1010', '7680'] } } })).map((a) => [
+        a.account_number,
+        a,
+      ]),
+    );
+    const posting = (number: string, debit: string, credit: string, vatCode: string): PostingLine => {
+      const a = accounts.get(number)!;
+      return { accountId: a.id, account: a, debit: new Decimal(debit), credit: new Decimal(credit), description: '', vatCode };
+    };
+    const invoiceIds = Array.from({ length: n }, () => newId());
+    const posted = await inTransaction(db)((tx) =>
+      postBatch(
+        tx,
+        { companyId, livemode: true },
+        invoiceIds.map((id, i): Posting => ({
+          date: '2026-11-20',
+          description: `Faktura ${7_000_001 + i}`,
+          source: 'invoice',
+          sourceId: id,
+          lines: [posting('6190', '100', '0', ''), posting('1010', '0', '80', 'S25'), posting('7680', '0', '20', 'S25')],
+        })),
+        { events: false },
+      ),
+    );
+    const paymentIds = invoiceIds.map((_, i) => fiPaymentId(String(7_000_001 + i)));
+    await db.pool.query(
+      `INSERT INTO invoices (id, company_id, invoice_number, document_number, payment_id, status, issue_date, due_date, currency, exchange_rate,
+                             subtotal, vat_amount, total, total_dkk, approved_at, posted_transaction_id, posted_system_id)
+       SELECT u.id, $1, (7000000 + u.i)::text, u.n, u.p, 'approved', '2026-11-20', '2026-12-04', 'DKK', 1, 80, 20, 100, 100, now(), u.tx, u.sys
+         FROM unnest($2::uuid[], $3::int[], $4::bigint[], $5::text[], $6::uuid[], $7::bigint[]) AS u(id, i, n, p, tx, sys)`,
+      [
+        companyId,
+        invoiceIds,
+        invoiceIds.map((_, i) => i + 1),
+        posted.map((r) => r.documentNumber.toString()),
+        paymentIds,
+        posted.map((r) => r.id),
+        posted.map((r) => r.systemId.toString()),
+      ],
+    );
+    const statement = randomUUID();
+    await db.pool.query(`INSERT INTO bank_statements (id, company_id, bank_account_id, format, file_sha256) VALUES ($1, $2, $3, 'csv', $4)`, [
+      statement,
+      companyId,
+      bank,
+      randomUUID(),
+    ]);
+    const lineIds = invoiceIds.map(() => randomUUID());
+    await db.pool.query(
+      `INSERT INTO bank_lines (id, company_id, bank_account_id, statement_id, identity, booking_date, amount, currency, text, reference)
+       SELECT u.id, $1, $2, $3, 'race1000:' || u.id, '2026-11-21', 100, 'DKK', 'Indbetaling', u.p FROM unnest($4::uuid[], $5::text[]) AS u(id, p)`,
+      [companyId, bank, statement, lineIds, paymentIds],
+    );
+    const run = inTransaction(db);
+    // A manual match on the first line and on one in the middle of the matchers' second batch.
+    const manual = [0, 700].map((i) => k.raw.post(`/bank-lines/${lineIds[i]}/match`, { invoice_id: invoiceIds[i] }, idem().header));
+    const [r1, r2, ...m] = await Promise.all([
+      autoMatch(run, db.prisma, { bankAccountId: bank }),
+      autoMatch(run, db.prisma, { bankAccountId: bank }),
+      ...manual,
+    ]);
+    for (const r of m) expect([200, 409]).toContain(r.status);
+    expect(r1.matched + r2.matched + m.filter((r) => r.status === 200).length).toBe(n);
+    expect(await countRows(`SELECT count(*)::int AS n FROM bank_lines WHERE id = ANY($1::uuid[]) AND status = 'matched'`, [lineIds])).toBe(n);
+    // Each invoice paid exactly once, by the line that carries its payment id, and paid in full.
+    expect(
+      await countRows(
+        `SELECT count(*)::int AS n FROM invoices i
+          WHERE i.id = ANY($1::uuid[]) AND i.status = 'paid' AND i.paid_amount = 100
+            AND (SELECT count(*) FROM invoice_payments p WHERE p.invoice_id = i.id) = 1
+            AND (SELECT count(*) FROM bank_lines b WHERE b.invoice_id = i.id AND b.reference = i.payment_id) = 1`,
+        [invoiceIds],
+      ),
+    ).toBe(n);
+    expect(
+      await countRows(`SELECT count(*)::int AS n FROM ledger_transactions WHERE company_id = $1 AND source = 'payment' AND source_id = ANY($2::uuid[])`, [
+        companyId,
+        invoiceIds,
+      ]),
+    ).toBe(n);
+    // The trial balance balances, and the balances agree with the journal's lines account by account.
+    const trial = await ok(k.api.GET('/reports/trial-balance', { params: { query: { from: '2026-01-01', to: '2026-12-31' } } }));
+    const totals = (trial as Exclude<typeof trial, string>).meta.totals;
+    expect(totals.debit).toBe(totals.credit);
+    expect(
+      await countRows(
+        `SELECT count(*)::int AS n FROM (SELECT account_id, sum(debit) AS d, sum(credit) AS c FROM transaction_lines WHERE company_id = $1 GROUP BY account_id) l
+           FULL JOIN (SELECT account_id, sum(debit) AS d, sum(credit) AS c FROM account_daily_balances WHERE company_id = $1 GROUP BY account_id) b USING (account_id)
+          WHERE l.d IS DISTINCT FROM b.d OR l.c IS DISTINCT FROM b.c`,
+        [companyId],
+      ),
+    ).toBe(0);
   });
 });

@@ -1,13 +1,14 @@
 // Postings of documents (invoices, expenses): the bank or cash account a settlement goes through, and
 // the reversal of a document's posting (a credit note, a cancelled expense). One place for both, so
 // an invoice and an expense follow the same rules.
-import type { Db } from '@tlr/db';
+import type { Account, Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 import { Decimal } from '../money.ts';
-import { postTransaction, type PostingSource } from './post.ts';
+import { openJournalBatch, postTransaction, type Posting, type PostingSource } from './post.ts';
 import { reversingLines, storedPostingLine, type PostingLine } from './rules.ts';
 import { toDkk } from '../currency/rules.ts';
+import { documentCurrency } from '../currency/convert.ts';
 
 export interface SettlementAccountInput {
   account_id?: string | undefined;
@@ -66,8 +67,10 @@ function signedLine(accountId: string, signed: Decimal, description: string, ext
  * currency each side records the amount at its rate; where the DKK a side clears is not exactly that
  * (the last payment clears the øre the booking rounded, postingInDkk), the rest is a DKK line of its own
  * on the same account, as the booking made it, so that every line in the currency is amount × rate.
+ * Pure: a single payment posts it with postTransaction, a batch of them through a journal batch. Its
+ * first line is the debit side's (the amount received, in the document's currency when it has one).
  */
-export function postPayment(db: Db, scope: CompanyScope, p: PaymentPosting) {
+export function paymentPosting(p: PaymentPosting): Posting {
   const text = p.text.slice(0, 500);
   const foreign = p.foreign && p.foreign.currency !== 'DKK' ? p.foreign : undefined;
   const side = (accountId: string, signed: Decimal, rate: Decimal): PostingLine[] => {
@@ -82,7 +85,7 @@ export function postPayment(db: Db, scope: CompanyScope, p: PaymentPosting) {
   };
   // A gain (more received or less paid in DKK than the document booked) is credited, a loss debited.
   const difference = p.credit.minus(p.debit);
-  return postTransaction(db, scope, {
+  return {
     date: p.date,
     description: text,
     source: 'payment',
@@ -92,7 +95,7 @@ export function postPayment(db: Db, scope: CompanyScope, p: PaymentPosting) {
       ...side(p.creditAccountId, p.credit.negated(), foreign?.creditRate ?? new Decimal(0)),
       ...(difference.isZero() ? [] : [signedLine(p.differenceAccountId!, difference, `Kursdifference: ${text}`)]),
     ],
-  });
+  };
 }
 
 /** Posts the line-by-line reversal of a document's posting, linked to it (reverses_id: at most once). */
@@ -114,4 +117,35 @@ export async function postReversalOf(
     reversesId: transactionId,
     lines: reversingLines(original.map((l) => ({ ...storedPostingLine(l), description: o.description }))),
   });
+}
+
+/**
+ * Many documents' payments in one transaction (automatic bank matching): their postings through one
+ * journal batch, and what a single payment looks up each time (the settlement account, the day's rate of
+ * a currency) looked up once per batch. `refusal` runs one payment's checks and keeps its refusal.
+ */
+export async function openPaymentBatch(db: Db, scope: CompanyScope, o: { defaultAccount: string; excluded: readonly string[] }) {
+  const settlements = new Map<string, Promise<Account>>();
+  const rates = new Map<string, Promise<Decimal>>();
+  const once = <T>(cache: Map<string, Promise<T>>, key: string, read: () => Promise<T>) => {
+    if (!cache.has(key)) cache.set(key, read());
+    return cache.get(key)!;
+  };
+  return {
+    journal: await openJournalBatch(db, scope, { events: true }),
+    settlement: (accountNumber: string) =>
+      once(settlements, accountNumber, () => settlementAccount(db, scope, { account_number: accountNumber }, o.defaultAccount, o.excluded)),
+    rate: (currency: string, date: string) =>
+      once(rates, `${currency} ${date}`, () => documentCurrency(db, scope, currency, undefined, date).then((fx) => fx.rate)),
+  };
+}
+
+/** `f`'s result, or the refusal (a DomainError) it threw; anything else is thrown on. */
+export async function refusal<T>(f: () => Promise<T>): Promise<T | { refused: DomainError }> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof DomainError) return { refused: e };
+    throw e;
+  }
 }

@@ -21,24 +21,30 @@ const ocrNumberOf = (ocrLine: string) => /<(\d{16})/.exec(ocrLine)?.[1] ?? '';
  * the OCR number and the amount, or the amount and Skattestyrelsen's name (nothing else is suggested: a
  * line that only nearly fits is left to the other rules and to a person).
  */
-export async function taxAccountCandidates(db: Db, scope: CompanyScope, line: BankLine): Promise<string[]> {
-  const amount = decimalOf(line.amount);
-  const text = `${line.reference} ${line.text} ${line.counterparty_name}`;
-  const digits = text.replace(/[\s.-]/g, '');
-  const byName = NAMES_SKAT.test(text);
-  // Most lines carry neither an OCR number nor Skattestyrelsen's name: no query for them.
-  if (amount.isZero() || (!byName && !/\d{16}/.test(digits))) return [];
+export async function taxAccountCandidatesMany(db: Db, scope: CompanyScope, lines: readonly BankLine[]): Promise<string[][]> {
+  const seen = lines.map((line) => {
+    const amount = decimalOf(line.amount);
+    const text = `${line.reference} ${line.text} ${line.counterparty_name}`;
+    const digits = text.replace(/[\s.-]/g, '');
+    const byName = NAMES_SKAT.test(text);
+    // Most lines carry neither an OCR number nor Skattestyrelsen's name: no query for them.
+    return { amount, digits, byName, possible: !amount.isZero() && (byName || /\d{16}/.test(digits)) };
+  });
+  if (!seen.some((l) => l.possible)) return lines.map(() => []);
   const filings = await db.vatFiling.findMany({
     where: { company_id: scope.companyId, state: 'approved', paid_transaction_id: null, amount_due: { not: 0 } },
     select: { id: true, amount_due: true, ocr_line: true },
   });
-  const certain: string[] = [];
-  for (const f of filings) {
-    const exact = amount.negated().equals(decimalOf(f.amount_due!));
-    const ocr = ocrNumberOf(f.ocr_line);
-    if (exact && ((ocr !== '' && digits.includes(ocr)) || byName)) certain.push(f.id);
-  }
-  return certain;
+  return seen.map(({ amount, digits, byName, possible }) => {
+    const certain: string[] = [];
+    if (!possible) return certain;
+    for (const f of filings) {
+      const exact = amount.negated().equals(decimalOf(f.amount_due!));
+      const ocr = ocrNumberOf(f.ocr_line);
+      if (exact && ((ocr !== '' && digits.includes(ocr)) || byName)) certain.push(f.id);
+    }
+    return certain;
+  });
 }
 
 /**
