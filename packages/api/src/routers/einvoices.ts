@@ -12,6 +12,8 @@ import {
   listEinvoices,
   MAX_EINVOICE_BYTES,
   prepareInbound,
+  einvoiceRejectBody,
+  rejectEinvoice,
   replayEinvoice,
   storePdfWithoutInvoice,
 } from '@tlr/domain';
@@ -57,8 +59,14 @@ export const einvoicesRouter = router({
       raw: {
         contentType: 'application/xml',
         description: 'The UBL document exactly as it was sent (rendered when queued) or received.',
-        schema: { type: 'string', description: 'XML, root Invoice or CreditNote (UBL 2.1)' },
-        headers: { 'Content-Disposition': 'attachment; filename="faktura-<number>-<issue date>.xml" (kreditnota-… for a credit note)' },
+        schema: {
+          type: 'string',
+          description: 'XML, root Invoice or CreditNote (UBL 2.1), ApplicationResponse for an invoice response, or CrossIndustryInvoice as received',
+        },
+        headers: {
+          'Content-Disposition':
+            'attachment; filename="faktura-<number>-<issue date>.xml" (kreditnota-… for a credit note, svar-<number of the document answered>-… for an invoice response)',
+        },
       },
     })
     .input(z.strictObject({ id: uuid() }))
@@ -118,6 +126,32 @@ export const einvoicesRouter = router({
       const prepared = ctx.inbound ?? (await prepareInbound(input.xml!));
       return { data: await importEinvoice(ctx.tx, ctx.db.prisma, store, ctx.scope, prepared) };
     }),
+  reject: authedProcedure
+    .meta(
+      metaOf(
+        {
+          path: '/einvoices/{id}/reject',
+          tag,
+          summary: 'Reject a received e-invoice',
+          description: [
+            "Rejects a received document with a reason: its draft expense is cancelled (nothing was posted; expense.updated) and an invoice response saying rejected, with the reason, is queued to the sender through the transport the company's e-invoices go by: a Peppol BIS Invoice Response (code RE, clarification OTH) to a Peppol or EN 16931 sender, an OIOUBL ApplicationResponse (BusinessReject) to an OIOUBL one. Answers 202 with the response (direction outbound, document_kind application_response), or `data` null with a `detail` when the document names no sender endpoint to answer.",
+            'Every received document is answered received when imported and accepted when its expense is booked, each at most once. A document sent from here, one rejected before, or one whose expense is booked or paid (accepted already: cancel the expense and ask the supplier for a credit note) is 409 einvoice_not_rejectable.',
+          ].join('\n\n'),
+          scope: 'expenses:write',
+          problems: [409],
+        },
+        'POST',
+        { idempotent: { status: 202 } },
+      ),
+    )
+    .input(z.strictObject({ id: uuid(), ...einvoiceRejectBody.shape }))
+    .output(
+      z.object({
+        data: einvoiceMessageResource.nullable().meta({ description: 'The response queued; null when there is nobody to answer' }),
+        detail: z.string().optional().meta({ description: 'Why no response was sent, when none was' }),
+      }),
+    )
+    .mutation(({ ctx, input }) => rejectEinvoice(ctx.tx, ctx.scope, input.id, input.reason)),
   replay: authedProcedure
     .meta(
       metaOf(
