@@ -1,5 +1,6 @@
 // /einvoices: the e-invoices sent (POST /invoices/{id}/send) and received (POST /einvoices/inbound, or
-// the transport's inbox): the list of both, one message, its document, and the replay of a failed send.
+// the transport's inbox): the list of both, one message, its document, the replay of a failed send, and
+// the rejection of a document received (the invoice responses: invoice-responses.ts).
 import { z } from 'zod';
 import {
   EINVOICE_DIRECTIONS,
@@ -39,7 +40,7 @@ export const einvoicesRouter = router({
       direction: z
         .enum(EINVOICE_DIRECTIONS, { error: `must be one of ${EINVOICE_DIRECTIONS.join(', ')}` })
         .optional()
-        .meta({ description: 'outbound: only those sent; inbound: only those received' }),
+        .meta({ description: 'outbound: only those sent (invoices, credit notes and invoice responses); inbound: only those received' }),
     }),
     resource: einvoiceMessageResource,
     run: listEinvoices,

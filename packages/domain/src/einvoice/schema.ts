@@ -98,9 +98,10 @@ const inboundLine = z
 export const einvoiceMessageResource = z
   .object({
     id: z.guid(),
-    direction: z
-      .enum(EINVOICE_DIRECTIONS)
-      .meta({ description: 'outbound: sent by the company (POST /invoices/{id}/send); inbound: received by it (POST /einvoices/inbound)' }),
+    direction: z.enum(EINVOICE_DIRECTIONS).meta({
+      description:
+        "outbound: sent by the company (POST /invoices/{id}/send, and the invoice responses it sends about documents it received); inbound: received by it (POST /einvoices/inbound, the transport's inbox)",
+    }),
     invoice_id: z.guid().nullable().meta({ description: 'outbound: the invoice the document is of; null when received' }),
     expense_id: z.guid().nullable().meta({ description: 'inbound: the draft expense the import made; null when sent' }),
     supplier_id: z.guid().nullable().meta({ description: 'inbound: the supplier the document is from (found or created); null when sent' }),
