@@ -459,7 +459,13 @@ describe('POST /einvoices/inbound', () => {
     const two = await Promise.all([importXml(other.raw, example('base-example.xml')), importXml(other.raw, example('base-creditnote-correction.xml'))]);
     expect(two.map((r) => r.status)).toEqual([201, 201]);
     expect(two[0]!.body.data.supplier_id).toBe(two[1]!.body.data.supplier_id);
-    expect(await countRows(`SELECT count(*)::int AS n FROM einvoice_messages WHERE company_id = $1`, [other.company.companyId])).toBe(3);
+    expect(await countRows(`SELECT count(*)::int AS n FROM einvoice_messages WHERE company_id = $1 AND direction = 'inbound'`, [other.company.companyId])).toBe(
+      3,
+    );
+    // Each import answered "received" once; the duplicate refused, none.
+    expect(
+      await countRows(`SELECT count(*)::int AS n FROM einvoice_messages WHERE company_id = $1 AND response_status = 'received'`, [other.company.companyId]),
+    ).toBe(3);
   });
 
   it('refuses a document that breaks the official rules with 400 listing the rules, storing nothing', async () => {
