@@ -76,7 +76,8 @@ export function peppolResponseXml(r: InvoiceResponse): string {
   }
   const documentResponse = doc.ele(NS.cac, 'cac:DocumentResponse');
   const response = documentResponse.ele(NS.cac, 'cac:Response');
-  response.ele(NS.cbc, 'cbc:ResponseCode', { listID: 'UNCL4343OpSubset' }).txt(PEPPOL_CODES[r.status]);
+  // No listID on the code nor on the document type: the transaction's structure declares none (its current examples write none).
+  response.ele(NS.cbc, 'cbc:ResponseCode').txt(PEPPOL_CODES[r.status]);
   response.ele(NS.cbc, 'cbc:EffectiveDate').txt(r.issueDate);
   if (r.status === 'rejected') {
     const status = response.ele(NS.cac, 'cac:Status');
@@ -86,7 +87,7 @@ export function peppolResponseXml(r: InvoiceResponse): string {
   const reference = documentResponse.ele(NS.cac, 'cac:DocumentReference');
   reference.ele(NS.cbc, 'cbc:ID').txt(r.document.number);
   if (r.document.issueDate) reference.ele(NS.cbc, 'cbc:IssueDate').txt(r.document.issueDate);
-  reference.ele(NS.cbc, 'cbc:DocumentTypeCode', { listID: 'UNCL1001' }).txt(r.document.kind === 'credit_note' ? '381' : '380');
+  reference.ele(NS.cbc, 'cbc:DocumentTypeCode').txt(r.document.kind === 'credit_note' ? '381' : '380');
   return doc.end({ prettyPrint: false });
 }
 
