@@ -280,6 +280,22 @@ export function machineLines(): string[] {
 export const procStatus = (pid: number, field: 'VmRSS' | 'VmHWM') =>
   Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+) kB`))![1]) * 1024;
 
+/**
+ * CPU time spent so far, in ms, by this process and by the database server processes serving this
+ * database (read from /proc: the server must run on this machine, else only this process counts). On a
+ * shared machine the wall time carries the other tenants' load; the CPU time is the work's own.
+ * `sample()` before and after; a connection opened in between counts from its start.
+ */
+export function cpuMeter(pool: Database['pool']) {
+  const seen = new Map<number, number>();
+  return async (): Promise<number> => {
+    const pids = (await pool.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)).rows.map((r) => r.pid as number);
+    for (const pid of pids) seen.set(pid, (procTicks(pid) ?? seen.get(pid) ?? 0) * 10);
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000 + [...seen.values()].reduce((a, b) => a + b, 0);
+  };
+}
+
 /** A process's CPU time in USER_HZ ticks (1/100 s): utime + stime, with its reaped children's when asked. */
 export function procTicks(pid: number, withReapedChildren = false): number | undefined {
   try {

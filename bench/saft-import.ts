@@ -14,7 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import { checkSaftSchema, createApiKey, createSaftImport, readSaft, runSaftImport, stageUpload, utf8Text } from '@tlr/domain';
 import type { Db } from '@tlr/db';
 import { cleanupStack } from './cleanup.ts';
-import { benchCompany, benchDatabase, machineLines, mib, procStatus, seconds } from './lib.ts';
+import { benchCompany, benchDatabase, cpuMeter, machineLines, mib, procStatus, seconds } from './lib.ts';
 
 const LINES = Number(process.argv[2] ?? process.env.BENCH_LINES ?? 200_000);
 const PER_TRANSACTION = 4;
@@ -140,9 +140,12 @@ async function main() {
     await staged.discard();
 
     log('running the import-saft job (check + import)');
+    const cpuMs = cpuMeter(db.pool);
+    const cpu0 = await cpuMs();
     t0 = process.hrtime.bigint();
     const done = await runSaftImport(db, view.id);
     const jobS = seconds(t0);
+    const jobCpuS = ((await cpuMs()) - cpu0) / 1000;
     if (done?.status !== 'succeeded') throw new Error(`import ${done?.status}: ${JSON.stringify(done?.problem)}`);
     const peak = procStatus(process.pid, 'VmHWM');
     const rate = (s: number) => `${Math.round(lines / s).toLocaleString('en')} lines/s`;
@@ -153,6 +156,7 @@ async function main() {
       `- XSD check alone (streamed, libxml2 in batches): ${checkS.toFixed(1)} s, ${rate(checkS)}`,
       `- storing the file (1 MB pieces in import_file_chunks): ${storeS.toFixed(1)} s`,
       `- the import-saft job (spool, XSD check, import in one transaction): ${jobS.toFixed(1)} s, ${rate(jobS)}; import alone about ${rate(Math.max(0.001, jobS - checkS))}`,
+      `- the job's CPU (this process and its database server processes; the wall time carries the machine's other load): ${jobCpuS.toFixed(1)} s, ${rate(jobCpuS)} of CPU`,
       `- peak RSS of the process (VmHWM) at the end: ${mib(peak)}`,
       `- PostgreSQL ${pgVersion} (synchronous_commit ${settings.sc}, fsync ${settings.fsync}, shared_buffers ${settings.sb})`,
       ...machineLines(),

@@ -1,5 +1,5 @@
 // The scale-out topology under mixed load (docs/scaling.md): three API processes and two
-// worker processes on one PostgreSQL, voucher documents in an S3-protocol store (s3rver), webhooks to a
+// worker processes (BENCH_API_PROCESSES, BENCH_WORKER_PROCESSES) on one PostgreSQL, voucher documents in an S3-protocol store (s3rver), webhooks to a
 // receiver in this process. For BENCH_SECONDS a closed loop of BENCH_CONNECTIONS clients sends a mix of
 // reads, creates, postings, invoice transitions and voucher uploads spread over the API processes; then
 // the run checks its invariants, prints each, and exits 1 when one fails:
@@ -12,7 +12,8 @@
 //
 //   tsx bench/scale.ts        (npm run bench:scale)
 // Environment: DATABASE_URL (else an embedded PostgreSQL under .data/bench-scale-pg), BENCH_SECONDS (60),
-// BENCH_CONNECTIONS (24), BENCH_COMPANIES (4).
+// BENCH_CONNECTIONS (24), BENCH_COMPANIES (4), BENCH_API_PROCESSES (3), BENCH_WORKER_PROCESSES (2; the smoke
+// run of every bench, bench/smoke.test.ts, starts two and one: each process costs about 2 s of CPU to start).
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,6 +26,8 @@ import { agent, benchCompany, benchDatabase, closedLoop, Keys, machineLines, ms,
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 24);
 const COMPANIES = Number(process.env.BENCH_COMPANIES ?? 4);
+const API_PROCESSES = Number(process.env.BENCH_API_PROCESSES ?? 3);
+const WORKER_PROCESSES = Number(process.env.BENCH_WORKER_PROCESSES ?? 2);
 // Enough keys that none goes past 90 requests (the limit is 100 per 60 s): the load never hits it.
 const KEYS_PER_COMPANY = Math.ceil((SECONDS * 8) / COMPANIES) + 20;
 
@@ -75,10 +78,12 @@ async function main(): Promise<number> {
       DATA_DIR: '.data/bench-scale-data',
     };
     const spawn = (worker: boolean) => spawnServer({ kind: 'tlr', databaseUrl, poolSize: 10, env: { ...env, RUN_WORKER: worker ? 'true' : 'false' } });
-    const apis: RunningServer[] = await Promise.all([spawn(false), spawn(false), spawn(false)]);
-    const workers: RunningServer[] = await Promise.all([spawn(true), spawn(true)]);
+    const apis: RunningServer[] = await Promise.all(Array.from({ length: API_PROCESSES }, () => spawn(false)));
+    const workers: RunningServer[] = await Promise.all(Array.from({ length: WORKER_PROCESSES }, () => spawn(true)));
     for (const s of [...apis, ...workers]) cleanups.push(() => s.stop());
-    log(`3 API processes (${apis.map((a) => a.pid).join(', ')}), 2 workers (${workers.map((w) => w.pid).join(', ')}), S3 at ${s3.endpoint}`);
+    log(
+      `${apis.length} API processes (${apis.map((a) => a.pid).join(', ')}), ${workers.length} workers (${workers.map((w) => w.pid).join(', ')}), S3 at ${s3.endpoint}`,
+    );
 
     // Companies, each with a pool of keys (no key past 90 requests: the load itself never hits the limit),
     // a customer for invoices, and a webhook subscription to every event.
@@ -104,7 +109,7 @@ async function main(): Promise<number> {
     }
     const today = businessDay();
 
-    // The mix: what integrators do, spread over the three API processes.
+    // The mix: what integrators do, spread over the API processes.
     let n = 0;
     const pdf = Buffer.from('%PDF-1.4\n% scale bench voucher\n').toString('base64');
     const ops: [number, (base: string, c: ScaleCompany) => Promise<string>][] = [
@@ -174,14 +179,14 @@ async function main(): Promise<number> {
       fiveXx.length || errors.length ? `${statusText(new Map([...fiveXx, ...errors]))}` : 'none',
     );
 
-    // 2. The rate limit across processes: one fresh key, 150 requests at once over the three APIs.
+    // 2. The rate limit across processes: one fresh key, 150 requests at once over the APIs.
     const probe = await benchCompany(db, { name: 'Grænse ApS', ownerEmail: `limit-${process.pid}@example.dk`, keys: 1 });
     const probeAnswers = await Promise.all(
-      Array.from({ length: 150 }, (_, i) => request(`${apis[i % 3]!.url}/api/v1/customers?per_page=1`, { headers: { 'X-API-Key': probe.keys[0]! } })),
+      Array.from({ length: 150 }, (_, i) => request(`${apis[i % apis.length]!.url}/api/v1/customers?per_page=1`, { headers: { 'X-API-Key': probe.keys[0]! } })),
     );
     const ok = probeAnswers.filter((a) => a.status === 200).length;
     const limited = probeAnswers.filter((a) => a.status === 429).length;
-    check('rate limit exact across 3 processes', ok === 100 && limited === 50, `${ok} × 200, ${limited} × 429 of 150 (expected 100 and 50)`);
+    check(`rate limit exact across ${apis.length} processes`, ok === 100 && limited === 50, `${ok} × 200, ${limited} × 429 of 150 (expected 100 and 50)`);
 
     // Let the workers finish: every event fanned out and delivered.
     const drained = await waitUntil(async () => {

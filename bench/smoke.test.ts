@@ -40,7 +40,7 @@ const TINY: Record<string, Record<string, string>> = {
   },
   'bench/vouchers.ts': { BENCH_SECONDS: '0.3', BENCH_CONNECTIONS: '1', BENCH_LARGE_MB: '1' },
   'bench/webhooks.ts': { BENCH_EVENTS: '20', BENCH_RATE: '20', BENCH_SECONDS: '0.5' },
-  'bench/scale.ts': { BENCH_SECONDS: '1', BENCH_CONNECTIONS: '2', BENCH_COMPANIES: '2' },
+  'bench/scale.ts': { BENCH_SECONDS: '1', BENCH_CONNECTIONS: '2', BENCH_COMPANIES: '2', BENCH_API_PROCESSES: '2', BENCH_WORKER_PROCESSES: '1' },
   'bench/einvoice-validate.ts': { BENCH_SECONDS: '0.2', BENCH_POOL_DOCUMENTS: '2', EINVOICE_VALIDATION_THREADS: '1' },
   'bench/einvoice-inbound.ts': { BENCH_SECONDS: '0.3', BENCH_CONNECTIONS: '1', EINVOICE_VALIDATION_THREADS: '1' },
   'bench/einvoice-oioubl.ts': { BENCH_SECONDS: '0.2' },
@@ -51,7 +51,7 @@ const TINY: Record<string, Record<string, string>> = {
   'bench/saft-import.ts': { BENCH_LINES: '400' },
   'bench/archive.ts': { BENCH_VOUCHERS: '5', BENCH_VOUCHER_KB: '4' },
   'bench/control-trail.ts': { BENCH_POSTINGS: '5', BENCH_ROUNDS: '1' },
-  'bench/hostile.ts': { BENCH_HOSTILE_MIB: '1' },
+  'bench/hostile.ts': { BENCH_HOSTILE_MIB: '1', BENCH_HOSTILE_LINES: '2', BENCH_HOSTILE_ATTACHMENTS: '1', BENCH_HOSTILE_ENTRIES: '10' },
   'bench/accountant-reports.ts': { BENCH_JOURNAL_LINES: '200', BENCH_REQUESTS: '2' },
 };
 

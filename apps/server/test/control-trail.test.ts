@@ -3,6 +3,7 @@
 // made it ... when, by the database clock; from which request id", "the database refuses UPDATE and DELETE on
 // them", and GET /audit-trail lists them with filters, staff actions joined in.
 import { createCaller, type Actor } from '@tlr/api';
+import { actingAs } from '@tlr/domain';
 import { describe, expect, it } from 'vitest';
 import { bankLines } from './bank-lines.ts';
 import { api, bodyOf, connectedApp, created, idem, newStaff, ok, requestIdOf, testDb, useCompany } from './helpers.ts';
@@ -133,6 +134,24 @@ describe('the control trail', () => {
     expect(JSON.stringify(bad.body)).toContain('type');
     const noScope = await t.newKey(['invoices:read']);
     expect((await noScope.raw.get('/audit-trail')).status).toBe(403);
+  });
+
+  it("names the actor on the transaction's BEGIN; the transaction may still set its isolation level, and the setting ends with it", async () => {
+    const seen = await actingAs({ type: 'system', id: 'trail-test', name: "tlr: a job's 'name' \\ with quotes" }, 'req-begin', () =>
+      testDb().prisma.$transaction(
+        async (tx) =>
+          (
+            await tx.$queryRaw<{ actor: string; isolation: string }[]>`
+              SELECT current_setting('tlr.actor') AS actor, current_setting('transaction_isolation') AS isolation`
+          )[0]!,
+        { isolationLevel: 'Serializable' },
+      ),
+    );
+    expect(JSON.parse(seen.actor)).toEqual({ type: 'system', id: 'trail-test', name: "tlr: a job's 'name' \\ with quotes", request_id: 'req-begin' });
+    expect(seen.isolation).toBe('serializable');
+    // Outside actingAs a transaction names nobody: the pooled connections carry nothing over.
+    const after = await testDb().prisma.$transaction((tx) => tx.$queryRaw<{ actor: string | null }[]>`SELECT current_setting('tlr.actor', true) AS actor`);
+    expect(after[0]!.actor ?? '').toBe('');
   });
 
   it("names the operator CLI, which made the company's chart", async () => {

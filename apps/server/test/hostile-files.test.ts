@@ -11,7 +11,7 @@ import { deflateSync } from 'node:zlib';
 import PDFDocument from 'pdfkit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inTransaction } from '@tlr/db';
-import { asSystem, MAX_PROCESSING_ATTEMPTS, processPendingVouchers, runSaftImport } from '@tlr/domain';
+import { asSystem, AUTOMATIC_MATCHING, autoMatch, MAX_PROCESSING_ATTEMPTS, processPendingVouchers, runSaftImport } from '@tlr/domain';
 import { idem, newCompany, newKey, ok, startTestService, testDb, useCompany, waitFor } from './helpers.ts';
 
 // The first e-invoice of a process loads the official rules into a worker (seconds on a busy machine).
@@ -228,6 +228,67 @@ describe('SAF-T imports', () => {
   });
 });
 
+describe('on two servers sharing one database', () => {
+  it('the hostile set, sent to both at once, gets a 4xx or a named failed import for every file; /healthz answers within 1 s; nothing is left staged', async () => {
+    const second = await startTestService();
+    try {
+      const saft = SAFT.replace('<AuditFile', '<!DOCTYPE AuditFile [<!ENTITY name "Jensen">]>\n<AuditFile').replace('<Name>', '<Name>&name;');
+      const set: [string, string, () => Iterable<string | Buffer>][] = [
+        [statements(), 'text/csv', () => [CSV_HEAD, '02-03-2026;"', ...repeat('x', 8 * MiB), '";1,00;;;\n']],
+        [statements(), 'text/csv', () => repeat('Dato', 8 * MiB)],
+        [statements(), 'text/csv', () => [CSV_HEAD, ...repeat(';', 8 * MiB)]],
+        [statements(), 'text/csv', () => [CSV_HEAD, '02-03-2026;Geb\u0000yr;-10,00;1.090,00;;\n']],
+        [statements(), 'application/xml', () => [camt(`<Ntry>${'<AddtlNtryInf>'.repeat(30_000)}${'</AddtlNtryInf>'.repeat(30_000)}</Ntry>`)]],
+        [statements(), 'application/xml', () => [camt(Array.from({ length: 11 }, () => entry('999999999999999.99')).join(''))]],
+        ['/einvoices/inbound', 'application/xml', () => [EINVOICE.replace(/<cbc:Percent>[^<]*<\/cbc:Percent>/, '<cbc:Percent>abc</cbc:Percent>')]],
+        [
+          '/einvoices/inbound',
+          'application/xml',
+          () => [EINVOICE.replace('<cbc:Note>', `${'<cbc:Note>'.repeat(10_000)}${'</cbc:Note>'.repeat(9_999)}<cbc:Note>`)],
+        ],
+        ['/imports/saft', 'application/xml', () => [saft]],
+      ];
+      const servers = [t.svc.url, second.url];
+      let slowest = 0;
+      const unhealthy: number[] = [];
+      let sending = true;
+      const watch = Promise.all(
+        servers.map(async (url) => {
+          while (sending) {
+            const started = Date.now();
+            const r = await fetch(`${url}/healthz`);
+            await r.arrayBuffer();
+            if (r.status !== 200) unhealthy.push(r.status);
+            slowest = Math.max(slowest, Date.now() - started);
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        }),
+      );
+      // Every file to each server, all at once.
+      const answers = await Promise.all(
+        servers.flatMap((url) => set.map(async ([path, type, body]) => ({ path, answer: await send(path, type, body(), url) }))),
+      ).finally(() => (sending = false));
+      await watch;
+      for (const { path, answer } of answers) {
+        if (path !== '/imports/saft') expect([400, 413], `${path}: ${answer.status} ${JSON.stringify(answer.body)}`).toContain(answer.status);
+      }
+      // The SAF-T files are taken (202) and their imports fail by the rule, named.
+      const imports = answers.filter((a) => a.path === '/imports/saft').map((a) => a.answer as unknown as { status: number; body: { data: { id: string } } });
+      expect(imports.map((i) => i.status)).toEqual([202, 202]);
+      for (const { body } of imports) {
+        await runSaftImport(testDb(), body.data.id);
+        const done = (await ok(t.api.GET('/imports/{id}', { params: { path: { id: body.data.id } } }))).data;
+        expect(done).toMatchObject({ status: 'failed', problem: { code: 'saft_file_invalid', detail: expect.stringMatching(/declares a document type/) } });
+      }
+      expect(unhealthy).toEqual([]);
+      expect(slowest).toBeLessThan(1_000);
+      expect(await readdir(staging)).toEqual([]);
+    } finally {
+      await second.stop();
+    }
+  }, 120_000);
+});
+
 /** A PDF whose one content stream inflates to `inflated` bytes (a decompression bomb). */
 function bomb(inflated: number): Buffer {
   const data = deflateSync(Buffer.alloc(inflated, 0x20), { level: 9 });
@@ -307,6 +368,57 @@ describe('one company cannot stall another', () => {
     expect(took, `usual ${usual} ms`).toBeLessThan(Math.max(3 * usual, usual + 5_000));
     expect(await processVouchers()).toBe(0);
   }, 120_000);
+
+  it("automatic matching's sweep lets the companies take turns: one company's older lines do not keep another's waiting", async () => {
+    const other = await t.another('Ventende Linjer ApS');
+    const account = await other.raw.post<{ data: { id: string } }>('/bank-accounts', { name: 'Drift' });
+    const rows = Array.from({ length: 30 }, (_, i) => `${String(i + 1).padStart(2, '0')}-01-2026;Indbetaling ${i + 1};1,00;${1001 + i},00;;\n`);
+    const ours = await send(statements(), 'text/csv', ['Dato;Tekst;Beløb;Saldo;Status;Afstemt\n', ...rows]);
+    expect(ours.status, JSON.stringify(ours.body)).toBe(201);
+    const theirs = await other.raw.call('POST', `/bank-accounts/${account.body.data.id}/statements`, {
+      raw: 'Dato;Tekst;Beløb;Saldo;Status;Afstemt\n02-03-2026;Kontant;125,00;1.125,00;;\n',
+      headers: { 'Content-Type': 'text/csv', ...idem().header },
+    });
+    expect(theirs.status, theirs.text).toBe(201);
+    // As if nothing had looked at them yet (the import's own matching did): the sweep finds both companies' lines.
+    const companies = [t.company.companyId, other.company.companyId];
+    await testDb().pool.query(`UPDATE bank_lines SET checked_at = NULL, suggestions = '[]' WHERE company_id = ANY($1::uuid[])`, [companies]);
+    // A round of 10 lines: by age alone, all ten would be the first company's January lines.
+    await autoMatch(asSystem(inTransaction(t.svc.db), 'match-bank-lines', AUTOMATIC_MATCHING), t.svc.db.prisma, { limit: 10 });
+    const { rows: seen } = await testDb().pool.query<{ company_id: string; checked: number }>(
+      `SELECT company_id, count(*) FILTER (WHERE checked_at IS NOT NULL)::int AS checked FROM bank_lines WHERE company_id = ANY($1::uuid[]) GROUP BY company_id`,
+      [companies],
+    );
+    expect(Object.fromEntries(seen.map((r) => [r.company_id, r.checked]))[other.company.companyId]).toBe(1);
+  });
+
+  it("a company imports one SAF-T file at a time, so its files hold one place in the import queue; another company's file is taken meanwhile", async () => {
+    const [first, second] = await Promise.all([newCompany('Mange Filer ApS', '12345704'), newCompany('Én Fil ApS', '12345704')]);
+    const [many, one] = await Promise.all([newKey(t.svc.url, first), newKey(t.svc.url, second)]);
+    const upload = (firm: typeof many, xml: string) =>
+      firm.raw.call<{ data: { id: string; status: string } }>('POST', '/imports/saft', {
+        raw: xml,
+        headers: { 'Content-Type': 'application/xml', ...idem().header },
+      });
+    // The first file is refused by the job (a DOCTYPE), so that the company's books stay empty for the next.
+    const refusedByJob = SAFT.replace('<AuditFile', '<!DOCTYPE AuditFile>\n<AuditFile');
+    const queued = await upload(many, refusedByJob);
+    expect([queued.status, queued.body.data.status], queued.text).toEqual([202, 'queued']);
+    const another = SAFT.replace('<Description>Kassekladde</Description>', '<Description>Kassekladde 2</Description>');
+    const refused = await upload(many, another);
+    expect([refused.status, refused.body], refused.text).toMatchObject([409, { code: 'conflict', field: 'body' }]);
+    expect((refused.body as unknown as { detail: string }).detail).toContain(`import ${queued.body.data.id} is queued: a company imports one file at a time`);
+    // The same file again is still that import, and another company's file is taken.
+    expect((await upload(many, refusedByJob)).body.data.id).toBe(queued.body.data.id);
+    const theirs = await upload(one, SAFT);
+    expect(theirs.status).toBe(202);
+    // Once the import has ended, the company's next file is taken.
+    expect(await runSaftImport(testDb(), queued.body.data.id)).toMatchObject({ status: 'failed' });
+    const next = await upload(many, another);
+    expect(next.status).toBe(202);
+    // Nothing left queued for another file's worker.
+    await testDb().pool.query(`DELETE FROM imports WHERE id = ANY($1::uuid[])`, [[theirs.body.data.id, next.body.data.id]]);
+  });
 
   it('a document whose storage fails is retried alone, the others complete; after the last attempt it completes with the reason', async () => {
     await processVouchers();

@@ -173,6 +173,33 @@ describe('large amounts', () => {
   });
 });
 
+describe('the bound of a decimal in the OpenAPI document', () => {
+  it('every amount, quantity, percent and rate a client sends states its bounds, as exclusive bounds where a double cannot write the largest', async () => {
+    const doc = await t.raw.get<Record<string, unknown>>('/openapi.json');
+    expect(doc.status).toBe(200);
+    const decimals: { at: string; node: Record<string, unknown> }[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${at}/${i}`));
+      if (!node || typeof node !== 'object') return;
+      const o = node as Record<string, unknown>;
+      // A decimal a client sends is a JSON number or a decimal string (fields.ts).
+      if (Array.isArray(o.type) && o.type.includes('number') && o.type.includes('string')) decimals.push({ at, node: o });
+      for (const [k, v] of Object.entries(o)) walk(v, `${at}/${k}`);
+    };
+    walk(doc.body, '#');
+    expect(decimals.length).toBeGreaterThan(10);
+    const unbounded = decimals.filter(
+      ({ node }) => typeof (node.maximum ?? node.exclusiveMaximum) !== 'number' || typeof (node.minimum ?? node.exclusiveMinimum) !== 'number',
+    );
+    expect(unbounded.map((d) => d.at)).toEqual([]);
+    // An amount: below 10^15 either way, i.e. at most 999999999999999.99 with its 2 decimals (which a double would write as 10^15).
+    const text = JSON.stringify(doc.body);
+    expect(text).toContain('"exclusiveMinimum":-1000000000000000');
+    expect(text).toContain('"exclusiveMaximum":1000000000000000');
+    expect(text).not.toContain('"maximum":1000000000000000');
+  });
+});
+
 describe('a sandbox reset in the middle of postings', () => {
   it('each posting completes before it or is refused with 409; never a 500, and the books stay consistent', async () => {
     const owner = await newCompany();

@@ -1,7 +1,8 @@
 // The accounting core through HTTP: the seeded chart, accounts, transactions and their refusals,
 // immutability, reversal, and gapless numbering.
 import { describe, expect, it } from 'vitest';
-import { today as businessDay, updateAccountingSettings } from '@tlr/domain';
+import type { Db } from '@tlr/db';
+import { Decimal, openJournalBatch, today as businessDay, updateAccountingSettings } from '@tlr/domain';
 import { api, created, idem, ok, testDb, useCompany, type Api, type RequestBody } from './helpers.ts';
 
 const t = useCompany();
@@ -114,6 +115,24 @@ describe('transactions', () => {
     expect(evt?.data).toMatchObject({ id: tx.id, document_number: tx.document_number, total_debit: 1250 });
   });
 
+  it('keeps texts as given: quotes, backslashes, commas, braces and the word NULL (the journal writer quotes its columns itself)', async () => {
+    const odd = 'Sagt: "NULL", {a,b} \\ C:\\temp\\ 50% rabat';
+    const tx = (
+      await created(
+        post(
+          [
+            { account_number: '6470', debit: 10, description: 'NULL' },
+            { ...cr('1010', 10), description: odd },
+          ],
+          { description: odd },
+        ),
+      )
+    ).data;
+    const read = (await ok(t.api.GET('/transactions/{id}', { params: { path: { id: tx.id } } }))).data;
+    expect(read.description).toBe(odd);
+    expect(read.lines.map((l) => l.description)).toEqual(['NULL', odd]);
+  });
+
   it.each<[string, Line[], number, string, string]>([
     ['unbalanced by one øre', [dr('6470', '100.00'), cr('1010', '99.99')], 422, 'unbalanced_transaction', 'lines'],
     ['debit and credit on one line', [{ account_number: '6470', debit: 10, credit: 10 }, cr('1010', 0)], 400, 'invalid_request', 'lines[0]'],
@@ -138,6 +157,37 @@ describe('transactions', () => {
     const r = await post([{ account_id: theirs, debit: 10 }, cr('6470', 10)]);
     expect(r.response.status).toBe(400);
     expect(r.error).toMatchObject({ code: 'invalid_request', field: 'lines[0].account_id' });
+  });
+
+  it("reports a batch's write that send() started at the next flush: a lock date set meanwhile refuses it, nothing posted", async () => {
+    const own = await t.another('Batch ApS');
+    const scope = { companyId: own.company.companyId, livemode: true };
+    const outcome = await testDb().prisma.$transaction(async (txc) => {
+      const tx = txc as Db;
+      const id = async (n: string) => (await tx.account.findFirstOrThrow({ where: { company_id: scope.companyId, account_number: n } })).id;
+      const [bank, sales] = [await id('6470'), await id('1010')];
+      const batch = await openJournalBatch(tx, scope, { events: false });
+      const ten = new Decimal(10);
+      const zero = new Decimal(0);
+      await batch.add({
+        date: today,
+        description: 'Batch',
+        source: 'manual',
+        lines: [
+          { accountId: bank, debit: ten, credit: zero, description: '', vatCode: '' },
+          { accountId: sales, debit: zero, credit: ten, description: '', vatCode: '' },
+        ],
+      });
+      // The batch read the company when it opened; the statement reads the lock date again under the lock.
+      await tx.company.update({ where: { id: scope.companyId }, data: { lock_date: new Date(`${today}T00:00:00Z`) } });
+      await batch.send();
+      return batch.flush().then(
+        () => 'written',
+        (e: unknown) => e,
+      );
+    });
+    expect(outcome).toMatchObject({ code: 'period_locked' });
+    expect(await testDb().prisma.ledgerTransaction.count({ where: { company_id: scope.companyId } })).toBe(0);
   });
 
   it('refuses dates on or before the lock date, and outside any open fiscal year', async () => {

@@ -8,7 +8,7 @@
 import { userInfo } from 'node:os';
 import type { Database, Db } from '@tlr/db';
 import {
-  actAs,
+  actingAs,
   claimIdempotencyKey,
   flushEvents,
   holdEvents,
@@ -59,20 +59,23 @@ export function trailActor(actor: ApiContext['actor']): GivenActor | null {
 async function inTransaction<R extends Result>(ctx: ApiContext, work: (tx: Db) => Promise<R>, timeoutMs?: number): Promise<R> {
   const db: Database = ctx.db;
   const actor = trailActor(ctx.actor);
+  // Every registration the work makes records who made it and from which request (control trail): the
+  // actor rides on the transaction's BEGIN.
+  const run = <T>(fn: () => Promise<T>) => (actor ? actingAs(actor, ctx.requestId, fn) : fn());
   try {
-    return await db.prisma.$transaction(
-      async (tx) => {
-        // Every registration the work makes records who made it and from which request (control trail).
-        if (actor) await actAs(tx as Db, actor, ctx.requestId);
-        // The events the work records are written in one statement at its end (with the stored
-        // response, for an idempotent create), not one round trip each.
-        holdEvents(tx);
-        const result = await work(tx);
-        if (!result.ok) throw new Rollback(result);
-        await flushEvents(tx);
-        return result;
-      },
-      { ...db.transactionOptions, ...(timeoutMs ? { timeout: timeoutMs } : {}) },
+    return await run(() =>
+      db.prisma.$transaction(
+        async (tx) => {
+          // The events the work records are written in one statement at its end (with the stored
+          // response, for an idempotent create), not one round trip each.
+          holdEvents(tx);
+          const result = await work(tx);
+          if (!result.ok) throw new Rollback(result);
+          await flushEvents(tx);
+          return result;
+        },
+        { ...db.transactionOptions, ...(timeoutMs ? { timeout: timeoutMs } : {}) },
+      ),
     );
   } catch (e) {
     if (e instanceof Rollback) return e.result as R;

@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/prisma/client.ts';
+import { SettingsClient } from './transaction-settings.ts';
 
 export interface DbTimeouts {
   /** Server-side statement_timeout; the client gives up one second later (a frozen server cannot cancel). */
@@ -56,6 +57,8 @@ function giveUpWhenSilent(client: pg.PoolClient, ms: number): void {
 export function createDatabase(url: string, poolSize = 10, timeouts: Partial<DbTimeouts> = {}): Database {
   const t = { ...DEFAULT_TIMEOUTS, ...timeouts };
   const pool = new pg.Pool({
+    // A transaction's BEGIN carries the settings it starts with (transaction-settings.ts).
+    Client: SettingsClient,
     connectionString: url,
     max: poolSize,
     idleTimeoutMillis: 30_000,

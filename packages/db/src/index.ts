@@ -4,6 +4,7 @@ import type { Database } from './client.ts';
 import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
 
 export { createDatabase, type Database, type DbTimeouts } from './client.ts';
+export { withTransactionSettings } from './transaction-settings.ts';
 export { applyMigrations } from './migrate.ts';
 export { lockDataFolder, type DataFolderLock } from './data-lock.ts';
 export { resolveDatabaseServer, closeAfterCommand, ensureDatabase, dropDatabase, withDatabase, freePort, type DatabaseServer } from './server.ts';

@@ -48,6 +48,13 @@ export const boolean = () => exact(z.boolean());
  */
 const decimalInput = () => z.union([z.number(), z.string()], { error: (issue) => parseAmount(issue.input) as string });
 
+/**
+ * The bound of every amount a client sends, in the OpenAPI document: below 10^15 in absolute value, which with
+ * at most 2 decimals is at most 999999999999999.99 (money.ts MAX_AMOUNT). Written as exclusive bounds because
+ * a double cannot write 999999999999999.99 (it would read 1000000000000000).
+ */
+const AMOUNT_BOUND = 1e15;
+
 /** An amount in DKK: a JSON number (or decimal string) with at most 2 decimals, parsed to a Decimal. */
 export const money = (opts: { min?: number } = {}) =>
   decimalInput()
@@ -63,7 +70,12 @@ export const money = (opts: { min?: number } = {}) =>
       }
       return d;
     })
-    .meta({ description: 'Amount in DKK with at most 2 decimals', example: 1250.5 });
+    .meta({
+      description: 'Amount in DKK with at most 2 decimals',
+      example: 1250.5,
+      ...(opts.min === undefined ? { exclusiveMinimum: -AMOUNT_BOUND } : { minimum: opts.min }),
+      exclusiveMaximum: AMOUNT_BOUND,
+    });
 
 /**
  * An amount in a response: a JSON number written with its exact digits (money.ts amountToJson; beyond
@@ -82,7 +94,7 @@ export const percent = () =>
       }
       return d;
     })
-    .meta({ description: 'Percent, 0 to 100', example: 25 });
+    .meta({ description: 'Percent, 0 to 100', example: 25, minimum: 0, maximum: 100 });
 
 /** A currency (valuta): an ISO 4217 code of the list in currency/rules.ts, upper case as written there. */
 export const currency = () =>
@@ -105,7 +117,12 @@ export const exchangeRate = () =>
       }
       return d;
     })
-    .meta({ description: 'Valutakurs: DKK per 1 unit of the currency, greater than 0, at most 6 decimals', example: 7.4612 });
+    .meta({
+      description: 'Valutakurs: DKK per 1 unit of the currency, greater than 0, at most 6 decimals',
+      example: 7.4612,
+      exclusiveMinimum: 0,
+      exclusiveMaximum: 1e12,
+    });
 
 /** Optional free text: null is accepted and means empty. */
 export const text = (max: number) =>
@@ -258,4 +275,4 @@ export const quantity = () =>
       }
       return d;
     })
-    .meta({ description: 'Quantity with at most 4 decimals', example: 1.5 });
+    .meta({ description: 'Quantity with at most 4 decimals', example: 1.5, exclusiveMinimum: -1e9, exclusiveMaximum: 1e9 });

@@ -66,7 +66,8 @@ const link = (what: string) =>
     .nullable()
     .meta({ description: `The path of ${what}; null when there is none` });
 
-const decimal = (description: string) => z.number().meta({ description });
+// Written with the document's exact digits (a price may carry more than a double holds).
+const decimal = (description: string) => amountOut(description);
 const inboundLine = z
   .object({
     id: z.string().meta({ description: "The line's id in the document" }),
@@ -77,7 +78,13 @@ const inboundLine = z
     price: decimal('The price per unit, as stated').nullable(),
     net_amount: decimal("The line's amount without VAT, allowances and charges applied"),
     allowances: z
-      .array(z.object({ charge: z.boolean().meta({ description: 'true: a charge; false: an allowance (discount)' }), amount: z.number(), reason: z.string() }))
+      .array(
+        z.object({
+          charge: z.boolean().meta({ description: 'true: a charge; false: an allowance (discount)' }),
+          amount: decimal('The allowance or charge'),
+          reason: z.string(),
+        }),
+      )
       .meta({ description: "The line's allowances and charges" }),
     vat_category: z
       .string()
@@ -159,7 +166,7 @@ export const einvoiceMessageResource = z
       )
       .meta({ description: 'Received: how the supplier asks to be paid, as the document states it; [] when sent' }),
     other_taxes: z
-      .array(z.object({ scheme: z.string(), name: z.string(), amount: z.number() }))
+      .array(z.object({ scheme: z.string(), name: z.string(), amount: decimal("The tax, in the document's currency") }))
       .meta({ description: 'Received: taxes other than VAT (excise duties, each by its tax scheme), part of the cost; [] when none' }),
     channel: z.enum(['peppol']),
     sender: z.string().meta({

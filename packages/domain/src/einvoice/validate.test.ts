@@ -72,6 +72,18 @@ describe('validateEinvoice', () => {
     expect(warnings.map((w) => [w.id, w.flag])).toEqual([['DK-R-003', 'warning']]);
   });
 
+  it("a Swedish seller's rule whose context names the seller from the document's root (looked up by a key) still holds on every line", async () => {
+    // The seller in Sweden with a Swedish VAT id, and the second line at 20 %: SE-R-006 allows 6, 12 and 25 only.
+    const xml = example('base-example.xml')
+      .replace('<cbc:IdentificationCode>GB</cbc:IdentificationCode>', '<cbc:IdentificationCode>SE</cbc:IdentificationCode>')
+      .replace('<cbc:CompanyID>GB1232434</cbc:CompanyID>', '<cbc:CompanyID>SE123456789701</cbc:CompanyID>');
+    const secondLine = xml.lastIndexOf('<cbc:Percent>25.0</cbc:Percent>');
+    const twenty = `${xml.slice(0, secondLine)}<cbc:Percent>20.0</cbc:Percent>${xml.slice(secondLine + '<cbc:Percent>25.0</cbc:Percent>'.length)}`;
+    expect(ids((await validateEinvoice(xml)).fatal)).not.toContain('SE-R-006');
+    const { fatal } = await validateEinvoice(twenty);
+    expect(fatal.filter((f) => f.id === 'SE-R-006').map((f) => f.location)).toEqual([expect.stringMatching(/InvoiceLine\[2\]/)]);
+  });
+
   it('a CVR endpoint id (scheme 0184) that is not 8 digits is PEPPOL-COMMON-R042', async () => {
     const xml = example('base-example.xml').replace(
       '<cbc:EndpointID schemeID="0088">9482348239847239874</cbc:EndpointID>',

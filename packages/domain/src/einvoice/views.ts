@@ -1,7 +1,7 @@
 // The API shapes of e-invoice messages: the message itself, and the summary its invoice shows.
 import type { Prisma } from '@tlr/db';
 import { fromDate } from '../calendar.ts';
-import { amountToJson } from '../money.ts';
+import { amountToJson, quantityToJson } from '../money.ts';
 import type { StoredLine } from './inbound.ts';
 import type {
   DocumentKind,
@@ -57,19 +57,19 @@ export function einvoiceMessageView(m: EinvoiceMessageHead): EinvoiceMessageView
       id: l.id,
       description: l.description,
       item_id: l.item_id,
-      quantity: Number(l.quantity),
+      quantity: quantityToJson(l.quantity),
       unit: l.unit,
-      price: l.price === null ? null : Number(l.price),
-      net_amount: Number(l.net_amount),
-      allowances: l.allowances.map((a) => ({ charge: a.charge, amount: Number(a.amount), reason: a.reason })),
+      price: l.price === null ? null : quantityToJson(l.price),
+      net_amount: amountToJson(l.net_amount),
+      allowances: l.allowances.map((a) => ({ charge: a.charge, amount: amountToJson(a.amount), reason: a.reason })),
       vat_category: l.vat_category,
-      vat_rate: l.vat_rate === null ? null : Number(l.vat_rate),
-      vat_amount: l.vat_amount === null ? null : Number(l.vat_amount),
+      vat_rate: l.vat_rate === null ? null : quantityToJson(l.vat_rate),
+      vat_amount: l.vat_amount === null ? null : amountToJson(l.vat_amount),
       account_number: l.account_number,
       account_source: l.account_source,
     })),
     payment_means: arrayOf<EinvoiceMessageView['payment_means'][number]>(m.payment_means),
-    other_taxes: arrayOf<{ scheme: string; name: string; amount: string }>(m.other_taxes).map((t) => ({ ...t, amount: Number(t.amount) })),
+    other_taxes: arrayOf<{ scheme: string; name: string; amount: string }>(m.other_taxes).map((t) => ({ ...t, amount: amountToJson(t.amount) })),
     channel: 'peppol',
     sender: m.sender_peppol_id,
     receiver: m.receiver_peppol_id,

@@ -61,6 +61,9 @@ const line = z.strictObject({
     .meta({
       description: 'A discount on the line in percent, 0 (the default) to below 100: amount = quantity × unit_price less the discount, each rounded to øre',
       example: 10,
+      // Below 100, not up to it: percent()'s maximum makes way for the exclusive bound.
+      maximum: undefined,
+      exclusiveMaximum: 100,
     }),
 });
 

@@ -60,6 +60,12 @@ interface Written {
   registered_by: unknown;
 }
 
+// The statement's columns go as PostgreSQL array literals built here, one text parameter each, rather
+// than as JavaScript arrays that the client and the driver walk element by element (a SAF-T import
+// sends thousands of lines per statement). Ids, dates and numbers need no quoting; text is quoted.
+const plainArray = (values: readonly (string | number | null)[]) => `{${values.map((v) => v ?? 'NULL').join(',')}}`;
+const textArray = (values: readonly (string | null)[]) => `{${values.map((v) => (v === null ? 'NULL' : `"${v.replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;
+
 /**
  * Writes `rows` in one statement. It takes the company's row lock (held until commit); the lock date is
  * read under it, so a lock set by the operator can never be slipped past: a posting dated on or before
@@ -85,8 +91,8 @@ async function writeRows(db: Db, companyId: string, rows: JournalRows): Promise<
                                        source_transaction_id, reverses_id, voucher_id, created_at)
       SELECT u.id, ${c}::uuid, COALESCE(u.document_number, ok.last_document_number - ${rows.draws}::bigint + u.draw), ok.last_system_id - ${rows.count}::bigint + u.n,
              u.date, u.description, u.source, u.source_id, u.source_journal_id, u.source_transaction_id, u.reverses_id, u.voucher_id, ok.at
-      FROM ok, unnest(${t.id}::uuid[], ${t.documentNumber}::bigint[], ${t.draw}::int[], ${t.date}::date[], ${t.description}::text[], ${t.source}::text[],
-                      ${t.sourceId}::uuid[], ${t.sourceJournalId}::text[], ${t.sourceTransactionId}::text[], ${t.reversesId}::uuid[], ${t.voucherId}::uuid[])
+      FROM ok, unnest(${plainArray(t.id)}::uuid[], ${plainArray(t.documentNumber)}::bigint[], ${plainArray(t.draw)}::int[], ${plainArray(t.date)}::date[], ${textArray(t.description)}::text[], ${textArray(t.source)}::text[],
+                      ${plainArray(t.sourceId)}::uuid[], ${textArray(t.sourceJournalId)}::text[], ${textArray(t.sourceTransactionId)}::text[], ${plainArray(t.reversesId)}::uuid[], ${plainArray(t.voucherId)}::uuid[])
         WITH ORDINALITY AS u(id, document_number, draw, date, description, source, source_id, source_journal_id, source_transaction_id, reverses_id, voucher_id, n)
       RETURNING system_id, registered_at, registered_by
     ),
@@ -94,12 +100,12 @@ async function writeRows(db: Db, companyId: string, rows: JournalRows): Promise<
       INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code,
                                      currency, currency_amount, exchange_rate)
       SELECT l.id, ${c}::uuid, l.transaction_id, l.n, l.account_id, l.debit, l.credit, l.description, l.vat_code, l.currency, l.currency_amount, l.exchange_rate
-      FROM ok, unnest(${l.id}::uuid[], ${l.transactionId}::uuid[], ${l.lineNumber}::int2[], ${l.accountId}::uuid[], ${l.debit}::numeric[], ${l.credit}::numeric[],
-                      ${l.description}::text[], ${l.vatCode}::text[], ${l.currency}::text[], ${l.currencyAmount}::numeric[], ${l.exchangeRate}::numeric[])
+      FROM ok, unnest(${plainArray(l.id)}::uuid[], ${plainArray(l.transactionId)}::uuid[], ${plainArray(l.lineNumber)}::int2[], ${plainArray(l.accountId)}::uuid[], ${plainArray(l.debit)}::numeric[], ${plainArray(l.credit)}::numeric[],
+                      ${textArray(l.description)}::text[], ${textArray(l.vatCode)}::text[], ${textArray(l.currency)}::text[], ${plainArray(l.currencyAmount)}::numeric[], ${plainArray(l.exchangeRate)}::numeric[])
         AS l(id, transaction_id, n, account_id, debit, credit, description, vat_code, currency, currency_amount, exchange_rate)
     ),
     d AS (
-      SELECT d.* FROM ok, unnest(${d.date}::date[], ${d.accountId}::uuid[], ${d.debit}::numeric[], ${d.credit}::numeric[]) AS d(date, account_id, debit, credit)
+      SELECT d.* FROM ok, unnest(${plainArray(d.date)}::date[], ${plainArray(d.accountId)}::uuid[], ${plainArray(d.debit)}::numeric[], ${plainArray(d.credit)}::numeric[]) AS d(date, account_id, debit, credit)
     ),
     daily AS (
       INSERT INTO account_daily_balances AS b (company_id, account_id, date, debit, credit)
@@ -114,7 +120,7 @@ async function writeRows(db: Db, companyId: string, rows: JournalRows): Promise<
     vat_bases AS (
       INSERT INTO vat_monthly_bases AS v (company_id, month, vat_code, debit, credit)
       SELECT ${c}::uuid, b.month, b.vat_code, b.debit, b.credit
-      FROM ok, unnest(${v.month}::date[], ${v.vatCode}::text[], ${v.debit}::numeric[], ${v.credit}::numeric[]) AS b(month, vat_code, debit, credit)
+      FROM ok, unnest(${plainArray(v.month)}::date[], ${textArray(v.vatCode)}::text[], ${plainArray(v.debit)}::numeric[], ${plainArray(v.credit)}::numeric[]) AS b(month, vat_code, debit, credit)
       ON CONFLICT (company_id, month, vat_code) DO UPDATE SET debit = v.debit + EXCLUDED.debit, credit = v.credit + EXCLUDED.credit
     )
     SELECT seq.last_document_number, seq.last_system_id, seq.at AS created_at, co.lock_date, EXISTS (SELECT 1 FROM ok) AS posted,
@@ -227,12 +233,15 @@ export interface PostedRef {
  * events with one more). A caller flushes every few thousand lines (JOURNAL_BATCH_LINES), or once: a
  * matcher that posts a payment per bank line in one transaction. Ids are known at add(), numbers at
  * flush(), so a caller can link its own rows (bank lines, documents) to the postings either way.
+ * send() is flush() without the wait: a reader of a long file overlaps its parsing with the writes.
  */
 export class JournalBatch {
   private pending: PreparedPosting[] = [];
   private pendingLines = 0;
   private checkedDates = new Set<string>();
   private accounts = new Map<string, AccountName>();
+  /** The write send() started, not yet awaited. */
+  private writing: Promise<unknown> | undefined;
 
   private readonly db: Db;
   private readonly scope: CompanyScope;
@@ -276,9 +285,39 @@ export class JournalBatch {
     return { id: prepared.id, lineIds: prepared.lineIds };
   }
 
-  /** Writes the postings held, in the order added; their numbers. */
+  /** Writes the postings held, in the order added (after the write send() started, if any); their numbers. */
   async flush(): Promise<PostedRef[]> {
+    await this.sent();
+    return this.write(this.take());
+  }
+
+  /**
+   * Starts writing the postings held and returns without waiting for the database, so that the caller
+   * reads and checks the next postings meanwhile (a SAF-T import parses on while its last batch is
+   * written). One write at a time: the next send() or flush() waits for this one and throws its error.
+   */
+  async send(): Promise<void> {
+    await this.sent();
+    const writing = this.write(this.take());
+    // Its outcome is the next send()'s or flush()'s to report; until then it must not go unheard.
+    writing.catch(() => {});
+    this.writing = writing;
+  }
+
+  private async sent(): Promise<void> {
+    const writing = this.writing;
+    this.writing = undefined;
+    await writing;
+  }
+
+  private take(): PreparedPosting[] {
     const pending = this.pending;
+    this.pending = [];
+    this.pendingLines = 0;
+    return pending;
+  }
+
+  private async write(pending: PreparedPosting[]): Promise<PostedRef[]> {
     if (!pending.length) return [];
     await readAccounts(
       this.db,
@@ -294,8 +333,6 @@ export class JournalBatch {
       const views = pending.map((p, i) => postedView(this.scope.companyId, p, numbers[i]!, written, written.registered_at![i]!, this.accounts));
       await recordEvents(this.db, this.scope, 'transaction.created', views.map(eventData));
     }
-    this.pending = [];
-    this.pendingLines = 0;
     return pending.map((p, i) => ({ id: p.id, ...numbers[i]! }));
   }
 }

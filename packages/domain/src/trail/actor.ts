@@ -2,7 +2,7 @@
 // application names the actor once per transaction; the database's trail triggers read it (tlr_actor()
 // in the control_trail migration), resolve its name and stamp every registration the transaction makes.
 import { z } from 'zod';
-import type { Db, InTransaction } from '@tlr/db';
+import { withTransactionSettings, type Db, type InTransaction } from '@tlr/db';
 import { timestamp } from '../fields.ts';
 
 /** The actor as the application names it: the database looks up the names. */
@@ -13,12 +13,25 @@ export type GivenActor =
   /** A background job of tlr itself. */
   | { type: 'system'; id: string; name: string };
 
+const setting = (actor: GivenActor, requestId?: string) => JSON.stringify({ ...actor, request_id: requestId ?? null });
+
 /**
- * Names the actor of the transaction `tx` (SET LOCAL: it ends with the transaction). Without it, what
- * the transaction registers is the system's (a background job).
+ * Runs `fn` so that every transaction it begins names `actor` (and the request) on its first statement:
+ * the setting rides on the transaction's BEGIN, no round trip of its own (transaction-settings.ts in
+ * @tlr/db). The names are looked up only when a registration's trigger asks (tlr_actor()), so a
+ * transaction that registers nothing pays for none. Without an actor, what a transaction registers is
+ * the system's (a background job).
+ */
+export function actingAs<T>(actor: GivenActor, requestId: string | undefined, fn: () => Promise<T>): Promise<T> {
+  return withTransactionSettings({ 'tlr.actor': setting(actor, requestId) }, fn);
+}
+
+/**
+ * Names the actor of the transaction `tx` already under way (SET LOCAL: it ends with the transaction),
+ * one statement: for a transaction that learns its actor from what it reads (a queued import's sender).
  */
 export async function actAs(tx: Db, actor: GivenActor, requestId?: string): Promise<void> {
-  await tx.$executeRaw`SELECT set_config('tlr.actor', ${JSON.stringify({ ...actor, request_id: requestId ?? null })}, true)`;
+  await tx.$executeRaw`SELECT set_config('tlr.actor', ${setting(actor, requestId)}, true)`;
 }
 
 export const ACTOR_TYPES = ['api_key', 'oauth_application', 'owner', 'staff', 'operator', 'system'] as const;
@@ -63,7 +76,4 @@ export const AUTOMATIC_MATCHING = 'tlr: automatic bank matching';
 export const asSystem =
   (run: InTransaction, job: string, name: string): InTransaction =>
   (fn) =>
-    run(async (tx) => {
-      await actAs(tx, { type: 'system', id: job, name });
-      return fn(tx);
-    });
+    actingAs({ type: 'system', id: job, name }, undefined, () => run(fn));

@@ -13,7 +13,7 @@ import type { Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { today } from '../calendar.ts';
-import { Decimal, roundKroner } from '../money.ts';
+import { amountToJson, Decimal, roundKroner } from '../money.ts';
 import { checkVatNumber, normalizeVatNumber } from '../identifiers/vat-number.ts';
 import { VAT_ACCOUNT_NUMBERS } from './codes.ts';
 import { parseVatPeriod, periodContaining, type VatPeriod } from './periods.ts';
@@ -55,7 +55,7 @@ async function euSalesPeriod(db: Db, scope: CompanyScope, text: string): Promise
   return { period: p, seller: company.se_number || company.cvr || '' };
 }
 
-const money = (d: Decimal) => d.toDecimalPlaces(2).toNumber();
+const money = (d: Decimal) => amountToJson(d.toDecimalPlaces(2));
 
 /** GET /eu-sales?period=: the list of the period, its problems and its agreement with rubrik B. */
 export async function euSalesList(db: Db, scope: CompanyScope, periodText: string): Promise<EuSalesView> {

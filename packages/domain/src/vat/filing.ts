@@ -16,7 +16,7 @@ import { DomainError, invalidRequest } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { fromDate, toDate as toDateColumn } from '../calendar.ts';
-import { Decimal } from '../money.ts';
+import { amountToJson, Decimal } from '../money.ts';
 import type { VatFrequency } from '../ledger/fiscal-years.ts';
 import { markVoucherPosted, stageBytes, uploadVoucher, type VoucherStore } from '../vouchers/vouchers.ts';
 import { VAT_RETURN_FIELDS, type VatReturnField } from './codes.ts';
@@ -148,7 +148,7 @@ export function filingView(r: FilingRow): VatFilingView {
     last_error: r.last_error || null,
     submitted_at: r.submitted_at?.toISOString() ?? null,
     approved_at: r.approved_at?.toISOString() ?? null,
-    amount_due: r.amount_due === null ? null : Number(r.amount_due),
+    amount_due: r.amount_due === null ? null : amountToJson(r.amount_due),
     payment_deadline: r.payment_deadline ? fromDate(r.payment_deadline) : null,
     ocr_line: r.ocr_line || null,
     receipt_voucher_id: r.receipt_voucher_id,
@@ -452,7 +452,7 @@ export async function pollVatFiling(
     await recordEvent(db, scope, 'vat_return.approved', {
       period: row.period,
       version: row.version,
-      amount_due: row.amount_due === null ? null : Number(row.amount_due),
+      amount_due: row.amount_due === null ? null : amountToJson(row.amount_due),
       payment_deadline: receipt.paymentDeadline,
       ocr_line: ocr,
       receipt_voucher_id: voucher.id,

@@ -65,8 +65,7 @@ export const vatFilingResource = z
     last_error: z.string().nullable().meta({ description: 'The last transport failure or refusal; null when none' }),
     submitted_at: timestamp().nullable(),
     approved_at: timestamp().nullable(),
-    amount_due: z
-      .number()
+    amount_due: amountOut()
       .nullable()
       .meta({ description: 'From the receipt: what is to be paid to the tax account (negative: refunded), DKK; null until approved' }),
     payment_deadline: dateOut().nullable().meta({ description: 'From the receipt: the last day to pay' }),

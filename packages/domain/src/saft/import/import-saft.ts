@@ -130,7 +130,7 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
     parties = [];
   };
 
-  /** Hands a posting to the journal writer (checked there), flushing every JOURNAL_BATCH_LINES lines. */
+  /** Hands a posting to the journal writer (checked there), writing every JOURNAL_BATCH_LINES lines. */
   const post = async (posting: Posting, at: FilePlace) => {
     try {
       await journal.add(posting);
@@ -139,7 +139,8 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
     }
     counts.transactions += 1;
     counts.lines += posting.lines.length;
-    if (journal.lines >= JOURNAL_BATCH_LINES) await journal.flush();
+    // Written while the next batch is read (send): the parse and the database work side by side.
+    if (journal.lines >= JOURNAL_BATCH_LINES) await journal.send();
   };
 
   const zero = new Decimal(0);

@@ -137,6 +137,15 @@ export async function createSaftImport(db: Db, scope: CompanyScope, input: Creat
   await db.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`saft-import:${c}`}, 0))`;
   const same = await db.import.findFirst({ where: { company_id: c, file_sha256: input.file.sha256, status: { not: 'failed' } } });
   if (same) return { view: importView(same), created: false };
+  // One import of a company at a time: the queue runs imports in turn, so a company holds at most one
+  // place in it and another company's import waits behind no more than one file of each company.
+  const open = await db.import.findFirst({ where: { company_id: c, status: { in: ['queued', 'running'] } }, select: { id: true, status: true } });
+  if (open)
+    throw new DomainError(
+      'conflict',
+      `The company's import ${open.id} is ${open.status}: a company imports one file at a time. Send this file when that import has ended (GET /imports/${open.id}).`,
+      'body',
+    );
   const posted = await db.ledgerTransaction.findFirst({ where: { company_id: c }, select: { id: true } });
   if (posted)
     throw new DomainError(
