@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '@tlr/config';
-import { inTransaction, type Database, type Db } from '@tlr/db';
+import { inTransaction, type Database, type Db, type InTransaction } from '@tlr/db';
 import {
   asSystem,
   attemptEinvoice,
@@ -14,6 +14,7 @@ import {
   httpTransport,
   importFromInbox,
   readEinvoiceInbox,
+  takeQueuedEinvoices,
   type EinvoiceSettings,
   type VoucherStore,
 } from '@tlr/domain';
@@ -68,13 +69,25 @@ export async function registerEinvoiceWorkers(boss: Boss, db: Database, settings
   // Messages whose wake-up died with a process go now, not at the next minute.
   await sweep();
 
+  // An import queues the response "received": its delivery is woken once the import commits, as a request's is.
+  const runAndWake: InTransaction = async (fn) => {
+    let queued: ReturnType<typeof takeQueuedEinvoices> = [];
+    const result = await run(async (tx) => {
+      const r = await fn(tx);
+      queued = takeQueuedEinvoices(tx);
+      return r;
+    });
+    for (const due of queued) await deliverEinvoiceAt(boss, due);
+    return result;
+  };
+
   const inbox = settings.transport.inbox;
   const poll = settings.inboxPollMs;
   await boss.work(QUEUES.readEinvoiceInbox.name, { pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1 }, async () => {
     // The schedule is every worker's; a transport without an inbox (http) has nothing to read.
     if (!inbox) return;
     try {
-      const round = await readEinvoiceInbox(run, inbox, store && ((xml) => importFromInbox(run, pool, store, xml)));
+      const round = await readEinvoiceInbox(run, inbox, store && ((xml) => importFromInbox(runAndWake, pool, store, xml)));
       if (round.recorded) logger.info({ recorded: round.recorded }, 'e-invoice receipts and responses recorded');
       for (const i of round.imported) logger.info({ file: i.file, message_id: i.messageId }, 'e-invoice received');
       for (const r of round.refused) logger.warn({ file: r.file, reason: r.reason }, 'e-invoice inbox file moved to refused/');

@@ -7,8 +7,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import PDFDocument from 'pdfkit';
-import { einvoiceValidationPool, warmEinvoiceValidation } from '@tlr/domain';
-import { countRows, created, idem, ok, useCompany, waitFor, type Api, type client } from './helpers.ts';
+import { inTransaction } from '@tlr/db';
+import { attemptEinvoice, claimEinvoice, einvoiceValidationPool, validateEinvoice, warmEinvoiceValidation, type OutgoingDocument } from '@tlr/domain';
+import { countRows, created, idem, ok, testDb, useCompany, waitFor, type Api, type client } from './helpers.ts';
 
 // Warm from the start (decision 634): the server loads the rules as it starts, as `npm start` does.
 const t = useCompany({ name: 'E-faktura Modtager ApS', cvr: '12345674', env: { EINVOICE_WARM_AT_START: 'true' } });
@@ -252,7 +253,7 @@ describe('POST /einvoices/inbound', () => {
     }
   });
 
-  it("proposes each line's account: the supplier's same item as last booked, else the supplier's last account, else the VAT category's", async () => {
+  it("proposes each line's account: the supplier's same item as last booked, else the supplier's default account, else the VAT category's", async () => {
     const other = await t.another('OIOUBL Konti ApS');
     // The package's invoice, dated in the company's open fiscal year so that it can be booked.
     const invoice = oioubl('OIOUBL_Invoice_v2p2.xml')
@@ -266,7 +267,15 @@ describe('POST /einvoices/inbound', () => {
     // A person books the first document to 1610 Varekøb.
     await ok(other.api.PUT('/expenses/{id}', { params: { path: { id: first.expense_id } }, body: { account_number: '1610' } }));
     await ok(other.api.PUT('/expenses/{id}/status', { params: { path: { id: first.expense_id } }, body: { status: 'booked' } }));
-    // The supplier's next document: the same item (Hejsetavle, the seller's item id) goes where it went; a new one where the supplier's last went.
+    // The supplier's default account: an active expense account of the chart, or refused by name.
+    const supplierPath = { params: { path: { id: first.supplier_id } } };
+    const notExpense = await other.raw.call<{ code: string; field: string }>('PUT', `/suppliers/${first.supplier_id}`, {
+      body: { default_account_number: '7440' },
+    });
+    expect([notExpense.status, notExpense.body.field]).toEqual([400, 'default_account_number']);
+    await ok(other.api.PUT('/suppliers/{id}', { ...supplierPath, body: { default_account_number: '2390' } }));
+    expect((await ok(other.api.GET('/suppliers/{id}', supplierPath))).data.default_account_number).toBe('2390');
+    // The supplier's next document: the same item (Hejsetavle, the seller's item id) goes where it went; a new one to the supplier's default.
     const next = invoice
       .replace('<cbc:ID>A00095678', '<cbc:ID>A00095679')
       .replace('<cbc:Name>Beslag</cbc:Name>', '<cbc:Name>Skruer</cbc:Name>')
@@ -276,8 +285,10 @@ describe('POST /einvoices/inbound', () => {
     expect(second.body.data.supplier_id).toBe(first.supplier_id);
     expect(second.body.data.lines.map((l) => [l.description, l.account_number, l.account_source])).toEqual([
       ['Hejsetavle', '1610', 'supplier_item'],
-      ['Skruer', '1610', 'supplier_default'],
+      ['Skruer', '2390', 'supplier_default'],
     ]);
+    // The draft expense (one account, as expenses have) takes the account of the larger part: 5000.00 of 5050.00.
+    expect((await expenseOf(other.api, second.body.data.expense_id)).account_number).toBe('1610');
     // Another supplier's document: nothing of this supplier's applies.
     const elsewhere = (await importXml(other.raw, oioubl('OIOUBL_InvoiceCerticate.xml'))).body.data;
     expect(elsewhere.lines.map((l) => l.account_source)).toEqual(['vat_category']);
@@ -448,7 +459,13 @@ describe('POST /einvoices/inbound', () => {
     const two = await Promise.all([importXml(other.raw, example('base-example.xml')), importXml(other.raw, example('base-creditnote-correction.xml'))]);
     expect(two.map((r) => r.status)).toEqual([201, 201]);
     expect(two[0]!.body.data.supplier_id).toBe(two[1]!.body.data.supplier_id);
-    expect(await countRows(`SELECT count(*)::int AS n FROM einvoice_messages WHERE company_id = $1`, [other.company.companyId])).toBe(3);
+    expect(await countRows(`SELECT count(*)::int AS n FROM einvoice_messages WHERE company_id = $1 AND direction = 'inbound'`, [other.company.companyId])).toBe(
+      3,
+    );
+    // Each import answered "received" once; the duplicate refused, none.
+    expect(
+      await countRows(`SELECT count(*)::int AS n FROM einvoice_messages WHERE company_id = $1 AND response_status = 'received'`, [other.company.companyId]),
+    ).toBe(3);
   });
 
   it('refuses a document that breaks the official rules with 400 listing the rules, storing nothing', async () => {
@@ -662,12 +679,27 @@ describe('GET /einvoices, /einvoices/{id}, /einvoices/{id}/xml', () => {
       total_amount: 1250,
       links: { invoice: `/api/v1/invoices/${invoice.id}` },
     });
+    // What `other` has: the document received, and its response "received", queued to the sender.
     const mine = await ok(other.api.GET('/einvoices', {}));
-    expect(mine.data.map((e) => e.id)).toEqual([m.id]);
-    expect(mine.meta.total).toBe(1);
-    const inbound = await ok(other.api.GET('/einvoices', { params: { query: { direction: 'outbound' } } }));
-    expect(inbound.data).toEqual([]);
-    expect((await ok(other.api.GET('/einvoices/{id}', { params: { path: { id: m.id } } }))).data).toEqual(mine.data[0]);
+    expect(mine.data.map((e) => e.direction).sort()).toEqual(['inbound', 'outbound']);
+    expect(mine.meta.total).toBe(2);
+    const responses = await ok(other.api.GET('/einvoices', { params: { query: { direction: 'outbound' } } }));
+    expect(responses.data).toHaveLength(1);
+    expect(responses.data[0]).toMatchObject({
+      direction: 'outbound',
+      document_kind: 'application_response',
+      document_format: 'peppol-bis3',
+      document_number: invoice.invoice_number,
+      application_response: { responds_to: m.id, status: 'received', reason: '' },
+      counterpart: { name: 'E-faktura Modtager ApS', peppol_id: '0184:12345674' },
+      sender: '0184:29190925',
+      receiver: '0184:12345674',
+      status: 'queued',
+    });
+    const answer = await other.raw.get(`/einvoices/${responses.data[0]!.id}/xml`);
+    expect(answer.text).toMatch(/<cbc:ResponseCode>AB<\/cbc:ResponseCode>/);
+    expect(answer.headers.get('content-disposition')).toMatch(/filename="svar-/);
+    expect((await ok(other.api.GET('/einvoices/{id}', { params: { path: { id: m.id } } }))).data).toEqual(mine.data.find((e) => e.id === m.id));
     const xml = await other.raw.get(`/einvoices/${m.id}/xml`);
     expect(xml.headers.get('content-type')).toMatch(/^application\/xml/);
     expect(xml.text).toBe(ubl);
@@ -675,5 +707,100 @@ describe('GET /einvoices, /einvoices/{id}, /einvoices/{id}/xml', () => {
     expect((await t.raw.get(`/einvoices/${m.id}`)).status).toBe(404);
     expect((await t.raw.get(`/einvoices/${m.id}/xml`)).status).toBe(404);
     expect((await t.raw.get('/einvoices?direction=sideways')).status).toBe(400);
+  });
+});
+
+describe('invoice responses', () => {
+  /** The responses `c`'s company sent about received message `id`, oldest first, with their documents. */
+  const responsesTo = async (c: Api, raw: Raw, id: string) => {
+    const all = await ok(c.GET('/einvoices', { params: { query: { direction: 'outbound', sort: 'created_at', order: 'asc', per_page: 100 } } }));
+    const mine = all.data.filter((e) => e.application_response?.responds_to === id);
+    return Promise.all(mine.map(async (e) => ({ ...e, xml: (await raw.get(`/einvoices/${e.id}/xml`)).text })));
+  };
+  const reject = (raw: Raw, id: string, body: unknown, headers: Record<string, string> = idem().header) =>
+    raw.call<{ data: { id: string; application_response: { status: string; reason: string } } | null } & Problem>('POST', `/einvoices/${id}/reject`, {
+      body,
+      headers,
+    });
+
+  it('answers received on import and accepted on booking, once each, in Peppol to a Peppol sender', async () => {
+    const other = await t.another('Svar Peppol ApS');
+    // Dated in the company's open fiscal year, so that it can be booked.
+    const m = (await importXml(other.raw, example('base-example.xml').replaceAll('2017-', '2026-'))).body.data;
+    const expenseId = m.expense_id;
+    await ok(other.api.PUT('/expenses/{id}', { params: { path: { id: expenseId } }, body: { exchange_rate: 7.46 } }));
+    // Booked twice at once: one booking, one "accepted".
+    const bookings = await Promise.all([1, 2].map(() => other.raw.call('PUT', `/expenses/${expenseId}/status`, { body: { status: 'booked' } })));
+    expect(bookings.map((b) => b.status)).toEqual([200, 200]);
+    const sent = await responsesTo(other.api, other.raw, m.id);
+    expect(sent.map((r) => [r.application_response!.status, r.document_format, r.receiver, r.status])).toEqual([
+      ['received', 'peppol-bis3', m.counterpart.peppol_id, 'queued'],
+      ['accepted', 'peppol-bis3', m.counterpart.peppol_id, 'queued'],
+    ]);
+    expect(sent.map((r) => /<cbc:ResponseCode>(\w+)</.exec(r.xml)?.[1])).toEqual(['AB', 'AP']);
+    for (const r of sent) expect(r.xml).toContain('<cbc:ID>Snippet1</cbc:ID>');
+
+    // Two workers deliver the same response at once: one hands it over, the other finds it leased.
+    const handed: OutgoingDocument[] = [];
+    const settings = {
+      transport: { kind: 'directory' as const, send: async (doc: OutgoingDocument) => (handed.push(doc), { outcome: 'accepted' as const, response: {} }) },
+      retryUnitMs: 1000,
+      inboxPollMs: 1000,
+      handOverTimeoutMs: 20_000,
+    };
+    const db = testDb();
+    const deliver = async () => {
+      const claimed = await claimEinvoice(db.prisma, sent[1]!.id, settings.handOverTimeoutMs);
+      return claimed && attemptEinvoice(inTransaction(db), settings, claimed);
+    };
+    await Promise.all([deliver(), deliver(), deliver()]);
+    expect(handed.map((d) => [d.messageId, d.receiver])).toEqual([[sent[1]!.id, m.counterpart.peppol_id]]);
+    expect((await ok(other.api.GET('/einvoices/{id}', { params: { path: { id: sent[1]!.id } } }))).data.status).toBe('sent');
+    expect(await deliver()).toBeNull();
+  });
+
+  it('rejects a received OIOUBL document with its reason: the draft expense is cancelled, a valid OIOUBL response goes once', async () => {
+    const other = await t.another('Svar OIOUBL ApS');
+    const m = (await importXml(other.raw, oioubl('OIOUBL_Invoice_v2p2.xml'))).body.data;
+    // Refusals by name: no reason, no Idempotency-Key, an unknown field.
+    expect((await reject(other.raw, m.id, { reason: ' ' })).body).toMatchObject({ code: 'invalid_request', field: 'reason' });
+    expect((await reject(other.raw, m.id, { reason: 'x' }, {})).status).toBe(400);
+    expect((await reject(other.raw, m.id, { reason: 'x', why: 'y' })).status).toBe(400);
+    // Two rejections at once: one rejects, the other finds it rejected; the same key replays the first answer.
+    const key = idem().header;
+    const reason = 'Vi har ikke fået de aftalte 800,- kr i rabat';
+    const [a, b] = await Promise.all([reject(other.raw, m.id, { reason }, key), reject(other.raw, m.id, { reason: 'Forkert pris' })]);
+    expect([a.status, b.status].sort()).toEqual([202, 409]);
+    const [won, lost] = a.status === 202 ? [a, b] : [b, a];
+    expect(lost.body).toMatchObject({ code: 'einvoice_not_rejectable' });
+    expect(won.body.data!.application_response.status).toBe('rejected');
+    const again = await reject(other.raw, m.id, { reason }, key);
+    if (a.status === 202) expect([again.status, again.body.data!.id]).toEqual([202, won.body.data!.id]);
+    expect((await expenseOf(other.api, m.expense_id)).status).toBe('cancelled');
+    // A cancelled draft cannot be booked: the document is never accepted after its rejection.
+    expect((await other.raw.call('PUT', `/expenses/${m.expense_id}/status`, { body: { status: 'booked' } })).status).toBe(409);
+
+    const sent = await responsesTo(other.api, other.raw, m.id);
+    expect(sent.map((r) => [r.application_response!.status, r.document_format])).toEqual([
+      ['received', 'oioubl-2.1'],
+      ['rejected', 'oioubl-2.1'],
+    ]);
+    expect(sent[1]!.application_response!.reason).toBe(won === a ? reason : 'Forkert pris');
+    // Valid under the official OIOUBL ApplicationResponse schematron, each one.
+    for (const r of sent) expect((await validateEinvoice(r.xml, 'oioubl-application-response')).fatal).toEqual([]);
+    expect(sent.map((r) => /responsecode-1.1">(\w+)</.exec(r.xml)?.[1])).toEqual(['TechnicalAccept', 'BusinessReject']);
+  });
+
+  it('refuses to reject a document sent from here, or one whose expense is booked', async () => {
+    const other = await t.another('Svar Afvist ApS');
+    const m = (await importXml(other.raw, example('vat-category-Z.xml').replaceAll('2018-', '2026-'))).body.data;
+    await ok(other.api.PUT('/expenses/{id}', { params: { path: { id: m.expense_id } }, body: { exchange_rate: 8.6 } }));
+    await ok(other.api.PUT('/expenses/{id}/status', { params: { path: { id: m.expense_id } }, body: { status: 'booked' } }));
+    const booked = await reject(other.raw, m.id, { reason: 'For sent' });
+    expect(booked.status).toBe(409);
+    expect(booked.body).toMatchObject({ code: 'einvoice_not_rejectable', expense_id: m.expense_id, current_status: 'booked' });
+    const response = (await responsesTo(other.api, other.raw, m.id))[0]!;
+    expect((await reject(other.raw, response.id, { reason: 'Svar på svar' })).body).toMatchObject({ code: 'einvoice_not_rejectable', field: 'id' });
+    expect((await reject(other.raw, '01a22644-c29d-70d5-ab54-61afd2926aac', { reason: 'Ukendt' })).status).toBe(404);
   });
 });

@@ -1,9 +1,9 @@
 // The directory transport's inbox feeds the same import as POST /einvoices/inbound:
 // an invoice the access point leaves there is imported into the company its buyer's endpoint names and
 // moved to processed/; one for nobody here, or breaking the rules, goes to refused/; the same document
-// twice is imported once. On a database of its own: its worker reads this file's inbox.
+// twice is imported once, and answered "received" once, through the outbox. On a database of its own: its worker reads this file's inbox.
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -67,8 +67,23 @@ it('imports an invoice the access point received into the company its buyer endp
   const expense = (await ok(c.GET('/expenses/{id}', { params: { path: { id: m.expense_id! } } }))).data;
   expect([expense.status, expense.amount, expense.currency, expense.supplier_id]).toEqual(['draft', 1656.25, 'EUR', m.supplier_id]);
 
-  // The same document again (the access point delivered it twice): processed, not imported again.
+  // The sender hears "received" through the same transport: a Peppol Invoice Response in the outbox, sent.
+  const answered = async () => (await ok(c.GET('/einvoices', { params: { query: { direction: 'outbound' } } }))).data;
+  const [response] = await waitFor(async () => {
+    const sent = await answered();
+    return sent.length === 1 && sent[0]!.status === 'sent' && sent;
+  }, 30_000);
+  expect(response).toMatchObject({
+    document_kind: 'application_response',
+    application_response: { responds_to: m.id, status: 'received' },
+    receiver: m.sender,
+  });
+  const written = await readFile(join(folder, 'outbox', `${response!.id}.xml`), 'utf8');
+  expect(written).toContain('<cbc:ResponseCode>AB</cbc:ResponseCode>');
+
+  // The same document again (the access point delivered it twice): processed, not imported again, not answered again.
   await dropFile(inbox, 'received-2.xml', addressedTo('0184:12345674'));
   await waitFor(async () => (await files('processed')).includes('received-2.xml'), 30_000);
-  expect((await ok(c.GET('/einvoices', {}))).meta.total).toBe(1);
+  expect((await ok(c.GET('/einvoices', {}))).meta.total).toBe(2);
+  expect(await answered()).toHaveLength(1);
 });

@@ -8,7 +8,8 @@ export const TAGS = {
     'the PDF follow. Only a draft may be updated or deleted.',
   'E-invoices':
     'Invoices sent over Peppol (NemHandel) with POST /invoices/{id}/send: the access point gets each document at least once, retried on ' +
-    'the webhook schedule; a message that failed or was rejected can be replayed.',
+    'the webhook schedule; a message that failed or was rejected can be replayed. Documents received (POST /einvoices/inbound, the ' +
+    "access point's inbox) become draft expenses, and their senders get invoice responses: received, accepted (booked), rejected.",
   Customers: 'The companies and people invoices are issued to, with a lookup by CVR, Peppol id, e-mail or telephone number.',
   Products: 'Goods and services with a default unit price and VAT rate, used as defaults of invoice lines.',
   Expenses: 'Supplier bills (amounts include VAT), from draft to booked (posted to the ledger) and paid; an expense may carry a voucher that documents it.',

@@ -92,6 +92,11 @@ export const ERROR_CODES = {
     title: 'E-invoice already imported',
     when: 'importing a document its supplier sent before (the same supplier, kind and number): `message_id`, `expense_id` and `imported_at` name the first import',
   },
+  einvoice_not_rejectable: {
+    status: 409,
+    title: 'E-invoice not rejectable',
+    when: 'rejecting an e-invoice sent from here, one rejected before (`message_id`: the response sent), or one whose expense is booked or paid already (`expense_id`, `current_status`: cancel the expense and ask for a credit note)',
+  },
   einvoice_not_replayable: {
     status: 409,
     title: 'E-invoice not replayable',

@@ -14,7 +14,7 @@ export const XML_RULES = ['doctype', 'character', 'encoding', 'size', 'depth', '
 export const problemExtensions = z.object({
   current_status: z.string().optional().meta({
     description:
-      'invalid_transition, invoice_not_draft, expense_not_draft, invoice_not_sendable, invoice_not_remindable: the status the document is in; einvoice_exists, einvoice_not_replayable: the status of the e-invoice',
+      'invalid_transition, invoice_not_draft, expense_not_draft, invoice_not_sendable, invoice_not_remindable: the status the document is in; einvoice_exists, einvoice_not_replayable: the status of the e-invoice; einvoice_not_rejectable: the status of its expense',
   }),
   allowed_statuses: z.array(z.string()).optional().meta({ description: 'invalid_transition: the statuses the document may move to from current_status' }),
   balance_due: z.number().optional().meta({ description: 'overpayment: what is still to be paid on the invoice, DKK' }),
@@ -30,11 +30,14 @@ export const problemExtensions = z.object({
     })
     .optional()
     .meta({ description: "skat_error: Skattestyrelsen's error code and text" }),
-  message_id: z
+  message_id: z.string().optional().meta({
+    description:
+      'einvoice_exists: the e-invoice the invoice was queued as; einvoice_duplicate: the first import of the document; einvoice_not_rejectable: the rejecting response sent before',
+  }),
+  expense_id: z
     .string()
     .optional()
-    .meta({ description: 'einvoice_exists: the e-invoice the invoice was queued as; einvoice_duplicate: the first import of the document' }),
-  expense_id: z.string().optional().meta({ description: 'einvoice_duplicate: the draft expense the first import made' }),
+    .meta({ description: 'einvoice_duplicate: the draft expense the first import made; einvoice_not_rejectable: the expense booked from the document' }),
   imported_at: z.string().optional().meta({ description: 'einvoice_duplicate: when the document was first imported (ISO 8601)' }),
   failures: z
     .array(

@@ -136,6 +136,7 @@ export * from './einvoice/outbound.ts';
 export * from './einvoice/transports.ts';
 export * from './einvoice/delivery.ts';
 export * from './einvoice/responses.ts';
+export * from './einvoice/invoice-responses.ts';
 export * from './einvoice/parse.ts';
 export * from './einvoice/inbound.ts';
 export * from './einvoice/pdf-attachment.ts';

@@ -40,6 +40,8 @@ export function masterData<Row extends { id: string }, View extends Record<strin
   toPatch: (input: Update) => Where;
   view: (row: Row) => View;
   list: ListSpec;
+  /** What the body's fields must be in the company's data (an account of its chart), checked before a create or an update. */
+  check?: (db: Db, scope: CompanyScope, input: Create | Update) => Promise<void>;
 }): MasterData<View, Create, Update> {
   const table = (db: Db) => opts.delegate(db) as Delegate<Row>;
   const byId: ReadById = {
@@ -53,6 +55,7 @@ export function masterData<Row extends { id: string }, View extends Record<strin
 
   return {
     async create(db, scope, input) {
+      await opts.check?.(db, scope, input);
       const row = await table(db).create({ data: { ...opts.toRow(input), id: newId(), company_id: scope.companyId } });
       const view = opts.view(row);
       await recordEvent(db, scope, event('created'), view);
@@ -68,6 +71,7 @@ export function masterData<Row extends { id: string }, View extends Record<strin
       return opts.view(row);
     },
     async update(db, scope, id, input) {
+      await opts.check?.(db, scope, input);
       const row = await table(db)
         .update({ where: live(scope, id), data: opts.toPatch(input) })
         .catch((e) => Promise.reject(missing(e, id)));

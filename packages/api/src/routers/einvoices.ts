@@ -1,5 +1,6 @@
 // /einvoices: the e-invoices sent (POST /invoices/{id}/send) and received (POST /einvoices/inbound, or
-// the transport's inbox): the list of both, one message, its document, and the replay of a failed send.
+// the transport's inbox): the list of both, one message, its document, the replay of a failed send, and
+// the rejection of a document received (the invoice responses: invoice-responses.ts).
 import { z } from 'zod';
 import {
   EINVOICE_DIRECTIONS,
@@ -12,6 +13,8 @@ import {
   listEinvoices,
   MAX_EINVOICE_BYTES,
   prepareInbound,
+  einvoiceRejectBody,
+  rejectEinvoice,
   replayEinvoice,
   storePdfWithoutInvoice,
 } from '@tlr/domain';
@@ -37,7 +40,7 @@ export const einvoicesRouter = router({
       direction: z
         .enum(EINVOICE_DIRECTIONS, { error: `must be one of ${EINVOICE_DIRECTIONS.join(', ')}` })
         .optional()
-        .meta({ description: 'outbound: only those sent; inbound: only those received' }),
+        .meta({ description: 'outbound: only those sent (invoices, credit notes and invoice responses); inbound: only those received' }),
     }),
     resource: einvoiceMessageResource,
     run: listEinvoices,
@@ -57,8 +60,14 @@ export const einvoicesRouter = router({
       raw: {
         contentType: 'application/xml',
         description: 'The UBL document exactly as it was sent (rendered when queued) or received.',
-        schema: { type: 'string', description: 'XML, root Invoice or CreditNote (UBL 2.1)' },
-        headers: { 'Content-Disposition': 'attachment; filename="faktura-<number>-<issue date>.xml" (kreditnota-… for a credit note)' },
+        schema: {
+          type: 'string',
+          description: 'XML, root Invoice or CreditNote (UBL 2.1), ApplicationResponse for an invoice response, or CrossIndustryInvoice as received',
+        },
+        headers: {
+          'Content-Disposition':
+            'attachment; filename="faktura-<number>-<issue date>.xml" (kreditnota-… for a credit note, svar-<number of the document answered>-… for an invoice response)',
+        },
       },
     })
     .input(z.strictObject({ id: uuid() }))
@@ -118,6 +127,32 @@ export const einvoicesRouter = router({
       const prepared = ctx.inbound ?? (await prepareInbound(input.xml!));
       return { data: await importEinvoice(ctx.tx, ctx.db.prisma, store, ctx.scope, prepared) };
     }),
+  reject: authedProcedure
+    .meta(
+      metaOf(
+        {
+          path: '/einvoices/{id}/reject',
+          tag,
+          summary: 'Reject a received e-invoice',
+          description: [
+            "Rejects a received document with a reason: its draft expense is cancelled (nothing was posted; expense.updated) and an invoice response saying rejected, with the reason, is queued to the sender through the transport the company's e-invoices go by: a Peppol BIS Invoice Response (code RE, clarification OTH) to a Peppol or EN 16931 sender, an OIOUBL ApplicationResponse (BusinessReject) to an OIOUBL one. Answers 202 with the response (direction outbound, document_kind application_response), or `data` null with a `detail` when the document names no sender endpoint to answer.",
+            'Every received document is answered received when imported and accepted when its expense is booked, each at most once. A document sent from here, one rejected before, or one whose expense is booked or paid (accepted already: cancel the expense and ask the supplier for a credit note) is 409 einvoice_not_rejectable.',
+          ].join('\n\n'),
+          scope: 'expenses:write',
+          problems: [409],
+        },
+        'POST',
+        { idempotent: { status: 202 } },
+      ),
+    )
+    .input(z.strictObject({ id: uuid(), ...einvoiceRejectBody.shape }))
+    .output(
+      z.object({
+        data: einvoiceMessageResource.nullable().meta({ description: 'The response queued; null when there is nobody to answer' }),
+        detail: z.string().optional().meta({ description: 'Why no response was sent, when none was' }),
+      }),
+    )
+    .mutation(({ ctx, input }) => rejectEinvoice(ctx.tx, ctx.scope, input.id, input.reason)),
   replay: authedProcedure
     .meta(
       metaOf(

@@ -14,11 +14,12 @@ import { checkPeppolId, normalizePeppolId } from '../identifiers/peppol-id.ts';
 import { isEuCountry } from '../identifiers/vat-number.ts';
 import { listPage, type ListDelegate, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
-import { roundOere, type Decimal } from '../money.ts';
+import { Decimal, roundOere } from '../money.ts';
 import { supplierSchemas } from '../suppliers/schema.ts';
 import { suppliers } from '../suppliers/suppliers.ts';
 import { checkFilename, checkMimeType, DEFAULT_MIME_TYPE } from '../vouchers/rules.ts';
 import { stageBytes, uploadVoucher, type VoucherStore } from '../vouchers/vouchers.ts';
+import { queueInvoiceResponse } from './invoice-responses.ts';
 import { parseEinvoice, type InboundDocument, type InboundParty } from './parse.ts';
 import type { EinvoiceDirection, EinvoiceMessageView, EinvoiceStatus } from './schema.ts';
 import { validateEinvoice, type RuleFailure, type RuleSet } from './validate.ts';
@@ -48,6 +49,7 @@ const RULES_NAMED: Record<RuleSet, string> = {
   'cen-cii': 'CEN EN 16931 (CII)',
   'oioubl-invoice': 'OIOUBL 2.1 (schematron 1.17.2)',
   'oioubl-credit-note': 'OIOUBL 2.1 (schematron 1.17.2)',
+  'oioubl-application-response': 'OIOUBL 2.1 (schematron 1.17.2)',
 };
 
 /**
@@ -141,8 +143,20 @@ export function inboundTreatment(d: Pick<InboundDocument, 'vat' | 'breakdown' | 
   return { code: 'K0' };
 }
 
+/**
+ * The draft expense's account, as expenses have one: the account proposed for the largest part of the
+ * document's lines (by the sum of their amounts, either sign); the default expense account without lines.
+ */
+export function expenseAccountOf(lines: readonly Pick<StoredLine, 'account_number' | 'net_amount'>[]): string {
+  const share = new Map<string, Decimal>();
+  for (const l of lines) share.set(l.account_number, (share.get(l.account_number) ?? new Decimal(0)).plus(new Decimal(l.net_amount).abs()));
+  let best: [string, Decimal] | undefined;
+  for (const entry of share) if (!best || entry[1].greaterThan(best[1])) best = entry;
+  return best?.[0] ?? DEFAULT_ACCOUNTS.expense;
+}
+
 /** The draft expense's body, checked by the expenses' own schema: a field it refuses names the document's. */
-function expenseBody(d: InboundDocument, supplierId: string, voucherId: string) {
+function expenseBody(d: InboundDocument, supplierId: string, voucherId: string, accountNumber: string) {
   // A credit note credits: its positive amounts are a negative expense.
   const sign = d.kind === 'credit_note' ? -1 : 1;
   const t = inboundTreatment(d);
@@ -162,6 +176,7 @@ function expenseBody(d: InboundDocument, supplierId: string, voucherId: string) 
     // A bill without VAT takes its code's default: none under K0, the buyer's own under reverse charge.
     ...(d.vat.isZero() ? {} : { vat_amount: roundOere(d.vat.times(sign)).toFixed(2) }),
     vat_code: t.code,
+    account_number: accountNumber,
     ...(t.deductible === undefined ? {} : { vat_deductible_percent: t.deductible }),
     currency: d.currency,
   };
@@ -204,9 +219,9 @@ const itemKey = (l: InboundDocument['lines'][number]) => (l.itemId ? `id:${l.ite
 /**
  * The account each line is proposed to: the account this supplier's same item was last booked to (the
  * booked expense of the latest earlier document of the supplier with a line of that item); else the
- * supplier's default account (the account of its latest booked expense); else the default for the
- * line's VAT category (ledger/default-accounts.ts's expense account: every category's purchases cost
- * there until a person picks another).
+ * supplier's default account (its `default_account_number`); else the default for the line's VAT
+ * category (ledger/default-accounts.ts's expense account: every category's purchases cost there until a
+ * person picks another). Only an active expense account is proposed: one deactivated since is passed over.
  */
 async function proposeAccounts(db: Db, scope: CompanyScope, supplierId: string, d: InboundDocument): Promise<StoredLine[]> {
   const keys = [...new Set(d.lines.map(itemKey))];
@@ -216,25 +231,25 @@ async function proposeAccounts(db: Db, scope: CompanyScope, supplierId: string, 
       SELECT DISTINCT ON (l.item_key) l.item_key, a.account_number
       FROM einvoice_messages m
       JOIN expenses e ON e.id = m.expense_id AND e.status IN ('booked', 'paid')
-      JOIN accounts a ON a.id = e.account_id
+      JOIN accounts a ON a.id = e.account_id AND a.active AND a.type = 'expense'
       CROSS JOIN LATERAL jsonb_to_recordset(m.lines) AS l(item_key text)
       WHERE m.company_id = ${scope.companyId}::uuid AND m.supplier_id = ${supplierId}::uuid AND m.direction = 'inbound'
         AND l.item_key = ANY(${keys}::text[])
       ORDER BY l.item_key, e.date DESC, m.created_at DESC`;
     for (const r of rows) byItem.set(r.item_key, r.account_number);
   }
-  const [latest] = await db.$queryRaw<{ account_number: string }[]>`
-    SELECT a.account_number FROM expenses e JOIN accounts a ON a.id = e.account_id
-    WHERE e.company_id = ${scope.companyId}::uuid AND e.supplier_id = ${supplierId}::uuid AND e.status IN ('booked', 'paid')
-    ORDER BY e.date DESC, e.created_at DESC LIMIT 1`;
+  const [supplierDefault] = await db.$queryRaw<{ account_number: string }[]>`
+    SELECT a.account_number FROM suppliers s
+    JOIN accounts a ON a.company_id = s.company_id AND a.account_number = s.default_account_number AND a.active AND a.type = 'expense'
+    WHERE s.id = ${supplierId}::uuid AND s.company_id = ${scope.companyId}::uuid`;
   const text = (v: Decimal | null) => (v === null ? null : v.toString());
   return d.lines.map((l) => {
     const key = itemKey(l);
     const item = byItem.get(key);
     const [account_number, account_source]: [string, AccountSource] = item
       ? [item, 'supplier_item']
-      : latest
-        ? [latest.account_number, 'supplier_default']
+      : supplierDefault
+        ? [supplierDefault.account_number, 'supplier_default']
         : [DEFAULT_ACCOUNTS.expense, 'vat_category'];
     return {
       id: l.id,
@@ -307,8 +322,10 @@ export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, s
   }
   // The VAT is the document's, which its official rules accepted: tlr's own cap only warns (decision 633).
   const warnings = p.warnings.map((w) => ({ id: w.id, text: w.text }));
-  const expense = await createExpense(db, scope, expenseBody(d, supplier.id, voucher.id), (why) => warnings.push({ id: 'TLR-VAT-RATE', text: why }));
   const lines = await proposeAccounts(db, scope, supplier.id, d);
+  const expense = await createExpense(db, scope, expenseBody(d, supplier.id, voucher.id, expenseAccountOf(lines)), (why) =>
+    warnings.push({ id: 'TLR-VAT-RATE', text: why }),
+  );
   const row = await db.einvoiceMessage.create({
     data: {
       id: newId(),
@@ -349,6 +366,8 @@ export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, s
       document_xml: p.xml,
     },
   });
+  // The sender hears that the document arrived, through the transport it came by.
+  await queueInvoiceResponse(db, scope, row, 'received');
   return einvoiceMessageView(row);
 }
 
@@ -407,7 +426,8 @@ export async function einvoiceXml(db: Db, scope: CompanyScope, id: string): Prom
   });
   if (!row) throw notFound('e-invoice', id);
   // ASCII only: the name goes into a plain Content-Disposition filename (a supplier's number may be anything).
-  const stem = `${row.document_kind === 'credit_note' ? 'kreditnota' : 'faktura'}-${row.document_number}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 150);
+  const prefix = { credit_note: 'kreditnota', application_response: 'svar' }[row.document_kind] ?? 'faktura';
+  const stem = `${prefix}-${row.document_number}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 150);
   return { xml: row.document_xml, filename: `${stem}${row.issue_date ? `-${fromDate(row.issue_date)}` : ''}.xml` };
 }
 

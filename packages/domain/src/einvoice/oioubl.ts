@@ -13,7 +13,7 @@ import { groupVat, vatByGroup } from '../vat/arithmetic.ts';
 import { toDkk } from '../currency/rules.ts';
 import { VAT_CODES, type VatKind } from '../vat/codes.ts';
 import { DomainError } from '../errors.ts';
-import { parsePeppolId, peppolVatPrefix } from '../identifiers/peppol-id.ts';
+import { checkPeppolId, parsePeppolId, peppolVatPrefix } from '../identifiers/peppol-id.ts';
 import { lineAllowance, type UblDocument, type UblLine, type UblParty } from './ubl.ts';
 
 const NS = {
@@ -66,7 +66,10 @@ const unitAmount = (d: Decimal) => {
  * schemes OIOUBL names (decision 667); null for a scheme OIOUBL has no name for.
  */
 export function oioublEndpoint(peppolId: string): { schemeID: string; schemeAgencyID?: string; id: string } | null {
-  const { scheme, id } = parsePeppolId(peppolId);
+  // An id that fails tlr's own check (a received document's sender, as several official examples name theirs) is taken as written.
+  const { scheme, id } = checkPeppolId(peppolId)
+    ? { scheme: peppolId.slice(0, peppolId.indexOf(':')), id: peppolId.slice(peppolId.indexOf(':') + 1) }
+    : parsePeppolId(peppolId);
   const named: Record<string, { schemeID: string; schemeAgencyID?: string; id: string }> = {
     '0088': { schemeID: 'GLN', schemeAgencyID: '9', id },
     '0184': { schemeID: 'DK:CVR', id: `DK${id}` },

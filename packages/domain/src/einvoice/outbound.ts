@@ -55,7 +55,8 @@ export interface DueMessage {
 
 /** Messages queued or replayed in a transaction, for its caller to hand to the delivery worker once it commits (api trpc.ts). */
 const queuedIn = new WeakMap<Db, DueMessage[]>();
-const remember = (db: Db, due: DueMessage) => queuedIn.set(db, [...(queuedIn.get(db) ?? []), due]);
+/** Notes a message queued in transaction `db`, for its caller to wake the delivery once it commits. */
+export const rememberQueued = (db: Db, due: DueMessage) => queuedIn.set(db, [...(queuedIn.get(db) ?? []), due]);
 
 /** The messages `tx` queued or replayed, forgotten as they are taken. */
 export function takeQueuedEinvoices(tx: Db): DueMessage[] {
@@ -114,7 +115,7 @@ async function queue(db: Db, scope: CompanyScope, invoice: Invoice, receiver: st
       document_format: format,
     },
   });
-  remember(db, { id: row.id, due: row.next_attempt_at! });
+  rememberQueued(db, { id: row.id, due: row.next_attempt_at! });
   return row;
 }
 
@@ -206,6 +207,6 @@ export async function replayEinvoice(db: Db, scope: CompanyScope, id: string) {
     where: { id },
     data: { status: 'queued' satisfies EinvoiceStatus, attempts: 0, next_attempt_at: new Date(), last_error: '' },
   });
-  remember(db, { id, due: row.next_attempt_at! });
+  rememberQueued(db, { id, due: row.next_attempt_at! });
   return einvoiceMessageView(row);
 }

@@ -16,6 +16,12 @@ export const REPLAYABLE_STATUSES: readonly EinvoiceStatus[] = ['failed', 'reject
 
 export const DOCUMENT_KINDS = ['invoice', 'credit_note'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
+/** What a message carries: an invoice or credit note, or an invoice response (outbound: the company's answer to a document it received). */
+export const MESSAGE_KINDS = [...DOCUMENT_KINDS, 'application_response'] as const;
+export type MessageKind = (typeof MESSAGE_KINDS)[number];
+/** What an invoice response says of the received document: received (imported), accepted (its expense booked), rejected. */
+export const RESPONSE_STATUSES = ['received', 'accepted', 'rejected'] as const;
+export type ResponseStatus = (typeof RESPONSE_STATUSES)[number];
 export const EINVOICE_DIRECTIONS = ['outbound', 'inbound'] as const;
 export type EinvoiceDirection = (typeof EINVOICE_DIRECTIONS)[number];
 /**
@@ -36,6 +42,15 @@ export const einvoiceSendBody = z.strictObject({
   document: documentKind,
 });
 export type EinvoiceSendInput = z.output<typeof einvoiceSendBody>;
+
+export const einvoiceRejectBody = z.strictObject({
+  reason: z
+    .string({ error: 'must be a text' })
+    .trim()
+    .min(1, { error: 'must say why the document is rejected' })
+    .max(500, { error: 'must be at most 500 characters' })
+    .meta({ description: 'Why the document is rejected: sent to the supplier in the response', example: 'Vi har ikke fået de aftalte 800,- kr i rabat' }),
+});
 
 const lastResponse = z.record(z.string(), z.unknown()).nullable().meta({
   description:
@@ -76,10 +91,13 @@ const inboundLine = z
       .meta({ description: 'The VAT category (UNCL 5305: S, Z, E, AE, K, G, O; OIOUBL StandardRated is S, ZeroRated Z, ReverseCharge AE)' }),
     vat_rate: decimal('The VAT rate in percent').nullable(),
     vat_amount: decimal("The line's VAT when the document states it (OIOUBL); null otherwise").nullable(),
-    account_number: z.string().meta({ description: 'The expense account proposed for the line', example: '2810' }),
+    account_number: z.string().meta({
+      description: 'The expense account proposed for the line; the draft expense takes the account proposed for the largest part of the lines',
+      example: '2810',
+    }),
     account_source: z.enum(['supplier_item', 'supplier_default', 'vat_category']).meta({
       description:
-        "Where the proposal comes from: supplier_item, the account this supplier's same item was last booked to; supplier_default, the account of the supplier's latest booked expense; vat_category, the default expense account for the line's VAT category",
+        "Where the proposal comes from: supplier_item, the account this supplier's same item was last booked to; supplier_default, the supplier's default_account_number; vat_category, the default expense account for the line's VAT category",
     }),
   })
   .meta({ id: 'EinvoiceLine' });
@@ -87,18 +105,35 @@ const inboundLine = z
 export const einvoiceMessageResource = z
   .object({
     id: z.guid(),
-    direction: z
-      .enum(EINVOICE_DIRECTIONS)
-      .meta({ description: 'outbound: sent by the company (POST /invoices/{id}/send); inbound: received by it (POST /einvoices/inbound)' }),
+    direction: z.enum(EINVOICE_DIRECTIONS).meta({
+      description:
+        "outbound: sent by the company (POST /invoices/{id}/send, and the invoice responses it sends about documents it received); inbound: received by it (POST /einvoices/inbound, the transport's inbox)",
+    }),
     invoice_id: z.guid().nullable().meta({ description: 'outbound: the invoice the document is of; null when received' }),
     expense_id: z.guid().nullable().meta({ description: 'inbound: the draft expense the import made; null when sent' }),
     supplier_id: z.guid().nullable().meta({ description: 'inbound: the supplier the document is from (found or created); null when sent' }),
-    document_kind: z.enum(DOCUMENT_KINDS),
+    document_kind: z.enum(MESSAGE_KINDS).meta({
+      description:
+        'invoice or credit_note; application_response: an invoice response the company sent (direction outbound) to the sender of a document it received',
+    }),
     document_format: z.enum(EINVOICE_FORMATS).meta({
       description:
-        'peppol-bis3 (Peppol BIS Billing 3.0), oioubl-2.1 (OIOUBL 2.1, 2.02, 2.01), en16931-ubl (EN 16931 in UBL: plain, XRechnung) or en16931-cii (EN 16931 in CII: XRechnung CII, Factur-X / ZUGFeRD)',
+        'peppol-bis3 (Peppol BIS Billing 3.0; a response: Peppol BIS Invoice Response 3), oioubl-2.1 (OIOUBL 2.1, 2.02, 2.01; a response: an OIOUBL ApplicationResponse), en16931-ubl (EN 16931 in UBL: plain, XRechnung) or en16931-cii (EN 16931 in CII: XRechnung CII, Factur-X / ZUGFeRD)',
     }),
-    document_number: z.string().meta({ description: 'The invoice (or credit note) number the document carries' }),
+    document_number: z
+      .string()
+      .meta({ description: 'The invoice (or credit note) number the document carries; a response: the number of the document it answers' }),
+    application_response: z
+      .object({
+        responds_to: z.guid().meta({ description: 'The received e-invoice it answers' }),
+        status: z.enum(RESPONSE_STATUSES).meta({
+          description:
+            'received: the document was imported (Peppol AB, OIOUBL TechnicalAccept); accepted: its expense was booked (AP, BusinessAccept); rejected (RE, BusinessReject): POST /einvoices/{id}/reject',
+        }),
+        reason: z.string().meta({ description: 'Why it was rejected; "" otherwise' }),
+      })
+      .nullable()
+      .meta({ description: 'An invoice response (document_kind application_response): what it says of which received document; null otherwise' }),
     document_uuid: z.string().meta({ description: 'The UBL document UUID (cbc:UUID); responses refer to the document by it; "" when a received one has none' }),
     issue_date: dateOut().nullable().meta({ description: "The document's issue date" }),
     counterpart: z

@@ -46,6 +46,7 @@ const DOCUMENT_KEYS = join(import.meta.dirname, 'document-keys.ts');
 const CEN_CII_XSLT = join(RULES, 'cii', 'EN16931-CII-validation.xslt');
 const OIOUBL_INVOICE_XSL = join(RULES, 'oioubl', 'OIOUBL_Invoice_Schematron.xsl');
 const OIOUBL_CREDIT_NOTE_XSL = join(RULES, 'oioubl', 'OIOUBL_CreditNote_Schematron.xsl');
+const OIOUBL_APPLICATION_RESPONSE_XSL = join(RULES, 'oioubl', 'OIOUBL_ApplicationResponse_Schematron.xsl');
 // Compiled stylesheets (SEF, 3 to 26 MB of JSON each) are kept in the machine's cache by the hash of what
 // they are made from, shared by processes. Compiling takes from a minute (CEN) to several (OIOUBL, a 2.7 MB
 // XSLT) on a small machine, so the build's SEFs are committed too, gzipped (1.5 MB in all), under
@@ -154,6 +155,11 @@ const STYLESHEETS = {
   // The OIOUBL package publishes its schematron compiled to XSLT 2.0.
   'oioubl-invoice': { report: 'oioubl', inputs: async () => [OIOUBL_INVOICE_XSL], toXslt: async () => OIOUBL_INVOICE_XSL },
   'oioubl-credit-note': { report: 'oioubl', inputs: async () => [OIOUBL_CREDIT_NOTE_XSL], toXslt: async () => OIOUBL_CREDIT_NOTE_XSL },
+  'oioubl-application-response': {
+    report: 'oioubl',
+    inputs: async () => [OIOUBL_APPLICATION_RESPONSE_XSL],
+    toXslt: async () => OIOUBL_APPLICATION_RESPONSE_XSL,
+  },
 } satisfies Record<string, { report: 'svrl' | 'oioubl'; inputs(): Promise<string[]>; toXslt(work: string): Promise<string> }>;
 type StylesheetName = keyof typeof STYLESHEETS;
 const STYLESHEET_NAMES = Object.keys(STYLESHEETS) as StylesheetName[];
@@ -169,6 +175,7 @@ export const RULE_SETS = {
   'cen-cii': ['en16931-cii'],
   'oioubl-invoice': ['oioubl-invoice'],
   'oioubl-credit-note': ['oioubl-credit-note'],
+  'oioubl-application-response': ['oioubl-application-response'],
 } as const satisfies Record<string, readonly StylesheetName[]>;
 export type RuleSet = keyof typeof RULE_SETS;
 
@@ -300,13 +307,20 @@ const WARM_UP_DOCUMENTS: Record<RuleSet, string> = {
   'cen-cii': '<CrossIndustryInvoice xmlns="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"/>',
   'oioubl-invoice': '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>',
   'oioubl-credit-note': '<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/>',
+  'oioubl-application-response': '<ApplicationResponse xmlns="urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2"/>',
 };
 
-/** Loads SaxonJS and every stylesheet in this thread, and runs each once (a worker's warm-up). */
+/**
+ * The rule sets received documents are checked under: what a worker loads at its warm-up. The OIOUBL
+ * ApplicationResponse rules check the responses tlr writes (in its tests), never a request.
+ */
+const RECEIVING_RULE_SETS = (Object.keys(RULE_SETS) as RuleSet[]).filter((set) => set !== 'oioubl-application-response');
+
+/** Loads SaxonJS and the stylesheets of received documents in this thread, and runs each once (a worker's warm-up). */
 export async function loadEinvoiceRulesHere(): Promise<void> {
   await saxonJs();
-  for (const name of STYLESHEET_NAMES) await loadStylesheet(name);
-  for (const set of Object.keys(RULE_SETS) as RuleSet[]) await validateEinvoiceHere(WARM_UP_DOCUMENTS[set], set);
+  for (const set of RECEIVING_RULE_SETS) for (const name of RULE_SETS[set]) await loadStylesheet(name);
+  for (const set of RECEIVING_RULE_SETS) await validateEinvoiceHere(WARM_UP_DOCUMENTS[set], set);
 }
 
 // The pool. A document takes ~100 ms of CPU: in this thread it would stop the event loop meanwhile and

@@ -3,7 +3,16 @@ import type { Prisma } from '@tlr/db';
 import { fromDate } from '../calendar.ts';
 import { amountToJson, quantityToJson } from '../money.ts';
 import type { StoredLine } from './inbound.ts';
-import type { DocumentKind, EinvoiceDirection, EinvoiceFormat, EinvoiceMessageView, EinvoiceStatus, InvoiceEinvoiceView } from './schema.ts';
+import type {
+  DocumentKind,
+  EinvoiceDirection,
+  EinvoiceFormat,
+  EinvoiceMessageView,
+  EinvoiceStatus,
+  InvoiceEinvoiceView,
+  MessageKind,
+  ResponseStatus,
+} from './schema.ts';
 
 /** What an invoice read includes of its messages: its own document's and its credit note's, outbound. */
 export const invoiceEinvoiceInclude = {
@@ -32,10 +41,11 @@ export function einvoiceMessageView(m: EinvoiceMessageHead): EinvoiceMessageView
     invoice_id: m.invoice_id,
     expense_id: m.expense_id,
     supplier_id: m.supplier_id,
-    document_kind: m.document_kind as DocumentKind,
+    document_kind: m.document_kind as MessageKind,
     document_format: m.document_format as EinvoiceFormat,
     document_number: m.document_number,
     document_uuid: m.document_uuid,
+    application_response: m.response_to_id ? { responds_to: m.response_to_id, status: m.response_status as ResponseStatus, reason: m.response_reason } : null,
     issue_date: m.issue_date ? fromDate(m.issue_date) : null,
     counterpart: { name: m.counterpart_name, peppol_id: inbound ? m.sender_peppol_id : m.receiver_peppol_id },
     currency: m.currency,

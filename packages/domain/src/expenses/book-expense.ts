@@ -12,6 +12,7 @@ import { bookingLines, LEGACY_EXPENSE_CODE } from './rules.ts';
 import { markVoucherPosted } from '../vouchers/vouchers.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { announceExpense, type ExpenseRow } from './expense-rows.ts';
+import { acceptReceivedDocument } from '../einvoice/invoice-responses.ts';
 
 /** Draft -> booked: post (bookingLines, in DKK at the bill's rate) and mark the voucher posted. */
 export async function bookExpense(db: Db, scope: CompanyScope, row: ExpenseRow): Promise<ExpenseRow> {
@@ -51,5 +52,7 @@ export async function bookExpense(db: Db, scope: CompanyScope, row: ExpenseRow):
     },
   });
   await announceExpense(db, scope, 'expense.updated', booked);
+  // Booking a received e-invoice's expense accepts the document: its sender is told so.
+  await acceptReceivedDocument(db, scope, row.id);
   return booked;
 }

@@ -26,11 +26,12 @@ export async function checkVat(
   return expenseVat(code, e.amount, e.vat, stated);
 }
 
-export async function expenseAccount(db: Db, scope: CompanyScope, number: string = DEFAULT_ACCOUNTS.expense) {
+/** An active expense account of the company's chart, by number; `field` is the body's field that names it (a supplier's default too). */
+export async function expenseAccount(db: Db, scope: CompanyScope, number: string = DEFAULT_ACCOUNTS.expense, field = 'account_number') {
   const account = await db.account.findFirst({ where: { company_id: scope.companyId, account_number: number } });
-  if (!account) throw invalidRequest(`account_number: no account ${number} in the company's chart of accounts.`, 'account_number');
-  if (!account.active) throw new DomainError('account_inactive', `Account ${number} is deactivated.`, 'account_number');
-  if (account.type !== 'expense') throw invalidRequest(`account_number: ${number} ${account.name} is not an expense account.`, 'account_number');
+  if (!account) throw invalidRequest(`${field}: no account ${number} in the company's chart of accounts.`, field);
+  if (!account.active) throw new DomainError('account_inactive', `Account ${number} is deactivated.`, field);
+  if (account.type !== 'expense') throw invalidRequest(`${field}: ${number} ${account.name} is not an expense account.`, field);
   return account;
 }
 

@@ -1,7 +1,21 @@
 // A supplier's fields, once: the create and update bodies, the resource the API answers with (its
 // OpenAPI component), and the domain's input and view types derived from them.
-import type { z } from 'zod';
-import { bankAccountNumber, bankRegNumber, country, cvr, email, iban, exact, peppolId, phone, requiredText, text, vatNumber } from '../fields.ts';
+import { z } from 'zod';
+import {
+  accountNumber,
+  bankAccountNumber,
+  bankRegNumber,
+  country,
+  cvr,
+  email,
+  iban,
+  exact,
+  peppolId,
+  phone,
+  requiredText,
+  text,
+  vatNumber,
+} from '../fields.ts';
 import { paymentTermsDays } from '../integers.ts';
 import { masterDataSchemas } from '../master-data.ts';
 
@@ -23,6 +37,11 @@ const fields = {
   bank_account_number: bankAccountNumber().optional(),
   iban: iban().optional(),
   notes: text(2000).optional(),
+  default_account_number: accountNumber().or(z.literal('')).optional().meta({
+    description:
+      'The expense account its received e-invoices\' lines are proposed to when this supplier\'s same item was never booked (an active expense account of the chart); "" (the default) for none',
+    example: '2750',
+  }),
 };
 
 export const supplierSchemas = masterDataSchemas('Supplier', fields, { payment_terms_days: paymentTermsDays() });
