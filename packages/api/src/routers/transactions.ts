@@ -41,7 +41,7 @@ const transactionBody = z.strictObject({
   lines: z.array(lineInput).min(2, 'needs at least two lines').max(1000, 'has more than 1000 lines'),
 });
 
-const transactionResource = z
+export const transactionResource = z
   .object({
     id: z.guid(),
     document_number: ordinal().meta({ description: "Number in the company's unified document number sequence (gapless)" }),
