@@ -260,7 +260,9 @@ describe('POST /fiscal-years', () => {
     expect((await open(other.api, `${P}-01-01`)).error).toMatchObject({ code: 'fiscal_year_exists', status: 409, field: 'start' });
     // Last year takes postings now (and its VAT periods exist); and the year before it opens in turn.
     await created(post(other.api, `${P}-06-01`, 'Husleje', [dr('2030', 800), cr('6470', 800)]));
-    await created(open(other.api, `${P - 1}-01-01`));
+    // Two at once: the company's row lock orders them; one opens it, the other finds it open.
+    const both = await Promise.all([open(other.api, `${P - 1}-01-01`), open(other.api, `${P - 1}-01-01`)]);
+    expect(both.map((b) => b.response.status).sort()).toEqual([201, 409]);
     const years = (await ok(other.api.GET('/fiscal-years'))).data;
     expect(years.map((y) => [y.start_date, y.result])).toEqual([
       [`${P - 1}-01-01`, 0],
@@ -287,56 +289,21 @@ describe('POST /opening-balances', () => {
       { account_number: '7440', credit: 2000, supplier_id: supplier },
       { account_number: '6520', credit: 21000 },
     ];
-    // Refusals, each naming the line and the rule; nothing is posted.
-    const refused = async (lines: unknown[], status: number, code: string, field?: string) => {
-      const r = await ob(c, lines);
+    // Refusals, each naming the line and the rule; nothing is posted. The second line balances the first.
+    const refusals: [Record<string, unknown>, number, string, string | undefined][] = [
+      [{ account_number: '1010', credit: 100 }, 400, 'invalid_request', 'lines[0].account_number'],
+      [{ account_number: '6190', debit: 100 }, 400, 'invalid_request', 'lines[0].customer_id'],
+      [{ account_number: '6470', debit: 100, supplier_id: supplier }, 400, 'invalid_request', 'lines[0].supplier_id'],
+      [{ account_number: '6190', debit: 100, customer_id: crypto.randomUUID() }, 400, 'invalid_request', 'lines[0].customer_id'],
+      [{ account_number: '6470', debit: 101 }, 422, 'unbalanced_transaction', undefined],
+      [{ account_number: '6470', debit: 100, vat_code: 'S25' }, 400, 'invalid_request', undefined], // no VAT codes
+    ];
+    for (const [line, status, code, field] of refusals) {
+      const other = 'credit' in line ? { account_number: '6470', debit: 100 } : { account_number: '6520', credit: 100 };
+      const r = await ob(c, [line, other]);
       expect(r.response.status).toBe(status);
       expect(r.error).toMatchObject({ code, ...(field ? { field } : {}) });
-    };
-    await refused(
-      [
-        { account_number: '1010', credit: 100 },
-        { account_number: '6470', debit: 100 },
-      ],
-      400,
-      'invalid_request',
-      'lines[0].account_number',
-    );
-    await refused(
-      [
-        { account_number: '6190', debit: 100 },
-        { account_number: '6520', credit: 100 },
-      ],
-      400,
-      'invalid_request',
-      'lines[0].customer_id',
-    );
-    await refused(
-      [
-        { account_number: '6470', debit: 100, supplier_id: supplier },
-        { account_number: '6520', credit: 100 },
-      ],
-      400,
-      'invalid_request',
-      'lines[0].supplier_id',
-    );
-    await refused(
-      [
-        { account_number: '6190', debit: 100, customer_id: crypto.randomUUID() },
-        { account_number: '6520', credit: 100 },
-      ],
-      400,
-      'invalid_request',
-      'lines[0].customer_id',
-    );
-    await refused(
-      [
-        { account_number: '6470', debit: 100 },
-        { account_number: '6520', credit: 99 },
-      ],
-      422,
-      'unbalanced_transaction',
-    );
+    }
     expect(await testDb().prisma.ledgerTransaction.count({ where: { company_id: other.company.companyId } })).toBe(0);
 
     const r = await ob(c, good);

@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import { closeFiscalYear, DEFAULT_ACCOUNTS, listFiscalYears, openEarlierFiscalYear, postOpeningBalances, reopenFiscalYear } from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
-import { accountNumber, amountOut, date, dateOut, money, requiredText, text, timestamp, uuid } from '@tlr/domain/fields';
-import { transactionResource } from './transactions.ts';
+import { amountOut, date, dateOut, requiredText, text, timestamp, uuid } from '@tlr/domain/fields';
+import { lineInput, transactionResource } from './transactions.ts';
 import { authedProcedure } from '../trpc.ts';
 
 const tag = 'Accounts';
@@ -29,12 +29,8 @@ const warning = z.object({
   detail: z.string(),
 });
 
-const openingLine = z.strictObject({
-  account_id: uuid().optional().meta({ description: 'The account; or give account_number' }),
-  account_number: accountNumber().optional().meta({ example: '6470' }),
-  debit: money({ min: 0 }).optional().meta({ description: 'Debit balance in DKK; a line has a debit or a credit, not both' }),
-  credit: money({ min: 0 }).optional().meta({ description: 'Credit balance in DKK' }),
-  description: text(500).optional(),
+// A journal line without VAT code or currency: balances brought in, not a transaction of the year.
+const openingLine = lineInput.pick({ account_id: true, account_number: true, debit: true, credit: true, description: true }).extend({
   customer_id: uuid()
     .optional()
     .meta({ description: `The customer whose balance it is: required on a line of the receivables account ${DEFAULT_ACCOUNTS.receivable}, refused on others` }),

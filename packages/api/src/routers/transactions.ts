@@ -8,7 +8,7 @@ import { accountNumber, amountOut, currency, date, dateOut, exchangeRate, money,
 import { authedProcedure, router } from '../trpc.ts';
 import { lineNumber, ordinal } from '@tlr/domain/integers';
 
-const lineInput = z.strictObject({
+export const lineInput = z.strictObject({
   account_id: uuid().optional().meta({ description: 'The account; or give account_number' }),
   account_number: accountNumber().optional().meta({ example: '1010' }),
   debit: money({ min: 0 }).optional().meta({ description: 'Debit in DKK; a line has a debit or a credit, not both' }),
