@@ -244,7 +244,10 @@ describe('POST /fiscal-years', () => {
   it("opens the year before the first, which then takes last year's postings; 400 for another start, 409 when it exists", async () => {
     const other = await t.another('Tidligere År ApS');
     // Before: a date in last year lies outside the company's years.
-    expect((await post(other.api, `${P}-06-01`, 'Husleje', [dr('2030', 800), cr('6470', 800)])).error).toMatchObject({ code: 'fiscal_year_not_open' });
+    expect((await post(other.api, `${P}-06-01`, 'Husleje', [dr('2030', 800), cr('6470', 800)])).error).toMatchObject({
+      code: 'fiscal_year_not_open',
+      detail: expect.stringContaining('the year before the first by POST /fiscal-years'),
+    });
     const wrong = await open(other.api, `${P}-02-01`);
     expect(wrong.response.status).toBe(400);
     expect(wrong.error).toMatchObject({ code: 'invalid_request', field: 'start', detail: expect.stringContaining(`start is ${P}-01-01`) });
