@@ -234,3 +234,121 @@ describe('a VAT-registered company', () => {
     expect(blockers.filter((b) => b.kind === 'draft_expense')).toHaveLength(1);
   });
 });
+
+// Where the books begin (docs/reports.md#where-the-books-begin): the year before the first, opened to
+// bring last year's books; the opening balances of a company that starts here mid-life.
+describe('POST /fiscal-years', () => {
+  const P = Y - 1;
+  const open = (c: Api, start: string, key?: string) => c.POST('/fiscal-years', { params: idem(key), body: { start } });
+
+  it("opens the year before the first, which then takes last year's postings; 400 for another start, 409 when it exists", async () => {
+    const other = await t.another('Tidligere År ApS');
+    // Before: a date in last year lies outside the company's years.
+    expect((await post(other.api, `${P}-06-01`, 'Husleje', [dr('2030', 800), cr('6470', 800)])).error).toMatchObject({
+      code: 'fiscal_year_not_open',
+      detail: expect.stringContaining('the year before the first by POST /fiscal-years'),
+    });
+    const wrong = await open(other.api, `${P}-02-01`);
+    expect(wrong.response.status).toBe(400);
+    expect(wrong.error).toMatchObject({ code: 'invalid_request', field: 'start', detail: expect.stringContaining(`start is ${P}-01-01`) });
+    expect((await open(other.api, `${P - 2}-01-01`)).error).toMatchObject({ code: 'invalid_request', field: 'start' });
+    const key = `open-${crypto.randomUUID()}`;
+    const r = await open(other.api, `${P}-01-01`, key);
+    expect(r.response.status).toBe(201);
+    const year = { start_date: `${P}-01-01`, end_date: `${P}-12-31`, state: 'open', result: 0, closing_transaction_id: null, closed_at: null };
+    expect(r.data!.data).toEqual(year);
+    const replay = await open(other.api, `${P}-01-01`, key);
+    expect(replay.response.headers.get('x-idempotency-replayed')).toBe('true');
+    expect(replay.data!.data).toEqual(year);
+    expect((await open(other.api, `${P}-01-01`)).error).toMatchObject({ code: 'fiscal_year_exists', status: 409, field: 'start' });
+    // Last year takes postings now (and its VAT periods exist); and the year before it opens in turn.
+    await created(post(other.api, `${P}-06-01`, 'Husleje', [dr('2030', 800), cr('6470', 800)]));
+    // Two at once: the company's row lock orders them; one opens it, the other finds it open.
+    const both = await Promise.all([open(other.api, `${P - 1}-01-01`), open(other.api, `${P - 1}-01-01`)]);
+    expect(both.map((b) => b.response.status).sort()).toEqual([201, 409]);
+    const years = (await ok(other.api.GET('/fiscal-years'))).data;
+    expect(years.map((y) => [y.start_date, y.result])).toEqual([
+      [`${P - 1}-01-01`, 0],
+      [`${P}-01-01`, -800],
+      [YS, 0],
+    ]);
+    const settings = (await ok(other.api.GET('/settings/accounting'))).data;
+    expect(settings.fiscal_years[1]!.vat_periods[0]).toMatchObject({ start_date: `${P}-01-01` });
+  });
+});
+
+describe('POST /opening-balances', () => {
+  const ob = (c: Api, lines: unknown[], key?: string) =>
+    c.POST('/opening-balances', { params: idem(key), body: { lines } as RequestBody<'/opening-balances', 'post'> });
+
+  it("posts one balanced entry the day before the first year, receivables and payables per customer and supplier; the first year's trial balance and balance sheet open with it", async () => {
+    const other = await t.another('Åbningsbalance ApS');
+    const c = other.api;
+    const customer = (await created(c.POST('/customers', { params: idem(), body: { name: 'Kunde A/S' } }))).data.id;
+    const supplier = (await created(c.POST('/suppliers', { params: idem(), body: { name: 'Leverandør ApS' } }))).data.id;
+    const good = [
+      { account_number: '6470', debit: 20000 },
+      { account_number: '6190', debit: 3000, customer_id: customer },
+      { account_number: '7440', credit: 2000, supplier_id: supplier },
+      { account_number: '6520', credit: 21000 },
+    ];
+    // Refusals, each naming the line and the rule; nothing is posted. The second line balances the first.
+    const refusals: [Record<string, unknown>, number, string, string | undefined][] = [
+      [{ account_number: '1010', credit: 100 }, 400, 'invalid_request', 'lines[0].account_number'],
+      [{ account_number: '6190', debit: 100 }, 400, 'invalid_request', 'lines[0].customer_id'],
+      [{ account_number: '6470', debit: 100, supplier_id: supplier }, 400, 'invalid_request', 'lines[0].supplier_id'],
+      [{ account_number: '6190', debit: 100, customer_id: crypto.randomUUID() }, 400, 'invalid_request', 'lines[0].customer_id'],
+      [{ account_number: '6470', debit: 101 }, 422, 'unbalanced_transaction', undefined],
+      [{ account_number: '6470', debit: 100, vat_code: 'S25' }, 400, 'invalid_request', undefined], // no VAT codes
+    ];
+    for (const [line, status, code, field] of refusals) {
+      const other = 'credit' in line ? { account_number: '6470', debit: 100 } : { account_number: '6520', credit: 100 };
+      const r = await ob(c, [line, other]);
+      expect(r.response.status).toBe(status);
+      expect(r.error).toMatchObject({ code, ...(field ? { field } : {}) });
+    }
+    expect(await testDb().prisma.ledgerTransaction.count({ where: { company_id: other.company.companyId } })).toBe(0);
+
+    const r = await ob(c, good);
+    expect(r.response.status).toBe(201);
+    const entry = r.data!.data;
+    expect(entry).toMatchObject({ date: `${Y - 1}-12-31`, source: 'opening_balance', total_debit: 23000, total_credit: 23000 });
+    expect(entry.lines.map((l) => [l.account_number, l.debit, l.credit, l.description])).toEqual([
+      ['6470', 20000, 0, ''],
+      ['6190', 3000, 0, 'Åbningssaldo Kunde A/S'],
+      ['7440', 0, 2000, 'Åbningssaldo Leverandør ApS'],
+      ['6520', 0, 21000, ''],
+    ]);
+    // Once only; and no year before the first can be opened under it.
+    expect((await ob(c, good)).error).toMatchObject({ code: 'opening_balances_exist', status: 409 });
+    expect((await c.POST('/fiscal-years', { params: idem(), body: { start: `${Y - 1}-01-01` } })).error).toMatchObject({
+      code: 'postings_before_first_year',
+      status: 409,
+      field: 'start',
+    });
+    // Not reversed as a manual posting: corrected by an entry in the first year.
+    expect((await c.POST('/transactions/{id}/reverse', { params: { path: { id: entry.id }, ...idem() }, body: {} })).error).toMatchObject({
+      code: 'reversal_of_document',
+    });
+
+    await created(post(c, `${Y}-01-15`, 'Kunden betaler', [dr('6470', 3000), cr('6190', 3000)]));
+    const tb = (await ok(c.GET('/reports/trial-balance', { params: { query: { from: YS, to: `${Y}-01-31`, order: 'asc' } } }))) as {
+      data: { account_number: string; opening_balance: number; closing_balance: number }[];
+      meta: { totals: { opening_balance: number } };
+    };
+    expect(tb.data.map((a) => [a.account_number, a.opening_balance, a.closing_balance])).toEqual([
+      ['6190', 3000, 0],
+      ['6470', 20000, 23000],
+      ['6520', -21000, -21000],
+      ['7440', -2000, -2000],
+    ]);
+    expect(tb.meta.totals.opening_balance).toBe(0);
+    const bs = (await ok(c.GET('/reports/balance', { params: { query: { as_of: `${Y}-01-31` } } }))).data;
+    expect(bs.balanced).toBe(true);
+    expect(bs.liabilities_and_equity.find((s) => s.key === 'equity')!.groups.map((g) => [g.key, g.total])).toEqual([
+      ['posted_equity', 21000],
+      ['result_for_the_year', 0],
+      ['prior_years_result', 0],
+    ]);
+  });
+});

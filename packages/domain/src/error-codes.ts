@@ -238,6 +238,17 @@ export const ERROR_CODES = {
     when: 'closing a fiscal year while something blocks it: `blockers` lists each (an unsettled VAT period, a draft dated in the year, an earlier year still open)',
   },
   fiscal_year_closed: { status: 409, title: 'Fiscal year closed', when: 'closing a fiscal year that is closed already' },
+  fiscal_year_exists: {
+    status: 409,
+    title: 'Fiscal year exists',
+    when: 'opening the fiscal year before the first when it exists already (two opens at once: one opens it)',
+  },
+  postings_before_first_year: {
+    status: 409,
+    title: 'Postings before the first fiscal year',
+    when: 'opening the year before the first, or entering opening balances, while a posting is dated before the first fiscal year (opening balances, an import of earlier books)',
+  },
+  opening_balances_exist: { status: 409, title: 'Opening balances exist', when: 'entering opening balances a second time' },
   fiscal_year_not_closed: {
     status: 409,
     title: 'Fiscal year not closed',

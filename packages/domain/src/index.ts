@@ -107,6 +107,7 @@ export * from './expenses/set-expense-status.ts';
 export * from './expenses/reverse-expense-payment.ts';
 export * from './ledger/documents.ts';
 export * from './ledger/year-end.ts';
+export * from './ledger/opening.ts';
 export * from './sessions/sessions.ts';
 export { DEVICE_COOKIE_SECONDS, SIGN_IN_RULES, addressKey, waitWords } from './sessions/rules.ts';
 export * from './oauth/rules.ts';

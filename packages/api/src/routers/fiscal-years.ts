@@ -1,9 +1,10 @@
 // /fiscal-years: the company's fiscal years with their state and result, closing one (årsafslutning) and
 // reopening it (docs/reports.md#closing-the-fiscal-year). Spread into the reports router.
 import { z } from 'zod';
-import { closeFiscalYear, DEFAULT_ACCOUNTS, listFiscalYears, reopenFiscalYear } from '@tlr/domain';
+import { closeFiscalYear, DEFAULT_ACCOUNTS, listFiscalYears, openEarlierFiscalYear, postOpeningBalances, reopenFiscalYear } from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
-import { amountOut, date, dateOut, requiredText, timestamp, uuid } from '@tlr/domain/fields';
+import { amountOut, date, dateOut, requiredText, text, timestamp, uuid } from '@tlr/domain/fields';
+import { lineInput, transactionResource } from './transactions.ts';
 import { authedProcedure } from '../trpc.ts';
 
 const tag = 'Accounts';
@@ -28,9 +29,57 @@ const warning = z.object({
   detail: z.string(),
 });
 
+// A journal line without VAT code or currency: balances brought in, not a transaction of the year.
+const openingLine = lineInput.pick({ account_id: true, account_number: true, debit: true, credit: true, description: true }).extend({
+  customer_id: uuid()
+    .optional()
+    .meta({ description: `The customer whose balance it is: required on a line of the receivables account ${DEFAULT_ACCOUNTS.receivable}, refused on others` }),
+  supplier_id: uuid()
+    .optional()
+    .meta({ description: `The supplier whose balance it is: required on a line of the payables account ${DEFAULT_ACCOUNTS.payable}, refused on others` }),
+});
+
 const startParam = date().meta({ description: 'The first day of the fiscal year, e.g. 2026-01-01' });
 
 export const fiscalYearProcedures = {
+  openFiscalYear: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/fiscal-years',
+        tags: [tag],
+        summary: 'Open the year before the first',
+        description:
+          "Opens the fiscal year that ends the day before the company's first fiscal year begins, so that last year's books can be posted or imported and closed here. `start` is that year's first day (400 invalid_request naming the start it must be otherwise). Refused with 409 postings_before_first_year while anything is dated before the first year (opening balances), 409 fiscal_year_exists when the year exists already.",
+      },
+      scopes: ['transactions:write'],
+      idempotent: { status: 201 },
+      problems: [409],
+    })
+    .input(z.strictObject({ start: date().meta({ description: 'The first day of the year to open, e.g. 2025-01-01' }) }))
+    .output(single(fiscalYearResource))
+    .mutation(async ({ ctx, input }) => ({ data: await openEarlierFiscalYear(ctx.tx, ctx.scope, input.start) })),
+  openingBalances: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/opening-balances',
+        tags: [tag],
+        summary: 'Enter the opening balances',
+        description: `For a company that starts keeping its books here mid-life: one balanced entry (422 unbalanced_transaction otherwise) of balance-sheet accounts, dated the day before the first fiscal year (source opening_balance), which the first year's trial balance and balance sheet show as its opening balance. A line of the receivables account ${DEFAULT_ACCOUNTS.receivable} names its customer, one of the payables account ${DEFAULT_ACCOUNTS.payable} its supplier. Entered once: 409 opening_balances_exist the second time (correct them with an entry in the first year), 409 postings_before_first_year when anything else is dated before the first year.`,
+      },
+      scopes: ['transactions:write'],
+      idempotent: { status: 201 },
+      problems: [409, 422],
+    })
+    .input(
+      z.strictObject({
+        description: text(500).optional().meta({ example: 'Åbningsbalance' }),
+        lines: z.array(openingLine).min(2, 'needs at least two lines').max(1000, 'has more than 1000 lines'),
+      }),
+    )
+    .output(single(transactionResource))
+    .mutation(async ({ ctx, input }) => ({ data: await postOpeningBalances(ctx.tx, ctx.scope, input) })),
   fiscalYears: authedProcedure
     .meta({
       openapi: {

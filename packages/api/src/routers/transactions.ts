@@ -8,7 +8,7 @@ import { accountNumber, amountOut, currency, date, dateOut, exchangeRate, money,
 import { authedProcedure, router } from '../trpc.ts';
 import { lineNumber, ordinal } from '@tlr/domain/integers';
 
-const lineInput = z.strictObject({
+export const lineInput = z.strictObject({
   account_id: uuid().optional().meta({ description: 'The account; or give account_number' }),
   account_number: accountNumber().optional().meta({ example: '1010' }),
   debit: money({ min: 0 }).optional().meta({ description: 'Debit in DKK; a line has a debit or a credit, not both' }),
@@ -41,7 +41,7 @@ const transactionBody = z.strictObject({
   lines: z.array(lineInput).min(2, 'needs at least two lines').max(1000, 'has more than 1000 lines'),
 });
 
-const transactionResource = z
+export const transactionResource = z
   .object({
     id: z.guid(),
     document_number: ordinal().meta({ description: "Number in the company's unified document number sequence (gapless)" }),

@@ -85,7 +85,7 @@ export async function openFiscalYearFor(db: Db, company: CompanySettings, date: 
   throw notOpen(
     date,
     first && last
-      ? `outside the fiscal years of the company (${fromDate(first.start_date)} to ${fromDate(last.end_date)}; the year after the last opens automatically).`
+      ? `outside the fiscal years of the company (${fromDate(first.start_date)} to ${fromDate(last.end_date)}; the year after the last opens automatically, the year before the first by POST /fiscal-years).`
       : 'the company has no fiscal year.',
   );
 }

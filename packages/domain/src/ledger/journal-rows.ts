@@ -20,6 +20,7 @@ export const POSTING_SOURCES = [
   'reminder',
   'import',
   'year_end',
+  'opening_balance',
 ] as const;
 export type PostingSource = (typeof POSTING_SOURCES)[number];
 

@@ -193,12 +193,17 @@ const eventData = (view: TransactionView) => {
   return compact;
 };
 
-/** Posts one transaction (see the top of this file); the transaction as GET /transactions/{id} shows it. */
-export async function postTransaction(db: Db, scope: CompanyScope, posting: Posting): Promise<TransactionView> {
+/**
+ * Posts one transaction (see the top of this file); the transaction as GET /transactions/{id} shows it.
+ * `beforeYears`: the opening balances, dated before the first fiscal year, so in none of the years (the
+ * caller checked, under the company's row lock, that the date precedes them all).
+ */
+export async function postTransaction(db: Db, scope: CompanyScope, posting: Posting, opts: { beforeYears?: boolean } = {}): Promise<TransactionView> {
   const prepared = preparePosting(posting);
   const { company, year } = await companyAndYear(db, scope.companyId, posting.date);
   assertAfterLock(posting.date, company.lock_date);
-  await openFiscalYearFor(db, company, posting.date, year);
+  if (!opts.beforeYears) await openFiscalYearFor(db, company, posting.date, year);
+  else if (year) throw invalidRequest(`${posting.date} lies in the fiscal year ${fromDate(year.start_date)} to ${fromDate(year.end_date)}.`, 'date');
   // The number and name the view shows: as the caller read them, or read here.
   const accounts = new Map<string, AccountName>();
   await readAccounts(db, scope.companyId, [posting], accounts);

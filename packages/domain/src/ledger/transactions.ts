@@ -31,7 +31,7 @@ export interface TransactionInput {
 }
 
 /** Maps each input line to an active account of the company (by id or number) and a known VAT code. */
-async function resolveLines(db: Db, scope: CompanyScope, lines: TransactionLineInput[]): Promise<PostingLine[]> {
+export async function resolveLines(db: Db, scope: CompanyScope, lines: TransactionLineInput[]): Promise<PostingLine[]> {
   const ids = lines.flatMap((l) => (l.account_id ? [l.account_id] : []));
   const numbers = lines.flatMap((l) => (l.account_id ? [] : l.account_number ? [l.account_number] : []));
   const accounts = await db.account.findMany({

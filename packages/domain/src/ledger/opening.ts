@@ -1,0 +1,135 @@
+// Where a company's books in tlr begin, for a company that did not start here:
+//   - the year before the first (POST /fiscal-years): opened while nothing is posted before the first
+//     year, so that last year's books can be posted or imported and closed here;
+//   - the opening balances (POST /opening-balances): one balanced entry of balance-sheet accounts, dated
+//     the day before the first year (in none of the years: the first year's reports read it as their
+//     opening balance), posted through the one journal writer; receivables and payables per customer
+//     and supplier. docs/reports.md#where-the-books-begin; decisions 560-566.
+import type { Db } from '@tlr/db';
+import type { CompanyScope } from '../context.ts';
+import { DomainError, invalidRequest } from '../errors.ts';
+import { addDays, fromDate, toDate } from '../calendar.ts';
+import { createFiscalYear } from './books.ts';
+import { fiscalYearContaining } from './fiscal-years.ts';
+import { DEFAULT_ACCOUNTS } from './default-accounts.ts';
+import { postTransaction, type PostingSource } from './post.ts';
+import { lineField } from './rules.ts';
+import { resolveLines, type TransactionLineInput } from './transactions.ts';
+import { listFiscalYears } from './year-end.ts';
+import type { TransactionView } from './views.ts';
+
+/** The source of the opening-balance entry: GET /transactions shows it; it is not reversed like a manual posting. */
+export const OPENING_BALANCE_SOURCE = 'opening_balance' satisfies PostingSource;
+
+/**
+ * The company (row locked until commit: opening a year and entering opening balances take turns) and
+ * its first fiscal year; refused while a posting is dated before that year.
+ */
+async function firstYearWithNothingBefore(db: Db, companyId: string) {
+  const [company] = await db.$queryRaw<{ id: string; fiscal_year_start_month: number; vat_period_frequency: string }[]>`
+    SELECT id, fiscal_year_start_month, vat_period_frequency FROM companies WHERE id = ${companyId}::uuid FOR UPDATE`;
+  const first = await db.fiscalYear.findFirst({ where: { company_id: companyId }, orderBy: { start_date: 'asc' } });
+  if (!company || !first) throw invalidRequest('The company has no fiscal year.', 'start');
+  const start = fromDate(first.start_date);
+  const before = await db.ledgerTransaction.findFirst({
+    where: { company_id: companyId, date: { lt: first.start_date } },
+    orderBy: [{ date: 'asc' }, { system_id: 'asc' }],
+    select: { date: true, document_number: true, source: true },
+  });
+  return { company, start, before };
+}
+
+const precededBy = (start: string, p: { date: Date; document_number: bigint; source: string }, field: string) =>
+  p.source === OPENING_BALANCE_SOURCE
+    ? new DomainError(
+        'postings_before_first_year',
+        `The opening balances (voucher ${p.document_number}) are dated ${fromDate(p.date)}, before the first fiscal year (from ${start}).`,
+        field,
+      )
+    : new DomainError(
+        'postings_before_first_year',
+        `Voucher ${p.document_number} is dated ${fromDate(p.date)}, before the first fiscal year (from ${start}).`,
+        field,
+      );
+
+/**
+ * Opens the fiscal year before the company's first: `start` must be its first day (the year ends the
+ * day before the first year begins; 400 otherwise), and nothing may be posted before the first year (409).
+ */
+export async function openEarlierFiscalYear(db: Db, scope: CompanyScope, start: string) {
+  const { company, start: firstStart, before } = await firstYearWithNothingBefore(db, scope.companyId);
+  if (start === firstStart || (await db.fiscalYear.findFirst({ where: { company_id: scope.companyId, start_date: toDate(start) } }))) {
+    throw new DomainError('fiscal_year_exists', `The fiscal year from ${start} exists already.`, 'start');
+  }
+  const year = fiscalYearContaining(addDays(firstStart, -1), company.fiscal_year_start_month);
+  if (start !== year.start) {
+    throw invalidRequest(
+      `The year to open is the one before the first fiscal year (from ${firstStart}): start is ${year.start}, and it ends ${year.end}.`,
+      'start',
+    );
+  }
+  if (before) throw precededBy(firstStart, before, 'start');
+  await createFiscalYear(db, company, year);
+  return (await listFiscalYears(db, scope.companyId)).find((y) => y.start_date === start)!;
+}
+
+export interface OpeningBalanceLineInput extends TransactionLineInput {
+  customer_id?: string | undefined;
+  supplier_id?: string | undefined;
+}
+
+/**
+ * Posts the opening balances: one balanced entry dated the day before the first fiscal year. Refused
+ * (409) when they exist already or anything else is dated before the first year. Every line is a
+ * balance-sheet account; a line on the receivables account names its customer, one on the payables
+ * account its supplier (the line's text names them).
+ */
+export async function postOpeningBalances(
+  db: Db,
+  scope: CompanyScope,
+  input: { description?: string | undefined; lines: OpeningBalanceLineInput[] },
+): Promise<TransactionView> {
+  const { start, before } = await firstYearWithNothingBefore(db, scope.companyId);
+  if (before?.source === OPENING_BALANCE_SOURCE) {
+    throw new DomainError('opening_balances_exist', `The opening balances are posted already (voucher ${before.document_number}, ${fromDate(before.date)}).`);
+  }
+  if (before) throw precededBy(start, before, 'lines');
+  const lines = await resolveLines(db, scope, input.lines);
+  const customerIds = input.lines.flatMap((l) => (l.customer_id ? [l.customer_id] : []));
+  const supplierIds = input.lines.flatMap((l) => (l.supplier_id ? [l.supplier_id] : []));
+  const [customers, suppliers, accounts] = await Promise.all([
+    db.customer.findMany({ where: { company_id: scope.companyId, id: { in: customerIds } }, select: { id: true, name: true } }),
+    db.supplier.findMany({ where: { company_id: scope.companyId, id: { in: supplierIds } }, select: { id: true, name: true } }),
+    db.account.findMany({ where: { company_id: scope.companyId, id: { in: lines.map((l) => l.accountId) } }, select: { id: true, type: true } }),
+  ]);
+  const names = new Map([...customers, ...suppliers].map((p) => [p.id, p.name]));
+  const types = new Map(accounts.map((a) => [a.id, a.type]));
+  input.lines.forEach((l, i) => {
+    const line = lines[i]!;
+    const number = line.account!.account_number;
+    const field = lineField(i);
+    if (types.get(line.accountId) === 'revenue' || types.get(line.accountId) === 'expense') {
+      throw invalidRequest(
+        `Account ${number} is a profit and loss account: opening balances are balance-sheet accounts (earlier years' result is equity, ${DEFAULT_ACCOUNTS.yearResult}).`,
+        `${field}.account_number`,
+      );
+    }
+    const party = (kind: 'customer' | 'supplier', account: string, id: string | undefined) => {
+      if (number === account && !id)
+        throw invalidRequest(`A line on the ${kind === 'customer' ? 'receivables' : 'payables'} account ${account} names its ${kind}.`, `${field}.${kind}_id`);
+      if (id && number !== account) throw invalidRequest(`A ${kind} is named on a line of account ${account} only.`, `${field}.${kind}_id`);
+      if (id && !names.has(id)) throw invalidRequest(`No ${kind} ${id} in the company.`, `${field}.${kind}_id`);
+    };
+    party('customer', DEFAULT_ACCOUNTS.receivable, l.customer_id);
+    party('supplier', DEFAULT_ACCOUNTS.payable, l.supplier_id);
+    const named = l.customer_id ?? l.supplier_id;
+    if (named && !line.description) line.description = `Åbningssaldo ${names.get(named)}`;
+  });
+  const date = addDays(start, -1);
+  return postTransaction(
+    db,
+    scope,
+    { date, description: input.description ?? `Åbningsbalance pr. ${date}`, lines, source: OPENING_BALANCE_SOURCE },
+    { beforeYears: true },
+  );
+}
