@@ -69,40 +69,52 @@ afterAll(() => svc?.stop());
 const LINT_TIMEOUT = 150_000;
 
 describe('the served document passes the linters', () => {
-  it('Spectral spectral:oas: 0 errors, 0 warnings', async () => {
-    const findings = await spectralFindings(text);
-    if (findings.length) console.error(findings.join('\n'));
-    expect(findings.filter((f) => /^spectral (error|warn) /.test(f))).toEqual([]);
-    // Not vacuous: an operation without a description or with an undeclared tag is reported.
-    const broken = structuredClone(doc);
-    const list = operationOf(broken, '/customers', 'get');
-    delete list.description;
-    list.tags = ['Nowhere'];
-    const codes = (await spectralFindings(JSON.stringify(broken))).map((f) => f.split(' ')[2]);
-    expect(codes).toEqual(expect.arrayContaining(['operation-description', 'operation-tag-defined']));
-  }, LINT_TIMEOUT);
+  it(
+    'Spectral spectral:oas: 0 errors, 0 warnings',
+    async () => {
+      const findings = await spectralFindings(text);
+      if (findings.length) console.error(findings.join('\n'));
+      expect(findings.filter((f) => /^spectral (error|warn) /.test(f))).toEqual([]);
+      // Not vacuous: an operation without a description or with an undeclared tag is reported.
+      const broken = structuredClone(doc);
+      const list = operationOf(broken, '/customers', 'get');
+      delete list.description;
+      list.tags = ['Nowhere'];
+      const codes = (await spectralFindings(JSON.stringify(broken))).map((f) => f.split(' ')[2]);
+      expect(codes).toEqual(expect.arrayContaining(['operation-description', 'operation-tag-defined']));
+    },
+    LINT_TIMEOUT,
+  );
 
-  it('Redocly recommended: 0 errors, 0 warnings, with only no-server-example.com turned off', async () => {
-    const problems = await redoclyProblems(text, REDOCLY_RULES_OFF);
-    if (problems.length) console.error(describeProblems(problems).join('\n'));
-    expect(describeProblems(problems.filter((p) => p.severity === 'error' || p.severity === 'warn'))).toEqual([]);
-    // Not vacuous: the legacy Error schema unreferenced, or a license-less info, is reported.
-    const broken = structuredClone(doc);
-    delete broken.components.schemas.Problem?.not;
-    delete broken.info.license;
-    const rules = (await redoclyProblems(JSON.stringify(broken), REDOCLY_RULES_OFF)).map((p) => p.ruleId);
-    expect(rules).toEqual(expect.arrayContaining(['no-unused-components', 'info-license']));
-  }, LINT_TIMEOUT);
+  it(
+    'Redocly recommended: 0 errors, 0 warnings, with only no-server-example.com turned off',
+    async () => {
+      const problems = await redoclyProblems(text, REDOCLY_RULES_OFF);
+      if (problems.length) console.error(describeProblems(problems).join('\n'));
+      expect(describeProblems(problems.filter((p) => p.severity === 'error' || p.severity === 'warn'))).toEqual([]);
+      // Not vacuous: the legacy Error schema unreferenced, or a license-less info, is reported.
+      const broken = structuredClone(doc);
+      delete broken.components.schemas.Problem?.not;
+      delete broken.info.license;
+      const rules = (await redoclyProblems(JSON.stringify(broken), REDOCLY_RULES_OFF)).map((p) => p.ruleId);
+      expect(rules).toEqual(expect.arrayContaining(['no-unused-components', 'info-license']));
+    },
+    LINT_TIMEOUT,
+  );
 
-  it('the exception is exactly that rule: the document fetched as localhost finds only the localhost servers', async () => {
-    const { port } = new URL(svc.url);
-    const local = await fetchAs(`localhost:${port}`, '/api/v1/openapi.json');
-    expect((JSON.parse(local) as OpenApiDocument).servers).toEqual([{ url: `http://localhost:${port}/api/v1` }]);
-    expect(describeProblems(await redoclyProblems(local, REDOCLY_RULES_OFF))).toEqual([]);
-    const withRule = await redoclyProblems(local, {});
-    expect(withRule.length).toBeGreaterThan(0);
-    expect(new Set(withRule.map((p) => p.ruleId))).toEqual(new Set(['no-server-example.com']));
-  }, LINT_TIMEOUT);
+  it(
+    'the exception is exactly that rule: the document fetched as localhost finds only the localhost servers',
+    async () => {
+      const { port } = new URL(svc.url);
+      const local = await fetchAs(`localhost:${port}`, '/api/v1/openapi.json');
+      expect((JSON.parse(local) as OpenApiDocument).servers).toEqual([{ url: `http://localhost:${port}/api/v1` }]);
+      expect(describeProblems(await redoclyProblems(local, REDOCLY_RULES_OFF))).toEqual([]);
+      const withRule = await redoclyProblems(local, {});
+      expect(withRule.length).toBeGreaterThan(0);
+      expect(new Set(withRule.map((p) => p.ruleId))).toEqual(new Set(['no-server-example.com']));
+    },
+    LINT_TIMEOUT,
+  );
 });
 
 describe('for people and generators', () => {

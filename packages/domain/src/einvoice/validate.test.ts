@@ -151,14 +151,28 @@ describe('the pool of validation workers', () => {
   it('a document past the time limit fails, and its worker is replaced', async () => {
     const before = einvoiceValidationPool.workers().map((w) => w.worker);
     einvoiceValidationPool.timeoutMs = 1;
+    einvoiceValidationPool.loadingMs = 0;
     try {
       await expect(validateEinvoice(example('base-example.xml'))).rejects.toThrow(
         'The document could not be checked against the official rules within 0.001 seconds',
       );
     } finally {
       einvoiceValidationPool.timeoutMs = 30_000;
+      einvoiceValidationPool.loadingMs = 300_000;
     }
     expect(before.filter((w) => !einvoiceValidationPool.workers().some((v) => v.worker === w))).toHaveLength(1);
+    expect((await validateEinvoice(example('base-example.xml'))).fatal).toEqual([]);
+  }, 120_000);
+
+  it("a worker loading SaxonJS and the rules is not held to a document's time limit: a warm-up under a limit of 1 ms completes", async () => {
+    setEinvoiceValidationThreads(einvoiceValidationPool.workers().length + 1);
+    einvoiceValidationPool.timeoutMs = 1;
+    try {
+      await warmEinvoiceValidation();
+    } finally {
+      einvoiceValidationPool.timeoutMs = 30_000;
+      setEinvoiceValidationThreads(undefined);
+    }
     expect((await validateEinvoice(example('base-example.xml'))).fatal).toEqual([]);
   }, 120_000);
 

@@ -342,6 +342,8 @@ interface Job {
 }
 interface Thread {
   worker: Worker;
+  /** The rule sets this worker has loaded (every one after a warm-up): its first document of a set loads it first. */
+  loaded: Set<RuleSet | 'all'>;
   job?: Job | undefined;
   timer?: NodeJS.Timeout;
 }
@@ -401,6 +403,8 @@ export function setEinvoiceValidationThreads(threads: number | undefined): void 
 /** For tests: the pool's workers, and the time a document may take in one. */
 export const einvoiceValidationPool = {
   timeoutMs: 30_000,
+  /** Added to the limit while a worker loads SaxonJS and the rules. */
+  loadingMs: 300_000,
   workers: () => [...threads].map((t) => ({ worker: t.worker, busy: t.job !== undefined })),
 };
 
@@ -408,13 +412,14 @@ function startThread(): Thread {
   // No execArgv: a worker inherits the process's, so under `npm start`, the CLI and tsx it loads this
   // TypeScript file through the same loader (tsx), and where no loader is registered (vitest's forks)
   // Node strips its types itself (decision 238).
-  const thread: Thread = { worker: new Worker(WORKER) };
+  const thread: Thread = { worker: new Worker(WORKER), loaded: new Set() };
   let crash: Error | undefined;
   thread.worker.on('message', (reply: WorkerReply) => {
     const job = thread.job;
     // A late answer of a worker stopped for taking too long: its document has failed already.
     if (!job) return;
     finish(thread);
+    thread.loaded.add('warm' in job.request ? 'all' : job.request.set);
     if ('result' in reply) job.resolve(reply.result);
     else if (reply.error.code) job.reject(new DomainError(reply.error.code, reply.error.message));
     else job.reject(new Error(`validating the e-invoice failed: ${reply.error.message}`));
@@ -440,21 +445,28 @@ function run(thread: Thread, job: Job): void {
   thread.job = job;
   // While it has a document the worker keeps the process alive (an awaited validation must finish); idle, it does not.
   thread.worker.ref();
-  thread.timer = setTimeout(() => {
-    // SaxonJS cannot be interrupted inside a transform: the worker goes, and the pool starts another.
-    threads.delete(thread);
-    finish(thread);
-    void thread.worker.terminate();
-    // The document's size, not a fault of the service: a 413 that says so (decision 476).
-    job.reject(
-      new DomainError(
-        'payload_too_large',
-        `The document could not be checked against the official rules within ${einvoiceValidationPool.timeoutMs / 1000} seconds: it is too large to check in one request.`,
-        'body',
-      ),
-    );
-    dispatch();
-  }, einvoiceValidationPool.timeoutMs);
+  // The document's time limit counts the checking, not the loading of SaxonJS and the rules (seconds of
+  // CPU, a minute or more while other work holds the cores): a warm-up, or a worker's first document of
+  // a rule set, gets the loading's limit.
+  const loading = 'warm' in job.request || !(thread.loaded.has('all') || thread.loaded.has(job.request.set));
+  thread.timer = setTimeout(
+    () => {
+      // SaxonJS cannot be interrupted inside a transform: the worker goes, and the pool starts another.
+      threads.delete(thread);
+      finish(thread);
+      void thread.worker.terminate();
+      // The document's size, not a fault of the service: a 413 that says so (decision 476).
+      job.reject(
+        new DomainError(
+          'payload_too_large',
+          `The document could not be checked against the official rules within ${einvoiceValidationPool.timeoutMs / 1000} seconds: it is too large to check in one request.`,
+          'body',
+        ),
+      );
+      dispatch();
+    },
+    einvoiceValidationPool.timeoutMs + (loading ? einvoiceValidationPool.loadingMs : 0),
+  );
   thread.worker.postMessage(job.request);
 }
 
