@@ -90,8 +90,7 @@ CREATE FUNCTION tlr_journal_line_deltas_sql(rows_name text, sign int) RETURNS te
 $$;
 
 -- The statement that sums the deltas per day first (an import of 100,000 lines is a few hundred days) as
--- one jsonb for tlr_bank_days_add. The trigger function itself runs it: only its own statements see the
--- transition tables.
+-- one jsonb for tlr_bank_days_add.
 CREATE FUNCTION tlr_bank_days_sql(deltas_sql text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
   SELECT format($q$SELECT jsonb_agg(g) FROM (
       SELECT company_id, bank_account_id, date, SUM(bank_sum) AS bank_sum, SUM(open_bank_count) AS open_bank_count,
@@ -100,17 +99,42 @@ CREATE FUNCTION tlr_bank_days_sql(deltas_sql text) RETURNS text LANGUAGE sql IMM
       FROM (%s) x GROUP BY company_id, bank_account_id, date) g$q$, deltas_sql)
 $$;
 
-CREATE FUNCTION tlr_bank_lines_days() RETURNS trigger LANGUAGE plpgsql AS $$
+-- The trigger functions, written out from the statements above once, here: their statements are static,
+-- so each session plans them once (a posting or a match pays no planning), and only the trigger function's
+-- own statements see the transition tables.
+DO $do$ BEGIN
+  EXECUTE format($f$CREATE FUNCTION tlr_bank_lines_days() RETURNS trigger LANGUAGE plpgsql AS $b$
 DECLARE
   deltas jsonb;
 BEGIN
-  EXECUTE tlr_bank_days_sql(CASE TG_OP
-    WHEN 'INSERT' THEN tlr_bank_line_deltas_sql('new_rows', 1)
-    WHEN 'DELETE' THEN tlr_bank_line_deltas_sql('old_rows', -1)
-    ELSE tlr_bank_line_deltas_sql('new_rows', 1) || ' UNION ALL ' || tlr_bank_line_deltas_sql('old_rows', -1) END) INTO deltas;
+  IF TG_OP = 'INSERT' THEN
+    %s INTO deltas;
+  ELSIF TG_OP = 'DELETE' THEN
+    %s INTO deltas;
+  ELSE
+    %s INTO deltas;
+  END IF;
   IF deltas IS NOT NULL THEN PERFORM tlr_bank_days_add(deltas); END IF;
   RETURN NULL;
-END $$;
+END $b$$f$,
+    tlr_bank_days_sql(tlr_bank_line_deltas_sql('new_rows', 1)),
+    tlr_bank_days_sql(tlr_bank_line_deltas_sql('old_rows', -1)),
+    tlr_bank_days_sql(tlr_bank_line_deltas_sql('new_rows', 1) || ' UNION ALL ' || tlr_bank_line_deltas_sql('old_rows', -1)));
+  EXECUTE format($f$CREATE FUNCTION tlr_transaction_lines_days() RETURNS trigger LANGUAGE plpgsql AS $b$
+DECLARE
+  deltas jsonb;
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    %s INTO deltas;
+  ELSE
+    %s INTO deltas;
+  END IF;
+  IF deltas IS NOT NULL THEN PERFORM tlr_bank_days_add(deltas); END IF;
+  RETURN NULL;
+END $b$$f$,
+    tlr_bank_days_sql(tlr_journal_line_deltas_sql('new_rows', 1)),
+    tlr_bank_days_sql(tlr_journal_line_deltas_sql('old_rows', -1)));
+END $do$;
 
 CREATE TRIGGER bank_lines_days_insert AFTER INSERT ON "bank_lines" REFERENCING NEW TABLE AS new_rows
   FOR EACH STATEMENT EXECUTE FUNCTION tlr_bank_lines_days();
@@ -118,16 +142,6 @@ CREATE TRIGGER bank_lines_days_update AFTER UPDATE ON "bank_lines" REFERENCING O
   FOR EACH STATEMENT EXECUTE FUNCTION tlr_bank_lines_days();
 CREATE TRIGGER bank_lines_days_delete AFTER DELETE ON "bank_lines" REFERENCING OLD TABLE AS old_rows
   FOR EACH STATEMENT EXECUTE FUNCTION tlr_bank_lines_days();
-
-CREATE FUNCTION tlr_transaction_lines_days() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  deltas jsonb;
-BEGIN
-  EXECUTE tlr_bank_days_sql(CASE TG_OP WHEN 'INSERT' THEN tlr_journal_line_deltas_sql('new_rows', 1)
-                                       ELSE tlr_journal_line_deltas_sql('old_rows', -1) END) INTO deltas;
-  IF deltas IS NOT NULL THEN PERFORM tlr_bank_days_add(deltas); END IF;
-  RETURN NULL;
-END $$;
 
 CREATE TRIGGER transaction_lines_days_insert AFTER INSERT ON "transaction_lines" REFERENCING NEW TABLE AS new_rows
   FOR EACH STATEMENT EXECUTE FUNCTION tlr_transaction_lines_days();
