@@ -29,29 +29,6 @@ RETURNS numeric LANGUAGE sql IMMUTABLE AS $$
               WHEN line_currency = bank_currency THEN CASE WHEN credit > 0 THEN -currency_amount ELSE currency_amount END END
 $$;
 
--- Adds signed deltas to the day rows, in key order (two writers lock shared days in the same order).
--- Rows whose deltas are all zero (an update of other columns) are skipped.
-CREATE FUNCTION tlr_bank_days_add(deltas jsonb) RETURNS void LANGUAGE sql AS $$
-  INSERT INTO bank_reconciliation_days AS d (company_id, bank_account_id, date, bank_sum, open_bank_count, open_bank_sum,
-                                             ledger_count, ledger_sum, matched_count, matched_sum)
-  SELECT company_id, bank_account_id, date, SUM(bank_sum), SUM(open_bank_count), SUM(open_bank_sum),
-         SUM(ledger_count), SUM(ledger_sum), SUM(matched_count), SUM(matched_sum)
-  FROM jsonb_to_recordset(deltas) AS x(company_id uuid, bank_account_id uuid, date date, bank_sum numeric, open_bank_count int,
-                                      open_bank_sum numeric, ledger_count int, ledger_sum numeric, matched_count int, matched_sum numeric)
-  GROUP BY company_id, bank_account_id, date
-  HAVING SUM(bank_sum) <> 0 OR SUM(open_bank_count) <> 0 OR SUM(open_bank_sum) <> 0 OR SUM(ledger_count) <> 0
-      OR SUM(ledger_sum) <> 0 OR SUM(matched_count) <> 0 OR SUM(matched_sum) <> 0
-  ORDER BY company_id, bank_account_id, date
-  ON CONFLICT (company_id, bank_account_id, date) DO UPDATE SET
-    bank_sum = d.bank_sum + EXCLUDED.bank_sum,
-    open_bank_count = d.open_bank_count + EXCLUDED.open_bank_count,
-    open_bank_sum = d.open_bank_sum + EXCLUDED.open_bank_sum,
-    ledger_count = d.ledger_count + EXCLUDED.ledger_count,
-    ledger_sum = d.ledger_sum + EXCLUDED.ledger_sum,
-    matched_count = d.matched_count + EXCLUDED.matched_count,
-    matched_sum = d.matched_sum + EXCLUDED.matched_sum
-$$;
-
 -- The signed deltas of a set of bank lines (a transition table, by name) as the day rows count them: the
 -- bank side on its booking date; the ledger side's matched count on the date of the journal line it names,
 -- for the bank account whose ledger account holds that line.
@@ -89,47 +66,52 @@ CREATE FUNCTION tlr_journal_line_deltas_sql(rows_name text, sign int) RETURNS te
     WHERE m.amount IS NOT NULL$q$, rows_name, sign)
 $$;
 
--- The statement that sums the deltas per day first (an import of 100,000 lines is a few hundred days) as
--- one jsonb for tlr_bank_days_add.
+-- The statement that adds signed deltas to the day rows: summed per day first (an import of 100,000 lines
+-- is a few hundred days), rows whose deltas are all zero (an update of other columns) skipped, in key order
+-- (two writers lock the days they share in the same order).
 CREATE FUNCTION tlr_bank_days_sql(deltas_sql text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-  SELECT format($q$SELECT jsonb_agg(g) FROM (
-      SELECT company_id, bank_account_id, date, SUM(bank_sum) AS bank_sum, SUM(open_bank_count) AS open_bank_count,
-             SUM(open_bank_sum) AS open_bank_sum, SUM(ledger_count) AS ledger_count, SUM(ledger_sum) AS ledger_sum,
-             SUM(matched_count) AS matched_count, SUM(matched_sum) AS matched_sum
-      FROM (%s) x GROUP BY company_id, bank_account_id, date) g$q$, deltas_sql)
+  SELECT format($q$
+    INSERT INTO bank_reconciliation_days AS d (company_id, bank_account_id, date, bank_sum, open_bank_count, open_bank_sum,
+                                               ledger_count, ledger_sum, matched_count, matched_sum)
+    SELECT company_id, bank_account_id, date, SUM(bank_sum), SUM(open_bank_count), SUM(open_bank_sum),
+           SUM(ledger_count), SUM(ledger_sum), SUM(matched_count), SUM(matched_sum)
+    FROM (%s) x
+    GROUP BY company_id, bank_account_id, date
+    HAVING SUM(bank_sum) <> 0 OR SUM(open_bank_count) <> 0 OR SUM(open_bank_sum) <> 0 OR SUM(ledger_count) <> 0
+        OR SUM(ledger_sum) <> 0 OR SUM(matched_count) <> 0 OR SUM(matched_sum) <> 0
+    ORDER BY company_id, bank_account_id, date
+    ON CONFLICT (company_id, bank_account_id, date) DO UPDATE SET
+      bank_sum = d.bank_sum + EXCLUDED.bank_sum,
+      open_bank_count = d.open_bank_count + EXCLUDED.open_bank_count,
+      open_bank_sum = d.open_bank_sum + EXCLUDED.open_bank_sum,
+      ledger_count = d.ledger_count + EXCLUDED.ledger_count,
+      ledger_sum = d.ledger_sum + EXCLUDED.ledger_sum,
+      matched_count = d.matched_count + EXCLUDED.matched_count,
+      matched_sum = d.matched_sum + EXCLUDED.matched_sum$q$, deltas_sql)
 $$;
 
--- The trigger functions, written out from the statements above once, here: their statements are static,
--- so each session plans them once (a posting or a match pays no planning), and only the trigger function's
--- own statements see the transition tables.
 DO $do$ BEGIN
   EXECUTE format($f$CREATE FUNCTION tlr_bank_lines_days() RETURNS trigger LANGUAGE plpgsql AS $b$
-DECLARE
-  deltas jsonb;
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    %s INTO deltas;
+    %s;
   ELSIF TG_OP = 'DELETE' THEN
-    %s INTO deltas;
+    %s;
   ELSE
-    %s INTO deltas;
+    %s;
   END IF;
-  IF deltas IS NOT NULL THEN PERFORM tlr_bank_days_add(deltas); END IF;
   RETURN NULL;
 END $b$$f$,
     tlr_bank_days_sql(tlr_bank_line_deltas_sql('new_rows', 1)),
     tlr_bank_days_sql(tlr_bank_line_deltas_sql('old_rows', -1)),
     tlr_bank_days_sql(tlr_bank_line_deltas_sql('new_rows', 1) || ' UNION ALL ' || tlr_bank_line_deltas_sql('old_rows', -1)));
   EXECUTE format($f$CREATE FUNCTION tlr_transaction_lines_days() RETURNS trigger LANGUAGE plpgsql AS $b$
-DECLARE
-  deltas jsonb;
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    %s INTO deltas;
+    %s;
   ELSE
-    %s INTO deltas;
+    %s;
   END IF;
-  IF deltas IS NOT NULL THEN PERFORM tlr_bank_days_add(deltas); END IF;
   RETURN NULL;
 END $b$$f$,
     tlr_bank_days_sql(tlr_journal_line_deltas_sql('new_rows', 1)),
