@@ -90,8 +90,9 @@ CREATE FUNCTION tlr_bank_days_sql(deltas_sql text) RETURNS text LANGUAGE sql IMM
       matched_sum = d.matched_sum + EXCLUDED.matched_sum$q$, deltas_sql)
 $$;
 
-DO $do$ BEGIN
-  EXECUTE format($f$CREATE FUNCTION tlr_bank_lines_days() RETURNS trigger LANGUAGE plpgsql AS $b$
+DO $do$
+DECLARE
+  trigger_function constant text := $f$CREATE FUNCTION %I() RETURNS trigger LANGUAGE plpgsql AS $b$
 BEGIN
   IF TG_OP = 'INSERT' THEN
     %s;
@@ -101,21 +102,17 @@ BEGIN
     %s;
   END IF;
   RETURN NULL;
-END $b$$f$,
+END $b$$f$;
+BEGIN
+  EXECUTE format(trigger_function, 'tlr_bank_lines_days',
     tlr_bank_days_sql(tlr_bank_line_deltas_sql('new_rows', 1)),
     tlr_bank_days_sql(tlr_bank_line_deltas_sql('old_rows', -1)),
     tlr_bank_days_sql(tlr_bank_line_deltas_sql('new_rows', 1) || ' UNION ALL ' || tlr_bank_line_deltas_sql('old_rows', -1)));
-  EXECUTE format($f$CREATE FUNCTION tlr_transaction_lines_days() RETURNS trigger LANGUAGE plpgsql AS $b$
-BEGIN
-  IF TG_OP = 'INSERT' THEN
-    %s;
-  ELSE
-    %s;
-  END IF;
-  RETURN NULL;
-END $b$$f$,
+  -- Journal lines are never updated (tlr_ledger_is_immutable): no update branch.
+  EXECUTE format(trigger_function, 'tlr_transaction_lines_days',
     tlr_bank_days_sql(tlr_journal_line_deltas_sql('new_rows', 1)),
-    tlr_bank_days_sql(tlr_journal_line_deltas_sql('old_rows', -1)));
+    tlr_bank_days_sql(tlr_journal_line_deltas_sql('old_rows', -1)),
+    'NULL');
 END $do$;
 
 CREATE TRIGGER bank_lines_days_insert AFTER INSERT ON "bank_lines" REFERENCING NEW TABLE AS new_rows
