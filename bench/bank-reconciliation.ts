@@ -12,7 +12,8 @@
 //      matched one to one to a transaction's 6470 line and the tenth an unmatched fee, so each side has a
 //      tenth unmatched
 //   c. the tlr service in a child process; BENCH_REQUESTS requests one after the other of the
-//      baseline, then of the reconciliation (as_of the end of the fiscal year), after a warm-up
+//      baseline, then of the reconciliation (as_of the end of the fiscal year), then of the reconciliation
+//      at as_of spread over the fiscal year's days, after a warm-up
 //   d. EXPLAIN (ANALYZE, BUFFERS) of the reconciliation's statement, and its time in this process
 //
 // Environment (all optional): DATABASE_URL, BENCH_LINES (100000), BENCH_REQUESTS (200).
@@ -49,11 +50,11 @@ async function main() {
       poolSize: 4,
       timeouts: { statementMs: 600_000, transactionMs: 600_000 },
     });
-    // Two keys per 100 requests: each stays under its rate limit of 100 a minute.
+    // A key per 90 requests: each stays under its rate limit of 100 a minute.
     const { companyId, keys } = await benchCompany(db, {
       name: 'Bankafstemning Bench ApS',
       ownerEmail: 'bench-bank@example.dk',
-      keys: Math.ceil((REQUESTS * 2 + 40) / 90),
+      keys: Math.ceil((REQUESTS * 3 + 40) / 90),
     });
     const rotation = new Keys(keys);
     const pool = db.pool;
@@ -146,7 +147,9 @@ async function main() {
       client.release();
     }
     const loadSeconds = seconds(t0);
-    await pool.query('ANALYZE ledger_transactions, transaction_lines, account_daily_balances, bank_accounts, bank_lines, bank_statements');
+    await pool.query(
+      'ANALYZE ledger_transactions, transaction_lines, account_daily_balances, bank_accounts, bank_lines, bank_statements, bank_reconciliation_days',
+    );
     log(`loaded in ${loadSeconds.toFixed(1)} s`);
 
     const server = await spawnServer({ kind: 'tlr', databaseUrl, poolSize: 10 });
@@ -161,6 +164,13 @@ async function main() {
     const answer = JSON.parse((await get(reconciliation)).body).data;
     const baseline = await timed(REQUESTS, async () => (await get(`/bank-accounts/${bankAccountId}`)).status);
     const reconciled = await timed(REQUESTS, async () => (await get(reconciliation)).status);
+    // Every as_of: request i at day i of the fiscal year, spread evenly (the window's sums and the first
+    // unmatched items from a different day each time).
+    let request_ = 0;
+    const everyDay = await timed(REQUESTS, async () => {
+      const asOf = addDays(fy.start, Math.floor((request_++ * days) / REQUESTS));
+      return (await get(`/bank-accounts/${bankAccountId}/reconciliation?as_of=${asOf}`)).status;
+    });
 
     // The statement itself, in this process (Prisma.Sql's text is PostgreSQL's, $1, $2, ...): its plan and its
     // time without HTTP, authentication or JSON.
@@ -198,6 +208,7 @@ async function main() {
       '| request (one at a time) | n | p50 ms | p99 ms | max ms | statuses |',
       '|---|---|---|---|---|---|',
       line(`GET ${reconciliation.replace(bankAccountId, '{id}')}`, reconciled),
+      line('the same, as_of each day of the fiscal year in turn', everyDay),
       line('baseline: GET /bank-accounts/{id}', baseline),
       `| the domain function (Prisma, one transaction), in this process | 50 | ${ms(percentile(domain.latencies, 50))} | ${ms(percentile(domain.latencies, 99))} | ${ms(domain.latencies.at(-1)!)} | |`,
       `| the statement alone, in this process | 50 | ${ms(percentile(bare.latencies, 50))} | ${ms(percentile(bare.latencies, 99))} | ${ms(bare.latencies.at(-1)!)} | |`,

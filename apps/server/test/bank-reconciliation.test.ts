@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { today } from '@tlr/domain';
 import { bankLines as statementLines, type Line } from './bank-lines.ts';
-import { created, idem, ok, twoLinePosting, useCompany, type Api, type RequestBody } from './helpers.ts';
+import { created, idem, ok, testDb, twoLinePosting, useCompany, type Api, type RequestBody } from './helpers.ts';
 
 const t = useCompany({ name: 'Afstemning ApS' });
 
@@ -196,5 +196,37 @@ describe('a EUR bank account', () => {
     // −2.50 = unmatched bank (−40.00 − 2.50) − unmatched ledger (−40.00).
     expect(r.unmatched_bank_lines).toMatchObject({ count: 2, sum: -42.5 });
     expect(r.unmatched_ledger_entries).toMatchObject({ count: 1, sum: -40, items: [{ date: '2026-06-10', amount: -40 }] });
+  });
+});
+
+describe('the running day totals the reconciliation reads', () => {
+  it('equal a recount from the lines after the imports, postings, matches and unmatches above and here', async () => {
+    await created(t.api.POST('/accounts', { params: idem(), body: { account_number: '6478', name: 'Tællekonto', type: 'asset' } }));
+    const account = await bankAccount({ name: 'Tælling', account_number: '6478' });
+    const paid = await post(twoLinePosting('2026-07-02', '6478', '1010', '80.00', 'Indbetaling'));
+    const [line] = await bankLines(account, [
+      { date: '2026-07-03', amount: '80.00' },
+      { date: '2026-07-04', amount: '-5.00' },
+    ]);
+    const path = { path: { id: line! } };
+    const match = () => ok(t.api.POST('/bank-lines/{id}/match', { params: { ...path, ...idem() }, body: { transaction_id: paid.id } }));
+    await match();
+    expect((await reconciled(account.id, '2026-07-31')).unmatched_ledger_entries).toMatchObject({ count: 0, sum: 0 });
+    await ok(t.api.POST('/bank-lines/{id}/unmatch', { params: { ...path, ...idem() } }));
+    expect((await reconciled(account.id, '2026-07-31')).unmatched_ledger_entries).toMatchObject({ count: 1, sum: 80 });
+    await match();
+    // Every bank account of the company, the DKK, EUR and window cases above included: the kept rows (a
+    // day whose lines were all undone stays, at zero) against the same rows counted from scratch.
+    const { rows } = await testDb().pool.query(
+      `WITH kept AS (SELECT * FROM bank_reconciliation_days WHERE company_id = $1
+                       AND (bank_sum, open_bank_count, open_bank_sum, ledger_count, ledger_sum, matched_count, matched_sum) <> (0, 0, 0, 0, 0, 0, 0)),
+            counted AS (SELECT c.* FROM bank_accounts b CROSS JOIN LATERAL tlr_bank_days_count(b.id) c WHERE b.company_id = $1)
+       SELECT 'kept' AS side, * FROM (SELECT * FROM kept EXCEPT SELECT * FROM counted) k
+       UNION ALL SELECT 'counted', * FROM (SELECT * FROM counted EXCEPT SELECT * FROM kept) c`,
+      [t.company.companyId],
+    );
+    expect(rows).toEqual([]);
+    const { rows: days } = await testDb().pool.query(`SELECT count(*)::int AS n FROM bank_reconciliation_days WHERE company_id = $1`, [t.company.companyId]);
+    expect(days[0].n).toBeGreaterThan(10);
   });
 });

@@ -122,61 +122,55 @@ interface Row {
 
 /**
  * One statement, so every number comes from one snapshot (an import committing halfway would otherwise
- * show its lines on one side only). The ledger balance of a DKK account is read from the daily running
- * balances (a few hundred rows a year, not every journal line); a foreign-currency account's from its lines
- * in that currency, which the running balances (DKK) do not hold. Exported for the bench's EXPLAIN.
+ * show its lines on one side only). Every sum and count is read from the account's running day totals
+ * (bank_reconciliation_days, kept by triggers on the lines themselves: a few hundred rows a year, whatever
+ * the number of lines); only the first unmatched items of each side are read from the lines, day by day
+ * from the first day that has one open. Exported for the bench's EXPLAIN.
  */
 export function reconciliationSql(companyId: string, a: ReconciledAccount, from: string, asOf: string): Prisma.Sql {
   const c = Prisma.sql`${companyId}::uuid`;
   const dkk = a.currency === 'DKK';
   // A foreign line's currency_amount is positive on the side its DKK amount stands (a reversal swaps sides).
-  const lineAmount = dkk ? Prisma.sql`(tl.debit - tl.credit)` : Prisma.sql`(CASE WHEN tl.credit > 0 THEN -tl.currency_amount ELSE tl.currency_amount END)`;
+  const lineAmount = Prisma.sql`tlr_bank_ledger_amount(${a.currency}, tl.debit, tl.credit, tl.currency, tl.currency_amount)`;
   const inCurrency = dkk ? Prisma.empty : Prisma.sql`AND tl.currency = ${a.currency}`;
-  const ledger = dkk
-    ? Prisma.sql`SELECT COALESCE(SUM(debit - credit) FILTER (WHERE date < ${from}::date), 0) AS opening, COALESCE(SUM(debit - credit), 0) AS balance
-        FROM account_daily_balances WHERE company_id = ${c} AND account_id = ${a.ledger_account_id}::uuid AND date <= ${asOf}::date`
-    : Prisma.sql`SELECT COALESCE(SUM(${lineAmount}) FILTER (WHERE t.date < ${from}::date), 0) AS opening, COALESCE(SUM(${lineAmount}), 0) AS balance
-        FROM transaction_lines tl JOIN ledger_transactions t ON t.id = tl.transaction_id
-        WHERE tl.company_id = ${c} AND tl.account_id = ${a.ledger_account_id}::uuid AND t.date <= ${asOf}::date ${inCurrency}`;
-  const window = Prisma.sql`booking_date BETWEEN ${from}::date AND ${asOf}::date`;
-  // The bank side in one pass over the window's lines (not materialized: 100,000 lines spilled to disk);
-  // its unmatched items by the (bank_account_id, status, booking_date) index, already in date order.
-  // The ledger side's unmatched entries are few next to its lines: materialized once, counted, summed, listed.
+  const window = Prisma.sql`date >= ${from}::date`;
   return Prisma.sql`
-    WITH ledger AS (${ledger}),
-    bank AS (
-      SELECT COALESCE(SUM(amount), 0) AS total, COUNT(*) FILTER (WHERE status = 'unmatched')::int AS open_count,
-             COALESCE(SUM(amount) FILTER (WHERE status = 'unmatched'), 0) AS open_sum
-      FROM bank_lines WHERE company_id = ${c} AND bank_account_id = ${a.id}::uuid AND ${window}
+    WITH totals AS (
+      SELECT COALESCE(SUM(ledger_sum) FILTER (WHERE date < ${from}::date), 0) AS opening, COALESCE(SUM(ledger_sum), 0) AS ledger,
+             COALESCE(SUM(bank_sum) FILTER (WHERE ${window}), 0) AS bank_total,
+             COALESCE(SUM(open_bank_count) FILTER (WHERE ${window}), 0)::int AS bank_count,
+             COALESCE(SUM(open_bank_sum) FILTER (WHERE ${window}), 0) AS bank_sum,
+             COALESCE(SUM(ledger_count - matched_count) FILTER (WHERE ${window}), 0)::int AS ledger_count,
+             COALESCE(SUM(ledger_sum - matched_sum) FILTER (WHERE ${window}), 0) AS ledger_open_sum
+      FROM bank_reconciliation_days WHERE company_id = ${c} AND bank_account_id = ${a.id}::uuid AND date <= ${asOf}::date
     ),
-    open_entries AS MATERIALIZED (
-      SELECT tl.id, tl.transaction_id, tl.line_number, t.date, t.document_number,
+    -- The first unmatched journal lines: the days with one open, in order, each day's transactions by the
+    -- (company_id, date) index and their lines on the account; the LIMIT stops after the first few days.
+    open_entries AS (
+      SELECT tl.id, tl.transaction_id, tl.line_number, d.date, t.document_number,
              COALESCE(NULLIF(tl.description, ''), t.description) AS description, ${lineAmount} AS amount
-      FROM transaction_lines tl
-      -- Each unmatched line's transaction by its key (OFFSET 0 keeps the planner from hashing every
-      -- transaction of the company for the few lines left once the matched ones are gone).
-      CROSS JOIN LATERAL (SELECT date, document_number, description FROM ledger_transactions t
-                          WHERE t.id = tl.transaction_id AND t.company_id = ${c} OFFSET 0) t
-      WHERE tl.company_id = ${c} AND tl.account_id = ${a.ledger_account_id}::uuid ${inCurrency}
-        -- The company's bank lines only: a hash of theirs, never of every company's (the same lines: a journal
-        -- line of this company is matched by a bank line of this company or by none).
+      FROM bank_reconciliation_days d
+      JOIN ledger_transactions t ON t.company_id = ${c} AND t.date = d.date
+      JOIN transaction_lines tl ON tl.transaction_id = t.id AND tl.account_id = ${a.ledger_account_id}::uuid ${inCurrency}
+      WHERE d.company_id = ${c} AND d.bank_account_id = ${a.id}::uuid AND d.${window} AND d.date <= ${asOf}::date
+        AND d.ledger_count > d.matched_count
         AND NOT EXISTS (SELECT 1 FROM bank_lines b WHERE b.journal_line_id = tl.id AND b.company_id = ${c})
-        AND t.date BETWEEN ${from}::date AND ${asOf}::date
+      ORDER BY d.date, tl.id LIMIT ${RECONCILIATION_ITEMS + 1}
     )
-    SELECT ledger.opening::text AS opening, ledger.balance::text AS ledger,
-      bank.total::text AS bank_total, bank.open_count AS bank_count, bank.open_sum::text AS bank_sum,
+    SELECT totals.opening::text AS opening, totals.ledger::text AS ledger,
+      totals.bank_total::text AS bank_total, totals.bank_count, totals.bank_sum::text AS bank_sum,
       (SELECT COALESCE(json_agg(json_build_object('id', id, 'booking_date', booking_date, 'amount', amount::text, 'text', text,
                 'counterparty_name', counterparty_name, 'reference', reference) ORDER BY booking_date, id), '[]')
-         FROM (SELECT * FROM bank_lines WHERE bank_account_id = ${a.id}::uuid AND status = 'unmatched' AND ${window}
+         FROM (SELECT * FROM bank_lines WHERE bank_account_id = ${a.id}::uuid AND status = 'unmatched'
+               AND booking_date BETWEEN ${from}::date AND ${asOf}::date
                ORDER BY booking_date, id LIMIT ${RECONCILIATION_ITEMS + 1}) x) AS bank_items,
       (SELECT MAX(booking_date) FROM bank_lines
          WHERE bank_account_id = ${a.id}::uuid AND status = 'matched' AND booking_date <= ${asOf}::date) AS last_matched,
-      (SELECT COUNT(*)::int FROM open_entries) AS ledger_count,
-      (SELECT COALESCE(SUM(amount), 0)::text FROM open_entries) AS ledger_sum,
+      totals.ledger_count, totals.ledger_open_sum::text AS ledger_sum,
       (SELECT COALESCE(json_agg(json_build_object('transaction_id', transaction_id, 'journal_line_id', id, 'line_number', line_number,
                 'date', date, 'description', description, 'amount', amount::text, 'document_number', document_number::text) ORDER BY date, id), '[]')
-         FROM (SELECT * FROM open_entries ORDER BY date, id LIMIT ${RECONCILIATION_ITEMS + 1}) x) AS ledger_items
-    FROM ledger, bank`;
+         FROM open_entries) AS ledger_items
+    FROM totals`;
 }
 
 /** The first RECONCILIATION_ITEMS of up to one more, and whether there was that one more. */
@@ -198,9 +192,6 @@ export async function bankReconciliation(
   const start = account.opening_balance_date ? fromDate(account.opening_balance_date) : null;
   // Before its opening balance date the bank side is not known (decision 302).
   if (start && asOf < start) throw invalidRequest(`as_of (${asOf}) is before the bank account's opening_balance_date (${start}).`, 'as_of');
-  // The statement's estimated cost (a hundred thousand lines a side) passes jit_above_cost, and compiling it
-  // took longer than the whole plan runs (60 ms of 400 in the bench's EXPLAIN): for this transaction, no JIT.
-  await db.$executeRaw`SET LOCAL jit = off`;
   const [row] = await db.$queryRaw<Row[]>(reconciliationSql(scope.companyId, account, start ?? BEGINNING, asOf));
   const r = row!;
   const totals = reconcile({ opening: start ? r.opening : '0', bankLines: r.bank_total, ledger: r.ledger });
