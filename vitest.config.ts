@@ -41,7 +41,8 @@ export default defineConfig({
           // receive documents, and their bench, ask for the warm start), by one validation thread (each
           // thread loads every rule set, about 5 s of CPU, and a test sends its documents one at a time).
           env: { PASSWORD_HASH_COST: 'minimum', EINVOICE_WARM_AT_START: 'false', EINVOICE_VALIDATION_THREADS: '1' },
-          testTimeout: 60_000,
+          // Generous: the run is CPU-bound on two cores, and a test that takes 20 s alone may take three times that.
+          testTimeout: 120_000,
           hookTimeout: 120_000,
         },
       },
