@@ -36,6 +36,7 @@ const LISTS = [
   '/reports/general-ledger',
   '/reports/aged-receivables',
   '/reports/aged-payables',
+  '/quotes',
 ];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
@@ -63,9 +64,10 @@ const LIST_SORT: Record<string, string[]> = {
   '/reports/general-ledger': ['date'],
   '/reports/aged-receivables': ['name', 'total'],
   '/reports/aged-payables': ['name', 'total'],
+  '/quotes': ['created_at', 'issue_date', 'valid_until', 'total', 'quote_number'],
 };
 /** The lists with a status filter: the contract's three, and bank lines (matched or unmatched). */
-const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines'];
+const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines', '/quotes'];
 
 const t = useCompany({ name: 'OpenAPI Klient ApS' });
 let doc: OpenApiDocument;
