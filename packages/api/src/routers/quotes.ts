@@ -30,14 +30,14 @@ const tag = 'Quotes';
 const noOp = 'Repeating the move the quote has made (sending a sent quote, ...) changes nothing and answers it as it is.';
 const refused = `Transitions: ${transitionTable}. Another move: 409 invalid_transition with current_status and allowed_statuses.`;
 
-/** POST /quotes/{id}/<verb>: a move of the quote, answered with it (Idempotency-Key as every POST). */
+/** POST /quotes/{id}/<verb>: a move of the quote, answered with it; an Idempotency-Key is optional, as on the other state changes (a repeat is a no-op anyway). */
 const move = (verb: string, summary: string, description: string) =>
   authedProcedure
     .meta(
       metaOf(
         { path: `/quotes/{id}/${verb}`, tag, summary, description: `${description} ${noOp} ${refused}`, scope: 'invoices:write', problems: [409, 422] },
         'POST',
-        { idempotent: { status: 200 } },
+        { idempotent: { status: 200, optional: true } },
       ),
     )
     .output(single(fullQuoteResource));
