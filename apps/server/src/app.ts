@@ -31,7 +31,7 @@ import { requestContext } from './http/request-context.ts';
 import { routeGuard, routeGuardAnonymous } from './http/route-guard.ts';
 import { rawRoutes } from './http/raw-routes.ts';
 import { inOrder } from './http/in-order.ts';
-import { invoicePdf, reminderPdf, statementPdf } from './http/invoice-pdf.ts';
+import { invoicePdf, quotePdf, reminderPdf, statementPdf } from './http/invoice-pdf.ts';
 import { csvAttachment, xmlAttachment } from './http/xml-attachment.ts';
 import { oauthEndpoints } from './http/oauth.ts';
 import { ADMIN_BASE, adminPages } from '@tlr/admin';
@@ -167,6 +167,7 @@ export function createApp({
         'exports.archive': archiveExport(db, logger, store),
         'invoices.pdf': invoicePdf(),
         'reminders.pdf': reminderPdf(),
+        'quotes.pdf': quotePdf(),
         'reports.customerStatementPdf': statementPdf(),
         'invoices.ubl': xmlAttachment((caller, input) => caller.invoices.ubl(input as { id: string })),
         'vouchers.upload': voucherUpload(),

@@ -18,6 +18,7 @@ import {
   runSandboxReset,
   sendDueReminders,
   sweepOverdue,
+  expireQuotes,
   sweepStoredObjects,
   type VoucherStore,
   asSystem,
@@ -45,6 +46,10 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
   await boss.work(QUEUES.sweepOverdueInvoices.name, async () => {
     const moved = await sweepOverdue(asSystem(run, QUEUES.sweepOverdueInvoices.name, 'tlr: overdue sweep'));
     if (moved) logger.info({ moved }, 'invoices past their due date marked overdue');
+  });
+  await boss.work(QUEUES.expireQuotes.name, async () => {
+    const expired = await expireQuotes(asSystem(run, QUEUES.expireQuotes.name, 'tlr: quote expiry'));
+    if (expired) logger.info({ expired }, 'quotes past their valid_until expired');
   });
   await boss.work(QUEUES.matchBankLines.name, async () => {
     const round = await autoMatch(asSystem(run, QUEUES.matchBankLines.name, AUTOMATIC_MATCHING), db.prisma);

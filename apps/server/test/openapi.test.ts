@@ -36,6 +36,7 @@ const LISTS = [
   '/reports/general-ledger',
   '/reports/aged-receivables',
   '/reports/aged-payables',
+  '/quotes',
 ];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
@@ -63,9 +64,10 @@ const LIST_SORT: Record<string, string[]> = {
   '/reports/general-ledger': ['date'],
   '/reports/aged-receivables': ['name', 'total'],
   '/reports/aged-payables': ['name', 'total'],
+  '/quotes': ['created_at', 'issue_date', 'valid_until', 'total', 'quote_number'],
 };
 /** The lists with a status filter: the contract's three, and bank lines (matched or unmatched). */
-const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines'];
+const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines', '/quotes'];
 
 const t = useCompany({ name: 'OpenAPI Klient ApS' });
 let doc: OpenApiDocument;
@@ -149,8 +151,10 @@ describe('contract rules in the document', () => {
         expect(idem, where).toHaveLength(1);
       } else if (routeFor(path, method)?.meta.idempotent) {
         // State transitions (PUT /invoices/{id}/status) and actions on a bank line (POST /bank-lines/{id}/match,
-        // /unmatch, /post: the line's own state refuses a repeat, decision 257) answer 200 and accept an optional key.
-        expect([method, Object.keys(op.responses)], where).toEqual([path.startsWith('/bank-lines/') ? 'post' : 'put', expect.arrayContaining(['200'])]);
+        // /unmatch, /post: the line's own state refuses a repeat, decision 257) and on a quote (POST /quotes/{id}/send,
+        // /accept, /decline: a repeat is a no-op, decision 591) answer 200 and accept an optional key.
+        const post = path.startsWith('/bank-lines/') || path.startsWith('/quotes/');
+        expect([method, Object.keys(op.responses)], where).toEqual([post ? 'post' : 'put', expect.arrayContaining(['200'])]);
         expect(idem, where).toHaveLength(1);
         expect(idem[0], where).toMatchObject({ required: false, schema: { type: 'string', maxLength: 255 } });
       } else if (where === 'POST /webhooks') {

@@ -10,6 +10,9 @@ export const TAGS = {
     'Invoices sent over Peppol (NemHandel) with POST /invoices/{id}/send: the access point gets each document at least once, retried on ' +
     'the webhook schedule; a message that failed or was rejected can be replayed. Documents received (POST /einvoices/inbound, the ' +
     "access point's inbox) become draft expenses, and their senders get invoice responses: received, accepted (booked), rejected.",
+  Quotes:
+    "Quotes (tilbud) from draft to accepted: sending one numbers it in the company's own gapless quote series; accepting it makes the " +
+    'invoice of its lines (a draft, or approved), linked both ways; a sent quote past valid_until expires (a daily job). Scopes: invoices:read and invoices:write.',
   Customers: 'The companies and people invoices are issued to, with a lookup by CVR, Peppol id, e-mail or telephone number.',
   Products: 'Goods and services with a default unit price and VAT rate, used as defaults of invoice lines.',
   Expenses: 'Supplier bills (amounts include VAT), from draft to booked (posted to the ledger) and paid; an expense may carry a voucher that documents it.',

@@ -64,7 +64,13 @@ export const ERROR_CODES = {
   invalid_transition: {
     status: 409,
     title: 'Conflict',
-    when: 'an invoice status change the transition table does not allow; `current_status` and `allowed_statuses` list what is possible',
+    when: 'an invoice status change the transition table does not allow, or a quote move (send, accept, decline) its table does not allow (a quote past valid_until is not accepted); `current_status` and `allowed_statuses` list what is possible',
+  },
+  quote_not_draft: { status: 409, title: 'Conflict', when: 'updating or deleting a quote that is not a draft (a sent quote is accepted, declined or expires)' },
+  quote_incomplete: {
+    status: 422,
+    title: 'Quote incomplete',
+    when: 'sending a quote without customer_id (a quote is an offer to a customer), or accepting one whose customer was deleted',
   },
   expense_not_draft: {
     status: 409,

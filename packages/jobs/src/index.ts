@@ -29,6 +29,8 @@ export const QUEUES = {
    * after the overdue sweep; each invoice's reminder in its own transaction under its row lock (SKIP LOCKED).
    */
   sendDueReminders: { name: 'send-due-reminders', cron: '15 0 * * *', tz: BUSINESS_TIME_ZONE },
+  /** Sent quotes past their valid_until become expired (quotes/transitions.ts), just after midnight in Denmark. */
+  expireQuotes: { name: 'expire-quotes', cron: '10 0 * * *', tz: BUSINESS_TIME_ZONE },
   /** The lists' kept counts (invoices, customers, products, suppliers) are folded to a few rows per company (lists/kept-counts.ts). */
   foldKeptCounts: { name: 'fold-kept-counts', cron: '* * * * *' },
   /** Pending vouchers are read (text, vendor, display name) and completed; every minute (pg-boss's finest cron). */

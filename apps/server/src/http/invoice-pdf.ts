@@ -11,6 +11,9 @@ export const invoicePdf = () => pdfShell((caller, input) => caller.invoices.pdf(
 export const reminderPdf = () =>
   pdfShell((caller, input) => caller.reminders.pdf(input as { id: string; number: '1' }) as Promise<ReminderDocument>, renderReminderPdf);
 
+/** GET /quotes/{id}/pdf: the quote (tilbud), laid out by the invoice's renderer. */
+export const quotePdf = () => pdfShell((caller, input) => caller.quotes.pdf(input as { id: string }) as Promise<InvoiceDocument>, renderInvoicePdf);
+
 /** GET /customers/{id}/statement/pdf: the customer statement (kontoudtog, docs/reports.md). */
 export const statementPdf = () =>
   pdfShell((caller, input) => caller.reports.customerStatementPdf(input as { id: string }) as Promise<StatementDocument>, renderStatementPdf);

@@ -40,6 +40,7 @@ export async function resetSandbox(db: Db, companyId: string, cleanup?: { store:
   await db.expense.deleteMany({ where });
   await db.einvoiceMessage.deleteMany({ where });
   await db.creditNote.deleteMany({ where });
+  await db.quote.deleteMany({ where });
   await db.invoiceReminder.deleteMany({ where });
   await db.invoicePayment.deleteMany({ where });
   await db.invoiceLine.deleteMany({ where });

@@ -41,6 +41,14 @@ export const EVENT_TYPES = [
   // Additive: a fiscal year closed (its result moved to equity) or reopened; data is the FiscalYear resource.
   'fiscal_year.closed',
   'fiscal_year.reopened',
+  // Additive: quotes (tilbud), one event per change; data is the Quote resource without its lines.
+  'quote.created',
+  'quote.updated',
+  'quote.deleted',
+  'quote.sent',
+  'quote.accepted',
+  'quote.declined',
+  'quote.expired',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -9,7 +9,7 @@
 // customer is now); renderInvoicePdf lays it out with pdfkit. Amounts travel as strings with two
 // decimals, never as floats.
 import type PDFDocument from 'pdfkit';
-import type { Company, Db } from '@tlr/db';
+import type { Company, Customer, Db, Prisma } from '@tlr/db';
 import { daysBetween, fromDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { printIban } from '../identifiers/bank.ts';
@@ -21,7 +21,8 @@ import { invoiceVatLabel } from '../vat/codes.ts';
 import { toDkk } from '../currency/rules.ts';
 import { fullInvoiceInclude } from './views.ts';
 
-export type InvoiceDocumentKind = 'invoice' | 'credit_note';
+/** A quote (tilbud) is laid out as an invoice is: its valid_until stands where an invoice's due date does. */
+export type InvoiceDocumentKind = 'invoice' | 'credit_note' | 'quote';
 
 export interface Party {
   name: string;
@@ -83,6 +84,34 @@ export function sellerParty(company: Company): Seller {
   };
 }
 
+/** A customer as the buyer of a document not yet issued (a draft, a quote): as the customer is now. */
+export const customerParty = (customer: Customer): Party => ({
+  name: customer.name,
+  address: addressLines(customer.address_line1, customer.address_line2, customer.postal_code, customer.city, customer.country),
+  cvr: customer.cvr,
+  vat_number: customer.vat_number,
+  ean: customer.ean,
+});
+
+/** The lines of a document as the page shows them, and its VAT per code computed from them. */
+export function documentLines(lines: readonly Omit<Prisma.InvoiceLineGetPayload<object>, 'id' | 'company_id' | 'invoice_id' | 'account_id'>[]) {
+  const totals = invoiceTotals(
+    lines.map((l) => ({ quantity: l.quantity, unitPrice: l.unit_price, vatRate: l.vat_rate, vatCode: l.vat_code, discountPercent: l.discount_percent })),
+  );
+  return {
+    lines: lines.map((l) => ({
+      description: l.description,
+      quantity: new Decimal(l.quantity.toString()).toString(),
+      unit_price: l.unit_price.toFixed(2),
+      vat_rate: new Decimal(l.vat_rate.toString()).toString(),
+      unit: l.unit,
+      discount_percent: new Decimal(l.discount_percent.toString()).toString(),
+      amount: roundOere(new Decimal(l.amount.toString())).toFixed(2),
+    })),
+    vat: totals.byRate.map((g) => ({ label: invoiceVatLabel(g.code, g.rate), base: g.net.toFixed(2), amount: g.vat.toFixed(2) })),
+  };
+}
+
 /** What the PDF of an invoice (or of the credit note that cancelled it) shows, read in one snapshot. */
 export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, kind: InvoiceDocumentKind): Promise<InvoiceDocument> {
   const row = await db.invoice.findFirst({ where: { id, company_id: scope.companyId }, include: fullInvoiceInclude });
@@ -93,22 +122,13 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
   // A draft's buyer is the customer as it is now; from approval on, the buyer frozen on the invoice.
   const customer = draft && row.customer_id ? await db.customer.findFirst({ where: { id: row.customer_id, company_id: scope.companyId } }) : null;
   const buyer: Party = customer
-    ? {
-        name: customer.name,
-        address: addressLines(customer.address_line1, customer.address_line2, customer.postal_code, customer.city, customer.country),
-        cvr: customer.cvr,
-        vat_number: customer.vat_number,
-        ean: customer.ean,
-      }
+    ? customerParty(customer)
     : {
         name: row.customer_name,
         address: addressLines(row.customer_address_line1, row.customer_address_line2, row.customer_postal_code, row.customer_city, row.customer_country),
         cvr: row.customer_cvr,
         ean: row.customer_ean,
       };
-  const totals = invoiceTotals(
-    row.lines.map((l) => ({ quantity: l.quantity, unitPrice: l.unit_price, vatRate: l.vat_rate, vatCode: l.vat_code, discountPercent: l.discount_percent })),
-  );
   const note = kind === 'credit_note' ? row.credit_note! : null;
   const number = note ? String(note.document_number) : row.invoice_number;
   const issue = fromDate(row.issue_date);
@@ -125,16 +145,7 @@ export async function invoiceDocument(db: Db, scope: CompanyScope, id: string, k
     // The creditor number frozen with the id, not the company's current one (decision 246).
     fi_payment_line: kind === 'invoice' && row.payment_id ? fiPaymentLine(row.payment_id, row.fi_creditor_number) : '',
     buyer,
-    lines: row.lines.map((l) => ({
-      description: l.description,
-      quantity: new Decimal(l.quantity.toString()).toString(),
-      unit_price: l.unit_price.toFixed(2),
-      vat_rate: new Decimal(l.vat_rate.toString()).toString(),
-      unit: l.unit,
-      discount_percent: new Decimal(l.discount_percent.toString()).toString(),
-      amount: roundOere(new Decimal(l.amount.toString())).toFixed(2),
-    })),
-    vat: totals.byRate.map((g) => ({ label: invoiceVatLabel(g.code, g.rate), base: g.net.toFixed(2), amount: g.vat.toFixed(2) })),
+    ...documentLines(row.lines),
     currency: row.currency,
     dkk:
       row.currency !== 'DKK' && row.exchange_rate
@@ -250,8 +261,10 @@ export const bankDetails = (s: Seller) =>
 
 export async function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
   const credit = d.kind === 'credit_note';
-  const title = credit ? 'KREDITNOTA' : 'FAKTURA';
-  const { doc, done } = await startPdf(`${credit ? 'Kreditnota' : 'Faktura'} ${d.number || '(kladde)'} - ${d.seller.name}`, d.seller.name);
+  const quote = d.kind === 'quote';
+  const name = credit ? 'Kreditnota' : quote ? 'Tilbud' : 'Faktura';
+  const title = name.toUpperCase();
+  const { doc, done } = await startPdf(`${name} ${d.number || '(kladde)'} - ${d.seller.name}`, d.seller.name);
 
   // A draft is not yet an invoice; a cancelled one is no longer a claim: both say so across every page.
   const stamp = d.draft ? 'KLADDE' : d.credited_by ? 'ANNULLERET' : '';
@@ -275,7 +288,7 @@ export async function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
     .fontSize(22)
     .fillColor('black')
     .text(stamp ? `${title} (${stamp})` : title, M, M, { width: 280 });
-  const buyerBottom = drawParty(doc, d.buyer, M, M + 45, 280, credit ? 'Kreditnota til' : 'Faktura til');
+  const buyerBottom = drawParty(doc, d.buyer, M, M + 45, 280, `${name} til`);
 
   // The document's facts.
   let y = Math.max(sellerBottom, buyerBottom) + 20;
@@ -285,11 +298,17 @@ export async function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
         ['Dato', danishDate(d.date)],
         ['Krediterer faktura', `nr. ${d.credits!.invoice_number} af ${danishDate(d.credits!.issue_date)}`],
       ]
-    : [
-        ['Fakturanr.', d.draft ? 'tildeles ved godkendelse' : d.number],
-        ['Fakturadato', danishDate(d.date)],
-        d.credited_by ? ['Status', cancelledText(d.credited_by)] : ['Forfaldsdato', danishDate(d.due_date)],
-      ];
+    : quote
+      ? [
+          ['Tilbudsnr.', d.draft ? 'tildeles ved afsendelse' : d.number],
+          ['Tilbudsdato', danishDate(d.date)],
+          ['Gyldigt til', danishDate(d.due_date)],
+        ]
+      : [
+          ['Fakturanr.', d.draft ? 'tildeles ved godkendelse' : d.number],
+          ['Fakturadato', danishDate(d.date)],
+          d.credited_by ? ['Status', cancelledText(d.credited_by)] : ['Forfaldsdato', danishDate(d.due_date)],
+        ];
   for (const [label, value] of facts) {
     doc.font(BOLD).fontSize(9).text(label, M, y, { width: 110 });
     doc.font(FONT).text(value, M + 110, y, { width: 385 });
@@ -368,14 +387,16 @@ export async function renderInvoicePdf(d: InvoiceDocument): Promise<Buffer> {
   const bank = bankDetails(d.seller);
   const terms = credit
     ? ['Beløbet modregnes eller tilbagebetales.']
-    : d.credited_by
-      ? [`${cancelledText(d.credited_by)}.`, 'Fakturaen skal ikke betales.']
-      : [
-          `Betalingsbetingelser: netto ${d.payment_terms_days} dage. Forfaldsdato ${danishDate(d.due_date)}.`,
-          bank.length ? `Betales til ${bank.join(', ')}.` : d.fi_payment_line ? '' : 'Bankoplysninger: ikke angivet.',
-          d.fi_payment_line ? `Indbetalingskort (FI): ${d.fi_payment_line}` : '',
-          d.number ? `Angiv venligst fakturanr. ${d.number} ved betaling.` : '',
-        ].filter(Boolean);
+    : quote
+      ? [`Tilbuddet er gældende til og med ${danishDate(d.due_date)}.`]
+      : d.credited_by
+        ? [`${cancelledText(d.credited_by)}.`, 'Fakturaen skal ikke betales.']
+        : [
+            `Betalingsbetingelser: netto ${d.payment_terms_days} dage. Forfaldsdato ${danishDate(d.due_date)}.`,
+            bank.length ? `Betales til ${bank.join(', ')}.` : d.fi_payment_line ? '' : 'Bankoplysninger: ikke angivet.',
+            d.fi_payment_line ? `Indbetalingskort (FI): ${d.fi_payment_line}` : '',
+            d.number ? `Angiv venligst fakturanr. ${d.number} ved betaling.` : '',
+          ].filter(Boolean);
   y += 18;
   const text = [...terms, ...(d.notes ? ['', d.notes] : [])].join('\n');
   if (room(doc.heightOfString(text, { width: A4.width - 2 * M }) + 10)) y = M;

@@ -27,12 +27,15 @@ export const TRANSITIONS: Record<InvoiceStatus, readonly InvoiceStatus[]> = {
 };
 
 /** Throws 409 invalid_transition naming the statuses that are allowed from `from`. */
-export function assertTransition(from: InvoiceStatus, to: InvoiceStatus): void {
-  if (TRANSITIONS[from].includes(to)) return;
-  const allowed = TRANSITIONS[from];
+export const assertTransition = (from: InvoiceStatus, to: InvoiceStatus): void => assertTransitionIn(TRANSITIONS, from, to, 'An invoice');
+
+/** A document's transition table (an invoice's, a quote's) checked: 409 invalid_transition naming what `from` allows. */
+export function assertTransitionIn<S extends string>(table: Record<S, readonly S[]>, from: S, to: S, document: string): void {
+  if (table[from].includes(to)) return;
+  const allowed = table[from];
   throw new DomainError(
     'invalid_transition',
-    `An invoice that is ${from} cannot become ${to}; ${allowed.length ? `allowed next: ${allowed.join(', ')}` : `${from} is final`}.`,
+    `${document} that is ${from} cannot become ${to}; ${allowed.length ? `allowed next: ${allowed.join(', ')}` : `${from} is final`}.`,
     'status',
     { current_status: from, allowed_statuses: [...allowed] },
   );

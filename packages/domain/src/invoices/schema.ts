@@ -26,7 +26,8 @@ import { DEFAULT_LINE_UNIT, LINE_UNITS } from './units.ts';
 import { registrationFields } from '../trail/actor.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 
-const line = z.strictObject({
+/** A line of an invoice's (and a quote's) create and update bodies. */
+export const invoiceLine = z.strictObject({
   product_id: uuid().nullable().optional().meta({ description: 'A product of the company; its name, unit price and VAT rate are the defaults of the line' }),
   description: requiredText(500).optional().meta({ description: 'Required unless product_id gives it', example: 'Konsulentbistand' }),
   quantity: quantity(),
@@ -80,8 +81,11 @@ const fields = {
       "DKK per unit of currency (valutakurs), e.g. 7.46 for EUR; default: the company's rate for the issue date (PUT /exchange-rates), fixed at approval. Not with DKK",
     example: 7.46,
   }),
-  lines: z.array(line).min(1, 'needs at least one line').max(500, 'has more than 500 lines'),
+  lines: z.array(invoiceLine).min(1, 'needs at least one line').max(500, 'has more than 500 lines'),
 };
+
+/** The lines of a create body: what an invoice and a quote take. */
+export const invoiceLines = fields.lines;
 
 export const invoiceCreate = z.strictObject({
   ...fields,
@@ -177,6 +181,7 @@ const invoiceFields = {
   posted_system_id: ordinal().nullable().meta({ description: 'SystemID of that posting; null on a draft' }),
   credit_note: creditNote,
   einvoice: invoiceEinvoice,
+  quote_id: z.guid().nullable().meta({ description: 'The quote this invoice was made of when it was accepted (POST /quotes/{id}/accept); null otherwise' }),
 };
 
 export const invoiceResource = z.object(invoiceFields).meta({ id: 'Invoice' });
@@ -199,23 +204,24 @@ export const invoicePaymentResource = z
   })
   .meta({ id: 'InvoicePayment' });
 
+/** A line as an invoice (and a quote) shows it. */
+export const invoiceLineResource = z.object({
+  line_number: lineNumber(),
+  product_id: z.guid().nullable(),
+  description: z.string(),
+  quantity: z.number(),
+  unit_price: amountOut(),
+  vat_rate: z.number().meta({ description: 'Percent, as sent (25 when omitted)' }),
+  vat_code: z.string().meta({ description: 'The VAT code (momskode) of the line: as sent, else S25 or S0 by vat_rate', example: 'S25' }),
+  unit: z.string().meta({ description: `The unit of the quantity (UN/ECE Recommendation 20); ${DEFAULT_LINE_UNIT} when none was sent`, example: 'HUR' }),
+  discount_percent: z.number().meta({ description: 'The discount in percent; 0 when none', example: 10 }),
+  amount: amountOut('quantity × unit_price rounded half up to øre, less discount_percent of it rounded half up to øre'),
+});
+
 export const fullInvoiceResource = z
   .object({
     ...invoiceFields,
-    lines: z.array(
-      z.object({
-        line_number: lineNumber(),
-        product_id: z.guid().nullable(),
-        description: z.string(),
-        quantity: z.number(),
-        unit_price: amountOut(),
-        vat_rate: z.number().meta({ description: 'Percent, as sent (25 when omitted)' }),
-        vat_code: z.string().meta({ description: 'The VAT code (momskode) of the line: as sent, else S25 or S0 by vat_rate', example: 'S25' }),
-        unit: z.string().meta({ description: `The unit of the quantity (UN/ECE Recommendation 20); ${DEFAULT_LINE_UNIT} when none was sent`, example: 'HUR' }),
-        discount_percent: z.number().meta({ description: 'The discount in percent; 0 when none', example: 10 }),
-        amount: amountOut('quantity × unit_price rounded half up to øre, less discount_percent of it rounded half up to øre'),
-      }),
-    ),
+    lines: z.array(invoiceLineResource),
     payments: z.array(invoicePaymentResource),
   })
   .meta({ id: 'InvoiceWithLines' });

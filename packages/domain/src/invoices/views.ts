@@ -58,25 +58,31 @@ export function invoiceView(i: InvoiceRow): InvoiceView {
         }
       : null,
     einvoice: invoiceEinvoiceView(i.einvoice_messages, 'invoice'),
+    quote_id: i.quote_id,
   };
 }
 
 export function fullInvoiceView(i: FullInvoiceRow): FullInvoiceView {
   return {
     ...invoiceView(i),
-    lines: i.lines.map((l) => ({
-      line_number: l.line_number,
-      product_id: l.product_id,
-      description: l.description,
-      quantity: quantityToJson(l.quantity),
-      unit_price: amountToJson(l.unit_price),
-      vat_rate: rateToJson(l.vat_rate),
-      vat_code: l.vat_code,
-      unit: l.unit,
-      discount_percent: rateToJson(l.discount_percent),
-      amount: amountToJson(l.amount),
-    })),
+    lines: i.lines.map(lineView),
     payments: i.payments.map(paymentView),
+  };
+}
+
+/** A stored line (an invoice's, or a quote's with the same columns) as the API shows it. */
+export function lineView(l: Omit<Prisma.InvoiceLineGetPayload<object>, 'id' | 'company_id' | 'invoice_id' | 'account_id'>): FullInvoiceView['lines'][number] {
+  return {
+    line_number: l.line_number,
+    product_id: l.product_id,
+    description: l.description,
+    quantity: quantityToJson(l.quantity),
+    unit_price: amountToJson(l.unit_price),
+    vat_rate: rateToJson(l.vat_rate),
+    vat_code: l.vat_code,
+    unit: l.unit,
+    discount_percent: rateToJson(l.discount_percent),
+    amount: amountToJson(l.amount),
   };
 }
 

@@ -372,3 +372,16 @@ export const transactionInclude = {
   lines: { orderBy: { line_number: 'asc' as const }, include: { account: { select: { account_number: true, name: true } } } },
   reversed_by: { select: { id: true } },
 };
+
+/**
+ * The next number of the company's quote series (tilbud), drawn from the same number-sequence row as
+ * the document numbers, under the same row lock and so just as gapless and ordered: a quote's transaction
+ * that fails rolls its number back. The series is its own: a quote is an offer, not a bookkeeping document.
+ */
+export async function nextQuoteNumber(db: Db, companyId: string): Promise<bigint> {
+  const [seq] = await db.$queryRaw<{ n: bigint }[]>`
+    UPDATE number_sequences SET last_quote_number = last_quote_number + 1 WHERE company_id = ${companyId}::uuid RETURNING last_quote_number AS n`;
+  // As for a posting: the row is gone only when a sandbox reset deleted the books meanwhile.
+  if (!seq) throw new DomainError('conflict', 'The books were reset while this quote waited; retry it.');
+  return seq.n;
+}
