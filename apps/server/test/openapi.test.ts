@@ -36,6 +36,7 @@ const LISTS = [
   '/reports/general-ledger',
   '/reports/aged-receivables',
   '/reports/aged-payables',
+  '/recurring-invoices',
 ];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
@@ -63,9 +64,10 @@ const LIST_SORT: Record<string, string[]> = {
   '/reports/general-ledger': ['date'],
   '/reports/aged-receivables': ['name', 'total'],
   '/reports/aged-payables': ['name', 'total'],
+  '/recurring-invoices': ['created_at', 'start_date', 'next_date'],
 };
-/** The lists with a status filter: the contract's three, and bank lines (matched or unmatched). */
-const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines'];
+/** The lists with a status filter: the contract's three, bank lines (matched or unmatched) and recurring invoices (active, paused, ended). */
+const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines', '/recurring-invoices'];
 
 const t = useCompany({ name: 'OpenAPI Klient ApS' });
 let doc: OpenApiDocument;

@@ -27,6 +27,7 @@ import { transactionsRouter } from './routers/transactions.ts';
 import { vatRouter } from './routers/vat.ts';
 import { euSalesRouter } from './routers/eu-sales.ts';
 import { remindersRouter } from './routers/reminders.ts';
+import { recurringInvoicesRouter } from './routers/recurring-invoices.ts';
 import { createCallerFactory, router } from './trpc.ts';
 
 export const appRouter = router({
@@ -34,6 +35,7 @@ export const appRouter = router({
   // Named as its public path, GET /audit-trail (the OpenAPI operation ids are the procedure paths).
   auditTrail: controlTrailRouter,
   reminders: remindersRouter,
+  recurringInvoices: recurringInvoicesRouter,
   settings: settingsRouter,
   expenses: expensesRouter,
   vouchers: vouchersRouter,

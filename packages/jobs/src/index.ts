@@ -29,6 +29,12 @@ export const QUEUES = {
    * after the overdue sweep; each invoice's reminder in its own transaction under its row lock (SKIP LOCKED).
    */
   sendDueReminders: { name: 'send-due-reminders', cron: '15 0 * * *', tz: BUSINESS_TIME_ZONE },
+  /**
+   * Recurring invoices whose period has come make their invoices (recurring-invoices/make-recurring-invoices.ts),
+   * every hour so that a template starting today makes today's invoice the same day, and a missed run is
+   * caught up by the next; each period once under the template's row lock (SKIP LOCKED) and a unique key.
+   */
+  makeRecurringInvoices: { name: 'make-recurring-invoices', cron: '7 * * * *' },
   /** The lists' kept counts (invoices, customers, products, suppliers) are folded to a few rows per company (lists/kept-counts.ts). */
   foldKeptCounts: { name: 'fold-kept-counts', cron: '* * * * *' },
   /** Pending vouchers are read (text, vendor, display name) and completed; every minute (pg-boss's finest cron). */

@@ -41,6 +41,8 @@ export const EVENT_TYPES = [
   // Additive: a fiscal year closed (its result moved to equity) or reopened; data is the FiscalYear resource.
   'fiscal_year.closed',
   'fiscal_year.reopened',
+  // Additive: a recurring invoice (template) created; data is the RecurringInvoiceWithInvoices resource.
+  'recurring_invoice.created',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -26,7 +26,8 @@ import { DEFAULT_LINE_UNIT, LINE_UNITS } from './units.ts';
 import { registrationFields } from '../trail/actor.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 
-const line = z.strictObject({
+/** An invoice line as a client sends it (a recurring invoice's lines are these too). */
+export const invoiceLine = z.strictObject({
   product_id: uuid().nullable().optional().meta({ description: 'A product of the company; its name, unit price and VAT rate are the defaults of the line' }),
   description: requiredText(500).optional().meta({ description: 'Required unless product_id gives it', example: 'Konsulentbistand' }),
   quantity: quantity(),
@@ -67,6 +68,8 @@ const line = z.strictObject({
     }),
 });
 
+export const invoiceLines = z.array(invoiceLine).min(1, 'needs at least one line').max(500, 'has more than 500 lines');
+
 const fields = {
   customer_id: uuid().nullable().optional().meta({ description: 'A customer of the company; required when auto_approve is true and for approval' }),
   issue_date: date().meta({ description: 'Invoice date (fakturadato); the approval posts on it' }),
@@ -80,7 +83,7 @@ const fields = {
       "DKK per unit of currency (valutakurs), e.g. 7.46 for EUR; default: the company's rate for the issue date (PUT /exchange-rates), fixed at approval. Not with DKK",
     example: 7.46,
   }),
-  lines: z.array(line).min(1, 'needs at least one line').max(500, 'has more than 500 lines'),
+  lines: invoiceLines,
 };
 
 export const invoiceCreate = z.strictObject({
