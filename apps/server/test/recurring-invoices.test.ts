@@ -52,7 +52,7 @@ describe('recurring invoice templates', () => {
     expect((await ok(t.api.GET('/recurring-invoices'))).meta.total).toBe(0);
   });
 
-  it('are the company\'s own, listed with the list parameters, and deleted', async () => {
+  it("are the company's own, listed with the list parameters, and deleted", async () => {
     const a = await template({ interval: 'month', start_date: '2030-01-01', notes: 'Liste abonnement' });
     const b = await template({ interval: 'quarter', start_date: '2030-01-01', notes: 'Liste kvartal' });
     await ok(t.api.POST('/recurring-invoices/{id}/pause', path(b.id)));
@@ -76,7 +76,9 @@ describe('the recurring-invoices job', () => {
   it('makes a monthly invoice across a month boundary once per period, dated the period, a draft with the lines', async () => {
     const r = await template({ interval: 'month', start_date: '2026-01-31', payment_terms_days: 8, notes: 'Husleje januar og frem' });
     expect(r).toMatchObject({ status: 'active', day_of_month: 31, every: 1, next_date: '2026-01-31', invoices: [], invoices_made: 0 });
-    expect(r.lines).toEqual([{ product_id: null, description: 'Husleje', quantity: 1, unit_price: 1000, vat_rate: null, vat_code: null, unit: null, discount_percent: null }]);
+    expect(r.lines).toEqual([
+      { product_id: null, description: 'Husleje', quantity: 1, unit_price: 1000, vat_rate: null, vat_code: null, unit: null, discount_percent: null },
+    ]);
     expect(await countRows(`SELECT count(*)::int AS n FROM outbox_events WHERE type = 'recurring_invoice.created' AND data->>'id' = $1`, [r.id])).toBe(1);
 
     await job('2026-01-30');
@@ -91,7 +93,14 @@ describe('the recurring-invoices job', () => {
     expect(after.invoices.map((i) => i.period)).toEqual(['2026-01-31', '2026-02-28']);
 
     const feb = await invoice(after.invoices[1]!.invoice_id!);
-    expect(feb).toMatchObject({ status: 'draft', issue_date: '2026-02-28', due_date: '2026-03-08', notes: 'Husleje januar og frem', subtotal: 1000, total: 1250 });
+    expect(feb).toMatchObject({
+      status: 'draft',
+      issue_date: '2026-02-28',
+      due_date: '2026-03-08',
+      notes: 'Husleje januar og frem',
+      subtotal: 1000,
+      total: 1250,
+    });
     expect(feb.lines).toMatchObject([{ description: 'Husleje', quantity: 1, unit_price: 1000, vat_rate: 25 }]);
     expect(await countRows(`SELECT count(*)::int AS n FROM outbox_events WHERE type = 'invoice.created' AND data->>'id' = $1`, [feb.id])).toBe(1);
     await remove(r.id);

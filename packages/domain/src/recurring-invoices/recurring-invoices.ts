@@ -14,7 +14,16 @@ import { resolveLines } from '../invoices/draft-lines.ts';
 import { liveCustomer } from '../invoices/invoice-rows.ts';
 import { invoiceLines } from '../invoices/schema.ts';
 import { receiverOf } from '../einvoice/outbound.ts';
-import { nextPeriod, RECURRING_STATUSES, scheduleProblem, statusOf, type RecurringAction, type RecurringInterval, type RecurringStatus, type Schedule } from './rules.ts';
+import {
+  nextPeriod,
+  RECURRING_STATUSES,
+  scheduleProblem,
+  statusOf,
+  type RecurringAction,
+  type RecurringInterval,
+  type RecurringStatus,
+  type Schedule,
+} from './rules.ts';
 import type { FullRecurringInvoiceView, RecurringInvoiceInput, RecurringInvoiceUpdate, RecurringInvoiceView } from './schema.ts';
 
 export const RECURRING_INVOICE_LIST = {
@@ -96,7 +105,8 @@ const fullView = (row: RecurringInvoice, periods: RecurringInvoicePeriod[]): Ful
   invoices: periods.map((p) => ({ period: fromDate(p.period), invoice_id: p.invoice_id, created_at: p.created_at.toISOString() })),
 });
 
-const periodsOf = (db: Db, row: RecurringInvoice) => db.recurringInvoicePeriod.findMany({ where: { recurring_invoice_id: row.id }, orderBy: { period: 'asc' } });
+const periodsOf = (db: Db, row: RecurringInvoice) =>
+  db.recurringInvoicePeriod.findMany({ where: { recurring_invoice_id: row.id }, orderBy: { period: 'asc' } });
 
 /** The template of the caller's company (not deleted), its row locked until commit: the job and every change take this lock first. */
 async function lockTemplate(db: Db, scope: CompanyScope, id: string): Promise<RecurringInvoice> {

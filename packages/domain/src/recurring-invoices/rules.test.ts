@@ -42,7 +42,11 @@ describe('recurring invoice periods', () => {
       '2026-07-01',
       '2026-10-01',
     ]);
-    expect(duePeriods(monthly({ every: 2, start_date: '2026-01-05', day_of_month: 5 }), fresh, '2026-07-04')).toEqual(['2026-01-05', '2026-03-05', '2026-05-05']);
+    expect(duePeriods(monthly({ every: 2, start_date: '2026-01-05', day_of_month: 5 }), fresh, '2026-07-04')).toEqual([
+      '2026-01-05',
+      '2026-03-05',
+      '2026-05-05',
+    ]);
     expect(duePeriods(monthly({ interval: 'year', start_date: '2024-02-29', day_of_month: 29 }), fresh, '2028-03-01')).toEqual([
       '2024-02-29',
       '2025-02-28',
@@ -68,7 +72,10 @@ describe('recurring invoice periods', () => {
     const s = monthly({ start_date: '2026-01-01', day_of_month: 1, count: 3 });
     expect(duePeriods(s, fresh, '2027-01-01')).toEqual(['2026-01-01', '2026-02-01', '2026-03-01']);
     expect(nextPeriod(s, { made: 3, last: '2026-03-01', resumed_on: null })).toBeNull();
-    expect(duePeriods(monthly({ start_date: '2026-01-01', day_of_month: 1, end_date: '2026-02-01' }), fresh, '2027-01-01')).toEqual(['2026-01-01', '2026-02-01']);
+    expect(duePeriods(monthly({ start_date: '2026-01-01', day_of_month: 1, end_date: '2026-02-01' }), fresh, '2027-01-01')).toEqual([
+      '2026-01-01',
+      '2026-02-01',
+    ]);
     expect(statusOf(false, null)).toBe('ended');
     expect(statusOf(true, null)).toBe('ended');
     expect(statusOf(true, '2026-01-01')).toBe('paused');

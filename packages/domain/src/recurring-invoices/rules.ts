@@ -72,7 +72,7 @@ export function nextPeriod(s: Schedule, p: Progress): string | null {
 /** The periods due by `day`, in order: what a run on that day makes (catching up any it missed). */
 export function duePeriods(s: Schedule, p: Progress, day: string): string[] {
   const due: string[] = [];
-  for (let at = p; ; ) {
+  for (let at = p; ;) {
     const next = nextPeriod(s, at);
     if (next === null || next > day) return due;
     due.push(next);

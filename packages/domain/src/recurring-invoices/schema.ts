@@ -8,13 +8,16 @@ import { RECURRING_ACTIONS, RECURRING_INTERVALS, RECURRING_STATUSES } from './ru
 
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: `must be one of ${values.join(', ')}` });
 
-const dayOfMonth = z
-  .union([exact(z.int().min(1).max(31)), z.literal('last')], { error: "must be a day 1 to 31 or 'last'" })
-  .meta({
-    description:
-      "The day of the month each invoice is dated: 1 to 31 (29, 30 and 31 fall on the last day of a shorter month), or 'last' for the last day of every month; default start_date's day",
-    example: 1,
-  });
+// Each integer with its real range, for the body and the answer alike (decision 164).
+const everyInt = () => z.int().min(1).max(120);
+const countInt = () => z.int().min(1).max(10_000);
+const dayInt = () => z.int().min(1).max(31);
+
+const dayOfMonth = z.union([exact(dayInt()), z.literal('last')], { error: "must be a day 1 to 31 or 'last'" }).meta({
+  description:
+    "The day of the month each invoice is dated: 1 to 31 (29, 30 and 31 fall on the last day of a shorter month), or 'last' for the last day of every month; default start_date's day",
+  example: 1,
+});
 
 const fields = {
   customer_id: uuid().meta({ description: 'A customer of the company: each invoice is made for it' }),
@@ -23,12 +26,10 @@ const fields = {
       "The lines of every invoice, as an invoice's lines (POST /invoices). A product's name, price and VAT rate are read when each invoice is made, so a change reaches the next period not yet made",
   }),
   interval: oneOf(RECURRING_INTERVALS).meta({ description: 'month, quarter or year', example: 'month' }),
-  every: exact(z.int().min(1).max(120))
-    .optional()
-    .meta({ description: 'An invoice every n intervals (every 2 months); default 1', example: 1 }),
+  every: exact(everyInt()).optional().meta({ description: 'An invoice every n intervals (every 2 months); default 1', example: 1 }),
   start_date: date().meta({ description: 'The first invoice is dated on the first schedule day on or after it' }),
   end_date: date().nullable().optional().meta({ description: 'No invoice is dated after it; null for no end. Not with count' }),
-  count: exact(z.int().min(1).max(10_000))
+  count: exact(countInt())
     .nullable()
     .optional()
     .meta({ description: 'The template ends after this many invoices; null for no end. Not with end_date', example: 12 }),
@@ -36,14 +37,15 @@ const fields = {
   payment_terms_days: exact(paymentTermsDays())
     .nullable()
     .optional()
-    .meta({ description: "Days from each invoice's date to its due date; null (default): the customer's payment_terms_days when the invoice is made", example: 14 }),
-  action: oneOf(RECURRING_ACTIONS)
-    .optional()
     .meta({
-      description:
-        "What is done with each invoice made: draft (the default) leaves it a draft; approve numbers and posts it; send approves it and sends it as an e-invoice to the customer's peppol_id (as POST /invoices/{id}/send; e-mail is not a channel yet), so send needs a customer with a peppol_id",
-      example: 'approve',
+      description: "Days from each invoice's date to its due date; null (default): the customer's payment_terms_days when the invoice is made",
+      example: 14,
     }),
+  action: oneOf(RECURRING_ACTIONS).optional().meta({
+    description:
+      "What is done with each invoice made: draft (the default) leaves it a draft; approve numbers and posts it; send approves it and sends it as an e-invoice to the customer's peppol_id (as POST /invoices/{id}/send; e-mail is not a channel yet), so send needs a customer with a peppol_id",
+    example: 'approve',
+  }),
   currency: currency().optional().meta({ description: "The invoices' currency (ISO 4217); default DKK" }),
   notes: text(2000).optional().meta({ description: 'Free text shown on every invoice' }),
 };
@@ -82,12 +84,12 @@ const resourceFields = {
     description: 'active: invoices are made on schedule; paused: none are made (POST /recurring-invoices/{id}/resume); ended: the end date or count is reached',
   }),
   interval: z.enum(RECURRING_INTERVALS),
-  every: z.int(),
+  every: everyInt(),
   start_date: dateOut(),
   end_date: dateOut().nullable(),
-  count: z.int().nullable(),
-  day_of_month: z.union([z.int(), z.literal('last')]),
-  payment_terms_days: z.int().nullable(),
+  count: countInt().nullable(),
+  day_of_month: z.union([dayInt(), z.literal('last')]),
+  payment_terms_days: paymentTermsDays().nullable(),
   action: z.enum(RECURRING_ACTIONS),
   currency: z.string(),
   notes: z.string(),
