@@ -1,7 +1,8 @@
 // Recurring invoices through HTTP against PostgreSQL: the templates' refusals by field, a monthly and a
 // yearly schedule across month ends, the job (called with the day it runs on, no waiting) catching up a
 // downtime in order, two runs at once making each period once, an end after n invoices, pause and resume,
-// a price change from the next period, approval through the invoice commands, and the events.
+// a price change from the next period, a refused period waiting in order, approval and e-invoice sending
+// through the invoice commands, and the events.
 import { describe, expect, it } from 'vitest';
 import type { Db } from '@tlr/db';
 import { addDays, makeRecurringInvoices, today as businessDay } from '@tlr/domain';
@@ -200,5 +201,26 @@ describe('the recurring-invoices job', () => {
     expect(inv.invoice_number).not.toBe('');
     expect(inv.posted_transaction_id).toBeTruthy();
     expect(await countRows(`SELECT count(*)::int AS n FROM outbox_events WHERE type = 'invoice.approved' AND data->>'id' = $1`, [inv.id])).toBe(1);
+  });
+  it('sends each invoice as an e-invoice with action send (a sandbox: nothing leaves), through the send command', async () => {
+    const sandbox = await t.newKey(undefined, 'test');
+    const day = businessDay();
+    // The seller is addressed by its CVR in the e-invoice.
+    await ok(sandbox.api.PUT('/settings/company', { body: { cvr: '31415926' } }));
+    const customer_id = (await created(sandbox.api.POST('/customers', { params: idem(), body: { name: 'Peppol Lejer ApS', peppol_id: '0088:5790000436101' } })))
+      .data.id;
+    const r = (
+      await created(
+        sandbox.api.POST('/recurring-invoices', {
+          params: idem(),
+          body: { customer_id, lines: LINES, interval: 'month', start_date: day, action: 'send', count: 1 },
+        }),
+      )
+    ).data;
+    expect((await job(day)).failed.filter((f) => f.recurring_invoice_id === r.id)).toEqual([]);
+    const [made] = (await ok(sandbox.api.GET('/recurring-invoices/{id}', path(r.id)))).data.invoices;
+    const inv = (await ok(sandbox.api.GET('/invoices/{id}', path(made!.invoice_id!)))).data;
+    expect(['approved', 'sent']).toContain(inv.status);
+    expect(await countRows(`SELECT count(*)::int AS n FROM einvoice_messages WHERE invoice_id = $1 AND document_kind = 'invoice'`, [inv.id])).toBe(1);
   });
 });

@@ -34,13 +34,10 @@ const fields = {
     .optional()
     .meta({ description: 'The template ends after this many invoices; null for no end. Not with end_date', example: 12 }),
   day_of_month: dayOfMonth.optional(),
-  payment_terms_days: exact(paymentTermsDays())
-    .nullable()
-    .optional()
-    .meta({
-      description: "Days from each invoice's date to its due date; null (default): the customer's payment_terms_days when the invoice is made",
-      example: 14,
-    }),
+  payment_terms_days: exact(paymentTermsDays()).nullable().optional().meta({
+    description: "Days from each invoice's date to its due date; null (default): the customer's payment_terms_days when the invoice is made",
+    example: 14,
+  }),
   action: oneOf(RECURRING_ACTIONS).optional().meta({
     description:
       "What is done with each invoice made: draft (the default) leaves it a draft; approve numbers and posts it; send approves it and sends it as an e-invoice to the customer's peppol_id (as POST /invoices/{id}/send; e-mail is not a channel yet), so send needs a customer with a peppol_id",
