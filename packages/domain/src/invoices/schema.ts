@@ -26,7 +26,7 @@ import { DEFAULT_LINE_UNIT, LINE_UNITS } from './units.ts';
 import { registrationFields } from '../trail/actor.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 
-/** An invoice line as a client sends it (a recurring invoice's lines are these too). */
+/** A line of an invoice's (and a quote's) create and update bodies. */
 export const invoiceLine = z.strictObject({
   product_id: uuid().nullable().optional().meta({ description: 'A product of the company; its name, unit price and VAT rate are the defaults of the line' }),
   description: requiredText(500).optional().meta({ description: 'Required unless product_id gives it', example: 'Konsulentbistand' }),
@@ -68,8 +68,6 @@ export const invoiceLine = z.strictObject({
     }),
 });
 
-export const invoiceLines = z.array(invoiceLine).min(1, 'needs at least one line').max(500, 'has more than 500 lines');
-
 const fields = {
   customer_id: uuid().nullable().optional().meta({ description: 'A customer of the company; required when auto_approve is true and for approval' }),
   issue_date: date().meta({ description: 'Invoice date (fakturadato); the approval posts on it' }),
@@ -83,8 +81,11 @@ const fields = {
       "DKK per unit of currency (valutakurs), e.g. 7.46 for EUR; default: the company's rate for the issue date (PUT /exchange-rates), fixed at approval. Not with DKK",
     example: 7.46,
   }),
-  lines: invoiceLines,
+  lines: z.array(invoiceLine).min(1, 'needs at least one line').max(500, 'has more than 500 lines'),
 };
+
+/** The lines of a create body: what an invoice and a quote take. */
+export const invoiceLines = fields.lines;
 
 export const invoiceCreate = z.strictObject({
   ...fields,
