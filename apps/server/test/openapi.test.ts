@@ -28,6 +28,7 @@ const LISTS = [
   '/einvoices',
   '/bank-accounts',
   '/invoices/{id}/reminders',
+  '/recurring-invoices',
   '/bank-accounts/{id}/statements',
   '/bank-accounts/{id}/lines',
   '/imports',
@@ -36,7 +37,6 @@ const LISTS = [
   '/reports/general-ledger',
   '/reports/aged-receivables',
   '/reports/aged-payables',
-  '/recurring-invoices',
 ];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
@@ -56,6 +56,7 @@ const LIST_SORT: Record<string, string[]> = {
   '/einvoices': ['created_at', 'issue_date', 'document_number'],
   '/bank-accounts': ['name', 'created_at'],
   '/invoices/{id}/reminders': ['number', 'date', 'created_at'],
+  '/recurring-invoices': ['created_at', 'start_date', 'next_date'],
   '/bank-accounts/{id}/statements': ['created_at', 'from_date', 'to_date'],
   '/bank-accounts/{id}/lines': ['booking_date', 'amount', 'created_at'],
   '/imports': ['created_at'],
@@ -64,7 +65,6 @@ const LIST_SORT: Record<string, string[]> = {
   '/reports/general-ledger': ['date'],
   '/reports/aged-receivables': ['name', 'total'],
   '/reports/aged-payables': ['name', 'total'],
-  '/recurring-invoices': ['created_at', 'start_date', 'next_date'],
 };
 /** The lists with a status filter: the contract's three, bank lines (matched or unmatched) and recurring invoices (active, paused, ended). */
 const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines', '/recurring-invoices'];
