@@ -5,6 +5,7 @@ import { inTransaction, type Database } from '@tlr/db';
 import {
   autoMatch,
   foldKeptCounts,
+  makeRecurringInvoices,
   processPendingVouchers,
   purgeDispatchedEvents,
   purgeExpiredIdempotencyKeys,
@@ -60,6 +61,12 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
     if (sent) logger.info({ sent }, 'payment reminders sent');
     // Tried again the next day; the owner sees why in the log (a locked period, a deactivated account).
     for (const f of failed) logger.warn(f, 'payment reminder not sent');
+  });
+  await boss.work(QUEUES.makeRecurringInvoices.name, async () => {
+    const { made, failed } = await makeRecurringInvoices(asSystem(run, QUEUES.makeRecurringInvoices.name, 'tlr: recurring invoices'));
+    if (made) logger.info({ made }, 'recurring invoices made');
+    // Tried again on the next run, in period order; the owner sees why in the log (a deleted customer, a locked period).
+    for (const f of failed) logger.warn(f, 'recurring invoice period not made');
   });
   await boss.work(QUEUES.foldKeptCounts.name, async () => {
     await foldKeptCounts(db.prisma);

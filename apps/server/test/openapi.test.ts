@@ -28,6 +28,7 @@ const LISTS = [
   '/einvoices',
   '/bank-accounts',
   '/invoices/{id}/reminders',
+  '/recurring-invoices',
   '/bank-accounts/{id}/statements',
   '/bank-accounts/{id}/lines',
   '/imports',
@@ -56,6 +57,7 @@ const LIST_SORT: Record<string, string[]> = {
   '/einvoices': ['created_at', 'issue_date', 'document_number'],
   '/bank-accounts': ['name', 'created_at'],
   '/invoices/{id}/reminders': ['number', 'date', 'created_at'],
+  '/recurring-invoices': ['created_at', 'start_date', 'next_date'],
   '/bank-accounts/{id}/statements': ['created_at', 'from_date', 'to_date'],
   '/bank-accounts/{id}/lines': ['booking_date', 'amount', 'created_at'],
   '/imports': ['created_at'],
@@ -66,8 +68,8 @@ const LIST_SORT: Record<string, string[]> = {
   '/reports/aged-payables': ['name', 'total'],
   '/quotes': ['created_at', 'issue_date', 'valid_until', 'total', 'quote_number'],
 };
-/** The lists with a status filter: the contract's three, and bank lines (matched or unmatched). */
-const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines', '/quotes'];
+/** The lists with a status filter: the contract's three, bank lines (matched or unmatched), quotes and recurring invoices (active, paused, ended). */
+const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines', '/quotes', '/recurring-invoices'];
 
 const t = useCompany({ name: 'OpenAPI Klient ApS' });
 let doc: OpenApiDocument;

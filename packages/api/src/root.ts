@@ -15,6 +15,7 @@ import { internalRouter } from './routers/internal.ts';
 import { oauthRouter } from './routers/oauth.ts';
 import { supportRouter } from './routers/support.ts';
 import { invoicesRouter } from './routers/invoices.ts';
+import { recurringInvoicesRouter } from './routers/recurring-invoices.ts';
 import { settingsRouter } from './routers/settings.ts';
 import { expensesRouter } from './routers/expenses.ts';
 import { vouchersRouter } from './routers/vouchers.ts';
@@ -32,6 +33,7 @@ import { createCallerFactory, router } from './trpc.ts';
 
 export const appRouter = router({
   invoices: invoicesRouter,
+  recurringInvoices: recurringInvoicesRouter,
   // Named as its public path, GET /audit-trail (the OpenAPI operation ids are the procedure paths).
   auditTrail: controlTrailRouter,
   reminders: remindersRouter,

@@ -6,6 +6,9 @@ export const TAGS = {
     'Sales invoices from draft to paid. Approval (PUT /invoices/{id}/status, or `auto_approve` on create) draws the next number from the ' +
     "company's unified document number sequence and posts the invoice to the general ledger; payments, cancellation by credit note and " +
     'the PDF follow. Only a draft may be updated or deleted.',
+  'Recurring invoices':
+    "Templates that make an invoice every month, quarter or year (abonnementsfakturaer): a job makes each period's invoice once, in order, " +
+    'catching up after downtime, as a draft, approved, or approved and sent as an e-invoice. Scopes invoices:read and invoices:write.',
   'E-invoices':
     'Invoices sent over Peppol (NemHandel) with POST /invoices/{id}/send: the access point gets each document at least once, retried on ' +
     'the webhook schedule; a message that failed or was rejected can be replayed. Documents received (POST /einvoices/inbound, the ' +

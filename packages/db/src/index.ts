@@ -20,6 +20,8 @@ export type {
   BankLine,
   Invoice,
   InvoiceReminder,
+  RecurringInvoice,
+  RecurringInvoicePeriod,
   FiscalYear,
 } from './generated/prisma/client.ts';
 

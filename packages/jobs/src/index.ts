@@ -35,6 +35,12 @@ export const QUEUES = {
   foldKeptCounts: { name: 'fold-kept-counts', cron: '* * * * *' },
   /** Pending vouchers are read (text, vendor, display name) and completed; every minute (pg-boss's finest cron). */
   processVouchers: { name: 'process-vouchers', cron: '* * * * *' },
+  /**
+   * Recurring invoices whose period has come make their invoices (recurring-invoices/make-recurring-invoices.ts),
+   * every hour so that a template starting today makes today's invoice the same day, and a missed run is
+   * caught up by the next; each period once under the template's row lock (SKIP LOCKED) and a unique key.
+   */
+  makeRecurringInvoices: { name: 'make-recurring-invoices', cron: '7 * * * *' },
   /** Stored objects whose voucher never committed (or was deleted) are removed after a grace period. */
   sweepStoredObjects: { name: 'sweep-stored-objects', cron: '*/10 * * * *' },
   /**

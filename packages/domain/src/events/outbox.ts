@@ -36,6 +36,8 @@ export const EVENT_TYPES = [
   'vat_return.approved',
   // Additive: a payment reminder (rykker) issued on an invoice.
   'invoice.reminder_sent',
+  // Additive: a recurring invoice (template) created; data is the RecurringInvoiceWithInvoices resource.
+  'recurring_invoice.created',
   // Additive: a bank statement imported; data is the BankStatement resource.
   'bank_statement.imported',
   // Additive: a fiscal year closed (its result moved to equity) or reopened; data is the FiscalYear resource.

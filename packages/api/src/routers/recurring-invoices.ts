@@ -1,0 +1,96 @@
+// /recurring-invoices: templates that make an invoice each period (the job in the worker), and their pause and resume.
+import { z } from 'zod';
+import {
+  createRecurringInvoice,
+  deleteRecurringInvoice,
+  fullRecurringInvoiceResource,
+  getRecurringInvoice,
+  listRecurringInvoices,
+  RECURRING_INVOICE_LIST,
+  recurringInvoiceCreate,
+  recurringInvoiceResource,
+  recurringInvoiceUpdate,
+  setRecurringInvoicePaused,
+  updateRecurringInvoice,
+} from '@tlr/domain';
+import { uuid } from '@tlr/domain/fields';
+import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, metaOf, updateEndpoint } from '../crud.ts';
+import { single } from '../schemas/envelopes.ts';
+import { authedProcedure, router } from '../trpc.ts';
+
+const tag = 'Recurring invoices';
+
+const pauseOrResume = (paused: boolean) =>
+  authedProcedure
+    .meta(
+      metaOf(
+        {
+          path: `/recurring-invoices/{id}/${paused ? 'pause' : 'resume'}`,
+          tag,
+          summary: paused ? 'Pause a recurring invoice' : 'Resume a recurring invoice',
+          description: paused
+            ? 'No invoice is made while paused; next_date is null. Pausing a paused or ended template changes nothing (200).'
+            : 'Invoices are made again from today (Europe/Copenhagen) on: periods whose date passed while paused are skipped, not made. Resuming an active or ended template changes nothing (200).',
+          scope: 'invoices:write',
+        },
+        // No Idempotency-Key: a repeat is a no-op by itself (decision 617).
+        'POST',
+      ),
+    )
+    .input(z.strictObject({ id: uuid() }))
+    .output(single(fullRecurringInvoiceResource))
+    .mutation(async ({ ctx, input }) => ({ data: await setRecurringInvoicePaused(ctx.tx, ctx.scope, input.id, paused) }));
+
+export const recurringInvoicesRouter = router({
+  list: listEndpoint({
+    path: '/recurring-invoices',
+    tag,
+    summary: 'List recurring invoices',
+    scope: 'invoices:read',
+    spec: RECURRING_INVOICE_LIST,
+    searchDescription: 'Case-insensitive search in notes',
+    resource: recurringInvoiceResource,
+    run: listRecurringInvoices,
+  }),
+  create: createEndpoint({
+    path: '/recurring-invoices',
+    tag,
+    summary: 'Create a recurring invoice',
+    description:
+      "The invoices are made by a job (hourly) for each period whose date has come: dated the period's date, due payment_terms_days later, with the template's lines as they are when the invoice is made. Each period is made once, in order, also after downtime. end_date with count: 400 invalid_request. action send for a customer without peppol_id: 422 peppol_id_required.",
+    scope: 'invoices:write',
+    problems: [422],
+    body: recurringInvoiceCreate,
+    resource: fullRecurringInvoiceResource,
+    run: createRecurringInvoice,
+  }),
+  get: getEndpoint({
+    path: '/recurring-invoices/{id}',
+    tag,
+    summary: 'Get a recurring invoice with the invoices it made',
+    scope: 'invoices:read',
+    resource: fullRecurringInvoiceResource,
+    run: getRecurringInvoice,
+  }),
+  update: updateEndpoint({
+    path: '/recurring-invoices/{id}',
+    tag,
+    summary: 'Update a recurring invoice',
+    description: 'A change (lines, prices, schedule, action) applies from the next period not yet made; invoices already made are not changed.',
+    scope: 'invoices:write',
+    problems: [422],
+    body: recurringInvoiceUpdate,
+    resource: fullRecurringInvoiceResource,
+    run: updateRecurringInvoice,
+  }),
+  delete: deleteEndpoint({
+    path: '/recurring-invoices/{id}',
+    tag,
+    summary: 'Delete a recurring invoice',
+    description: 'No more invoices are made; the invoices it made stay.',
+    scope: 'invoices:write',
+    run: deleteRecurringInvoice,
+  }),
+  pause: pauseOrResume(true),
+  resume: pauseOrResume(false),
+});
