@@ -154,8 +154,9 @@ describe('contract rules in the document', () => {
       } else if (routeFor(path, method)?.meta.idempotent) {
         // State transitions (PUT /invoices/{id}/status) and actions on a bank line (POST /bank-lines/{id}/match,
         // /unmatch, /post: the line's own state refuses a repeat, decision 257) and on a quote (POST /quotes/{id}/send,
-        // /accept, /decline: a repeat is a no-op, decision 591) answer 200 and accept an optional key.
-        const post = path.startsWith('/bank-lines/') || path.startsWith('/quotes/');
+        // /accept, /decline: a repeat is a no-op, decision 591) and on a recurring invoice (/pause, /resume,
+        // decision 617) answer 200 and accept an optional key.
+        const post = path.startsWith('/bank-lines/') || path.startsWith('/quotes/') || path.startsWith('/recurring-invoices/');
         expect([method, Object.keys(op.responses)], where).toEqual([post ? 'post' : 'put', expect.arrayContaining(['200'])]);
         expect(idem, where).toHaveLength(1);
         expect(idem[0], where).toMatchObject({ required: false, schema: { type: 'string', maxLength: 255 } });

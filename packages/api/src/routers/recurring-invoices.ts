@@ -33,8 +33,9 @@ const pauseOrResume = (paused: boolean) =>
             : 'Invoices are made again from today (Europe/Copenhagen) on: periods whose date passed while paused are skipped, not made. Resuming an active or ended template changes nothing (200).',
           scope: 'invoices:write',
         },
-        // No Idempotency-Key: a repeat is a no-op by itself (decision 617).
+        // An optional Idempotency-Key, as on the other state changes (a repeat is a no-op anyway, decision 617).
         'POST',
+        { idempotent: { status: 200, optional: true } },
       ),
     )
     .input(z.strictObject({ id: uuid() }))
