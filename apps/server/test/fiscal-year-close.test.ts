@@ -281,6 +281,18 @@ describe('POST /opening-balances', () => {
   const ob = (c: Api, lines: unknown[], key?: string) =>
     c.POST('/opening-balances', { params: idem(key), body: { lines } as RequestBody<'/opening-balances', 'post'> });
 
+  it('entered four times at once (four Idempotency-Keys): one entry, the others 409 opening_balances_exist', async () => {
+    const other = await t.another('Samtidig Åbning ApS');
+    const lines = [
+      { account_number: '6470', debit: 100 },
+      { account_number: '6520', credit: 100 },
+    ];
+    const answers = await Promise.all(Array.from({ length: 4 }, () => ob(other.api, lines)));
+    expect(answers.map((a) => a.response.status).sort()).toEqual([201, 409, 409, 409]);
+    expect(answers.filter((a) => a.error).map((a) => a.error)).toEqual(Array(3).fill(expect.objectContaining({ code: 'opening_balances_exist' })));
+    expect(await testDb().prisma.ledgerTransaction.count({ where: { company_id: other.company.companyId } })).toBe(1);
+  });
+
   it("posts one balanced entry the day before the first year, receivables and payables per customer and supplier; the first year's trial balance and balance sheet open with it", async () => {
     const other = await t.another('Åbningsbalance ApS');
     const c = other.api;
