@@ -35,9 +35,8 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     SANDBOX_RESET_PICKUP_MS: '0',
     // Most files receive no e-invoice: their servers do not load the rules (those that do say so).
     EINVOICE_WARM_AT_START: 'false',
-    // One validation thread: each loads every rule set (about 5 s of CPU), and the tests send their
-    // documents one at a time (vitest.config.ts says the same to the servers the tests start as processes).
-    EINVOICE_VALIDATION_THREADS: '1',
+    // The test run's validation threads (vitest.config.ts: one), as the server processes the tests start get them.
+    ...(process.env.EINVOICE_VALIDATION_THREADS ? { EINVOICE_VALIDATION_THREADS: process.env.EINVOICE_VALIDATION_THREADS } : {}),
     ...env,
   });
   return startService(config);
