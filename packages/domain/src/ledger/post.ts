@@ -107,12 +107,13 @@ async function writeRows(db: Db, companyId: string, rows: JournalRows): Promise<
         ON l.transaction_id = tx.id
     ),
     d AS (
-      SELECT d.* FROM ok, unnest(${plainArray(d.date)}::date[], ${plainArray(d.accountId)}::uuid[], ${plainArray(d.debit)}::numeric[], ${plainArray(d.credit)}::numeric[]) AS d(date, account_id, debit, credit)
+      SELECT d.* FROM ok, unnest(${plainArray(d.date)}::date[], ${plainArray(d.accountId)}::uuid[], ${plainArray(d.debit)}::numeric[], ${plainArray(d.credit)}::numeric[], ${plainArray(d.lines)}::int[])
+        AS d(date, account_id, debit, credit, lines)
     ),
     daily AS (
-      INSERT INTO account_daily_balances AS b (company_id, account_id, date, debit, credit)
-      SELECT ${c}::uuid, account_id, date, debit, credit FROM d
-      ON CONFLICT (company_id, account_id, date) DO UPDATE SET debit = b.debit + EXCLUDED.debit, credit = b.credit + EXCLUDED.credit
+      INSERT INTO account_daily_balances AS b (company_id, account_id, date, debit, credit, lines)
+      SELECT ${c}::uuid, account_id, date, debit, credit, lines FROM d
+      ON CONFLICT (company_id, account_id, date) DO UPDATE SET debit = b.debit + EXCLUDED.debit, credit = b.credit + EXCLUDED.credit, lines = b.lines + EXCLUDED.lines
     ),
     monthly AS (
       INSERT INTO account_monthly_balances AS m (company_id, account_id, month, debit, credit)

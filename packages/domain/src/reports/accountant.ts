@@ -255,7 +255,8 @@ export function generalLedgerSql(
       FROM page ORDER BY date ${dir}, system_id ${dir}, line_number ${dir}`;
   }
   // Without a search a page is one range of the account's index in posting order (decision 453): its own
-  // rows, the lines skipped before it summed through the same index, the postings joined for the page only.
+  // rows, the lines skipped before it summed through the same index, the postings joined for the page
+  // only, and the count of the period's lines from the daily balances.
   // The balance after a line is the sum of the period's lines up to it: on an ascending page the skipped
   // lines plus the page so far; on a descending one, the period's net less every line after it.
   const range = Prisma.sql`l.company_id = ${companyId}::uuid AND l.account_id = ${accountId}::uuid AND l.date BETWEEN ${from}::date AND ${to}::date`;
@@ -276,7 +277,8 @@ export function generalLedgerSql(
     SELECT page.transaction_id, page.date, t.document_number, page.system_id, t.voucher_id, t.source, page.line_number,
            COALESCE(NULLIF(page.description, ''), t.description) AS description, page.debit, page.credit,
            ${running} AS running,
-           (SELECT COUNT(*) FROM transaction_lines l WHERE ${range}) AS total,
+           (SELECT COALESCE(SUM(b.lines), 0) FROM account_daily_balances b
+             WHERE b.company_id = ${companyId}::uuid AND b.account_id = ${accountId}::uuid AND b.date BETWEEN ${from}::date AND ${to}::date) AS total,
            ${counterparts}
     FROM page JOIN ledger_transactions t ON t.id = page.transaction_id, skipped
     WINDOW w AS (ORDER BY page.date ${dir}, page.system_id ${dir}, page.line_number ${dir} ROWS UNBOUNDED PRECEDING)
