@@ -64,6 +64,8 @@ export interface InboundDocument {
   prepaid: Decimal;
   rounding: Decimal;
   lines: InboundLine[];
+  /** Allowances and charges on the document as a whole (not on a line): each its own line of the expense. */
+  allowanceCharges: InboundAllowanceCharge[];
   paymentMeans: InboundPaymentMeans[];
   /** Every amount against the decimals and currency rules (amountFailures): fatal for a document the official rules do not check. */
   amountFailures: RuleFailure[];
@@ -88,6 +90,16 @@ export interface InboundLine {
   vatRate: Decimal | null;
   /** The line's VAT when the document states it (OIOUBL's line TaxTotal); null otherwise. */
   vat: Decimal | null;
+}
+
+export interface InboundAllowanceCharge {
+  /** true: a charge (added); false: an allowance (a discount, deducted). */
+  charge: boolean;
+  /** As stated: positive for either (the sign is `charge`'s). */
+  amount: Decimal;
+  reason: string;
+  vatCategory: string;
+  vatRate: Decimal | null;
 }
 
 export interface InboundPaymentMeans {
@@ -269,6 +281,16 @@ export function parseEinvoice(xml: string): InboundDocument {
     breakdown: taxes.breakdown,
     taxes: taxes.other,
     lines: children(root, credit ? 'CreditNoteLine' : 'InvoiceLine').map((l) => line(l, credit)),
+    allowanceCharges: children(root, 'AllowanceCharge').map((a) => {
+      const category = child(a, 'TaxCategory');
+      return {
+        charge: textOf(child(a, 'ChargeIndicator')) === 'true',
+        amount: amount(child(a, 'Amount'), 'Amount'),
+        reason: textOf(child(a, 'AllowanceChargeReason')) || textOf(child(a, 'AllowanceChargeReasonCode')),
+        vatCategory: vatCategory(textOf(child(category, 'ID'))),
+        vatRate: rateOf(category),
+      };
+    }),
     paymentMeans: children(root, 'PaymentMeans').map(paymentMeans),
     amountFailures: amountFailures(root, currency),
     attachments: children(root, 'AdditionalDocumentReference').flatMap((ref) => {
@@ -495,6 +517,16 @@ function parseCii(root: XmlElement): InboundDocument {
       })),
     taxes: [],
     lines: children(trade, 'IncludedSupplyChainTradeLineItem').map(ciiLine),
+    allowanceCharges: children(settlement, 'SpecifiedTradeAllowanceCharge').map((a) => {
+      const tax = child(a, 'CategoryTradeTax');
+      return {
+        charge: indicator(child(a, 'ChargeIndicator')),
+        amount: amount(child(a, 'ActualAmount'), 'ActualAmount'),
+        reason: textOf(child(a, 'Reason')) || textOf(child(a, 'ReasonCode')),
+        vatCategory: textOf(child(tax, 'CategoryCode')),
+        vatRate: ciiRate(tax),
+      };
+    }),
     paymentMeans: children(settlement, 'SpecifiedTradeSettlementPaymentMeans').map((m) => {
       const account = child(m, 'PayeePartyCreditorFinancialAccount');
       return {
