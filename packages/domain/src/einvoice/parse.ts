@@ -1,7 +1,7 @@
 // Reading a received e-invoice, pure: Peppol BIS Billing 3.0 and OIOUBL 2.1 (2.01, 2.02) `Invoice` and
 // `CreditNote` (both UBL) into what the books need: the supplier, the document's number, dates, currency,
-// totals (each in its format's meaning), VAT breakdown, other taxes (excise duties), lines, payment means
-// and embedded attachments. The XML is read under the safe-XML policy (xml/reader.ts: no
+// totals (each in its format's meaning), VAT breakdown, other taxes (excise duties), lines, the allowances
+// and charges of the document as a whole, payment means and embedded attachments. The XML is read under the safe-XML policy (xml/reader.ts: no
 // document type, so nothing fetched and no entity expanded; bounded while read); another root element
 // or namespace is refused. Amounts are read by money.ts's rule, dates by calendar.ts's.
 import { checkDate } from '../calendar.ts';
