@@ -50,7 +50,21 @@ describe("a received document's lines are the draft expense's own", () => {
     const c = await t.another('OIOUBL Linjer ApS');
     const m = await importXml(c.raw, invoice('A00095678'));
     const draft = await expenseOf(c.api, m.expense_id);
-    expect(draft.lines.map((l) => [l.position, l.kind, l.description, l.item_id, l.quantity, l.unit, l.unit_price, l.net_amount, l.vat_code, l.vat_rate, l.vat_amount])).toEqual([
+    expect(
+      draft.lines.map((l) => [
+        l.position,
+        l.kind,
+        l.description,
+        l.item_id,
+        l.quantity,
+        l.unit,
+        l.unit_price,
+        l.net_amount,
+        l.vat_code,
+        l.vat_rate,
+        l.vat_amount,
+      ]),
+    ).toEqual([
       [1, 'item', 'Hejsetavle', '5712345780121', 1, 'EA', 5000, 5000, 'K25', 25, 1250],
       [2, 'item', 'Beslag', '5712345780111', 2, 'EA', 25, 50, 'K25', 25, 12.5],
     ]);
@@ -158,7 +172,9 @@ describe("a received document's lines are the draft expense's own", () => {
 
   it('an expense entered by hand has no lines and books as before; setting its account on a draft with lines moves every line', async () => {
     const c = await t.another('Uden Linjer ApS');
-    const plain = (await created(c.api.POST('/expenses', { params: idem(), body: { date: '2026-11-20', amount: 1250, vat_code: 'K25', description: 'Papir' } }))).data;
+    const plain = (
+      await created(c.api.POST('/expenses', { params: idem(), body: { date: '2026-11-20', amount: 1250, vat_code: 'K25', description: 'Papir' } }))
+    ).data;
     expect([plain.lines, plain.einvoice, plain.account_number]).toEqual([[], null, '2810']);
     const changed = (await ok(c.api.PUT('/expenses/{id}', { params: { path: { id: plain.id } }, body: { amount: 2500 } }))).data;
     expect([changed.amount, changed.vat_amount]).toEqual([2500, 500]);

@@ -80,7 +80,7 @@ export const ERROR_CODES = {
   expense_has_lines: {
     status: 409,
     title: 'Expense has lines',
-    when: 'setting amount, vat_amount or vat_code on a draft expense with lines (a received e-invoice\'s): its amount and VAT are its lines\' (`field` names the one sent); change a line\'s account with PUT /expenses/{id}/lines/{line_id}',
+    when: "setting amount, vat_amount or vat_code on a draft expense with lines (a received e-invoice's): its amount and VAT are its lines' (`field` names the one sent); change a line's account with PUT /expenses/{id}/lines/{line_id}",
   },
   webhook_limit_reached: {
     status: 409,

@@ -228,15 +228,39 @@ interface DocumentLine {
 function documentLines(d: InboundDocument): DocumentLine[] {
   const byName = (prefix: string, name: string) => `${prefix}:${name.trim().toLowerCase()}`;
   return [
-    ...d.lines.map((l) => ({ kind: 'item' as const, line: l, description: l.description, itemKey: itemKey(l), net: l.net, vatCategory: l.vatCategory, vatRate: l.vatRate })),
+    ...d.lines.map((l) => ({
+      kind: 'item' as const,
+      line: l,
+      description: l.description,
+      itemKey: itemKey(l),
+      net: l.net,
+      vatCategory: l.vatCategory,
+      vatRate: l.vatRate,
+    })),
     ...d.allowanceCharges.map((a) => {
       const kind = a.charge ? ('charge' as const) : ('allowance' as const);
       const description = a.reason || (a.charge ? 'Gebyr' : 'Rabat');
-      return { kind, line: null, description, itemKey: byName(kind, description), net: a.charge ? a.amount : a.amount.negated(), vatCategory: a.vatCategory, vatRate: a.vatRate };
+      return {
+        kind,
+        line: null,
+        description,
+        itemKey: byName(kind, description),
+        net: a.charge ? a.amount : a.amount.negated(),
+        vatCategory: a.vatCategory,
+        vatRate: a.vatRate,
+      };
     }),
     ...d.taxes.map((t) => {
       const description = t.name || t.scheme || 'Afgift';
-      return { kind: 'duty' as const, line: null, description, itemKey: byName('duty', t.scheme || description), net: t.amount, vatCategory: '', vatRate: null };
+      return {
+        kind: 'duty' as const,
+        line: null,
+        description,
+        itemKey: byName('duty', t.scheme || description),
+        net: t.amount,
+        vatCategory: '',
+        vatRate: null,
+      };
     }),
   ];
 }
@@ -310,7 +334,13 @@ function expenseLines(d: InboundDocument, lines: readonly DocumentLine[], propos
   const charged = (l: DocumentLine) => (l.vatRate ? l.vatRate.greaterThan(0) : !NO_VAT_CATEGORIES.has(l.vatCategory) && l.kind !== 'duty');
   const withVat = !d.vat.isZero();
   const codeOf = (l: DocumentLine) =>
-    withVat ? (charged(l) ? code : 'K0') : l.kind === 'duty' ? 'K0' : inboundTreatment({ vat: zero, breakdown: [{ category: l.vatCategory, rate: zero, taxable: zero, tax: zero }], supplier: d.supplier }).code;
+    withVat
+      ? charged(l)
+        ? code
+        : 'K0'
+      : l.kind === 'duty'
+        ? 'K0'
+        : inboundTreatment({ vat: zero, breakdown: [{ category: l.vatCategory, rate: zero, taxable: zero, tax: zero }], supplier: d.supplier }).code;
   // The document's VAT per group, over the group's lines.
   const vat: (Decimal | null)[] = lines.map(() => (withVat ? zero : null));
   if (withVat) {
@@ -319,7 +349,13 @@ function expenseLines(d: InboundDocument, lines: readonly DocumentLine[], propos
       const members = lines.map((l, i) => (l.kind !== 'duty' && l.vatCategory === b.category && sameRate(l.vatRate, b.rate) ? i : -1)).filter((i) => i >= 0);
       if (!members.length) continue;
       const stated = members.map((i) => lines[i]!.line?.vat ?? null);
-      const shares = stated.every((v) => v !== null) && sumAmounts(stated as Decimal[]).equals(b.tax) ? (stated as Decimal[]) : shareOut(b.tax, members.map((i) => lines[i]!.net));
+      const shares =
+        stated.every((v) => v !== null) && sumAmounts(stated as Decimal[]).equals(b.tax)
+          ? (stated as Decimal[])
+          : shareOut(
+              b.tax,
+              members.map((i) => lines[i]!.net),
+            );
       members.forEach((i, k) => (vat[i] = vat[i]!.plus(shares[k]!)));
     }
   }

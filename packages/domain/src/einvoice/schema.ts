@@ -163,9 +163,7 @@ export const einvoiceMessageResource = z
     total_amount: amountOut("The total with VAT, in the document's currency"),
     payable_amount: amountOut('What the document asks to be paid (the total less anything prepaid)'),
     lines: z.array(inboundLine).meta({ description: "Received: the document's lines, each with the account proposed for it; [] when sent" }),
-    payment_means: z
-      .array(paymentMeansResource)
-      .meta({ description: 'Received: how the supplier asks to be paid, as the document states it; [] when sent' }),
+    payment_means: z.array(paymentMeansResource).meta({ description: 'Received: how the supplier asks to be paid, as the document states it; [] when sent' }),
     other_taxes: z
       .array(z.object({ scheme: z.string(), name: z.string(), amount: decimal("The tax, in the document's currency") }))
       .meta({ description: 'Received: taxes other than VAT (excise duties, each by its tax scheme), part of the cost; [] when none' }),

@@ -138,7 +138,13 @@ describe('an expense with lines (decision 683): one journal line per account and
   const line = (accountId: string, code: string, net: string, vat: string) => ({ accountId, code, net: d(net), vat: d(vat) });
 
   it('sums each account and code, posts the VAT per code and credits payables with the amount', () => {
-    const lines = [line('2810', 'K25', '4000', '1000'), line('1610', 'K25', '900', '225'), line('2810', 'K25', '200', '50'), line('2810', 'K25', '-200', '-50'), line('1610', 'K0', '1000', '0')];
+    const lines = [
+      line('2810', 'K25', '4000', '1000'),
+      line('1610', 'K25', '900', '225'),
+      line('2810', 'K25', '200', '50'),
+      line('2810', 'K25', '-200', '-50'),
+      line('1610', 'K0', '1000', '0'),
+    ];
     expect(rows(linesBookingLines({ payableAccountId: '7440', amount: d('7125'), text: 'x' }, lines, codes))).toEqual([
       ['2810', '4000.00', '0.00', 'K25'],
       ['1610', '900.00', '0.00', 'K25'],

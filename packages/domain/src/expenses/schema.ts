@@ -89,7 +89,9 @@ export const expenseLineResource = z
     unit_price: amountOut('The price per unit, as the document states it').nullable(),
     allowance_amount: amountOut("The line's own allowances (discounts), summed"),
     charge_amount: amountOut("The line's own charges, summed"),
-    net_amount: amountOut("The line's amount without VAT in the expense's currency, its allowances and charges applied; negative on a credit note and for an allowance"),
+    net_amount: amountOut(
+      "The line's amount without VAT in the expense's currency, its allowances and charges applied; negative on a credit note and for an allowance",
+    ),
     vat_code: z.string().meta({ description: 'The VAT code the line is booked under', example: 'K25' }),
     vat_rate: z.number().nullable().meta({ description: 'The VAT rate the document states, percent; null when none' }),
     vat_amount: amountOut("The line's share of the expense's VAT (the document's own per VAT group; under reverse charge the buyer's VAT)"),
@@ -121,13 +123,17 @@ export const expenseResource = z
     }),
     lines: z.array(expenseLineResource).meta({
       description:
-        'The lines the expense is booked from (a received e-invoice\'s: its lines, its allowances and charges, its duties), each to its own account; amount is their net amounts plus their VAT. [] for an expense of one amount on one account (every expense made by POST /expenses)',
+        "The lines the expense is booked from (a received e-invoice's: its lines, its allowances and charges, its duties), each to its own account; amount is their net amounts plus their VAT. [] for an expense of one amount on one account (every expense made by POST /expenses)",
     }),
     einvoice: z
       .object({
         message_id: z.guid().meta({ description: 'The received e-invoice (GET /einvoices/{id})' }),
-        payment_means: z.array(paymentMeansResource).meta({ description: 'How the supplier asks to be paid, as the document states it (FIK +71/+73/+75, bank account)' }),
-        attachments: z.array(z.guid()).meta({ description: "The vouchers of the document's embedded attachments (its PDF); the XML (or Factur-X PDF) is voucher_id" }),
+        payment_means: z
+          .array(paymentMeansResource)
+          .meta({ description: 'How the supplier asks to be paid, as the document states it (FIK +71/+73/+75, bank account)' }),
+        attachments: z
+          .array(z.guid())
+          .meta({ description: "The vouchers of the document's embedded attachments (its PDF); the XML (or Factur-X PDF) is voucher_id" }),
       })
       .nullable()
       .meta({ description: 'The e-invoice the expense was made from; null for one entered by hand' }),
