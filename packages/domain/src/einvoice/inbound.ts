@@ -325,24 +325,23 @@ function storedLines(lines: readonly DocumentLine[], proposals: readonly [string
  *   VAT: the document's own, per VAT group (category and rate of its breakdown): the lines' stated VAT
  *     when they state it and it adds up, else the group's VAT shared over its lines by their net amounts;
  *     under reverse charge none here (the expense's, the buyer's own, is shared out when it is made);
- *   a last line `difference` when the document's total without VAT says more than its lines (a sender's
- *     rounding), so that the lines always add up to the expense.
+ *   a last line `difference` (no VAT) when the document's total says more than its lines and VAT (a
+ *     sender's rounding, amounts of more than two decimals), so that the lines always add up to the expense.
  */
 function expenseLines(d: InboundDocument, lines: readonly DocumentLine[], proposals: readonly [string, AccountSource][], code: string): NewExpenseLine[] {
   const sign = d.kind === 'credit_note' ? -1 : 1;
   const zero = new Decimal(0);
   const charged = (l: DocumentLine) => (l.vatRate ? l.vatRate.greaterThan(0) : !NO_VAT_CATEGORIES.has(l.vatCategory) && l.kind !== 'duty');
   const withVat = !d.vat.isZero();
-  const codeOf = (l: DocumentLine) =>
-    withVat
-      ? charged(l)
-        ? code
-        : 'K0'
-      : l.kind === 'duty'
-        ? 'K0'
-        : inboundTreatment({ vat: zero, breakdown: [{ category: l.vatCategory, rate: zero, taxable: zero, tax: zero }], supplier: d.supplier }).code;
-  // The document's VAT per group, over the group's lines.
-  const vat: (Decimal | null)[] = lines.map(() => (withVat ? zero : null));
+  const codeOf = (l: DocumentLine) => {
+    if (withVat) return charged(l) ? code : 'K0';
+    if (l.kind === 'duty') return 'K0';
+    return inboundTreatment({ vat: zero, breakdown: [{ category: l.vatCategory, rate: zero, taxable: zero, tax: zero }], supplier: d.supplier }).code;
+  };
+  const codes = lines.map(codeOf);
+  // The document's VAT per group, over the group's lines. Without VAT, the buyer's own under reverse charge
+  // is left open (null) on the lines under a reverse-charge code, to be shared out when the expense is made.
+  const vat: (Decimal | null)[] = lines.map((_, i) => (withVat || !REVERSE_CHARGE_CODES.has(codes[i]!) ? zero : null));
   if (withVat) {
     const sameRate = (a: Decimal | null, b: Decimal) => (a ?? zero).equals(b);
     for (const b of d.breakdown) {
@@ -370,13 +369,16 @@ function expenseLines(d: InboundDocument, lines: readonly DocumentLine[], propos
     allowance_amount: roundOere(sumAmounts((l.line?.allowances ?? []).filter((a) => !a.charge).map((a) => a.amount))),
     charge_amount: roundOere(sumAmounts((l.line?.allowances ?? []).filter((a) => a.charge).map((a) => a.amount))),
     net_amount: roundOere(l.net.times(sign)),
-    vat_code: codeOf(l),
+    vat_code: codes[i]!,
     vat_rate: l.vatRate,
     vat_amount: vat[i] === null ? null : roundOere(vat[i]!.times(sign)),
     account_number: proposals[i]![0],
     account_source: proposals[i]![1],
   }));
-  const beyond = roundOere(d.net.times(sign)).minus(sumAmounts(made.map((l) => l.net_amount)));
+  // What the expense's amount holds beyond the lines' nets and the supplier's VAT (none under reverse charge).
+  const beyond = roundOere(d.gross.times(sign))
+    .minus(roundOere(d.vat.times(sign)))
+    .minus(sumAmounts(made.map((l) => l.net_amount)));
   if (!beyond.isZero()) {
     made.push({
       kind: 'difference',
@@ -391,7 +393,7 @@ function expenseLines(d: InboundDocument, lines: readonly DocumentLine[], propos
       net_amount: beyond,
       vat_code: 'K0',
       vat_rate: null,
-      vat_amount: withVat ? zero : null,
+      vat_amount: zero,
       account_number: vatCategoryAccount(''),
       account_source: 'vat_category',
     });

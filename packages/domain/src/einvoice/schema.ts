@@ -107,7 +107,8 @@ const inboundLine = z
     vat_rate: decimal('The VAT rate in percent').nullable(),
     vat_amount: decimal("The line's VAT when the document states it (OIOUBL); null otherwise").nullable(),
     account_number: z.string().meta({
-      description: 'The expense account proposed for the line; the draft expense takes the account proposed for the largest part of the lines',
+      description:
+        "The expense account proposed for the line on import; the draft expense's own line carries it (GET /expenses/{id}, lines), where a person may change it",
       example: '2810',
     }),
     account_source: z.enum(['supplier_item', 'supplier_default', 'vat_category']).meta({
