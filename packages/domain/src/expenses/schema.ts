@@ -2,7 +2,7 @@
 // the API answers with (its OpenAPI component), and the domain's input and view types derived from them.
 import { z } from 'zod';
 import { accountNumber, amountOut, boolean, currency, date, dateOut, exchangeRate, money, percent, text, timestamp, uuid, vatCode } from '../fields.ts';
-import { ordinal } from '../integers.ts';
+import { lineNumber, ordinal } from '../integers.ts';
 import { EXPENSE_STATUSES } from './rules.ts';
 import { registrationFields } from '../trail/actor.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
@@ -77,7 +77,7 @@ export const expenseLineUpdate = z.strictObject({
 export const expenseLineResource = z
   .object({
     id: z.guid(),
-    position: z.number().int().meta({ description: 'Its place among the lines, from 1' }),
+    position: lineNumber().meta({ description: 'Its place among the lines, from 1' }),
     kind: z.enum(EXPENSE_LINE_KINDS).meta({
       description:
         "item: a line of the document; allowance and charge: an allowance (discount) or a charge on the document as a whole; duty: a tax other than VAT (an excise duty, afgift), part of the cost; difference: what the document's total says beyond its lines (rounding of the sender's sums)",
