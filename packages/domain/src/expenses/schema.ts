@@ -45,7 +45,7 @@ const fields = {
   account_number: accountNumber()
     .optional()
     .meta({
-      description: `The expense account debited with amount - vat_amount; default ${DEFAULT_ACCOUNTS.expense} Andre eksterne omkostninger`,
+      description: `The expense account debited with amount - vat_amount; default ${DEFAULT_ACCOUNTS.expense} Andre eksterne omkostninger. On a draft with lines (a received e-invoice's): every line to this account`,
       example: '2810',
     }),
 };
