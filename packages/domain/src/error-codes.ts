@@ -77,6 +77,11 @@ export const ERROR_CODES = {
     title: 'Conflict',
     when: 'updating or deleting an expense that is booked, paid or cancelled (a booked expense is cancelled, which reverses its posting)',
   },
+  expense_has_lines: {
+    status: 409,
+    title: 'Expense has lines',
+    when: "setting amount, vat_amount or vat_code on a draft expense with lines (a received e-invoice's): its amount and VAT are its lines' (`field` names the one sent); change a line's account with PUT /expenses/{id}/lines/{line_id}",
+  },
   webhook_limit_reached: {
     status: 409,
     title: 'Conflict',

@@ -66,6 +66,21 @@ const link = (what: string) =>
     .nullable()
     .meta({ description: `The path of ${what}; null when there is none` });
 
+/** A payment means a received document states (the message's, and the expense's it made). */
+export const paymentMeansResource = z.object({
+  code: z.string().meta({ description: 'UNCL 4461: 31, 42, 58 bank transfer; 93 FI payment (FIK); 49 direct debit; ...' }),
+  due_date: z.string().meta({ description: 'The payment due date it names; "" when none' }),
+  card_type: z.string().meta({ description: 'An FI payment: its card type (71, 73, 75); "" otherwise' }),
+  payment_id: z.string().meta({ description: 'The payment id (FI: the betalings-id); "" when none' }),
+  creditor: z.string().meta({ description: 'An FI payment: the creditor number (kreditornummer)' }),
+  fi_line: z.string().meta({
+    description: 'An FI payment: the payment line as typed into a bank, +71<payment id> +<creditor><',
+    example: '+71<000000000001735 +81234567<',
+  }),
+  account: z.string().meta({ description: 'A bank transfer: the account number or IBAN; "" otherwise' }),
+  branch: z.string().meta({ description: 'A bank transfer: the registration number (Danish account) or BIC' }),
+});
+
 // Written with the document's exact digits (a price may carry more than a double holds).
 const decimal = (description: string) => amountOut(description);
 const inboundLine = z
@@ -92,7 +107,8 @@ const inboundLine = z
     vat_rate: decimal('The VAT rate in percent').nullable(),
     vat_amount: decimal("The line's VAT when the document states it (OIOUBL); null otherwise").nullable(),
     account_number: z.string().meta({
-      description: 'The expense account proposed for the line; the draft expense takes the account proposed for the largest part of the lines',
+      description:
+        "The expense account proposed for the line on import; the draft expense's own line carries it (GET /expenses/{id}, lines), where a person may change it",
       example: '2810',
     }),
     account_source: z.enum(['supplier_item', 'supplier_default', 'vat_category']).meta({
@@ -148,23 +164,7 @@ export const einvoiceMessageResource = z
     total_amount: amountOut("The total with VAT, in the document's currency"),
     payable_amount: amountOut('What the document asks to be paid (the total less anything prepaid)'),
     lines: z.array(inboundLine).meta({ description: "Received: the document's lines, each with the account proposed for it; [] when sent" }),
-    payment_means: z
-      .array(
-        z.object({
-          code: z.string().meta({ description: 'UNCL 4461: 31, 42, 58 bank transfer; 93 FI payment (FIK); 49 direct debit; ...' }),
-          due_date: z.string().meta({ description: 'The payment due date it names; "" when none' }),
-          card_type: z.string().meta({ description: 'An FI payment: its card type (71, 73, 75); "" otherwise' }),
-          payment_id: z.string().meta({ description: 'The payment id (FI: the betalings-id); "" when none' }),
-          creditor: z.string().meta({ description: 'An FI payment: the creditor number (kreditornummer)' }),
-          fi_line: z.string().meta({
-            description: 'An FI payment: the payment line as typed into a bank, +71<payment id> +<creditor><',
-            example: '+71<000000000001735 +81234567<',
-          }),
-          account: z.string().meta({ description: 'A bank transfer: the account number or IBAN; "" otherwise' }),
-          branch: z.string().meta({ description: 'A bank transfer: the registration number (Danish account) or BIC' }),
-        }),
-      )
-      .meta({ description: 'Received: how the supplier asks to be paid, as the document states it; [] when sent' }),
+    payment_means: z.array(paymentMeansResource).meta({ description: 'Received: how the supplier asks to be paid, as the document states it; [] when sent' }),
     other_taxes: z
       .array(z.object({ scheme: z.string(), name: z.string(), amount: decimal("The tax, in the document's currency") }))
       .meta({ description: 'Received: taxes other than VAT (excise duties, each by its tax scheme), part of the cost; [] when none' }),
