@@ -50,6 +50,7 @@ const RULES_NAMED: Record<RuleSet, string> = {
   'oioubl-invoice': 'OIOUBL 2.1 (schematron 1.17.2)',
   'oioubl-credit-note': 'OIOUBL 2.1 (schematron 1.17.2)',
   'oioubl-application-response': 'OIOUBL 2.1 (schematron 1.17.2)',
+  'oioubl-reminder': 'OIOUBL 2.1 (schematron 1.17.2)',
 };
 
 /**

@@ -46,6 +46,7 @@ export function einvoiceMessageView(m: EinvoiceMessageHead): EinvoiceMessageView
     document_number: m.document_number,
     document_uuid: m.document_uuid,
     application_response: m.response_to_id ? { responds_to: m.response_to_id, status: m.response_status as ResponseStatus, reason: m.response_reason } : null,
+    reminder: m.document_kind === 'reminder' ? { number: m.reminder_number } : null,
     issue_date: m.issue_date ? fromDate(m.issue_date) : null,
     counterpart: { name: m.counterpart_name, peppol_id: inbound ? m.sender_peppol_id : m.receiver_peppol_id },
     currency: m.currency,

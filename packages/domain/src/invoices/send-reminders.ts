@@ -12,6 +12,7 @@ import { postTransaction } from '../ledger/post.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { amountToJson, Decimal } from '../money.ts';
 import { accountsByNumber } from './posting-accounts.ts';
+import { queueReminderEinvoice } from '../einvoice/outbound-reminders.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { interestDays, interestRate, isBusinessBuyer, nextReminderNumber, reminderInterest, type PreviousReminder } from './reminders.ts';
 import type { ReminderInput, ReminderView } from './reminder-schema.ts';
@@ -148,6 +149,8 @@ async function issueReminder(db: Db, scope: CompanyScope, invoice: LockedInvoice
       transaction_id: transactionId,
     },
   });
+  // An invoice sent as OIOUBL gets its reminder the same way, once (decision 695).
+  await queueReminderEinvoice(db, scope, invoice.id, row, previous);
   const view = reminderView(row, invoice.currency, withCharges([...previous, row]).get(row.id)!);
   await recordEvent(db, scope, 'invoice.reminder_sent', view);
   return view;
