@@ -136,7 +136,8 @@ describe('einvoice_format auto', () => {
       [`${oioublInvoice.invoice_number}-R2`, 2, 'oioubl-2.1', OIOUBL_ONLY],
     ]);
     // Queued again (a job retried after its commit was lost): the unique (invoice, kind, reminder number) keeps it one message.
-    const first = (await own.db.pool.query<InvoiceReminder>(`SELECT * FROM invoice_reminders WHERE invoice_id = $1 AND number = 1`, [oioublInvoice.id])).rows[0]!;
+    const first = (await own.db.pool.query<InvoiceReminder>(`SELECT * FROM invoice_reminders WHERE invoice_id = $1 AND number = 1`, [oioublInvoice.id]))
+      .rows[0]!;
     expect(await queueReminderEinvoice(own.db.prisma as Db, { companyId, livemode: true }, oioublInvoice.id, first, [])).toBeNull();
     expect((await outbound()).filter((m) => m.document_kind === 'reminder')).toHaveLength(2);
     const second = reminders.find((m) => m.reminder?.number === 2)!;

@@ -52,7 +52,8 @@ const second: OioublReminder = {
   earlier: [{ id: '01a21ce8-a3a9-7b12-a213-50d9dcada5ff', number: 1, date: '2026-09-25', charges: new Decimal('126.30') }],
 };
 const errors = async (xml: string) => (await validateEinvoiceHere(xml, 'oioubl-reminder')).fatal;
-const amount = (xml: string, element: string) => new RegExp(`<cbc:${element} currencyID="DKK">([^<]+)<`).exec(xml.slice(xml.indexOf('<cac:LegalMonetaryTotal>')))?.[1];
+const amount = (xml: string, element: string) =>
+  new RegExp(`<cbc:${element} currencyID="DKK">([^<]+)<`).exec(xml.slice(xml.indexOf('<cac:LegalMonetaryTotal>')))?.[1];
 
 describe('oioublReminderXml', () => {
   // Loading SaxonJS and the Reminder rules: seconds of CPU, once.

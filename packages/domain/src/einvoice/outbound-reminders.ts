@@ -47,7 +47,15 @@ export async function queueReminderEinvoice(
   const charged = fee.plus(interest).greaterThan(0) || earlierCharges.some((e) => e.charges.greaterThan(0));
   if (document.currency !== 'DKK' && charged) return null;
   const balance = dec(reminder.balance_due);
-  const xml = oioublReminderXml(document, { id: reminder.id, number: reminder.number, date: fromDate(reminder.date), balance, fee, interest, earlier: earlierCharges });
+  const xml = oioublReminderXml(document, {
+    id: reminder.id,
+    number: reminder.number,
+    date: fromDate(reminder.date),
+    balance,
+    fee,
+    interest,
+    earlier: earlierCharges,
+  });
   // What the reminder asks for: the balance and every charge still claimed (none on a foreign-currency invoice, above).
   const payable = sumAmounts([balance, fee, interest, ...earlierCharges.map((e) => e.charges)]).toFixed(2);
   const id = newId();

@@ -11,7 +11,13 @@ import { normalizePeppolId } from '../identifiers/peppol-id.ts';
 import type { EinvoiceFormat } from './schema.ts';
 
 /** The documents tlr sends, as `<format>:<kind>`: what a registry entry may list (a format alone stands for all its kinds). */
-export const RECEIVER_DOCUMENTS = ['peppol-bis3:invoice', 'peppol-bis3:credit_note', 'oioubl-2.1:invoice', 'oioubl-2.1:credit_note', 'oioubl-2.1:reminder'] as const;
+export const RECEIVER_DOCUMENTS = [
+  'peppol-bis3:invoice',
+  'peppol-bis3:credit_note',
+  'oioubl-2.1:invoice',
+  'oioubl-2.1:credit_note',
+  'oioubl-2.1:reminder',
+] as const;
 export type ReceiverDocument = (typeof RECEIVER_DOCUMENTS)[number];
 /** The formats `auto` chooses between. */
 type SendFormat = Extract<EinvoiceFormat, 'peppol-bis3' | 'oioubl-2.1'>;
@@ -67,7 +73,8 @@ export function parseRegistry(text: string, file = 'receivers.json'): Map<string
     const set = new Set<ReceiverDocument>();
     for (const d of documents) {
       const expanded = RECEIVER_DOCUMENTS.filter((known) => known === d || known.startsWith(`${String(d)}:`));
-      if (!expanded.length) throw unreadable(file, `${id} lists ${JSON.stringify(d)}, which is none of ${['peppol-bis3', 'oioubl-2.1', ...RECEIVER_DOCUMENTS].join(', ')}`);
+      if (!expanded.length)
+        throw unreadable(file, `${id} lists ${JSON.stringify(d)}, which is none of ${['peppol-bis3', 'oioubl-2.1', ...RECEIVER_DOCUMENTS].join(', ')}`);
       for (const x of expanded) set.add(x);
     }
     map.set(normalizePeppolId(id), set);

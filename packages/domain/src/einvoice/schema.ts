@@ -125,7 +125,7 @@ export const einvoiceMessageResource = z
     }),
     document_number: z.string().meta({
       description:
-        'The invoice (or credit note) number the document carries; a response: the number of the document it answers; a reminder: the invoice number and the reminder\'s (1042-R2)',
+        "The invoice (or credit note) number the document carries; a response: the number of the document it answers; a reminder: the invoice number and the reminder's (1042-R2)",
     }),
     application_response: z
       .object({
@@ -143,7 +143,7 @@ export const einvoiceMessageResource = z
         number: z.int().min(1).max(3).meta({ description: "The reminder's number (1, 2 or 3): GET /invoices/{invoice_id}/reminders lists it" }),
       })
       .nullable()
-      .meta({ description: 'A reminder (document_kind reminder): which of the invoice\'s reminders it sends; null otherwise' }),
+      .meta({ description: "A reminder (document_kind reminder): which of the invoice's reminders it sends; null otherwise" }),
     document_uuid: z.string().meta({ description: 'The UBL document UUID (cbc:UUID); responses refer to the document by it; "" when a received one has none' }),
     issue_date: dateOut().nullable().meta({ description: "The document's issue date" }),
     counterpart: z
