@@ -19,6 +19,7 @@ let c: Api;
 let folder: string;
 let outbox: string;
 let companyId: string;
+let key: string;
 
 const OIOUBL_ONLY = '0088:5790000436101';
 const PEPPOL_ONLY = '0184:29190925';
@@ -44,7 +45,8 @@ beforeAll(async () => {
   });
   const company = await newCompany('Auto Afsender ApS', '12345674', own.db);
   companyId = company.companyId;
-  c = api(svc.url, (await company.key()).key);
+  key = (await company.key()).key;
+  c = api(svc.url, key);
   await ok(
     c.PUT('/settings/company', {
       body: {
@@ -135,6 +137,11 @@ describe('einvoice_format auto', () => {
       [`${oioublInvoice.invoice_number}-R1`, 1, 'oioubl-2.1', OIOUBL_ONLY],
       [`${oioublInvoice.invoice_number}-R2`, 2, 'oioubl-2.1', OIOUBL_ONLY],
     ]);
+    // Each reminder shows its e-invoice; the Peppol invoice's went as a PDF only.
+    const listed = (id: string) => c.GET('/invoices/{id}/reminders', { params: { path: { id } } });
+    const shown = (await ok(listed(oioublInvoice.id))).data;
+    expect(shown.map((r) => [r.number, r.einvoice?.message_id]).sort()).toEqual([1, 2].map((n) => [n, reminders.find((m) => m.reminder?.number === n)!.id]));
+    expect((await ok(listed(peppolInvoice.id))).data.map((r) => r.einvoice)).toEqual([null]);
     // Queued again (a job retried after its commit was lost): the unique (invoice, kind, reminder number) keeps it one message.
     const first = (await own.db.pool.query<InvoiceReminder>(`SELECT * FROM invoice_reminders WHERE invoice_id = $1 AND number = 1`, [oioublInvoice.id]))
       .rows[0]!;
@@ -142,6 +149,9 @@ describe('einvoice_format auto', () => {
     expect((await outbound()).filter((m) => m.document_kind === 'reminder')).toHaveLength(2);
     const second = reminders.find((m) => m.reminder?.number === 2)!;
     const xml = await sentFile(second.id);
+    const download = await fetch(`${svc.url}/api/v1/einvoices/${second.id}/xml`, { headers: { 'X-API-Key': key } });
+    expect(download.headers.get('content-disposition')).toContain(`rykker-${oioublInvoice.invoice_number}-R2-2026-10-05.xml`);
+    expect(await download.text()).toBe(xml);
     expect(xml).toMatch(/^<\?xml[^>]*\?><Reminder xmlns="urn:oasis:names:specification:ubl:schema:xsd:Reminder-2"/);
     // The official OIOUBL rules (schematron 1.17.2, Reminder) accept it: no <Error>.
     expect((await validateEinvoice(xml, 'oioubl-reminder')).fatal).toEqual([]);

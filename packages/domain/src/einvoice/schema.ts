@@ -217,4 +217,8 @@ export const invoiceEinvoice = einvoiceSummary.meta({
 export const creditNoteEinvoice = einvoiceSummary.meta({
   description: 'The e-invoice sending this credit note (POST /invoices/{id}/send {"document":"credit_note"}); null when it was never sent as one',
 });
+export const reminderEinvoice = einvoiceSummary.meta({
+  description:
+    'The e-invoice sending this reminder (an OIOUBL Reminder, for an invoice sent as OIOUBL): its message (GET /einvoices/{message_id}), status and last response; null when it went as a PDF only',
+});
 export type InvoiceEinvoiceView = z.input<typeof invoiceEinvoice>;

@@ -93,6 +93,15 @@ export function einvoiceMessageView(m: EinvoiceMessageHead): EinvoiceMessageView
   };
 }
 
+/** The message of reminder `number` among an invoice's reminder messages, or null: what the reminder shows of its e-invoice. */
+export function reminderEinvoiceView(
+  messages: readonly Pick<EinvoiceMessageRow, 'id' | 'reminder_number' | 'status' | 'last_response'>[],
+  number: number,
+): InvoiceEinvoiceView {
+  const m = messages.find((x) => x.reminder_number === number);
+  return m ? { status: m.status as EinvoiceStatus, message_id: m.id, last_response: responseOf(m.last_response) } : null;
+}
+
 /** The message of the invoice's document `kind` (read with invoiceEinvoiceInclude), or null. */
 export function invoiceEinvoiceView(
   messages: readonly Pick<EinvoiceMessageRow, 'id' | 'document_kind' | 'status' | 'last_response'>[],
