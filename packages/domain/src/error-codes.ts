@@ -160,6 +160,11 @@ export const ERROR_CODES = {
     title: 'Exchange rate missing',
     when: "a document in foreign currency without an `exchange_rate` of its own, dated when the company's rate table (`PUT /exchange-rates`) has no rate of its currency on that day or the 7 days before (`field: exchange_rate`)",
   },
+  einvoice_receiver_unsupported: {
+    status: 422,
+    title: 'Receiver takes neither e-invoice format',
+    when: "sending an e-invoice to a customer whose `einvoice_format` is `auto` when the access point's receiver registry says its receiver (`receiver`, `field: customer_id`) takes neither Peppol BIS Billing 3.0 nor OIOUBL 2.1 documents of the kind: nothing is sent",
+  },
   peppol_id_required: {
     status: 422,
     title: 'Peppol id required',
@@ -274,7 +279,7 @@ export const ERROR_CODES = {
   service_unavailable: {
     status: 503,
     title: 'Service unavailable',
-    when: '(contract) voucher storage unavailable; also: the database is unreachable or the server is momentarily out of database connections, or 2 SAF-T exports are already running (always with `Retry-After`)',
+    when: "(contract) voucher storage unavailable; also: the database is unreachable or the server is momentarily out of database connections, or 2 SAF-T exports are already running, or the e-invoice access point's receiver registry file cannot be read (always with `Retry-After`)",
   },
 } as const satisfies Record<string, ErrorCodeSpec>;
 

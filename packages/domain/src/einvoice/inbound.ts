@@ -55,6 +55,7 @@ const RULES_NAMED: Record<RuleSet, string> = {
   'oioubl-invoice': 'OIOUBL 2.1 (schematron 1.17.2)',
   'oioubl-credit-note': 'OIOUBL 2.1 (schematron 1.17.2)',
   'oioubl-application-response': 'OIOUBL 2.1 (schematron 1.17.2)',
+  'oioubl-reminder': 'OIOUBL 2.1 (schematron 1.17.2)',
 };
 
 /**
@@ -577,7 +578,7 @@ export async function einvoiceXml(db: Db, scope: CompanyScope, id: string): Prom
   });
   if (!row) throw notFound('e-invoice', id);
   // ASCII only: the name goes into a plain Content-Disposition filename (a supplier's number may be anything).
-  const prefix = { credit_note: 'kreditnota', application_response: 'svar' }[row.document_kind] ?? 'faktura';
+  const prefix = { credit_note: 'kreditnota', application_response: 'svar', reminder: 'rykker' }[row.document_kind] ?? 'faktura';
   const stem = `${prefix}-${row.document_number}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 150);
   return { xml: row.document_xml, filename: `${stem}${row.issue_date ? `-${fromDate(row.issue_date)}` : ''}.xml` };
 }

@@ -16,8 +16,11 @@ export const REPLAYABLE_STATUSES: readonly EinvoiceStatus[] = ['failed', 'reject
 
 export const DOCUMENT_KINDS = ['invoice', 'credit_note'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
-/** What a message carries: an invoice or credit note, or an invoice response (outbound: the company's answer to a document it received). */
-export const MESSAGE_KINDS = [...DOCUMENT_KINDS, 'application_response'] as const;
+/**
+ * What a message carries: an invoice or credit note, an invoice response (outbound: the company's answer
+ * to a document it received), or a reminder (outbound: a reminder of an invoice sent as OIOUBL).
+ */
+export const MESSAGE_KINDS = [...DOCUMENT_KINDS, 'application_response', 'reminder'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 /** What an invoice response says of the received document: received (imported), accepted (its expense booked), rejected. */
 export const RESPONSE_STATUSES = ['received', 'accepted', 'rejected'] as const;
@@ -125,20 +128,21 @@ export const einvoiceMessageResource = z
       description:
         "outbound: sent by the company (POST /invoices/{id}/send, and the invoice responses it sends about documents it received); inbound: received by it (POST /einvoices/inbound, the transport's inbox)",
     }),
-    invoice_id: z.guid().nullable().meta({ description: 'outbound: the invoice the document is of; null when received' }),
+    invoice_id: z.guid().nullable().meta({ description: 'outbound: the invoice the document (or reminder) is of; null when received' }),
     expense_id: z.guid().nullable().meta({ description: 'inbound: the draft expense the import made; null when sent' }),
     supplier_id: z.guid().nullable().meta({ description: 'inbound: the supplier the document is from (found or created); null when sent' }),
     document_kind: z.enum(MESSAGE_KINDS).meta({
       description:
-        'invoice or credit_note; application_response: an invoice response the company sent (direction outbound) to the sender of a document it received',
+        'invoice or credit_note; application_response: an invoice response the company sent (direction outbound) to the sender of a document it received; reminder: a payment reminder (rykker) of an invoice sent as OIOUBL, sent as an OIOUBL 2.1 Reminder (direction outbound) to where the invoice went',
     }),
     document_format: z.enum(EINVOICE_FORMATS).meta({
       description:
-        'peppol-bis3 (Peppol BIS Billing 3.0; a response: Peppol BIS Invoice Response 3), oioubl-2.1 (OIOUBL 2.1, 2.02, 2.01; a response: an OIOUBL ApplicationResponse), en16931-ubl (EN 16931 in UBL: plain, XRechnung) or en16931-cii (EN 16931 in CII: XRechnung CII, Factur-X / ZUGFeRD)',
+        'peppol-bis3 (Peppol BIS Billing 3.0; a response: Peppol BIS Invoice Response 3), oioubl-2.1 (OIOUBL 2.1, 2.02, 2.01; a response: an OIOUBL ApplicationResponse; a reminder: an OIOUBL Reminder), en16931-ubl (EN 16931 in UBL: plain, XRechnung) or en16931-cii (EN 16931 in CII: XRechnung CII, Factur-X / ZUGFeRD)',
     }),
-    document_number: z
-      .string()
-      .meta({ description: 'The invoice (or credit note) number the document carries; a response: the number of the document it answers' }),
+    document_number: z.string().meta({
+      description:
+        "The invoice (or credit note) number the document carries; a response: the number of the document it answers; a reminder: the invoice number and the reminder's (1042-R2)",
+    }),
     application_response: z
       .object({
         responds_to: z.guid().meta({ description: 'The received e-invoice it answers' }),
@@ -150,6 +154,12 @@ export const einvoiceMessageResource = z
       })
       .nullable()
       .meta({ description: 'An invoice response (document_kind application_response): what it says of which received document; null otherwise' }),
+    reminder: z
+      .object({
+        number: z.int().min(1).max(3).meta({ description: "The reminder's number (1, 2 or 3): GET /invoices/{invoice_id}/reminders lists it" }),
+      })
+      .nullable()
+      .meta({ description: "A reminder (document_kind reminder): which of the invoice's reminders it sends; null otherwise" }),
     document_uuid: z.string().meta({ description: 'The UBL document UUID (cbc:UUID); responses refer to the document by it; "" when a received one has none' }),
     issue_date: dateOut().nullable().meta({ description: "The document's issue date" }),
     counterpart: z
@@ -206,5 +216,9 @@ export const invoiceEinvoice = einvoiceSummary.meta({
 });
 export const creditNoteEinvoice = einvoiceSummary.meta({
   description: 'The e-invoice sending this credit note (POST /invoices/{id}/send {"document":"credit_note"}); null when it was never sent as one',
+});
+export const reminderEinvoice = einvoiceSummary.meta({
+  description:
+    'The e-invoice sending this reminder (an OIOUBL Reminder, for an invoice sent as OIOUBL): its message (GET /einvoices/{message_id}), status and last response; null when it went as a PDF only',
 });
 export type InvoiceEinvoiceView = z.input<typeof invoiceEinvoice>;
