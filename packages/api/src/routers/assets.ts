@@ -194,7 +194,8 @@ export const assetsRouter = router({
           problems: [409, 422],
         },
         'POST',
-        { idempotent: { status: 200 } },
+        // 201 and a required key, as closing a fiscal year: the disposal is an entry made (decision 573).
+        { idempotent: { status: 201 } },
       ),
     )
     .input(assetDispose.extend({ id: uuid() }))
