@@ -31,7 +31,8 @@ const balance = async (account: string, companyId = t.company.companyId) => {
 
 /** A booked expense: 150,000 incl. 30,000 VAT (K25) on 2810, dated 15 March: net cost 120,000. */
 async function bookedExpense(c: Api = t.api) {
-  const e = (await created(c.POST('/expenses', { params: idem(), body: { date: '2026-03-15', description: 'Varebil', amount: 150000, vat_amount: 30000 } }))).data;
+  const e = (await created(c.POST('/expenses', { params: idem(), body: { date: '2026-03-15', description: 'Varebil', amount: 150000, vat_amount: 30000 } })))
+    .data;
   await ok(c.PUT('/expenses/{id}/status', { ...path(e.id), body: { status: 'booked' } }));
   return e.id;
 }
@@ -63,7 +64,9 @@ describe('assets: create, read, update, delete', () => {
   });
 
   it("are the company's own, listed, updated while nothing is posted, and deleted", async () => {
-    const a = (await created(t.api.POST('/assets', { params: idem(), body: { name: 'Reol', acquisition_date: '2030-01-05', cost: 5000, useful_life_months: 60 } }))).data;
+    const a = (
+      await created(t.api.POST('/assets', { params: idem(), body: { name: 'Reol', acquisition_date: '2030-01-05', cost: 5000, useful_life_months: 60 } }))
+    ).data;
     // Defaults: operating equipment, the standard chart's 5580, 5610, 3050; 5000 / 60 = 83.33, the last month 83.53.
     expect(a).toMatchObject({
       group: 'operating_equipment',
@@ -78,7 +81,8 @@ describe('assets: create, read, update, delete', () => {
     });
     expect(a.schedule).toHaveLength(60);
     expect(a.schedule.at(-1)).toMatchObject({ month: '2034-12-01', amount: 83.53, accumulated_depreciation: 5000, book_value: 0, posted: false });
-    const u = (await ok(t.api.PUT('/assets/{id}', { ...path(a.id), body: { name: 'Reol, lager', group: 'machinery', cost: 6000, useful_life_months: 12 } }))).data;
+    const u = (await ok(t.api.PUT('/assets/{id}', { ...path(a.id), body: { name: 'Reol, lager', group: 'machinery', cost: 6000, useful_life_months: 12 } })))
+      .data;
     expect(u).toMatchObject({ name: 'Reol, lager', group: 'machinery', cost: 6000, monthly_depreciation: 500, asset_account_number: '5580' });
 
     const other = await t.another('Fremmed Anlæg ApS');
@@ -100,8 +104,9 @@ describe('depreciation', () => {
 
   it('an asset bought in March from a booked expense: the cost moved to the asset account, one asset per expense', async () => {
     const expense = await bookedExpense();
-    const v = (await created(t.api.POST('/assets', { params: idem(), body: { name: 'Varebil', expense_id: expense, useful_life_months: 60, residual_value: 10000 } })))
-      .data;
+    const v = (
+      await created(t.api.POST('/assets', { params: idem(), body: { name: 'Varebil', expense_id: expense, useful_life_months: 60, residual_value: 10000 } }))
+    ).data;
     varebil = v.id;
     // Cost 150,000 − 30,000 VAT = 120,000 on 15 March; (120,000 − 10,000) / 60 = 1,833.333 → 1,833.33 a month,
     // the last month 110,000 − 59 × 1,833.33 = 1,833.53.
@@ -114,12 +119,13 @@ describe('depreciation', () => {
     expect([again.status, again.body]).toMatchObject([409, { code: 'asset_exists', field: 'expense_id' }]);
 
     // 20,000 / 36 = 555.556 → 555.56 a month, the last month 20,000 − 35 × 555.56 = 555.40.
-    pc = (await created(t.api.POST('/assets', { params: idem(), body: { name: 'Bærbar PC', acquisition_date: '2026-05-10', cost: 20000, useful_life_months: 36 } })))
-      .data.id;
+    pc = (
+      await created(t.api.POST('/assets', { params: idem(), body: { name: 'Bærbar PC', acquisition_date: '2026-05-10', cost: 20000, useful_life_months: 36 } }))
+    ).data.id;
     expect((await get(pc)).schedule.at(-1)).toMatchObject({ month: '2029-04-01', amount: 555.4 });
   });
 
-  it("posts each month on its last day, catches up a downtime in order, and two runs at once post each month once", async () => {
+  it('posts each month on its last day, catches up a downtime in order, and two runs at once post each month once', async () => {
     await job('2026-03-30');
     expect(await posted(varebil)).toEqual([]);
     await job('2026-03-31');
@@ -162,8 +168,14 @@ describe('depreciation', () => {
   it('posts the months of a locked period on the first open day after the lock', async () => {
     const other = await t.another('Låst Periode ApS');
     await updateAccountingSettings(db.prisma, other.company.companyId, { lock_date: '2026-02-28' });
-    const a = (await created(other.api.POST('/assets', { params: idem(), body: { name: 'Truck', group: 'machinery', acquisition_date: '2026-01-10', cost: 12000, useful_life_months: 12 } })))
-      .data;
+    const a = (
+      await created(
+        other.api.POST('/assets', {
+          params: idem(),
+          body: { name: 'Truck', group: 'machinery', acquisition_date: '2026-01-10', cost: 12000, useful_life_months: 12 },
+        }),
+      )
+    ).data;
     expect(a).toMatchObject({ asset_account_number: '5430', accumulated_account_number: '5470', depreciation_account_number: '3030' });
     await job('2026-03-31');
     expect((await get(a.id, other.api)).schedule.filter((m) => m.posted).map((m) => [m.month, m.amount, m.date])).toEqual([
@@ -190,13 +202,24 @@ describe('disposal', () => {
     // (80,000 − 8,000) / 48 = 1,500 a month from January.
     maskine = (
       await created(
-        t.api.POST('/assets', { params: idem(), body: { name: 'CNC-maskine', group: 'machinery', acquisition_date: '2026-01-20', cost: 80000, residual_value: 8000, useful_life_months: 48 } }),
+        t.api.POST('/assets', {
+          params: idem(),
+          body: { name: 'CNC-maskine', group: 'machinery', acquisition_date: '2026-01-20', cost: 80000, residual_value: 8000, useful_life_months: 48 },
+        }),
       )
     ).data.id;
     const key = idem();
     const sold = (await ok(t.api.POST('/assets/{id}/dispose', { ...keyed(maskine, key), body: { date: '2026-09-15', proceeds: 75000 } }))).data;
     // January..August (8 months, 12,000) posted by the disposal; none for September or after.
-    expect(sold).toMatchObject({ status: 'disposed', months_depreciated: 8, accumulated_depreciation: 12000, book_value: 0, disposed_date: '2026-09-15', disposal_proceeds: 75000, next_depreciation_month: null });
+    expect(sold).toMatchObject({
+      status: 'disposed',
+      months_depreciated: 8,
+      accumulated_depreciation: 12000,
+      book_value: 0,
+      disposed_date: '2026-09-15',
+      disposal_proceeds: 75000,
+      next_depreciation_month: null,
+    });
     expect(sold.schedule).toHaveLength(8);
     expect(sold.schedule.every((m) => m.posted)).toBe(true);
     // 75,000 + 12,000 − 80,000 = 7,000 gain.
@@ -215,13 +238,18 @@ describe('disposal', () => {
     expect((await t.raw.post(`/assets/${maskine}/dispose`, { date: '2026-09-16' })).body).toMatchObject({ code: 'asset_disposed' });
     await job('2027-03-31');
     expect(await countRows(`SELECT count(*)::int AS n FROM asset_depreciations WHERE asset_id = $1`, [maskine])).toBe(8);
-    expect(await countRows(`SELECT count(*)::int AS n FROM outbox_events WHERE type = 'asset.disposed' AND data->>'id' = $1 AND (data->>'gain')::numeric = 7000`, [maskine])).toBe(1);
+    expect(
+      await countRows(`SELECT count(*)::int AS n FROM outbox_events WHERE type = 'asset.disposed' AND data->>'id' = $1 AND (data->>'gain')::numeric = 7000`, [
+        maskine,
+      ]),
+    ).toBe(1);
   });
 
   it('scrapping: the loss to 3170', async () => {
     // 10,000 / 10 = 1,000 a month from February; February..May posted by the job, scrapped in June.
-    skrot = (await created(t.api.POST('/assets', { params: idem(), body: { name: 'Printer', acquisition_date: '2026-02-01', cost: 10000, useful_life_months: 10 } })))
-      .data.id;
+    skrot = (
+      await created(t.api.POST('/assets', { params: idem(), body: { name: 'Printer', acquisition_date: '2026-02-01', cost: 10000, useful_life_months: 10 } }))
+    ).data.id;
     await job('2026-05-31');
     expect((await posted(skrot)).map((m) => m[0])).toEqual(['2026-02-01', '2026-03-01', '2026-04-01', '2026-05-01']);
     const early = await t.raw.post(`/assets/${skrot}/dispose`, { date: '2026-01-31' });
@@ -275,7 +303,16 @@ describe('disposal', () => {
       to: '2026-12-31',
       small_asset_limit: 36000,
       saldo_rate: 25,
-      pool: { opening_balance: 0, additions: 200000, disposals: 75000, basis: 125000, depreciation: 31250, income: 0, closing_balance: 93750, written_off: false },
+      pool: {
+        opening_balance: 0,
+        additions: 200000,
+        disposals: 75000,
+        basis: 125000,
+        depreciation: 31250,
+        income: 0,
+        closing_balance: 93750,
+        written_off: false,
+      },
       small_assets_expensed: 30000,
       small_asset_proceeds: 0,
       tax_depreciation: 61250,

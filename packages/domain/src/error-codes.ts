@@ -260,7 +260,11 @@ export const ERROR_CODES = {
     title: 'Fiscal year not closed',
     when: 'reopening a fiscal year that is open, or one while a later year is closed (`blockers`)',
   },
-  asset_exists: { status: 409, title: 'Asset exists', when: 'creating an asset from an expense that is an asset already (`field: expense_id`; two creates at once: one is made)' },
+  asset_exists: {
+    status: 409,
+    title: 'Asset exists',
+    when: 'creating an asset from an expense that is an asset already (`field: expense_id`; two creates at once: one is made)',
+  },
   asset_depreciated: {
     status: 409,
     title: 'Asset depreciated',

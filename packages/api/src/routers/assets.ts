@@ -59,9 +59,29 @@ const registerList = z.object({
 type RegisterOut = z.infer<typeof registerList>;
 const registerCsv = (out: RegisterOut): CsvTable => ({
   filename: `anlaegskartotek-${out.meta.as_of}.csv`,
-  columns: ['asset_id', 'name', 'group', 'acquisition_date', 'asset_account_number', 'accumulated_account_number', 'cost', 'accumulated_depreciation', 'book_value'],
+  columns: [
+    'asset_id',
+    'name',
+    'group',
+    'acquisition_date',
+    'asset_account_number',
+    'accumulated_account_number',
+    'cost',
+    'accumulated_depreciation',
+    'book_value',
+  ],
   rows: [
-    ...out.data.map((r) => [r.asset_id, r.name, r.group, r.acquisition_date, r.asset_account_number, r.accumulated_account_number, r.cost, r.accumulated_depreciation, r.book_value]),
+    ...out.data.map((r) => [
+      r.asset_id,
+      r.name,
+      r.group,
+      r.acquisition_date,
+      r.asset_account_number,
+      r.accumulated_account_number,
+      r.cost,
+      r.accumulated_depreciation,
+      r.book_value,
+    ]),
     [null, 'I alt', null, null, null, null, out.meta.totals.cost, out.meta.totals.accumulated_depreciation, out.meta.totals.book_value],
   ],
 });
@@ -99,7 +119,8 @@ const taxView = z
           acquisition_date: dateOut(),
           cost: amount('The acquisition cost'),
           tax_treatment: z.enum(['pool', 'expensed', 'not_in_pool']).meta({
-            description: 'pool: in the saldo pool; expensed: at or below the small-asset limit of its year; not_in_pool: a group outside the saldo method (buildings, leasehold improvements, intangibles, goodwill: their own rules)',
+            description:
+              'pool: in the saldo pool; expensed: at or below the small-asset limit of its year; not_in_pool: a group outside the saldo method (buildings, leasehold improvements, intangibles, goodwill: their own rules)',
           }),
           tax_expensed: amount('Its cost when expensed in this year, else 0'),
           disposed_date: dateOut().nullable(),
@@ -143,13 +164,21 @@ export const assetsRouter = router({
           tag,
           summary: 'The tax view of an income year (saldo method)',
           description:
-            'Not posted: for the tax return. Operating equipment (groups operating_equipment and machinery) by the saldo method, computed year by year from the first asset: additions above the small-asset limit join the pool, assets at or below it are expensed in their year, disposal proceeds leave it, and the largest depreciation is 25 % of the basis (all of it at or below the limit). Beside it, each asset\'s accounting depreciation of the year. The small-asset limit is GET /settings/assets.',
+            "Not posted: for the tax return. Operating equipment (groups operating_equipment and machinery) by the saldo method, computed year by year from the first asset: additions above the small-asset limit join the pool, assets at or below it are expensed in their year, disposal proceeds leave it, and the largest depreciation is 25 % of the basis (all of it at or below the limit). Beside it, each asset's accounting depreciation of the year. The small-asset limit is GET /settings/assets.",
           scope: 'reports:read',
         },
         'GET',
       ),
     )
-    .input(z.strictObject({ year: z.int('must be a year').min(1900, 'must be a year from 1900 to 9999').max(9999, 'must be a year from 1900 to 9999').meta({ description: 'The income year (the fiscal year starting in it), e.g. 2026' }) }))
+    .input(
+      z.strictObject({
+        year: z
+          .int('must be a year')
+          .min(1900, 'must be a year from 1900 to 9999')
+          .max(9999, 'must be a year from 1900 to 9999')
+          .meta({ description: 'The income year (the fiscal year starting in it), e.g. 2026' }),
+      }),
+    )
     .output(single(taxView))
     .query(async ({ ctx, input }) => ({ data: await assetTaxView(ctx.tx, ctx.scope, input.year) })),
   get: getEndpoint({
@@ -236,7 +265,8 @@ export const assetsRouter = router({
           path: '/settings/assets',
           tag,
           summary: 'Set the small-asset limit of the tax view',
-          description: 'small_asset_limit: the limit for immediate expensing (and for writing off a small pool) the tax view uses; null: the statutory limit of each income year.',
+          description:
+            'small_asset_limit: the limit for immediate expensing (and for writing off a small pool) the tax view uses; null: the statutory limit of each income year.',
           scope: 'transactions:write',
         },
         'PUT',

@@ -3,7 +3,7 @@
 // caller's company; and the one function that posts an asset's next month of depreciation, which the
 // daily job (depreciate-assets.ts) and a disposal's catch-up both call. Every posting goes through the
 // journal writer. docs/assets.md; decisions 567-579.
-import { Prisma, isUniqueViolation, type AssetDepreciation, type Db, type FixedAsset } from '@tlr/db';
+import { isUniqueViolation, type AssetDepreciation, type Db, type FixedAsset, type Prisma } from '@tlr/db';
 import { dayAfter, fromDate, toDate, today } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
@@ -52,7 +52,9 @@ export const assetSchedule = (a: Pick<FixedAsset, 'acquisition_date' | 'cost' | 
 /** The account numbers of the accounts the rows name, read once for a page of assets. */
 async function accountNumbers(db: Db, companyId: string, rows: FixedAsset[]): Promise<Map<string, string>> {
   const ids = [...new Set(rows.flatMap((r) => [r.asset_account_id, r.accumulated_account_id, r.depreciation_account_id]))];
-  const accounts = ids.length ? await db.account.findMany({ where: { company_id: companyId, id: { in: ids } }, select: { id: true, account_number: true } }) : [];
+  const accounts = ids.length
+    ? await db.account.findMany({ where: { company_id: companyId, id: { in: ids } }, select: { id: true, account_number: true } })
+    : [];
   return new Map(accounts.map((a) => [a.id, a.account_number]));
 }
 
@@ -112,13 +114,19 @@ async function fullView(db: Db, row: FixedAsset, numbers?: Map<string, string>):
   });
   const others = [row.capitalisation_transaction_id, row.disposal_transaction_id].filter((id): id is string => Boolean(id));
   const dates = new Map(
-    (others.length ? await db.ledgerTransaction.findMany({ where: { company_id: row.company_id, id: { in: others } }, select: { id: true, date: true } }) : []).map(
-      (t) => [t.id, fromDate(t.date)],
-    ),
+    (others.length
+      ? await db.ledgerTransaction.findMany({ where: { company_id: row.company_id, id: { in: others } }, select: { id: true, date: true } })
+      : []
+    ).map((t) => [t.id, fromDate(t.date)]),
   );
   const postings: FullAssetView['postings'] = [];
   if (row.capitalisation_transaction_id)
-    postings.push({ kind: 'capitalisation', date: dates.get(row.capitalisation_transaction_id)!, amount: amountToJson(cost), transaction_id: row.capitalisation_transaction_id });
+    postings.push({
+      kind: 'capitalisation',
+      date: dates.get(row.capitalisation_transaction_id)!,
+      amount: amountToJson(cost),
+      transaction_id: row.capitalisation_transaction_id,
+    });
   for (const p of posted) postings.push({ kind: 'depreciation', date: fromDate(p.date), amount: amountToJson(p.amount), transaction_id: p.transaction_id });
   if (row.disposal_transaction_id)
     postings.push({ kind: 'disposal', date: dates.get(row.disposal_transaction_id)!, amount: amountToJson(cost), transaction_id: row.disposal_transaction_id });
@@ -215,7 +223,15 @@ export async function depreciateNextMonth(
     lines: [line(expense, 'debit', m.amount, text), line(accumulated, 'credit', m.amount, text)],
   });
   await db.assetDepreciation.create({
-    data: { id: newId(), company_id: scope.companyId, asset_id: row.id, month: toDate(m.month), amount: m.amount.toFixed(2), transaction_id: posted.id, date: toDate(date) },
+    data: {
+      id: newId(),
+      company_id: scope.companyId,
+      asset_id: row.id,
+      month: toDate(m.month),
+      amount: m.amount.toFixed(2),
+      transaction_id: posted.id,
+      date: toDate(date),
+    },
   });
   const months = row.months_posted + 1;
   const depreciated = decimalOf(row.depreciated).plus(m.amount);
@@ -237,10 +253,15 @@ export async function depreciateNextMonth(
 
 /** The company's account by number, of the kind the field needs: 400 naming the field otherwise. */
 async function accountFor(db: Db, scope: CompanyScope, number: string, field: string, kind: 'balance' | 'expense'): Promise<Account> {
-  const a = await db.account.findFirst({ where: { company_id: scope.companyId, account_number: number }, select: { id: true, account_number: true, name: true, type: true } });
+  const a = await db.account.findFirst({
+    where: { company_id: scope.companyId, account_number: number },
+    select: { id: true, account_number: true, name: true, type: true },
+  });
   if (!a) throw invalidRequest(`No account ${number} in the company's chart of accounts.`, field);
-  if (kind === 'balance' && a.type !== 'asset') throw invalidRequest(`Account ${number} ${a.name} is a ${a.type} account; ${field} is a balance-sheet asset account.`, field);
-  if (kind === 'expense' && a.type !== 'expense') throw invalidRequest(`Account ${number} ${a.name} is a ${a.type} account; ${field} is an expense account.`, field);
+  if (kind === 'balance' && a.type !== 'asset')
+    throw invalidRequest(`Account ${number} ${a.name} is a ${a.type} account; ${field} is a balance-sheet asset account.`, field);
+  if (kind === 'expense' && a.type !== 'expense')
+    throw invalidRequest(`Account ${number} ${a.name} is a ${a.type} account; ${field} is an expense account.`, field);
   return a;
 }
 
@@ -254,7 +275,8 @@ interface Terms {
 
 /** The figures' own rules: the residual below the cost, and at least one øre a month to depreciate. */
 function checkTerms(t: Terms) {
-  if (t.residual_value.greaterThanOrEqualTo(t.cost)) throw invalidRequest(`residual_value ${t.residual_value.toFixed(2)} must be less than cost ${t.cost.toFixed(2)}.`, 'residual_value');
+  if (t.residual_value.greaterThanOrEqualTo(t.cost))
+    throw invalidRequest(`residual_value ${t.residual_value.toFixed(2)} must be less than cost ${t.cost.toFixed(2)}.`, 'residual_value');
   if (t.cost.minus(t.residual_value).lessThan(new Decimal('0.01').times(t.useful_life_months)))
     throw invalidRequest(`cost − residual_value must be at least 0.01 per month of useful_life_months (${t.useful_life_months}).`, 'useful_life_months');
 }
@@ -265,9 +287,12 @@ async function expenseCost(db: Db, scope: CompanyScope, expenseId: string) {
   if (!expense) throw invalidRequest(`No expense ${expenseId} in this company.`, 'expense_id');
   if ((expense.status !== 'booked' && expense.status !== 'paid') || !expense.posted_transaction_id)
     throw invalidRequest(`The expense is ${expense.status}: only a booked or paid expense can become an asset.`, 'expense_id');
-  const lines = await db.transactionLine.findMany({ where: { company_id: scope.companyId, transaction_id: expense.posted_transaction_id, account_id: expense.account_id } });
+  const lines = await db.transactionLine.findMany({
+    where: { company_id: scope.companyId, transaction_id: expense.posted_transaction_id, account_id: expense.account_id },
+  });
   const cost = lines.reduce((s, l) => s.plus(l.debit.toString()).minus(l.credit.toString()), zero());
-  if (!cost.isPositive() || cost.isZero()) throw invalidRequest('The expense posted no cost to its account (a credit note cannot become an asset).', 'expense_id');
+  if (!cost.isPositive() || cost.isZero())
+    throw invalidRequest('The expense posted no cost to its account (a credit note cannot become an asset).', 'expense_id');
   return { expense, cost };
 }
 
@@ -287,14 +312,30 @@ export async function createAsset(db: Db, scope: CompanyScope, input: AssetInput
     const own = await db.account.findFirst({ where: { id: expense.account_id }, select: { account_number: true, type: true } });
     // An expense posted to a balance-sheet account was posted as an asset already: that account is its asset account.
     if (!input.asset_account_number && own?.type === 'asset') assetNumber = own.account_number;
-    terms = { group, acquisition_date: fromDate(expense.date), cost, residual_value: input.residual_value ?? zero(), useful_life_months: input.useful_life_months };
+    terms = {
+      group,
+      acquisition_date: fromDate(expense.date),
+      cost,
+      residual_value: input.residual_value ?? zero(),
+      useful_life_months: input.useful_life_months,
+    };
     from = { accountId: expense.account_id, date: fromDate(expense.date) };
   } else {
     if (input.cost === undefined) throw invalidRequest('cost is required (or expense_id, to take it from a booked expense).', 'cost');
-    if (input.acquisition_date === undefined) throw invalidRequest('acquisition_date is required (or expense_id, to take it from a booked expense).', 'acquisition_date');
-    if (input.transaction_id && !(await db.ledgerTransaction.findFirst({ where: { id: input.transaction_id, company_id: scope.companyId }, select: { id: true } })))
+    if (input.acquisition_date === undefined)
+      throw invalidRequest('acquisition_date is required (or expense_id, to take it from a booked expense).', 'acquisition_date');
+    if (
+      input.transaction_id &&
+      !(await db.ledgerTransaction.findFirst({ where: { id: input.transaction_id, company_id: scope.companyId }, select: { id: true } }))
+    )
       throw invalidRequest(`No transaction ${input.transaction_id} in this company.`, 'transaction_id');
-    terms = { group, acquisition_date: input.acquisition_date, cost: input.cost, residual_value: input.residual_value ?? zero(), useful_life_months: input.useful_life_months };
+    terms = {
+      group,
+      acquisition_date: input.acquisition_date,
+      cost: input.cost,
+      residual_value: input.residual_value ?? zero(),
+      useful_life_months: input.useful_life_months,
+    };
   }
   checkTerms(terms);
   const asset = await accountFor(db, scope, assetNumber, 'asset_account_number', 'balance');
@@ -365,10 +406,17 @@ export async function updateAsset(db: Db, scope: CompanyScope, id: string, input
   const row = await lockedAsset(db, scope, id);
   if (row.status === 'disposed') throw disposed(row);
   const { name, ...figures } = input;
-  const given = Object.entries(figures).filter(([, v]) => v !== undefined).map(([k]) => k);
+  const given = Object.entries(figures)
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => k);
   if (given.length && row.months_posted > 0)
-    throw new DomainError('asset_depreciated', `${row.months_posted} month(s) of depreciation are posted; only name can change (dispose of the asset, or reverse nothing: the books keep what was posted).`, given[0]);
-  if (row.expense_id) for (const f of ['cost', 'acquisition_date'] as const) if (input[f] !== undefined) throw invalidRequest(`${f} is the expense's; it cannot change.`, f);
+    throw new DomainError(
+      'asset_depreciated',
+      `${row.months_posted} month(s) of depreciation are posted; only name can change (dispose of the asset, or reverse nothing: the books keep what was posted).`,
+      given[0],
+    );
+  if (row.expense_id)
+    for (const f of ['cost', 'acquisition_date'] as const) if (input[f] !== undefined) throw invalidRequest(`${f} is the expense's; it cannot change.`, f);
   if (row.capitalisation_transaction_id && input.asset_account_number !== undefined)
     throw invalidRequest('The cost was posted to the asset account when the asset was created; the account cannot change.', 'asset_account_number');
   const group = input.group ?? (row.group as AssetGroup);
@@ -388,7 +436,8 @@ export async function updateAsset(db: Db, scope: CompanyScope, id: string, input
     residual_value: terms.residual_value.toFixed(2),
     useful_life_months: terms.useful_life_months,
   };
-  if (input.asset_account_number !== undefined) data.asset_account_id = (await accountFor(db, scope, input.asset_account_number, 'asset_account_number', 'balance')).id;
+  if (input.asset_account_number !== undefined)
+    data.asset_account_id = (await accountFor(db, scope, input.asset_account_number, 'asset_account_number', 'balance')).id;
   if (input.accumulated_account_number !== undefined)
     data.accumulated_account_id = (await accountFor(db, scope, input.accumulated_account_number, 'accumulated_account_number', 'balance')).id;
   if (input.depreciation_account_number !== undefined)
@@ -400,9 +449,14 @@ export async function updateAsset(db: Db, scope: CompanyScope, id: string, input
 export async function deleteAsset(db: Db, scope: CompanyScope, id: string): Promise<{ id: string; deleted: true }> {
   const row = await lockedAsset(db, scope, id);
   if (row.status === 'disposed') throw disposed(row);
-  if (row.months_posted > 0) throw new DomainError('asset_depreciated', `${row.months_posted} month(s) of depreciation are posted; dispose of the asset instead.`);
+  if (row.months_posted > 0)
+    throw new DomainError('asset_depreciated', `${row.months_posted} month(s) of depreciation are posted; dispose of the asset instead.`);
   if (row.capitalisation_transaction_id) {
-    const original = await db.transactionLine.findMany({ where: { transaction_id: row.capitalisation_transaction_id }, orderBy: { line_number: 'asc' }, include: { account: true } });
+    const original = await db.transactionLine.findMany({
+      where: { transaction_id: row.capitalisation_transaction_id },
+      orderBy: { line_number: 'asc' },
+      include: { account: true },
+    });
     const text = `Tilbageførsel af aktivering: ${row.name}`.slice(0, 500);
     await postTransaction(db, scope, {
       date: await firstOpenDay(db, scope.companyId, today()),
@@ -431,18 +485,30 @@ export async function disposeAsset(db: Db, scope: CompanyScope, id: string, inpu
   const before = monthStart(input.date);
   if (row.months_posted > monthsBetween(acquired, input.date)) {
     const first = monthStart(acquired, monthsBetween(acquired, input.date));
-    throw new DomainError('asset_depreciated', `Depreciation is posted for ${first.slice(0, 7)} or later; a disposal on ${input.date} would come after it.`, 'date');
+    throw new DomainError(
+      'asset_depreciated',
+      `Depreciation is posted for ${first.slice(0, 7)} or later; a disposal on ${input.date} would come after it.`,
+      'date',
+    );
   }
   while (await depreciateNextMonth(db, scope, id, { day: input.date, before }));
   row = (await db.fixedAsset.findUnique({ where: { id } }))!;
   const group = ASSET_GROUPS[row.group as AssetGroup];
   const proceeds = input.proceeds ?? zero();
   const parts = disposalLines({ cost: decimalOf(row.cost), depreciated: decimalOf(row.depreciated), proceeds });
-  const byId = async (accountId: string) => (await db.account.findUniqueOrThrow({ where: { id: accountId }, select: { id: true, account_number: true, name: true, type: true } }))!;
+  const byId = async (accountId: string) =>
+    (await db.account.findUniqueOrThrow({ where: { id: accountId }, select: { id: true, account_number: true, name: true, type: true } }))!;
   const text = `Afgang: ${row.name}`.slice(0, 500);
   const lines: PostingLine[] = [];
   if (!parts.proceeds.isZero())
-    lines.push(line(await accountFor(db, scope, input.proceeds_account_number ?? DEFAULT_ACCOUNTS.bank, 'proceeds_account_number', 'balance'), 'debit', parts.proceeds, text));
+    lines.push(
+      line(
+        await accountFor(db, scope, input.proceeds_account_number ?? DEFAULT_ACCOUNTS.bank, 'proceeds_account_number', 'balance'),
+        'debit',
+        parts.proceeds,
+        text,
+      ),
+    );
   if (!parts.accumulated.isZero()) lines.push(line(await byId(row.accumulated_account_id), 'debit', parts.accumulated, text));
   if (!parts.loss.isZero()) lines.push(line(await accountByNumber(db, scope, group.loss), 'debit', parts.loss, text));
   lines.push(line(await byId(row.asset_account_id), 'credit', parts.cost, text));
@@ -458,7 +524,10 @@ export async function disposeAsset(db: Db, scope: CompanyScope, id: string, inpu
 }
 
 async function accountByNumber(db: Db, scope: CompanyScope, number: string) {
-  const a = await db.account.findFirst({ where: { company_id: scope.companyId, account_number: number }, select: { id: true, account_number: true, name: true } });
+  const a = await db.account.findFirst({
+    where: { company_id: scope.companyId, account_number: number },
+    select: { id: true, account_number: true, name: true },
+  });
   if (!a) throw new DomainError('chart_incomplete', `The chart of accounts has no account ${number}, which a disposal posts its gain or loss to.`);
   return a;
 }
@@ -473,6 +542,9 @@ export async function getAssetSettings(db: Db, scope: CompanyScope) {
 }
 
 export async function updateAssetSettings(db: Db, scope: CompanyScope, input: { small_asset_limit: Decimal | null }) {
-  await db.company.update({ where: { id: scope.companyId }, data: { small_asset_limit: input.small_asset_limit === null ? null : input.small_asset_limit.toFixed(2) } });
+  await db.company.update({
+    where: { id: scope.companyId },
+    data: { small_asset_limit: input.small_asset_limit === null ? null : input.small_asset_limit.toFixed(2) },
+  });
   return getAssetSettings(db, scope);
 }

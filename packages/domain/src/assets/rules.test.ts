@@ -18,16 +18,18 @@ describe('the straight-line schedule', () => {
     expect(s.at(-1)).toEqual({ month: '2031-02-01', amount: d('1833.53') });
     expect(sum(s).toFixed(2)).toBe('110000.00');
     // 0.05 / 3 = 0.0166... rounds up to 0.02: twice 0.02, the last 0.01.
-    expect(depreciationSchedule({ acquisition_date: '2026-01-31', cost: d('0.05'), residual_value: d(0), useful_life_months: 3 }).map((m) => m.amount.toFixed(2))).toEqual([
-      '0.02',
-      '0.02',
-      '0.01',
-    ]);
+    expect(
+      depreciationSchedule({ acquisition_date: '2026-01-31', cost: d('0.05'), residual_value: d(0), useful_life_months: 3 }).map((m) => m.amount.toFixed(2)),
+    ).toEqual(['0.02', '0.02', '0.01']);
   });
 
   it('rounds down instead when rounding up would leave the last month negative', () => {
     // 0.35 / 6 = 0.0583 → 0.06 × 5 = 0.30, the last 0.05.
-    expect(depreciationSchedule({ acquisition_date: '2026-01-01', cost: d('0.35'), residual_value: d(0), useful_life_months: 6 }).at(-1)!.amount.toFixed(2)).toBe('0.05');
+    expect(
+      depreciationSchedule({ acquisition_date: '2026-01-01', cost: d('0.35'), residual_value: d(0), useful_life_months: 6 })
+        .at(-1)!
+        .amount.toFixed(2),
+    ).toBe('0.05');
     // 0.13 / 12 = 0.0108 → 0.01 × 11 = 0.11, last 0.02 (half up gives 0.01 too: no overshoot).
     const tiny = depreciationSchedule({ acquisition_date: '2026-01-01', cost: d('0.13'), residual_value: d(0), useful_life_months: 12 });
     expect(sum(tiny).toFixed(2)).toBe('0.13');

@@ -122,7 +122,9 @@ export function disposalLines(a: { cost: Decimal; depreciated: Decimal; proceeds
 export const SMALL_ASSET_LIMITS: Readonly<Record<number, string>> = { 2023: '32000', 2024: '33100', 2025: '34400', 2026: '36000' };
 
 export function statutorySmallAssetLimit(year: number): Decimal {
-  const years = Object.keys(SMALL_ASSET_LIMITS).map(Number).sort((a, b) => a - b);
+  const years = Object.keys(SMALL_ASSET_LIMITS)
+    .map(Number)
+    .sort((a, b) => a - b);
   const known = years.filter((y) => y <= year).at(-1) ?? years[0]!;
   return new Decimal(SMALL_ASSET_LIMITS[known]!);
 }
@@ -152,7 +154,8 @@ export function saldoYear(opening: Decimal, additions: Decimal, disposals: Decim
   const zero = new Decimal(0);
   const basis = opening.plus(additions).minus(disposals);
   if (basis.isNegative()) return { opening, additions, disposals, basis, depreciation: zero, income: basis.negated(), closing: zero, written_off: false };
-  if (basis.lessThanOrEqualTo(limit)) return { opening, additions, disposals, basis, depreciation: basis, income: zero, closing: zero, written_off: !basis.isZero() };
+  if (basis.lessThanOrEqualTo(limit))
+    return { opening, additions, disposals, basis, depreciation: basis, income: zero, closing: zero, written_off: !basis.isZero() };
   const depreciation = basis.times(SALDO_RATE).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
   return { opening, additions, disposals, basis, depreciation, income: zero, closing: basis.minus(depreciation), written_off: false };
 }

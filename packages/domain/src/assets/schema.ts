@@ -6,7 +6,9 @@ import { accountNumber, amountOut, date, dateOut, exact, money, requiredText, ti
 import { count } from '../integers.ts';
 import { ASSET_GROUP_NAMES, ASSET_GROUPS, ASSET_STATUSES, MAX_LIFE_MONTHS } from './rules.ts';
 
-const groups = ASSET_GROUP_NAMES.map((g) => `${g} (${ASSET_GROUPS[g].name}: ${ASSET_GROUPS[g].asset}, ${ASSET_GROUPS[g].accumulated}, ${ASSET_GROUPS[g].depreciation})`).join('; ');
+const groups = ASSET_GROUP_NAMES.map(
+  (g) => `${g} (${ASSET_GROUPS[g].name}: ${ASSET_GROUPS[g].asset}, ${ASSET_GROUPS[g].accumulated}, ${ASSET_GROUPS[g].depreciation})`,
+).join('; ');
 const lifeInt = () => z.int().min(1).max(MAX_LIFE_MONTHS);
 
 const fields = {
@@ -19,15 +21,25 @@ const fields = {
       example: 'operating_equipment',
     }),
   acquisition_date: date().optional().meta({
-    description: 'The day it was acquired; depreciation starts with its month. Required unless expense_id is given (then the expense\'s date)',
+    description: "The day it was acquired; depreciation starts with its month. Required unless expense_id is given (then the expense's date)",
   }),
   cost: money({ min: 0.01 })
     .optional()
-    .meta({ description: "The acquisition cost (anskaffelsessum) in DKK, more than 0. Required unless expense_id is given (then what the expense posted to its account)", example: 120000 }),
+    .meta({
+      description:
+        'The acquisition cost (anskaffelsessum) in DKK, more than 0. Required unless expense_id is given (then what the expense posted to its account)',
+      example: 120000,
+    }),
   useful_life_months: exact(lifeInt()).meta({ description: 'The useful life in months over which cost − residual_value is depreciated', example: 60 }),
-  residual_value: money({ min: 0 }).optional().meta({ description: 'The residual value (scrapværdi) left after the life, less than cost; default 0', example: 0 }),
-  asset_account_number: accountNumber().optional().meta({ description: "The balance-sheet account of the cost; default the group's (or the expense's account when it is a balance-sheet account)" }),
-  accumulated_account_number: accountNumber().optional().meta({ description: "The balance-sheet account of the accumulated depreciation; default the group's" }),
+  residual_value: money({ min: 0 })
+    .optional()
+    .meta({ description: 'The residual value (scrapværdi) left after the life, less than cost; default 0', example: 0 }),
+  asset_account_number: accountNumber()
+    .optional()
+    .meta({ description: "The balance-sheet account of the cost; default the group's (or the expense's account when it is a balance-sheet account)" }),
+  accumulated_account_number: accountNumber()
+    .optional()
+    .meta({ description: "The balance-sheet account of the accumulated depreciation; default the group's" }),
   depreciation_account_number: accountNumber().optional().meta({ description: "The expense account of the depreciation; default the group's" }),
 };
 
@@ -35,7 +47,7 @@ export const assetCreate = z.strictObject({
   ...fields,
   expense_id: uuid().optional().meta({
     description:
-      "A booked (or paid) expense of the company the asset was bought with: cost and acquisition_date are taken from it (giving them too: 400). When the expense was posted to another account than the asset account, a posting moves the cost from it to the asset account (capitalisation). One asset per expense (409 asset_exists)",
+      'A booked (or paid) expense of the company the asset was bought with: cost and acquisition_date are taken from it (giving them too: 400). When the expense was posted to another account than the asset account, a posting moves the cost from it to the asset account (capitalisation). One asset per expense (409 asset_exists)',
   }),
   transaction_id: uuid().optional().meta({ description: 'The posting the asset came from (a manual entry to the asset account); not with expense_id' }),
 });
@@ -79,7 +91,8 @@ const resourceFields = {
     .nullable()
     .meta({ description: "The posting that moved the expense's cost to the asset account; null when none was needed" }),
   status: z.enum(ASSET_STATUSES).meta({
-    description: 'active: depreciation goes on monthly; fully_depreciated: cost − residual_value is depreciated; disposed: sold or scrapped (POST /assets/{id}/dispose)',
+    description:
+      'active: depreciation goes on monthly; fully_depreciated: cost − residual_value is depreciated; disposed: sold or scrapped (POST /assets/{id}/dispose)',
   }),
   monthly_depreciation: amount('The straight-line depreciation of a month (the last month takes the rounding)'),
   months_depreciated: count().meta({ description: 'Months whose depreciation is posted' }),
@@ -87,7 +100,7 @@ const resourceFields = {
   book_value: amount('cost − accumulated_depreciation; 0 once disposed'),
   next_depreciation_month: dateOut()
     .nullable()
-    .meta({ description: "The first day of the next month to depreciate (posted on its last day by the daily job); null when fully depreciated or disposed" }),
+    .meta({ description: 'The first day of the next month to depreciate (posted on its last day by the daily job); null when fully depreciated or disposed' }),
   disposed_date: dateOut().nullable(),
   disposal_proceeds: amountOut('What it was sold for (DKK); null until disposed').nullable(),
   disposal_transaction_id: uuid().nullable(),
@@ -108,7 +121,9 @@ export const fullAssetResource = z
           accumulated_depreciation: amount('The depreciation up to and including this month'),
           book_value: amount('cost − accumulated_depreciation after this month'),
           posted: z.boolean(),
-          date: dateOut().nullable().meta({ description: "The posting's date: the month's last day, or the first open day after a locked period; null until posted" }),
+          date: dateOut()
+            .nullable()
+            .meta({ description: "The posting's date: the month's last day, or the first open day after a locked period; null until posted" }),
           transaction_id: uuid().nullable(),
         }),
       )
@@ -118,7 +133,7 @@ export const fullAssetResource = z
         z.object({
           kind: z.enum(['capitalisation', 'depreciation', 'disposal']),
           date: dateOut(),
-          amount: amount('What the posting moved: the cost, the month\'s depreciation, or the cost taken off'),
+          amount: amount("What the posting moved: the cost, the month's depreciation, or the cost taken off"),
           transaction_id: uuid(),
         }),
       )
@@ -129,14 +144,19 @@ export const fullAssetResource = z
 export const assetSettings = z
   .object({
     small_asset_limit: amountOut('The small-asset limit the tax view uses; null: the statutory limit of each income year').nullable(),
-    statutory_limits: z.record(z.string(), amountOut()).meta({ description: 'The statutory småaktivgrænse by income year (afskrivningsloven § 6; 2026: 36.000 kr.)' }),
+    statutory_limits: z
+      .record(z.string(), amountOut())
+      .meta({ description: 'The statutory småaktivgrænse by income year (afskrivningsloven § 6; 2026: 36.000 kr.)' }),
   })
   .meta({ id: 'AssetSettings' });
 
 export const assetSettingsUpdate = z.strictObject({
   small_asset_limit: money({ min: 0 })
     .nullable()
-    .meta({ description: 'The small-asset limit (småaktivgrænse) for immediate expensing in the tax view; null: the statutory limit of each income year', example: 36000 }),
+    .meta({
+      description: 'The small-asset limit (småaktivgrænse) for immediate expensing in the tax view; null: the statutory limit of each income year',
+      example: 36000,
+    }),
 });
 
 export type AssetInput = z.output<typeof assetCreate>;
