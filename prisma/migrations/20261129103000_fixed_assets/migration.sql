@@ -44,7 +44,7 @@ CREATE TABLE "asset_depreciations" (
 
 CREATE UNIQUE INDEX "fixed_assets_company_id_expense_id_key" ON "fixed_assets"("company_id", "expense_id");
 CREATE INDEX "fixed_assets_company_id_created_at_id_idx" ON "fixed_assets"("company_id", "created_at", "id");
-CREATE INDEX "fixed_assets_disposed_date_months_posted_idx" ON "fixed_assets"("disposed_date", "months_posted");
+CREATE INDEX "fixed_assets_status_idx" ON "fixed_assets"("status");
 CREATE UNIQUE INDEX "asset_depreciations_asset_id_month_key" ON "asset_depreciations"("asset_id", "month");
 CREATE INDEX "asset_depreciations_company_id_date_idx" ON "asset_depreciations"("company_id", "date");
 

@@ -2,7 +2,7 @@
 // nothing is depreciated, delete while nothing is posted, dispose (the gain or loss), each scoped to the
 // caller's company; and the one function that posts an asset's next month of depreciation, which the
 // daily job (depreciate-assets.ts) and a disposal's catch-up both call. Every posting goes through the
-// journal writer. docs/assets.md; decisions 567-579.
+// journal writer. docs/assets.md; decisions 567-577.
 import { isUniqueViolation, type AssetDepreciation, type Db, type FixedAsset, type Prisma } from '@tlr/db';
 import { dayAfter, fromDate, toDate, today } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
