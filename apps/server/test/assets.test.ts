@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '@tlr/db';
 import { depreciateAssets, updateAccountingSettings } from '@tlr/domain';
-import { countRows, created, idem, ok, testDb, useCompany, type Api } from './helpers.ts';
+import { countRows, created, idem, ok, testDb, twoLinePosting, useCompany, type Api } from './helpers.ts';
 
 const t = useCompany({ name: 'Anlæg og Maskiner ApS' });
 const path = (id: string) => ({ params: { path: { id } } });
@@ -199,12 +199,22 @@ describe('disposal', () => {
   let skrot = '';
 
   it('a sale: the months before it caught up, the cost and accumulated depreciation taken off, the gain to 1530', async () => {
-    // (80,000 − 8,000) / 48 = 1,500 a month from January.
+    // Bought for 80,000 on 20 January (a posting of its own, named as the asset's origin); (80,000 − 8,000) / 48 = 1,500 a month.
+    const purchase = (await created(t.api.POST('/transactions', { params: idem(), body: twoLinePosting('2026-01-20', '5430', '6470', 80000, 'CNC-maskine') })))
+      .data;
     maskine = (
       await created(
         t.api.POST('/assets', {
           params: idem(),
-          body: { name: 'CNC-maskine', group: 'machinery', acquisition_date: '2026-01-20', cost: 80000, residual_value: 8000, useful_life_months: 48 },
+          body: {
+            name: 'CNC-maskine',
+            group: 'machinery',
+            acquisition_date: '2026-01-20',
+            cost: 80000,
+            residual_value: 8000,
+            useful_life_months: 48,
+            transaction_id: purchase.id,
+          },
         }),
       )
     ).data.id;
@@ -231,6 +241,7 @@ describe('disposal', () => {
       ['5430', 0, 80000],
       ['1530', 0, 7000],
     ]);
+    // The machine is off the books: its cost and its accumulated depreciation are both 0 again.
     expect([await balance('5430'), await balance('5470')]).toEqual([0, 0]);
     // The same key replays; another disposal is refused; no more depreciation.
     const replay = await t.api.POST('/assets/{id}/dispose', { ...keyed(maskine, key), body: { date: '2026-09-15', proceeds: 75000 } });
