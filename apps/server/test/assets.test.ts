@@ -2,11 +2,12 @@
 // from a booked expense bought in March and depreciated monthly by the job (called with the day it runs
 // on, no waiting) to the year's end, catching up a downtime, two runs at once posting each month once, a
 // locked period posted on the first open day, disposals with a gain and with a loss, the register and the
-// tax view (saldo method) — every figure worked out by hand here.
+// tax view (saldo method), and the SAF-T file's Assets and AssetTransactions — every figure worked out by hand here.
 import { describe, expect, it } from 'vitest';
 import type { Db } from '@tlr/db';
 import { depreciateAssets, updateAccountingSettings } from '@tlr/domain';
 import { countRows, created, idem, ok, testDb, twoLinePosting, useCompany, type Api } from './helpers.ts';
+import { validateSaft } from './saft-schema.ts';
 
 const t = useCompany({ name: 'Anlæg og Maskiner ApS' });
 const path = (id: string) => ({ params: { path: { id } } });
@@ -348,5 +349,30 @@ describe('disposal', () => {
     const settings = (await ok(t.api.PUT('/settings/assets', { body: { small_asset_limit: null } }))).data;
     expect(settings).toMatchObject({ small_asset_limit: null, statutory_limits: { '2025': 34400, '2026': 36000 } });
     expect((await t.raw.get('/assets/tax?year=x')).body).toMatchObject({ code: 'invalid_request', field: 'year' });
+  });
+});
+
+describe('SAF-T', () => {
+  it('carries the assets of the year and their transactions, valid against the Danish XSD', async () => {
+    const r = await t.api.GET('/exports/saft', { params: { query: { from: '2026-01-01', to: '2026-12-31' } }, parseAs: 'text' });
+    const xml = r.data as unknown as string;
+    const check = await validateSaft(xml);
+    expect(check.errors).toEqual([]);
+    // The van, the PC, the machine and the printer were held in 2026.
+    expect(xml.match(/<Asset>/g)).toHaveLength(4);
+    // 4 additions, 10 + 8 + 8 + 4 months of depreciation and 2 disposals.
+    expect(xml).toContain('<NumberOfAssetTransactions>36</NumberOfAssetTransactions>');
+    const van = await get((await ok(t.api.GET('/assets', { params: { query: { search: 'Varebil' } } }))).data[0]!.id);
+    const capitalisation = (await ok(t.api.GET('/transactions/{id}', path(van.capitalisation_transaction_id!)))).data;
+    const vanId = van.id.replace(/-/g, '');
+    expect(xml).toContain(`<AssetTransactionID>${vanId}-T</AssetTransactionID><AssetID>${vanId}</AssetID><AssetTransactionType>TILGANG</AssetTransactionType>`);
+    expect(xml).toContain(`<AssetTransactionDate>2026-03-15</AssetTransactionDate><TransactionID>${capitalisation.document_number}</TransactionID>`);
+    // The van's valuation for 2026: bought in the year, 18,333.30 depreciated, 101,666.70 left.
+    expect(xml).toContain(
+      '<AcquisitionAndProductionCostsBegin>0.00</AcquisitionAndProductionCostsBegin><AcquisitionAndProductionCostsEnd>120000.00</AcquisitionAndProductionCostsEnd>' +
+        '<AssetLifeMonth>60</AssetLifeMonth><AssetAddition>120000.00</AssetAddition><AssetDisposal>0.00</AssetDisposal><BookValueBegin>0.00</BookValueBegin>' +
+        '<DepreciationMethod>Lineær</DepreciationMethod><DepreciationForPeriod>18333.30</DepreciationForPeriod><AccumulatedDepreciation>18333.30</AccumulatedDepreciation>' +
+        '<BookValueEnd>101666.70</BookValueEnd>',
+    );
   });
 });
