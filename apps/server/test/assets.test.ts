@@ -118,6 +118,9 @@ describe('depreciation', () => {
     expect([await balance('2810'), await balance('5580')]).toEqual([0, 120000]);
     const again = await t.raw.post('/assets', { name: 'Varebil igen', expense_id: expense, useful_life_months: 60 });
     expect([again.status, again.body]).toMatchObject([409, { code: 'asset_exists', field: 'expense_id' }]);
+    // The expense stays while the asset does: cancelling it would leave the asset's cost on no expense.
+    const cancel = await t.raw.put(`/expenses/${expense}/status`, { status: 'cancelled' });
+    expect([cancel.status, cancel.body]).toMatchObject([409, { code: 'asset_exists', field: 'status' }]);
 
     // 20,000 / 36 = 555.556 → 555.56 a month, the last month 20,000 − 35 × 555.56 = 555.40.
     pc = (

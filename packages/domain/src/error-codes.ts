@@ -263,7 +263,7 @@ export const ERROR_CODES = {
   asset_exists: {
     status: 409,
     title: 'Asset exists',
-    when: 'creating an asset from an expense that is an asset already (`field: expense_id`; two creates at once: one is made)',
+    when: 'creating an asset from an expense that is an asset already (`field: expense_id`; two creates at once: one is made); cancelling an expense a fixed asset was made from (`field: status`)',
   },
   asset_depreciated: {
     status: 409,

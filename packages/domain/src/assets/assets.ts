@@ -2,7 +2,7 @@
 // nothing is depreciated, delete while nothing is posted, dispose (the gain or loss), each scoped to the
 // caller's company; and the one function that posts an asset's next month of depreciation, which the
 // daily job (depreciate-assets.ts) and a disposal's catch-up both call. Every posting goes through the
-// journal writer. docs/assets.md; decisions 567-577.
+// journal writer. docs/assets.md; decisions 567-579.
 import { isUniqueViolation, type AssetDepreciation, type Db, type FixedAsset, type Prisma } from '@tlr/db';
 import { dayAfter, fromDate, toDate, today } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
@@ -283,7 +283,11 @@ function checkTerms(t: Terms) {
 
 /** What the expense posted to its own account (debit − credit, DKK): the asset's cost. */
 async function expenseCost(db: Db, scope: CompanyScope, expenseId: string) {
-  const expense = await db.expense.findFirst({ where: { id: expenseId, company_id: scope.companyId } });
+  // The expense's row lock, as a status change takes it: a cancellation at the same moment waits and then sees the asset (decision 579).
+  const [locked] = await db.$queryRaw<
+    { id: string }[]
+  >`SELECT id FROM expenses WHERE id = ${expenseId}::uuid AND company_id = ${scope.companyId}::uuid FOR UPDATE`;
+  const expense = locked ? await db.expense.findUnique({ where: { id: expenseId } }) : null;
   if (!expense) throw invalidRequest(`No expense ${expenseId} in this company.`, 'expense_id');
   if ((expense.status !== 'booked' && expense.status !== 'paid') || !expense.posted_transaction_id)
     throw invalidRequest(`The expense is ${expense.status}: only a booked or paid expense can become an asset.`, 'expense_id');

@@ -1,6 +1,6 @@
 // Fixed assets without the database: the asset groups and their accounts in the standard chart, the
 // straight-line monthly schedule (the last month takes the rounding), the disposal's lines, and the tax
-// view's saldo method. docs/assets.md; decisions 567-577.
+// view's saldo method. docs/assets.md; decisions 567-579.
 import { Decimal } from '../money.ts';
 import { daysInMonth, ymd } from '../calendar.ts';
 
