@@ -23,13 +23,11 @@ const fields = {
   acquisition_date: date().optional().meta({
     description: "The day it was acquired; depreciation starts with its month. Required unless expense_id is given (then the expense's date)",
   }),
-  cost: money({ min: 0.01 })
-    .optional()
-    .meta({
-      description:
-        'The acquisition cost (anskaffelsessum) in DKK, more than 0. Required unless expense_id is given (then what the expense posted to its account)',
-      example: 120000,
-    }),
+  cost: money({ min: 0.01 }).optional().meta({
+    description:
+      'The acquisition cost (anskaffelsessum) in DKK, more than 0. Required unless expense_id is given (then what the expense posted to its account)',
+    example: 120000,
+  }),
   useful_life_months: exact(lifeInt()).meta({ description: 'The useful life in months over which cost − residual_value is depreciated', example: 60 }),
   residual_value: money({ min: 0 })
     .optional()
@@ -151,12 +149,10 @@ export const assetSettings = z
   .meta({ id: 'AssetSettings' });
 
 export const assetSettingsUpdate = z.strictObject({
-  small_asset_limit: money({ min: 0 })
-    .nullable()
-    .meta({
-      description: 'The small-asset limit (småaktivgrænse) for immediate expensing in the tax view; null: the statutory limit of each income year',
-      example: 36000,
-    }),
+  small_asset_limit: money({ min: 0 }).nullable().meta({
+    description: 'The small-asset limit (småaktivgrænse) for immediate expensing in the tax view; null: the statutory limit of each income year',
+    example: 36000,
+  }),
 });
 
 export type AssetInput = z.output<typeof assetCreate>;
