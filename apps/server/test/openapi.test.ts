@@ -38,6 +38,8 @@ const LISTS = [
   '/reports/aged-receivables',
   '/reports/aged-payables',
   '/quotes',
+  '/assets',
+  '/reports/assets',
 ];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
@@ -67,9 +69,11 @@ const LIST_SORT: Record<string, string[]> = {
   '/reports/aged-receivables': ['name', 'total'],
   '/reports/aged-payables': ['name', 'total'],
   '/quotes': ['created_at', 'issue_date', 'valid_until', 'total', 'quote_number'],
+  '/assets': ['created_at', 'acquisition_date', 'cost', 'name'],
+  '/reports/assets': ['name', 'acquisition_date', 'cost', 'book_value'],
 };
-/** The lists with a status filter: the contract's three, bank lines (matched or unmatched), quotes and recurring invoices (active, paused, ended). */
-const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines', '/quotes', '/recurring-invoices'];
+/** The lists with a status filter: the contract's three, bank lines (matched or unmatched), quotes, recurring invoices (active, paused, ended) and assets (active, fully_depreciated, disposed). */
+const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines', '/quotes', '/recurring-invoices', '/assets'];
 
 const t = useCompany({ name: 'OpenAPI Klient ApS' });
 let doc: OpenApiDocument;

@@ -29,6 +29,7 @@ import { vatRouter } from './routers/vat.ts';
 import { euSalesRouter } from './routers/eu-sales.ts';
 import { remindersRouter } from './routers/reminders.ts';
 import { quotesRouter } from './routers/quotes.ts';
+import { assetsRouter } from './routers/assets.ts';
 import { createCallerFactory, router } from './trpc.ts';
 
 export const appRouter = router({
@@ -38,6 +39,7 @@ export const appRouter = router({
   auditTrail: controlTrailRouter,
   reminders: remindersRouter,
   quotes: quotesRouter,
+  assets: assetsRouter,
   settings: settingsRouter,
   expenses: expensesRouter,
   vouchers: vouchersRouter,

@@ -270,6 +270,17 @@ export const ERROR_CODES = {
     title: 'Fiscal year not closed',
     when: 'reopening a fiscal year that is open, or one while a later year is closed (`blockers`)',
   },
+  asset_exists: {
+    status: 409,
+    title: 'Asset exists',
+    when: 'creating an asset from an expense that is an asset already (`field: expense_id`; two creates at once: one is made); cancelling an expense a fixed asset was made from (`field: status`)',
+  },
+  asset_depreciated: {
+    status: 409,
+    title: 'Asset depreciated',
+    when: 'changing anything but the name of an asset, or deleting it, once a month of its depreciation is posted; disposing of it on a date in or before a month already depreciated (`field: date`)',
+  },
+  asset_disposed: { status: 409, title: 'Asset disposed of', when: 'disposing of, changing or deleting an asset that was disposed of' },
   rate_limited: {
     status: 429,
     title: 'Rate limit exceeded',

@@ -160,3 +160,8 @@ export * from './einvoice/pdf-attachment.ts';
 export { recordBooks, checkBooks, type Books, type CompanyBooks, type ObjectReader } from './backup/books.ts';
 export { recordedBackupRun, booksOfBackup, lastBackupRun, type LastBackupRun, type MadeBackup } from './backup/runs.ts';
 export { copyVouchers } from './backup/voucher-copies.ts';
+export * from './assets/rules.ts';
+export * from './assets/schema.ts';
+export * from './assets/assets.ts';
+export * from './assets/depreciate-assets.ts';
+export * from './assets/register.ts';

@@ -99,7 +99,7 @@ export const expensesRouter = router({
           path: '/expenses/{id}/status',
           tag,
           summary: 'Book, pay or cancel an expense',
-          description: `Transitions: ${transitions}. booked posts the expense; paid posts the settlement (debit ${DEFAULT_ACCOUNTS.payable}, credit account_number/account_id, default ${DEFAULT_ACCOUNTS.bank} Bankkonto; for a credit note the supplier's refund, debit the bank and credit ${DEFAULT_ACCOUNTS.payable}) on date (default today, Europe/Copenhagen); cancelled posts the reversal of the booking on date. The current status again is a no-op. A move the table forbids: 409 invalid_transition with allowed_statuses. Emits expense.updated.`,
+          description: `Transitions: ${transitions}. booked posts the expense; paid posts the settlement (debit ${DEFAULT_ACCOUNTS.payable}, credit account_number/account_id, default ${DEFAULT_ACCOUNTS.bank} Bankkonto; for a credit note the supplier's refund, debit the bank and credit ${DEFAULT_ACCOUNTS.payable}) on date (default today, Europe/Copenhagen); cancelled posts the reversal of the booking on date (409 asset_exists while a fixed asset was made from the expense: delete it first). The current status again is a no-op. A move the table forbids: 409 invalid_transition with allowed_statuses. Emits expense.updated.`,
           scope: 'expenses:write',
           problems: [409, 422],
         },

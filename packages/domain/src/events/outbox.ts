@@ -51,6 +51,11 @@ export const EVENT_TYPES = [
   'quote.accepted',
   'quote.declined',
   'quote.expired',
+  // Additive: fixed assets (docs/assets.md). created and disposed carry the Asset resource; depreciated, one
+  // per asset and month posted, carries { asset_id, month, amount, date, transaction_id, accumulated_depreciation, book_value }.
+  'asset.created',
+  'asset.disposed',
+  'asset.depreciated',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -21,6 +21,9 @@ export const POSTING_SOURCES = [
   'import',
   'year_end',
   'opening_balance',
+  // A fixed asset's month of depreciation; its capitalisation and disposal (assets/assets.ts).
+  'depreciation',
+  'asset',
 ] as const;
 export type PostingSource = (typeof POSTING_SOURCES)[number];
 

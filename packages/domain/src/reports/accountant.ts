@@ -18,7 +18,7 @@ export interface ReportPage extends Omit<ListParams, 'status'> {
 }
 
 /** How a report list held in memory is sorted and searched (the spec's sort names, a row's search texts). */
-interface MemoryList<T> {
+export interface MemoryList<T> {
   sort: Record<string, (row: T) => string | number>;
   defaultSort: string;
   search: (row: T) => string[];
@@ -29,7 +29,7 @@ const dec = (v: Num | null | undefined) => new Decimal(v == null ? 0 : v.toStrin
 const money = (v: Decimal) => amountToJson(v);
 
 /** Searches, sorts (ties keep the report's order) and pages the rows of a report held in memory. */
-function listOf<T>(all: T[], p: ReportPage, how: MemoryList<T>): { data: T[]; meta: ListMeta; matched: T[] } {
+export function listOf<T>(all: T[], p: ReportPage, how: MemoryList<T>): { data: T[]; meta: ListMeta; matched: T[] } {
   const term = p.search?.trim().toLocaleLowerCase('da');
   const key = how.sort[p.sort ?? how.defaultSort]!;
   const dir = p.order === 'asc' ? 1 : -1;
