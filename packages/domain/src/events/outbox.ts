@@ -36,8 +36,13 @@ export const EVENT_TYPES = [
   'vat_return.approved',
   // Additive: a payment reminder (rykker) issued on an invoice.
   'invoice.reminder_sent',
-  // Additive: a recurring invoice (template) created; data is the RecurringInvoiceWithInvoices resource.
+  // Additive: a recurring invoice (template) created, changed, paused, resumed; data is the RecurringInvoiceWithInvoices
+  // resource as the request answers it. Deleted: { id }.
   'recurring_invoice.created',
+  'recurring_invoice.updated',
+  'recurring_invoice.deleted',
+  'recurring_invoice.paused',
+  'recurring_invoice.resumed',
   // Additive: a bank statement imported; data is the BankStatement resource.
   'bank_statement.imported',
   // Additive: a fiscal year closed (its result moved to equity) or reopened; data is the FiscalYear resource.
