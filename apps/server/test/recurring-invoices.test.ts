@@ -5,7 +5,7 @@
 // through the invoice commands, and the events.
 import { describe, expect, it } from 'vitest';
 import type { Db } from '@tlr/db';
-import { addDays, makeRecurringInvoices, today as businessDay } from '@tlr/domain';
+import { addDays, asSystem, makeRecurringInvoices, today as businessDay } from '@tlr/domain';
 import { countRows, created, idem, ok, testDb, useCompany, type Api, type RequestBody } from './helpers.ts';
 
 const t = useCompany({ name: 'Abonnement Udlejning ApS' });
@@ -222,5 +222,80 @@ describe('the recurring-invoices job', () => {
     const inv = (await ok(sandbox.api.GET('/invoices/{id}', path(made!.invoice_id!)))).data;
     expect(['approved', 'sent']).toContain(inv.status);
     expect(await countRows(`SELECT count(*)::int AS n FROM einvoice_messages WHERE invoice_id = $1 AND document_kind = 'invoice'`, [inv.id])).toBe(1);
+  });
+});
+
+describe('recurring invoice events and the control trail', () => {
+  const outbox = async (id: string) =>
+    (
+      await testDb().pool.query<{ type: string; data: Record<string, unknown>; livemode: boolean }>(
+        `SELECT type, data, livemode FROM outbox_events WHERE company_id = $1 AND data->>'id' = $2 AND type LIKE 'recurring_invoice.%' ORDER BY sequence`,
+        [t.company.companyId, id],
+      )
+    ).rows;
+  const trail = async (id: string) =>
+    (await ok(t.api.GET('/audit-trail', { params: { query: { resource_id: id, order: 'asc' } } }))).data.map((e) => [e.action, e.registered_by.type]);
+
+  // Decision 802: each change is announced with the resource as the request answers it; a change of nothing is no event.
+  it('announces created, updated, paused, resumed and deleted once each, with the resource as the request answers it', async () => {
+    const r = await template({ interval: 'month', start_date: '2030-01-01', notes: 'Begivenheder' });
+    const changed = (await ok(t.api.PUT('/recurring-invoices/{id}', { ...path(r.id), body: { every: 2, notes: 'Hver anden måned' } }))).data;
+    const paused = (await ok(t.api.POST('/recurring-invoices/{id}/pause', { params: { path: { id: r.id }, ...idem() } }))).data;
+    // A repeat changes nothing, and announces nothing.
+    await ok(t.api.POST('/recurring-invoices/{id}/pause', path(r.id)));
+    const resumed = (await ok(t.api.POST('/recurring-invoices/{id}/resume', path(r.id)))).data;
+    await ok(t.api.POST('/recurring-invoices/{id}/resume', path(r.id)));
+    await remove(r.id);
+
+    const events = await outbox(r.id);
+    expect(events.map((e) => e.type)).toEqual([
+      'recurring_invoice.created',
+      'recurring_invoice.updated',
+      'recurring_invoice.paused',
+      'recurring_invoice.resumed',
+      'recurring_invoice.deleted',
+    ]);
+    expect(events.every((e) => e.livemode)).toBe(true);
+    expect(events[1]!.data).toEqual(JSON.parse(JSON.stringify(changed)));
+    expect(events[1]!.data).toMatchObject({ every: 2, notes: 'Hver anden måned' });
+    expect(events[2]!.data).toEqual(JSON.parse(JSON.stringify(paused)));
+    expect(events[2]!.data).toMatchObject({ status: 'paused', next_date: null });
+    expect(events[3]!.data).toEqual(JSON.parse(JSON.stringify(resumed)));
+    expect(events[3]!.data).toMatchObject({ status: 'active' });
+    expect(events[4]!.data).toEqual({ id: r.id });
+  });
+
+  // Decision 800: a template is recorded as an invoice is: who made it, and each change, by whom.
+  it('records who made the template and each change, the job moving it on and ending it as the system', async () => {
+    const r = await template({ interval: 'month', start_date: '2026-01-01', day_of_month: 1, count: 2, notes: 'Kontrolspor' });
+    expect(r.registered_by).toMatchObject({ type: 'api_key' });
+    await ok(t.api.POST('/recurring-invoices/{id}/pause', path(r.id)));
+    await ok(t.api.POST('/recurring-invoices/{id}/resume', path(r.id)));
+    await ok(t.api.PUT('/recurring-invoices/{id}', { ...path(r.id), body: { start_date: '2026-01-01', notes: 'Kontrolspor ændret' } }));
+    // Two periods due: the job (as the worker runs it, tlr's own) makes the first and ends the template with the second.
+    const asJob = asSystem(run, 'make-recurring-invoices', 'tlr: recurring invoices');
+    const from = (await get(r.id)).next_date!;
+    await makeRecurringInvoices(asJob, addDays(from, 40));
+    const after = await get(r.id);
+    expect(after).toMatchObject({ status: 'ended', invoices_made: 2 });
+    expect(after.registered_by).toEqual(r.registered_by);
+    await remove(r.id);
+    expect(await trail(r.id)).toEqual([
+      ['created', 'api_key'],
+      ['paused', 'api_key'],
+      ['resumed', 'api_key'],
+      ['updated', 'api_key'],
+      ['updated', 'system'],
+      ['ended', 'system'],
+      ['deleted', 'api_key'],
+    ]);
+    const entries = (await ok(t.api.GET('/audit-trail', { params: { query: { type: 'recurring_invoice', resource_id: r.id, action: 'updated' } } }))).data;
+    expect(entries.map((e) => e.changes)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ notes: ['Kontrolspor', 'Kontrolspor ændret'] }), expect.objectContaining({ made: [0, 1] })]),
+    );
+    // The invoices the job made are the system's too.
+    for (const made of after.invoices) {
+      expect((await invoice(made.invoice_id!)).registered_by).toMatchObject({ type: 'system', id: 'make-recurring-invoices', name: 'tlr: recurring invoices' });
+    }
   });
 });
