@@ -190,6 +190,29 @@ describe('the recurring-invoices job', () => {
     expect(await periods(r.id)).toEqual(['2026-01-05', '2026-02-05']);
   });
 
+  it('rolls a refused period back alone: the other templates of its batch are made, their numbers without a gap', async () => {
+    const day = businessDay();
+    const body = { interval: 'month', start_date: day, action: 'approve', count: 1, notes: 'Samme parti' } as const;
+    const [a, b, c] = [await template(body), await template(body), await template(body)];
+    // The refused one is in the middle of the batch (one transaction for the company's templates, in id order).
+    const [first, middle, last] = [a, b, c].sort((x, y) => (x.id < y.id ? -1 : 1));
+    await ok(t.api.DELETE('/customers/{id}', path(middle!.customer_id)));
+    const { failed } = await job(day);
+    expect(failed.filter((f) => [a.id, b.id, c.id].includes(f.recurring_invoice_id))).toEqual([
+      { recurring_invoice_id: middle!.id, period: day, code: 'invalid_request', detail: expect.stringContaining('customer') },
+    ]);
+    expect(await periods(middle!.id)).toEqual([]);
+    const numbers = [];
+    for (const r of [first!, last!]) {
+      const [made] = (await get(r.id)).invoices;
+      numbers.push(Number((await invoice(made!.invoice_id!)).invoice_number));
+    }
+    // The refused invoice's number was rolled back with it: the next one took it.
+    expect(numbers[1]! - numbers[0]!).toBe(1);
+    expect(await countRows(`SELECT count(*)::int AS n FROM invoices WHERE company_id = $1 AND notes = 'Samme parti'`, [t.company.companyId])).toBe(2);
+    await remove(middle!.id);
+  });
+
   it('approves each invoice through the invoice approval when asked: numbered, posted, announced', async () => {
     const day = businessDay();
     const r = await template({ interval: 'month', start_date: day, action: 'approve', count: 1 });
