@@ -32,8 +32,8 @@ const pauseOrResume = (paused: boolean) =>
           tag,
           summary: paused ? 'Pause a recurring invoice' : 'Resume a recurring invoice',
           description: paused
-            ? 'No invoice is made while paused; next_date is null. Pausing a paused or ended template changes nothing (200).'
-            : 'Invoices are made again from today (Europe/Copenhagen) on: periods whose date passed while paused are skipped, not made. Resuming an active or ended template changes nothing (200).',
+            ? 'No invoice is made while paused; next_date is null. Emits recurring_invoice.paused. Pausing a paused or ended template changes nothing (200) and emits nothing.'
+            : 'Invoices are made again from today (Europe/Copenhagen) on: periods whose date passed while paused are skipped, not made. Emits recurring_invoice.resumed. Resuming an active or ended template changes nothing (200) and emits nothing.',
           scope: 'invoices:write',
         },
         // An optional Idempotency-Key, as on the other state changes (a repeat is a no-op anyway, decision 617).
@@ -107,7 +107,8 @@ export const recurringInvoicesRouter = router({
     path: '/recurring-invoices/{id}',
     tag,
     summary: 'Update a recurring invoice',
-    description: 'A change (lines, prices, schedule, action) applies from the next period not yet made; invoices already made are not changed.',
+    description:
+      'A change (lines, prices, schedule, action) applies from the next period not yet made; invoices already made are not changed. Emits recurring_invoice.updated.',
     scope: 'invoices:write',
     problems: [422],
     body: recurringInvoiceUpdate,
@@ -118,7 +119,7 @@ export const recurringInvoicesRouter = router({
     path: '/recurring-invoices/{id}',
     tag,
     summary: 'Delete a recurring invoice',
-    description: 'No more invoices are made; the invoices it made stay.',
+    description: 'No more invoices are made; the invoices it made stay. Emits recurring_invoice.deleted with { id }.',
     scope: 'invoices:write',
     run: deleteRecurringInvoice,
   }),
