@@ -29,7 +29,11 @@ import { agent, benchCompany, benchDatabase, cpuMeter, Keys, machineLines, procT
 
 const env = process.env;
 const N = Number(env.BENCH_RECURRING ?? 1000);
-const list = (v: string | undefined, fallback: string) => (v ?? fallback).split(',').map(Number).filter((n) => n > 0);
+const list = (v: string | undefined, fallback: string) =>
+  (v ?? fallback)
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0);
 const WORKERS = list(env.BENCH_JOB_WORKERS, '1,2');
 const CONNECTIONS = list(env.BENCH_CONNECTIONS, '1,4');
 const TIMEOUT_MS = Number(env.BENCH_RECURRING_TIMEOUT ?? 1200) * 1000;

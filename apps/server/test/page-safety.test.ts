@@ -354,7 +354,12 @@ describe('XSS: hostile names on every page that shows them', () => {
     const requestId = `xss-${Date.now()}`;
     expect(await hostileRequest(firm.key, requestId)).toBe(404);
     const customer_id = (await created(firm.api.POST('/customers', { params: idem(), body: { name: `Kunde ${HOSTILE}` } }))).data.id;
-    const subscription = { customer_id, lines: [{ description: 'Abonnement', quantity: 1, unit_price: 100 }], interval: 'month' as const, start_date: '2030-01-01' };
+    const subscription = {
+      customer_id,
+      lines: [{ description: 'Abonnement', quantity: 1, unit_price: 100 }],
+      interval: 'month' as const,
+      start_date: '2030-01-01',
+    };
     const recurring = (await created(firm.api.POST('/recurring-invoices', { params: idem(), body: subscription }))).data.id;
 
     const owner = await freshPage(browser.browser);

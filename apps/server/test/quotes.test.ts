@@ -226,6 +226,8 @@ describe('quotes in the control trail', () => {
       today,
     );
     expect((await trail(late.id)).at(-1)).toEqual(['quote', 'expired', 'system']);
-    expect((await ok(t.api.GET('/audit-trail', { params: { query: { type: 'quote', action: 'expired' } } }))).data.map((e) => e.resource_id)).toContain(late.id);
+    expect((await ok(t.api.GET('/audit-trail', { params: { query: { type: 'quote', action: 'expired' } } }))).data.map((e) => e.resource_id)).toContain(
+      late.id,
+    );
   });
 });

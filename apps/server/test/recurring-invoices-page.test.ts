@@ -96,7 +96,14 @@ describe('the recurring invoices pages', () => {
     });
     expect(await get(ids.ended)).toMatchObject({ status: 'ended', next_date: null, invoices_made: 1 });
     // Ended: nothing to pause or resume.
-    expect(await shown(page, ids.ended)).toEqual({ customer: 'Slut ApS', every: 'Every year', next_date: '—', status: 'Ended', invoices_made: '1', buttons: [] });
+    expect(await shown(page, ids.ended)).toEqual({
+      customer: 'Slut ApS',
+      every: 'Every year',
+      next_date: '—',
+      status: 'Ended',
+      invoices_made: '1',
+      buttons: [],
+    });
     // The customer's name is text, never markup.
     await expect(page.locator(`tr[data-recurring-invoice="${ids.monthly}"] b`).count()).resolves.toBe(0);
     await screenshot(page, 'recurring-invoices');
@@ -160,7 +167,9 @@ describe('the recurring invoices pages', () => {
     const oc = api(svc.url, (await other.key()).key);
     const customer_id = (await created(oc.POST('/customers', { params: idem(), body: { name: 'Hemmelig Kunde ApS' } }))).data.id;
     const theirs = (
-      await created(oc.POST('/recurring-invoices', { params: idem(), body: { customer_id, lines: LINES, interval: 'month', start_date: addDays(today(), 30) } }))
+      await created(
+        oc.POST('/recurring-invoices', { params: idem(), body: { customer_id, lines: LINES, interval: 'month', start_date: addDays(today(), 30) } }),
+      )
     ).data;
     const { page } = await signedIn();
     // Their template under our company: not found. Their company: not owned.

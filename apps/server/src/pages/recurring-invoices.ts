@@ -95,8 +95,8 @@ async function listPage(res: Response, o: Owner, pageNo: number) {
     html`<section>
       <h2>Subscriptions</h2>
       <p class="muted">
-        Each makes an invoice on its schedule (the hourly job). A paused one makes none until it is resumed, and does not catch up the periods that passed
-        while it was paused.
+        Each makes an invoice on its schedule (the hourly job). A paused one makes none until it is resumed, and does not catch up the periods that passed while
+        it was paused.
       </p>
       ${listTable(o, page?.data ?? [])} ${pager}
     </section>`,
@@ -134,8 +134,9 @@ function invoicesTable(r: RecurringInvoiceDetail): Html {
 
 async function detailPage(res: Response, o: Owner, id: string) {
   const r = await o.caller.recurringInvoices.detailForCompany({ companyId: o.companyId!, id });
-  const fact = (label: string, value: Html | string) => html`<dt>${label}</dt>
-    <dd>${value}</dd>`;
+  const fact = (label: string, value: Html | string) =>
+    html`<dt>${label}</dt>
+      <dd>${value}</dd>`;
   settingsPage(
     res,
     200,

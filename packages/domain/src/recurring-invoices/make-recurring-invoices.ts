@@ -92,7 +92,8 @@ async function makeBatch(tx: Db, scope: CompanyScope, ids: string[], day: string
       }
       await tx.$executeRaw`RELEASE SAVEPOINT recurring_period`;
       // The period's row exists (were the lock ever bypassed): it was made, nothing is lost. A refusal is reported.
-      if (refused instanceof DomainError) result.failed.push({ recurring_invoice_id: row.id, period: fromDate(row.next_date!), code: refused.code, detail: refused.message });
+      if (refused instanceof DomainError)
+        result.failed.push({ recurring_invoice_id: row.id, period: fromDate(row.next_date!), code: refused.code, detail: refused.message });
       if (refused) break;
       result.made++;
     }
@@ -120,7 +121,7 @@ export async function makeRecurringInvoices(run: InTransaction, day = today(), b
         ORDER BY r.company_id, r.id LIMIT ${batch}`,
     );
     // Consecutive candidates of one company, perTransaction at a time.
-    for (let i = 0; i < candidates.length; ) {
+    for (let i = 0; i < candidates.length;) {
       const first = candidates[i]!;
       let end = i + 1;
       while (end < candidates.length && end - i < perTransaction && candidates[end]!.company_id === first.company_id) end++;
