@@ -78,6 +78,15 @@ export function holdEvents(tx: Db): void {
   held.set(tx, []);
 }
 
+/**
+ * For a savepoint of a transaction that holds its events: how many are held now (`mark`), and, after a
+ * ROLLBACK TO SAVEPOINT, forgetting those recorded since (`forget`), as the rollback forgot their changes.
+ */
+export const heldEvents = {
+  mark: (tx: Db): number => held.get(tx)?.length ?? 0,
+  forget: (tx: Db, mark: number): void => void held.get(tx)?.splice(mark),
+};
+
 export async function recordEvent(db: Db, scope: CompanyScope, type: EventType, data: Record<string, unknown>): Promise<string> {
   return (await recordEvents(db, scope, type, [data]))[0]!;
 }

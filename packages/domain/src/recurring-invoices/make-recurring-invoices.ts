@@ -4,16 +4,17 @@
 // is theirs) and makes their periods, each in a savepoint of its own, so a refused period rolls back
 // alone. The period's row is unique per template and period, so two runs at once, or a run after
 // downtime, make every period once and never skip one (decisions 612 and 803).
-import type { Db, InTransaction, RecurringInvoice } from '@tlr/db';
+import { isUniqueViolation, type Db, type InTransaction, type RecurringInvoice } from '@tlr/db';
 import { addDays, fromDate, toDate, today } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError } from '../errors.ts';
+import { flushEvents, heldEvents, holdEvents } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { createInvoice } from '../invoices/create-invoice.ts';
 import { liveCustomer } from '../invoices/invoice-rows.ts';
 import { sendInvoice } from '../einvoice/outbound.ts';
 import { nextPeriod, statusOf } from './rules.ts';
-import { invoiceLinesOf, isUniqueViolation, progressOf, scheduleOf } from './recurring-invoices.ts';
+import { invoiceLinesOf, progressOf, scheduleOf } from './recurring-invoices.ts';
 
 /** When neither the template nor the customer says: the customers' own default. */
 const DEFAULT_PAYMENT_TERMS_DAYS = 14;
@@ -53,15 +54,19 @@ async function makePeriod(tx: Db, scope: CompanyScope, row: RecurringInvoice): P
     const queued = await tx.einvoiceMessage.findFirst({ where: { company_id: scope.companyId, invoice_id: invoice.id, document_kind: 'invoice' } });
     if (!queued) await sendInvoice(tx, scope, invoice.id, { channel: 'peppol', document: 'invoice' });
   }
-  await tx.recurringInvoicePeriod.create({
-    data: { id: newId(), company_id: scope.companyId, recurring_invoice_id: row.id, period: toDate(period), invoice_id: invoice.id },
-  });
   const progress = { ...progressOf(row), made: row.made + 1, last: period };
   const next = nextPeriod(scheduleOf(row), progress);
-  return tx.recurringInvoice.update({
-    where: { id: row.id },
-    data: { made: progress.made, last_period: toDate(period), next_date: next && toDate(next), status: statusOf(false, next) },
-  });
+  // The period's row and the template moved on, in one statement.
+  const [moved] = await tx.$queryRaw<RecurringInvoice[]>`
+    WITH made AS (
+      INSERT INTO recurring_invoice_periods (id, company_id, recurring_invoice_id, period, invoice_id)
+      VALUES (${newId()}::uuid, ${scope.companyId}::uuid, ${row.id}::uuid, ${period}::date, ${invoice.id}::uuid)
+    )
+    UPDATE recurring_invoices
+       SET made = ${progress.made}, last_period = ${period}::date, next_date = ${next}::date, status = ${statusOf(false, next)}, updated_at = now()
+     WHERE id = ${row.id}::uuid
+    RETURNING *`;
+  return moved!;
 }
 
 const isDue = (row: RecurringInvoice, day: string) => row.status === 'active' && !row.deleted_at && row.next_date !== null && fromDate(row.next_date) <= day;
@@ -74,6 +79,8 @@ const isDue = (row: RecurringInvoice, day: string) => row.status === 'active' &&
  */
 async function makeBatch(tx: Db, scope: CompanyScope, ids: string[], day: string): Promise<RecurringRun> {
   const result: RecurringRun = { made: 0, failed: [] };
+  // The batch's events (each invoice's created, approved, transaction.created) in one statement at its end.
+  holdEvents(tx);
   const locked = await tx.$queryRaw<RecurringInvoice[]>`
     SELECT * FROM recurring_invoices
      WHERE id = ANY(${ids}::uuid[]) AND company_id = ${scope.companyId}::uuid AND status = 'active' AND deleted_at IS NULL AND next_date <= ${day}::date
@@ -81,6 +88,7 @@ async function makeBatch(tx: Db, scope: CompanyScope, ids: string[], day: string
   for (let row of locked) {
     while (isDue(row, day)) {
       await tx.$executeRaw`SAVEPOINT recurring_period`;
+      const events = heldEvents.mark(tx);
       let refused: unknown;
       try {
         row = await makePeriod(tx, scope, row);
@@ -89,6 +97,7 @@ async function makeBatch(tx: Db, scope: CompanyScope, ids: string[], day: string
         if (!isUniqueViolation(e) && !(e instanceof DomainError)) throw e;
         refused = e;
         await tx.$executeRaw`ROLLBACK TO SAVEPOINT recurring_period`;
+        heldEvents.forget(tx, events);
       }
       await tx.$executeRaw`RELEASE SAVEPOINT recurring_period`;
       // The period's row exists (were the lock ever bypassed): it was made, nothing is lost. A refusal is reported.
@@ -98,6 +107,7 @@ async function makeBatch(tx: Db, scope: CompanyScope, ids: string[], day: string
       result.made++;
     }
   }
+  await flushEvents(tx);
   return result;
 }
 

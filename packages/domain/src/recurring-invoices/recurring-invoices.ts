@@ -2,7 +2,7 @@
 // resume, each scoped to the caller's company. The invoices themselves are made by the job
 // (make-recurring-invoices.ts) through the invoice commands, so every invoice rule stays in one place.
 import type { z } from 'zod';
-import { Prisma, type Db, type RecurringInvoice, type RecurringInvoicePeriod } from '@tlr/db';
+import type { Db, RecurringInvoice, RecurringInvoicePeriod } from '@tlr/db';
 import { fromDate, toDate, today } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
@@ -257,5 +257,3 @@ export async function setRecurringInvoicePaused(db: Db, scope: CompanyScope, id:
   if (updated !== row) await recordEvent(db, scope, paused ? 'recurring_invoice.paused' : 'recurring_invoice.resumed', result);
   return result;
 }
-
-export const isUniqueViolation = (e: unknown) => e instanceof Prisma.PrismaClientKnownRequestError && e.code === 'P2002';
