@@ -5,7 +5,7 @@
 // alone. The period's row is unique per template and period, so two runs at once, or a run after
 // downtime, make every period once and never skip one (decisions 612 and 803).
 import { isUniqueViolation, type Db, type InTransaction, type RecurringInvoice } from '@tlr/db';
-import { addDays, fromDate, toDate, today } from '../calendar.ts';
+import { addDays, fromDate, today } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError } from '../errors.ts';
 import { flushEvents, heldEvents, holdEvents } from '../events/outbox.ts';
