@@ -51,6 +51,7 @@ const TINY: Record<string, Record<string, string>> = {
   'bench/saft-import.ts': { BENCH_LINES: '400' },
   'bench/archive.ts': { BENCH_VOUCHERS: '5', BENCH_VOUCHER_KB: '4' },
   'bench/control-trail.ts': { BENCH_POSTINGS: '5', BENCH_ROUNDS: '1' },
+  'bench/recurring-invoices.ts': { BENCH_RECURRING: '5', BENCH_JOB_WORKERS: '1', BENCH_CONNECTIONS: '1' },
   'bench/hostile.ts': { BENCH_HOSTILE_MIB: '1', BENCH_HOSTILE_LINES: '2', BENCH_HOSTILE_ATTACHMENTS: '1', BENCH_HOSTILE_ENTRIES: '10' },
   'bench/accountant-reports.ts': { BENCH_JOURNAL_LINES: '200', BENCH_REQUESTS: '2' },
 };

@@ -95,6 +95,7 @@ export * from './recurring-invoices/rules.ts';
 export * from './recurring-invoices/schema.ts';
 export * from './recurring-invoices/recurring-invoices.ts';
 export * from './recurring-invoices/make-recurring-invoices.ts';
+export * from './recurring-invoices/overview.ts';
 export * from './invoices/reminder-pdf.ts';
 export * from './quotes/rules.ts';
 export * from './quotes/schema.ts';
