@@ -2,10 +2,9 @@
 // exactly once (decision 570). One month per transaction, under the asset's row lock (SKIP LOCKED: an
 // asset another run holds is that run's), and the month's row is unique per asset and month, so two runs
 // at once, or a run after downtime, post every month once and never skip one.
-import type { Db, InTransaction } from '@tlr/db';
 import { fromDate, today } from '../calendar.ts';
 import { DomainError } from '../errors.ts';
-import { isUniqueViolation } from '../recurring-invoices/recurring-invoices.ts';
+import { isUniqueViolation, type Db, type InTransaction } from '@tlr/db';
 import { depreciateNextMonth, assetSchedule } from './assets.ts';
 
 export interface DepreciationRun {
