@@ -155,3 +155,8 @@ export * from './einvoice/pdf-attachment.ts';
 export { recordBooks, checkBooks, type Books, type CompanyBooks, type ObjectReader } from './backup/books.ts';
 export { recordedBackupRun, booksOfBackup, lastBackupRun, type LastBackupRun, type MadeBackup } from './backup/runs.ts';
 export { copyVouchers } from './backup/voucher-copies.ts';
+export * from './email/schema.ts';
+export * from './email/templates.ts';
+export * from './email/views.ts';
+export * from './email/outbound.ts';
+export * from './email/delivery.ts';
