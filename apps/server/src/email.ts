@@ -47,7 +47,12 @@ const mailOf = (from: string, m: OutgoingEmail) => ({
  * the first byte. An answer the server gives (4xx, 5xx) and a connection that fails or times out are
  * both retried on the schedule, the answer kept (decision 602).
  */
-export function smtpTransport(url: string, from: string, timeoutMs: number, dkim?: { domainName: string; keySelector: string; privateKey: string }): EmailTransport {
+export function smtpTransport(
+  url: string,
+  from: string,
+  timeoutMs: number,
+  dkim?: { domainName: string; keySelector: string; privateKey: string },
+): EmailTransport {
   const transporter = createTransport({
     url,
     connectionTimeout: timeoutMs,
@@ -79,7 +84,15 @@ export function logTransport(logger: Logger): EmailTransport {
     kind: 'log',
     async send(m) {
       logger.info(
-        { to: m.to, reply_to: m.replyTo, subject: m.subject, message_id: m.messageId, attachment: m.attachment.filename, bytes: m.attachment.content.length, text: m.text },
+        {
+          to: m.to,
+          reply_to: m.replyTo,
+          subject: m.subject,
+          message_id: m.messageId,
+          attachment: m.attachment.filename,
+          bytes: m.attachment.content.length,
+          text: m.text,
+        },
         'e-mail not sent (SMTP_URL is not set): logged instead',
       );
       return { outcome: 'accepted', response: 'logged: SMTP_URL is not set' };

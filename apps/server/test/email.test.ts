@@ -84,7 +84,11 @@ beforeAll(async () => {
     });
   settings = emailSettings(config(`smtp://127.0.0.1:${smtpPort}`), logger);
   down = emailSettings(config(`smtp://127.0.0.1:${deadPort}`), logger);
-  await ok(t.api.PUT('/settings/company', { body: { email: 'kontor@mailtoemrer.dk', cvr: '12345674', address_line1: 'Vestergade 1', postal_code: '8000', city: 'Aarhus C' } }));
+  await ok(
+    t.api.PUT('/settings/company', {
+      body: { email: 'kontor@mailtoemrer.dk', cvr: '12345674', address_line1: 'Vestergade 1', postal_code: '8000', city: 'Aarhus C' },
+    }),
+  );
 });
 afterAll(async () => {
   await new Promise<void>((r) => smtp.close(() => r()));
@@ -108,7 +112,13 @@ async function customer(c: Api, email = 'bogholderi@kunde.dk') {
   return (await created(c.POST('/customers', { params: idem(), body }))).data.id;
 }
 async function invoice(customerId: string, issue = today(), due = addDays(today(), 14)) {
-  const body = { customer_id: customerId, issue_date: issue, due_date: due, auto_approve: true, lines: [{ description: 'Tømrerarbejde', quantity: 2, unit_price: 625 }] };
+  const body = {
+    customer_id: customerId,
+    issue_date: issue,
+    due_date: due,
+    auto_approve: true,
+    lines: [{ description: 'Tømrerarbejde', quantity: 2, unit_price: 625 }],
+  };
   return (await created(t.api.POST('/invoices', { params: idem(), body }))).data;
 }
 const getInvoice = async (id: string) => (await ok(t.api.GET('/invoices/{id}', { params: { path: { id } } }))).data;
@@ -143,7 +153,13 @@ describe('an invoice by e-mail', () => {
     const inv = await invoice(await customer(t.api));
     const r = await sendByEmail(inv.id);
     const d = delivery(bodyOf(202, r));
-    expect(d).toMatchObject({ status: 'queued', channel: 'email', document_kind: 'invoice', to: ['bogholderi@kunde.dk'], attachment: `faktura-${inv.invoice_number}.pdf` });
+    expect(d).toMatchObject({
+      status: 'queued',
+      channel: 'email',
+      document_kind: 'invoice',
+      to: ['bogholderi@kunde.dk'],
+      attachment: `faktura-${inv.invoice_number}.pdf`,
+    });
     expect(d.message_id).toMatch(new RegExp(`^<${d.id}@${DOMAIN}>$`));
     // Queued, not yet accepted: the invoice is still approved, its delivery shown on it.
     expect(await getInvoice(inv.id)).toMatchObject({ status: 'approved', deliveries: [{ id: d.id, status: 'queued' }] });
@@ -224,9 +240,16 @@ describe('other documents by e-mail', () => {
 
   it('a quote: sent (numbered) and e-mailed with the tilbud PDF, shown on the quote', async () => {
     const customerId = await customer(t.api);
-    const body = { customer_id: customerId, issue_date: today(), valid_until: addDays(today(), 30), lines: [{ description: 'Nyt tag', quantity: 1, unit_price: 40000 }] };
+    const body = {
+      customer_id: customerId,
+      issue_date: today(),
+      valid_until: addDays(today(), 30),
+      lines: [{ description: 'Nyt tag', quantity: 1, unit_price: 40000 }],
+    };
     const quote = (await created(t.api.POST('/quotes', { params: idem(), body }))).data;
-    const sent = (await ok(t.api.POST('/quotes/{id}/send', { params: { path: { id: quote.id }, ...idem() }, body: { channel: 'email', to: ['tilbud@kunde.dk'] } }))).data;
+    const sent = (
+      await ok(t.api.POST('/quotes/{id}/send', { params: { path: { id: quote.id }, ...idem() }, body: { channel: 'email', to: ['tilbud@kunde.dk'] } }))
+    ).data;
     expect(sent).toMatchObject({ status: 'sent', deliveries: [{ status: 'queued', document_kind: 'quote', to: ['tilbud@kunde.dk'] }] });
     const d = sent.deliveries[0]!;
     await deliver(d.id);
@@ -269,7 +292,11 @@ describe("the company's e-mail templates", () => {
     const twoLines = await t.raw.put('/settings/email-templates/invoice', { subject: 'a\nb' });
     expect([twoLines.status, twoLines.body]).toMatchObject([400, { field: 'subject' }]);
     const body = 'Hej {{ customer_name }}\n\nFaktura {{invoice_number}}: {{amount}}, senest {{due_date}}.\n\n{{company_name}}, {{company_email}}';
-    const saved = (await ok(t.api.PUT('/settings/email-templates/{kind}', { params: { path: { kind: 'invoice' } }, body: { subject: 'Din faktura {{invoice_number}}', body } }))).data;
+    const saved = (
+      await ok(
+        t.api.PUT('/settings/email-templates/{kind}', { params: { path: { kind: 'invoice' } }, body: { subject: 'Din faktura {{invoice_number}}', body } }),
+      )
+    ).data;
     expect(saved).toMatchObject({ kind: 'invoice', default: false, subject: 'Din faktura {{invoice_number}}' });
 
     const inv = await invoice(await customer(t.api));
@@ -373,7 +400,9 @@ describe('without SMTP_URL', () => {
     const d = delivery(bodyOf(202, await sendByEmail(inv.id)));
     await deliver(d.id, logged);
     expect(await row(d.id)).toMatchObject({ status: 'sent', last_response: 'logged: SMTP_URL is not set' });
-    expect(lines).toEqual([expect.objectContaining({ msg: 'e-mail not sent (SMTP_URL is not set): logged instead', message_id: d.message_id, to: ['bogholderi@kunde.dk'] })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ msg: 'e-mail not sent (SMTP_URL is not set): logged instead', message_id: d.message_id, to: ['bogholderi@kunde.dk'] }),
+    ]);
     expect(messagesWith(d.message_id)).toHaveLength(0);
   });
 });

@@ -282,7 +282,9 @@ describe('e-mail texts page', () => {
     await page.locator('#invoice-subject').fill('Regning {{quote_number}}');
     await page.locator('#invoice-body').fill('Hej {{customer_name}}\nBeløb: {{amount}}');
     await page.getByRole('button', { name: 'Save the invoice text' }).click();
-    await expect(page.getByRole('alert').innerText()).resolves.toMatch(/^Subject: \{\{quote_number\}\} is not a placeholder of invoice e-mails; they are \{\{company_name\}\}/);
+    await expect(page.getByRole('alert').innerText()).resolves.toMatch(
+      /^Subject: \{\{quote_number\}\} is not a placeholder of invoice e-mails; they are \{\{company_name\}\}/,
+    );
     await expect(page.locator('#invoice-subject').getAttribute('aria-invalid')).resolves.toBe('true');
     await expect(page.locator('#invoice-body').inputValue()).resolves.toBe('Hej {{customer_name}}\nBeløb: {{amount}}');
     expect((await ok(settings.GET('/settings/email-templates'))).data[0]).toMatchObject({ kind: 'invoice', default: true });

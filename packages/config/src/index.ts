@@ -248,7 +248,12 @@ const schema = z
     const dkim = (['DKIM_DOMAIN', 'DKIM_SELECTOR', 'DKIM_PRIVATE_KEY_FILE'] as const).filter((k) => c[k]);
     if (dkim.length && dkim.length < 3) {
       for (const k of ['DKIM_DOMAIN', 'DKIM_SELECTOR', 'DKIM_PRIVATE_KEY_FILE'] as const) {
-        if (!c[k]) ctx.addIssue({ code: 'custom', path: [k], message: `is required when ${dkim.join(' and ')} ${dkim.length > 1 ? 'are' : 'is'} set (DKIM needs all three)` });
+        if (!c[k])
+          ctx.addIssue({
+            code: 'custom',
+            path: [k],
+            message: `is required when ${dkim.join(' and ')} ${dkim.length > 1 ? 'are' : 'is'} set (DKIM needs all three)`,
+          });
       }
     }
     if (c.EINVOICE_TRANSPORT === 'http' && !c.EINVOICE_HTTP_URL) {

@@ -204,5 +204,9 @@ export async function submitVatFilingAt(boss: PgBoss, filing: { id: string; due:
 
 /** The deliver-email job for the moment a delivery falls due (one job per delivery and moment). */
 export async function deliverEmailAt(boss: PgBoss, delivery: { id: string; due: Date }): Promise<void> {
-  await boss.send(QUEUES.deliverEmail.name, { deliveryId: delivery.id }, { id: momentJobId('email', delivery.id, delivery.due.getTime()), startAfter: delivery.due });
+  await boss.send(
+    QUEUES.deliverEmail.name,
+    { deliveryId: delivery.id },
+    { id: momentJobId('email', delivery.id, delivery.due.getTime()), startAfter: delivery.due },
+  );
 }

@@ -397,7 +397,10 @@ export function settingsRoutes(deps: PagesDeps) {
       if (!o.companyId) return errorPage(res, deps.site, 400, 'No company', 'You own no company.');
       const kind = field(body, 'kind') as EmailKind;
       if (!EMAIL_KINDS.includes(kind)) return errorPage(res, deps.site, 400, 'No such e-mail', 'The form names no kind of e-mail.');
-      const text = field(body, 'action') === 'default' ? { default: true as const } : { subject: field(body, 'subject'), body: field(body, 'body').replace(/\r\n?/g, '\n') };
+      const text =
+        field(body, 'action') === 'default'
+          ? { default: true as const }
+          : { subject: field(body, 'subject'), body: field(body, 'body').replace(/\r\n?/g, '\n') };
       try {
         await o.caller.internal.updateEmailTemplate({ companyId: o.companyId, kind, ...text });
       } catch (e) {

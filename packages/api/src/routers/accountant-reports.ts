@@ -397,7 +397,10 @@ export const accountantReports = {
         id: uuid(),
         channel: emailChannel,
         to: recipients().optional(),
-        period: z.strictObject(periodParams).optional().meta({ description: 'The statement\'s period: from and to, as the query of GET /customers/{id}/statement' }),
+        period: z
+          .strictObject(periodParams)
+          .optional()
+          .meta({ description: "The statement's period: from and to, as the query of GET /customers/{id}/statement" }),
       }),
     )
     .output(single(emailDeliveryResource))

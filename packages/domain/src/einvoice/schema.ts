@@ -40,7 +40,8 @@ export const documentKind = z
 
 export const einvoiceSendBody = z.strictObject({
   channel: z.enum(['peppol', 'email'], { error: 'must be peppol or email' }).meta({
-    description: "peppol: an e-invoice over Peppol (NemHandel) to the customer's peppol_id; email: the PDF attached to an e-mail to the customer's email or to `to` (docs/email.md)",
+    description:
+      "peppol: an e-invoice over Peppol (NemHandel) to the customer's peppol_id; email: the PDF attached to an e-mail to the customer's email or to `to` (docs/email.md)",
   }),
   document: documentKind,
   to: recipients().optional(),

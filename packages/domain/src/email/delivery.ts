@@ -98,7 +98,7 @@ export const outgoing = (m: ClaimedEmail): OutgoingEmail => ({
 export async function attemptEmail(run: InTransaction, settings: EmailSettings, m: ClaimedEmail): Promise<DueEmail | null> {
   const sent: SmtpOutcome = m.livemode
     ? await settings.transport.send(outgoing(m)).catch((e: unknown) => ({ outcome: 'retry', error: (e as Error).message, response: '' }))
-    : { outcome: 'accepted', response: 'sandbox: not sent (a test key\'s e-mails count as accepted)' };
+    : { outcome: 'accepted', response: "sandbox: not sent (a test key's e-mails count as accepted)" };
   return run((tx) => recordEmail(tx, m, sent, settings.retryUnitMs));
 }
 

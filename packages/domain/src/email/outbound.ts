@@ -9,7 +9,7 @@ import { Decimal } from '../money.ts';
 import { DomainError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { notSendable } from '../einvoice/outbound.ts';
-import { documentKind } from '../einvoice/schema.ts';
+import type { DocumentKind } from '../einvoice/schema.ts';
 import { invoiceDocument, renderInvoicePdf } from '../invoices/pdf.ts';
 import { reminderDocument, renderReminderPdf } from '../invoices/reminder-pdf.ts';
 import { quoteDocument } from '../quotes/pdf.ts';
@@ -17,7 +17,6 @@ import { renderStatementPdf, statementDocument } from '../reports/statement-pdf.
 import { fillIn, mailAmount, mailDate, templateFor } from './templates.ts';
 import type { EmailKind, EmailStatus } from './schema.ts';
 import { emailDeliveryView, type EmailDeliveryRow } from './views.ts';
-import type { z } from 'zod';
 
 /** A moment a delivery falls due: the job for it is sent for then (@tlr/jobs, deliverEmailAt). */
 export interface DueEmail {
@@ -123,7 +122,7 @@ async function lockedInvoice(db: Db, scope: CompanyScope, id: string): Promise<I
  * the credit note of a cancelled one, e-mailed to its customer or to `to`. Each call is one e-mail (an
  * invoice may be e-mailed again); the Idempotency-Key makes a retried request the same one.
  */
-export async function emailInvoice(db: Db, scope: CompanyScope, id: string, input: { document: z.output<typeof documentKind>; to?: string[] | undefined }) {
+export async function emailInvoice(db: Db, scope: CompanyScope, id: string, input: { document: DocumentKind; to?: string[] | undefined }) {
   const kind = input.document;
   const invoice = await lockedInvoice(db, scope, id);
   const refusal = notSendable(invoice, kind);
@@ -208,7 +207,13 @@ export async function emailQuote(db: Db, scope: CompanyScope, quoteId: string, g
 }
 
 /** POST /customers/{id}/statement/send: the customer's statement (kontoudtog) for the period, e-mailed as its PDF. */
-export async function emailStatement(db: Db, scope: CompanyScope, customerId: string, input: { from?: string | undefined; to?: string | undefined }, given: string[] | undefined) {
+export async function emailStatement(
+  db: Db,
+  scope: CompanyScope,
+  customerId: string,
+  input: { from?: string | undefined; to?: string | undefined },
+  given: string[] | undefined,
+) {
   const doc = await statementDocument(db, scope.companyId, { id: customerId, from: input.from, to: input.to });
   const to = await recipientsOf(db, scope, customerId, given, 'The statement');
   const s = doc.statement;

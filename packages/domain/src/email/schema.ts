@@ -27,7 +27,9 @@ export const recipients = () =>
       example: ['bogholderi@kunde.dk'],
     });
 
-export const emailChannel = z.literal('email', { error: 'must be email' }).meta({ description: 'email: the document as a PDF attached to an e-mail (docs/email.md)' });
+export const emailChannel = z
+  .literal('email', { error: 'must be email' })
+  .meta({ description: 'email: the document as a PDF attached to an e-mail (docs/email.md)' });
 
 const status = z.enum(EMAIL_STATUSES).meta({
   description: "queued (waiting for an attempt), sent (the SMTP server accepted it), failed (every attempt failed: last_error has the server's answer)",
@@ -41,7 +43,7 @@ export const emailDeliveryResource = z
     invoice_id: z.guid().nullable(),
     quote_id: z.guid().nullable(),
     customer_id: z.guid().nullable(),
-    reminder_number: z.int().nullable().meta({ description: 'The reminder attached (1, 2 or 3); null for another document' }),
+    reminder_number: z.int().min(1).max(3).nullable().meta({ description: 'The reminder attached (1, 2 or 3); null for another document' }),
     to: z.array(z.string()).meta({ description: 'The recipients' }),
     reply_to: z.string().meta({ description: 'Reply-To: the company\'s e-mail (PUT /settings/company); "" when it has none' }),
     subject: z.string(),
@@ -65,7 +67,7 @@ export const emailTemplateResource = z
     kind: z.enum(EMAIL_KINDS),
     subject: z.string(),
     body: z.string(),
-    default: z.boolean().meta({ description: "true: the built-in Danish text (the company has not changed it); PUT with default true goes back to it" }),
+    default: z.boolean().meta({ description: 'true: the built-in Danish text (the company has not changed it); PUT with default true goes back to it' }),
     placeholders: z.array(z.string()).meta({ description: 'The placeholders this kind fills in, written {{name}} in the subject or body' }),
   })
   .meta({ id: 'EmailTemplate' });
@@ -82,6 +84,6 @@ export const emailTemplateBody = z.strictObject({
   default: z
     .literal(true, { error: 'must be true' })
     .optional()
-    .meta({ description: 'true: forget the company\'s text and use the built-in one (subject and body must then be left out)' }),
+    .meta({ description: "true: forget the company's text and use the built-in one (subject and body must then be left out)" }),
 });
 export type EmailTemplateInput = z.output<typeof emailTemplateBody>;

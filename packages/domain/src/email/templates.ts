@@ -88,7 +88,12 @@ export async function templateFor(db: Db, scope: CompanyScope, kind: EmailKind):
 /** GET /settings/email-templates: every kind, the company's text or the built-in one. */
 export async function listEmailTemplates(db: Db, scope: CompanyScope): Promise<EmailTemplateView[]> {
   const rows = await db.emailTemplate.findMany({ where: { company_id: scope.companyId } });
-  return EMAIL_KINDS.map((kind) => view(kind, rows.find((r) => r.kind === kind)));
+  return EMAIL_KINDS.map((kind) =>
+    view(
+      kind,
+      rows.find((r) => r.kind === kind),
+    ),
+  );
 }
 
 /**
@@ -99,7 +104,8 @@ export async function updateEmailTemplate(db: Db, scope: CompanyScope, kind: Ema
   const where = { company_id_kind: { company_id: scope.companyId, kind } };
   if (input.default) {
     for (const field of ['subject', 'body'] as const) {
-      if (input[field] !== undefined) throw new DomainError('invalid_request', `${field} cannot be given with default true: default goes back to the built-in text.`, field);
+      if (input[field] !== undefined)
+        throw new DomainError('invalid_request', `${field} cannot be given with default true: default goes back to the built-in text.`, field);
     }
     await db.emailTemplate.deleteMany({ where: { company_id: scope.companyId, kind } });
     return view(kind, undefined);
