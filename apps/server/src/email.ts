@@ -100,7 +100,7 @@ export function logTransport(logger: Logger): EmailTransport {
   };
 }
 
-/** The delivery settings of the configuration; a DKIM key that cannot be read stops the start. */
+/** The delivery settings of the configuration, made once at start; a DKIM key that cannot be read stops the start. */
 export function emailSettings(config: Config, logger: Logger): EmailSettings {
   setMailDomain(config.SMTP_FROM.split('@')[1]!);
   let dkim: { domainName: string; keySelector: string; privateKey: string } | undefined;
@@ -114,6 +114,7 @@ export function emailSettings(config: Config, logger: Logger): EmailSettings {
     if (!privateKey.includes('PRIVATE KEY')) throw new StartupError(`DKIM_PRIVATE_KEY_FILE: ${config.DKIM_PRIVATE_KEY_FILE} holds no PEM private key`);
     dkim = { domainName: config.DKIM_DOMAIN, keySelector: config.DKIM_SELECTOR, privateKey };
   }
+  if (!config.SMTP_URL) logger.info('SMTP_URL is not set: e-mails are written to the log, not sent (docs/email.md)');
   return {
     transport: config.SMTP_URL ? smtpTransport(config.SMTP_URL, config.SMTP_FROM, config.EMAIL_SEND_TIMEOUT_MS, dkim) : logTransport(logger),
     retryUnitMs: config.WEBHOOK_RETRY_UNIT_MS,

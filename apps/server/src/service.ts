@@ -148,11 +148,11 @@ export async function startService(config: Config, logger = createLogger(config)
     .catch((e: Error) =>
       logger.warn({ backend: store.backend, err: { message: e.message } }, 'voucher storage is not reachable; uploads and downloads answer 503 until it is'),
     );
-  // The Message-IDs' domain is set here, for the API that queues e-mails as for the workers that send them.
+  // Once per start: the Message-IDs' domain (for the API that queues e-mails as for the workers that send
+  // them), and without SMTP_URL the one line saying e-mails are logged, not sent.
   const email = await Promise.resolve()
     .then(() => emailSettings(config, logger))
     .catch(giveUp);
-  if (email.transport.kind === 'log') logger.info('SMTP_URL is not set: e-mails are written to the log, not sent (docs/email.md)');
   const webhooks = await Promise.resolve()
     .then(() => webhookSettings(config, logger))
     .catch(giveUp);

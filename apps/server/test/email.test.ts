@@ -391,7 +391,7 @@ describe('delivery faults', () => {
 });
 
 describe('without SMTP_URL', () => {
-  it('logs each e-mail instead of sending it (it counts as sent)', async () => {
+  it('says so once at start, and logs each e-mail instead of sending it (it counts as sent)', async () => {
     const lines: Record<string, unknown>[] = [];
     const log = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) });
     const logged = emailSettings(loadConfig({ SMTP_FROM: FROM }), log);
@@ -401,6 +401,7 @@ describe('without SMTP_URL', () => {
     await deliver(d.id, logged);
     expect(await row(d.id)).toMatchObject({ status: 'sent', last_response: 'logged: SMTP_URL is not set' });
     expect(lines).toEqual([
+      expect.objectContaining({ msg: 'SMTP_URL is not set: e-mails are written to the log, not sent (docs/email.md)' }),
       expect.objectContaining({ msg: 'e-mail not sent (SMTP_URL is not set): logged instead', message_id: d.message_id, to: ['bogholderi@kunde.dk'] }),
     ]);
     expect(messagesWith(d.message_id)).toHaveLength(0);
