@@ -17,7 +17,7 @@ import { SMTPServer } from 'smtp-server';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@tlr/config';
-import { addDays, claimEmail, outgoing, today, type EmailSettings } from '@tlr/domain';
+import { addDays, claimEmail, makeRecurringInvoices, outgoing, today, type EmailSettings } from '@tlr/domain';
 import { emailDeliverer, emailSettings } from '../src/email.ts';
 import { bodyOf, created, idem, ok, testDb, useCompany, type Api, type Schemas } from './helpers.ts';
 
@@ -273,6 +273,29 @@ describe('other documents by e-mail', () => {
     expect(m.mail.subject).toBe('Kontoudtog fra Mail Tømrer ApS');
     expect(m.text).toContain('KONTOUDTOG');
     expect(m.text).toContain('1.562,50');
+  });
+});
+
+describe('recurring invoices with action send', () => {
+  it('e-mail each invoice made to a customer without a peppol_id, by its e-mail (decision 619)', async () => {
+    const customer_id = await customer(t.api);
+    const body = {
+      customer_id,
+      interval: 'month' as const,
+      start_date: today(),
+      action: 'send' as const,
+      lines: [{ description: 'Service', quantity: 1, unit_price: 500 }],
+    };
+    const template = (await created(t.api.POST('/recurring-invoices', { params: idem(), body }))).data;
+    // The hourly job, as it runs today.
+    await makeRecurringInvoices((fn) => db.prisma.$transaction((tx) => fn(tx)), today());
+    const made = (await ok(t.api.GET('/recurring-invoices/{id}', { params: { path: { id: template.id } } }))).data.invoices;
+    expect(made).toHaveLength(1);
+    const shown = await getInvoice(made[0]!.invoice_id!);
+    expect(shown).toMatchObject({ status: 'approved', deliveries: [{ status: 'queued', document_kind: 'invoice', to: ['bogholderi@kunde.dk'] }] });
+    await deliver(shown.deliveries[0]!.id);
+    expect((await theMessage(shown.deliveries[0]!.message_id)).mail.subject).toBe(`Faktura ${shown.invoice_number} fra Mail Tømrer ApS`);
+    expect((await getInvoice(shown.id)).status).toBe('sent');
   });
 });
 

@@ -9,7 +9,8 @@ import { DomainError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { createInvoice } from '../invoices/create-invoice.ts';
 import { liveCustomer } from '../invoices/invoice-rows.ts';
-import { sendInvoice } from '../einvoice/outbound.ts';
+import { receiverOf, sendInvoice } from '../einvoice/outbound.ts';
+import { emailInvoice } from '../email/outbound.ts';
 import { nextPeriod, statusOf } from './rules.ts';
 import { invoiceLinesOf, isUniqueViolation, progressOf, scheduleOf } from './recurring-invoices.ts';
 
@@ -46,7 +47,12 @@ async function makeNext(tx: Db, scope: CompanyScope, id: string, day: string): P
   });
   // Approval has queued it already when the company sends on approval (einvoice_auto_send).
   const queued = await tx.einvoiceMessage.findFirst({ where: { company_id: scope.companyId, invoice_id: invoice.id, document_kind: 'invoice' } });
-  if (row.action === 'send' && !queued) await sendInvoice(tx, scope, invoice.id, { channel: 'peppol', document: 'invoice' });
+  if (row.action === 'send' && !queued) {
+    // The customer's channel (decision 619): its peppol_id, else its e-mail (a delivery the e-mail sweep wakes).
+    const customer = await liveCustomer(tx, scope, row.customer_id);
+    if (!receiverOf(customer) && customer?.email) await emailInvoice(tx, scope, invoice.id, { document: 'invoice' });
+    else await sendInvoice(tx, scope, invoice.id, { channel: 'peppol', document: 'invoice' });
+  }
   await tx.recurringInvoicePeriod.create({
     data: { id: newId(), company_id: scope.companyId, recurring_invoice_id: id, period: toDate(period), invoice_id: invoice.id },
   });
