@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@tlr/config';
 import { addDays, claimEmail, makeRecurringInvoices, outgoing, today, type EmailSettings } from '@tlr/domain';
 import { emailDeliverer, emailSettings } from '../src/email.ts';
-import { bodyOf, created, idem, ok, testDb, useCompany, type Api, type Schemas } from './helpers.ts';
+import { api, bodyOf, created, idem, ok, startTestService, testDb, useCompany, waitFor, type Api, type Schemas } from './helpers.ts';
 
 const t = useCompany({ name: 'Mail Tømrer ApS', env: { SMTP_FROM: 'faktura@tlr.test' } });
 const db = testDb();
@@ -59,6 +59,7 @@ const resolver = async (name: string, type: string) => {
 };
 
 let settings: EmailSettings;
+let keyFile = '';
 let down: EmailSettings;
 const logger = pino({ level: 'silent' });
 
@@ -72,14 +73,15 @@ beforeAll(async () => {
     });
   });
   const dir = mkdtempSync(join(tmpdir(), 'tlr-dkim-'));
-  writeFileSync(join(dir, 'dkim.pem'), keys.privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  keyFile = join(dir, 'dkim.pem');
+  writeFileSync(keyFile, keys.privateKey.export({ type: 'pkcs8', format: 'pem' }));
   const config = (url: string) =>
     loadConfig({
       SMTP_URL: url,
       SMTP_FROM: FROM,
       DKIM_DOMAIN: DOMAIN,
       DKIM_SELECTOR: SELECTOR,
-      DKIM_PRIVATE_KEY_FILE: join(dir, 'dkim.pem'),
+      DKIM_PRIVATE_KEY_FILE: keyFile,
       EMAIL_SEND_TIMEOUT_MS: '5000',
     });
   settings = emailSettings(config(`smtp://127.0.0.1:${smtpPort}`), logger);
@@ -429,4 +431,27 @@ describe('without SMTP_URL', () => {
     ]);
     expect(messagesWith(d.message_id)).toHaveLength(0);
   });
+});
+
+describe('the worker', () => {
+  it('delivers an e-mail once the request that queued it commits (the deliver-email job), DKIM-signed', async () => {
+    const worker = await startTestService({
+      RUN_WORKER: 'true',
+      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+      SMTP_FROM: FROM,
+      DKIM_DOMAIN: DOMAIN,
+      DKIM_SELECTOR: SELECTOR,
+      DKIM_PRIVATE_KEY_FILE: keyFile,
+    });
+    try {
+      const inv = await invoice(await customer(t.api));
+      const r = await api(worker.url, t.key).POST('/invoices/{id}/send', { params: { path: { id: inv.id }, ...idem() }, body: { channel: 'email' } });
+      const d = delivery(bodyOf(202, r));
+      await waitFor(async () => (await row(d.id)).status === 'sent', 30_000);
+      await theMessage(d.message_id);
+      expect((await getInvoice(inv.id)).status).toBe('sent');
+    } finally {
+      await worker.stop();
+    }
+  }, 60_000);
 });
