@@ -6,7 +6,7 @@
 // directly: a retry's or a lease's time is made to have passed by moving the delivery's due time, no
 // waiting (decision 604).
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -412,6 +412,49 @@ describe('delivery faults', () => {
     await timePasses(d2.id);
     await deliver(d2.id);
     await theMessage(d2.message_id);
+  });
+});
+
+describe('TLS', () => {
+  // A self-signed certificate for 127.0.0.1 (fixtures/smtp-tls, made once with openssl for this test): the
+  // URL's tls.rejectUnauthorized=false is what an operator writes for a relay with such a certificate.
+  const tls = {
+    key: readFileSync(join(import.meta.dirname, 'fixtures/smtp-tls/key.pem')),
+    cert: readFileSync(join(import.meta.dirname, 'fixtures/smtp-tls/cert.pem')),
+  };
+  /** An SMTP server with TLS (implicit, or STARTTLS): whether each message it took came over TLS. */
+  async function tlsServer(secure: boolean) {
+    const secured: boolean[] = [];
+    const server = new SMTPServer({
+      ...tls,
+      secure,
+      authOptional: true,
+      logger: false,
+      onData(stream, session, done) {
+        stream.resume();
+        stream.on('end', () => (secured.push(session.secure), done()));
+      },
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return { port: (server.server.address() as AddressInfo).port, secured, close: () => new Promise<void>((r) => server.close(() => r())) };
+  }
+
+  it('smtps:// speaks TLS from the first byte; smtp:// with requireTLS upgrades with STARTTLS', async () => {
+    for (const [scheme, secure, query] of [
+      ['smtps', true, '?tls.rejectUnauthorized=false'],
+      ['smtp', false, '?requireTLS=true&tls.rejectUnauthorized=false'],
+    ] as const) {
+      const server = await tlsServer(secure);
+      try {
+        const using = emailSettings(loadConfig({ SMTP_URL: `${scheme}://127.0.0.1:${server.port}/${query}`, SMTP_FROM: FROM }), logger);
+        const inv = await invoice(await customer(t.api));
+        const d = delivery(bodyOf(202, await sendByEmail(inv.id)));
+        expect(await deliver(d.id, using)).toEqual({ next: null });
+        expect(server.secured).toEqual([true]);
+      } finally {
+        await server.close();
+      }
+    }
   });
 });
 
