@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '@tlr/db';
 import type {
   Credential,
+  DueEmail,
   DueMessage,
   Prefetched,
   PreparedInbound,
@@ -73,6 +74,8 @@ export interface BackgroundJobs {
   resetPickupMs: number;
   /** Enqueues the delivery of e-invoice messages queued (or replayed) by a committed change. */
   einvoicesQueued(due: DueMessage[]): Promise<void>;
+  /** Enqueues the delivery of e-mails queued by a committed change (optional: a caller without it leaves them to the sweep). */
+  emailsQueued?(due: DueEmail[]): Promise<void>;
   /** Enqueues the import-saft job of a recorded import. */
   saftImport(importId: string): Promise<void>;
   /** Enqueues the submit-vat-filing job of a filing a transport failure queued, for its moment. */

@@ -14,6 +14,7 @@ import {
   notFound,
   recordStaffAction,
   takeQueuedEinvoices,
+  takeQueuedEmails,
   type CompanyScope,
   type Credential,
   type ReadById,
@@ -222,6 +223,9 @@ async function transactional<R extends { ok: boolean }>(
       const queued = takeQueuedEinvoices(tx);
       const jobs = ctx.jobs;
       if (queued.length && jobs) hooks.push(() => jobs.einvoicesQueued(queued));
+      // E-mails likewise (email/outbound.ts; a lost wake-up is the e-mail sweep's).
+      const mails = takeQueuedEmails(tx);
+      if (mails.length && jobs?.emailsQueued) hooks.push(() => jobs.emailsQueued!(mails));
       // A staff member's change commits with its staff action record, or not at all.
       if (r.ok && ctx.actor?.type === 'staff') {
         await recordStaffAction(tx, staffRecord(ctx.actor.userId, ctx.requestId, path, 'mutation', await getRawInput(), 'ok'));

@@ -166,3 +166,8 @@ export * from './assets/schema.ts';
 export * from './assets/assets.ts';
 export * from './assets/depreciate-assets.ts';
 export * from './assets/register.ts';
+export * from './email/schema.ts';
+export * from './email/templates.ts';
+export * from './email/views.ts';
+export * from './email/outbound.ts';
+export * from './email/delivery.ts';

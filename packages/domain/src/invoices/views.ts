@@ -7,6 +7,7 @@ import { exchangeRateToJson } from '../currency/rules.ts';
 import { invoiceEinvoiceInclude, invoiceEinvoiceView } from '../einvoice/views.ts';
 import type { InvoiceStatus } from './rules.ts';
 import { registrationView } from '../trail/actor.ts';
+import { documentDeliveriesInclude, emailDeliveryView } from '../email/views.ts';
 import type { FullInvoiceView, InvoicePaymentView, InvoiceSummary, InvoiceView } from './schema.ts';
 
 export const invoiceInclude = { credit_note: true, einvoice_messages: invoiceEinvoiceInclude } satisfies Prisma.InvoiceInclude;
@@ -15,6 +16,7 @@ export const fullInvoiceInclude = {
   einvoice_messages: invoiceEinvoiceInclude,
   lines: { orderBy: { line_number: 'asc' } },
   payments: { orderBy: [{ created_at: 'asc' }, { id: 'asc' }] },
+  email_deliveries: documentDeliveriesInclude,
 } satisfies Prisma.InvoiceInclude;
 
 export type InvoiceRow = Prisma.InvoiceGetPayload<{ include: typeof invoiceInclude }>;
@@ -67,6 +69,7 @@ export function fullInvoiceView(i: FullInvoiceRow): FullInvoiceView {
     ...invoiceView(i),
     lines: i.lines.map(lineView),
     payments: i.payments.map(paymentView),
+    deliveries: i.email_deliveries.map(emailDeliveryView),
   };
 }
 
