@@ -16,7 +16,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { ErrorCode } from '../error-codes.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 import { attributeOf, child, children, readXmlDocument, textOf } from '../xml/tree.ts';
-import { keyRootPathsInPatterns } from './document-keys.ts';
+import { keyRootNamesInExpressions, keyRootPathsInPatterns } from './document-keys.ts';
 
 export interface RuleFailure {
   id: string;
@@ -129,8 +129,16 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 
 /** The stylesheets, each compiled to its SEF, and what their reports are: SVRL, or the OIOUBL package's own `<Schematron>`. */
 const STYLESHEETS = {
-  // The CEN rules are published as XSLT already.
-  'en16931-ubl': { report: 'svrl', inputs: async () => [CEN_XSLT], toXslt: async () => CEN_XSLT },
+  // The CEN rules are published as XSLT already; their paths from the root are found by a key (decision 490).
+  'en16931-ubl': {
+    report: 'svrl',
+    inputs: async () => [CEN_XSLT, DOCUMENT_KEYS],
+    toXslt: async (work: string) => {
+      const xsl = join(work, 'en16931-ubl.xsl');
+      await writeFile(xsl, keyRootNamesInExpressions(await readFile(CEN_XSLT, 'utf8')));
+      return xsl;
+    },
+  },
   // The Peppol rules are Schematron: SchXslt turns them into XSLT first.
   'peppol-en16931-ubl': {
     report: 'svrl',
@@ -145,8 +153,8 @@ const STYLESHEETS = {
     toXslt: async (work: string) => {
       const xsl = join(work, 'peppol.xsl');
       await xslt3([`-xsl:${join(SCHXSLT, 'pipeline-for-svrl.xsl')}`, `-s:${PEPPOL_SCH}`, `-o:${xsl}`]);
-      // Paths from the root inside the rules' patterns looked up by keys: the cost grows with the lines, not their square.
-      await writeFile(xsl, keyRootPathsInPatterns(await readFile(xsl, 'utf8')));
+      // Paths from the root inside the rules' patterns (decision 489) and expressions (490) looked up by keys.
+      await writeFile(xsl, keyRootNamesInExpressions(keyRootPathsInPatterns(await readFile(xsl, 'utf8'))));
       return xsl;
     },
   },
@@ -335,6 +343,8 @@ export type WorkerRequest = { xml: string; set: RuleSet } | { warm: true };
 
 interface Job {
   request: WorkerRequest;
+  /** A long document's (decision 491): run in the lane for long documents, with their bound. */
+  long: boolean;
   /** Whose document it is (validationOwner), for the pool's turns. */
   owner: string;
   resolve(result: ValidationResult): void;
@@ -363,26 +373,33 @@ class FairQueue {
   private readonly servedAt = new Map<string, number>();
   private served = 0;
   length = 0;
-  push(job: Job): void {
-    const waiting = this.byOwner.get(job.owner);
-    if (waiting) waiting.push(job);
-    else this.byOwner.set(job.owner, [job]);
-    this.length++;
-  }
-  shift(): Job | undefined {
+  /** The waiting job of the owner served longest ago, passing over long documents when `long` is false. */
+  shift(long: boolean): Job | undefined {
     let pick: string | undefined;
-    for (const owner of this.byOwner.keys()) {
-      if (pick === undefined || (this.servedAt.get(owner) ?? -1) < (this.servedAt.get(pick) ?? -1)) pick = owner;
+    let index = -1;
+    for (const [owner, waiting] of this.byOwner) {
+      const i = long ? 0 : waiting.findIndex((j) => !j.long);
+      if (i < 0) continue;
+      if (pick === undefined || (this.servedAt.get(owner) ?? -1) < (this.servedAt.get(pick) ?? -1)) {
+        pick = owner;
+        index = i;
+      }
     }
     if (pick === undefined) return undefined;
     const waiting = this.byOwner.get(pick)!;
-    const job = waiting.shift()!;
+    const [job] = waiting.splice(index, 1);
     if (!waiting.length) this.byOwner.delete(pick);
     this.servedAt.set(pick, ++this.served);
     this.length--;
     // The turns start afresh now and then, so that the map does not grow with every company ever served.
     if (this.servedAt.size > 10_000) this.servedAt.clear();
     return job;
+  }
+  push(job: Job): void {
+    const waiting = this.byOwner.get(job.owner);
+    if (waiting) waiting.push(job);
+    else this.byOwner.set(job.owner, [job]);
+    this.length++;
   }
 }
 
@@ -403,6 +420,8 @@ export function setEinvoiceValidationThreads(threads: number | undefined): void 
 /** For tests: the pool's workers, and the time a document may take in one. */
 export const einvoiceValidationPool = {
   timeoutMs: 30_000,
+  /** A long document's bound (decision 491): 10,000 lines take about a minute of CPU; a loaded machine several. */
+  longTimeoutMs: 10 * 60_000,
   /** Added to the limit while a worker loads SaxonJS and the rules. */
   loadingMs: 300_000,
   workers: () => [...threads].map((t) => ({ worker: t.worker, busy: t.job !== undefined })),
@@ -459,13 +478,15 @@ function run(thread: Thread, job: Job): void {
       job.reject(
         new DomainError(
           'payload_too_large',
-          `The document could not be checked against the official rules within ${einvoiceValidationPool.timeoutMs / 1000} seconds: it is too large to check in one request.`,
+          job.long
+            ? `The document could not be checked against the official rules within ${einvoiceValidationPool.longTimeoutMs / 60_000} minutes: it is too large to check.`
+            : `The document could not be checked against the official rules within ${einvoiceValidationPool.timeoutMs / 1000} seconds: it is too large to check in one request.`,
           'body',
         ),
       );
       dispatch();
     },
-    einvoiceValidationPool.timeoutMs + (loading ? einvoiceValidationPool.loadingMs : 0),
+    (job.long ? einvoiceValidationPool.longTimeoutMs : einvoiceValidationPool.timeoutMs) + (loading ? einvoiceValidationPool.loadingMs : 0),
   );
   thread.worker.postMessage(job.request);
 }
@@ -476,30 +497,44 @@ function finish(thread: Thread): void {
   thread.worker.unref();
 }
 
+/**
+ * Whether a free worker may take a long document now: long documents (decision 491) take at most one
+ * worker less than the pool (one in a pool of one or two), so that the requests' documents keep the rest.
+ */
+function longLaneFree(): boolean {
+  let busy = 0;
+  for (const t of threads) if (t.job?.long) busy++;
+  return busy < Math.max(1, poolSize - 1);
+}
+
 /** Hands waiting documents to idle workers, starts workers up to the pool's size, and stops idle ones above it. */
 function dispatch(): void {
   for (const thread of threads) {
     if (thread.job) continue;
-    const job = queue.shift();
+    const job = queue.shift(longLaneFree());
     if (job) run(thread, job);
     else if (threads.size > poolSize) {
       threads.delete(thread);
       void thread.worker.terminate();
     }
   }
-  while (queue.length && threads.size < poolSize) run(startThread(), queue.shift()!);
+  while (queue.length && threads.size < poolSize) {
+    const job = queue.shift(longLaneFree());
+    if (!job) break;
+    run(startThread(), job);
+  }
 }
 
 /** Runs a rule set (default Peppol: CEN EN 16931 UBL and Peppol BIS 3 incl. DK rules) on a document, in a worker thread. */
-export async function validateEinvoice(xml: string, set: RuleSet = 'peppol'): Promise<ValidationResult> {
+export async function validateEinvoice(xml: string, set: RuleSet = 'peppol', opts: { long?: boolean } = {}): Promise<ValidationResult> {
   // The set's rules compiled here, once, before a worker needs them: otherwise each would compile them itself.
   await ruleFiles(RULE_SETS[set]);
-  return submit({ xml, set });
+  return submit({ xml, set }, opts.long ?? false);
 }
 
-function submit(request: WorkerRequest): Promise<ValidationResult> {
+function submit(request: WorkerRequest, long = false): Promise<ValidationResult> {
   return new Promise((resolve, reject) => {
-    queue.push({ request, owner: validationOwner.getStore() ?? '', resolve, reject });
+    queue.push({ request, long, owner: validationOwner.getStore() ?? '', resolve, reject });
     dispatch();
   });
 }
