@@ -19,7 +19,7 @@ import {
 } from '@tlr/db';
 import { archivingFromStart, backupSettings } from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
-import { setEinvoiceValidationThreads, setPasswordHashCost, sweepStaged, warmEinvoiceValidation, type WebhookSettings } from '@tlr/domain';
+import { setEinvoiceAsyncLines, setEinvoiceValidationThreads, setPasswordHashCost, sweepStaged, warmEinvoiceValidation, type WebhookSettings } from '@tlr/domain';
 import { deliverEinvoiceAt, QUEUES, startBoss, submitVatFilingAt, type Boss } from '@tlr/jobs';
 import { backupVoucherStore, createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
 import { createApp } from './app.ts';
@@ -87,6 +87,7 @@ async function checkPort(port: number, host: string): Promise<void> {
 
 export async function startService(config: Config, logger = createLogger(config)): Promise<Service> {
   setEinvoiceValidationThreads(config.EINVOICE_VALIDATION_THREADS);
+  setEinvoiceAsyncLines(config.EINVOICE_ASYNC_LINES);
   setPasswordHashCost(config.PASSWORD_HASH_COST);
   // /readyz's detail: where the official e-invoice rules are (loaded once the service listens).
   let einvoiceRules = config.EINVOICE_WARM_AT_START ? 'loading' : 'on_first_document';
@@ -177,6 +178,9 @@ export async function startService(config: Config, logger = createLogger(config)
     },
     async saftImport(importId) {
       await (await queue()).send(QUEUES.importSaft.name, { importId });
+    },
+    async einvoiceImport(importId) {
+      await (await queue()).send(QUEUES.importEinvoice.name, { importId });
     },
     async vatFilingQueued(filing) {
       await submitVatFilingAt(await queue(), filing);
