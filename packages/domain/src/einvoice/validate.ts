@@ -324,11 +324,19 @@ const WARM_UP_DOCUMENTS: Record<RuleSet, string> = {
  */
 const RECEIVING_RULE_SETS = (Object.keys(RULE_SETS) as RuleSet[]).filter((set) => set !== 'oioubl-application-response');
 
-/** Loads SaxonJS and the stylesheets of received documents in this thread, and runs each once (a worker's warm-up). */
-export async function loadEinvoiceRulesHere(): Promise<void> {
+/**
+ * The OIOUBL rule sets are most of a worker's memory (decision 492): loaded, a worker holds about 420 MiB
+ * with them and 250 MiB without (their stylesheets are 44 MB of SEF). One worker of the pool holds them
+ * and checks every OIOUBL document; the others hold the EN 16931 and Peppol rules only.
+ */
+const HEAVY_RULE_SETS: readonly RuleSet[] = ['oioubl-invoice', 'oioubl-credit-note', 'oioubl-application-response'];
+const LIGHT_RULE_SETS = RECEIVING_RULE_SETS.filter((set) => !HEAVY_RULE_SETS.includes(set));
+
+/** Loads SaxonJS and the stylesheets of these rule sets (default: every one received documents take) in this thread, and runs each once (a worker's warm-up). */
+export async function loadEinvoiceRulesHere(sets: readonly RuleSet[] = RECEIVING_RULE_SETS): Promise<void> {
   await saxonJs();
-  for (const set of RECEIVING_RULE_SETS) for (const name of RULE_SETS[set]) await loadStylesheet(name);
-  for (const set of RECEIVING_RULE_SETS) await validateEinvoiceHere(WARM_UP_DOCUMENTS[set], set);
+  for (const set of sets) for (const name of RULE_SETS[set]) await loadStylesheet(name);
+  for (const set of sets) await validateEinvoiceHere(WARM_UP_DOCUMENTS[set], set);
 }
 
 // The pool. A document takes ~100 ms of CPU: in this thread it would stop the event loop meanwhile and
@@ -339,7 +347,7 @@ export async function loadEinvoiceRulesHere(): Promise<void> {
 export type WorkerReply = { result: ValidationResult } | { error: { message: string; code?: ErrorCode } };
 
 /** What the pool asks a worker: validate a document under a rule set, or load every rule set now. */
-export type WorkerRequest = { xml: string; set: RuleSet } | { warm: true };
+export type WorkerRequest = { xml: string; set: RuleSet } | { warm: true; sets: RuleSet[] };
 
 interface Job {
   request: WorkerRequest;
@@ -352,8 +360,8 @@ interface Job {
 }
 interface Thread {
   worker: Worker;
-  /** The rule sets this worker has loaded (every one after a warm-up): its first document of a set loads it first. */
-  loaded: Set<RuleSet | 'all'>;
+  /** The rule sets this worker has loaded (its warm-up's): its first document of a set loads it first. */
+  loaded: Set<RuleSet>;
   job?: Job | undefined;
   timer?: NodeJS.Timeout;
 }
@@ -373,12 +381,12 @@ class FairQueue {
   private readonly servedAt = new Map<string, number>();
   private served = 0;
   length = 0;
-  /** The waiting job of the owner served longest ago, passing over long documents when `long` is false. */
-  shift(long: boolean): Job | undefined {
+  /** The first waiting job `takes` accepts of the owner served longest ago. */
+  shift(takes: (job: Job) => boolean): Job | undefined {
     let pick: string | undefined;
     let index = -1;
     for (const [owner, waiting] of this.byOwner) {
-      const i = long ? 0 : waiting.findIndex((j) => !j.long);
+      const i = waiting.findIndex(takes);
       if (i < 0) continue;
       if (pick === undefined || (this.servedAt.get(owner) ?? -1) < (this.servedAt.get(pick) ?? -1)) {
         pick = owner;
@@ -438,7 +446,7 @@ function startThread(): Thread {
     // A late answer of a worker stopped for taking too long: its document has failed already.
     if (!job) return;
     finish(thread);
-    thread.loaded.add('warm' in job.request ? 'all' : job.request.set);
+    for (const set of 'warm' in job.request ? job.request.sets : [job.request.set]) thread.loaded.add(set);
     if ('result' in reply) job.resolve(reply.result);
     else if (reply.error.code) job.reject(new DomainError(reply.error.code, reply.error.message));
     else job.reject(new Error(`validating the e-invoice failed: ${reply.error.message}`));
@@ -448,6 +456,7 @@ function startThread(): Thread {
   // A worker that ends while still in the pool has crashed (or was killed): its document fails, and the
   // next waiting document starts a replacement.
   thread.worker.on('exit', (code) => {
+    if (heavyThread === thread) heavyThread = undefined;
     if (!threads.delete(thread)) return;
     const job = thread.job;
     finish(thread);
@@ -467,11 +476,13 @@ function run(thread: Thread, job: Job): void {
   // The document's time limit counts the checking, not the loading of SaxonJS and the rules (seconds of
   // CPU, a minute or more while other work holds the cores): a warm-up, or a worker's first document of
   // a rule set, gets the loading's limit.
-  const loading = 'warm' in job.request || !(thread.loaded.has('all') || thread.loaded.has(job.request.set));
+  const loading = 'warm' in job.request || !thread.loaded.has(job.request.set);
+  if (heavy(job)) heavyThread = thread;
   thread.timer = setTimeout(
     () => {
       // SaxonJS cannot be interrupted inside a transform: the worker goes, and the pool starts another.
       threads.delete(thread);
+      if (heavyThread === thread) heavyThread = undefined;
       finish(thread);
       void thread.worker.terminate();
       // The document's size, not a fault of the service: a 413 that says so (decision 476).
@@ -507,19 +518,30 @@ function longLaneFree(): boolean {
   return busy < Math.max(1, poolSize - 1);
 }
 
+/** The worker that holds the OIOUBL rules (decision 492): the first that takes an OIOUBL document or the full warm-up. */
+let heavyThread: Thread | undefined;
+const heavy = (job: Job) => ('warm' in job.request ? job.request.sets.some((set) => HEAVY_RULE_SETS.includes(set)) : HEAVY_RULE_SETS.includes(job.request.set));
+
+/** What a worker (undefined: one about to start) may take: a long document while the lane has room, an OIOUBL one if it is (or may become) the worker with those rules. */
+const takes = (thread: Thread | undefined) => {
+  const long = longLaneFree();
+  return (job: Job) => (!job.long || long) && (!heavy(job) || heavyThread === undefined || heavyThread === thread);
+};
+
 /** Hands waiting documents to idle workers, starts workers up to the pool's size, and stops idle ones above it. */
 function dispatch(): void {
   for (const thread of threads) {
     if (thread.job) continue;
-    const job = queue.shift(longLaneFree());
+    const job = queue.shift(takes(thread));
     if (job) run(thread, job);
     else if (threads.size > poolSize) {
       threads.delete(thread);
+      if (heavyThread === thread) heavyThread = undefined;
       void thread.worker.terminate();
     }
   }
   while (queue.length && threads.size < poolSize) {
-    const job = queue.shift(longLaneFree());
+    const job = queue.shift(takes(undefined));
     if (!job) break;
     run(startThread(), job);
   }
@@ -547,5 +569,11 @@ function submit(request: WorkerRequest, long = false): Promise<ValidationResult>
  */
 export async function warmEinvoiceValidation(): Promise<void> {
   await ruleFiles();
-  await Promise.all(Array.from({ length: Math.max(1, poolSize - threads.size) }, () => submit({ warm: true })));
+  // One worker with every rule set, the others without the OIOUBL ones (decision 492).
+  const full = heavyThread === undefined;
+  await Promise.all(
+    Array.from({ length: Math.max(1, poolSize - threads.size) }, (_, i) =>
+      submit({ warm: true, sets: [...(i === 0 && full ? RECEIVING_RULE_SETS : LIGHT_RULE_SETS)] }),
+    ),
+  );
 }
