@@ -22,7 +22,7 @@ export const einvoiceImportBounds = {
   /** More embedded attachments than this: imported by the job (each is a voucher written). */
   asyncAttachments: 50,
   /** A run not finished after this long died with its worker: the next job takes the import again. */
-  leaseMs: 15 * 60_000,
+  leaseMs: 30 * 60_000,
   /** Runs begun: a document that stopped the worker this many times fails. */
   attempts: 3,
 };
@@ -49,7 +49,11 @@ function countUpTo(text: string, tag: RegExp, above: number): number {
  */
 export function isLongEinvoice(xml: string, bytes: number): boolean {
   const b = einvoiceImportBounds;
-  return bytes > MAX_EINVOICE_BYTES || countUpTo(xml, LINE_TAG, b.asyncLines) > b.asyncLines || countUpTo(xml, ATTACHMENT_TAG, b.asyncAttachments) > b.asyncAttachments;
+  return (
+    bytes > MAX_EINVOICE_BYTES ||
+    countUpTo(xml, LINE_TAG, b.asyncLines) > b.asyncLines ||
+    countUpTo(xml, ATTACHMENT_TAG, b.asyncAttachments) > b.asyncAttachments
+  );
 }
 
 export interface CreateEinvoiceImport {
@@ -134,11 +138,18 @@ export async function runNextEinvoiceImport(db: Database, store: VoucherStore): 
       return { done: importView(failed) };
     }
     const attempt = next.attempts + 1;
-    await tx.import.update({ where: { id: next.id }, data: { status: 'running', phase: 'checking', progress_bytes: 0, started_at: new Date(), attempts: attempt } });
+    await tx.import.update({
+      where: { id: next.id },
+      data: { status: 'running', phase: 'checking', progress_bytes: 0, started_at: new Date(), attempts: attempt },
+    });
     return { id: next.id, companyId: next.company_id, attempt };
   });
   if (!claimed) {
-    const held = await prisma.import.findFirst({ where: { kind: 'einvoice', status: 'running' }, orderBy: { started_at: 'asc' }, select: { started_at: true } });
+    const held = await prisma.import.findFirst({
+      where: { kind: 'einvoice', status: 'running' },
+      orderBy: { started_at: 'asc' },
+      select: { started_at: true },
+    });
     return held?.started_at ? { retryAfterMs: Math.max(1_000, held.started_at.getTime() + lease - Date.now()) } : {};
   }
   if ('done' in claimed) return { view: claimed.done };
@@ -161,7 +172,10 @@ export async function runNextEinvoiceImport(db: Database, store: VoucherStore): 
     if (e instanceof DomainError) return fail(e);
     throw e;
   }
-  await prisma.import.updateMany({ where: { id, status: 'running', attempts: attempt }, data: { phase: 'importing', progress_bytes: BigInt(Buffer.byteLength(xml)) } });
+  await prisma.import.updateMany({
+    where: { id, status: 'running', attempts: attempt },
+    data: { phase: 'importing', progress_bytes: BigInt(Buffer.byteLength(xml)) },
+  });
   try {
     const view = await db.prisma.$transaction(
       async (txc) => {
