@@ -6,9 +6,12 @@
 // nothing written; the same document again is the same import; the companies' documents take turns.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { runNextEinvoiceImport } from '@tlr/domain';
-import { countRows, idem, ok, testDb, useCompany, type client, type Schemas } from './helpers.ts';
+import { startBoss } from '@tlr/jobs';
+import { registerEinvoiceImportWorker } from '../src/worker.ts';
+import { countRows, databaseUrl, idem, ok, testDb, useCompany, waitFor, type client, type Schemas } from './helpers.ts';
 
 const t = useCompany({ name: 'Lang Faktura ApS', cvr: '12345674', env: { EINVOICE_ASYNC_LINES: '3' } });
 
@@ -102,4 +105,27 @@ describe('POST /einvoices/inbound, a long document (decision 491)', () => {
     // This company was served by the tests above; the other company, never served, goes first though it sent last.
     expect(order).toEqual([theirs, first, second]);
   });
+});
+
+describe('the import-einvoice job on a worker', () => {
+  it('the job the request sent imports the document through pg-boss; GET /imports/{id} polled to succeeded', async () => {
+    // The import-einvoice queue alone: a whole worker on the shared test database would take other files' jobs.
+    const worker = await startBoss(databaseUrl(), () => {});
+    await registerEinvoiceImportWorker(worker, testDb(), pino({ level: 'silent' }), t.svc.store);
+    try {
+      const r = await send(t.raw, longInvoice('BOSS-1', 4));
+      expect(r.status, r.text).toBe(202);
+      const done = await waitFor(async () => {
+        // Every half second: a key has 100 requests a minute.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const seen = (await ok(t.api.GET('/imports/{id}', { params: { path: { id: r.body.data.id } } }))).data;
+        return seen.status === 'succeeded' || seen.status === 'failed' ? seen : undefined;
+      }, 60_000);
+      expect(done).toMatchObject({ type: 'einvoice', status: 'succeeded', requested_by: { type: 'api_key' } });
+      const message = (await ok(t.api.GET('/einvoices/{id}', { params: { path: { id: done.einvoice_id! } } }))).data;
+      expect(message).toMatchObject({ document_number: 'BOSS-1', total_amount: 14031.25 });
+    } finally {
+      await worker.stop({ graceful: true, timeout: 10_000 });
+    }
+  }, 90_000);
 });
