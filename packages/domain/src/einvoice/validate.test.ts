@@ -236,6 +236,19 @@ describe('the OIOUBL schematron 1.17.2 and the CEN CII rules, warm from the star
     const credit = read('oioubl', 'examples', 'OIOUBL_CreditNote_v2p2.xml');
     expect((await validateEinvoice(credit, 'oioubl-credit-note')).fatal).toEqual([]);
     expect((await validateEinvoice(read('cii', 'examples', 'CII_example3.xml'), 'cen-cii')).fatal).toEqual([]);
+    // One worker holds the OIOUBL rules (decision 492): OIOUBL documents all in flight at once go to it alone.
+    setEinvoiceValidationThreads(2);
+    try {
+      await warmEinvoiceValidation();
+      const results = await Promise.all([invoice, invoice, credit].map((doc, i) => validateEinvoice(doc, i < 2 ? 'oioubl-invoice' : 'oioubl-credit-note')));
+      expect(results.map((r) => r.fatal)).toEqual([[], [], []]);
+      const workers = einvoiceValidationPool.workers();
+      expect(workers).toHaveLength(2);
+      expect(workers.filter((w) => w.sets.includes('oioubl-invoice'))).toHaveLength(1);
+      expect(workers.every((w) => w.sets.includes('peppol'))).toBe(true);
+    } finally {
+      setEinvoiceValidationThreads(undefined);
+    }
   }, 900_000);
 
   it("reads the OIOUBL package's report: <Error> fatal, <Warning> a warning, the bracketed rule id apart from its text", () => {

@@ -432,7 +432,8 @@ export const einvoiceValidationPool = {
   longTimeoutMs: 20 * 60_000,
   /** Added to the limit while a worker loads SaxonJS and the rules. */
   loadingMs: 300_000,
-  workers: () => [...threads].map((t) => ({ worker: t.worker, busy: t.job !== undefined })),
+  /** Each worker, whether it has a document, and the rule sets it has loaded (one holds the OIOUBL ones: decision 492). */
+  workers: () => [...threads].map((t) => ({ worker: t.worker, busy: t.job !== undefined, sets: [...t.loaded] })),
 };
 
 function startThread(): Thread {
