@@ -20,6 +20,7 @@ import {
 import { archivingFromStart, backupSettings } from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
 import {
+  setEinvoiceAsyncLines,
   setEinvoiceValidationThreads,
   setPasswordHashCost,
   sweepStaged,
@@ -98,6 +99,7 @@ export async function startService(config: Config, logger = createLogger(config)
   // What the transport knows of receivers decides the format of customers on einvoice_format auto, in requests and jobs alike.
   const einvoices = einvoiceSettings(config);
   useReceiverDocuments(einvoices.transport.receivers);
+  setEinvoiceAsyncLines(config.EINVOICE_ASYNC_LINES);
   setPasswordHashCost(config.PASSWORD_HASH_COST);
   // /readyz's detail: where the official e-invoice rules are (loaded once the service listens).
   let einvoiceRules = config.EINVOICE_WARM_AT_START ? 'loading' : 'on_first_document';
@@ -197,6 +199,9 @@ export async function startService(config: Config, logger = createLogger(config)
     },
     async saftImport(importId) {
       await (await queue()).send(QUEUES.importSaft.name, { importId });
+    },
+    async einvoiceImport(importId) {
+      await (await queue()).send(QUEUES.importEinvoice.name, { importId });
     },
     async vatFilingQueued(filing) {
       await submitVatFilingAt(await queue(), filing);

@@ -40,6 +40,11 @@ export interface ApiMeta extends OpenApiMeta {
    * through (not for creates).
    */
   idempotent?: { status: 200 | 201 | 202; optional?: boolean };
+  /**
+   * A second success the endpoint answers (OpenAPI only): 202 Accepted with a resource of the document's
+   * components (a long received e-invoice's import, decision 491), and what it means.
+   */
+  accepted?: { description: string; schema: string };
   /** Answers 201 Created without an Idempotency-Key (the contract exempts webhook endpoints). */
   created?: true;
   /** Problem statuses beyond the common ones that the endpoint can answer (OpenAPI only). */

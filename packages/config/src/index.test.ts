@@ -49,6 +49,14 @@ describe('configuration', () => {
     }
   });
 
+  it('EINVOICE_ASYNC_LINES: unset leaves 500 to the domain; else an integer from 1 to 100000 (decision 491)', () => {
+    expect(loadConfig({}).EINVOICE_ASYNC_LINES).toBeUndefined();
+    expect(loadConfig({ EINVOICE_ASYNC_LINES: '3' }).EINVOICE_ASYNC_LINES).toBe(3);
+    for (const bad of ['0', '100001', '2.5', 'x']) {
+      expect(() => loadConfig({ EINVOICE_ASYNC_LINES: bad })).toThrow(`EINVOICE_ASYNC_LINES: must be an integer from 1 to 100000, got "${bad}"`);
+    }
+  });
+
   it("PASSWORD_HASH_COST: the argon2 library's default unless set to OWASP's minimum; nothing else", () => {
     expect(loadConfig({}).PASSWORD_HASH_COST).toBe('default');
     expect(loadConfig({ PASSWORD_HASH_COST: 'minimum' }).PASSWORD_HASH_COST).toBe('minimum');

@@ -163,6 +163,19 @@ const schema = z
         }
         return n;
       }),
+    // A received e-invoice of more lines is imported by a job and answered 202 (decision 491); unset: 500.
+    EINVOICE_ASYNC_LINES: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        const n = Number(v);
+        if (!/^\d+$/.test(v) || n < 1 || n > 100_000) {
+          ctx.addIssue({ code: 'custom', message: `must be an integer from 1 to 100000, got "${v}"` });
+          return z.NEVER;
+        }
+        return n;
+      }),
     EINVOICE_HANDOVER_TIMEOUT_MS: milliseconds(20000),
     // E-mailing documents (docs/email.md): the SMTP server (smtp:// upgrades with STARTTLS when the server
     // offers it, smtps:// is TLS from the first byte; user and password in the URL), the From address

@@ -157,6 +157,7 @@ export * from './einvoice/responses.ts';
 export * from './einvoice/invoice-responses.ts';
 export * from './einvoice/parse.ts';
 export * from './einvoice/inbound.ts';
+export * from './einvoice/inbound-import.ts';
 export * from './einvoice/pdf-attachment.ts';
 export { recordBooks, checkBooks, type Books, type CompanyBooks, type ObjectReader } from './backup/books.ts';
 export { recordedBackupRun, booksOfBackup, lastBackupRun, type LastBackupRun, type MadeBackup } from './backup/runs.ts';

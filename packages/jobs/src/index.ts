@@ -129,6 +129,15 @@ export const QUEUES = {
     name: 'import-saft',
     options: { policy: 'standard', retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600, heartbeatSeconds: 30, notify: true },
   },
+  /**
+   * Long received e-invoices (einvoice/inbound-import.ts, decision 491): each job runs the next waiting
+   * import, the companies in turn (not necessarily the one it was sent for), one per job; one is sent
+   * per import. The rules' bound is 20 minutes: expires after 45, with a heartbeat.
+   */
+  importEinvoice: {
+    name: 'import-einvoice',
+    options: { policy: 'standard', retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 2700, heartbeatSeconds: 30, notify: true },
+  },
 } as const satisfies Record<string, QueueSpec>;
 
 /**
