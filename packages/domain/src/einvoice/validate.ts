@@ -529,10 +529,18 @@ function longLaneFree(): boolean {
 let heavyThread: Thread | undefined;
 const heavy = (job: Job) => ('warm' in job.request ? job.request.sets.some((set) => HEAVY_RULE_SETS.includes(set)) : HEAVY_RULE_SETS.includes(job.request.set));
 
-/** What a worker (undefined: one about to start) may take: a long document while the lane has room, an OIOUBL one if it is (or may become) the worker with those rules. */
+/**
+ * What a worker (undefined: one about to start) may take: a long document while the lane has room, an
+ * OIOUBL one if it is (or may become) the worker with those rules, and a warm-up only if it lacks some of
+ * its rules, or the pool has no room for a new worker (a warm-up is there to start one).
+ */
 const takes = (thread: Thread | undefined) => {
   const long = longLaneFree();
-  return (job: Job) => (!job.long || long) && (!heavy(job) || heavyThread === undefined || heavyThread === thread);
+  const room = threads.size < poolSize;
+  return (job: Job) =>
+    (!job.long || long) &&
+    (!heavy(job) || heavyThread === undefined || heavyThread === thread) &&
+    !(room && thread && 'warm' in job.request && job.request.sets.every((set) => thread.loaded.has(set)));
 };
 
 /** Hands waiting documents to idle workers, starts workers up to the pool's size, and stops idle ones above it. */
