@@ -29,6 +29,7 @@ import { vatRouter } from './routers/vat.ts';
 import { euSalesRouter } from './routers/eu-sales.ts';
 import { remindersRouter } from './routers/reminders.ts';
 import { quotesRouter } from './routers/quotes.ts';
+import { budgetsRouter, dimensionsRouter } from './routers/dimensions.ts';
 import { createCallerFactory, router } from './trpc.ts';
 
 export const appRouter = router({
@@ -48,6 +49,8 @@ export const appRouter = router({
   suppliers: suppliersRouter,
   accounts: accountsRouter,
   transactions: transactionsRouter,
+  dimensions: dimensionsRouter,
+  budgets: budgetsRouter,
   exchangeRates: exchangeRatesRouter,
   bankAccounts: bankAccountsRouter,
   bankLines: bankLinesRouter,

@@ -1,5 +1,6 @@
 // Booking an expense (draft -> booked): the posting through the posting function (the expense account and
 // input VAT against payables, in DKK at the bill's rate) with a number from the unified sequence.
+import type { LineDimensions } from '../dimensions/schema.ts';
 import type { Db } from '@tlr/db';
 import { fromDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
@@ -30,8 +31,11 @@ export async function bookExpense(db: Db, scope: CompanyScope, row: ExpenseRow):
     treatment,
     row.vat_deductible_percent ? decimalOf(row.vat_deductible_percent) : undefined,
   );
+  // The expense's dimensions go with its cost lines (the cost and any VAT not deductible), not with VAT or payables.
+  const dimensions = (row.dimensions as LineDimensions | null) ?? undefined;
+  const tagged = dimensions ? made.map((l) => (l.accountId === row.account_id ? { ...l, dimensions } : l)) : made;
   // Payables (the last line) balances the DKK posting.
-  const lines = postingInDkk(made, fx, made.length - 1);
+  const lines = postingInDkk(tagged, fx, tagged.length - 1);
   const posted = await postTransaction(db, scope, {
     date,
     description: text,

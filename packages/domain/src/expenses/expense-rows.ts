@@ -30,6 +30,7 @@ export function expenseView(e: ExpenseRow, accountNumber: string): ExpenseView {
     currency: e.currency,
     exchange_rate: e.exchange_rate === null ? null : exchangeRateToJson(e.exchange_rate),
     account_number: accountNumber,
+    dimensions: (e.dimensions as Record<string, string> | null) ?? {},
     status: e.status as ExpenseStatus,
     posted_transaction_id: e.posted_transaction_id,
     posted_system_id: e.posted_system_id === null ? null : Number(e.posted_system_id),

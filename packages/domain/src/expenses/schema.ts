@@ -1,5 +1,6 @@
 // An expense's fields, once: the create and update bodies and that of a status change, the resource
 // the API answers with (its OpenAPI component), and the domain's input and view types derived from them.
+import { lineDimensions } from '../dimensions/schema.ts';
 import { z } from 'zod';
 import { accountNumber, amountOut, boolean, currency, date, dateOut, exchangeRate, money, percent, text, timestamp, uuid, vatCode } from '../fields.ts';
 import { ordinal } from '../integers.ts';
@@ -46,6 +47,10 @@ const fields = {
       description: `The expense account debited with amount - vat_amount; default ${DEFAULT_ACCOUNTS.expense} Andre eksterne omkostninger`,
       example: '2810',
     }),
+  dimensions: lineDimensions()
+    .nullable()
+    .optional()
+    .meta({ description: "The expense's dimensions ({\"Projekt\": \"A\"}): booking posts them with its cost lines (account_number); null clears them" }),
 };
 
 export const expenseCreate = z.strictObject({ ...fields, book: boolean().optional().meta({ description: 'true: book at once' }) });
@@ -80,6 +85,7 @@ export const expenseResource = z
     currency: z.string().meta({ example: 'DKK' }),
     exchange_rate: z.number().nullable().meta({ description: 'DKK per unit (1 for DKK); null on a draft whose rate is fixed at booking' }),
     account_number: z.string(),
+    dimensions: z.record(z.string(), z.string()).meta({ description: "The expense's dimensions; {} for none", example: { Projekt: 'A' } }),
     status: z.enum(EXPENSE_STATUSES),
     posted_transaction_id: z.guid().nullable().meta({ description: "The booking's posting; null on a draft" }),
     posted_system_id: ordinal().nullable(),
