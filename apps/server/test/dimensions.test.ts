@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { today as businessDay } from '@tlr/domain';
 import { created, idem, ok as okAny, useCompany, type Api, type RequestBody } from './helpers.ts';
+import { validateSaft } from './saft-schema.ts';
 
 const t = useCompany({ name: 'Projekter ApS' });
 const ok = async <T>(call: Parameters<typeof okAny<T>>[0]) => (await okAny(call)) as Exclude<T, string>;
@@ -284,5 +285,30 @@ describe('budgets', () => {
       body: { lines: [{ account_number: '1010', month: `${Y + 1}-01`, amount: 1 }] },
     });
     expect(outside.error).toMatchObject({ code: 'invalid_request', field: 'lines[0].month' });
+  });
+});
+
+describe('SAF-T', () => {
+  it('carries the dimensions as AnalysisTypeTable and each line\'s Analysis, valid against the Danish XSD', async () => {
+    const r = await t.api.GET('/exports/saft', { params: { query: { from: `${Y}-02-01`, to: `${Y}-02-28` } }, parseAs: 'text' });
+    const xml = r.data as unknown as string;
+    expect(r.response.status).toBe(200);
+    const { valid, errors } = await validateSaft(xml);
+    expect(errors).toEqual([]);
+    expect(valid).toBe(true);
+    // One entry per value of the dimension (A, B and C added later), its AnalysisType the dimension's name.
+    const table = /<AnalysisTypeTable>(.*?)<\/AnalysisTypeTable>/.exec(xml)![1]!;
+    expect([...table.matchAll(/<AnalysisType>(.*?)<\/AnalysisType>.*?<AnalysisID>(.*?)<\/AnalysisID>/g)].map((m) => `${m[1]}:${m[2]}`)).toEqual([
+      'Projekt:A',
+      'Projekt:B',
+      'Projekt:C',
+    ]);
+    // T1's revenue line: 1010 credited 1000 in project A, the whole amount its AnalysisAmount.
+    expect(xml).toContain(
+      '<AccountID>1010</AccountID><Analysis><AnalysisType>Projekt</AnalysisType><AnalysisID>A</AnalysisID><AnalysisAmount><Amount>1000.00</Amount>',
+    );
+    // Every line carrying a dimension in the books has its Analysis: 1010 ×3 (T1, the invoice's A and B),
+    // 2030 ×2 (T2, the required one), 2810 (the expense) and the reversal's 1010 {A}.
+    expect(xml.match(/<Analysis>/g)).toHaveLength(7);
   });
 });
