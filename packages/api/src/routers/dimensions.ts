@@ -1,5 +1,5 @@
 // /dimensions: the company's dimensions (afdelinger, projekter) and their values; /budgets: budgets per
-// fiscal year (docs/dimensions.md; decisions 580-589, 810-819).
+// fiscal year (docs/dimensions.md; decisions 580 to 587, 810 to 814).
 import {
   BUDGET_LIST,
   budgetCreate,

@@ -1,6 +1,6 @@
 // Budgets: an amount per account per month for one fiscal year, put in bulk (PUT /budgets/{id}/lines
 // replaces them all in one statement). The profit and loss statement shows them beside the actuals
-// (GET /reports/profit-loss?budget={id}; reports/reports.ts). Decisions 810-815.
+// (GET /reports/profit-loss?budget={id}; reports/reports.ts). Decisions 810 to 814.
 import { Prisma, type Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { invalidRequest, notFound } from '../errors.ts';

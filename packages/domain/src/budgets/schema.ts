@@ -1,4 +1,4 @@
-// A budget's fields, once: the create, update and lines bodies and the resource (decisions 810-815).
+// A budget's fields, once: the create, update and lines bodies and the resource (decisions 810 to 814).
 import { z } from 'zod';
 import { accountNumber, amountOut, date, dateOut, money, requiredText, timestamp } from '../fields.ts';
 

@@ -1,7 +1,7 @@
 // A dimension's fields, once: the create and update bodies, the resource, and the `dimensions` field that
 // journal lines, invoice lines and expenses take ({"Projekt": "A"}).
 import { z } from 'zod';
-import { accountNumber, exact, requiredText, text, timestamp } from '../fields.ts';
+import { accountNumber, boolean, exact, requiredText, text, timestamp } from '../fields.ts';
 
 /** The most dimensions a company keeps, and so the most one line carries. */
 export const MAX_DIMENSIONS = 20;
@@ -46,8 +46,7 @@ const valueInput = z.strictObject({
 const valueUpdate = z.strictObject({
   code: dimensionCode().meta({ description: 'The value: an existing code changes that value; a new one adds it', example: 'A' }),
   name: requiredText(200).optional().meta({ description: 'Required for a new value', example: 'Projekt A' }),
-  retired: z
-    .boolean()
+  retired: boolean()
     .optional()
     .meta({ description: 'true retires the value: lines posted with it keep it, new lines are refused it; false takes it back into use' }),
 });
