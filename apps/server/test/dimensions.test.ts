@@ -197,7 +197,17 @@ describe('the rules of dimensions', () => {
   });
 
   it('a retired value stays on old lines and is refused on new ones; a reversal carries it back', async () => {
-    const dim = await ok(t.api.PUT('/dimensions/{id}', { params: { path: { id: ids.dimension! } }, body: { values: [{ code: 'A', retired: true }, { code: 'C', name: 'Projekt C' }] } }));
+    const dim = await ok(
+      t.api.PUT('/dimensions/{id}', {
+        params: { path: { id: ids.dimension! } },
+        body: {
+          values: [
+            { code: 'A', retired: true },
+            { code: 'C', name: 'Projekt C' },
+          ],
+        },
+      }),
+    );
     expect(dim.data.values.map((v) => [v.code, v.retired])).toEqual([
       ['A', true],
       ['B', false],
@@ -231,7 +241,13 @@ describe('the rules of dimensions', () => {
     expect((await other.api.GET('/dimensions/{id}', { params: { path: { id: ids.dimension! } } })).response.status).toBe(404);
     const r = await other.api.POST('/transactions', {
       params: idem(),
-      body: { date: `${Y}-02-05`, lines: [{ account_number: '6470', debit: 1 }, { account_number: '1010', credit: 1, dimensions: { Projekt: 'B' } }] },
+      body: {
+        date: `${Y}-02-05`,
+        lines: [
+          { account_number: '6470', debit: 1 },
+          { account_number: '1010', credit: 1, dimensions: { Projekt: 'B' } },
+        ],
+      },
     });
     expect(r.error).toMatchObject({ code: 'invalid_request', field: 'lines[1].dimensions.Projekt' });
   });
@@ -265,7 +281,12 @@ describe('budgets', () => {
     // 2030 = 300 + 100 = 400; 2810 = 500. Budget: 3000, 250 + 80 (2230) = 330. March is outside.
     const rev = section(r, 'revenue') as unknown as { budget: number; variance: number; accounts: { budget: number; variance: number }[] };
     expect([rev.budget, rev.variance, rev.accounts[0]!.budget, rev.accounts[0]!.variance]).toEqual([3000, -400, 3000, -400]);
-    const ext = section(r, 'other_external_expenses') as unknown as { total: number; budget: number; variance: number; accounts: { account_number: string; amount: number; budget: number }[] };
+    const ext = section(r, 'other_external_expenses') as unknown as {
+      total: number;
+      budget: number;
+      variance: number;
+      accounts: { account_number: string; amount: number; budget: number }[];
+    };
     expect(ext.accounts.map((a) => [a.account_number, a.amount, a.budget])).toEqual([
       ['2030', 400, 250],
       ['2230', 0, 80],
@@ -289,7 +310,7 @@ describe('budgets', () => {
 });
 
 describe('SAF-T', () => {
-  it('carries the dimensions as AnalysisTypeTable and each line\'s Analysis, valid against the Danish XSD', async () => {
+  it("carries the dimensions as AnalysisTypeTable and each line's Analysis, valid against the Danish XSD", async () => {
     const r = await t.api.GET('/exports/saft', { params: { query: { from: `${Y}-02-01`, to: `${Y}-02-28` } }, parseAs: 'text' });
     const xml = r.data as unknown as string;
     expect(r.response.status).toBe(200);

@@ -86,7 +86,15 @@ export const budgetsRouter = router({
     resource: budgetResource,
     run: createBudget,
   }),
-  update: updateEndpoint({ path: '/budgets/{id}', tag: 'Budgets', summary: 'Rename a budget', scope: write, body: budgetUpdate, resource: budgetResource, run: updateBudget }),
+  update: updateEndpoint({
+    path: '/budgets/{id}',
+    tag: 'Budgets',
+    summary: 'Rename a budget',
+    scope: write,
+    body: budgetUpdate,
+    resource: budgetResource,
+    run: updateBudget,
+  }),
   putLines: updateEndpoint({
     path: '/budgets/{id}/lines',
     tag: 'Budgets',

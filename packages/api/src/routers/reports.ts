@@ -120,12 +120,10 @@ export const reportsRouter = router({
         from: date().optional().meta({ description: 'First posting date included; default the start of the fiscal year containing to' }),
         to: date().optional().meta({ description: 'Last posting date included; default today (Europe/Copenhagen)' }),
         ...reportDimensionParams,
-        budget: uuid()
-          .optional()
-          .meta({
-            description:
-              'A budget of the company (GET /budgets): each account, section and total gets its budget for the months the period touches (a month counts whole) and the variance, actual − budget. Not with a dimension filter (400)',
-          }),
+        budget: uuid().optional().meta({
+          description:
+            'A budget of the company (GET /budgets): each account, section and total gets its budget for the months the period touches (a month counts whole) and the variance, actual − budget. Not with a dimension filter (400)',
+        }),
       }),
     )
     .output(single(profitAndLossResource))

@@ -1,7 +1,16 @@
 // /transactions: the general ledger. Posted transactions are immutable (no PUT, no DELETE); a
 // correction is POST /transactions/{id}/reverse.
 import { z } from 'zod';
-import { createTransaction, lineDimensions, getTransaction, listTransactions, POSTING_SOURCES, reverseTransaction, TRANSACTION_LIST, registrationFields } from '@tlr/domain';
+import {
+  createTransaction,
+  lineDimensions,
+  getTransaction,
+  listTransactions,
+  POSTING_SOURCES,
+  reverseTransaction,
+  TRANSACTION_LIST,
+  registrationFields,
+} from '@tlr/domain';
 import { createEndpoint, getEndpoint, listEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
 import { accountNumber, amountOut, currency, date, dateOut, exchangeRate, money, text, timestamp, uuid, vatCode } from '@tlr/domain/fields';

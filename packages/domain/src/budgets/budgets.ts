@@ -1,7 +1,7 @@
 // Budgets: an amount per account per month for one fiscal year, put in bulk (PUT /budgets/{id}/lines
 // replaces them all in one statement). The profit and loss statement shows them beside the actuals
 // (GET /reports/profit-loss?budget={id}; reports/reports.ts). Decisions 810 to 814.
-import { Prisma, type Db } from '@tlr/db';
+import type { Db, Prisma } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { invalidRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -51,7 +51,10 @@ async function view(db: Db, scope: CompanyScope, rows: BudgetRow[]): Promise<Bud
 async function lineRows(db: Db, scope: CompanyScope, budget: { id: string; start: string; end: string }, lines: readonly BudgetLineInput[]) {
   const numbers = [...new Set(lines.map((l) => l.account_number))];
   const accounts = numbers.length
-    ? await db.account.findMany({ where: { company_id: scope.companyId, account_number: { in: numbers } }, select: { id: true, account_number: true, type: true, name: true } })
+    ? await db.account.findMany({
+        where: { company_id: scope.companyId, account_number: { in: numbers } },
+        select: { id: true, account_number: true, type: true, name: true },
+      })
     : [];
   const byNumber = new Map(accounts.map((a) => [a.account_number, a]));
   const seen = new Set<string>();
@@ -59,9 +62,13 @@ async function lineRows(db: Db, scope: CompanyScope, budget: { id: string; start
     const a = byNumber.get(l.account_number);
     if (!a) throw invalidRequest(`No account ${l.account_number} in the company's chart of accounts.`, `lines[${i}].account_number`);
     if (a.type !== 'revenue' && a.type !== 'expense')
-      throw invalidRequest(`Account ${a.account_number} (${a.name}) is a ${a.type} account; a budget holds revenue and expense accounts.`, `lines[${i}].account_number`);
+      throw invalidRequest(
+        `Account ${a.account_number} (${a.name}) is a ${a.type} account; a budget holds revenue and expense accounts.`,
+        `lines[${i}].account_number`,
+      );
     const first = `${l.month}-01`;
-    if (first < budget.start || first > budget.end) throw invalidRequest(`${l.month} is not a month of the fiscal year ${budget.start} to ${budget.end}.`, `lines[${i}].month`);
+    if (first < budget.start || first > budget.end)
+      throw invalidRequest(`${l.month} is not a month of the fiscal year ${budget.start} to ${budget.end}.`, `lines[${i}].month`);
     const key = `${a.id} ${l.month}`;
     if (seen.has(key)) throw invalidRequest(`Account ${l.account_number} in ${l.month} is given twice.`, `lines[${i}]`);
     seen.add(key);
@@ -71,9 +78,7 @@ async function lineRows(db: Db, scope: CompanyScope, budget: { id: string; start
 
 /** Replaces the budget's lines with `rows` (two statements: the budget row is locked by the caller). */
 async function replaceLines(db: Db, scope: CompanyScope, budgetId: string, rows: { accountId: string; month: string; amount: string }[]): Promise<void> {
-  await db.$executeRaw`
-    WITH gone AS (DELETE FROM budget_lines WHERE budget_id = ${budgetId}::uuid)
-    SELECT 1`;
+  await db.$executeRaw`DELETE FROM budget_lines WHERE budget_id = ${budgetId}::uuid`;
   if (!rows.length) return;
   await db.$executeRaw`
     INSERT INTO budget_lines (budget_id, company_id, account_id, month, amount)

@@ -15,8 +15,7 @@ export const budgetLineInput = z.strictObject({
   account_number: accountNumber().meta({ description: 'A revenue or expense account of the chart', example: '1010' }),
   month: month(),
   amount: money().meta({
-    description:
-      "The budgeted amount, DKK, signed as the profit and loss shows the account: positive on its usual side (revenue as income, costs as cost)",
+    description: 'The budgeted amount, DKK, signed as the profit and loss shows the account: positive on its usual side (revenue as income, costs as cost)',
     example: 10000,
   }),
 });

@@ -37,7 +37,12 @@ export async function readCatalogue(db: Db, companyId: string): Promise<Dimensio
   return new Map(
     rows.map((d) => [
       d.name,
-      { id: d.id, name: d.name, required: new Set(d.required_account_ids), values: new Map(d.values.map((v) => [v.code, { id: v.id, retired: v.retired_at !== null }])) },
+      {
+        id: d.id,
+        name: d.name,
+        required: new Set(d.required_account_ids),
+        values: new Map(d.values.map((v) => [v.code, { id: v.id, retired: v.retired_at !== null }])),
+      },
     ]),
   );
 }
@@ -49,7 +54,11 @@ function valueRef(catalogue: DimensionCatalogue, name: string, code: string, at:
   const value = dimension.values.get(code);
   if (!value) throw invalidRequest(`${at.where}: the dimension ${name} has no value ${code}.`, at.field);
   if (value.retired && !at.retired)
-    throw new DomainError('dimension_value_retired', `${at.where}: the value ${code} of the dimension ${name} is retired; new lines cannot carry it.`, at.field);
+    throw new DomainError(
+      'dimension_value_retired',
+      `${at.where}: the value ${code} of the dimension ${name} is retired; new lines cannot carry it.`,
+      at.field,
+    );
   return { dimensionId: dimension.id, valueId: value.id };
 }
 
@@ -58,11 +67,16 @@ function valueRef(catalogue: DimensionCatalogue, name: string, code: string, at:
  * mistake is answered then and not only at approval; the writer checks them again when they are posted.
  * `items`: each one's dimensions and the field that holds them (lines[0].dimensions).
  */
-export async function checkDocumentDimensions(db: Db, companyId: string, items: readonly { dimensions?: LineDimensions | undefined; field: string }[]): Promise<void> {
+export async function checkDocumentDimensions(
+  db: Db,
+  companyId: string,
+  items: readonly { dimensions?: LineDimensions | undefined; field: string }[],
+): Promise<void> {
   if (!items.some((it) => it.dimensions && Object.keys(it.dimensions).length)) return;
   const catalogue = await readCatalogue(db, companyId);
   for (const it of items)
-    for (const [name, code] of Object.entries(it.dimensions ?? {})) valueRef(catalogue, name, code, { where: it.field, field: `${it.field}.${name}`, retired: false });
+    for (const [name, code] of Object.entries(it.dimensions ?? {}))
+      valueRef(catalogue, name, code, { where: it.field, field: `${it.field}.${name}`, retired: false });
 }
 
 /** Postings whose lines need not carry the required dimensions (they repeat or close what was posted). */

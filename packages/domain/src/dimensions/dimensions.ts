@@ -44,7 +44,10 @@ async function accountNumbers(db: Db, scope: CompanyScope, rows: readonly Dimens
 /** The ids of the accounts numbered `numbers` in the company's chart; an unknown number is refused naming it. */
 async function accountIds(db: Db, scope: CompanyScope, numbers: readonly string[]): Promise<string[]> {
   const unique = [...new Set(numbers)];
-  const accounts = await db.account.findMany({ where: { company_id: scope.companyId, account_number: { in: unique } }, select: { id: true, account_number: true } });
+  const accounts = await db.account.findMany({
+    where: { company_id: scope.companyId, account_number: { in: unique } },
+    select: { id: true, account_number: true },
+  });
   const byNumber = new Map(accounts.map((a) => [a.account_number, a.id]));
   return unique.map((n) => {
     const id = byNumber.get(n);
@@ -127,12 +130,19 @@ export async function updateDimension(db: Db, scope: CompanyScope, id: string, i
     if (!was) continue;
     const retiredAt = v.retired === undefined ? undefined : v.retired ? (was.retired_at ?? new Date()) : null;
     if ((v.name === undefined || v.name === was.name) && (retiredAt === undefined || retiredAt === was.retired_at)) continue;
-    await db.dimensionValue.update({ where: { id: was.id }, data: { ...(v.name === undefined ? {} : { name: v.name }), ...(retiredAt === undefined ? {} : { retired_at: retiredAt }) } });
+    await db.dimensionValue.update({
+      where: { id: was.id },
+      data: { ...(v.name === undefined ? {} : { name: v.name }), ...(retiredAt === undefined ? {} : { retired_at: retiredAt }) },
+    });
   }
   const required = input.required_account_numbers === undefined ? undefined : await accountIds(db, scope, input.required_account_numbers);
   const updated = await db.dimension.update({
     where: { id },
-    data: { ...(input.description === undefined ? {} : { description: input.description }), ...(required ? { required_account_ids: required } : {}), updated_at: new Date() },
+    data: {
+      ...(input.description === undefined ? {} : { description: input.description }),
+      ...(required ? { required_account_ids: required } : {}),
+      updated_at: new Date(),
+    },
     include,
   });
   return view(updated, await accountNumbers(db, scope, [updated]));

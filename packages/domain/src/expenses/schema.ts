@@ -50,7 +50,7 @@ const fields = {
   dimensions: lineDimensions()
     .nullable()
     .optional()
-    .meta({ description: "The expense's dimensions ({\"Projekt\": \"A\"}): booking posts them with its cost lines (account_number); null clears them" }),
+    .meta({ description: 'The expense\'s dimensions ({"Projekt": "A"}): booking posts them with its cost lines (account_number); null clears them' }),
 };
 
 export const expenseCreate = z.strictObject({ ...fields, book: boolean().optional().meta({ description: 'true: book at once' }) });

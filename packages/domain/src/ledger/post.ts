@@ -218,9 +218,7 @@ export async function postTransaction(db: Db, scope: CompanyScope, posting: Post
   const accounts = new Map<string, AccountName>();
   await readAccounts(db, scope.companyId, [posting], accounts);
   const numberOf = (id: string) => accounts.get(id)!.account_number;
-  const dimensions = needsCatalogue([posting], dimensionsRequired)
-    ? lineDimensionRefs(await readCatalogue(db, scope.companyId), posting, numberOf)
-    : undefined;
+  const dimensions = needsCatalogue([posting], dimensionsRequired) ? lineDimensionRefs(await readCatalogue(db, scope.companyId), posting, numberOf) : undefined;
   const rows = new JournalRows();
   rows.add(prepared, numberOf, dimensions);
   const written = await writeRows(db, scope.companyId, rows);

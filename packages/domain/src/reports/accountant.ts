@@ -110,7 +110,13 @@ const allLines =
  * account: only what lies in from's fiscal year, as its balance starts again each year; decision 541).
  * `source`: where the movements come from, every line (the balance tables) or a dimension's (decision 582).
  */
-async function periodFigures(db: Db, companyId: string, from: string, to: string, source: Source = allLines(companyId)): Promise<Map<string, { type: string } & Figures>> {
+async function periodFigures(
+  db: Db,
+  companyId: string,
+  from: string,
+  to: string,
+  source: Source = allLines(companyId),
+): Promise<Map<string, { type: string } & Figures>> {
   const yearStart = (await fiscalYearOf(db, companyId, from)).start;
   const before = addDays(from, -1);
   const rows = await db.$queryRaw<{ account_id: string; grp: string | null; type: string; od: Num; oc: Num; oyd: Num; oyc: Num; d: Num; c: Num }[]>`
@@ -134,7 +140,13 @@ async function periodFigures(db: Db, companyId: string, from: string, to: string
     const opening = isResultType(r.type) ? dec(r.oyd).minus(dec(r.oyc)) : dec(r.od).minus(dec(r.oc));
     const debit = dec(r.d);
     const credit = dec(r.c);
-    out.set(r.grp ? `${r.account_id} ${r.grp}` : r.account_id, { type: r.type, opening_balance: opening, debit, credit, closing_balance: opening.plus(debit).minus(credit) });
+    out.set(r.grp ? `${r.account_id} ${r.grp}` : r.account_id, {
+      type: r.type,
+      opening_balance: opening,
+      debit,
+      credit,
+      closing_balance: opening.plus(debit).minus(credit),
+    });
   }
   return out;
 }
@@ -206,7 +218,15 @@ export async function trialBalance(db: Db, companyId: string, q: TrialBalanceQue
       if (empty(gc) && empty(gp)) continue;
       Object.assign(restC, minus(restC, gc ?? blank()));
       Object.assign(restP, minus(restP, gp ?? blank()));
-      rows.push({ account_id: a.id, account_number: a.account_number, name: a.name, type: a.type, dimension_value: v.code, current: gc ?? blank(), prior: gp ?? blank() });
+      rows.push({
+        account_id: a.id,
+        account_number: a.account_number,
+        name: a.name,
+        type: a.type,
+        dimension_value: v.code,
+        current: gc ?? blank(),
+        prior: gp ?? blank(),
+      });
     }
     if (!empty(restC) || !empty(restP))
       rows.push({ account_id: a.id, account_number: a.account_number, name: a.name, type: a.type, dimension_value: null, current: restC, prior: restP });

@@ -58,9 +58,7 @@ export async function resolveReportDimensions(db: Db, companyId: string, q: Dime
  */
 export function dimensionLines(companyId: string, from: string, to: string, valueIds: readonly string[], groupDimensionId?: string): Prisma.Sql {
   const [first, ...rest] = valueIds;
-  const base = groupDimensionId
-    ? Prisma.sql`j.dimension_id = ${groupDimensionId}::uuid`
-    : Prisma.sql`j.value_id = ${first!}::uuid`;
+  const base = groupDimensionId ? Prisma.sql`j.dimension_id = ${groupDimensionId}::uuid` : Prisma.sql`j.value_id = ${first!}::uuid`;
   const others = (groupDimensionId ? valueIds : rest).map(
     (v) => Prisma.sql` AND EXISTS (SELECT 1 FROM journal_line_dimensions k WHERE k.line_id = j.line_id AND k.value_id = ${v}::uuid)`,
   );

@@ -172,7 +172,11 @@ export async function profitAndLoss(db: Db, companyId: string, query: ProfitLoss
  * The statement of each value of the grouping dimension (by code), then that of the lines carrying none
  * of its values (value null): the whole less the values' sums, so that the groups add up to the whole.
  */
-function groupsOf(whole: readonly AccountTotals[], grouped: readonly (AccountTotals & { grp: string | null })[], group: NonNullable<ResolvedDimensions['group']>) {
+function groupsOf(
+  whole: readonly AccountTotals[],
+  grouped: readonly (AccountTotals & { grp: string | null })[],
+  group: NonNullable<ResolvedDimensions['group']>,
+) {
   const rest = new Map(whole.map((r) => [r.account_id, { ...r, budget: undefined }]));
   const byValue = new Map<string, AccountTotals[]>();
   for (const r of grouped) {

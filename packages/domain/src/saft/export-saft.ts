@@ -298,10 +298,14 @@ async function writeSaft(client: PoolClient, params: SaftExportParams, out: XmlS
   await writeParties(client, w, 'suppliers', company.id, instants, options.partyBatch ?? 1000);
   await w.write(taxTableXml(vatCodes, taxEffective));
   // Dimensions as AnalysisTypeTable, one entry per value; the lines name theirs in Analysis (decision 586).
-  const { rows: analysisRows } = await client.query<{ dimension_id: string; dimension_name: string; value_id: string; code: string; name: string; used: boolean }>(
-    ANALYSIS_SQL,
-    [company.id],
-  );
+  const { rows: analysisRows } = await client.query<{
+    dimension_id: string;
+    dimension_name: string;
+    value_id: string;
+    code: string;
+    name: string;
+    used: boolean;
+  }>(ANALYSIS_SQL, [company.id]);
   const types = analysisTypes([...new Map(analysisRows.map((r) => [r.dimension_id, { id: r.dimension_id, name: r.dimension_name }])).values()]);
   const entries = analysisRows.map((r) => ({ valueId: r.value_id, type: types.get(r.dimension_id)!, typeName: r.dimension_name, id: r.code, name: r.name }));
   await w.write(analysisTypeTableXml(entries));
@@ -313,15 +317,7 @@ async function writeSaft(client: PoolClient, params: SaftExportParams, out: XmlS
       `<TotalDebit>${totals.debit}</TotalDebit><TotalCredit>${totals.credit}</TotalCredit>` +
       '<Journal><JournalID>GL</JournalID><Description>Finansposteringer (general ledger)</Description><Type>GL</Type>',
   );
-  const written = await writeJournal(
-    client,
-    w,
-    company,
-    period,
-    new Map(accounts.map((a) => [a.id, a.account_number])),
-    options.lineBatch ?? 5000,
-    analysis,
-  );
+  const written = await writeJournal(client, w, company, period, new Map(accounts.map((a) => [a.id, a.account_number])), options.lineBatch ?? 5000, analysis);
   // The header was computed before the lines were read: in one snapshot they must agree.
   if (written.transactions !== totals.transactions || fromOere(written.debit) !== totals.debit || fromOere(written.credit) !== totals.credit) {
     throw new Error(
@@ -374,8 +370,7 @@ async function writeJournal(
   let credit = 0n;
   let open = -1; // system id of the Transaction element currently open
   let shared: LineShared = { description: '', sourceDocument: '' }; // what its lines repeat (set as it opens)
-  const batchAfter = (afterSystemId: number, afterLine: number) =>
-    client.query<JournalRow>(sql, [company.id, from, to, afterSystemId, afterLine, batch]);
+  const batchAfter = (afterSystemId: number, afterLine: number) => client.query<JournalRow>(sql, [company.id, from, to, afterSystemId, afterLine, batch]);
   let next: ReturnType<typeof batchAfter> | undefined = batchAfter(-1, 0);
   while (next) {
     const { rows }: { rows: JournalRow[] } = await next;

@@ -84,7 +84,9 @@ export function lineElement(
   return (
     `<Line><RecordID>${l.line_number}</RecordID><AccountID>${escapeText(accountNumber)}</AccountID>` +
     // The line's dimensions (decision 586): each applies to the line's whole amount.
-    analysis.map((a) => `<Analysis><AnalysisType>${a.type}</AnalysisType><AnalysisID>${a.id}</AnalysisID><AnalysisAmount>${amounts}</AnalysisAmount></Analysis>`).join('') +
+    analysis
+      .map((a) => `<Analysis><AnalysisType>${a.type}</AnalysisType><AnalysisID>${a.id}</AnalysisID><AnalysisAmount>${amounts}</AnalysisAmount></Analysis>`)
+      .join('') +
     shared.sourceDocument +
     // A line without text of its own is described by its transaction.
     `<Description>${l.line_description ? xmlText(l.line_description, SAFT_TEXT.long) : shared.description}</Description>` +
