@@ -38,6 +38,8 @@ const LISTS = [
   '/reports/aged-receivables',
   '/reports/aged-payables',
   '/quotes',
+  '/dimensions',
+  '/budgets',
 ];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
@@ -67,6 +69,8 @@ const LIST_SORT: Record<string, string[]> = {
   '/reports/aged-receivables': ['name', 'total'],
   '/reports/aged-payables': ['name', 'total'],
   '/quotes': ['created_at', 'issue_date', 'valid_until', 'total', 'quote_number'],
+  '/dimensions': ['name', 'created_at'],
+  '/budgets': ['name', 'created_at'],
 };
 /** The lists with a status filter: the contract's three, bank lines (matched or unmatched), quotes and recurring invoices (active, paused, ended). */
 const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines', '/quotes', '/recurring-invoices'];
