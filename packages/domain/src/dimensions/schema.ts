@@ -24,7 +24,9 @@ export const dimensionCode = () =>
     .trim()
     .min(1, 'must not be empty')
     .max(35)
-    .regex(/^[\p{L}\p{N}._\-/ ]+$/u, 'holds letters, digits, space and . _ - / only');
+    // Latin letters (æ, ø, å and the other Latin-1 letters), without Unicode property escapes, which the
+    // document's JSON Schema readers do not all know.
+    .regex(/^[0-9A-Za-zÀ-ÖØ-öø-ÿ._\-/ ]+$/, 'holds letters, digits, space and . _ - / only');
 
 /** The `dimensions` of a journal line, an invoice line or an expense: a value code per dimension name. */
 export const lineDimensions = () =>

@@ -99,6 +99,8 @@ const figuresJson = (f: Figures) => ({
 
 /** SQL yielding rows (account_id, date, debit, credit, grp) whose sums are the movements from `from` to `to`. */
 type Source = (from: string, to: string) => Prisma.Sql;
+/** The group of the lines without one, as a key the joins compare with = (hash joins; IS NOT DISTINCT FROM has none). */
+const NO_GROUP = '00000000-0000-0000-0000-000000000000';
 const allLines =
   (companyId: string): Source =>
   (from, to) =>
@@ -121,20 +123,20 @@ async function periodFigures(
   const before = addDays(from, -1);
   const rows = await db.$queryRaw<{ account_id: string; grp: string | null; type: string; od: Num; oc: Num; oyd: Num; oyc: Num; d: Num; c: Num }[]>`
     WITH o AS MATERIALIZED (
-      SELECT account_id, grp, SUM(debit) AS d, SUM(credit) AS c,
+      SELECT account_id, COALESCE(grp, ${NO_GROUP}::uuid) AS grp, SUM(debit) AS d, SUM(credit) AS c,
              COALESCE(SUM(debit) FILTER (WHERE date >= ${yearStart}::date), 0) AS yd,
              COALESCE(SUM(credit) FILTER (WHERE date >= ${yearStart}::date), 0) AS yc
       FROM (${from > BEGINNING ? source(BEGINNING, before) : Prisma.sql`SELECT NULL::uuid AS account_id, NULL::date AS date, 0::numeric AS debit, 0::numeric AS credit, NULL::uuid AS grp WHERE false`}) m
-      GROUP BY account_id, grp
+      GROUP BY 1, 2
     ), p AS MATERIALIZED (
-      SELECT account_id, grp, SUM(debit) AS d, SUM(credit) AS c FROM (${source(from, to)}) m GROUP BY account_id, grp
+      SELECT account_id, COALESCE(grp, ${NO_GROUP}::uuid) AS grp, SUM(debit) AS d, SUM(credit) AS c FROM (${source(from, to)}) m GROUP BY 1, 2
     ), k AS (SELECT account_id, grp FROM o UNION SELECT account_id, grp FROM p)
-    SELECT a.id AS account_id, k.grp, a.type,
+    SELECT a.id AS account_id, NULLIF(k.grp, ${NO_GROUP}::uuid) AS grp, a.type,
            COALESCE(o.d, 0) AS od, COALESCE(o.c, 0) AS oc, COALESCE(o.yd, 0) AS oyd, COALESCE(o.yc, 0) AS oyc,
            COALESCE(p.d, 0) AS d, COALESCE(p.c, 0) AS c
     FROM k JOIN accounts a ON a.id = k.account_id AND a.company_id = ${companyId}::uuid
-    LEFT JOIN o ON o.account_id = k.account_id AND o.grp IS NOT DISTINCT FROM k.grp
-    LEFT JOIN p ON p.account_id = k.account_id AND p.grp IS NOT DISTINCT FROM k.grp`;
+    LEFT JOIN o ON o.account_id = k.account_id AND o.grp = k.grp
+    LEFT JOIN p ON p.account_id = k.account_id AND p.grp = k.grp`;
   const out = new Map<string, { type: string } & Figures>();
   for (const r of rows) {
     const opening = isResultType(r.type) ? dec(r.oyd).minus(dec(r.oyc)) : dec(r.od).minus(dec(r.oc));
