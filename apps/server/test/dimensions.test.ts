@@ -3,8 +3,8 @@
 // filtered (dimension[Projekt]=A) and grouped (group_by=dimension:Projekt); a required dimension and a
 // retired value refused; a budget beside the actuals. Every figure is worked out by hand below.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { today as businessDay } from '@tlr/domain';
-import { created, idem, ok as okAny, useCompany, type Api, type RequestBody } from './helpers.ts';
+import { runSaftImport, today as businessDay } from '@tlr/domain';
+import { created, idem, newCompany, newKey, ok as okAny, testDb, useCompany, type Api, type RequestBody } from './helpers.ts';
 import { validateSaft } from './saft-schema.ts';
 
 const t = useCompany({ name: 'Projekter ApS' });
@@ -331,5 +331,25 @@ describe('SAF-T', () => {
     // Every line carrying a dimension in the books has its Analysis: 1010 ×3 (T1, the invoice's A and B),
     // 2030 ×2 (T2, the required one), 2810 (the expense) and the reversal's 1010 {A}.
     expect(xml.match(/<Analysis>/g)).toHaveLength(7);
+  });
+
+  it("an import of that file brings the dimensions and each line's values into fresh books", async () => {
+    const r = await t.api.GET('/exports/saft', { params: { query: { from: `${Y}-02-01`, to: `${Y}-02-28` } }, parseAs: 'text' });
+    const xml = r.data as unknown as string;
+    const firm = await newKey(t.svc.url, await newCompany('Kopi ApS'));
+    const sent = await firm.raw.call<{ data: { id: string } }>('POST', '/imports/saft', {
+      raw: xml,
+      headers: { 'Content-Type': 'application/xml', 'Content-Disposition': 'attachment; filename="bog.xml"', ...idem().header },
+    });
+    expect(sent.status, sent.text).toBe(202);
+    await runSaftImport(testDb(), sent.body.data.id, { progressEveryBytes: 1 << 20 });
+    const done = await ok(firm.api.GET('/imports/{id}', { params: { path: { id: sent.body.data.id } } }));
+    expect(done.data.status, JSON.stringify(done.data)).toBe('succeeded');
+    const dims = await ok(firm.api.GET('/dimensions'));
+    expect(dims.data.map((d) => [d.name, d.values.map((v) => v.code)])).toEqual([['Projekt', ['A', 'B', 'C']]]);
+    // The same profit and loss per project as in the books it came from.
+    const grouped = await ok(firm.api.GET('/reports/profit-loss', { params: { query: { from: from(), to: to(), group_by: 'dimension:Projekt' } } }));
+    const original = await pl({ group_by: 'dimension:Projekt' });
+    expect(grouped.data.groups!.map((g) => [g.value, g.totals.result])).toEqual(original.groups!.map((g) => [g.value, g.totals.result]));
   });
 });
