@@ -145,10 +145,10 @@ export function barePosting(pool: BarePool, p: BarePosting, monthly: boolean): P
       [id, p.companyId, seq.d, seq.s, p.date, p.description],
     );
     await client.query(
-      `INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit)
-       SELECT t.id, $1, $2, t.n, t.account, t.debit, t.credit
+      `INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, date, system_id)
+       SELECT t.id, $1, $2, t.n, t.account, t.debit, t.credit, $7, $8
        FROM unnest($3::uuid[], $4::uuid[], $5::numeric[], $6::numeric[]) WITH ORDINALITY AS t(id, account, debit, credit, n)`,
-      [p.companyId, id, p.lines.map(() => newId()), p.lines.map((l) => l.account), p.lines.map((l) => l.debit), p.lines.map((l) => l.credit)],
+      [p.companyId, id, p.lines.map(() => newId()), p.lines.map((l) => l.account), p.lines.map((l) => l.debit), p.lines.map((l) => l.credit), p.date, seq.s],
     );
     await client.query(balancesSql(monthly), balanceParams(p.companyId, p.date, p.lines));
     const totalDebit = p.lines.reduce((sum, l) => sum + Number(l.debit), 0);
@@ -228,8 +228,8 @@ export function bareInvoice(pool: BarePool, inv: Invoicing, monthly: boolean): P
       [txId, c, seq.d, seq.s, inv.issue, text, id],
     );
     await client.query(
-      `INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code)
-       SELECT t.id, $1, $2, t.n, t.account, t.debit, t.credit, $3, t.vat
+      `INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code, date, system_id)
+       SELECT t.id, $1, $2, t.n, t.account, t.debit, t.credit, $3, t.vat, $9, $10
        FROM unnest($4::uuid[], $5::uuid[], $6::numeric[], $7::numeric[], $8::text[]) WITH ORDINALITY AS t(id, account, debit, credit, vat, n)`,
       [
         c,
@@ -240,6 +240,8 @@ export function bareInvoice(pool: BarePool, inv: Invoicing, monthly: boolean): P
         posting.map((l) => l.debit),
         posting.map((l) => l.credit),
         posting.map((l) => l.vat),
+        inv.issue,
+        seq.s,
       ],
     );
     await client.query(balancesSql(monthly), balanceParams(c, inv.issue, posting));

@@ -63,6 +63,8 @@ export async function spawnServer(spec: ServerSpec, opts: { cpuProfDir?: string 
   };
 }
 
+const RULES_SETTINGS = ['EINVOICE_WARM_AT_START', 'EINVOICE_VALIDATION_THREADS'] as const;
+
 async function serve(spec: ServerSpec): Promise<{ url: string; stop(): Promise<void> }> {
   if (spec.kind === 'baseline') {
     const { startBaseline } = await import('./baseline.ts');
@@ -70,7 +72,11 @@ async function serve(spec: ServerSpec): Promise<{ url: string; stop(): Promise<v
   }
   const { loadConfig } = await import('@tlr/config');
   const { startService } = await import('../apps/server/src/service.ts');
+  // The e-invoice rules' warm-up as the caller's environment sets it (the test suite's smoke run turns it
+  // off, as for its own servers: each warm thread loads every rule set, about 5 s of CPU per server).
+  const rules = Object.fromEntries(RULES_SETTINGS.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]!]])));
   const config = loadConfig({
+    ...rules,
     DATABASE_URL: spec.databaseUrl,
     PORT: '0',
     HOST: '127.0.0.1',

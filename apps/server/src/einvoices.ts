@@ -26,7 +26,11 @@ export function einvoiceSettings(config: Config): EinvoiceSettings {
     transport:
       config.EINVOICE_TRANSPORT === 'http'
         ? httpTransport(config.EINVOICE_HTTP_URL!, config.EINVOICE_HTTP_TOKEN, config.EINVOICE_HANDOVER_TIMEOUT_MS)
-        : directoryTransport(config.EINVOICE_OUTBOX_DIR ?? join(folder, 'outbox'), config.EINVOICE_INBOX_DIR ?? join(folder, 'inbox')),
+        : directoryTransport(
+            config.EINVOICE_OUTBOX_DIR ?? join(folder, 'outbox'),
+            config.EINVOICE_INBOX_DIR ?? join(folder, 'inbox'),
+            config.EINVOICE_RECEIVERS_FILE,
+          ),
     retryUnitMs: config.WEBHOOK_RETRY_UNIT_MS,
     inboxPollMs: config.EINVOICE_INBOX_POLL_MS,
     handOverTimeoutMs: config.EINVOICE_HANDOVER_TIMEOUT_MS,

@@ -19,7 +19,14 @@ import {
 } from '@tlr/db';
 import { archivingFromStart, backupSettings } from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
-import { setEinvoiceValidationThreads, setPasswordHashCost, sweepStaged, warmEinvoiceValidation, type WebhookSettings } from '@tlr/domain';
+import {
+  setEinvoiceValidationThreads,
+  setPasswordHashCost,
+  sweepStaged,
+  useReceiverDocuments,
+  warmEinvoiceValidation,
+  type WebhookSettings,
+} from '@tlr/domain';
 import { deliverEinvoiceAt, QUEUES, startBoss, submitVatFilingAt, type Boss } from '@tlr/jobs';
 import { backupVoucherStore, createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
 import { createApp } from './app.ts';
@@ -87,6 +94,9 @@ async function checkPort(port: number, host: string): Promise<void> {
 
 export async function startService(config: Config, logger = createLogger(config)): Promise<Service> {
   setEinvoiceValidationThreads(config.EINVOICE_VALIDATION_THREADS);
+  // What the transport knows of receivers decides the format of customers on einvoice_format auto, in requests and jobs alike.
+  const einvoices = einvoiceSettings(config);
+  useReceiverDocuments(einvoices.transport.receivers);
   setPasswordHashCost(config.PASSWORD_HASH_COST);
   // /readyz's detail: where the official e-invoice rules are (loaded once the service listens).
   let einvoiceRules = config.EINVOICE_WARM_AT_START ? 'loading' : 'on_first_document';
@@ -208,7 +218,7 @@ export async function startService(config: Config, logger = createLogger(config)
     const copyStore = backupVoucherStore(config);
     if (copyStore) opened.push(() => copyStore.close());
     await registerBackupWorker(worker, ownerDb, logger, config, backups, { vouchers: store, copy: copyStore }).catch(giveUp);
-    await registerEinvoiceWorkers(worker, db, einvoiceSettings(config), logger, store).catch(giveUp);
+    await registerEinvoiceWorkers(worker, db, einvoices, logger, store).catch(giveUp);
     await registerVatFilingWorkers(worker, db, skatSettings(config), logger).catch(giveUp);
     boss = worker;
     const dispatcher = startWebhookDispatcher(db, webhooks, logger);

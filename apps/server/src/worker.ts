@@ -6,6 +6,7 @@ import {
   autoMatch,
   foldKeptCounts,
   makeRecurringInvoices,
+  depreciateAssets,
   processPendingVouchers,
   purgeDispatchedEvents,
   purgeExpiredIdempotencyKeys,
@@ -67,6 +68,12 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
     if (made) logger.info({ made }, 'recurring invoices made');
     // Tried again on the next run, in period order; the owner sees why in the log (a deleted customer, a locked period).
     for (const f of failed) logger.warn(f, 'recurring invoice period not made');
+  });
+  await boss.work(QUEUES.depreciateAssets.name, async () => {
+    const { posted, failed } = await depreciateAssets(asSystem(run, QUEUES.depreciateAssets.name, 'tlr: depreciation'));
+    if (posted) logger.info({ posted }, 'asset depreciation posted');
+    // Tried again on the next run, in month order; the owner sees why in the log (no open fiscal year for the date).
+    for (const f of failed) logger.warn(f, 'asset depreciation not posted');
   });
   await boss.work(QUEUES.foldKeptCounts.name, async () => {
     await foldKeptCounts(db.prisma);

@@ -263,6 +263,9 @@ describe('GET /reports/general-ledger', () => {
       [`${N}-02-10`, 73500],
       [`${N}-01-15`, 74500],
     ]);
+    // A later page newest first: its balances from the period's net less the lines after each.
+    const second = await ok(t.api.GET('/reports/general-ledger', { params: { query: { ...q, per_page: 1, page: 2 } } }));
+    expect(second.data.map((l) => [l.date, l.balance])).toEqual([[`${N}-02-10`, 73500]]);
     const rent = await ok(t.api.GET('/reports/general-ledger', { params: { query: { ...q, search: 'husleje' } } }));
     expect(rent.data.map((l) => [l.transaction_id, l.balance])).toEqual([[ids.rent, 73500]]);
     expect(rent.meta).toMatchObject({ total: 1, total_pages: 1, closing_balance: 74750 });

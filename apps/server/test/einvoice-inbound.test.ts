@@ -126,6 +126,25 @@ const brokenPayable = (xml: string) => xml.replace(/(<cbc:PayableAmount currency
 
 const expenseOf = async (c: Api, id: string) => (await ok(c.GET('/expenses/{id}', { params: { path: { id } } }))).data;
 
+/**
+ * The draft's own lines (decision 681): the document's lines in order, then its own allowances, charges and
+ * duties; their nets and the VAT they carry (none under reverse charge) add up to the expense, to the øre.
+ */
+function expectLinesAddUp(expense: Awaited<ReturnType<typeof expenseOf>>, m: EinvoiceMessage, file: string) {
+  const oere = (n: number) => Math.round(n * 100);
+  const reverse = new Set(['EUV', 'EUY', 'IMPV', 'UY', 'KOMV']);
+  expect(
+    expense.lines.filter((l) => l.kind === 'item').map((l) => l.description),
+    file,
+  ).toEqual(m.lines.map((l) => l.description));
+  const carried = expense.lines.reduce((sum, l) => sum + oere(l.net_amount) + (reverse.has(l.vat_code) ? 0 : oere(l.vat_amount)), 0);
+  expect(carried, file).toBe(oere(expense.amount));
+  expect(
+    expense.lines.reduce((sum, l) => sum + oere(l.vat_amount), 0),
+    file,
+  ).toBe(oere(expense.vat_amount));
+}
+
 describe('POST /einvoices/inbound', () => {
   // Nine companies and nine documents one after another: a minute or more while the suite's other files hold the cores.
   it("imports every one of Peppol's examples with the right supplier, amounts, VAT and currency", async () => {
@@ -160,6 +179,7 @@ describe('POST /einvoices/inbound', () => {
       const expense = await expenseOf(other.api, m.expense_id);
       expect([expense.status, expense.currency, expense.amount, expense.vat_amount, expense.vat_code], file).toEqual(['draft', currency, amount, vat, code]);
       expect(expense.supplier_id).toBe(m.supplier_id);
+      expectLinesAddUp(expense, m, file);
       // The XML is kept byte for byte: as the expense's voucher, and as the message's document.
       const voucher = await other.raw.get(`/vouchers/${expense.voucher_id}/content`);
       expect(voucher.text, file).toBe(xml);
@@ -199,6 +219,7 @@ describe('POST /einvoices/inbound', () => {
         sign * vat,
         'K25',
       ]);
+      expectLinesAddUp(expense, m, file);
       // The XML is kept as received (the credit note's byte order mark is the text reader's to drop).
       expect((await other.raw.get(`/vouchers/${expense.voucher_id}/content`)).text, file).toBe(xml.replace(/^\uFEFF/, ''));
     }
@@ -312,6 +333,7 @@ describe('POST /einvoices/inbound', () => {
       ]);
       const expense = await expenseOf(other.api, m.expense_id);
       expect([expense.currency, expense.amount, expense.vat_amount, expense.vat_code], file).toEqual([currency, total, vat, code]);
+      expectLinesAddUp(expense, m, file);
       if (file === 'CII_business_example_01.xml') {
         // More VAT than 25 % of the amount can hold, as the official rules accept it: tlr's cap only warns,
         // and the draft stays editable (its account changed) with that VAT.

@@ -204,7 +204,7 @@ describe('invoice lines with a unit and a discount', () => {
 });
 
 describe("a customer's einvoice_format", () => {
-  it('is peppol unless set; oioubl sends OIOUBL 2.1, auto sends Peppol until the transport reports what the receiver takes; anything else is a 400 naming the field', async () => {
+  it('is peppol unless set; oioubl sends OIOUBL 2.1, auto sends Peppol while the transport reports nothing of receivers (no registry file); anything else is a 400 naming the field', async () => {
     await ok(t.api.PUT('/settings/company', { body: { bank_reg_number: '1234', bank_account_number: '0001234567' } }));
     const make = async (body: Record<string, unknown>) => (await created(t.api.POST('/customers', { params: idem(), body: body as { name: string } }))).data;
     const plain = await make({ name: 'Peppol kunde', cvr: '29190925', peppol_id: '0184:29190925' });

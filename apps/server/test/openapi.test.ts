@@ -40,6 +40,8 @@ const LISTS = [
   '/quotes',
   '/dimensions',
   '/budgets',
+  '/assets',
+  '/reports/assets',
 ];
 /** The allowed sort fields per list: the contract's, and ours for webhooks, where it names none. */
 const LIST_SORT: Record<string, string[]> = {
@@ -71,9 +73,11 @@ const LIST_SORT: Record<string, string[]> = {
   '/quotes': ['created_at', 'issue_date', 'valid_until', 'total', 'quote_number'],
   '/dimensions': ['name', 'created_at'],
   '/budgets': ['name', 'created_at'],
+  '/assets': ['created_at', 'acquisition_date', 'cost', 'name'],
+  '/reports/assets': ['name', 'acquisition_date', 'cost', 'book_value'],
 };
-/** The lists with a status filter: the contract's three, bank lines (matched or unmatched), quotes and recurring invoices (active, paused, ended). */
-const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines', '/quotes', '/recurring-invoices'];
+/** The lists with a status filter: the contract's three, bank lines (matched or unmatched), quotes, recurring invoices (active, paused, ended) and assets (active, fully_depreciated, disposed). */
+const STATUS_LISTS = ['/invoices', '/expenses', '/vouchers', '/bank-accounts/{id}/lines', '/quotes', '/recurring-invoices', '/assets'];
 
 const t = useCompany({ name: 'OpenAPI Klient ApS' });
 let doc: OpenApiDocument;

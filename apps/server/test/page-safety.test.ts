@@ -213,6 +213,16 @@ describe('CSRF: every form of the owner pages', () => {
     });
   });
 
+  it('recurring invoices: a forged pause or resume changes nothing', async () => {
+    const customer_id = (await created(t.api.POST('/customers', { params: idem(), body: { name: 'Abonnent ApS' } }))).data.id;
+    const body = { customer_id, lines: [{ description: 'Abonnement', quantity: 1, unit_price: 100 }], interval: 'month' as const, start_date: '2030-01-01' };
+    const { id } = (await created(t.api.POST('/recurring-invoices', { params: idem(), body }))).data;
+    const status = async () => (await ok(t.api.GET('/recurring-invoices/{id}', { params: { path: { id } } }))).data.status;
+    for (const verb of ['pause', 'resume']) {
+      await refusesForgeries({ path: `/settings/recurring-invoices/${verb}`, session: owner, fields: { company: company(), id, back: 'list' }, state: status });
+    }
+  });
+
   it('consent: a forged Approve issues no code, and no forged Approve or Deny sends the browser to the partner', async () => {
     for (const [decision, answers] of [
       ['approve', undefined],
@@ -343,6 +353,14 @@ describe('XSS: hostile names on every page that shows them', () => {
     const hookUrl = (await subscribe(firm.api, `${hook.url}?x=${HOSTILE}`, ['customer.created'])).url;
     const requestId = `xss-${Date.now()}`;
     expect(await hostileRequest(firm.key, requestId)).toBe(404);
+    const customer_id = (await created(firm.api.POST('/customers', { params: idem(), body: { name: `Kunde ${HOSTILE}` } }))).data.id;
+    const subscription = {
+      customer_id,
+      lines: [{ description: 'Abonnement', quantity: 1, unit_price: 100 }],
+      interval: 'month' as const,
+      start_date: '2030-01-01',
+    };
+    const recurring = (await created(firm.api.POST('/recurring-invoices', { params: idem(), body: subscription }))).data.id;
 
     const owner = await freshPage(browser.browser);
     await owner.page.goto(`${t.svc.url}/signin`);
@@ -354,6 +372,8 @@ describe('XSS: hostile names on every page that shows them', () => {
     await showsAsText(owner, `/settings/api-keys?${q}`, [`Nøgle ${HOSTILE}`]);
     await showsAsText(owner, `/settings/connected-apps?${q}`, [`Partner ${HOSTILE}`]);
     await showsAsText(owner, `/settings/company?${q}`, [`Firma ${HOSTILE}`]);
+    await showsAsText(owner, `/settings/recurring-invoices?${q}`, [`Kunde ${HOSTILE}`]);
+    await showsAsText(owner, `/settings/recurring-invoices/${recurring}?${q}`, [`Kunde ${HOSTILE}`]);
     const consent = new URLSearchParams({
       response_type: 'code',
       client_id: partner.clientId,

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extractText, getDocumentProxy } from 'unpdf';
 import type { Db } from '@tlr/db';
-import { addDays, expireQuotes, today as businessDay } from '@tlr/domain';
+import { addDays, asSystem, expireQuotes, today as businessDay } from '@tlr/domain';
 import { created, idem, ok, testDb, useCompany, type Api, type RequestBody } from './helpers.ts';
 
 const t = useCompany({ name: 'Tilbudsfirma ApS', cvr: '12345674' });
@@ -178,5 +178,56 @@ describe('quotes', () => {
       expect(flat).toContain(expected);
     }
     expect(flat).not.toContain('FAKTURA');
+  });
+});
+
+describe('quotes in the control trail', () => {
+  // Decision 800: a quote is recorded as an invoice is, who and when on the resource, and each move in GET /audit-trail.
+  it('records who made each quote and every move: created, updated, sent, accepted, declined, expired by the job, deleted', async () => {
+    const { api: c } = await t.newKey();
+    const trail = async (id: string) =>
+      (await ok(t.api.GET('/audit-trail', { params: { query: { resource_id: id, order: 'asc' } } }))).data.map((e) => [
+        e.resource_type,
+        e.action,
+        e.registered_by.type,
+      ]);
+    const q = await create(c);
+    expect(q.registered_by).toMatchObject({ type: 'api_key', id: expect.any(String), name: expect.any(String) });
+    expect(Date.parse(q.registered_at)).toBeGreaterThan(0);
+    await ok(c.PUT('/quotes/{id}', { ...path(q.id), body: { notes: 'Ændret' } }));
+    await ok(move(c, q.id, 'send'));
+    await ok(accept(c, q.id));
+    // Who registered it stays, whatever changed since.
+    expect((await ok(t.api.GET('/quotes/{id}', path(q.id)))).data.registered_by).toEqual(q.registered_by);
+    expect(await trail(q.id)).toEqual([
+      ['quote', 'created', 'api_key'],
+      ['quote', 'updated', 'api_key'],
+      ['quote', 'sent', 'api_key'],
+      ['quote', 'accepted', 'api_key'],
+    ]);
+    const [updated] = (await ok(t.api.GET('/audit-trail', { params: { query: { resource_id: q.id, action: 'updated' } } }))).data;
+    expect(updated!.changes).toMatchObject({ notes: ['', 'Ændret'] });
+
+    const declined = await create(c);
+    await ok(move(c, declined.id, 'send'));
+    await ok(move(c, declined.id, 'decline'));
+    expect((await trail(declined.id)).map((e) => e[1])).toEqual(['created', 'sent', 'declined']);
+
+    const gone = await create(c);
+    await ok(c.DELETE('/quotes/{id}', path(gone.id)));
+    expect((await trail(gone.id)).map((e) => e[1])).toEqual(['created', 'deleted']);
+
+    const late = await create(c, { issue_date: plus(-20), valid_until: plus(-1) });
+    await ok(move(c, late.id, 'send'));
+    const db = testDb();
+    // As the worker runs it: the job's transactions are tlr's own (system).
+    await expireQuotes(
+      asSystem((fn) => db.prisma.$transaction((tx) => fn(tx)), 'expire-quotes', 'tlr: quote expiry'),
+      today,
+    );
+    expect((await trail(late.id)).at(-1)).toEqual(['quote', 'expired', 'system']);
+    expect((await ok(t.api.GET('/audit-trail', { params: { query: { type: 'quote', action: 'expired' } } }))).data.map((e) => e.resource_id)).toContain(
+      late.id,
+    );
   });
 });

@@ -3,9 +3,9 @@
 // downtime in order, two runs at once making each period once, an end after n invoices, pause and resume,
 // a price change from the next period, a refused period waiting in order, approval and e-invoice sending
 // through the invoice commands, and the events.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@tlr/db';
-import { addDays, makeRecurringInvoices, today as businessDay } from '@tlr/domain';
+import { addDays, asSystem, makeRecurringInvoices, today as businessDay } from '@tlr/domain';
 import { countRows, created, idem, ok, testDb, useCompany, type Api, type RequestBody } from './helpers.ts';
 
 const t = useCompany({ name: 'Abonnement Udlejning ApS' });
@@ -25,9 +25,9 @@ async function customer(c: Api, extra: Record<string, string> = {}) {
 const template = async (body: Omit<Body, 'customer_id' | 'lines'> & Partial<Body>, c: Api = t.api) =>
   (await created(c.POST('/recurring-invoices', { params: idem(), body: { customer_id: await customer(c), lines: LINES, ...body } }))).data;
 const get = async (id: string, c: Api = t.api) => (await ok(c.GET('/recurring-invoices/{id}', path(id)))).data;
-const periods = async (id: string) => (await get(id)).invoices.map((i) => i.period);
-const invoice = async (id: string) => (await ok(t.api.GET('/invoices/{id}', path(id)))).data;
-const remove = (id: string) => ok(t.api.DELETE('/recurring-invoices/{id}', path(id)));
+const periods = async (id: string, c: Api = t.api) => (await get(id, c)).invoices.map((i) => i.period);
+const invoice = async (id: string, c: Api = t.api) => (await ok(c.GET('/invoices/{id}', path(id)))).data;
+const remove = (id: string, c: Api = t.api) => ok(c.DELETE('/recurring-invoices/{id}', path(id)));
 
 describe('recurring invoice templates', () => {
   it('refuse what an invoice would refuse, and a schedule that cannot be, naming the field', async () => {
@@ -190,6 +190,35 @@ describe('the recurring-invoices job', () => {
     expect(await periods(r.id)).toEqual(['2026-01-05', '2026-02-05']);
   });
 
+  it('rolls a refused period back alone: the other templates of its batch are made, their numbers without a gap', async () => {
+    // A key of its own: the file's requests would pass the rate limit of one key in a minute.
+    const { api: c } = await t.newKey();
+    const day = businessDay();
+    const body = { interval: 'month', start_date: day, action: 'approve', count: 1, notes: 'Samme parti' } as const;
+    const [x, y, z] = [await template(body, c), await template(body, c), await template(body, c)];
+    // The refused one is in the middle of the batch (one transaction for the company's templates, in id order).
+    const [first, middle, last] = [x, y, z].sort((p, q) => (p.id < q.id ? -1 : 1));
+    await ok(c.DELETE('/customers/{id}', path(middle!.customer_id)));
+    const { failed } = await job(day);
+    expect(failed.filter((f) => [x.id, y.id, z.id].includes(f.recurring_invoice_id))).toEqual([
+      { recurring_invoice_id: middle!.id, period: day, code: 'invalid_request', detail: expect.stringContaining('customer') },
+    ]);
+    expect(await periods(middle!.id, c)).toEqual([]);
+    const numbers = [];
+    for (const r of [first!, last!]) {
+      const [made] = (await get(r.id, c)).invoices;
+      numbers.push(Number((await invoice(made!.invoice_id!, c)).invoice_number));
+    }
+    // The refused invoice's number was rolled back with it: the next one took it.
+    expect(numbers[1]! - numbers[0]!).toBe(1);
+    expect(await countRows(`SELECT count(*)::int AS n FROM invoices WHERE company_id = $1 AND notes = 'Samme parti'`, [t.company.companyId])).toBe(2);
+    // Nor was its invoice announced: the batch's events are written at its end, the refused period's forgotten.
+    const orphans = `SELECT count(*)::int AS n FROM outbox_events e WHERE e.company_id = $1 AND e.type IN ('invoice.created', 'invoice.approved')
+                       AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.id = (e.data->>'id')::uuid)`;
+    expect(await countRows(orphans, [t.company.companyId])).toBe(0);
+    await remove(middle!.id, c);
+  });
+
   it('approves each invoice through the invoice approval when asked: numbered, posted, announced', async () => {
     const day = businessDay();
     const r = await template({ interval: 'month', start_date: day, action: 'approve', count: 1 });
@@ -222,5 +251,89 @@ describe('the recurring-invoices job', () => {
     const inv = (await ok(sandbox.api.GET('/invoices/{id}', path(made!.invoice_id!)))).data;
     expect(['approved', 'sent']).toContain(inv.status);
     expect(await countRows(`SELECT count(*)::int AS n FROM einvoice_messages WHERE invoice_id = $1 AND document_kind = 'invoice'`, [inv.id])).toBe(1);
+  });
+});
+
+describe('recurring invoice events and the control trail', () => {
+  // A key of its own: the file's requests would pass the rate limit of one key in a minute.
+  let c: Api;
+  beforeAll(async () => {
+    c = (await t.newKey()).api;
+  });
+  const outbox = async (id: string) =>
+    (
+      await testDb().pool.query<{ type: string; data: Record<string, unknown>; livemode: boolean }>(
+        `SELECT type, data, livemode FROM outbox_events WHERE company_id = $1 AND data->>'id' = $2 AND type LIKE 'recurring_invoice.%' ORDER BY sequence`,
+        [t.company.companyId, id],
+      )
+    ).rows;
+  const trail = async (id: string) =>
+    (await ok(c.GET('/audit-trail', { params: { query: { resource_id: id, order: 'asc' } } }))).data.map((e) => [e.action, e.registered_by.type]);
+
+  // Decision 802: each change is announced with the resource as the request answers it; a change of nothing is no event.
+  it('announces created, updated, paused, resumed and deleted once each, with the resource as the request answers it', async () => {
+    const r = await template({ interval: 'month', start_date: '2030-01-01', notes: 'Begivenheder' }, c);
+    const changed = (await ok(c.PUT('/recurring-invoices/{id}', { ...path(r.id), body: { every: 2, notes: 'Hver anden måned' } }))).data;
+    const paused = (await ok(c.POST('/recurring-invoices/{id}/pause', { params: { path: { id: r.id }, ...idem() } }))).data;
+    // A repeat changes nothing, and announces nothing.
+    await ok(c.POST('/recurring-invoices/{id}/pause', path(r.id)));
+    const resumed = (await ok(c.POST('/recurring-invoices/{id}/resume', path(r.id)))).data;
+    await ok(c.POST('/recurring-invoices/{id}/resume', path(r.id)));
+    await remove(r.id, c);
+
+    const events = await outbox(r.id);
+    expect(events.map((e) => e.type)).toEqual([
+      'recurring_invoice.created',
+      'recurring_invoice.updated',
+      'recurring_invoice.paused',
+      'recurring_invoice.resumed',
+      'recurring_invoice.deleted',
+    ]);
+    expect(events.every((e) => e.livemode)).toBe(true);
+    expect(events[1]!.data).toEqual(JSON.parse(JSON.stringify(changed)));
+    expect(events[1]!.data).toMatchObject({ every: 2, notes: 'Hver anden måned' });
+    expect(events[2]!.data).toEqual(JSON.parse(JSON.stringify(paused)));
+    expect(events[2]!.data).toMatchObject({ status: 'paused', next_date: null });
+    expect(events[3]!.data).toEqual(JSON.parse(JSON.stringify(resumed)));
+    expect(events[3]!.data).toMatchObject({ status: 'active' });
+    expect(events[4]!.data).toEqual({ id: r.id });
+  });
+
+  // Decision 800: a template is recorded as an invoice is: who made it, and each change, by whom.
+  it('records who made the template and each change, the job moving it on and ending it as the system', async () => {
+    const r = await template({ interval: 'month', start_date: '2026-01-01', day_of_month: 1, count: 2, notes: 'Kontrolspor' }, c);
+    expect(r.registered_by).toMatchObject({ type: 'api_key' });
+    await ok(c.POST('/recurring-invoices/{id}/pause', path(r.id)));
+    await ok(c.POST('/recurring-invoices/{id}/resume', path(r.id)));
+    await ok(c.PUT('/recurring-invoices/{id}', { ...path(r.id), body: { start_date: '2026-01-01', notes: 'Kontrolspor ændret' } }));
+    // Two periods due: the job (as the worker runs it, tlr's own) makes the first and ends the template with the second.
+    const asJob = asSystem(run, 'make-recurring-invoices', 'tlr: recurring invoices');
+    const from = (await get(r.id, c)).next_date!;
+    await makeRecurringInvoices(asJob, addDays(from, 40));
+    const after = await get(r.id, c);
+    expect(after).toMatchObject({ status: 'ended', invoices_made: 2 });
+    expect(after.registered_by).toEqual(r.registered_by);
+    await remove(r.id, c);
+    expect(await trail(r.id)).toEqual([
+      ['created', 'api_key'],
+      ['paused', 'api_key'],
+      ['resumed', 'api_key'],
+      ['updated', 'api_key'],
+      ['updated', 'system'],
+      ['ended', 'system'],
+      ['deleted', 'api_key'],
+    ]);
+    const entries = (await ok(c.GET('/audit-trail', { params: { query: { type: 'recurring_invoice', resource_id: r.id, action: 'updated' } } }))).data;
+    expect(entries.map((e) => e.changes)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ notes: ['Kontrolspor', 'Kontrolspor ændret'] }), expect.objectContaining({ made: [0, 1] })]),
+    );
+    // The invoices the job made are the system's too.
+    for (const made of after.invoices) {
+      expect((await invoice(made.invoice_id!, c)).registered_by).toMatchObject({
+        type: 'system',
+        id: 'make-recurring-invoices',
+        name: 'tlr: recurring invoices',
+      });
+    }
   });
 });

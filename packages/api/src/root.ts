@@ -30,6 +30,7 @@ import { euSalesRouter } from './routers/eu-sales.ts';
 import { remindersRouter } from './routers/reminders.ts';
 import { quotesRouter } from './routers/quotes.ts';
 import { budgetsRouter, dimensionsRouter } from './routers/dimensions.ts';
+import { assetsRouter } from './routers/assets.ts';
 import { createCallerFactory, router } from './trpc.ts';
 
 export const appRouter = router({
@@ -39,6 +40,7 @@ export const appRouter = router({
   auditTrail: controlTrailRouter,
   reminders: remindersRouter,
   quotes: quotesRouter,
+  assets: assetsRouter,
   settings: settingsRouter,
   expenses: expensesRouter,
   vouchers: vouchersRouter,

@@ -35,6 +35,10 @@ export const TAGS = {
     'a ledger account backs at most one bank account. Statements are imported as the bank gives them (camt.053, Danish bank CSV), each ' +
     'line stored once; lines are matched to invoices (FI payment id +71), expenses and postings automatically when unambiguous, or by ' +
     'hand; the reconciliation shows the unreconciled difference (bank minus ledger).',
+  Assets:
+    'Fixed assets (anlægskartotek): cost, useful life, residual value and accounts; straight-line depreciation posted monthly by a daily job ' +
+    '(each month once, caught up after downtime); disposal with its gain or loss; the register at a date and the tax view (saldo method). ' +
+    'Scopes transactions:read and transactions:write (reports:read for the register and the tax view).',
   Reports: 'Balance sheet and profit and loss statement, computed from the postings.',
   Dimensions:
     'Dimensions (afdelinger, projekter): named lists of values a journal line, an invoice line or an expense carries ({"Projekt": "A"}); ' +

@@ -139,6 +139,10 @@ const schema = z
     EINVOICE_TRANSPORT: z.enum(['directory', 'http']).default('directory'),
     EINVOICE_OUTBOX_DIR: z.string().optional(),
     EINVOICE_INBOX_DIR: z.string().optional(),
+    // The directory transport's receiver registry (receivers.json: each receiver's Peppol id and the
+    // documents it takes, einvoice/receivers.ts), which a customer's einvoice_format auto sends by;
+    // default receivers.json in the folder above the outbox (DATA_DIR/einvoice). No file: no capabilities.
+    EINVOICE_RECEIVERS_FILE: z.string().optional(),
     EINVOICE_INBOX_POLL_MS: milliseconds(10000),
     EINVOICE_HTTP_URL: z
       .string()

@@ -1,10 +1,11 @@
 // Whether backups are set up, and the one line naming the missing step when they are not (decisions 422 and 423):
 // the rules alone, on folders of this test's own, with pgBackRest present or not on the PATH.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { archivingFromStart, backupSetup, pgbackrestInstalled, type BackupSettings } from './backup.ts';
+import { loadConfig } from '@tlr/config';
+import { archivingFromStart, backupSettings, backupSetup, pgbackrestInstalled, type BackupSettings } from './backup.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'tlr-backup-setup-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -81,5 +82,18 @@ describe('backups not set up: the step missing', () => {
     });
     // The stanza is made once PostgreSQL runs: until then, still not set up.
     expect(backupSetup(s, cluster, { embedded: true })).toMatchObject({ set_up: false });
+  });
+});
+
+describe('the backup folder under a linked DATA_DIR', () => {
+  it("is named by where it really is (pgBackRest, as the postgres user, may not pass through the link's folder)", () => {
+    const real = join(root, 'shared-place');
+    mkdirSync(real);
+    const linked = join(root, 'checkout-data');
+    symlinkSync(real, linked);
+    const config = loadConfig({ DATA_DIR: linked });
+    expect(backupSettings(config)).toMatchObject({ dir: join(real, 'backup'), repoPath: join(real, 'backup', 'repo') });
+    // Before the first start has linked it, the folder is named as given.
+    expect(backupSettings(loadConfig({ DATA_DIR: join(root, 'not-yet', 'data') })).dir).toBe(join(root, 'not-yet', 'data', 'backup'));
   });
 });

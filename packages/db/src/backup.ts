@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { accessSync, chownSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
+import { basename, delimiter, join, resolve } from 'node:path';
 import pg from 'pg';
 import type { Config } from '@tlr/config';
 import { SOCKET_DIR, type EmbeddedCluster, type RunAs } from './embedded.ts';
@@ -48,7 +48,7 @@ export interface Cluster {
 
 /** The settings of `config` (docs/operations.md, Backups). */
 export function backupSettings(config: Config): BackupSettings {
-  const dir = config.BACKUP_DIR ?? join(config.DATA_DIR, 'backup');
+  const dir = throughLinks(config.BACKUP_DIR ?? join(config.DATA_DIR, 'backup'));
   const s3 = config.BACKUP_S3_ENDPOINT
     ? {
         endpoint: config.BACKUP_S3_ENDPOINT,
@@ -63,10 +63,26 @@ export function backupSettings(config: Config): BackupSettings {
     : undefined;
   return {
     dir,
-    repoPath: config.BACKUP_REPO_PATH ?? join(dir, 'repo'),
+    repoPath: throughLinks(config.BACKUP_REPO_PATH ?? join(dir, 'repo')),
     ...(config.BACKUP_CIPHER_PASS ? { cipherPass: config.BACKUP_CIPHER_PASS } : {}),
     ...(s3 ? { s3 } : {}),
   };
+}
+
+/**
+ * `path` with the links of its existing part resolved. pgBackRest runs as the postgres user (as root, see
+ * embedded.ts), who may not pass through the folder DATA_DIR was linked from (a checkout under /root):
+ * the backup folder is named by where it really is, which that user can reach.
+ */
+function throughLinks(path: string): string {
+  const full = resolve(path);
+  for (let existing = full, rest = ''; ;) {
+    if (existsSync(existing)) return join(realpathSync(existing), rest);
+    const parent = resolve(existing, '..');
+    if (parent === existing) return full;
+    rest = join(basename(existing), rest);
+    existing = parent;
+  }
 }
 
 /** The cluster backed up: the embedded one, or BACKUP_PG_DATA_DIR's on the database host with DATABASE_URL. */
@@ -328,9 +344,11 @@ export async function setupBackups(s: BackupSettings, cluster: Cluster): Promise
  * that cannot run would keep every WAL segment until the disk is full.
  */
 export const archivingFromStart =
-  (s: BackupSettings) =>
+  (settings: BackupSettings) =>
   (cluster: EmbeddedCluster): Record<string, string> => {
     if (!pgbackrestInstalled()) return {};
+    // Named again now that the data folder exists: a first start may have just linked DATA_DIR elsewhere.
+    const s = { ...settings, dir: throughLinks(settings.dir), repoPath: throughLinks(settings.repoPath) };
     writeBackupConfig(s, cluster);
     return archiveSettings(s);
   };

@@ -22,6 +22,8 @@ export type {
   InvoiceReminder,
   RecurringInvoice,
   RecurringInvoicePeriod,
+  FixedAsset,
+  AssetDepreciation,
   FiscalYear,
 } from './generated/prisma/client.ts';
 

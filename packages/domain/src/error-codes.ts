@@ -77,6 +77,11 @@ export const ERROR_CODES = {
     title: 'Conflict',
     when: 'updating or deleting an expense that is booked, paid or cancelled (a booked expense is cancelled, which reverses its posting)',
   },
+  expense_has_lines: {
+    status: 409,
+    title: 'Expense has lines',
+    when: "setting amount, vat_amount or vat_code on a draft expense with lines (a received e-invoice's): its amount and VAT are its lines' (`field` names the one sent); change a line's account with PUT /expenses/{id}/lines/{line_id}",
+  },
   webhook_limit_reached: {
     status: 409,
     title: 'Conflict',
@@ -164,6 +169,11 @@ export const ERROR_CODES = {
     status: 422,
     title: 'Exchange rate missing',
     when: "a document in foreign currency without an `exchange_rate` of its own, dated when the company's rate table (`PUT /exchange-rates`) has no rate of its currency on that day or the 7 days before (`field: exchange_rate`)",
+  },
+  einvoice_receiver_unsupported: {
+    status: 422,
+    title: 'Receiver takes neither e-invoice format',
+    when: "sending an e-invoice to a customer whose `einvoice_format` is `auto` when the access point's receiver registry says its receiver (`receiver`, `field: customer_id`) takes neither Peppol BIS Billing 3.0 nor OIOUBL 2.1 documents of the kind: nothing is sent",
   },
   peppol_id_required: {
     status: 422,
@@ -270,6 +280,17 @@ export const ERROR_CODES = {
     title: 'Fiscal year not closed',
     when: 'reopening a fiscal year that is open, or one while a later year is closed (`blockers`)',
   },
+  asset_exists: {
+    status: 409,
+    title: 'Asset exists',
+    when: 'creating an asset from an expense that is an asset already (`field: expense_id`; two creates at once: one is made); cancelling an expense a fixed asset was made from (`field: status`)',
+  },
+  asset_depreciated: {
+    status: 409,
+    title: 'Asset depreciated',
+    when: 'changing anything but the name of an asset, or deleting it, once a month of its depreciation is posted; disposing of it on a date in or before a month already depreciated (`field: date`)',
+  },
+  asset_disposed: { status: 409, title: 'Asset disposed of', when: 'disposing of, changing or deleting an asset that was disposed of' },
   rate_limited: {
     status: 429,
     title: 'Rate limit exceeded',
@@ -279,7 +300,7 @@ export const ERROR_CODES = {
   service_unavailable: {
     status: 503,
     title: 'Service unavailable',
-    when: '(contract) voucher storage unavailable; also: the database is unreachable or the server is momentarily out of database connections, or 2 SAF-T exports are already running (always with `Retry-After`)',
+    when: "(contract) voucher storage unavailable; also: the database is unreachable or the server is momentarily out of database connections, or 2 SAF-T exports are already running, or the e-invoice access point's receiver registry file cannot be read (always with `Retry-After`)",
   },
 } as const satisfies Record<string, ErrorCodeSpec>;
 

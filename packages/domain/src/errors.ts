@@ -39,6 +39,10 @@ export const problemExtensions = z.object({
     .optional()
     .meta({ description: 'einvoice_duplicate: the draft expense the first import made; einvoice_not_rejectable: the expense booked from the document' }),
   imported_at: z.string().optional().meta({ description: 'einvoice_duplicate: when the document was first imported (ISO 8601)' }),
+  receiver: z.string().optional().meta({
+    description: "einvoice_receiver_unsupported: the receiver's Peppol participant id, which the access point's registry lists for neither format",
+    example: '0184:29190925',
+  }),
   failures: z
     .array(
       z.object({

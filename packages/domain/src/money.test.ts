@@ -13,6 +13,7 @@ import {
   rateToJson,
   roundKroner,
   roundOere,
+  shareOut,
   sumAmounts,
   toOere,
   toOereFixed2,
@@ -187,5 +188,24 @@ describe('roundKroner: half up, away from zero, to whole kroner', () => {
     expect(roundKroner(d('-0.50')).toFixed()).toBe('-1');
     expect(roundKroner(d('1234.49')).toFixed()).toBe('1234');
     expect(JSON.stringify(roundKroner(d('-0.4')))).toBe('"0"');
+  });
+});
+
+describe('shareOut: a total over weights to the øre, summing exactly', () => {
+  const text = (xs: Decimal[]) => xs.map((x) => x.toFixed(2));
+  it('shares in proportion, the øre left over to the largest remainders', () => {
+    expect(text(shareOut(d('1262.50'), [d(5000), d(50)]))).toEqual(['1250.00', '12.50']);
+    expect(text(shareOut(d('0.10'), [d(1), d(1), d(1)]))).toEqual(['0.04', '0.03', '0.03']);
+    expect(text(shareOut(d('100'), [d(1), d(2)]))).toEqual(['33.33', '66.67']);
+  });
+  it('shares signed: a discount line gets its negative part; weights that cancel out share by size, all zero equally', () => {
+    expect(text(shareOut(d('1225'), [d(4000), d(900), d(200), d(-200)]))).toEqual(['1000.00', '225.00', '50.00', '-50.00']);
+    expect(text(shareOut(d('-0.10'), [d(-1), d(-1), d(-1)]))).toEqual(['-0.04', '-0.03', '-0.03']);
+    expect(text(shareOut(d('0.10'), [d(-1), d(1)]))).toEqual(['0.05', '0.05']);
+    expect(text(shareOut(d('1.00'), [d(0), d(0)]))).toEqual(['0.50', '0.50']);
+    expect(shareOut(d('5'), [])).toEqual([]);
+    const many = shareOut(d('365.28'), [d('1000'), d('-200'), d('436.50'), d('0')]);
+    expect(sumAmounts(many).toFixed(2)).toBe('365.28');
+    expect(many[3]!.toFixed(2)).toBe('0.00');
   });
 });

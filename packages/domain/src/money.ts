@@ -139,6 +139,29 @@ export function sumAmounts(values: readonly Decimal[]): Decimal {
 }
 
 /**
+ * `total` shared out over `weights` in proportion, to the øre, summing to `total` exactly (the øre left
+ * over after rounding towards zero go to the largest remainders, the first of equals first). Signed
+ * weights share signed: the VAT of a group over its lines gives a discount line its negative part. When
+ * the weights cancel out (or there are none but zeros), by their sizes, and all zero: equally. An
+ * expense's VAT over its lines is shared so.
+ */
+export function shareOut(total: Decimal, weights: readonly Decimal[]): Decimal[] {
+  if (!weights.length) return [];
+  const signedSum = sumAmounts(weights);
+  const sizes = weights.map((w) => new Decimal(w).abs());
+  const basis = !signedSum.isZero() ? weights.map((w) => new Decimal(w)) : sumAmounts(sizes).isZero() ? sizes.map(() => new Decimal(1)) : sizes;
+  const whole = sumAmounts(basis);
+  const oere = new Decimal(total).times(100);
+  const exact = basis.map((b) => oere.times(b).dividedBy(whole));
+  const shares = exact.map((e) => e.truncated());
+  let left = oere.minus(sumAmounts(shares)).toNumber();
+  const step = left < 0 ? -1 : 1;
+  const order = exact.map((e, i) => ({ i, rest: e.minus(shares[i]!).abs() })).sort((a, b) => b.rest.comparedTo(a.rest) || a.i - b.i);
+  for (let k = 0; left !== 0; k = (k + 1) % order.length, left -= step) shares[order[k]!.i] = shares[order[k]!.i]!.plus(step);
+  return shares.map((s) => (s.isZero() ? new Decimal(0) : s.dividedBy(100)));
+}
+
+/**
  * The net amount of an invoice line: quantity (up to QUANTITY_DECIMALS, parse with parseAmount(q, QUANTITY_DECIMALS)) times
  * unit price, multiplied exactly (see precision above), then rounded half up to øre once, per line:
  * the line amount shown on the invoice is what gets summed.

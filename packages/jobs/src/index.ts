@@ -41,6 +41,12 @@ export const QUEUES = {
    * caught up by the next; each period once under the template's row lock (SKIP LOCKED) and a unique key.
    */
   makeRecurringInvoices: { name: 'make-recurring-invoices', cron: '7 * * * *' },
+  /**
+   * Fixed assets post each month's depreciation on or after the month's last day (assets/depreciate-assets.ts),
+   * just after midnight in Denmark: the month that ended yesterday is posted the same night, a missed run
+   * is caught up by the next; each month once under the asset's row lock (SKIP LOCKED) and a unique key.
+   */
+  depreciateAssets: { name: 'depreciate-assets', cron: '20 0 * * *', tz: BUSINESS_TIME_ZONE },
   /** Stored objects whose voucher never committed (or was deleted) are removed after a grace period. */
   sweepStoredObjects: { name: 'sweep-stored-objects', cron: '*/10 * * * *' },
   /**

@@ -1,5 +1,5 @@
 // The owner pages (docs/owner-pages.md): sign-in, the OAuth authorization page, API keys, connected apps
-// the company (the seller its invoices print) and the bank reconciliation. Server-rendered HTML (@tlr/web) over the same tRPC
+// the company (the seller its invoices print), the bank reconciliation and the recurring invoices. Server-rendered HTML (@tlr/web) over the same tRPC
 // procedures as the CLI, called in process as the owner.
 import type { Logger } from 'pino';
 import { signInRoutes, siteRouter, type PagesDeps } from '@tlr/web';
@@ -7,6 +7,7 @@ import { OWNER_SITE } from './site.ts';
 import { authorizeRoutes } from './authorize.ts';
 import { settingsRoutes } from './settings.ts';
 import { bankReconciliationRoutes, RECONCILIATION } from './bank-reconciliation.ts';
+import { RECURRING, recurringInvoiceRoutes } from './recurring-invoices.ts';
 
 export function ownerPages(deps: Omit<PagesDeps, 'site'> & { logger: Logger }) {
   const d = { ...deps, site: OWNER_SITE };
@@ -27,5 +28,10 @@ export function ownerPages(deps: Omit<PagesDeps, 'site'> & { logger: Logger }) {
     router.get('/settings/company', settings.company);
     router.post('/settings/company', settings.saveCompany);
     router.get(RECONCILIATION, bankReconciliationRoutes(d).show);
+    const recurring = recurringInvoiceRoutes(d);
+    router.get(RECURRING, recurring.list);
+    router.post(`${RECURRING}/pause`, recurring.pause);
+    router.post(`${RECURRING}/resume`, recurring.resume);
+    router.get(`${RECURRING}/:id`, recurring.detail);
   });
 }

@@ -13,5 +13,6 @@ export const OWNER_SITE: Site = {
     ['/settings/connected-apps', 'Connected apps'],
     ['/settings/company', 'Company'],
     ['/settings/bank-reconciliation', 'Bank reconciliation'],
+    ['/settings/recurring-invoices', 'Recurring invoices'],
   ],
 };

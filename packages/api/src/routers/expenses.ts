@@ -11,11 +11,13 @@ import {
   expenseCreate,
   expenseResource,
   expenseStatusBody,
+  expenseLineUpdate,
   expenseUpdate,
   getExpense,
   listExpenses,
   setExpenseStatus,
   updateExpense,
+  updateExpenseLine,
 } from '@tlr/domain';
 import { uuid } from '@tlr/domain/fields';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoint, metaOf, updateEndpoint } from '../crud.ts';
@@ -55,7 +57,8 @@ export const expensesRouter = router({
     path: '/expenses/{id}',
     tag,
     summary: 'Update a draft expense',
-    description: 'Only a draft; a booked expense is changed only by cancelling it (its posting is reversed): 409 expense_not_draft.',
+    description:
+      "Only a draft; a booked expense is changed only by cancelling it (its posting is reversed): 409 expense_not_draft. An expense with lines (a received e-invoice's) is the sum of them: amount, vat_amount and vat_code are 409 expense_has_lines, and account_number moves every line to that account (account_source manual).",
     scope: 'expenses:write',
     problems: [409],
     body: expenseUpdate,
@@ -71,6 +74,24 @@ export const expensesRouter = router({
     problems: [409],
     run: deleteExpense,
   }),
+  updateLine: authedProcedure
+    .meta(
+      metaOf(
+        {
+          path: '/expenses/{id}/lines/{line_id}',
+          tag,
+          summary: "Change a draft expense line's account",
+          description:
+            "A line of a draft expense (lines: a received e-invoice's) to another active expense account of the chart; its account_source becomes manual, and the expense's account_number follows the largest part of its lines. Booking posts one journal line per account and VAT code, and teaches the supplier's item the account: its next document's same item is proposed there (account_source supplier_item). Answers the expense. Not a draft: 409 expense_not_draft; another expense's line: 404. Emits expense.updated.",
+          scope: 'expenses:write',
+          problems: [404, 409],
+        },
+        'PUT',
+      ),
+    )
+    .input(z.strictObject({ id: uuid(), line_id: uuid(), ...expenseLineUpdate.shape }))
+    .output(single(expenseResource))
+    .mutation(async ({ ctx, input: { id, line_id, ...body } }) => ({ data: await updateExpenseLine(ctx.tx, ctx.scope, id, line_id, body) })),
   setStatus: authedProcedure
     .meta(
       metaOf(
@@ -78,7 +99,7 @@ export const expensesRouter = router({
           path: '/expenses/{id}/status',
           tag,
           summary: 'Book, pay or cancel an expense',
-          description: `Transitions: ${transitions}. booked posts the expense; paid posts the settlement (debit ${DEFAULT_ACCOUNTS.payable}, credit account_number/account_id, default ${DEFAULT_ACCOUNTS.bank} Bankkonto; for a credit note the supplier's refund, debit the bank and credit ${DEFAULT_ACCOUNTS.payable}) on date (default today, Europe/Copenhagen); cancelled posts the reversal of the booking on date. The current status again is a no-op. A move the table forbids: 409 invalid_transition with allowed_statuses. Emits expense.updated.`,
+          description: `Transitions: ${transitions}. booked posts the expense; paid posts the settlement (debit ${DEFAULT_ACCOUNTS.payable}, credit account_number/account_id, default ${DEFAULT_ACCOUNTS.bank} Bankkonto; for a credit note the supplier's refund, debit the bank and credit ${DEFAULT_ACCOUNTS.payable}) on date (default today, Europe/Copenhagen); cancelled posts the reversal of the booking on date (409 asset_exists while a fixed asset was made from the expense: delete it first). The current status again is a no-op. A move the table forbids: 409 invalid_transition with allowed_statuses. Emits expense.updated.`,
           scope: 'expenses:write',
           problems: [409, 422],
         },

@@ -35,7 +35,7 @@ export const remindersRouter = router({
           path: '/invoices/{id}/reminders',
           tag,
           summary: 'Send the next payment reminder (rykker) of an invoice',
-          description: `Issues reminder 1, 2 or 3 of an approved, sent or overdue invoice, dated \`date\` (default today). ${rules} The reminder is not e-mailed: GET /invoices/{id}/reminders/{number}/pdf is the document to send.`,
+          description: `Issues reminder 1, 2 or 3 of an approved, sent or overdue invoice, dated \`date\` (default today). ${rules} The reminder is not e-mailed: GET /invoices/{id}/reminders/{number}/pdf is the document to send. A reminder of an invoice that was sent as OIOUBL (its e-invoice queued, sent or delivered) is also queued, once, as an OIOUBL 2.1 Reminder to the receiver the invoice went to (GET /einvoices: direction outbound, document_kind reminder), unless the access point's receiver registry lists that receiver without OIOUBL reminders, or the reminder charges DKK on an invoice in another currency.`,
           scope: 'invoices:write',
           problems: [409, 422],
         },

@@ -37,7 +37,11 @@ export async function resetSandbox(db: Db, companyId: string, cleanup?: { store:
     });
   }
   await db.voucher.deleteMany({ where });
+  await db.expenseLine.deleteMany({ where });
   await db.expense.deleteMany({ where });
+  await db.supplierItemAccount.deleteMany({ where });
+  await db.assetDepreciation.deleteMany({ where });
+  await db.fixedAsset.deleteMany({ where });
   await db.recurringInvoicePeriod.deleteMany({ where });
   await db.recurringInvoice.deleteMany({ where });
   await db.einvoiceMessage.deleteMany({ where });

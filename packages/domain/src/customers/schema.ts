@@ -20,7 +20,7 @@ const fields = {
   peppol_id: peppolId().optional(),
   einvoice_format: einvoiceFormat().optional().meta({
     description:
-      'The format of the e-invoices sent to the customer (POST /invoices/{id}/send, sending on approval): peppol (Peppol BIS Billing 3.0, the default), oioubl (OIOUBL 2.1, NemHandel), or auto (the transport decides; until it reports receiver capabilities, peppol)',
+      "The format of the e-invoices sent to the customer (POST /invoices/{id}/send, sending on approval): peppol (Peppol BIS Billing 3.0, the default), oioubl (OIOUBL 2.1, NemHandel; the customer's payment reminders then go as OIOUBL Reminders too), or auto: what the access point's receiver registry says the customer's peppol_id takes: the one format it takes; of both, oioubl to a Danish receiver (CVR, SE, P-number, Danish VAT number or a GS1 Denmark GLN) and peppol to any other; neither: sending is 422 einvoice_receiver_unsupported (sending on approval passes it by); peppol when the transport reports nothing of receivers (no registry; the http transport)",
     example: 'peppol',
   }),
   contact_person: text(200).optional(),

@@ -14,7 +14,12 @@ import { checkPeppolId, normalizePeppolId } from '../identifiers/peppol-id.ts';
 import { isEuCountry } from '../identifiers/vat-number.ts';
 import { listPage, type ListDelegate, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
-import { Decimal, roundOere } from '../money.ts';
+import { Decimal, roundOere, shareOut, sumAmounts } from '../money.ts';
+import { learnedItemAccounts } from '../expenses/lines.ts';
+import { mainAccountOf, vatCategoryAccount, type AccountSource, type ExpenseLineKind, type NewExpenseLine } from '../expenses/line-rules.ts';
+import { REVERSE_CHARGE_CODES } from '../expenses/expense-rows.ts';
+import { groupVat } from '../vat/arithmetic.ts';
+import { vatCodesOf } from '../vat/treatments.ts';
 import { supplierSchemas } from '../suppliers/schema.ts';
 import { suppliers } from '../suppliers/suppliers.ts';
 import { checkFilename, checkMimeType, DEFAULT_MIME_TYPE } from '../vouchers/rules.ts';
@@ -50,6 +55,7 @@ const RULES_NAMED: Record<RuleSet, string> = {
   'oioubl-invoice': 'OIOUBL 2.1 (schematron 1.17.2)',
   'oioubl-credit-note': 'OIOUBL 2.1 (schematron 1.17.2)',
   'oioubl-application-response': 'OIOUBL 2.1 (schematron 1.17.2)',
+  'oioubl-reminder': 'OIOUBL 2.1 (schematron 1.17.2)',
 };
 
 /**
@@ -143,20 +149,8 @@ export function inboundTreatment(d: Pick<InboundDocument, 'vat' | 'breakdown' | 
   return { code: 'K0' };
 }
 
-/**
- * The draft expense's account, as expenses have one: the account proposed for the largest part of the
- * document's lines (by the sum of their amounts, either sign); the default expense account without lines.
- */
-export function expenseAccountOf(lines: readonly Pick<StoredLine, 'account_number' | 'net_amount'>[]): string {
-  const share = new Map<string, Decimal>();
-  for (const l of lines) share.set(l.account_number, (share.get(l.account_number) ?? new Decimal(0)).plus(new Decimal(l.net_amount).abs()));
-  let best: [string, Decimal] | undefined;
-  for (const entry of share) if (!best || entry[1].greaterThan(best[1])) best = entry;
-  return best?.[0] ?? DEFAULT_ACCOUNTS.expense;
-}
-
 /** The draft expense's body, checked by the expenses' own schema: a field it refuses names the document's. */
-function expenseBody(d: InboundDocument, supplierId: string, voucherId: string, accountNumber: string) {
+function expenseBody(d: InboundDocument, supplierId: string, voucherId: string, accountNumber: string, buyersVat: Decimal | undefined) {
   // A credit note credits: its positive amounts are a negative expense.
   const sign = d.kind === 'credit_note' ? -1 : 1;
   const t = inboundTreatment(d);
@@ -174,7 +168,7 @@ function expenseBody(d: InboundDocument, supplierId: string, voucherId: string, 
       ),
     amount: roundOere(d.gross.times(sign)).toFixed(2),
     // A bill without VAT takes its code's default: none under K0, the buyer's own under reverse charge.
-    ...(d.vat.isZero() ? {} : { vat_amount: roundOere(d.vat.times(sign)).toFixed(2) }),
+    ...(d.vat.isZero() ? (buyersVat ? { vat_amount: buyersVat.toFixed(2) } : {}) : { vat_amount: roundOere(d.vat.times(sign)).toFixed(2) }),
     vat_code: t.code,
     account_number: accountNumber,
     ...(t.deductible === undefined ? {} : { vat_deductible_percent: t.deductible }),
@@ -191,9 +185,7 @@ function expenseBody(d: InboundDocument, supplierId: string, voucherId: string, 
 // ---------------------------------------------------------------------------------------------------
 // The lines, each with the account proposed for it
 
-/** Where a line's proposed account comes from, first that applies. */
-export const ACCOUNT_SOURCES = ['supplier_item', 'supplier_default', 'vat_category'] as const;
-export type AccountSource = (typeof ACCOUNT_SOURCES)[number];
+export { ACCOUNT_SOURCES, type AccountSource } from '../expenses/line-rules.ts';
 
 /** A line as the message stores it (jsonb) and the API shows it: amounts as decimal text in the document's currency. */
 export interface StoredLine {
@@ -214,60 +206,212 @@ export interface StoredLine {
   account_source: AccountSource;
 }
 
+/** What "the same item" of a supplier is: its seller's item id, else its description (case-folded); a document's allowance, charge or duty by its reason or name. */
 const itemKey = (l: InboundDocument['lines'][number]) => (l.itemId ? `id:${l.itemId}` : `name:${l.description.trim().toLowerCase()}`);
 
 /**
- * The account each line is proposed to: the account this supplier's same item was last booked to (the
- * booked expense of the latest earlier document of the supplier with a line of that item); else the
- * supplier's default account (its `default_account_number`); else the default for the line's VAT
- * category (ledger/default-accounts.ts's expense account: every category's purchases cost there until a
- * person picks another). Only an active expense account is proposed: one deactivated since is passed over.
+ * A line of the document as the expense takes it, before its account (decision 681): each of its lines;
+ * each allowance and charge on the document as a whole (not on a line), a line of its own deducted or
+ * added; each tax other than VAT (an excise duty), a line of its own as part of the cost. Amounts as the
+ * document states them (a credit note's positive; signed by expenseLines).
  */
-async function proposeAccounts(db: Db, scope: CompanyScope, supplierId: string, d: InboundDocument): Promise<StoredLine[]> {
-  const keys = [...new Set(d.lines.map(itemKey))];
-  const byItem = new Map<string, string>();
-  if (keys.length) {
-    const rows = await db.$queryRaw<{ item_key: string; account_number: string }[]>`
-      SELECT DISTINCT ON (l.item_key) l.item_key, a.account_number
-      FROM einvoice_messages m
-      JOIN expenses e ON e.id = m.expense_id AND e.status IN ('booked', 'paid')
-      JOIN accounts a ON a.id = e.account_id AND a.active AND a.type = 'expense'
-      CROSS JOIN LATERAL jsonb_to_recordset(m.lines) AS l(item_key text)
-      WHERE m.company_id = ${scope.companyId}::uuid AND m.supplier_id = ${supplierId}::uuid AND m.direction = 'inbound'
-        AND l.item_key = ANY(${keys}::text[])
-      ORDER BY l.item_key, e.date DESC, m.created_at DESC`;
-    for (const r of rows) byItem.set(r.item_key, r.account_number);
-  }
+interface DocumentLine {
+  kind: ExpenseLineKind;
+  /** The document's line, for the message's own record of its lines; null for the others. */
+  line: InboundDocument['lines'][number] | null;
+  description: string;
+  itemKey: string;
+  net: Decimal;
+  vatCategory: string;
+  vatRate: Decimal | null;
+}
+
+function documentLines(d: InboundDocument): DocumentLine[] {
+  const byName = (prefix: string, name: string) => `${prefix}:${name.trim().toLowerCase()}`;
+  return [
+    ...d.lines.map((l) => ({
+      kind: 'item' as const,
+      line: l,
+      description: l.description,
+      itemKey: itemKey(l),
+      net: l.net,
+      vatCategory: l.vatCategory,
+      vatRate: l.vatRate,
+    })),
+    ...d.allowanceCharges.map((a) => {
+      const kind = a.charge ? ('charge' as const) : ('allowance' as const);
+      const description = a.reason || (a.charge ? 'Gebyr' : 'Rabat');
+      return {
+        kind,
+        line: null,
+        description,
+        itemKey: byName(kind, description),
+        net: a.charge ? a.amount : a.amount.negated(),
+        vatCategory: a.vatCategory,
+        vatRate: a.vatRate,
+      };
+    }),
+    ...d.taxes.map((t) => {
+      const description = t.name || t.scheme || 'Afgift';
+      return {
+        kind: 'duty' as const,
+        line: null,
+        description,
+        itemKey: byName('duty', t.scheme || description),
+        net: t.amount,
+        vatCategory: '',
+        vatRate: null,
+      };
+    }),
+  ];
+}
+
+/** Categories under which a line carries no VAT of the supplier's (zero-rated, exempt, reverse charge, outside the scope). */
+const NO_VAT_CATEGORIES = new Set(['Z', 'E', 'O', 'AE', 'K', 'G']);
+
+/**
+ * The account each line is proposed to (decision 682): the account this supplier's same item was last
+ * booked to (supplier_item_accounts, which booking writes); else the supplier's default account (its
+ * `default_account_number`); else the default for the line's VAT category (ledger/default-accounts.ts's
+ * expense account: every category's purchases cost there until a person picks another). Only an active
+ * expense account is proposed: one deactivated since is passed over.
+ */
+async function proposeAccounts(db: Db, scope: CompanyScope, supplierId: string, lines: readonly DocumentLine[]): Promise<[string, AccountSource][]> {
+  const learned = await learnedItemAccounts(db, scope, supplierId, [...new Set(lines.map((l) => l.itemKey))]);
   const [supplierDefault] = await db.$queryRaw<{ account_number: string }[]>`
     SELECT a.account_number FROM suppliers s
     JOIN accounts a ON a.company_id = s.company_id AND a.account_number = s.default_account_number AND a.active AND a.type = 'expense'
     WHERE s.id = ${supplierId}::uuid AND s.company_id = ${scope.companyId}::uuid`;
-  const text = (v: Decimal | null) => (v === null ? null : v.toString());
-  return d.lines.map((l) => {
-    const key = itemKey(l);
-    const item = byItem.get(key);
-    const [account_number, account_source]: [string, AccountSource] = item
-      ? [item, 'supplier_item']
-      : supplierDefault
-        ? [supplierDefault.account_number, 'supplier_default']
-        : [DEFAULT_ACCOUNTS.expense, 'vat_category'];
-    return {
-      id: l.id,
-      description: l.description,
-      item_id: l.itemId,
-      item_key: key,
-      quantity: l.quantity.toString(),
-      unit: l.unit,
-      price: text(l.price),
-      net_amount: l.net.toFixed(2),
-      allowances: l.allowances.map((a) => ({ charge: a.charge, amount: a.amount.toFixed(2), reason: a.reason })),
-      vat_category: l.vatCategory,
-      vat_rate: text(l.vatRate),
-      vat_amount: l.vat === null ? null : l.vat.toFixed(2),
-      account_number,
-      account_source,
-    };
+  return lines.map((l) => {
+    const item = learned.get(l.itemKey);
+    if (item) return [item, 'supplier_item'];
+    if (supplierDefault) return [supplierDefault.account_number, 'supplier_default'];
+    return [vatCategoryAccount(l.vatCategory), 'vat_category'];
   });
+}
+
+/** The message's own record of the document's lines, each with the account proposed for it. */
+function storedLines(lines: readonly DocumentLine[], proposals: readonly [string, AccountSource][]): StoredLine[] {
+  const text = (v: Decimal | null) => (v === null ? null : v.toString());
+  return lines.flatMap((dl, i) => {
+    const l = dl.line;
+    if (!l) return [];
+    const [account_number, account_source] = proposals[i]!;
+    return [
+      {
+        id: l.id,
+        description: l.description,
+        item_id: l.itemId,
+        item_key: dl.itemKey,
+        quantity: l.quantity.toString(),
+        unit: l.unit,
+        price: text(l.price),
+        net_amount: l.net.toFixed(2),
+        allowances: l.allowances.map((a) => ({ charge: a.charge, amount: a.amount.toFixed(2), reason: a.reason })),
+        vat_category: l.vatCategory,
+        vat_rate: text(l.vatRate),
+        vat_amount: l.vat === null ? null : l.vat.toFixed(2),
+        account_number,
+        account_source,
+      },
+    ];
+  });
+}
+
+/**
+ * The draft expense's lines (decision 681), signed as the expense (a credit note's negative):
+ *   VAT code: a line charged VAT takes the document's code (K25, or KDELVIS for foreign VAT); one
+ *     charged none, in a document with VAT, K0; in a document without VAT, the code its own category
+ *     gives (inboundTreatment: EUV, EUY, KOMV, UY, K0);
+ *   VAT: the document's own, per VAT group (category and rate of its breakdown): the lines' stated VAT
+ *     when they state it and it adds up, else the group's VAT shared over its lines by their net amounts;
+ *     under reverse charge none here (the expense's, the buyer's own, is shared out when it is made);
+ *   a last line `difference` (no VAT) when the document's total says more than its lines and VAT (a
+ *     sender's rounding, amounts of more than two decimals), so that the lines always add up to the expense.
+ */
+function expenseLines(d: InboundDocument, lines: readonly DocumentLine[], proposals: readonly [string, AccountSource][], code: string): NewExpenseLine[] {
+  const sign = d.kind === 'credit_note' ? -1 : 1;
+  const zero = new Decimal(0);
+  const charged = (l: DocumentLine) => (l.vatRate ? l.vatRate.greaterThan(0) : !NO_VAT_CATEGORIES.has(l.vatCategory) && l.kind !== 'duty');
+  const withVat = !d.vat.isZero();
+  const codeOf = (l: DocumentLine) => {
+    if (withVat) return charged(l) ? code : 'K0';
+    if (l.kind === 'duty') return 'K0';
+    return inboundTreatment({ vat: zero, breakdown: [{ category: l.vatCategory, rate: zero, taxable: zero, tax: zero }], supplier: d.supplier }).code;
+  };
+  const codes = lines.map(codeOf);
+  // The document's VAT per group, over the group's lines. Without VAT, the buyer's own under reverse charge
+  // is left open (null) on the lines under a reverse-charge code, to be shared out when the expense is made.
+  const vat: (Decimal | null)[] = lines.map((_, i) => (withVat || !REVERSE_CHARGE_CODES.has(codes[i]!) ? zero : null));
+  if (withVat) {
+    const sameRate = (a: Decimal | null, b: Decimal) => (a ?? zero).equals(b);
+    for (const b of d.breakdown) {
+      const members = lines.map((l, i) => (l.kind !== 'duty' && l.vatCategory === b.category && sameRate(l.vatRate, b.rate) ? i : -1)).filter((i) => i >= 0);
+      if (!members.length) continue;
+      const stated = members.map((i) => lines[i]!.line?.vat ?? null);
+      const shares =
+        stated.every((v) => v !== null) && sumAmounts(stated as Decimal[]).equals(b.tax)
+          ? (stated as Decimal[])
+          : shareOut(
+              b.tax,
+              members.map((i) => lines[i]!.net),
+            );
+      members.forEach((i, k) => (vat[i] = vat[i]!.plus(shares[k]!)));
+    }
+  }
+  const made: NewExpenseLine[] = lines.map((l, i) => ({
+    kind: l.kind,
+    description: l.description,
+    item_id: l.line?.itemId ?? '',
+    item_key: l.itemKey,
+    quantity: l.line?.quantity ?? new Decimal(1),
+    unit: l.line?.unit ?? '',
+    unit_price: l.line?.price ?? null,
+    allowance_amount: roundOere(sumAmounts((l.line?.allowances ?? []).filter((a) => !a.charge).map((a) => a.amount))),
+    charge_amount: roundOere(sumAmounts((l.line?.allowances ?? []).filter((a) => a.charge).map((a) => a.amount))),
+    net_amount: roundOere(l.net.times(sign)),
+    vat_code: codes[i]!,
+    vat_rate: l.vatRate,
+    vat_amount: vat[i] === null ? null : roundOere(vat[i]!.times(sign)),
+    account_number: proposals[i]![0],
+    account_source: proposals[i]![1],
+  }));
+  // What the expense's amount holds beyond the lines' nets and the supplier's VAT (none under reverse charge).
+  const beyond = roundOere(d.gross.times(sign))
+    .minus(roundOere(d.vat.times(sign)))
+    .minus(sumAmounts(made.map((l) => l.net_amount)));
+  if (!beyond.isZero()) {
+    made.push({
+      kind: 'difference',
+      description: 'Difference til dokumentets total',
+      item_id: '',
+      item_key: '',
+      quantity: new Decimal(1),
+      unit: '',
+      unit_price: null,
+      allowance_amount: zero,
+      charge_amount: zero,
+      net_amount: beyond,
+      vat_code: 'K0',
+      vat_rate: null,
+      vat_amount: zero,
+      account_number: vatCategoryAccount(''),
+      account_source: 'vat_category',
+    });
+  }
+  return made;
+}
+
+/**
+ * The VAT the buyer computes under reverse charge, when the document's lines mix the reverse-charge code
+ * with others (an exempt line beside an EU service): the code's rate on the lines under it alone, not on
+ * the whole amount. Undefined otherwise: the expense's own default then applies (expenseVat).
+ */
+async function reverseChargeVat(db: Db, scope: CompanyScope, lines: readonly NewExpenseLine[], code: string): Promise<Decimal | undefined> {
+  if (!REVERSE_CHARGE_CODES.has(code) || lines.every((l) => l.vat_code === code)) return undefined;
+  const rate = (await vatCodesOf(db, scope, [code])).get(code)?.rate;
+  if (!rate) return undefined;
+  return groupVat(sumAmounts(lines.filter((l) => l.vat_code === code).map((l) => l.net_amount)), rate);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -322,10 +466,18 @@ export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, s
   }
   // The VAT is the document's, which its official rules accepted: tlr's own cap only warns (decision 633).
   const warnings = p.warnings.map((w) => ({ id: w.id, text: w.text }));
-  const lines = await proposeAccounts(db, scope, supplier.id, d);
-  const expense = await createExpense(db, scope, expenseBody(d, supplier.id, voucher.id, expenseAccountOf(lines)), (why) =>
-    warnings.push({ id: 'TLR-VAT-RATE', text: why }),
+  // The document's lines, each with the account proposed for it, become the draft's own (decisions 681, 682).
+  const documentRows = documentLines(d);
+  const proposals = await proposeAccounts(db, scope, supplier.id, documentRows);
+  const t = inboundTreatment(d);
+  const draftLines = expenseLines(d, documentRows, proposals, t.code);
+  const account = mainAccountOf(
+    draftLines.map((l) => ({ account: l.account_number, net: l.net_amount })),
+    DEFAULT_ACCOUNTS.expense,
   );
+  const body = expenseBody(d, supplier.id, voucher.id, account, await reverseChargeVat(db, scope, draftLines, t.code));
+  const expense = await createExpense(db, scope, body, (why) => warnings.push({ id: 'TLR-VAT-RATE', text: why }), draftLines);
+  const lines = storedLines(documentRows, proposals);
   const row = await db.einvoiceMessage.create({
     data: {
       id: newId(),
@@ -426,7 +578,7 @@ export async function einvoiceXml(db: Db, scope: CompanyScope, id: string): Prom
   });
   if (!row) throw notFound('e-invoice', id);
   // ASCII only: the name goes into a plain Content-Disposition filename (a supplier's number may be anything).
-  const prefix = { credit_note: 'kreditnota', application_response: 'svar' }[row.document_kind] ?? 'faktura';
+  const prefix = { credit_note: 'kreditnota', application_response: 'svar', reminder: 'rykker' }[row.document_kind] ?? 'faktura';
   const stem = `${prefix}-${row.document_number}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 150);
   return { xml: row.document_xml, filename: `${stem}${row.issue_date ? `-${fromDate(row.issue_date)}` : ''}.xml` };
 }

@@ -30,6 +30,13 @@ const TAX_CATEGORY = { schemeAgencyID: '320', schemeID: 'urn:oioubl:id:taxcatego
 const CHANNEL = { listAgencyID: '320', listID: 'urn:oioubl:codelist:paymentchannelcode-1.1' };
 const PAYMENT_ID = { schemeAgencyID: '320', schemeID: 'urn:oioubl:id:paymentid-1.1' };
 
+/** What the OIOUBL Reminder writer (oioubl-reminder.ts) shares with the invoice's: the namespaces, the tax category's scheme, amounts. */
+export const OIOUBL_NS = NS;
+export const OIOUBL_TAX_CATEGORY = TAX_CATEGORY;
+export const oioublAmount = (d: Decimal) => money(d);
+/** The parties, tax scheme and payment means as the invoice writes them (functions below). */
+export const oioublParts = { partyEndpoint, partyXml, taxScheme, paymentMeans };
+
 /**
  * OIOUBL's tax category of each sales treatment (taxcategoryid-1.1, decision 666): Danish VAT is
  * StandardRated; a sale where the buyer accounts for the VAT (EU goods and services, § 46) ReverseCharge;

@@ -10,6 +10,7 @@ import { DomainError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { REPLAYABLE_STATUSES, type DocumentKind, type EinvoiceFormat, type EinvoiceSendInput, type EinvoiceStatus } from './schema.ts';
 import { einvoiceMessageView, type EinvoiceMessageRow } from './views.ts';
+import { sendFormat } from './receivers.ts';
 
 /** A UBL document made from an invoice or its credit note: what ubl.ts's renderInvoiceUbl answers. */
 export interface RenderedUbl {
@@ -72,19 +73,13 @@ export function receiverOf(customer: Pick<Customer, 'peppol_id'> | null | undefi
   return customer?.peppol_id ?? '';
 }
 
-/**
- * The format the customer's e-invoices are sent in (its `einvoice_format`): OIOUBL 2.1 when it asks for
- * oioubl; Peppol BIS 3 for peppol, and for auto until the transport reports what the receiver takes
- * (decision 674).
- */
-export function formatFor(customer: { einvoice_format?: string } | null | undefined): EinvoiceFormat {
-  return customer?.einvoice_format === 'oioubl' ? 'oioubl-2.1' : 'peppol-bis3';
-}
-
-/** The invoice's customer's Peppol id and e-invoice format, as the customer is now. */
-async function customerRow(db: Db, scope: CompanyScope, customerId: string | null): Promise<Pick<Customer, 'peppol_id' | 'einvoice_format'> | null> {
+/** The invoice's customer's name, Peppol id and e-invoice format, as the customer is now. */
+async function customerRow(db: Db, scope: CompanyScope, customerId: string | null): Promise<Pick<Customer, 'name' | 'peppol_id' | 'einvoice_format'> | null> {
   if (!customerId) return null;
-  return db.customer.findFirst({ where: { id: customerId, company_id: scope.companyId }, select: { peppol_id: true, einvoice_format: true } });
+  return db.customer.findFirst({
+    where: { id: customerId, company_id: scope.companyId },
+    select: { name: true, peppol_id: true, einvoice_format: true },
+  });
 }
 
 /** Renders the document and queues its message, due at once; `invoice` is locked by the caller. */
@@ -121,16 +116,26 @@ async function queue(db: Db, scope: CompanyScope, invoice: Invoice, receiver: st
 
 /**
  * Sending on approval (the company's `einvoice_auto_send`): the approved invoice, locked by the
- * approval, is queued when its customer has a Peppol id; customers without one get no e-invoice.
+ * approval, is queued when its customer has a Peppol id, in the customer's format. Customers without
+ * one, and (format auto) those whose receiver takes neither format, get no e-invoice: the approval
+ * stands, and they get the PDF (decision 693).
  */
 export async function queueOnApproval(
   db: Db,
   scope: CompanyScope,
   invoice: Invoice,
-  customer: Pick<Customer, 'peppol_id'> & { einvoice_format?: string },
+  customer: Pick<Customer, 'name' | 'peppol_id'> & { einvoice_format?: string },
 ): Promise<EinvoiceMessageRow | null> {
   const receiver = receiverOf(customer);
-  return receiver ? queue(db, scope, invoice, receiver, 'invoice', formatFor(customer)) : null;
+  if (!receiver) return null;
+  let format: EinvoiceFormat;
+  try {
+    format = await sendFormat(receiver, customer, 'invoice');
+  } catch (e) {
+    if (e instanceof DomainError && e.code === 'einvoice_receiver_unsupported') return null;
+    throw e;
+  }
+  return queue(db, scope, invoice, receiver, 'invoice', format);
 }
 
 /**
@@ -166,7 +171,9 @@ export async function sendInvoice(db: Db, scope: CompanyScope, id: string, input
       'customer_id',
     );
   }
-  return einvoiceMessageView(await queue(db, scope, invoice, receiver, kind, formatFor(customer)));
+  // In the customer's format; with auto, the one its receiver takes (422 einvoice_receiver_unsupported when none, before anything is written).
+  const format = await sendFormat(receiver, customer!, kind);
+  return einvoiceMessageView(await queue(db, scope, invoice, receiver, kind, format));
 }
 
 /**

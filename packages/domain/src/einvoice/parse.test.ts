@@ -35,6 +35,14 @@ describe('parseEinvoice', () => {
     expect([base.net.toFixed(2), base.vat.toFixed(2), base.payable.toFixed(2)]).toEqual(['1325.00', '331.25', '1656.25']);
     expect(Object.fromEntries(read)['base-creditnote-correction.xml']!.kind).toBe('credit_note');
     expect(Object.fromEntries(read)['vat-category-O.xml']!.breakdown.map((b) => [b.category, b.rate.toString()])).toEqual([['O', '0']]);
+    // The allowance and charge on the document as a whole (not a line's): the lines less the one plus the other are the net.
+    const allowance = Object.fromEntries(read)['Allowance-example.xml']!;
+    expect(allowance.allowanceCharges.map((a) => [a.charge, a.amount.toFixed(2), a.reason, a.vatCategory, a.vatRate?.toString()])).toEqual([
+      [true, '200.00', 'Cleaning', 'S', '25'],
+      [false, '200.00', 'Discount', 'S', '25'],
+    ]);
+    expect(base.allowanceCharges.map((a) => [a.charge, a.amount.toFixed(2), a.reason])).toEqual([[true, '25.00', 'Insurance']]);
+    expect(Object.fromEntries(read)['vat-category-E.xml']!.allowanceCharges).toEqual([]);
   });
 
   it('refuses hostile and foreign XML by name, expanding and fetching nothing', () => {

@@ -1,7 +1,7 @@
 // Reading a received e-invoice, pure: Peppol BIS Billing 3.0 and OIOUBL 2.1 (2.01, 2.02) `Invoice` and
 // `CreditNote` (both UBL) into what the books need: the supplier, the document's number, dates, currency,
-// totals (each in its format's meaning), VAT breakdown, other taxes (excise duties), lines, payment means
-// and embedded attachments. The XML is read under the safe-XML policy (xml/reader.ts: no
+// totals (each in its format's meaning), VAT breakdown, other taxes (excise duties), lines, the allowances
+// and charges of the document as a whole, payment means and embedded attachments. The XML is read under the safe-XML policy (xml/reader.ts: no
 // document type, so nothing fetched and no entity expanded; bounded while read); another root element
 // or namespace is refused. Amounts are read by money.ts's rule, dates by calendar.ts's.
 import { checkDate } from '../calendar.ts';
@@ -64,6 +64,8 @@ export interface InboundDocument {
   prepaid: Decimal;
   rounding: Decimal;
   lines: InboundLine[];
+  /** Allowances and charges on the document as a whole (not on a line): each its own line of the expense. */
+  allowanceCharges: InboundAllowanceCharge[];
   paymentMeans: InboundPaymentMeans[];
   /** Every amount against the decimals and currency rules (amountFailures): fatal for a document the official rules do not check. */
   amountFailures: RuleFailure[];
@@ -88,6 +90,16 @@ export interface InboundLine {
   vatRate: Decimal | null;
   /** The line's VAT when the document states it (OIOUBL's line TaxTotal); null otherwise. */
   vat: Decimal | null;
+}
+
+export interface InboundAllowanceCharge {
+  /** true: a charge (added); false: an allowance (a discount, deducted). */
+  charge: boolean;
+  /** As stated: positive for either (the sign is `charge`'s). */
+  amount: Decimal;
+  reason: string;
+  vatCategory: string;
+  vatRate: Decimal | null;
 }
 
 export interface InboundPaymentMeans {
@@ -269,6 +281,16 @@ export function parseEinvoice(xml: string): InboundDocument {
     breakdown: taxes.breakdown,
     taxes: taxes.other,
     lines: children(root, credit ? 'CreditNoteLine' : 'InvoiceLine').map((l) => line(l, credit)),
+    allowanceCharges: children(root, 'AllowanceCharge').map((a) => {
+      const category = child(a, 'TaxCategory');
+      return {
+        charge: textOf(child(a, 'ChargeIndicator')) === 'true',
+        amount: amount(child(a, 'Amount'), 'Amount'),
+        reason: textOf(child(a, 'AllowanceChargeReason')) || textOf(child(a, 'AllowanceChargeReasonCode')),
+        vatCategory: vatCategory(textOf(child(category, 'ID'))),
+        vatRate: rateOf(category),
+      };
+    }),
     paymentMeans: children(root, 'PaymentMeans').map(paymentMeans),
     amountFailures: amountFailures(root, currency),
     attachments: children(root, 'AdditionalDocumentReference').flatMap((ref) => {
@@ -495,6 +517,16 @@ function parseCii(root: XmlElement): InboundDocument {
       })),
     taxes: [],
     lines: children(trade, 'IncludedSupplyChainTradeLineItem').map(ciiLine),
+    allowanceCharges: children(settlement, 'SpecifiedTradeAllowanceCharge').map((a) => {
+      const tax = child(a, 'CategoryTradeTax');
+      return {
+        charge: indicator(child(a, 'ChargeIndicator')),
+        amount: amount(child(a, 'ActualAmount'), 'ActualAmount'),
+        reason: textOf(child(a, 'Reason')) || textOf(child(a, 'ReasonCode')),
+        vatCategory: textOf(child(tax, 'CategoryCode')),
+        vatRate: ciiRate(tax),
+      };
+    }),
     paymentMeans: children(settlement, 'SpecifiedTradeSettlementPaymentMeans').map((m) => {
       const account = child(m, 'PayeePartyCreditorFinancialAccount');
       return {

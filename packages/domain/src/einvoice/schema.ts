@@ -16,8 +16,11 @@ export const REPLAYABLE_STATUSES: readonly EinvoiceStatus[] = ['failed', 'reject
 
 export const DOCUMENT_KINDS = ['invoice', 'credit_note'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
-/** What a message carries: an invoice or credit note, or an invoice response (outbound: the company's answer to a document it received). */
-export const MESSAGE_KINDS = [...DOCUMENT_KINDS, 'application_response'] as const;
+/**
+ * What a message carries: an invoice or credit note, an invoice response (outbound: the company's answer
+ * to a document it received), or a reminder (outbound: a reminder of an invoice sent as OIOUBL).
+ */
+export const MESSAGE_KINDS = [...DOCUMENT_KINDS, 'application_response', 'reminder'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 /** What an invoice response says of the received document: received (imported), accepted (its expense booked), rejected. */
 export const RESPONSE_STATUSES = ['received', 'accepted', 'rejected'] as const;
@@ -66,6 +69,21 @@ const link = (what: string) =>
     .nullable()
     .meta({ description: `The path of ${what}; null when there is none` });
 
+/** A payment means a received document states (the message's, and the expense's it made). */
+export const paymentMeansResource = z.object({
+  code: z.string().meta({ description: 'UNCL 4461: 31, 42, 58 bank transfer; 93 FI payment (FIK); 49 direct debit; ...' }),
+  due_date: z.string().meta({ description: 'The payment due date it names; "" when none' }),
+  card_type: z.string().meta({ description: 'An FI payment: its card type (71, 73, 75); "" otherwise' }),
+  payment_id: z.string().meta({ description: 'The payment id (FI: the betalings-id); "" when none' }),
+  creditor: z.string().meta({ description: 'An FI payment: the creditor number (kreditornummer)' }),
+  fi_line: z.string().meta({
+    description: 'An FI payment: the payment line as typed into a bank, +71<payment id> +<creditor><',
+    example: '+71<000000000001735 +81234567<',
+  }),
+  account: z.string().meta({ description: 'A bank transfer: the account number or IBAN; "" otherwise' }),
+  branch: z.string().meta({ description: 'A bank transfer: the registration number (Danish account) or BIC' }),
+});
+
 // Written with the document's exact digits (a price may carry more than a double holds).
 const decimal = (description: string) => amountOut(description);
 const inboundLine = z
@@ -92,7 +110,8 @@ const inboundLine = z
     vat_rate: decimal('The VAT rate in percent').nullable(),
     vat_amount: decimal("The line's VAT when the document states it (OIOUBL); null otherwise").nullable(),
     account_number: z.string().meta({
-      description: 'The expense account proposed for the line; the draft expense takes the account proposed for the largest part of the lines',
+      description:
+        "The expense account proposed for the line on import; the draft expense's own line carries it (GET /expenses/{id}, lines), where a person may change it",
       example: '2810',
     }),
     account_source: z.enum(['supplier_item', 'supplier_default', 'vat_category']).meta({
@@ -109,20 +128,21 @@ export const einvoiceMessageResource = z
       description:
         "outbound: sent by the company (POST /invoices/{id}/send, and the invoice responses it sends about documents it received); inbound: received by it (POST /einvoices/inbound, the transport's inbox)",
     }),
-    invoice_id: z.guid().nullable().meta({ description: 'outbound: the invoice the document is of; null when received' }),
+    invoice_id: z.guid().nullable().meta({ description: 'outbound: the invoice the document (or reminder) is of; null when received' }),
     expense_id: z.guid().nullable().meta({ description: 'inbound: the draft expense the import made; null when sent' }),
     supplier_id: z.guid().nullable().meta({ description: 'inbound: the supplier the document is from (found or created); null when sent' }),
     document_kind: z.enum(MESSAGE_KINDS).meta({
       description:
-        'invoice or credit_note; application_response: an invoice response the company sent (direction outbound) to the sender of a document it received',
+        'invoice or credit_note; application_response: an invoice response the company sent (direction outbound) to the sender of a document it received; reminder: a payment reminder (rykker) of an invoice sent as OIOUBL, sent as an OIOUBL 2.1 Reminder (direction outbound) to where the invoice went',
     }),
     document_format: z.enum(EINVOICE_FORMATS).meta({
       description:
-        'peppol-bis3 (Peppol BIS Billing 3.0; a response: Peppol BIS Invoice Response 3), oioubl-2.1 (OIOUBL 2.1, 2.02, 2.01; a response: an OIOUBL ApplicationResponse), en16931-ubl (EN 16931 in UBL: plain, XRechnung) or en16931-cii (EN 16931 in CII: XRechnung CII, Factur-X / ZUGFeRD)',
+        'peppol-bis3 (Peppol BIS Billing 3.0; a response: Peppol BIS Invoice Response 3), oioubl-2.1 (OIOUBL 2.1, 2.02, 2.01; a response: an OIOUBL ApplicationResponse; a reminder: an OIOUBL Reminder), en16931-ubl (EN 16931 in UBL: plain, XRechnung) or en16931-cii (EN 16931 in CII: XRechnung CII, Factur-X / ZUGFeRD)',
     }),
-    document_number: z
-      .string()
-      .meta({ description: 'The invoice (or credit note) number the document carries; a response: the number of the document it answers' }),
+    document_number: z.string().meta({
+      description:
+        "The invoice (or credit note) number the document carries; a response: the number of the document it answers; a reminder: the invoice number and the reminder's (1042-R2)",
+    }),
     application_response: z
       .object({
         responds_to: z.guid().meta({ description: 'The received e-invoice it answers' }),
@@ -134,6 +154,12 @@ export const einvoiceMessageResource = z
       })
       .nullable()
       .meta({ description: 'An invoice response (document_kind application_response): what it says of which received document; null otherwise' }),
+    reminder: z
+      .object({
+        number: z.int().min(1).max(3).meta({ description: "The reminder's number (1, 2 or 3): GET /invoices/{invoice_id}/reminders lists it" }),
+      })
+      .nullable()
+      .meta({ description: "A reminder (document_kind reminder): which of the invoice's reminders it sends; null otherwise" }),
     document_uuid: z.string().meta({ description: 'The UBL document UUID (cbc:UUID); responses refer to the document by it; "" when a received one has none' }),
     issue_date: dateOut().nullable().meta({ description: "The document's issue date" }),
     counterpart: z
@@ -148,23 +174,7 @@ export const einvoiceMessageResource = z
     total_amount: amountOut("The total with VAT, in the document's currency"),
     payable_amount: amountOut('What the document asks to be paid (the total less anything prepaid)'),
     lines: z.array(inboundLine).meta({ description: "Received: the document's lines, each with the account proposed for it; [] when sent" }),
-    payment_means: z
-      .array(
-        z.object({
-          code: z.string().meta({ description: 'UNCL 4461: 31, 42, 58 bank transfer; 93 FI payment (FIK); 49 direct debit; ...' }),
-          due_date: z.string().meta({ description: 'The payment due date it names; "" when none' }),
-          card_type: z.string().meta({ description: 'An FI payment: its card type (71, 73, 75); "" otherwise' }),
-          payment_id: z.string().meta({ description: 'The payment id (FI: the betalings-id); "" when none' }),
-          creditor: z.string().meta({ description: 'An FI payment: the creditor number (kreditornummer)' }),
-          fi_line: z.string().meta({
-            description: 'An FI payment: the payment line as typed into a bank, +71<payment id> +<creditor><',
-            example: '+71<000000000001735 +81234567<',
-          }),
-          account: z.string().meta({ description: 'A bank transfer: the account number or IBAN; "" otherwise' }),
-          branch: z.string().meta({ description: 'A bank transfer: the registration number (Danish account) or BIC' }),
-        }),
-      )
-      .meta({ description: 'Received: how the supplier asks to be paid, as the document states it; [] when sent' }),
+    payment_means: z.array(paymentMeansResource).meta({ description: 'Received: how the supplier asks to be paid, as the document states it; [] when sent' }),
     other_taxes: z
       .array(z.object({ scheme: z.string(), name: z.string(), amount: decimal("The tax, in the document's currency") }))
       .meta({ description: 'Received: taxes other than VAT (excise duties, each by its tax scheme), part of the cost; [] when none' }),
@@ -206,5 +216,9 @@ export const invoiceEinvoice = einvoiceSummary.meta({
 });
 export const creditNoteEinvoice = einvoiceSummary.meta({
   description: 'The e-invoice sending this credit note (POST /invoices/{id}/send {"document":"credit_note"}); null when it was never sent as one',
+});
+export const reminderEinvoice = einvoiceSummary.meta({
+  description:
+    'The e-invoice sending this reminder (an OIOUBL Reminder, for an invoice sent as OIOUBL): its message (GET /einvoices/{message_id}), status and last response; null when it went as a PDF only',
 });
 export type InvoiceEinvoiceView = z.input<typeof invoiceEinvoice>;

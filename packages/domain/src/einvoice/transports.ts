@@ -4,7 +4,8 @@
 // and responses come back through the inbox (responses.ts).
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { registryFileReceivers, type ReceiverDocuments } from './receivers.ts';
 
 export interface OutgoingDocument {
   messageId: string;
@@ -28,6 +29,11 @@ export interface EinvoiceTransport {
   send(doc: OutgoingDocument): Promise<HandOver>;
   /** Where the access point leaves its receipts and responses (directory only). */
   readonly inbox?: string;
+  /**
+   * The documents a receiver takes, as the access point knows them (directory: its registry file); absent
+   * when the transport reports no capabilities (http). A customer's einvoice_format auto sends by it.
+   */
+  readonly receivers?: ReceiverDocuments;
 }
 
 const reason = (e: unknown) => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
@@ -38,10 +44,11 @@ const reason = (e: unknown) => (e as NodeJS.ErrnoException).code ?? (e as Error)
  * access point that picks up *.xml never reads half a document. Written again after a worker died
  * mid-attempt, it replaces the file it may have left (the same bytes).
  */
-export function directoryTransport(outbox: string, inbox: string): EinvoiceTransport {
+export function directoryTransport(outbox: string, inbox: string, receiversFile = join(dirname(outbox), 'receivers.json')): EinvoiceTransport {
   return {
     kind: 'directory',
     inbox,
+    receivers: registryFileReceivers(receiversFile),
     async send(doc) {
       const name = `${doc.messageId}.xml`;
       const temp = join(outbox, `.${name}.${randomBytes(6).toString('hex')}.tmp`);

@@ -323,13 +323,15 @@ export function derivedEndpoint(p: { ean?: string; cvr: string; vatNumber?: stri
 
 /**
  * What the UBL of an approved invoice (or of its credit note) says, read in one snapshot: the buyer as
- * frozen at approval, the seller as the company profile is now (as the PDF prints it), and the PDF.
+ * frozen at approval, the seller as the company profile is now (as the PDF prints it), and the PDF
+ * (unless `pdf` is false: a reminder of the invoice carries none).
  */
 export async function ublDocument(
   db: Db,
   scope: CompanyScope,
   id: string,
   kind: 'invoice' | 'credit_note',
+  options: { pdf?: boolean } = {},
 ): Promise<{ document: UblDocument; filename: string }> {
   const pdf = await invoiceDocument(db, scope, id, kind);
   if (pdf.draft) throw new DomainError('invoice_not_approved', 'A draft has no number yet: approve the invoice to make its e-invoice.', 'id');
@@ -387,7 +389,7 @@ export async function ublDocument(
     bank: { regNumber: company.bank_reg_number, accountNumber: company.bank_account_number, iban: company.iban },
     fi: kind === 'invoice' && row.payment_id ? { paymentId: row.payment_id, creditorNumber: row.fi_creditor_number } : null,
     paymentTermsDays: pdf.payment_terms_days,
-    pdf: { filename: pdf.filename, content: await renderInvoicePdf(pdf) },
+    pdf: options.pdf === false ? null : { filename: pdf.filename, content: await renderInvoicePdf(pdf) },
   };
   // Peppol addresses both parties (PEPPOL-EN16931-R010, R020): without an id there is no e-invoice to make.
   for (const [who, party] of [

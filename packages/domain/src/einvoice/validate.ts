@@ -47,6 +47,7 @@ const CEN_CII_XSLT = join(RULES, 'cii', 'EN16931-CII-validation.xslt');
 const OIOUBL_INVOICE_XSL = join(RULES, 'oioubl', 'OIOUBL_Invoice_Schematron.xsl');
 const OIOUBL_CREDIT_NOTE_XSL = join(RULES, 'oioubl', 'OIOUBL_CreditNote_Schematron.xsl');
 const OIOUBL_APPLICATION_RESPONSE_XSL = join(RULES, 'oioubl', 'OIOUBL_ApplicationResponse_Schematron.xsl');
+const OIOUBL_REMINDER_XSL = join(RULES, 'oioubl', 'OIOUBL_Reminder_Schematron.xsl');
 // Compiled stylesheets (SEF, 3 to 26 MB of JSON each) are kept in the machine's cache by the hash of what
 // they are made from, shared by processes. Compiling takes from a minute (CEN) to several (OIOUBL, a 2.7 MB
 // XSLT) on a small machine, so the build's SEFs are committed too, gzipped (1.5 MB in all), under
@@ -160,6 +161,7 @@ const STYLESHEETS = {
     inputs: async () => [OIOUBL_APPLICATION_RESPONSE_XSL],
     toXslt: async () => OIOUBL_APPLICATION_RESPONSE_XSL,
   },
+  'oioubl-reminder': { report: 'oioubl', inputs: async () => [OIOUBL_REMINDER_XSL], toXslt: async () => OIOUBL_REMINDER_XSL },
 } satisfies Record<string, { report: 'svrl' | 'oioubl'; inputs(): Promise<string[]>; toXslt(work: string): Promise<string> }>;
 type StylesheetName = keyof typeof STYLESHEETS;
 const STYLESHEET_NAMES = Object.keys(STYLESHEETS) as StylesheetName[];
@@ -176,6 +178,7 @@ export const RULE_SETS = {
   'oioubl-invoice': ['oioubl-invoice'],
   'oioubl-credit-note': ['oioubl-credit-note'],
   'oioubl-application-response': ['oioubl-application-response'],
+  'oioubl-reminder': ['oioubl-reminder'],
 } as const satisfies Record<string, readonly StylesheetName[]>;
 export type RuleSet = keyof typeof RULE_SETS;
 
@@ -308,13 +311,16 @@ const WARM_UP_DOCUMENTS: Record<RuleSet, string> = {
   'oioubl-invoice': '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>',
   'oioubl-credit-note': '<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/>',
   'oioubl-application-response': '<ApplicationResponse xmlns="urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2"/>',
+  'oioubl-reminder': '<Reminder xmlns="urn:oasis:names:specification:ubl:schema:xsd:Reminder-2"/>',
 };
 
 /**
  * The rule sets received documents are checked under: what a worker loads at its warm-up. The OIOUBL
- * ApplicationResponse rules check the responses tlr writes (in its tests), never a request.
+ * ApplicationResponse and Reminder rules check the responses and reminders tlr writes (in its tests),
+ * never a request.
  */
-const RECEIVING_RULE_SETS = (Object.keys(RULE_SETS) as RuleSet[]).filter((set) => set !== 'oioubl-application-response');
+const WRITING_RULE_SETS: readonly RuleSet[] = ['oioubl-application-response', 'oioubl-reminder'];
+const RECEIVING_RULE_SETS = (Object.keys(RULE_SETS) as RuleSet[]).filter((set) => !WRITING_RULE_SETS.includes(set));
 
 /** Loads SaxonJS and the stylesheets of received documents in this thread, and runs each once (a worker's warm-up). */
 export async function loadEinvoiceRulesHere(): Promise<void> {

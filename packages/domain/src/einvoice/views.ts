@@ -46,6 +46,7 @@ export function einvoiceMessageView(m: EinvoiceMessageHead): EinvoiceMessageView
     document_number: m.document_number,
     document_uuid: m.document_uuid,
     application_response: m.response_to_id ? { responds_to: m.response_to_id, status: m.response_status as ResponseStatus, reason: m.response_reason } : null,
+    reminder: m.document_kind === 'reminder' ? { number: m.reminder_number } : null,
     issue_date: m.issue_date ? fromDate(m.issue_date) : null,
     counterpart: { name: m.counterpart_name, peppol_id: inbound ? m.sender_peppol_id : m.receiver_peppol_id },
     currency: m.currency,
@@ -90,6 +91,15 @@ export function einvoiceMessageView(m: EinvoiceMessageHead): EinvoiceMessageView
     created_at: m.created_at.toISOString(),
     updated_at: m.updated_at.toISOString(),
   };
+}
+
+/** The message of reminder `number` among an invoice's reminder messages, or null: what the reminder shows of its e-invoice. */
+export function reminderEinvoiceView(
+  messages: readonly Pick<EinvoiceMessageRow, 'id' | 'reminder_number' | 'status' | 'last_response'>[],
+  number: number,
+): InvoiceEinvoiceView {
+  const m = messages.find((x) => x.reminder_number === number);
+  return m ? { status: m.status as EinvoiceStatus, message_id: m.id, last_response: responseOf(m.last_response) } : null;
 }
 
 /** The message of the invoice's document `kind` (read with invoiceEinvoiceInclude), or null. */

@@ -36,8 +36,13 @@ export const EVENT_TYPES = [
   'vat_return.approved',
   // Additive: a payment reminder (rykker) issued on an invoice.
   'invoice.reminder_sent',
-  // Additive: a recurring invoice (template) created; data is the RecurringInvoiceWithInvoices resource.
+  // Additive: a recurring invoice (template) created, changed, paused, resumed; data is the RecurringInvoiceWithInvoices
+  // resource as the request answers it. Deleted: { id }.
   'recurring_invoice.created',
+  'recurring_invoice.updated',
+  'recurring_invoice.deleted',
+  'recurring_invoice.paused',
+  'recurring_invoice.resumed',
   // Additive: a bank statement imported; data is the BankStatement resource.
   'bank_statement.imported',
   // Additive: a fiscal year closed (its result moved to equity) or reopened; data is the FiscalYear resource.
@@ -51,6 +56,11 @@ export const EVENT_TYPES = [
   'quote.accepted',
   'quote.declined',
   'quote.expired',
+  // Additive: fixed assets (docs/assets.md). created and disposed carry the Asset resource; depreciated, one
+  // per asset and month posted, carries { asset_id, month, amount, date, transaction_id, accumulated_depreciation, book_value }.
+  'asset.created',
+  'asset.disposed',
+  'asset.depreciated',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -72,6 +82,15 @@ const held = new WeakMap<Db, PendingEvent[]>();
 export function holdEvents(tx: Db): void {
   held.set(tx, []);
 }
+
+/**
+ * For a savepoint of a transaction that holds its events: how many are held now (`mark`), and, after a
+ * ROLLBACK TO SAVEPOINT, forgetting those recorded since (`forget`), as the rollback forgot their changes.
+ */
+export const heldEvents = {
+  mark: (tx: Db): number => held.get(tx)?.length ?? 0,
+  forget: (tx: Db, mark: number): void => void held.get(tx)?.splice(mark),
+};
 
 export async function recordEvent(db: Db, scope: CompanyScope, type: EventType, data: Record<string, unknown>): Promise<string> {
   return (await recordEvents(db, scope, type, [data]))[0]!;

@@ -9,11 +9,20 @@ import { postTransaction } from '../ledger/post.ts';
 import { decimalOf } from '../money.ts';
 import { codeFor, postableCode, vatCodesOf } from '../vat/treatments.ts';
 import { documentCurrency, netOn, postingInDkk } from '../currency/convert.ts';
-import { bookingLines, LEGACY_EXPENSE_CODE } from './rules.ts';
+import { bookingLines, LEGACY_EXPENSE_CODE, linesBookingLines } from './rules.ts';
+import { learnItemAccounts, linesToBook } from './lines.ts';
+import type { VatTreatment } from '../vat/codes.ts';
 import { markVoucherPosted } from '../vouchers/vouchers.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { announceExpense, type ExpenseRow } from './expense-rows.ts';
 import { acceptReceivedDocument } from '../einvoice/invoice-responses.ts';
+
+/** The treatment of each VAT code the lines are booked under, checked as a bill's code is (a purchase code that posts). */
+async function lineTreatments(db: Db, scope: CompanyScope, lines: readonly { code: string }[]): Promise<Map<string, VatTreatment>> {
+  const codes = [...new Set(lines.map((l) => l.code).filter((c) => c))];
+  const known = await vatCodesOf(db, scope, codes);
+  return new Map(codes.map((c) => [c, postableCode(codeFor(known, c, 'purchase', 'vat_code'), 'vat_code')]));
+}
 
 /** Draft -> booked: post (bookingLines, in DKK at the bill's rate) and mark the voucher posted. */
 export async function bookExpense(db: Db, scope: CompanyScope, row: ExpenseRow): Promise<ExpenseRow> {
@@ -26,23 +35,26 @@ export async function bookExpense(db: Db, scope: CompanyScope, row: ExpenseRow):
   const text = (row.description || 'Udgift').slice(0, 500);
   const date = fromDate(row.date);
   const fx = await documentCurrency(db, scope, row.currency, row.exchange_rate && decimalOf(row.exchange_rate), date);
-  const made = bookingLines(
-    { costAccountId: row.account_id, payableAccountId: payable.id, amount, vat, text },
-    treatment,
-    row.vat_deductible_percent ? decimalOf(row.vat_deductible_percent) : undefined,
-  );
-  // The expense's dimensions go with its cost lines (the cost and any VAT not deductible), not with VAT or payables.
+  const deductible = row.vat_deductible_percent ? decimalOf(row.vat_deductible_percent) : undefined;
+  // With lines: one cost line per account and VAT code (decision 683); without: the one amount, as before lines.
+  const lines = await linesToBook(db, row.id);
+  const made = lines.length
+    ? linesBookingLines({ payableAccountId: payable.id, amount, text }, lines, await lineTreatments(db, scope, lines), deductible)
+    : bookingLines({ costAccountId: row.account_id, payableAccountId: payable.id, amount, vat, text }, treatment, deductible);
+  // The expense's dimensions go with its cost lines (the cost and any VAT not deductible, on the expense's
+  // or its lines' accounts), not with VAT or payables (decision 587).
   const dimensions = (row.dimensions as LineDimensions | null) ?? undefined;
-  const tagged = dimensions ? made.map((l) => (l.accountId === row.account_id ? { ...l, dimensions } : l)) : made;
+  const costAccounts = new Set(lines.length ? lines.map((l) => l.accountId) : [row.account_id]);
+  const tagged = dimensions ? made.map((l) => (costAccounts.has(l.accountId) ? { ...l, dimensions } : l)) : made;
   // Payables (the last line) balances the DKK posting.
-  const lines = postingInDkk(tagged, fx, tagged.length - 1);
+  const posting = postingInDkk(tagged, fx, tagged.length - 1);
   const posted = await postTransaction(db, scope, {
     date,
     description: text,
     source: 'expense',
     sourceId: row.id,
     voucherId: row.voucher_id ?? undefined,
-    lines,
+    lines: posting,
   });
   if (row.voucher_id) await markVoucherPosted(db, scope, row.voucher_id, { id: posted.id, date }, { expenseId: row.id });
   const booked = await db.expense.update({
@@ -52,9 +64,11 @@ export async function bookExpense(db: Db, scope: CompanyScope, row: ExpenseRow):
       posted_transaction_id: posted.id,
       posted_system_id: posted.system_id,
       exchange_rate: fx.rate.toFixed(6),
-      payable_dkk: netOn(lines, payable.id).negated().toFixed(2),
+      payable_dkk: netOn(posting, payable.id).negated().toFixed(2),
     },
   });
+  // The supplier's items learn the accounts they were booked to: the next document's same item proposes them.
+  if (lines.length) await learnItemAccounts(db, scope, row.id, row.supplier_id);
   await announceExpense(db, scope, 'expense.updated', booked);
   // Booking a received e-invoice's expense accepts the document: its sender is told so.
   await acceptReceivedDocument(db, scope, row.id);

@@ -11,9 +11,20 @@ import type { ExpenseInput, ExpenseView } from './schema.ts';
 import { announceExpense, readExpenseView } from './expense-rows.ts';
 import { checkDates, checkSupplier, checkVat, expenseAccount } from './draft-checks.ts';
 import { bookExpense } from './book-expense.ts';
+import { insertExpenseLines } from './lines.ts';
+import type { NewExpenseLine } from './line-rules.ts';
 
-/** `statedVat`: the VAT is a received document's, which its official rules accepted: tlr's cap warns through it, never refuses (expenseVat). */
-export async function createExpense(db: Db, scope: CompanyScope, input: ExpenseInput, statedVat?: (warning: string) => void): Promise<ExpenseView> {
+/**
+ * `statedVat`: the VAT is a received document's, which its official rules accepted: tlr's cap warns through it, never refuses (expenseVat).
+ * `lines`: the expense's lines (a received document's, einvoice/inbound.ts), which its amount and VAT are the sum of (decision 681).
+ */
+export async function createExpense(
+  db: Db,
+  scope: CompanyScope,
+  input: ExpenseInput,
+  statedVat?: (warning: string) => void,
+  lines: readonly NewExpenseLine[] = [],
+): Promise<ExpenseView> {
   const vat = await checkVat(
     db,
     scope,
@@ -50,6 +61,7 @@ export async function createExpense(db: Db, scope: CompanyScope, input: ExpenseI
       status: 'draft',
     },
   });
+  await insertExpenseLines(db, scope, row, lines);
   await announceExpense(db, scope, 'expense.created', row);
   if (input.book) row = await bookExpense(db, scope, row);
   return readExpenseView(db, row);

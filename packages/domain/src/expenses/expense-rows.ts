@@ -11,10 +11,11 @@ import { exchangeRateToJson } from '../currency/rules.ts';
 import { LEGACY_EXPENSE_CODE, type ExpenseStatus } from './rules.ts';
 import type { ExpenseView } from './schema.ts';
 import { registrationView } from '../trail/actor.ts';
+import { expenseExtras, type ExpenseExtras } from './lines.ts';
 
 export type ExpenseRow = Prisma.ExpenseGetPayload<object>;
 
-export function expenseView(e: ExpenseRow, accountNumber: string): ExpenseView {
+export function expenseView(e: ExpenseRow, accountNumber: string, extras: ExpenseExtras = { lines: [], einvoice: null }): ExpenseView {
   return {
     id: e.id,
     supplier_id: e.supplier_id,
@@ -31,6 +32,8 @@ export function expenseView(e: ExpenseRow, accountNumber: string): ExpenseView {
     exchange_rate: e.exchange_rate === null ? null : exchangeRateToJson(e.exchange_rate),
     account_number: accountNumber,
     dimensions: (e.dimensions as Record<string, string> | null) ?? {},
+    lines: extras.lines,
+    einvoice: extras.einvoice,
     status: e.status as ExpenseStatus,
     posted_transaction_id: e.posted_transaction_id,
     posted_system_id: e.posted_system_id === null ? null : Number(e.posted_system_id),
@@ -52,8 +55,11 @@ export async function lockExpense(db: Db, scope: CompanyScope, id: string): Prom
 }
 
 export async function readExpenseView(db: Db, row: ExpenseRow): Promise<ExpenseView> {
-  const account = await db.account.findUniqueOrThrow({ where: { id: row.account_id }, select: { account_number: true } });
-  return expenseView(row, account.account_number);
+  const [account, extras] = await Promise.all([
+    db.account.findUniqueOrThrow({ where: { id: row.account_id }, select: { account_number: true } }),
+    expenseExtras(db, [row.id]),
+  ]);
+  return expenseView(row, account.account_number, extras.get(row.id));
 }
 
 export async function announceExpense(db: Db, scope: CompanyScope, type: 'expense.created' | 'expense.updated', row: ExpenseRow) {

@@ -6,6 +6,7 @@ import { listPage, type CurrencyFilter, type ListParams, type ListSpec, type Pag
 import { EXPENSE_STATUSES } from './rules.ts';
 import type { ExpenseView } from './schema.ts';
 import { expenseView } from './expense-rows.ts';
+import { expenseExtras } from './lines.ts';
 
 export const EXPENSE_LIST = {
   sort: { created_at: 'created_at', date: 'date', amount: 'amount', currency: 'currency' },
@@ -24,10 +25,13 @@ export async function listExpenses(db: Db, scope: CompanyScope, params: ListPara
     EXPENSE_LIST,
     (e) => e,
   );
-  const accounts = new Map(
-    (await db.account.findMany({ where: { id: { in: [...new Set(page.data.map((e) => e.account_id))] } }, select: { id: true, account_number: true } })).map(
-      (a) => [a.id, a.account_number],
+  const [rows, extras] = await Promise.all([
+    db.account.findMany({ where: { id: { in: [...new Set(page.data.map((e) => e.account_id))] } }, select: { id: true, account_number: true } }),
+    expenseExtras(
+      db,
+      page.data.map((e) => e.id),
     ),
-  );
-  return { ...page, data: page.data.map((e) => expenseView(e, accounts.get(e.account_id) ?? '')) };
+  ]);
+  const accounts = new Map(rows.map((a) => [a.id, a.account_number]));
+  return { ...page, data: page.data.map((e) => expenseView(e, accounts.get(e.account_id) ?? '', extras.get(e.id))) };
 }

@@ -3,7 +3,8 @@ import { DomainError } from '../errors.ts';
 import { Decimal } from '../money.ts';
 import type { PostingLine } from '../ledger/rules.ts';
 import type { VatTreatment } from '../vat/codes.ts';
-import { bookingLines, expenseVat, LEGACY_EXPENSE_TREATMENT } from './rules.ts';
+import { bookingLines, expenseVat, LEGACY_EXPENSE_TREATMENT, linesBookingLines } from './rules.ts';
+import { settleLineVat } from './line-rules.ts';
 
 const d = (v: string) => new Decimal(v);
 
@@ -124,5 +125,63 @@ describe('bookingLines', () => {
       ['cost', '0.00', '93.75', ''],
       ['payables', '625.00', '0.00', ''],
     ]);
+  });
+});
+
+describe('an expense with lines (decision 683): one journal line per account and VAT code', () => {
+  const rows = (lines: PostingLine[]) => lines.map((l) => [l.accountId, l.debit.toFixed(2), l.credit.toFixed(2), l.vatCode]);
+  const codes = new Map([
+    ['K25', K25],
+    ['K0', K0],
+    ['EUV', EUV],
+  ]);
+  const line = (accountId: string, code: string, net: string, vat: string) => ({ accountId, code, net: d(net), vat: d(vat) });
+
+  it('sums each account and code, posts the VAT per code and credits payables with the amount', () => {
+    const lines = [
+      line('2810', 'K25', '4000', '1000'),
+      line('1610', 'K25', '900', '225'),
+      line('2810', 'K25', '200', '50'),
+      line('2810', 'K25', '-200', '-50'),
+      line('1610', 'K0', '1000', '0'),
+    ];
+    expect(rows(linesBookingLines({ payableAccountId: '7440', amount: d('7125'), text: 'x' }, lines, codes))).toEqual([
+      ['2810', '4000.00', '0.00', 'K25'],
+      ['1610', '900.00', '0.00', 'K25'],
+      ['1610', '1000.00', '0.00', 'K0'],
+      ['vat', '1225.00', '0.00', 'K25'],
+      ['7440', '0.00', '7125.00', ''],
+    ]);
+  });
+
+  it('posts a group that sums negative on the other side (a credit note), and a reverse charge both ways without it in the amount', () => {
+    expect(rows(linesBookingLines({ payableAccountId: '7440', amount: d('-125'), text: 'x' }, [line('2810', 'K25', '-100', '-25')], codes))).toEqual([
+      ['2810', '0.00', '100.00', 'K25'],
+      ['vat', '0.00', '25.00', 'K25'],
+      ['7440', '125.00', '0.00', ''],
+    ]);
+    expect(rows(linesBookingLines({ payableAccountId: '7440', amount: d('400'), text: 'x' }, [line('2810', 'EUV', '400', '100')], codes))).toEqual([
+      ['2810', '400.00', '0.00', 'EUV'],
+      ['vat', '0.00', '100.00', 'EUV'],
+      ['offset', '100.00', '0.00', 'EUV'],
+      ['7440', '0.00', '400.00', ''],
+    ]);
+  });
+
+  it('posts the VAT that is not deductible as a cost without a code, and refuses lines that do not add up to the amount', () => {
+    expect(rows(linesBookingLines({ payableAccountId: '7440', amount: d('125'), text: 'x' }, [line('2810', 'K25', '100', '25')], codes, d('0')))).toEqual([
+      ['2810', '100.00', '0.00', 'K25'],
+      ['2810', '25.00', '0.00', ''],
+      ['7440', '0.00', '125.00', ''],
+    ]);
+    expect(() => linesBookingLines({ payableAccountId: '7440', amount: d('126'), text: 'x' }, [line('2810', 'K25', '100', '25')], codes)).toThrow(/off by/);
+  });
+
+  it("settles the lines' VAT to the expense's: shares kept, the rest over the lines without one, else over the expense's code", () => {
+    const text = (xs: Decimal[]) => xs.map((x) => x.toFixed(2));
+    const l = (net: string, vat: string | null, code = 'K25') => ({ net_amount: d(net), vat_amount: vat === null ? null : d(vat), vat_code: code });
+    expect(text(settleLineVat([l('100', '25'), l('50', '12.50')], d('37.50'), 'K25'))).toEqual(['25.00', '12.50']);
+    expect(text(settleLineVat([l('300', null, 'EUV'), l('100', '0', 'K0')], d('75'), 'EUV'))).toEqual(['75.00', '0.00']);
+    expect(text(settleLineVat([l('100', '25'), l('100', '0', 'K0')], d('25.01'), 'K25'))).toEqual(['25.01', '0.00']);
   });
 });

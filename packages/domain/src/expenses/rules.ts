@@ -99,3 +99,64 @@ export function bookingLines(
     payable,
   ];
 }
+
+/** An expense line as booking groups it: its account, its VAT code, its net amount and its share of the VAT (signed as the expense). */
+export interface BookedLine {
+  accountId: string;
+  code: string;
+  net: Decimal;
+  vat: Decimal;
+}
+
+/**
+ * The booking of an expense with lines, in its own currency (decision 683): one cost line per account and
+ * VAT code, its base the lines' net amounts summed (a base in the VAT return under the code); per code the
+ * VAT lines of its VAT summed (vat/codes.ts's vatLines, the same as a bill of one amount), the VAT that is
+ * not deductible a cost of its own on the code's largest account (uncoded: it is no base); and payables
+ * credited (last) with the amount. A group that sums negative (a credit note, an allowance, a negative
+ * line) posts on the other side: a posting never carries a negative amount. `amount` must be the lines'
+ * nets plus the VAT they carry (reverse charge: the nets), as insertExpenseLines keeps it.
+ */
+export function linesBookingLines(
+  e: { payableAccountId: string; amount: Decimal; text: string },
+  lines: readonly BookedLine[],
+  treatments: ReadonlyMap<string, VatTreatment>,
+  deductible?: Decimal,
+): PostingLine[] {
+  const zero = new Decimal(0);
+  const signed = (accountId: string, amount: Decimal, vatCode: string, description = e.text): PostingLine => ({
+    accountId,
+    debit: amount.isNegative() ? zero : amount,
+    credit: amount.isNegative() ? amount.negated() : zero,
+    description,
+    vatCode,
+  });
+  const groups = new Map<string, BookedLine>();
+  const codes = new Map<string, { vat: Decimal; largest: BookedLine }>();
+  for (const l of lines) {
+    const key = `${l.accountId}\u0000${l.code}`;
+    const g = groups.get(key);
+    groups.set(key, g ? { ...g, net: g.net.plus(l.net), vat: g.vat.plus(l.vat) } : { ...l });
+  }
+  for (const g of groups.values()) {
+    const c = codes.get(g.code);
+    codes.set(g.code, c ? { vat: c.vat.plus(g.vat), largest: g.net.abs().greaterThan(c.largest.net.abs()) ? g : c.largest } : { vat: g.vat, largest: g });
+  }
+  const made: PostingLine[] = [];
+  for (const g of groups.values()) if (!g.net.isZero()) made.push(signed(g.accountId, g.net, g.code));
+  for (const [code, c] of codes) {
+    const t = treatments.get(code);
+    if (!t) {
+      // Without a code there is no VAT to post separately: whatever the lines carry is cost.
+      if (!c.vat.isZero()) made.push(signed(c.largest.accountId, c.vat, ''));
+      continue;
+    }
+    const { lines: vat, nonDeductible } = vatLines(t, c.vat, e.text, deductible);
+    made.push(...vat);
+    if (!nonDeductible.isZero()) made.push(signed(c.largest.accountId, nonDeductible, '', `Ikke fradragsberettiget moms: ${e.text}`.slice(0, 500)));
+  }
+  made.push(signed(e.payableAccountId, e.amount.negated(), ''));
+  const off = made.reduce((sum, l) => sum.plus(l.debit).minus(l.credit), zero);
+  if (!off.isZero()) throw new Error(`expense lines do not add up to the amount ${e.amount.toFixed(2)} (off by ${off.toFixed(2)})`);
+  return made;
+}

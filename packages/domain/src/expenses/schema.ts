@@ -3,10 +3,12 @@
 import { lineDimensions } from '../dimensions/schema.ts';
 import { z } from 'zod';
 import { accountNumber, amountOut, boolean, currency, date, dateOut, exchangeRate, money, percent, text, timestamp, uuid, vatCode } from '../fields.ts';
-import { ordinal } from '../integers.ts';
+import { lineNumber, ordinal } from '../integers.ts';
 import { EXPENSE_STATUSES } from './rules.ts';
 import { registrationFields } from '../trail/actor.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
+import { paymentMeansResource } from '../einvoice/schema.ts';
+import { EXPENSE_LINE_KINDS, LINE_ACCOUNT_SOURCES } from './line-rules.ts';
 
 const fields = {
   supplier_id: uuid().nullable().optional().meta({ description: 'A supplier of the company; optional (a till receipt has none)' }),
@@ -44,7 +46,7 @@ const fields = {
   account_number: accountNumber()
     .optional()
     .meta({
-      description: `The expense account debited with amount - vat_amount; default ${DEFAULT_ACCOUNTS.expense} Andre eksterne omkostninger`,
+      description: `The expense account debited with amount - vat_amount; default ${DEFAULT_ACCOUNTS.expense} Andre eksterne omkostninger. On a draft with lines (a received e-invoice's): every line to this account`,
       example: '2810',
     }),
   dimensions: lineDimensions()
@@ -69,6 +71,43 @@ export const expenseStatusBody = z.strictObject({
   account_number: accountNumber().optional(),
 });
 
+/** PUT /expenses/{id}/lines/{line_id}: a draft's line to another account (decision 684). */
+export const expenseLineUpdate = z.strictObject({
+  account_number: accountNumber().meta({
+    description: "An active expense account of the chart; the line's account_source becomes manual",
+    example: '1610',
+  }),
+});
+
+export const expenseLineResource = z
+  .object({
+    id: z.guid(),
+    position: lineNumber().meta({ description: 'Its place among the lines, from 1' }),
+    kind: z.enum(EXPENSE_LINE_KINDS).meta({
+      description:
+        "item: a line of the document; allowance and charge: an allowance (discount) or a charge on the document as a whole; duty: a tax other than VAT (an excise duty, afgift), part of the cost; difference: what the document's total says beyond its lines (rounding of the sender's sums)",
+    }),
+    description: z.string(),
+    item_id: z.string().meta({ description: 'The seller\'s item id; "" when none' }),
+    quantity: amountOut('The quantity (1 for an allowance, a charge or a duty)'),
+    unit: z.string().meta({ description: 'UN/ECE Recommendation 20 unit code (C62, HUR, EA, ...); "" when none', example: 'C62' }),
+    unit_price: amountOut('The price per unit, as the document states it').nullable(),
+    allowance_amount: amountOut("The line's own allowances (discounts), summed"),
+    charge_amount: amountOut("The line's own charges, summed"),
+    net_amount: amountOut(
+      "The line's amount without VAT in the expense's currency, its allowances and charges applied; negative on a credit note and for an allowance",
+    ),
+    vat_code: z.string().meta({ description: 'The VAT code the line is booked under', example: 'K25' }),
+    vat_rate: z.number().nullable().meta({ description: 'The VAT rate the document states, percent; null when none' }),
+    vat_amount: amountOut("The line's share of the expense's VAT (the document's own per VAT group; under reverse charge the buyer's VAT)"),
+    account_number: z.string().meta({ description: 'The expense account the line is booked to', example: '2810' }),
+    account_source: z.enum(LINE_ACCOUNT_SOURCES).meta({
+      description:
+        "Where the account comes from, the first that applies: supplier_item, the account this supplier's same item (its seller's item id, else its description) was last booked to; supplier_default, the supplier's default_account_number; vat_category, the default expense account for the line's VAT category. manual: a person chose it (PUT /expenses/{id}/lines/{line_id}, or account_number on PUT /expenses/{id})",
+    }),
+  })
+  .meta({ id: 'ExpenseLine' });
+
 export const expenseResource = z
   .object({
     id: z.guid(),
@@ -84,8 +123,26 @@ export const expenseResource = z
     vat_deductible_percent: z.number().nullable().meta({ description: "The stated deductible share; null: the code's" }),
     currency: z.string().meta({ example: 'DKK' }),
     exchange_rate: z.number().nullable().meta({ description: 'DKK per unit (1 for DKK); null on a draft whose rate is fixed at booking' }),
-    account_number: z.string(),
+    account_number: z.string().meta({
+      description: 'The expense account; with lines, the account of the largest part of them (each line is booked to its own account)',
+    }),
     dimensions: z.record(z.string(), z.string()).meta({ description: "The expense's dimensions; {} for none", example: { Projekt: 'A' } }),
+    lines: z.array(expenseLineResource).meta({
+      description:
+        "The lines the expense is booked from (a received e-invoice's: its lines, its allowances and charges, its duties), each to its own account; amount is their net amounts plus their VAT. [] for an expense of one amount on one account (every expense made by POST /expenses)",
+    }),
+    einvoice: z
+      .object({
+        message_id: z.guid().meta({ description: 'The received e-invoice (GET /einvoices/{id})' }),
+        payment_means: z
+          .array(paymentMeansResource)
+          .meta({ description: 'How the supplier asks to be paid, as the document states it (FIK +71/+73/+75, bank account)' }),
+        attachments: z
+          .array(z.guid())
+          .meta({ description: "The vouchers of the document's embedded attachments (its PDF); the XML (or Factur-X PDF) is voucher_id" }),
+      })
+      .nullable()
+      .meta({ description: 'The e-invoice the expense was made from; null for one entered by hand' }),
     status: z.enum(EXPENSE_STATUSES),
     posted_transaction_id: z.guid().nullable().meta({ description: "The booking's posting; null on a draft" }),
     posted_system_id: ordinal().nullable(),
@@ -101,3 +158,5 @@ export type ExpenseInput = z.output<typeof expenseCreate>;
 export type ExpenseUpdate = z.output<typeof expenseUpdate>;
 export type ExpenseStatusInput = z.output<typeof expenseStatusBody>;
 export type ExpenseView = z.input<typeof expenseResource>;
+export type ExpenseLineView = z.input<typeof expenseLineResource>;
+export type ExpenseLineUpdate = z.output<typeof expenseLineUpdate>;

@@ -10,10 +10,24 @@ import { attachVoucherToExpense, detachVoucherFromExpense } from '../vouchers/vo
 import type { ExpenseUpdate, ExpenseView } from './schema.ts';
 import { announceExpense, assertDraft, lockExpense } from './expense-rows.ts';
 import { checkDates, checkSupplier, checkVat, expenseAccount } from './draft-checks.ts';
+import { DomainError } from '../errors.ts';
+import { accountAllLines, hasLines } from './lines.ts';
 
 export async function updateExpense(db: Db, scope: CompanyScope, id: string, input: ExpenseUpdate): Promise<ExpenseView> {
   const row = await lockExpense(db, scope, id);
   assertDraft(row, 'changed');
+  // With lines the amount and VAT are theirs (decision 685): they are not set on the expense as a whole.
+  const lined = await hasLines(db, id);
+  if (lined) {
+    const field = (['amount', 'vat_amount', 'vat_code'] as const).find((f) => input[f] !== undefined);
+    if (field) {
+      throw new DomainError(
+        'expense_has_lines',
+        `${field}: expense ${id} is the sum of its lines; its ${field === 'vat_code' ? 'VAT codes are' : `${field} is`} theirs. Change a line's account with PUT /expenses/${id}/lines/{line_id}, or delete the draft and enter the expense again.`,
+        field,
+      );
+    }
+  }
   const amount = input.amount ?? new Decimal(row.amount.toString());
   const code = input.vat_code ?? row.vat_code;
   const deductible = input.vat_deductible_percent ?? (row.vat_deductible_percent && new Decimal(row.vat_deductible_percent.toString()));
@@ -41,6 +55,8 @@ export async function updateExpense(db: Db, scope: CompanyScope, id: string, inp
   if (input.supplier_id !== undefined) await checkSupplier(db, scope, input.supplier_id);
   const account = input.account_number ? await expenseAccount(db, scope, input.account_number) : null;
   if (input.dimensions) await checkDocumentDimensions(db, scope.companyId, [{ dimensions: input.dimensions, field: 'dimensions' }]);
+  // An account for the expense as a whole, with lines: every line to it, as a person chose.
+  if (account && lined) await accountAllLines(db, id, account.id);
   if (input.voucher_id !== undefined && input.voucher_id !== row.voucher_id) {
     await detachVoucherFromExpense(db, scope, id);
     if (input.voucher_id) await attachVoucherToExpense(db, scope, input.voucher_id, id);

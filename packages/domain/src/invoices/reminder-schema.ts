@@ -6,6 +6,7 @@ import { amountOut, boolean, date, dateOut, money, percent, timestamp } from '..
 import { count } from '../integers.ts';
 import { MAX_REMINDERS, reminderFeeProblem } from './reminders.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
+import { reminderEinvoice } from '../einvoice/schema.ts';
 
 /** The reminder settings of PUT /settings/company; fields left out keep their value. */
 export const reminderSettingsInput = {
@@ -77,6 +78,7 @@ export const reminderResource = z
       .meta({
         description: `The posting of fee and interest (debit ${DEFAULT_ACCOUNTS.receivable}, credit ${DEFAULT_ACCOUNTS.reminderFee} and ${DEFAULT_ACCOUNTS.reminderInterest}); null when both are 0`,
       }),
+    einvoice: reminderEinvoice,
     created_at: timestamp(),
   })
   .meta({ id: 'InvoiceReminder' });

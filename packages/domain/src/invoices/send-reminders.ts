@@ -12,6 +12,8 @@ import { postTransaction } from '../ledger/post.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { amountToJson, Decimal } from '../money.ts';
 import { accountsByNumber } from './posting-accounts.ts';
+import { queueReminderEinvoice } from '../einvoice/outbound-reminders.ts';
+import { reminderEinvoiceView } from '../einvoice/views.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { interestDays, interestRate, isBusinessBuyer, nextReminderNumber, reminderInterest, type PreviousReminder } from './reminders.ts';
 import type { ReminderInput, ReminderView } from './reminder-schema.ts';
@@ -26,8 +28,19 @@ export const REMINDER_LIST = {
 
 const dec = (v: { toString(): string }) => new Decimal(v.toString());
 
-/** A reminder as the API shows it; `charges` is the fees and interest of it and the reminders before it. */
-function reminderView(r: InvoiceReminder, currency: string, charges: Decimal): ReminderView {
+/** The invoice's reminder messages (OIOUBL Reminders), as a reminder shows its own. */
+type ReminderMessages = Parameters<typeof reminderEinvoiceView>[0];
+const reminderMessages = (db: Db, scope: CompanyScope, invoiceId: string): Promise<ReminderMessages> =>
+  db.einvoiceMessage.findMany({
+    where: { company_id: scope.companyId, invoice_id: invoiceId, direction: 'outbound', document_kind: 'reminder' },
+    select: { id: true, reminder_number: true, status: true, last_response: true },
+  });
+
+/**
+ * A reminder as the API shows it; `charges` is the fees and interest of it and the reminders before it,
+ * `messages` the invoice's reminder messages (its e-invoice among them, when it went as one).
+ */
+function reminderView(r: InvoiceReminder, currency: string, charges: Decimal, messages: ReminderMessages): ReminderView {
   return {
     id: r.id,
     invoice_id: r.invoice_id,
@@ -42,6 +55,7 @@ function reminderView(r: InvoiceReminder, currency: string, charges: Decimal): R
     interest_days: r.interest_days,
     charges_total: amountToJson(charges),
     transaction_id: r.transaction_id,
+    einvoice: reminderEinvoiceView(messages, r.number),
     created_at: r.created_at.toISOString(),
   };
 }
@@ -148,7 +162,9 @@ async function issueReminder(db: Db, scope: CompanyScope, invoice: LockedInvoice
       transaction_id: transactionId,
     },
   });
-  const view = reminderView(row, invoice.currency, withCharges([...previous, row]).get(row.id)!);
+  // An invoice sent as OIOUBL gets its reminder the same way, once (decision 695).
+  const message = await queueReminderEinvoice(db, scope, invoice.id, row, previous);
+  const view = reminderView(row, invoice.currency, withCharges([...previous, row]).get(row.id)!, message ? [message] : []);
   await recordEvent(db, scope, 'invoice.reminder_sent', view);
   return view;
 }
@@ -168,23 +184,23 @@ async function remindersOf(db: Db, scope: CompanyScope, invoiceId: string) {
   const invoice = await db.invoice.findFirst({ where: { id: invoiceId, company_id: scope.companyId }, select: { id: true, currency: true } });
   if (!invoice) throw notFound('invoice', invoiceId);
   const all = await db.invoiceReminder.findMany({ where: { invoice_id: invoiceId }, orderBy: { number: 'asc' } });
-  return { invoice, all, charges: withCharges(all) };
+  return { invoice, all, charges: withCharges(all), messages: await reminderMessages(db, scope, invoiceId) };
 }
 
 /** GET /invoices/{id}/reminders: at most three rows, so the charges are summed over all of them. */
 export async function listReminders(db: Db, scope: CompanyScope, q: ListParams & { id: string }): Promise<Page<ReminderView>> {
-  const { invoice, charges } = await remindersOf(db, scope, q.id);
+  const { invoice, charges, messages } = await remindersOf(db, scope, q.id);
   return listPage(db.invoiceReminder, { company_id: scope.companyId, invoice_id: invoice.id }, q, REMINDER_LIST, (r) =>
-    reminderView(r, invoice.currency, charges.get(r.id)!),
+    reminderView(r, invoice.currency, charges.get(r.id)!, messages),
   );
 }
 
 /** One reminder of an invoice by its number (1, 2 or 3), with the reminders before it. */
 export async function reminderByNumber(db: Db, scope: CompanyScope, invoiceId: string, number: number) {
-  const { invoice, all, charges } = await remindersOf(db, scope, invoiceId);
+  const { invoice, all, charges, messages } = await remindersOf(db, scope, invoiceId);
   const row = all.find((r) => r.number === number);
   if (!row) throw notFound(`reminder ${number} of invoice ${invoiceId}`);
-  return { row, view: reminderView(row, invoice.currency, charges.get(row.id)!), earlier: all.filter((r) => r.number < number) };
+  return { row, view: reminderView(row, invoice.currency, charges.get(row.id)!, messages), earlier: all.filter((r) => r.number < number) };
 }
 
 export interface ReminderRun {

@@ -75,6 +75,9 @@ describe('JournalRows: the columns of one statement for many postings', () => {
     const byKey = Object.fromEntries(d.date.map((date, i) => [`${date} ${d.accountId[i]}`, [d.debit[i], d.credit[i]]]));
     expect(byKey['2026-03-05 6470']).toEqual(['250.00', '100.00']);
     expect(byKey['2026-02-28 6470']).toEqual(['0.00', '10.00']);
+    // And how many lines each (date, account) holds: the general ledger's count of a period.
+    const lines = Object.fromEntries(d.date.map((date, i) => [`${date} ${d.accountId[i]}`, d.lines[i]]));
+    expect(lines).toMatchObject({ '2026-03-05 6470': 2, '2026-03-05 2030': 1, '2026-02-28 6470': 1 });
     expect(d.date).toHaveLength(new Set(d.date.map((date, i) => `${date} ${d.accountId[i]}`)).size);
   });
 

@@ -22,6 +22,9 @@ export const POSTING_SOURCES = [
   'import',
   'year_end',
   'opening_balance',
+  // A fixed asset's month of depreciation; its capitalisation and disposal (assets/assets.ts).
+  'depreciation',
+  'asset',
 ] as const;
 export type PostingSource = (typeof POSTING_SOURCES)[number];
 
@@ -123,6 +126,8 @@ export class JournalRows {
   /** The earliest posting date (the lock date is checked against it under the lock). */
   minDate = '';
   private daily = new Map<string, Sums & { a: string; b: string }>();
+  /** Lines per date and account (the daily balances' `lines`), keyed as `daily`. */
+  private dailyLines = new Map<string, number>();
   private bases = new Map<string, Sums & { a: string; b: string }>();
 
   get count(): number {
@@ -174,6 +179,10 @@ export class JournalRows {
       }
     });
     for (const [accountId, sums] of totalsByAccount(posting.lines)) add(this.daily, posting.date, accountId, sums);
+    for (const line of posting.lines) {
+      const key = `${posting.date}\u0000${line.accountId}`;
+      this.dailyLines.set(key, (this.dailyLines.get(key) ?? 0) + 1);
+    }
     const month = monthOf(posting.date);
     for (const [code, sums] of totalsByVatBase(posting.lines, accountNumber)) add(this.bases, month, code, sums);
   }
@@ -181,7 +190,13 @@ export class JournalRows {
   /** Per date and account: what the postings add to account_daily_balances (the monthly balances are their sums per month). */
   dailyColumns() {
     const rows = [...this.daily.values()];
-    return { date: rows.map((r) => r.a), accountId: rows.map((r) => r.b), debit: rows.map((r) => money(r.debit)), credit: rows.map((r) => money(r.credit)) };
+    return {
+      date: rows.map((r) => r.a),
+      accountId: rows.map((r) => r.b),
+      debit: rows.map((r) => money(r.debit)),
+      credit: rows.map((r) => money(r.credit)),
+      lines: rows.map((r) => this.dailyLines.get(`${r.a}\u0000${r.b}`) ?? 0),
+    };
   }
 
   /** Per month and VAT code: what the postings add to vat_monthly_bases. */

@@ -96,15 +96,17 @@ async function writeRows(db: Db, companyId: string, rows: JournalRows): Promise<
       FROM ok, unnest(${plainArray(t.id)}::uuid[], ${plainArray(t.documentNumber)}::bigint[], ${plainArray(t.draw)}::int[], ${plainArray(t.date)}::date[], ${textArray(t.description)}::text[], ${textArray(t.source)}::text[],
                       ${plainArray(t.sourceId)}::uuid[], ${textArray(t.sourceJournalId)}::text[], ${textArray(t.sourceTransactionId)}::text[], ${plainArray(t.reversesId)}::uuid[], ${plainArray(t.voucherId)}::uuid[])
         WITH ORDINALITY AS u(id, document_number, draw, date, description, source, source_id, source_journal_id, source_transaction_id, reverses_id, voucher_id, n)
-      RETURNING system_id, registered_at, registered_by
+      RETURNING id, date, system_id, registered_at, registered_by
     ),
     lines AS (
       INSERT INTO transaction_lines (id, company_id, transaction_id, line_number, account_id, debit, credit, description, vat_code,
-                                     currency, currency_amount, exchange_rate)
-      SELECT l.id, ${c}::uuid, l.transaction_id, l.n, l.account_id, l.debit, l.credit, l.description, l.vat_code, l.currency, l.currency_amount, l.exchange_rate
-      FROM ok, unnest(${plainArray(l.id)}::uuid[], ${plainArray(l.transactionId)}::uuid[], ${plainArray(l.lineNumber)}::int2[], ${plainArray(l.accountId)}::uuid[], ${plainArray(l.debit)}::numeric[], ${plainArray(l.credit)}::numeric[],
+                                     currency, currency_amount, exchange_rate, date, system_id)
+      SELECT l.id, ${c}::uuid, l.transaction_id, l.n, l.account_id, l.debit, l.credit, l.description, l.vat_code, l.currency, l.currency_amount, l.exchange_rate,
+             tx.date, tx.system_id
+      FROM tx JOIN unnest(${plainArray(l.id)}::uuid[], ${plainArray(l.transactionId)}::uuid[], ${plainArray(l.lineNumber)}::int2[], ${plainArray(l.accountId)}::uuid[], ${plainArray(l.debit)}::numeric[], ${plainArray(l.credit)}::numeric[],
                       ${textArray(l.description)}::text[], ${textArray(l.vatCode)}::text[], ${textArray(l.currency)}::text[], ${plainArray(l.currencyAmount)}::numeric[], ${plainArray(l.exchangeRate)}::numeric[])
         AS l(id, transaction_id, n, account_id, debit, credit, description, vat_code, currency, currency_amount, exchange_rate)
+        ON l.transaction_id = tx.id
     ),
     dims AS (
       INSERT INTO journal_line_dimensions (line_id, dimension_id, value_id, company_id, transaction_id, account_id, date, debit, credit)
@@ -114,12 +116,13 @@ async function writeRows(db: Db, companyId: string, rows: JournalRows): Promise<
         AS x(line_id, dimension_id, value_id, transaction_id, account_id, date, debit, credit)
     ),
     d AS (
-      SELECT d.* FROM ok, unnest(${plainArray(d.date)}::date[], ${plainArray(d.accountId)}::uuid[], ${plainArray(d.debit)}::numeric[], ${plainArray(d.credit)}::numeric[]) AS d(date, account_id, debit, credit)
+      SELECT d.* FROM ok, unnest(${plainArray(d.date)}::date[], ${plainArray(d.accountId)}::uuid[], ${plainArray(d.debit)}::numeric[], ${plainArray(d.credit)}::numeric[], ${plainArray(d.lines)}::int[])
+        AS d(date, account_id, debit, credit, lines)
     ),
     daily AS (
-      INSERT INTO account_daily_balances AS b (company_id, account_id, date, debit, credit)
-      SELECT ${c}::uuid, account_id, date, debit, credit FROM d
-      ON CONFLICT (company_id, account_id, date) DO UPDATE SET debit = b.debit + EXCLUDED.debit, credit = b.credit + EXCLUDED.credit
+      INSERT INTO account_daily_balances AS b (company_id, account_id, date, debit, credit, lines)
+      SELECT ${c}::uuid, account_id, date, debit, credit, lines FROM d
+      ON CONFLICT (company_id, account_id, date) DO UPDATE SET debit = b.debit + EXCLUDED.debit, credit = b.credit + EXCLUDED.credit, lines = b.lines + EXCLUDED.lines
     ),
     monthly AS (
       INSERT INTO account_monthly_balances AS m (company_id, account_id, month, debit, credit)
@@ -191,6 +194,8 @@ function postedView(
       currency: l.foreign?.currency ?? '',
       currency_amount: (l.foreign?.amount ?? null) as unknown as Prisma.Decimal | null,
       exchange_rate: (l.foreign?.rate ?? null) as unknown as Prisma.Decimal | null,
+      date: toDate(posting.date),
+      system_id: numbers.systemId,
       account: accounts.get(l.accountId) ?? { account_number: '', name: '' },
       dimensions: Object.entries(l.dimensions ?? {}).map(([name, code]) => ({ value: { code, dimension: { name } } })),
     })),

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { amountOut, boolean, currency, date, dateOut, text, timestamp, uuid } from '../fields.ts';
 import { invoiceLineResource, invoiceLines } from '../invoices/schema.ts';
+import { registrationFields } from '../trail/actor.ts';
 import { QUOTE_STATUSES } from './rules.ts';
 
 const fields = {
@@ -53,6 +54,8 @@ const quoteFields = {
   expired_at: timestamp().nullable(),
   created_at: timestamp(),
   updated_at: timestamp(),
+  // The control trail (decision 800), as an invoice shows it.
+  ...registrationFields,
 };
 
 export const quoteResource = z.object(quoteFields).meta({ id: 'Quote' });

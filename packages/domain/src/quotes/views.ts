@@ -3,6 +3,7 @@ import type { Prisma } from '@tlr/db';
 import { fromDate } from '../calendar.ts';
 import { amountToJson } from '../money.ts';
 import { lineView } from '../invoices/views.ts';
+import { registrationView } from '../trail/actor.ts';
 import type { QuoteStatus } from './rules.ts';
 import type { FullQuoteView, QuoteView } from './schema.ts';
 
@@ -34,6 +35,7 @@ export function quoteView(q: QuoteRow): QuoteView {
     expired_at: at(q.expired_at),
     created_at: q.created_at.toISOString(),
     updated_at: q.updated_at.toISOString(),
+    ...registrationView(q),
   };
 }
 

@@ -2,7 +2,7 @@
 // resume, each scoped to the caller's company. The invoices themselves are made by the job
 // (make-recurring-invoices.ts) through the invoice commands, so every invoice rule stays in one place.
 import type { z } from 'zod';
-import { Prisma, type Db, type RecurringInvoice, type RecurringInvoicePeriod } from '@tlr/db';
+import type { Db, RecurringInvoice, RecurringInvoicePeriod } from '@tlr/db';
 import { fromDate, toDate, today } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
@@ -14,6 +14,7 @@ import { resolveLines } from '../invoices/draft-lines.ts';
 import { liveCustomer } from '../invoices/invoice-rows.ts';
 import { invoiceLines } from '../invoices/schema.ts';
 import { receiverOf } from '../einvoice/outbound.ts';
+import { registrationView } from '../trail/actor.ts';
 import {
   nextPeriod,
   RECURRING_STATUSES,
@@ -97,6 +98,7 @@ function view(row: RecurringInvoice): RecurringInvoiceView {
     invoices_made: row.made,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+    ...registrationView(row),
   };
 }
 
@@ -223,7 +225,9 @@ export async function updateRecurringInvoice(db: Db, scope: CompanyScope, id: st
       ...(input.lines ? { lines: input.lines.map(storedLine) } : {}),
     },
   });
-  return fullView(updated, await periodsOf(db, updated));
+  const result = fullView(updated, await periodsOf(db, updated));
+  await recordEvent(db, scope, 'recurring_invoice.updated', result);
+  return result;
 }
 
 /** Soft delete: no more invoices are made; those made stay, and so do their periods. */
@@ -233,6 +237,7 @@ export async function deleteRecurringInvoice(db: Db, scope: CompanyScope, id: st
     data: { deleted_at: new Date(), next_date: null },
   });
   if (!count) throw notFound('recurring invoice', id);
+  await recordEvent(db, scope, 'recurring_invoice.deleted', { id });
   return { id, deleted: true };
 }
 
@@ -247,7 +252,8 @@ export async function setRecurringInvoicePaused(db: Db, scope: CompanyScope, id:
     const progress = { ...progressOf(row), resumed_on: day };
     updated = await db.recurringInvoice.update({ where: { id }, data: { resumed_on: toDate(day), ...settled(scheduleOf(row), progress, false) } });
   }
-  return fullView(updated, await periodsOf(db, updated));
+  const result = fullView(updated, await periodsOf(db, updated));
+  // Only a change is an event (decision 802): a repeat, or pausing an ended template, emits nothing.
+  if (updated !== row) await recordEvent(db, scope, paused ? 'recurring_invoice.paused' : 'recurring_invoice.resumed', result);
+  return result;
 }
-
-export const isUniqueViolation = (e: unknown) => e instanceof Prisma.PrismaClientKnownRequestError && e.code === 'P2002';

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { amountOut, currency, date, dateOut, exact, text, timestamp, uuid } from '../fields.ts';
 import { count, paymentTermsDays } from '../integers.ts';
 import { invoiceLines } from '../invoices/schema.ts';
+import { registrationFields } from '../trail/actor.ts';
 import { RECURRING_ACTIONS, RECURRING_INTERVALS, RECURRING_STATUSES } from './rules.ts';
 
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: `must be one of ${values.join(', ')}` });
@@ -95,6 +96,8 @@ const resourceFields = {
   invoices_made: count(),
   created_at: timestamp(),
   updated_at: timestamp(),
+  // The control trail (decision 800), as an invoice shows it.
+  ...registrationFields,
 };
 
 export const recurringInvoiceResource = z.object(resourceFields).meta({ id: 'RecurringInvoice' });

@@ -19,7 +19,7 @@ export interface ReportPage extends Omit<ListParams, 'status'> {
 }
 
 /** How a report list held in memory is sorted and searched (the spec's sort names, a row's search texts). */
-interface MemoryList<T> {
+export interface MemoryList<T> {
   sort: Record<string, (row: T) => string | number>;
   defaultSort: string;
   search: (row: T) => string[];
@@ -30,7 +30,7 @@ const dec = (v: Num | null | undefined) => new Decimal(v == null ? 0 : v.toStrin
 const money = (v: Decimal) => amountToJson(v);
 
 /** Searches, sorts (ties keep the report's order) and pages the rows of a report held in memory. */
-function listOf<T>(all: T[], p: ReportPage, how: MemoryList<T>): { data: T[]; meta: ListMeta; matched: T[] } {
+export function listOf<T>(all: T[], p: ReportPage, how: MemoryList<T>): { data: T[]; meta: ListMeta; matched: T[] } {
   const term = p.search?.trim().toLocaleLowerCase('da');
   const key = how.sort[p.sort ?? how.defaultSort]!;
   const dir = p.order === 'asc' ? 1 : -1;
@@ -290,32 +290,63 @@ export function generalLedgerSql(
   accountId: string,
   from: string,
   to: string,
-  p: { order: 'asc' | 'desc'; search?: string | undefined; offset: number; limit: number | null },
+  p: { order: 'asc' | 'desc'; search?: string | undefined; offset: number; limit: number | null; periodNet: string },
 ): Prisma.Sql {
-  // The running sum is taken over every line of the period, in posting order, before the search, the
-  // order asked for and the page; the counterpart accounts are read for the page's lines only.
   const dir = p.order === 'asc' ? Prisma.sql`ASC` : Prisma.sql`DESC`;
   const term = p.search?.trim() || null;
-  return Prisma.sql`
-    WITH lines AS MATERIALIZED (
-      SELECT t.id AS transaction_id, t.date, t.document_number, t.system_id, t.voucher_id, t.source,
-             l.line_number, COALESCE(NULLIF(l.description, ''), t.description) AS description, l.debit, l.credit,
-             SUM(l.debit - l.credit) OVER (ORDER BY t.date, t.system_id, l.line_number) AS running
-      FROM transaction_lines l JOIN ledger_transactions t ON t.id = l.transaction_id
-      WHERE l.company_id = ${companyId}::uuid AND l.account_id = ${accountId}::uuid
-        AND t.company_id = ${companyId}::uuid AND t.date BETWEEN ${from}::date AND ${to}::date
-    ), page AS MATERIALIZED (
-      SELECT lines.*, COUNT(*) OVER () AS total FROM lines
-      WHERE ${term}::text IS NULL OR description ILIKE '%' || ${term ?? ''} || '%'
-      ORDER BY date ${dir}, system_id ${dir}, line_number ${dir}
-      OFFSET ${p.offset} ${p.limit === null ? Prisma.empty : Prisma.sql`LIMIT ${p.limit}`}
-    )
-    SELECT page.*,
-           COALESCE((SELECT json_agg(json_build_object('account_number', x.account_number, 'name', x.name) ORDER BY x.account_number)
+  const limit = p.limit === null ? Prisma.empty : Prisma.sql`LIMIT ${p.limit}`;
+  const counterparts = Prisma.sql`COALESCE((SELECT json_agg(json_build_object('account_number', x.account_number, 'name', x.name) ORDER BY x.account_number)
                        FROM (SELECT DISTINCT a.account_number, a.name
                                FROM transaction_lines o JOIN accounts a ON a.id = o.account_id
-                              WHERE o.transaction_id = page.transaction_id AND o.account_id <> ${accountId}::uuid) x), '[]'::json) AS counterparts
-    FROM page ORDER BY date ${dir}, system_id ${dir}, line_number ${dir}`;
+                              WHERE o.transaction_id = page.transaction_id AND o.account_id <> ${accountId}::uuid) x), '[]'::json) AS counterparts`;
+  if (term) {
+    // A search reads the text of the lines and their postings: every line of the period is joined, and
+    // the running sum is taken over all of them, in posting order, before the search and the page.
+    return Prisma.sql`
+      WITH lines AS MATERIALIZED (
+        SELECT t.id AS transaction_id, t.date, t.document_number, t.system_id, t.voucher_id, t.source,
+               l.line_number, COALESCE(NULLIF(l.description, ''), t.description) AS description, l.debit, l.credit,
+               SUM(l.debit - l.credit) OVER (ORDER BY t.date, t.system_id, l.line_number) AS running
+        FROM transaction_lines l JOIN ledger_transactions t ON t.id = l.transaction_id
+        WHERE l.company_id = ${companyId}::uuid AND l.account_id = ${accountId}::uuid AND l.date BETWEEN ${from}::date AND ${to}::date
+      ), page AS MATERIALIZED (
+        SELECT lines.*, COUNT(*) OVER () AS total FROM lines
+        WHERE description ILIKE '%' || ${term} || '%'
+        ORDER BY date ${dir}, system_id ${dir}, line_number ${dir}
+        OFFSET ${p.offset} ${limit}
+      )
+      SELECT page.*, ${counterparts}
+      FROM page ORDER BY date ${dir}, system_id ${dir}, line_number ${dir}`;
+  }
+  // Without a search a page is one range of the account's index in posting order (decision 453): its own
+  // rows, the lines skipped before it summed through the same index, the postings joined for the page
+  // only, and the count of the period's lines from the daily balances.
+  // The balance after a line is the sum of the period's lines up to it: on an ascending page the skipped
+  // lines plus the page so far; on a descending one, the period's net less every line after it.
+  const range = Prisma.sql`l.company_id = ${companyId}::uuid AND l.account_id = ${accountId}::uuid AND l.date BETWEEN ${from}::date AND ${to}::date`;
+  const order = Prisma.sql`date ${dir}, system_id ${dir}, line_number ${dir}`;
+  const running =
+    p.order === 'asc'
+      ? Prisma.sql`skipped.net + SUM(page.debit - page.credit) OVER w`
+      : Prisma.sql`${p.periodNet}::numeric - skipped.net - SUM(page.debit - page.credit) OVER w + (page.debit - page.credit)`;
+  return Prisma.sql`
+    WITH page AS MATERIALIZED (
+      SELECT l.transaction_id, l.date, l.system_id, l.line_number, l.description, l.debit, l.credit
+      FROM transaction_lines l WHERE ${range}
+      ORDER BY ${order} OFFSET ${p.offset} ${limit}
+    ), skipped AS (
+      SELECT COALESCE(SUM(s.debit - s.credit), 0) AS net
+      FROM (SELECT l.debit, l.credit FROM transaction_lines l WHERE ${range} ORDER BY ${order} LIMIT ${p.offset}) s
+    )
+    SELECT page.transaction_id, page.date, t.document_number, page.system_id, t.voucher_id, t.source, page.line_number,
+           COALESCE(NULLIF(page.description, ''), t.description) AS description, page.debit, page.credit,
+           ${running} AS running,
+           (SELECT COALESCE(SUM(b.lines), 0) FROM account_daily_balances b
+             WHERE b.company_id = ${companyId}::uuid AND b.account_id = ${accountId}::uuid AND b.date BETWEEN ${from}::date AND ${to}::date) AS total,
+           ${counterparts}
+    FROM page JOIN ledger_transactions t ON t.id = page.transaction_id, skipped
+    WINDOW w AS (ORDER BY page.date ${dir}, page.system_id ${dir}, page.line_number ${dir} ROWS UNBOUNDED PRECEDING)
+    ORDER BY page.date ${dir}, page.system_id ${dir}, page.line_number ${dir}`;
 }
 
 /** An account's lines from..to with the balance after each, the voucher and the other accounts of the posting. */
@@ -335,6 +366,7 @@ export async function generalLedger(db: Db, companyId: string, q: GeneralLedgerQ
   const openingBalance = dec(opening?.d).minus(dec(opening?.c));
   const debit = dec(period_?.d);
   const credit = dec(period_?.c);
+  const periodNet = debit.minus(credit).toFixed(2);
   const offset = q.all ? 0 : (q.page - 1) * q.per_page;
   const rows = await db.$queryRaw<
     {
@@ -352,7 +384,7 @@ export async function generalLedger(db: Db, companyId: string, q: GeneralLedgerQ
       total: bigint;
       counterparts: { account_number: string; name: string }[];
     }[]
-  >(generalLedgerSql(companyId, account.id, from, to, { order: q.order, search: q.search, offset, limit: q.all ? null : q.per_page }));
+  >(generalLedgerSql(companyId, account.id, from, to, { order: q.order, search: q.search, offset, limit: q.all ? null : q.per_page, periodNet }));
   // Past the last page the window's count is not seen: the page before the first then tells it.
   const total = rows.length
     ? Number(rows[0]!.total)
@@ -361,7 +393,7 @@ export async function generalLedger(db: Db, companyId: string, q: GeneralLedgerQ
       : Number(
           (
             await db.$queryRaw<{ total: bigint }[]>(
-              generalLedgerSql(companyId, account.id, from, to, { order: q.order, search: q.search, offset: 0, limit: 1 }),
+              generalLedgerSql(companyId, account.id, from, to, { order: q.order, search: q.search, offset: 0, limit: 1, periodNet }),
             )
           )[0]?.total ?? 0,
         );

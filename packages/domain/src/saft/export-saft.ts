@@ -30,6 +30,7 @@ import {
   type SaftVatCode,
 } from './master-files.ts';
 import { writeSalesInvoices } from './source-documents.ts';
+import { saftAssets } from './assets.ts';
 import { escapeText, saftFilename, saftPeriod, type SaftPeriod } from './rules.ts';
 
 const SAFT_NAMESPACE = 'urn:StandardAuditFile-Taxation-Financial:DK';
@@ -310,6 +311,9 @@ async function writeSaft(client: PoolClient, params: SaftExportParams, out: XmlS
   const entries = analysisRows.map((r) => ({ valueId: r.value_id, type: types.get(r.dimension_id)!, typeName: r.dimension_name, id: r.code, name: r.name }));
   await w.write(analysisTypeTableXml(entries));
   const analysis = analysisRows[0]?.used ? new Map(entries.map((e) => [e.valueId, { type: escapeText(e.type), id: escapeText(e.id) }])) : undefined;
+  // Assets come last of the master files in the schema's order.
+  const assets = await saftAssets(client, company.id, period);
+  await w.write(assets.masterFiles);
   await w.write('</MasterFiles>');
 
   await w.write(
@@ -326,7 +330,26 @@ async function writeSaft(client: PoolClient, params: SaftExportParams, out: XmlS
     );
   }
   await w.write('</Journal></GeneralLedgerEntries>');
-  await writeSalesInvoices(client, (chunk) => w.write(chunk), company.id, period, company.fiscal_year_start_month, options.partyBatch ?? 1000);
+  // SourceDocuments is written when one of its parts has something: SalesInvoices, then AssetTransactions.
+  let sourceDocuments = false;
+  const openSourceDocuments = async () => {
+    if (!sourceDocuments) await w.write('<SourceDocuments>');
+    sourceDocuments = true;
+  };
+  await writeSalesInvoices(
+    client,
+    (chunk) => w.write(chunk),
+    company.id,
+    period,
+    company.fiscal_year_start_month,
+    options.partyBatch ?? 1000,
+    openSourceDocuments,
+  );
+  if (assets.transactions) {
+    await openSourceDocuments();
+    await w.write(assets.transactions);
+  }
+  if (sourceDocuments) await w.write('</SourceDocuments>');
   await w.write('</AuditFile>\n');
   await w.flush();
   return { ...start, chars: w.chars };

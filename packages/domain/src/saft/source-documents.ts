@@ -162,7 +162,8 @@ function salesInvoiceXml(d: DocumentRow, lines: readonly LineRow[], fiscalYearSt
 
 /**
  * Writes SourceDocuments/SalesInvoices when the period has invoices or credit notes (the element is
- * optional, and empty it would say nothing). `write` is the export's backpressured writer.
+ * optional, and empty it would say nothing), `open` first (it opens SourceDocuments, which the export
+ * closes after its other parts). `write` is the export's backpressured writer.
  */
 export async function writeSalesInvoices(
   client: PoolClient,
@@ -171,12 +172,14 @@ export async function writeSalesInvoices(
   { from, to }: SaftPeriod,
   fiscalYearStartMonth: number,
   batch: number,
+  open: () => Promise<void>,
 ): Promise<number> {
   const { rows } = await client.query<{ entries: number; debit: string; credit: string }>(TOTALS_SQL, [companyId, from, to]);
   const totals = rows[0]!;
   if (totals.entries === 0) return 0;
+  await open();
   await write(
-    `<SourceDocuments><SalesInvoices><NumberOfEntries>${totals.entries}</NumberOfEntries>` +
+    `<SalesInvoices><NumberOfEntries>${totals.entries}</NumberOfEntries>` +
       `<TotalDebit>${totals.debit}</TotalDebit><TotalCredit>${totals.credit}</TotalCredit>`,
   );
   let after = '0';
@@ -192,6 +195,6 @@ export async function writeSalesInvoices(
     if (documents.length < batch) break;
   }
   if (written !== totals.entries) throw new Error(`SAF-T SalesInvoices disagrees with its header: ${written} documents, header ${totals.entries}`);
-  await write('</SalesInvoices></SourceDocuments>');
+  await write('</SalesInvoices>');
   return written;
 }

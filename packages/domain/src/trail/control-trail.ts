@@ -23,6 +23,8 @@ export const TRAIL_RESOURCE_TYPES = [
   'supplier',
   'product',
   'account',
+  'quote',
+  'recurring_invoice',
   'staff_action',
 ] as const;
 
