@@ -20,6 +20,7 @@ import {
 import { archivingFromStart, backupSettings } from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
 import {
+  setEinvoiceAsyncLines,
   setEinvoiceValidationThreads,
   setPasswordHashCost,
   sweepStaged,
@@ -27,11 +28,12 @@ import {
   warmEinvoiceValidation,
   type WebhookSettings,
 } from '@tlr/domain';
-import { deliverEinvoiceAt, QUEUES, startBoss, submitVatFilingAt, type Boss } from '@tlr/jobs';
+import { deliverEinvoiceAt, deliverEmailAt, QUEUES, startBoss, submitVatFilingAt, type Boss } from '@tlr/jobs';
 import { backupVoucherStore, createObjectStore, storageDir, type ObjectStore } from '@tlr/storage';
 import { createApp } from './app.ts';
 import { answerClientError } from './http/client-error.ts';
 import { einvoiceSettings, registerEinvoiceWorkers } from './einvoices.ts';
+import { emailSettings, registerEmailWorkers } from './email.ts';
 import { registerVatFilingWorkers, skatSettings } from './vat-filings.ts';
 import { startWebhookDispatcher, webhookSettings } from './webhooks.ts';
 import { registerBackupWorker, startBackups } from './backups.ts';
@@ -97,6 +99,7 @@ export async function startService(config: Config, logger = createLogger(config)
   // What the transport knows of receivers decides the format of customers on einvoice_format auto, in requests and jobs alike.
   const einvoices = einvoiceSettings(config);
   useReceiverDocuments(einvoices.transport.receivers);
+  setEinvoiceAsyncLines(config.EINVOICE_ASYNC_LINES);
   setPasswordHashCost(config.PASSWORD_HASH_COST);
   // /readyz's detail: where the official e-invoice rules are (loaded once the service listens).
   let einvoiceRules = config.EINVOICE_WARM_AT_START ? 'loading' : 'on_first_document';
@@ -157,6 +160,11 @@ export async function startService(config: Config, logger = createLogger(config)
     .catch((e: Error) =>
       logger.warn({ backend: store.backend, err: { message: e.message } }, 'voucher storage is not reachable; uploads and downloads answer 503 until it is'),
     );
+  // Once per start: the Message-IDs' domain (for the API that queues e-mails as for the workers that send
+  // them), and without SMTP_URL the one line saying e-mails are logged, not sent.
+  const email = await Promise.resolve()
+    .then(() => emailSettings(config, logger))
+    .catch(giveUp);
   const webhooks = await Promise.resolve()
     .then(() => webhookSettings(config, logger))
     .catch(giveUp);
@@ -185,8 +193,15 @@ export async function startService(config: Config, logger = createLogger(config)
       const q = await queue();
       for (const message of due) await deliverEinvoiceAt(q, message);
     },
+    async emailsQueued(due) {
+      const q = await queue();
+      for (const delivery of due) await deliverEmailAt(q, delivery);
+    },
     async saftImport(importId) {
       await (await queue()).send(QUEUES.importSaft.name, { importId });
+    },
+    async einvoiceImport(importId) {
+      await (await queue()).send(QUEUES.importEinvoice.name, { importId });
     },
     async vatFilingQueued(filing) {
       await submitVatFilingAt(await queue(), filing);
@@ -220,6 +235,7 @@ export async function startService(config: Config, logger = createLogger(config)
     await registerBackupWorker(worker, ownerDb, logger, config, backups, { vouchers: store, copy: copyStore }).catch(giveUp);
     await registerEinvoiceWorkers(worker, db, einvoices, logger, store).catch(giveUp);
     await registerVatFilingWorkers(worker, db, skatSettings(config), logger).catch(giveUp);
+    await registerEmailWorkers(worker, db, email, logger).catch(giveUp);
     boss = worker;
     const dispatcher = startWebhookDispatcher(db, webhooks, logger);
     opened.push(() => dispatcher.stop());

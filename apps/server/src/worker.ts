@@ -15,7 +15,9 @@ import {
   purgeWebSessions,
   openSandboxResets,
   abandonSaftImport,
+  openEinvoiceImports,
   openSaftImports,
+  runNextEinvoiceImport,
   runSaftImport,
   runSandboxReset,
   sendDueReminders,
@@ -89,6 +91,7 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
   for (const resetId of await openSandboxResets(db.prisma)) await boss.send(QUEUES.sandboxReset.name, { resetId });
   await registerImportWorker(boss, db, logger);
   if (!store) return;
+  await registerEinvoiceImportWorker(boss, db, logger, store);
   await boss.work(QUEUES.processVouchers.name, async () => {
     const completed = await processPendingVouchers(asSystem(run, QUEUES.processVouchers.name, 'tlr: voucher processing'), store);
     if (completed) logger.info({ completed }, 'vouchers processed');
@@ -120,4 +123,20 @@ export async function registerImportWorker(boss: Boss, db: Database, logger: Log
   );
   // Imports whose job died with a worker go again now.
   for (const importId of await openSaftImports(db.prisma)) await boss.send(QUEUES.importSaft.name, { importId });
+}
+
+/**
+ * The import-einvoice job (decision 491): each job runs the next waiting import of a long received
+ * e-invoice, the companies in turn. When only runs that may have died hold imports, a job is sent again
+ * for the end of their lease.
+ */
+export async function registerEinvoiceImportWorker(boss: Boss, db: Database, logger: Logger, store: VoucherStore): Promise<void> {
+  await boss.work(QUEUES.importEinvoice.name, { pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 }, async () => {
+    const { view, retryAfterMs } = await runNextEinvoiceImport(db, store);
+    if (view?.status === 'succeeded') logger.info({ import_id: view.id, einvoice_id: view.einvoice_id }, 'e-invoice import succeeded');
+    if (view?.status === 'failed') logger.warn({ import_id: view.id, problem: view.problem }, 'e-invoice import refused');
+    if (retryAfterMs) await boss.send(QUEUES.importEinvoice.name, {}, { startAfter: Math.ceil(retryAfterMs / 1000) });
+  });
+  // Imports whose job died with a worker go again now: one job for each waiting or running import.
+  for (let n = await openEinvoiceImports(db.prisma); n > 0; n--) await boss.send(QUEUES.importEinvoice.name, {});
 }

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Database, Db } from '@tlr/db';
 import type { RenderUbl } from '@tlr/domain';
-import { idem, ok, type Api } from './helpers.ts';
+import { idem, ok, type Api, type Schemas } from './helpers.ts';
 
 /**
  * TEST FIXTURE, not the renderer: a fixed minimal UBL Invoice made of the invoice's number, date, buyer
@@ -59,8 +59,11 @@ export async function invoiceFor(c: Api, customerId: string, approve = true) {
 }
 
 /** POST /invoices/{id}/send over Peppol (the invoice, or its credit note), with a fresh Idempotency-Key unless one is given. */
-export const sendInvoice = (c: Api, id: string, key?: string, document?: 'invoice' | 'credit_note') =>
-  c.POST('/invoices/{id}/send', { params: { path: { id }, ...idem(key) }, body: { channel: 'peppol', ...(document ? { document } : {}) } });
+export const sendInvoice = async (c: Api, id: string, key?: string, document?: 'invoice' | 'credit_note') => {
+  const r = await c.POST('/invoices/{id}/send', { params: { path: { id }, ...idem(key) }, body: { channel: 'peppol', ...(document ? { document } : {}) } });
+  // Channel peppol answers the message (channel email a delivery: email.test.ts).
+  return r as typeof r & { data?: { data: Schemas['EinvoiceMessage'] } };
+};
 
 /** A file written whole under its final name, as an access point must write its receipts. */
 export async function dropFile(folder: string, name: string, content: string): Promise<void> {

@@ -316,7 +316,7 @@ describe('refusals', () => {
 
     const ready = await invoiceFor(c, customerId);
     const raw = client(svc.url, key);
-    const wrongChannel = await raw.post(`/invoices/${ready.id}/send`, { channel: 'email' });
+    const wrongChannel = await raw.post(`/invoices/${ready.id}/send`, { channel: 'fax' });
     expect(wrongChannel.status).toBe(400);
     expect(wrongChannel.body).toMatchObject({ code: 'invalid_request', field: 'channel' });
     const noKey = await raw.post(`/invoices/${ready.id}/send`, { channel: 'peppol' }, {});

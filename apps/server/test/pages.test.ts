@@ -1,8 +1,8 @@
 // The owner pages in a real Chromium (docs/owner-pages.md): sign-in, the OAuth consent page with a
 // partner's callback served by this test, API keys (shown once, working on the API, revoked) and
 // connected apps (a revoked grant's bearer token stops working), the company page (the seller and its
-// CVR, refused by field and rule). The pages must raise no console error
-// (a CSP violation is one). TLR_SCREENSHOTS=1 refreshes the six screenshots under docs/screenshots/.
+// CVR, refused by field and rule), the e-mail texts page (a placeholder refused by field). The pages must raise no console error
+// (a CSP violation is one). TLR_SCREENSHOTS=1 refreshes the seven screenshots under docs/screenshots/.
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -265,6 +265,46 @@ describe('the authorization page', () => {
     expect(Object.fromEntries(back)).toEqual({ error: 'access_denied', state: app.state });
     const { rows } = await testDb().pool.query<{ n: number }>('SELECT count(*)::int AS n FROM oauth_codes WHERE client_id = $1', [app.client_id]);
     expect(rows).toEqual([{ n: 0 }]);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('e-mail texts page', () => {
+  it("shows each kind's text, refuses a placeholder the kind does not fill in by field and rule keeping what was typed, saves, and goes back to the built-in text", async () => {
+    const { page, problems } = await signedInPage();
+    await page.getByRole('link', { name: 'E-mail texts' }).click();
+    await page.waitForURL(`${svc.url}/settings/email-templates`);
+    await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('E-mail texts');
+    await expect(page.locator('h2[id^="kind-"]').count()).resolves.toBe(5);
+    await expect(page.locator('#invoice-subject').inputValue()).resolves.toBe('Faktura {{invoice_number}} fra {{company_name}}');
+    const settings = api(svc.url, (await owner.key(['accounts:read'])).key);
+
+    await page.locator('#invoice-subject').fill('Regning {{quote_number}}');
+    await page.locator('#invoice-body').fill('Hej {{customer_name}}\nBeløb: {{amount}}');
+    await page.getByRole('button', { name: 'Save the invoice text' }).click();
+    await expect(page.getByRole('alert').innerText()).resolves.toMatch(
+      /^Subject: \{\{quote_number\}\} is not a placeholder of invoice e-mails; they are \{\{company_name\}\}/,
+    );
+    await expect(page.locator('#invoice-subject').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.locator('#invoice-body').inputValue()).resolves.toBe('Hej {{customer_name}}\nBeløb: {{amount}}');
+    expect((await ok(settings.GET('/settings/email-templates'))).data[0]).toMatchObject({ kind: 'invoice', default: true });
+
+    await page.locator('#invoice-subject').fill('Regning {{invoice_number}}');
+    await page.getByRole('button', { name: 'Save the invoice text' }).click();
+    await page.waitForURL(/\/settings\/email-templates\?company=[0-9a-f-]+&saved=invoice#kind-invoice$/);
+    await expect(page.getByRole('status').innerText()).resolves.toBe('Saved');
+    expect((await ok(settings.GET('/settings/email-templates'))).data[0]).toMatchObject({
+      kind: 'invoice',
+      default: false,
+      subject: 'Regning {{invoice_number}}',
+      body: 'Hej {{customer_name}}\nBeløb: {{amount}}',
+    });
+    await screenshot(page, 'email-templates');
+
+    await page.getByRole('button', { name: 'Use the built-in invoice text' }).click();
+    await page.waitForURL(/saved=invoice#kind-invoice$/);
+    await expect(page.locator('#invoice-subject').inputValue()).resolves.toBe('Faktura {{invoice_number}} fra {{company_name}}');
+    expect((await ok(settings.GET('/settings/email-templates'))).data[0]).toMatchObject({ kind: 'invoice', default: true });
     expect(problems).toEqual([]);
   });
 });

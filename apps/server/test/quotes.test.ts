@@ -30,7 +30,7 @@ const create = async (c: Api, extra: Partial<QuoteInput> = {}) =>
     .data;
 const move = (c: Api, id: string, verb: 'send' | 'decline') => {
   const params = { params: { path: { id }, ...idem() } };
-  return verb === 'send' ? c.POST('/quotes/{id}/send', params) : c.POST('/quotes/{id}/decline', params);
+  return verb === 'send' ? c.POST('/quotes/{id}/send', { ...params, body: {} }) : c.POST('/quotes/{id}/decline', params);
 };
 const accept = (c: Api, id: string, body: RequestBody<'/quotes/{id}/accept', 'post'> = {}) =>
   c.POST('/quotes/{id}/accept', { params: { path: { id }, ...idem() }, body });

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '@tlr/db';
 import type {
   Credential,
+  DueEmail,
   DueMessage,
   Prefetched,
   PreparedInbound,
@@ -51,6 +52,8 @@ export interface ApiContext {
   bankFile?: StagedBankFile | undefined;
   /** A SAF-T file the HTTP shell has staged (POST /imports/saft streams), with its Content-Disposition filename. */
   saftFile?: { file: StagedUpload; fileName: string } | undefined;
+  /** POST /einvoices/inbound: a long document (decision 491), staged, for its import by the job. */
+  longInbound?: { file: StagedUpload; fileName: string } | undefined;
   /** The secrets key and URL policy of webhooks; absent where none is configured (webhook endpoints then answer 503). */
   webhooks?: WebhookSettings | undefined;
   /** OAUTH_ALLOW_HTTP_LOCALHOST: http://localhost redirect URIs may be registered (development). */
@@ -73,8 +76,12 @@ export interface BackgroundJobs {
   resetPickupMs: number;
   /** Enqueues the delivery of e-invoice messages queued (or replayed) by a committed change. */
   einvoicesQueued(due: DueMessage[]): Promise<void>;
+  /** Enqueues the delivery of e-mails queued by a committed change (optional: a caller without it leaves them to the sweep). */
+  emailsQueued?(due: DueEmail[]): Promise<void>;
   /** Enqueues the import-saft job of a recorded import. */
   saftImport(importId: string): Promise<void>;
+  /** Enqueues an import-einvoice job for a recorded import of a long received e-invoice. */
+  einvoiceImport?(importId: string): Promise<void>;
   /** Enqueues the submit-vat-filing job of a filing a transport failure queued, for its moment. */
   vatFilingQueued(filing: { id: string; due: Date }): Promise<void>;
 }

@@ -251,6 +251,17 @@ function build(): OpenAPIObject {
       ...(route.meta.problems ?? []),
     ]);
     if (route.method !== 'GET') [413, 415].forEach((s) => errors.add(s));
+    const accepted = route.meta.accepted;
+    if (accepted)
+      responses['202'] = {
+        description: accepted.description,
+        headers: { ...success.headers, Location: header('The resource to watch: /api/v1/imports/{id}') },
+        content: {
+          'application/json': {
+            schema: { type: 'object', required: ['data'], properties: { data: { $ref: `#/components/schemas/${accepted.schema}` } } },
+          },
+        },
+      };
     for (const status of [...errors].sort()) responses[String(status)] = problemResponse(status, rateHeaders);
     op.responses = responses;
   }

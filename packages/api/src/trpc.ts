@@ -14,6 +14,7 @@ import {
   notFound,
   recordStaffAction,
   takeQueuedEinvoices,
+  takeQueuedEmails,
   type CompanyScope,
   type Credential,
   type ReadById,
@@ -39,6 +40,11 @@ export interface ApiMeta extends OpenApiMeta {
    * through (not for creates).
    */
   idempotent?: { status: 200 | 201 | 202; optional?: boolean };
+  /**
+   * A second success the endpoint answers (OpenAPI only): 202 Accepted with a resource of the document's
+   * components (a long received e-invoice's import, decision 491), and what it means.
+   */
+  accepted?: { description: string; schema: string };
   /** Answers 201 Created without an Idempotency-Key (the contract exempts webhook endpoints). */
   created?: true;
   /** Problem statuses beyond the common ones that the endpoint can answer (OpenAPI only). */
@@ -222,6 +228,9 @@ async function transactional<R extends { ok: boolean }>(
       const queued = takeQueuedEinvoices(tx);
       const jobs = ctx.jobs;
       if (queued.length && jobs) hooks.push(() => jobs.einvoicesQueued(queued));
+      // E-mails likewise (email/outbound.ts; a lost wake-up is the e-mail sweep's).
+      const mails = takeQueuedEmails(tx);
+      if (mails.length && jobs?.emailsQueued) hooks.push(() => jobs.emailsQueued!(mails));
       // A staff member's change commits with its staff action record, or not at all.
       if (r.ok && ctx.actor?.type === 'staff') {
         await recordStaffAction(tx, staffRecord(ctx.actor.userId, ctx.requestId, path, 'mutation', await getRawInput(), 'ok'));

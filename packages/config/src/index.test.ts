@@ -30,11 +30,30 @@ describe('configuration', () => {
     expect(loadConfig({ EINVOICE_TRANSPORT: 'http', EINVOICE_HTTP_URL: 'https://ap.example/send' }).EINVOICE_HTTP_URL).toBe('https://ap.example/send');
   });
 
+  it('e-mail: SMTP_URL is smtp:// or smtps://, SMTP_FROM an address, and DKIM all three settings or none', () => {
+    expect(loadConfig({})).toMatchObject({ SMTP_FROM: 'tlr@localhost', EMAIL_SEND_TIMEOUT_MS: 30000 });
+    expect(loadConfig({}).SMTP_URL).toBeUndefined();
+    expect(loadConfig({ SMTP_URL: 'smtps://u:p@mail.example:465' }).SMTP_URL).toBe('smtps://u:p@mail.example:465');
+    expect(() => loadConfig({ SMTP_URL: 'http://mail.example' })).toThrow(/SMTP_URL: must be an smtp:\/\/ or smtps:\/\/ URL/);
+    expect(() => loadConfig({ SMTP_FROM: 'faktura' })).toThrow(/SMTP_FROM: must be an e-mail address/);
+    expect(() => loadConfig({ DKIM_DOMAIN: 'tlr.example' })).toThrow(/DKIM_SELECTOR: is required when DKIM_DOMAIN is set/);
+    const dkim = { DKIM_DOMAIN: 'tlr.example', DKIM_SELECTOR: 's1', DKIM_PRIVATE_KEY_FILE: '/etc/tlr/dkim.pem' };
+    expect(loadConfig(dkim)).toMatchObject(dkim);
+  });
+
   it('EINVOICE_VALIDATION_THREADS: unset leaves the size to the pool; else an integer from 1 to 16', () => {
     expect(loadConfig({}).EINVOICE_VALIDATION_THREADS).toBeUndefined();
     expect(loadConfig({ EINVOICE_VALIDATION_THREADS: '16' }).EINVOICE_VALIDATION_THREADS).toBe(16);
     for (const bad of ['0', '17', '2.5', 'four', '']) {
       expect(() => loadConfig({ EINVOICE_VALIDATION_THREADS: bad })).toThrow(`EINVOICE_VALIDATION_THREADS: must be an integer from 1 to 16, got "${bad}"`);
+    }
+  });
+
+  it('EINVOICE_ASYNC_LINES: unset leaves 500 to the domain; else an integer from 1 to 100000 (decision 491)', () => {
+    expect(loadConfig({}).EINVOICE_ASYNC_LINES).toBeUndefined();
+    expect(loadConfig({ EINVOICE_ASYNC_LINES: '3' }).EINVOICE_ASYNC_LINES).toBe(3);
+    for (const bad of ['0', '100001', '2.5', 'x']) {
+      expect(() => loadConfig({ EINVOICE_ASYNC_LINES: bad })).toThrow(`EINVOICE_ASYNC_LINES: must be an integer from 1 to 100000, got "${bad}"`);
     }
   });
 

@@ -163,7 +163,39 @@ const schema = z
         }
         return n;
       }),
+    // A received e-invoice of more lines is imported by a job and answered 202 (decision 491); unset: 500.
+    EINVOICE_ASYNC_LINES: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        const n = Number(v);
+        if (!/^\d+$/.test(v) || n < 1 || n > 100_000) {
+          ctx.addIssue({ code: 'custom', message: `must be an integer from 1 to 100000, got "${v}"` });
+          return z.NEVER;
+        }
+        return n;
+      }),
     EINVOICE_HANDOVER_TIMEOUT_MS: milliseconds(20000),
+    // E-mailing documents (docs/email.md): the SMTP server (smtp:// upgrades with STARTTLS when the server
+    // offers it, smtps:// is TLS from the first byte; user and password in the URL), the From address
+    // (the company's name is its display name, its own e-mail the Reply-To), and the DKIM key that signs
+    // each message when all three DKIM settings are set. Without SMTP_URL each e-mail is written to the
+    // log instead (and counts as sent). One attempt may take EMAIL_SEND_TIMEOUT_MS; retries follow the
+    // webhook schedule, WEBHOOK_RETRY_UNIT_MS included.
+    SMTP_URL: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || /^smtps?:\/\/[^/]/.test(v), 'must be an smtp:// or smtps:// URL (smtp://user:password@host:587)'),
+    SMTP_FROM: z
+      .string()
+      .trim()
+      .default('tlr@localhost')
+      .refine((v) => /^[^\s@<>]+@[^\s@<>]+$/.test(v), 'must be an e-mail address (faktura@example.dk)'),
+    DKIM_DOMAIN: z.string().trim().optional(),
+    DKIM_SELECTOR: z.string().trim().optional(),
+    DKIM_PRIVATE_KEY_FILE: z.string().trim().optional(),
+    EMAIL_SEND_TIMEOUT_MS: milliseconds(30000),
     // Filing the VAT return with Skattestyrelsen (docs/vat-return.md, Filing): the provider's OCES3
     // certificate as PKCS#12 and its passphrase, the RSU B2B gateway's base URL (the three services'
     // paths hang from it), the gateway's signing certificate and its CA (PEM) that answers are checked
@@ -230,6 +262,17 @@ const schema = z
       }
     }
     if (c.STORAGE_BACKEND === 's3' && !c.S3_BUCKET) ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_BACKEND is s3' });
+    const dkim = (['DKIM_DOMAIN', 'DKIM_SELECTOR', 'DKIM_PRIVATE_KEY_FILE'] as const).filter((k) => c[k]);
+    if (dkim.length && dkim.length < 3) {
+      for (const k of ['DKIM_DOMAIN', 'DKIM_SELECTOR', 'DKIM_PRIVATE_KEY_FILE'] as const) {
+        if (!c[k])
+          ctx.addIssue({
+            code: 'custom',
+            path: [k],
+            message: `is required when ${dkim.join(' and ')} ${dkim.length > 1 ? 'are' : 'is'} set (DKIM needs all three)`,
+          });
+      }
+    }
     if (c.EINVOICE_TRANSPORT === 'http' && !c.EINVOICE_HTTP_URL) {
       ctx.addIssue({ code: 'custom', path: ['EINVOICE_HTTP_URL'], message: 'is required when EINVOICE_TRANSPORT is http' });
     }

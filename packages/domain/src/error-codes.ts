@@ -180,6 +180,11 @@ export const ERROR_CODES = {
     title: 'Peppol id required',
     when: "sending an e-invoice to a customer without a `peppol_id` (`field: customer_id`): set the customer's Peppol participant id first",
   },
+  email_recipient_required: {
+    status: 422,
+    title: 'E-mail recipient required',
+    when: "e-mailing a document (`channel` email) without `to` when its customer has no `email` (`field: to`): give the addresses or set the customer's e-mail first",
+  },
   invoice_not_remindable: {
     status: 409,
     title: 'Invoice takes no reminder',

@@ -84,6 +84,16 @@ export const QUEUES = {
   },
   /** A job for every VAT filing falling due within the next minute: a wake-up lost in a crash is sent again. */
   sweepVatFilings: { name: 'sweep-vat-filings', cron: '* * * * *' },
+  /**
+   * One attempt at an e-mail delivery (domain email/delivery.ts), by delivery id: one job per delivery and
+   * moment (momentJobId), as deliver-einvoice; a job that finds its delivery not due does nothing.
+   */
+  deliverEmail: {
+    name: 'deliver-email',
+    options: { policy: 'standard', retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120, notify: true },
+  },
+  /** A job for every e-mail delivery falling due within the next minute: a wake-up lost in a crash is sent again. */
+  sweepEmails: { name: 'sweep-emails', cron: '* * * * *' },
   /** A job for every e-invoice message falling due within the next minute: a wake-up lost in a crash is sent again. */
   sweepEinvoices: { name: 'sweep-einvoices', cron: '* * * * *' },
   /**
@@ -118,6 +128,15 @@ export const QUEUES = {
   importSaft: {
     name: 'import-saft',
     options: { policy: 'standard', retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600, heartbeatSeconds: 30, notify: true },
+  },
+  /**
+   * Long received e-invoices (einvoice/inbound-import.ts, decision 491): each job runs the next waiting
+   * import, the companies in turn (not necessarily the one it was sent for), one per job; one is sent
+   * per import. The rules' bound is 20 minutes: expires after 45, with a heartbeat.
+   */
+  importEinvoice: {
+    name: 'import-einvoice',
+    options: { policy: 'standard', retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 2700, heartbeatSeconds: 30, notify: true },
   },
 } as const satisfies Record<string, QueueSpec>;
 
@@ -196,4 +215,13 @@ export async function deliverEinvoiceAt(boss: PgBoss, message: { id: string; due
 /** The submit-vat-filing job for the moment a queued filing falls due (one job per filing and moment). */
 export async function submitVatFilingAt(boss: PgBoss, filing: { id: string; due: Date }): Promise<void> {
   await boss.send(QUEUES.submitVatFiling.name, { filingId: filing.id }, { id: momentJobId(filing.id, filing.due.getTime()), startAfter: filing.due });
+}
+
+/** The deliver-email job for the moment a delivery falls due (one job per delivery and moment). */
+export async function deliverEmailAt(boss: PgBoss, delivery: { id: string; due: Date }): Promise<void> {
+  await boss.send(
+    QUEUES.deliverEmail.name,
+    { deliveryId: delivery.id },
+    { id: momentJobId('email', delivery.id, delivery.due.getTime()), startAfter: delivery.due },
+  );
 }

@@ -41,7 +41,7 @@ section { background: #fff; border: 1px solid #dde1e7; border-radius: 8px; paddi
 h1 { font-size: 1.5rem; margin: 0 0 1rem; }
 h2 { font-size: 1.1rem; margin: 0 0 0.75rem; }
 label { font-weight: 600; }
-input[type="text"], input[type="email"], input[type="password"], input[type="date"], select {
+input[type="text"], input[type="email"], input[type="password"], input[type="date"], select, textarea {
   display: block; width: 100%; padding: 0.45rem 0.6rem; margin: 0.25rem 0 0.9rem; border: 1px solid #b9c0cb; border-radius: 5px; font: inherit; background: #fff;
 }
 fieldset { border: 1px solid #dde1e7; border-radius: 5px; margin: 0 0 0.9rem; padding: 0.5rem 0.9rem; }

@@ -27,6 +27,8 @@ export function ownerPages(deps: Omit<PagesDeps, 'site'> & { logger: Logger }) {
     router.post('/settings/connected-apps/revoke', settings.revokeApp);
     router.get('/settings/company', settings.company);
     router.post('/settings/company', settings.saveCompany);
+    router.get('/settings/email-templates', settings.emailTemplates);
+    router.post('/settings/email-templates', settings.saveEmailTemplate);
     router.get(RECONCILIATION, bankReconciliationRoutes(d).show);
     const recurring = recurringInvoiceRoutes(d);
     router.get(RECURRING, recurring.list);

@@ -3,13 +3,14 @@
 // the CLI, as the owner: a company they do not own is "not found" there, whatever the form says.
 import type { Request, Response } from 'express';
 import { createCaller, toProblem, type Caller } from '@tlr/api';
-import { readDateOrDateTime, SCOPE_WORDS, SCOPES, type ApiKeyView, type Scope } from '@tlr/domain';
+import { EMAIL_KINDS, readDateOrDateTime, SCOPE_WORDS, SCOPES, type ApiKeyView, type EmailKind, type EmailTemplateView, type Scope } from '@tlr/domain';
 import { errorPage, html, layout, when, type Html, field, fieldList, fieldsOf, problemText, sendPage, sessionOf, type Fields, type PagesDeps } from '@tlr/web';
 import { OWNER_SITE } from './site.ts';
 
 const KEYS = '/settings/api-keys';
 const APPS = '/settings/connected-apps';
 const COMPANY = '/settings/company';
+const TEMPLATES = '/settings/email-templates';
 
 export interface Owner {
   caller: Caller;
@@ -247,6 +248,9 @@ const SELLER_HINTS: Partial<Record<keyof Seller, string>> = {
     'the SE-nr. tlr files the VAT return under (empty: the CVR). Once, before the first filing: on skat.dk (TastSelv Erhverv, Profil, Rettigheder) delegate "Nemvirksomhed-adgang for systemudbyderne" to the provider of this tlr',
 };
 
+/** The e-mail texts' fields, as their forms name them. */
+const OTHER_LABELS: Record<string, string> = { subject: 'Subject', body: 'Text' };
+
 interface Refusal {
   text: string;
   fields: Set<string>;
@@ -257,7 +261,7 @@ function refusal(e: unknown): Refusal {
   const p = toProblem(e);
   // A single refusal's detail starts with its field ("name: must not ..."), which the label replaces.
   const errors = p.errors ?? (p.field ? [{ field: p.field, message: p.detail.replace(`${p.field}: `, '') }] : []);
-  const label = (f: string) => SELLER_LABELS[f as keyof Seller] ?? f;
+  const label = (f: string) => SELLER_LABELS[f as keyof Seller] ?? OTHER_LABELS[f] ?? f;
   return {
     text: errors.length ? errors.map((x) => `${label(x.field)}: ${x.message}`).join('; ') : p.detail,
     fields: new Set(errors.map((x) => x.field)),
@@ -289,6 +293,57 @@ async function companyPage(res: Response, o: Owner, status = 200, draft?: Fields
         <button type="submit">Save</button>
       </form>
     </section>`,
+  );
+}
+
+// ---- E-mail texts ----
+
+const KIND_NAMES: Record<EmailKind, string> = {
+  invoice: 'Invoice',
+  credit_note: 'Credit note',
+  reminder: 'Reminder',
+  quote: 'Quote',
+  statement: 'Customer statement',
+};
+
+/** One form per kind of document: its subject and body, the placeholders it fills in, back to the built-in text. */
+async function templatesPage(res: Response, o: Owner, status = 200, draft?: { kind: string; fields: Fields; refused: Refusal }, saved = '') {
+  const templates: EmailTemplateView[] = o.companyId ? await o.caller.internal.emailTemplates({ companyId: o.companyId }) : [];
+  const form = (t: EmailTemplateView) => {
+    const mine = draft?.kind === t.kind ? draft : undefined;
+    const value = (f: 'subject' | 'body') => (mine ? field(mine.fields, f) : t[f]);
+    const bad = (f: string) => (mine?.refused.fields.has(f) ? html`aria-invalid="true" aria-describedby="refusal-${t.kind}"` : '');
+    return html`<section aria-labelledby="kind-${t.kind}">
+      <h2 id="kind-${t.kind}">${KIND_NAMES[t.kind]} ${t.default ? html`<span class="muted">(built-in text)</span>` : ''}</h2>
+      ${saved === t.kind ? html`<p role="status"><span class="badge ok">Saved</span></p>` : ''}
+      ${mine ? html`<p class="error" role="alert" id="refusal-${t.kind}">${mine.refused.text}</p>` : ''}
+      <p class="muted">Placeholders: ${t.placeholders.map((p) => `{{${p}}}`).join(', ')}</p>
+      <form method="post" action="${TEMPLATES}">
+        <input type="hidden" name="csrf_token" value="${o.csrfToken}" />
+        <input type="hidden" name="company" value="${o.companyId}" />
+        <input type="hidden" name="kind" value="${t.kind}" />
+        <label for="${t.kind}-subject">Subject</label>
+        <input type="text" id="${t.kind}-subject" name="subject" maxlength="200" value="${value('subject')}" ${bad('subject')} />
+        <label for="${t.kind}-body">Text</label>
+        <textarea id="${t.kind}-body" name="body" rows="8" ${bad('body')}>${value('body')}</textarea>
+        <button type="submit" name="action" value="save" aria-label="Save the ${KIND_NAMES[t.kind].toLowerCase()} text">Save</button>
+        ${t.default ? '' : html`<button type="submit" name="action" value="default" class="secondary" aria-label="Use the built-in ${KIND_NAMES[t.kind].toLowerCase()} text">Use the built-in text</button>`}
+      </form>
+    </section>`;
+  };
+  settingsPage(
+    res,
+    status,
+    TEMPLATES,
+    'E-mail texts',
+    o,
+    html`<section>
+        <p class="muted">
+          The subject and text of the e-mails tlr sends with your documents attached (POST /invoices/{id}/send with channel email, and the like). Each
+          {{placeholder}} is filled in from the document; replies go to the company's invoice e-mail.
+        </p>
+      </section>
+      ${templates.map(form)}`,
   );
 }
 
@@ -330,6 +385,29 @@ export function settingsRoutes(deps: PagesDeps) {
         return companyPage(res, o, 400, body, refusal(e));
       }
       res.redirect(303, `${COMPANY}?company=${encodeURIComponent(o.companyId)}&saved=1`);
+    },
+
+    emailTemplates: get((res, o) => templatesPage(res, o, 200, undefined, field(fieldsOf(res.req.query), 'saved'))),
+
+    /** One kind's text, with the rules of PUT /settings/email-templates/{kind}; a refusal keeps what was typed. */
+    async saveEmailTemplate(req: Request, res: Response) {
+      const body = fieldsOf(req.body);
+      const o = await owner(deps, req, res, field(body, 'company'));
+      if (!o) return;
+      if (!o.companyId) return errorPage(res, deps.site, 400, 'No company', 'You own no company.');
+      const kind = field(body, 'kind') as EmailKind;
+      if (!EMAIL_KINDS.includes(kind)) return errorPage(res, deps.site, 400, 'No such e-mail', 'The form names no kind of e-mail.');
+      const text =
+        field(body, 'action') === 'default'
+          ? { default: true as const }
+          : { subject: field(body, 'subject'), body: field(body, 'body').replace(/\r\n?/g, '\n') };
+      try {
+        await o.caller.internal.updateEmailTemplate({ companyId: o.companyId, kind, ...text });
+      } catch (e) {
+        if (toProblem(e).status !== 400) throw e;
+        return templatesPage(res, o, 400, { kind, fields: body, refused: refusal(e) });
+      }
+      res.redirect(303, `${TEMPLATES}?company=${encodeURIComponent(o.companyId)}&saved=${kind}#kind-${kind}`);
     },
 
     async createKey(req: Request, res: Response) {

@@ -12,6 +12,7 @@ export const OWNER_SITE: Site = {
     ['/settings/api-keys', 'API keys'],
     ['/settings/connected-apps', 'Connected apps'],
     ['/settings/company', 'Company'],
+    ['/settings/email-templates', 'E-mail texts'],
     ['/settings/bank-reconciliation', 'Bank reconciliation'],
     ['/settings/recurring-invoices', 'Recurring invoices'],
   ],

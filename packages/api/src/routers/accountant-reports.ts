@@ -7,6 +7,10 @@ import {
   agedPayables,
   agedReceivables,
   customerStatement,
+  emailChannel,
+  emailDeliveryResource,
+  emailStatement,
+  recipients,
   GENERAL_LEDGER_LIST,
   generalLedger,
   STATEMENT_ENTRY_TYPES,
@@ -22,6 +26,7 @@ import { listQuery } from '../schemas/list-query.ts';
 import { accountNumber, amountOut, date, dateOut, uuid } from '@tlr/domain/fields';
 import { count, ordinal } from '@tlr/domain/integers';
 import { authedProcedure } from '../trpc.ts';
+import { metaOf } from '../crud.ts';
 
 const amount = (description: string) => amountOut(`${description} (DKK)`);
 const tag = 'Reports';
@@ -389,4 +394,33 @@ export const accountantReports = {
     .input(z.strictObject({ id: uuid(), ...periodParams }))
     .output(z.custom<StatementDocument>().meta({ type: 'object', description: 'What the PDF shows; the HTTP shell renders it' }))
     .query(({ ctx, input }) => statementDocument(ctx.tx, ctx.scope.companyId, input)),
+  customerStatementSend: authedProcedure
+    .meta(
+      metaOf(
+        {
+          path: '/customers/{id}/statement/send',
+          tag,
+          summary: 'E-mail a customer statement (kontoudtog)',
+          description:
+            "The PDF of GET /customers/{id}/statement/pdf for `period` (default as there: from the start of the fiscal year to today) attached to an e-mail to the customer's email, or to `to` (422 email_recipient_required when there are none), written from the company's statement template (GET/PUT /settings/email-templates), Reply-To the company's e-mail. 202 with the delivery; a worker hands it to the SMTP server, retrying on the webhook schedule, and it becomes sent or, after the 8th failure, failed with the server's answer (docs/email.md).",
+          scope: ['reports:read', 'invoices:write'],
+          problems: [422],
+        },
+        'POST',
+        { idempotent: { status: 202 } },
+      ),
+    )
+    .input(
+      z.strictObject({
+        id: uuid(),
+        channel: emailChannel,
+        to: recipients().optional(),
+        period: z
+          .strictObject(periodParams)
+          .optional()
+          .meta({ description: "The statement's period: from and to, as the query of GET /customers/{id}/statement" }),
+      }),
+    )
+    .output(single(emailDeliveryResource))
+    .mutation(async ({ ctx, input }) => ({ data: await emailStatement(ctx.tx, ctx.scope, input.id, input.period ?? {}, input.to) })),
 };

@@ -3,7 +3,11 @@
 // the rejection of a document received (the invoice responses: invoice-responses.ts).
 import { z } from 'zod';
 import {
+  createEinvoiceImport,
+  einvoiceImportBounds,
   EINVOICE_DIRECTIONS,
+  importResource,
+  MAX_LARGE_EINVOICE_BYTES,
   EINVOICE_LIST,
   einvoiceMessageResource,
   einvoiceXml,
@@ -81,11 +85,12 @@ export const einvoicesRouter = router({
           tag,
           summary: 'Import a received e-invoice (Peppol BIS 3, OIOUBL 2.1, EN 16931 UBL or CII, Factur-X)',
           description: [
-            "The body is the document itself, at most 10 MB: a Peppol BIS Billing 3.0, OIOUBL 2.1 or EN 16931 (plain, XRechnung) UBL `Invoice` or `CreditNote`, or an EN 16931 UN/CEFACT CII `CrossIndustryInvoice` (XRechnung CII included), as `Content-Type: application/xml` (text/xml too), UTF-8; or a Factur-X / ZUGFeRD PDF (`Content-Type: application/pdf`) whose embedded XML is imported, the PDF kept as the expense's voucher. A PDF that carries no e-invoice XML is stored as a voucher and answered with `data` null, its `voucher_id` and a `detail` saying nothing was read from it.",
+            "The body is the document itself, at most 10 MB (a long document, below, up to 32 MB): a Peppol BIS Billing 3.0, OIOUBL 2.1 or EN 16931 (plain, XRechnung) UBL `Invoice` or `CreditNote`, or an EN 16931 UN/CEFACT CII `CrossIndustryInvoice` (XRechnung CII included), as `Content-Type: application/xml` (text/xml too), UTF-8; or a Factur-X / ZUGFeRD PDF (`Content-Type: application/pdf`) whose embedded XML is imported, the PDF kept as the expense's voucher. A PDF that carries no e-invoice XML is stored as a voucher and answered with `data` null, its `voucher_id` and a `detail` saying nothing was read from it.",
             'The rules applied: Peppol BIS 3 (with CEN EN 16931) only to a document that claims Peppol BIS 3; the CEN EN 16931 rules of its syntax (UBL or CII) to any other EN 16931 document; the OIOUBL schematron to an OIOUBL one.',
             'XML with a DOCTYPE or ENTITY declaration (XXE, entity expansion), another root element or namespace, or that is not well-formed is 400 invalid_request. A Peppol document on which the official rules (CEN EN 16931 and Peppol BIS 3 with the Danish rules) report a fatal assertion, or an OIOUBL document (OIOUBL-2.1, 2.02, 2.01) on which the official OIOUBL schematron 1.17.2 reports an `<Error>` (or whose amounts have more than 2 decimals or another currency), is 400 einvoice_invalid, with `failures` listing every rule id (BR-CO-16, F-INV133, ...), its text and location. Nothing is stored on a refusal.',
             "A valid document is imported in one transaction: its XML and each embedded attachment become vouchers; the supplier is found by Peppol id, then CVR, then VAT number, by name only when the document names none of these (and then only a supplier without any), and is created otherwise (supplier.created); a draft expense is made (expense.created) in the document's currency, with the total including VAT as its amount (a credit note: negative), the VAT as the document states it and a VAT code from its VAT categories, carrying the XML voucher. Answers 201 with the e-invoice (direction inbound, status received), with the document's lines (each with a proposed account and where the proposal comes from), payment means and duties.",
             'The same document of the same supplier (kind and number) again is 409 einvoice_duplicate, naming the first import (`message_id`, `expense_id`, `imported_at`).',
+            `A long document (decision 491: more than ${einvoiceImportBounds.asyncLines} lines, counted by their start tags, or more than ${einvoiceImportBounds.asyncAttachments} embedded attachments, or more than 10 MB; at most ${MAX_LARGE_EINVOICE_BYTES} bytes) is always answered 202 Accepted with an import (\`type\` einvoice, status \`queued\`; \`Location\` /api/v1/imports/{id}), whatever it holds: the import-einvoice job checks it against the same rules and imports it the same way, the companies' documents in turn. Watch \`GET /imports/{id}\`: \`succeeded\` with \`einvoice_id\` (GET /einvoices/{id}), or \`failed\` with the \`problem\` the request would have answered (einvoice_invalid with every rule in \`failures\`, einvoice_duplicate, invalid_request), nothing of the document kept. The same document again (its SHA-256) while its import is queued, running or succeeded is that import (202).`,
           ].join('\n\n'),
           scope: ['expenses:write', 'vouchers:write'],
           problems: [409, 503],
@@ -94,9 +99,13 @@ export const einvoicesRouter = router({
         { idempotent: { status: 201 } },
       ),
       streamedBody: true,
+      accepted: {
+        description: 'Accepted: a long document (decision 491), queued as an import of type einvoice; watch GET /imports/{id}',
+        schema: 'Import',
+      },
       requestBody: {
         contentType: 'application/xml',
-        description: `The received document, UTF-8, at most ${MAX_EINVOICE_BYTES} bytes`,
+        description: `The received document, UTF-8, at most ${MAX_EINVOICE_BYTES} bytes; a long one (more than ${einvoiceImportBounds.asyncLines} lines or ${einvoiceImportBounds.asyncAttachments} attachments, or above 10 MB) at most ${MAX_LARGE_EINVOICE_BYTES} bytes`,
         schema: {
           type: 'string',
           description:
@@ -126,6 +135,31 @@ export const einvoicesRouter = router({
       if (!ctx.inbound && input.xml === undefined) throw invalidRequest('The request has no document: send the XML as the body.', 'body');
       const prepared = ctx.inbound ?? (await prepareInbound(input.xml!));
       return { data: await importEinvoice(ctx.tx, ctx.db.prisma, store, ctx.scope, prepared) };
+    }),
+  // POST /einvoices/inbound's long documents (decision 491): called by its HTTP shell only (no REST path
+  // of its own); the OpenAPI document states this 202 on POST /einvoices/inbound (meta `accepted`).
+  inboundLong: authedProcedure
+    .meta({
+      scopes: ['expenses:write', 'vouchers:write'],
+      idempotent: { status: 202 },
+      // Up to 32 MB stored in this transaction.
+      transactionTimeoutMs: 60_000,
+    })
+    .input(z.strictObject({}))
+    .output(single(importResource))
+    .mutation(async ({ ctx }) => {
+      if (!ctx.longInbound) throw invalidRequest('The request has no document: send the XML as the body.', 'body');
+      const { view, created } = await createEinvoiceImport(ctx.tx, ctx.scope, {
+        file: ctx.longInbound.file,
+        fileName: ctx.longInbound.fileName,
+        requestedBy: { type: ctx.credential.type, id: ctx.credential.id },
+      });
+      ctx.response.headers.Location = `/api/v1/imports/${view.id}`;
+      if (created)
+        ctx.afterCommit(async () => {
+          await ctx.jobs?.einvoiceImport?.(view.id);
+        });
+      return { data: view };
     }),
   reject: authedProcedure
     .meta(

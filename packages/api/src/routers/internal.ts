@@ -19,6 +19,10 @@ import {
   VAT_FREQUENCIES,
   invalidRequest,
   loadNationalbankenRates,
+  EMAIL_KINDS,
+  emailTemplateBody,
+  listEmailTemplates,
+  updateEmailTemplate,
 } from '@tlr/domain';
 import { date, exact, uuid } from '@tlr/domain/fields';
 import { month } from '@tlr/domain/integers';
@@ -96,6 +100,16 @@ export const internalRouter = router({
     .meta({ owner: true })
     .input(z.strictObject({ companyId, ...companyProfileInput }))
     .mutation(({ ctx, input: { companyId, ...seller } }) => updateCompanyProfile(ctx.tx, companyId, seller)),
+  /** The owner's e-mail texts page: the templates as GET /settings/email-templates lists them (the company's live books). */
+  emailTemplates: internalProcedure
+    .meta({ owner: true })
+    .input(z.strictObject({ companyId }))
+    .query(({ ctx, input }) => listEmailTemplates(ctx.tx, { companyId: input.companyId, livemode: true })),
+  /** The owner's e-mail texts page: one kind's text, with the schema and rules of PUT /settings/email-templates/{kind}. */
+  updateEmailTemplate: internalProcedure
+    .meta({ owner: true })
+    .input(z.strictObject({ companyId, kind: z.enum(EMAIL_KINDS), ...emailTemplateBody.shape }))
+    .mutation(({ ctx, input: { companyId, kind, ...text } }) => updateEmailTemplate(ctx.tx, { companyId, livemode: true }, kind, text)),
   listApiKeys: internalProcedure
     .meta({ staffRole: 'support', owner: true })
     .input(z.strictObject({ companyId }))

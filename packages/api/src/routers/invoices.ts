@@ -7,6 +7,9 @@ import {
   documentKind,
   einvoiceMessageResource,
   einvoiceSendBody,
+  emailDeliveryResource,
+  emailInvoice,
+  DomainError,
   fullInvoiceResource,
   getInvoice,
   INVOICE_LIST,
@@ -145,9 +148,11 @@ export const invoicesRouter = router({
         {
           path: '/invoices/{id}/send',
           tag,
-          summary: 'Send an invoice (or its credit note) as an e-invoice (Peppol)',
+          summary: 'Send an invoice (or its credit note) as an e-invoice (Peppol) or by e-mail',
           description:
-            "Queues the invoice as an e-invoice to its customer's peppol_id and answers 202 with the message, in the customer's einvoice_format: a Peppol BIS Billing 3.0 `Invoice` (peppol, the default), an OIOUBL 2.1 one (oioubl), or with auto the format the access point's receiver registry says the receiver takes (both: OIOUBL to a Danish receiver, Peppol to any other; neither: 422 einvoice_receiver_unsupported naming the receiver, nothing queued; no registry: Peppol); with `document` credit_note, the credit note that cancelled it as a `CreditNote` naming the invoice (BillingReference), as GET /invoices/{id}/ubl?document=credit_note renders it. A worker hands it to the access point, retrying on the webhook schedule (1, 2, 4, 8, 16, 32 minutes, then 1 hour; after the 8th failure it is failed and POST /einvoices/{id}/replay sends it again). When the access point accepts an invoice, an approved invoice becomes sent (invoice.sent); a credit note's acceptance leaves the invoice cancelled. The invoice's `einvoice` shows its message's status and the access point's last response, its `credit_note.einvoice` the credit note's. Each document is sent once: again is 409 einvoice_exists. A draft, a cancelled invoice's `invoice`, or the `credit_note` of an invoice that is not cancelled (only a cancelled invoice has one): 409 invoice_not_sendable. A customer without peppol_id: 422 peppol_id_required. A reminder of an invoice sent as OIOUBL goes to the same receiver as an OIOUBL Reminder (POST /invoices/{id}/reminders). With a test key the document is not sent anywhere: it counts as accepted at once.",
+            "With channel peppol: queues the invoice as an e-invoice to its customer's peppol_id and answers 202 with the message, in the customer's einvoice_format: a Peppol BIS Billing 3.0 `Invoice` (peppol, the default), an OIOUBL 2.1 one (oioubl), or with auto the format the access point's receiver registry says the receiver takes (both: OIOUBL to a Danish receiver, Peppol to any other; neither: 422 einvoice_receiver_unsupported naming the receiver, nothing queued; no registry: Peppol); with `document` credit_note, the credit note that cancelled it as a `CreditNote` naming the invoice (BillingReference), as GET /invoices/{id}/ubl?document=credit_note renders it. A worker hands it to the access point, retrying on the webhook schedule (1, 2, 4, 8, 16, 32 minutes, then 1 hour; after the 8th failure it is failed and POST /einvoices/{id}/replay sends it again). When the access point accepts an invoice, an approved invoice becomes sent (invoice.sent); a credit note's acceptance leaves the invoice cancelled. The invoice's `einvoice` shows its message's status and the access point's last response, its `credit_note.einvoice` the credit note's. Each document is sent once: again is 409 einvoice_exists. A customer without peppol_id: 422 peppol_id_required. A reminder of an invoice sent as OIOUBL goes to the same receiver as an OIOUBL Reminder (POST /invoices/{id}/reminders). With a test key the document is not sent anywhere: it counts as accepted at once. " +
+            "With channel email: the PDF (GET /invoices/{id}/pdf, with `document` credit_note the credit note's) attached to an e-mail to the customer's email, or to the addresses in `to` (422 email_recipient_required when there are none), its subject and text written from the company's template of the kind (GET/PUT /settings/email-templates), Reply-To the company's e-mail; 202 with the delivery, which GET /invoices/{id} lists under `deliveries`. A worker hands it to the SMTP server with the same retry schedule; the server's acceptance makes the delivery sent and an approved invoice sent (invoice.sent); after the 8th failure it is failed with the server's answer. Each request is one e-mail (an invoice may be e-mailed again): the Idempotency-Key makes a repeated request the same e-mail. `to` is for channel email only (400 otherwise). " +
+            "Either channel: a draft, a cancelled invoice's `invoice`, or the `credit_note` of an invoice that is not cancelled (only a cancelled invoice has one): 409 invoice_not_sendable.",
           scope: 'invoices:write',
           problems: [409, 422],
         },
@@ -156,8 +161,12 @@ export const invoicesRouter = router({
       ),
     )
     .input(z.strictObject({ id: uuid(), ...einvoiceSendBody.shape }))
-    .output(single(einvoiceMessageResource))
-    .mutation(async ({ ctx, input: { id, ...body } }) => ({ data: await sendInvoice(ctx.tx, ctx.scope, id, body) })),
+    .output(single(z.union([einvoiceMessageResource, emailDeliveryResource])))
+    .mutation(async ({ ctx, input: { id, to, ...body } }) => {
+      if (body.channel === 'email') return { data: await emailInvoice(ctx.tx, ctx.scope, id, { document: body.document, to }) };
+      if (to) throw new DomainError('invalid_request', '`to` names e-mail recipients: it goes with channel email only.', 'to');
+      return { data: await sendInvoice(ctx.tx, ctx.scope, id, body) };
+    }),
   pdf: authedProcedure
     .meta({
       openapi: {

@@ -4,6 +4,10 @@ import {
   acceptQuote,
   createQuote,
   declineQuote,
+  DomainError,
+  emailChannel,
+  emailQuote,
+  recipients,
   deleteQuote,
   fullQuoteResource,
   getQuote,
@@ -96,11 +100,17 @@ export const quotesRouter = router({
   }),
   send: move(
     'send',
-    'Mark a quote as sent',
-    "A draft becomes sent and takes the next number of the company's own quote series (gapless; drafts are not numbered). Without customer_id: 422 quote_incomplete.",
+    'Mark a quote as sent, or send it by e-mail',
+    "A draft becomes sent and takes the next number of the company's own quote series (gapless; drafts are not numbered). Without customer_id: 422 quote_incomplete. With channel email the quote's PDF (tilbud) is also e-mailed, in the same transaction, to the customer's email or to `to` (422 email_recipient_required when there are none, and the quote stays a draft), written from the company's quote template; a quote already sent is e-mailed again. GET /quotes/{id} lists the e-mails under `deliveries`. With channel email a repeated request is another e-mail unless it repeats its Idempotency-Key.",
   )
-    .input(z.strictObject({ id: uuid() }))
-    .mutation(async ({ ctx, input }) => ({ data: await sendQuote(ctx.tx, ctx.scope, input.id) })),
+    .input(z.strictObject({ id: uuid(), channel: emailChannel.optional(), to: recipients().optional() }))
+    .mutation(async ({ ctx, input }) => {
+      if (input.to && !input.channel) throw new DomainError('invalid_request', '`to` names e-mail recipients: it goes with channel email only.', 'to');
+      const sent = await sendQuote(ctx.tx, ctx.scope, input.id);
+      if (input.channel !== 'email') return { data: sent };
+      const delivery = await emailQuote(ctx.tx, ctx.scope, input.id, input.to);
+      return { data: { ...sent, deliveries: [...sent.deliveries, delivery] } };
+    }),
   accept: move(
     'accept',
     'Accept a quote: make its invoice',

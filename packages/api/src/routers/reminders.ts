@@ -3,6 +3,11 @@ import { z } from 'zod';
 import {
   createReminder,
   DEFAULT_ACCOUNTS,
+  DomainError,
+  emailChannel,
+  emailDeliveryResource,
+  emailReminder,
+  recipients,
   listReminders,
   REMINDER_LIST,
   reminderCreateBody,
@@ -35,7 +40,7 @@ export const remindersRouter = router({
           path: '/invoices/{id}/reminders',
           tag,
           summary: 'Send the next payment reminder (rykker) of an invoice',
-          description: `Issues reminder 1, 2 or 3 of an approved, sent or overdue invoice, dated \`date\` (default today). ${rules} The reminder is not e-mailed: GET /invoices/{id}/reminders/{number}/pdf is the document to send. A reminder of an invoice that was sent as OIOUBL (its e-invoice queued, sent or delivered) is also queued, once, as an OIOUBL 2.1 Reminder to the receiver the invoice went to (GET /einvoices: direction outbound, document_kind reminder), unless the access point's receiver registry lists that receiver without OIOUBL reminders, or the reminder charges DKK on an invoice in another currency.`,
+          description: `Issues reminder 1, 2 or 3 of an approved, sent or overdue invoice, dated \`date\` (default today). ${rules} With channel email the reminder's PDF is e-mailed in the same transaction to the customer's email or to \`to\` (422 email_recipient_required when there are none; nothing is issued then), written from the company's reminder template, and \`delivery\` is the e-mail (GET /invoices/{id} lists it under \`deliveries\`); without channel it is not e-mailed (\`delivery\` null): GET /invoices/{id}/reminders/{number}/pdf is the document to send. A reminder of an invoice that was sent as OIOUBL (its e-invoice queued, sent or delivered) is also queued, once, as an OIOUBL 2.1 Reminder to the receiver the invoice went to (GET /einvoices: direction outbound, document_kind reminder), unless the access point's receiver registry lists that receiver without OIOUBL reminders, or the reminder charges DKK on an invoice in another currency.`,
           scope: 'invoices:write',
           problems: [409, 422],
         },
@@ -43,9 +48,25 @@ export const remindersRouter = router({
         { idempotent: { status: 201 } },
       ),
     )
-    .input(invoiceId.extend(reminderCreateBody.shape))
-    .output(single(reminderResource))
-    .mutation(async ({ ctx, input: { id, ...body } }) => ({ data: await createReminder(ctx.tx, ctx.scope, id, body) })),
+    .input(
+      invoiceId.extend(reminderCreateBody.shape).extend({
+        channel: emailChannel.optional(),
+        to: recipients().optional(),
+      }),
+    )
+    .output(
+      single(
+        reminderResource.extend({
+          delivery: emailDeliveryResource.nullable().meta({ description: 'The e-mail of the reminder (channel email); null when it was not e-mailed' }),
+        }),
+      ),
+    )
+    .mutation(async ({ ctx, input: { id, channel, to, ...body } }) => {
+      if (to && !channel) throw new DomainError('invalid_request', '`to` names e-mail recipients: it goes with channel email only.', 'to');
+      const reminder = await createReminder(ctx.tx, ctx.scope, id, body);
+      const delivery = channel === 'email' ? await emailReminder(ctx.tx, ctx.scope, id, reminder.number, to) : null;
+      return { data: { ...reminder, delivery } };
+    }),
   list: listEndpoint({
     path: '/invoices/{id}/reminders',
     tag,

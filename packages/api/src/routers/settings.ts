@@ -2,7 +2,18 @@
 // The same input schema serves the operator CLI and the admin app (internal.updateCompanyProfile), so
 // a CVR, an IBAN or a registration number is checked by one rule whoever changes it.
 import { z } from 'zod';
-import { getCompanySettings, reminderSettingsInput, reminderSettingsOutput, updateCompanyProfile } from '@tlr/domain';
+import {
+  EMAIL_KINDS,
+  emailTemplateBody,
+  emailTemplateResource,
+  getCompanySettings,
+  listEmailTemplates,
+  PLACEHOLDERS,
+  reminderSettingsInput,
+  reminderSettingsOutput,
+  updateCompanyProfile,
+  updateEmailTemplate,
+} from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
 import {
   bankAccountNumber,
@@ -100,6 +111,12 @@ const companySettings = z
   .meta({ id: 'CompanySettings' });
 
 const tag = 'Settings';
+const PLACEHOLDER_NOTE =
+  'Placeholders, written {{name}}: ' +
+  Object.entries(PLACEHOLDERS)
+    .map(([kind, names]) => `${kind}: ${names.join(', ')}`)
+    .join('; ') +
+  '. Amounts are written 1.250,00 kr. (another currency: 1.250,00 EUR), dates 22.11.2026 (docs/email.md).';
 const path = '/settings/company';
 export const settingsRouter = router({
   company: authedProcedure
@@ -125,4 +142,32 @@ export const settingsRouter = router({
     .input(z.strictObject({ ...companyProfileInput, ...sendingInput, ...reminderSettingsInput }))
     .output(single(companySettings))
     .mutation(async ({ ctx, input }) => ({ data: await updateCompanyProfile(ctx.tx, ctx.scope.companyId, input) })),
+  emailTemplates: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/settings/email-templates',
+        tags: [tag],
+        summary: "The company's e-mail texts, one per kind of document",
+        description: `The subject and body each kind of e-mail is written from (invoice, credit_note, reminder, quote, statement): the company's own, or the built-in Danish text (\`default\` true). ${PLACEHOLDER_NOTE}`,
+      },
+      scopes: ['accounts:read'],
+    })
+    .input(z.strictObject({}))
+    .output(z.object({ data: z.array(emailTemplateResource) }))
+    .query(async ({ ctx }) => ({ data: await listEmailTemplates(ctx.tx, ctx.scope) })),
+  updateEmailTemplate: authedProcedure
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/settings/email-templates/{kind}',
+        tags: [tag],
+        summary: 'Change the e-mail text of one kind of document',
+        description: `The subject (one line), the body or both; what is left out keeps its text. \`{"default": true}\` goes back to the built-in Danish text. A placeholder the kind does not fill in: 400 invalid_request naming subject or body, with the kind's \`placeholders\`. E-mails already queued keep the text they were written with. ${PLACEHOLDER_NOTE}`,
+      },
+      scopes: ['accounts:write'],
+    })
+    .input(z.strictObject({ kind: z.enum(EMAIL_KINDS, { error: `must be one of ${EMAIL_KINDS.join(', ')}` }), ...emailTemplateBody.shape }))
+    .output(single(emailTemplateResource))
+    .mutation(async ({ ctx, input: { kind, ...body } }) => ({ data: await updateEmailTemplate(ctx.tx, ctx.scope, kind, body) })),
 });

@@ -45,6 +45,9 @@ export async function resetSandbox(db: Db, companyId: string, cleanup?: { store:
   await db.recurringInvoicePeriod.deleteMany({ where });
   await db.recurringInvoice.deleteMany({ where });
   await db.einvoiceMessage.deleteMany({ where });
+  // Before the invoices and quotes they name; the sandbox's texts go too, as its settings are mirrored anew.
+  await db.emailDelivery.deleteMany({ where });
+  await db.emailTemplate.deleteMany({ where });
   await db.creditNote.deleteMany({ where });
   await db.quote.deleteMany({ where });
   await db.invoiceReminder.deleteMany({ where });

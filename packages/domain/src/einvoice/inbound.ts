@@ -65,10 +65,11 @@ const RULES_NAMED: Record<RuleSet, string> = {
  * currency as Peppol's rules check them: any fatal failure (an OIOUBL `<Error>`) is 400
  * einvoice_invalid listing every one.
  */
-export async function prepareInbound(xml: string, pdf?: Uint8Array): Promise<PreparedInbound> {
+export async function prepareInbound(xml: string, pdf?: Uint8Array, opts: { long?: boolean } = {}): Promise<PreparedInbound> {
   const document = parseEinvoice(xml);
   const set = ruleSetOf(document);
-  const official = await validateEinvoice(xml, set);
+  // A long document (decision 491) is checked in the pool's lane for long documents, with its longer bound.
+  const official = await validateEinvoice(xml, set, opts);
   // The official rules check a Peppol document's amounts themselves (UBL-DT-01, PEPPOL-EN16931-R051); an
   // OIOUBL document gets the same checks from the reading.
   const fatal = [...(set === 'peppol' ? [] : document.amountFailures), ...official.fatal];

@@ -181,7 +181,7 @@ export async function sendInvoice(db: Db, scope: CompanyScope, id: string, input
  * invoice is replaced by its credit note, which only a cancelled invoice has (a draft is deleted, never
  * cancelled, so every cancelled invoice has one).
  */
-function notSendable(invoice: Invoice, kind: DocumentKind): string | null {
+export function notSendable(invoice: Invoice, kind: DocumentKind): string | null {
   if (invoice.status === 'draft') {
     return 'A draft is not a document yet: approve the invoice (PUT /invoices/{id}/status {"status":"approved"}) before sending it.';
   }

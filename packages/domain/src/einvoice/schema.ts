@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { amountOut, dateOut, timestamp } from '../fields.ts';
 import { deliveryAttempts } from '../integers.ts';
+import { recipients } from '../email/schema.ts';
 
 /**
  * Outbound: queued: waiting for (another) attempt; sent: the access point accepted it; delivered and
@@ -41,8 +42,12 @@ export const documentKind = z
   .meta({ description: 'invoice (default): the invoice; credit_note: the credit note (kreditnota) that cancelled it' });
 
 export const einvoiceSendBody = z.strictObject({
-  channel: z.enum(['peppol'], { error: 'must be peppol' }).meta({ description: 'The network: peppol (NemHandel), the only one so far' }),
+  channel: z.enum(['peppol', 'email'], { error: 'must be peppol or email' }).meta({
+    description:
+      "peppol: an e-invoice over Peppol (NemHandel) to the customer's peppol_id; email: the PDF attached to an e-mail to the customer's email or to `to` (docs/email.md)",
+  }),
   document: documentKind,
+  to: recipients().optional(),
 });
 export type EinvoiceSendInput = z.output<typeof einvoiceSendBody>;
 

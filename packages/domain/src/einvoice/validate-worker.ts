@@ -9,7 +9,7 @@ port.on('message', async (request: WorkerRequest) => {
   let reply: WorkerReply;
   try {
     if ('warm' in request) {
-      await loadEinvoiceRulesHere();
+      await loadEinvoiceRulesHere(request.sets);
       reply = { result: { fatal: [], warnings: [] } };
     } else reply = { result: await validateEinvoiceHere(request.xml, request.set) };
   } catch (e) {

@@ -84,6 +84,25 @@ describe('validateEinvoice', () => {
     expect(fatal.filter((f) => f.id === 'SE-R-006').map((f) => f.location)).toEqual([expect.stringMatching(/InvoiceLine\[2\]/)]);
   });
 
+  it('rules on the whole document whose paths from the root are looked up by keys (decision 490) still fire: BR-S-02, BR-CO-10, BR-53, UBL-CR-663', async () => {
+    const base = example('base-example.xml');
+    // The seller's VAT id gone while the lines are standard rated: BR-S-02 asks for it from the root (//cac:ClassifiedTaxCategory, //cac:AccountingSupplierParty).
+    expect(ids((await validateEinvoice(base.replace(/<cac:PartyTaxScheme>[\s\S]*?<\/cac:PartyTaxScheme>/, ''))).fatal)).toContain('BR-S-02');
+    // The lines' sum (//(cac:InvoiceLine|cac:CreditNoteLine)) no longer the total's.
+    expect(
+      ids((await validateEinvoice(base.replace('<cbc:LineExtensionAmount currencyID="EUR">1300<', '<cbc:LineExtensionAmount currencyID="EUR">1301<'))).fatal),
+    ).toContain('BR-CO-10');
+    // A tax currency without its TaxTotal (//cac:TaxTotal).
+    const taxCurrency = base.replace(
+      '<cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode>',
+      '<cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode><cbc:TaxCurrencyCode>DKK</cbc:TaxCurrencyCode>',
+    );
+    expect(ids((await validateEinvoice(taxCurrency)).fatal)).toContain('BR-53');
+    // An attribute UBL forbids anywhere (//@unitCodeListID): a warning.
+    const { warnings } = await validateEinvoice(base.replace('unitCode="', 'unitCodeListID="x" unitCode="'));
+    expect(warnings.map((w) => w.id)).toContain('UBL-CR-663');
+  });
+
   it('a CVR endpoint id (scheme 0184) that is not 8 digits is PEPPOL-COMMON-R042', async () => {
     const xml = example('base-example.xml').replace(
       '<cbc:EndpointID schemeID="0088">9482348239847239874</cbc:EndpointID>',
@@ -217,6 +236,19 @@ describe('the OIOUBL schematron 1.17.2 and the CEN CII rules, warm from the star
     const credit = read('oioubl', 'examples', 'OIOUBL_CreditNote_v2p2.xml');
     expect((await validateEinvoice(credit, 'oioubl-credit-note')).fatal).toEqual([]);
     expect((await validateEinvoice(read('cii', 'examples', 'CII_example3.xml'), 'cen-cii')).fatal).toEqual([]);
+    // One worker holds the OIOUBL rules (decision 492): OIOUBL documents all in flight at once go to it alone.
+    setEinvoiceValidationThreads(2);
+    try {
+      await warmEinvoiceValidation();
+      const results = await Promise.all([invoice, invoice, credit].map((doc, i) => validateEinvoice(doc, i < 2 ? 'oioubl-invoice' : 'oioubl-credit-note')));
+      expect(results.map((r) => r.fatal)).toEqual([[], [], []]);
+      const workers = einvoiceValidationPool.workers();
+      expect(workers).toHaveLength(2);
+      expect(workers.filter((w) => w.sets.includes('oioubl-invoice'))).toHaveLength(1);
+      expect(workers.every((w) => w.sets.includes('peppol'))).toBe(true);
+    } finally {
+      setEinvoiceValidationThreads(undefined);
+    }
   }, 900_000);
 
   it("reads the OIOUBL package's report: <Error> fatal, <Warning> a warning, the bracketed rule id apart from its text", () => {

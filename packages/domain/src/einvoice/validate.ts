@@ -16,7 +16,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { ErrorCode } from '../error-codes.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 import { attributeOf, child, children, readXmlDocument, textOf } from '../xml/tree.ts';
-import { keyRootPathsInPatterns } from './document-keys.ts';
+import { keyRootNamesInExpressions, keyRootPathsInPatterns } from './document-keys.ts';
 
 export interface RuleFailure {
   id: string;
@@ -130,8 +130,16 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 
 /** The stylesheets, each compiled to its SEF, and what their reports are: SVRL, or the OIOUBL package's own `<Schematron>`. */
 const STYLESHEETS = {
-  // The CEN rules are published as XSLT already.
-  'en16931-ubl': { report: 'svrl', inputs: async () => [CEN_XSLT], toXslt: async () => CEN_XSLT },
+  // The CEN rules are published as XSLT already; their paths from the root are found by a key (decision 490).
+  'en16931-ubl': {
+    report: 'svrl',
+    inputs: async () => [CEN_XSLT, DOCUMENT_KEYS],
+    toXslt: async (work: string) => {
+      const xsl = join(work, 'en16931-ubl.xsl');
+      await writeFile(xsl, keyRootNamesInExpressions(await readFile(CEN_XSLT, 'utf8')));
+      return xsl;
+    },
+  },
   // The Peppol rules are Schematron: SchXslt turns them into XSLT first.
   'peppol-en16931-ubl': {
     report: 'svrl',
@@ -146,8 +154,8 @@ const STYLESHEETS = {
     toXslt: async (work: string) => {
       const xsl = join(work, 'peppol.xsl');
       await xslt3([`-xsl:${join(SCHXSLT, 'pipeline-for-svrl.xsl')}`, `-s:${PEPPOL_SCH}`, `-o:${xsl}`]);
-      // Paths from the root inside the rules' patterns looked up by keys: the cost grows with the lines, not their square.
-      await writeFile(xsl, keyRootPathsInPatterns(await readFile(xsl, 'utf8')));
+      // Paths from the root inside the rules' patterns (decision 489) and expressions (490) looked up by keys.
+      await writeFile(xsl, keyRootNamesInExpressions(keyRootPathsInPatterns(await readFile(xsl, 'utf8'))));
       return xsl;
     },
   },
@@ -322,11 +330,19 @@ const WARM_UP_DOCUMENTS: Record<RuleSet, string> = {
 const WRITING_RULE_SETS: readonly RuleSet[] = ['oioubl-application-response', 'oioubl-reminder'];
 const RECEIVING_RULE_SETS = (Object.keys(RULE_SETS) as RuleSet[]).filter((set) => !WRITING_RULE_SETS.includes(set));
 
-/** Loads SaxonJS and the stylesheets of received documents in this thread, and runs each once (a worker's warm-up). */
-export async function loadEinvoiceRulesHere(): Promise<void> {
+/**
+ * The OIOUBL rule sets are most of a worker's memory (decision 492): loaded, a worker holds about 420 MiB
+ * with them and 250 MiB without (their stylesheets are 44 MB of SEF). One worker of the pool holds them
+ * and checks every OIOUBL document; the others hold the EN 16931 and Peppol rules only.
+ */
+const HEAVY_RULE_SETS: readonly RuleSet[] = ['oioubl-invoice', 'oioubl-credit-note', 'oioubl-application-response'];
+const LIGHT_RULE_SETS = RECEIVING_RULE_SETS.filter((set) => !HEAVY_RULE_SETS.includes(set));
+
+/** Loads SaxonJS and the stylesheets of these rule sets (default: every one received documents take) in this thread, and runs each once (a worker's warm-up). */
+export async function loadEinvoiceRulesHere(sets: readonly RuleSet[] = RECEIVING_RULE_SETS): Promise<void> {
   await saxonJs();
-  for (const set of RECEIVING_RULE_SETS) for (const name of RULE_SETS[set]) await loadStylesheet(name);
-  for (const set of RECEIVING_RULE_SETS) await validateEinvoiceHere(WARM_UP_DOCUMENTS[set], set);
+  for (const set of sets) for (const name of RULE_SETS[set]) await loadStylesheet(name);
+  for (const set of sets) await validateEinvoiceHere(WARM_UP_DOCUMENTS[set], set);
 }
 
 // The pool. A document takes ~100 ms of CPU: in this thread it would stop the event loop meanwhile and
@@ -337,10 +353,12 @@ export async function loadEinvoiceRulesHere(): Promise<void> {
 export type WorkerReply = { result: ValidationResult } | { error: { message: string; code?: ErrorCode } };
 
 /** What the pool asks a worker: validate a document under a rule set, or load every rule set now. */
-export type WorkerRequest = { xml: string; set: RuleSet } | { warm: true };
+export type WorkerRequest = { xml: string; set: RuleSet } | { warm: true; sets: RuleSet[] };
 
 interface Job {
   request: WorkerRequest;
+  /** A long document's (decision 491): run in the lane for long documents, with their bound. */
+  long: boolean;
   /** Whose document it is (validationOwner), for the pool's turns. */
   owner: string;
   resolve(result: ValidationResult): void;
@@ -348,8 +366,8 @@ interface Job {
 }
 interface Thread {
   worker: Worker;
-  /** The rule sets this worker has loaded (every one after a warm-up): its first document of a set loads it first. */
-  loaded: Set<RuleSet | 'all'>;
+  /** The rule sets this worker has loaded (its warm-up's): its first document of a set loads it first. */
+  loaded: Set<RuleSet>;
   job?: Job | undefined;
   timer?: NodeJS.Timeout;
 }
@@ -369,26 +387,33 @@ class FairQueue {
   private readonly servedAt = new Map<string, number>();
   private served = 0;
   length = 0;
-  push(job: Job): void {
-    const waiting = this.byOwner.get(job.owner);
-    if (waiting) waiting.push(job);
-    else this.byOwner.set(job.owner, [job]);
-    this.length++;
-  }
-  shift(): Job | undefined {
+  /** The first waiting job `takes` accepts of the owner served longest ago. */
+  shift(takes: (job: Job) => boolean): Job | undefined {
     let pick: string | undefined;
-    for (const owner of this.byOwner.keys()) {
-      if (pick === undefined || (this.servedAt.get(owner) ?? -1) < (this.servedAt.get(pick) ?? -1)) pick = owner;
+    let index = -1;
+    for (const [owner, waiting] of this.byOwner) {
+      const i = waiting.findIndex(takes);
+      if (i < 0) continue;
+      if (pick === undefined || (this.servedAt.get(owner) ?? -1) < (this.servedAt.get(pick) ?? -1)) {
+        pick = owner;
+        index = i;
+      }
     }
     if (pick === undefined) return undefined;
     const waiting = this.byOwner.get(pick)!;
-    const job = waiting.shift()!;
+    const [job] = waiting.splice(index, 1);
     if (!waiting.length) this.byOwner.delete(pick);
     this.servedAt.set(pick, ++this.served);
     this.length--;
     // The turns start afresh now and then, so that the map does not grow with every company ever served.
     if (this.servedAt.size > 10_000) this.servedAt.clear();
     return job;
+  }
+  push(job: Job): void {
+    const waiting = this.byOwner.get(job.owner);
+    if (waiting) waiting.push(job);
+    else this.byOwner.set(job.owner, [job]);
+    this.length++;
   }
 }
 
@@ -409,9 +434,12 @@ export function setEinvoiceValidationThreads(threads: number | undefined): void 
 /** For tests: the pool's workers, and the time a document may take in one. */
 export const einvoiceValidationPool = {
   timeoutMs: 30_000,
+  /** A long document's bound (decision 491): 10,000 lines take a minute or two of CPU, ten times that in wall time on a loaded machine. */
+  longTimeoutMs: 20 * 60_000,
   /** Added to the limit while a worker loads SaxonJS and the rules. */
   loadingMs: 300_000,
-  workers: () => [...threads].map((t) => ({ worker: t.worker, busy: t.job !== undefined })),
+  /** Each worker, whether it has a document, and the rule sets it has loaded (one holds the OIOUBL ones: decision 492). */
+  workers: () => [...threads].map((t) => ({ worker: t.worker, busy: t.job !== undefined, sets: [...t.loaded] })),
 };
 
 function startThread(): Thread {
@@ -425,7 +453,7 @@ function startThread(): Thread {
     // A late answer of a worker stopped for taking too long: its document has failed already.
     if (!job) return;
     finish(thread);
-    thread.loaded.add('warm' in job.request ? 'all' : job.request.set);
+    for (const set of 'warm' in job.request ? job.request.sets : [job.request.set]) thread.loaded.add(set);
     if ('result' in reply) job.resolve(reply.result);
     else if (reply.error.code) job.reject(new DomainError(reply.error.code, reply.error.message));
     else job.reject(new Error(`validating the e-invoice failed: ${reply.error.message}`));
@@ -435,6 +463,7 @@ function startThread(): Thread {
   // A worker that ends while still in the pool has crashed (or was killed): its document fails, and the
   // next waiting document starts a replacement.
   thread.worker.on('exit', (code) => {
+    if (heavyThread === thread) heavyThread = undefined;
     if (!threads.delete(thread)) return;
     const job = thread.job;
     finish(thread);
@@ -454,24 +483,28 @@ function run(thread: Thread, job: Job): void {
   // The document's time limit counts the checking, not the loading of SaxonJS and the rules (seconds of
   // CPU, a minute or more while other work holds the cores): a warm-up, or a worker's first document of
   // a rule set, gets the loading's limit.
-  const loading = 'warm' in job.request || !(thread.loaded.has('all') || thread.loaded.has(job.request.set));
+  const loading = 'warm' in job.request || !thread.loaded.has(job.request.set);
+  if (heavy(job)) heavyThread = thread;
   thread.timer = setTimeout(
     () => {
       // SaxonJS cannot be interrupted inside a transform: the worker goes, and the pool starts another.
       threads.delete(thread);
+      if (heavyThread === thread) heavyThread = undefined;
       finish(thread);
       void thread.worker.terminate();
       // The document's size, not a fault of the service: a 413 that says so (decision 476).
       job.reject(
         new DomainError(
           'payload_too_large',
-          `The document could not be checked against the official rules within ${einvoiceValidationPool.timeoutMs / 1000} seconds: it is too large to check in one request.`,
+          job.long
+            ? `The document could not be checked against the official rules within ${einvoiceValidationPool.longTimeoutMs / 60_000} minutes: it is too large to check.`
+            : `The document could not be checked against the official rules within ${einvoiceValidationPool.timeoutMs / 1000} seconds: it is too large to check in one request.`,
           'body',
         ),
       );
       dispatch();
     },
-    einvoiceValidationPool.timeoutMs + (loading ? einvoiceValidationPool.loadingMs : 0),
+    (job.long ? einvoiceValidationPool.longTimeoutMs : einvoiceValidationPool.timeoutMs) + (loading ? einvoiceValidationPool.loadingMs : 0),
   );
   thread.worker.postMessage(job.request);
 }
@@ -482,30 +515,55 @@ function finish(thread: Thread): void {
   thread.worker.unref();
 }
 
+/**
+ * Whether a free worker may take a long document now: long documents (decision 491) take at most one
+ * worker less than the pool (one in a pool of one or two), so that the requests' documents keep the rest.
+ */
+function longLaneFree(): boolean {
+  let busy = 0;
+  for (const t of threads) if (t.job?.long) busy++;
+  return busy < Math.max(1, poolSize - 1);
+}
+
+/** The worker that holds the OIOUBL rules (decision 492): the first that takes an OIOUBL document or the full warm-up. */
+let heavyThread: Thread | undefined;
+const heavy = (job: Job) => ('warm' in job.request ? job.request.sets.some((set) => HEAVY_RULE_SETS.includes(set)) : HEAVY_RULE_SETS.includes(job.request.set));
+
+/** What a worker (undefined: one about to start) may take: a long document while the lane has room, an OIOUBL one if it is (or may become) the worker with those rules. */
+const takes = (thread: Thread | undefined) => {
+  const long = longLaneFree();
+  return (job: Job) => (!job.long || long) && (!heavy(job) || heavyThread === undefined || heavyThread === thread);
+};
+
 /** Hands waiting documents to idle workers, starts workers up to the pool's size, and stops idle ones above it. */
 function dispatch(): void {
   for (const thread of threads) {
     if (thread.job) continue;
-    const job = queue.shift();
+    const job = queue.shift(takes(thread));
     if (job) run(thread, job);
     else if (threads.size > poolSize) {
       threads.delete(thread);
+      if (heavyThread === thread) heavyThread = undefined;
       void thread.worker.terminate();
     }
   }
-  while (queue.length && threads.size < poolSize) run(startThread(), queue.shift()!);
+  while (queue.length && threads.size < poolSize) {
+    const job = queue.shift(takes(undefined));
+    if (!job) break;
+    run(startThread(), job);
+  }
 }
 
 /** Runs a rule set (default Peppol: CEN EN 16931 UBL and Peppol BIS 3 incl. DK rules) on a document, in a worker thread. */
-export async function validateEinvoice(xml: string, set: RuleSet = 'peppol'): Promise<ValidationResult> {
+export async function validateEinvoice(xml: string, set: RuleSet = 'peppol', opts: { long?: boolean } = {}): Promise<ValidationResult> {
   // The set's rules compiled here, once, before a worker needs them: otherwise each would compile them itself.
   await ruleFiles(RULE_SETS[set]);
-  return submit({ xml, set });
+  return submit({ xml, set }, opts.long ?? false);
 }
 
-function submit(request: WorkerRequest): Promise<ValidationResult> {
+function submit(request: WorkerRequest, long = false): Promise<ValidationResult> {
   return new Promise((resolve, reject) => {
-    queue.push({ request, owner: validationOwner.getStore() ?? '', resolve, reject });
+    queue.push({ request, long, owner: validationOwner.getStore() ?? '', resolve, reject });
     dispatch();
   });
 }
@@ -518,5 +576,11 @@ function submit(request: WorkerRequest): Promise<ValidationResult> {
  */
 export async function warmEinvoiceValidation(): Promise<void> {
   await ruleFiles();
-  await Promise.all(Array.from({ length: Math.max(1, poolSize - threads.size) }, () => submit({ warm: true })));
+  // One worker with every rule set, the others without the OIOUBL ones (decision 492).
+  const full = heavyThread === undefined;
+  await Promise.all(
+    Array.from({ length: Math.max(1, poolSize - threads.size) }, (_, i) =>
+      submit({ warm: true, sets: [...(i === 0 && full ? RECEIVING_RULE_SETS : LIGHT_RULE_SETS)] }),
+    ),
+  );
 }

@@ -46,6 +46,7 @@ export async function createInvoice(db: Db, scope: CompanyScope, input: InvoiceI
     ...created!,
     credit_note: null,
     einvoice_messages: [],
+    email_deliveries: [],
     payments: [],
     lines: lines.map((l) => ({
       ...l,

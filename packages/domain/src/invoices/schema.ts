@@ -2,6 +2,7 @@
 // the resources the API answers with (their OpenAPI components), and the domain's input and view types
 // derived from them (views.ts builds the views, typed by these).
 import { z } from 'zod';
+import { emailDeliveryResource } from '../email/schema.ts';
 import {
   accountNumber,
   amountOut,
@@ -233,6 +234,10 @@ export const fullInvoiceResource = z
       }),
     ),
     payments: z.array(invoicePaymentResource),
+    deliveries: z.array(emailDeliveryResource).meta({
+      description:
+        'The e-mails of the invoice, its credit note and its reminders (POST /invoices/{id}/send with channel email, POST /invoices/{id}/reminders with channel email), oldest first, each with its status (queued, sent, failed)',
+    }),
   })
   .meta({ id: 'InvoiceWithLines' });
 

@@ -8,6 +8,7 @@ import { invoiceEinvoiceInclude, invoiceEinvoiceView } from '../einvoice/views.t
 import type { InvoiceStatus } from './rules.ts';
 import { registrationView } from '../trail/actor.ts';
 import type { LineDimensions } from '../dimensions/schema.ts';
+import { documentDeliveriesInclude, emailDeliveryView } from '../email/views.ts';
 import type { FullInvoiceView, InvoicePaymentView, InvoiceSummary, InvoiceView } from './schema.ts';
 
 export const invoiceInclude = { credit_note: true, einvoice_messages: invoiceEinvoiceInclude } satisfies Prisma.InvoiceInclude;
@@ -16,6 +17,7 @@ export const fullInvoiceInclude = {
   einvoice_messages: invoiceEinvoiceInclude,
   lines: { orderBy: { line_number: 'asc' } },
   payments: { orderBy: [{ created_at: 'asc' }, { id: 'asc' }] },
+  email_deliveries: documentDeliveriesInclude,
 } satisfies Prisma.InvoiceInclude;
 
 export type InvoiceRow = Prisma.InvoiceGetPayload<{ include: typeof invoiceInclude }>;
@@ -68,6 +70,7 @@ export function fullInvoiceView(i: FullInvoiceRow): FullInvoiceView {
     ...invoiceView(i),
     lines: i.lines.map((l) => ({ ...lineView(l), dimensions: (l.dimensions as LineDimensions | null) ?? {} })),
     payments: i.payments.map(paymentView),
+    deliveries: i.email_deliveries.map(emailDeliveryView),
   };
 }
 

@@ -1,6 +1,7 @@
 // A quote's fields, once: the create and update bodies, the accept body, and the resources the API answers
 // with. Its lines are an invoice's (the same body and the same resource).
 import { z } from 'zod';
+import { emailDeliveryResource } from '../email/schema.ts';
 import { amountOut, boolean, currency, date, dateOut, text, timestamp, uuid } from '../fields.ts';
 import { invoiceLineResource, invoiceLines } from '../invoices/schema.ts';
 import { registrationFields } from '../trail/actor.ts';
@@ -59,7 +60,15 @@ const quoteFields = {
 };
 
 export const quoteResource = z.object(quoteFields).meta({ id: 'Quote' });
-export const fullQuoteResource = z.object({ ...quoteFields, lines: z.array(invoiceLineResource) }).meta({ id: 'QuoteWithLines' });
+export const fullQuoteResource = z
+  .object({
+    ...quoteFields,
+    lines: z.array(invoiceLineResource),
+    deliveries: z
+      .array(emailDeliveryResource)
+      .meta({ description: 'The e-mails of the quote (POST /quotes/{id}/send with channel email), oldest first, each with its status (queued, sent, failed)' }),
+  })
+  .meta({ id: 'QuoteWithLines' });
 
 export type QuoteInput = z.output<typeof quoteCreate>;
 export type QuoteUpdate = z.output<typeof quoteUpdate>;

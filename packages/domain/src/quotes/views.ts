@@ -4,10 +4,14 @@ import { fromDate } from '../calendar.ts';
 import { amountToJson } from '../money.ts';
 import { lineView } from '../invoices/views.ts';
 import { registrationView } from '../trail/actor.ts';
+import { documentDeliveriesInclude, emailDeliveryView } from '../email/views.ts';
 import type { QuoteStatus } from './rules.ts';
 import type { FullQuoteView, QuoteView } from './schema.ts';
 
-export const fullQuoteInclude = { lines: { orderBy: { line_number: 'asc' } } } satisfies Prisma.QuoteInclude;
+export const fullQuoteInclude = {
+  lines: { orderBy: { line_number: 'asc' } },
+  email_deliveries: documentDeliveriesInclude,
+} satisfies Prisma.QuoteInclude;
 export type QuoteRow = Prisma.QuoteGetPayload<object>;
 export type FullQuoteRow = Prisma.QuoteGetPayload<{ include: typeof fullQuoteInclude }>;
 
@@ -39,4 +43,8 @@ export function quoteView(q: QuoteRow): QuoteView {
   };
 }
 
-export const fullQuoteView = (q: FullQuoteRow): FullQuoteView => ({ ...quoteView(q), lines: q.lines.map(lineView) });
+export const fullQuoteView = (q: FullQuoteRow): FullQuoteView => ({
+  ...quoteView(q),
+  lines: q.lines.map(lineView),
+  deliveries: q.email_deliveries.map(emailDeliveryView),
+});

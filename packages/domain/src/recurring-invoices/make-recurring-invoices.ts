@@ -12,7 +12,8 @@ import { flushEvents, heldEvents, holdEvents } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { createInvoice } from '../invoices/create-invoice.ts';
 import { liveCustomer } from '../invoices/invoice-rows.ts';
-import { sendInvoice } from '../einvoice/outbound.ts';
+import { receiverOf, sendInvoice } from '../einvoice/outbound.ts';
+import { emailInvoice } from '../email/outbound.ts';
 import { nextPeriod, statusOf } from './rules.ts';
 import { invoiceLinesOf, progressOf, scheduleOf } from './recurring-invoices.ts';
 
@@ -52,7 +53,12 @@ async function makePeriod(tx: Db, scope: CompanyScope, row: RecurringInvoice): P
   if (row.action === 'send') {
     // Approval has queued it already when the company sends on approval (einvoice_auto_send).
     const queued = await tx.einvoiceMessage.findFirst({ where: { company_id: scope.companyId, invoice_id: invoice.id, document_kind: 'invoice' } });
-    if (!queued) await sendInvoice(tx, scope, invoice.id, { channel: 'peppol', document: 'invoice' });
+    if (!queued) {
+      // The customer's channel (decision 619): its peppol_id, else its e-mail (a delivery the e-mail sweep wakes).
+      const customer = await liveCustomer(tx, scope, row.customer_id);
+      if (!receiverOf(customer) && customer?.email) await emailInvoice(tx, scope, invoice.id, { document: 'invoice' });
+      else await sendInvoice(tx, scope, invoice.id, { channel: 'peppol', document: 'invoice' });
+    }
   }
   const progress = { ...progressOf(row), made: row.made + 1, last: period };
   const next = nextPeriod(scheduleOf(row), progress);

@@ -132,10 +132,11 @@ async function check(db: Db, scope: CompanyScope, t: Checked): Promise<void> {
   const customer = await liveCustomer(db, scope, t.customer_id);
   if (!customer) throw invalidRequest(`No customer ${t.customer_id} in this company.`, 'customer_id');
   await resolveLines(db, scope, t.lines);
-  if (t.action === 'send' && !receiverOf(customer)) {
+  // send goes by the customer's channel (decision 619): an e-invoice to its peppol_id, else an e-mail to its email.
+  if (t.action === 'send' && !receiverOf(customer) && !customer.email) {
     throw new DomainError(
       'peppol_id_required',
-      `action send sends each invoice as an e-invoice, and customer ${customer.name} has no peppol_id: set it, or choose action approve.`,
+      `action send sends each invoice as an e-invoice to the customer's peppol_id, or else by e-mail to its email, and customer ${customer.name} has neither: set one, or choose action approve.`,
       'customer_id',
     );
   }

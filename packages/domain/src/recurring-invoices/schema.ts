@@ -41,7 +41,7 @@ const fields = {
   }),
   action: oneOf(RECURRING_ACTIONS).optional().meta({
     description:
-      "What is done with each invoice made: draft (the default) leaves it a draft; approve numbers and posts it; send approves it and sends it as an e-invoice to the customer's peppol_id (as POST /invoices/{id}/send; e-mail is not a channel yet), so send needs a customer with a peppol_id",
+      "What is done with each invoice made: draft (the default) leaves it a draft; approve numbers and posts it; send approves it and sends it by the customer's channel: as an e-invoice to its peppol_id, or, without one, by e-mail to its email (as POST /invoices/{id}/send with channel peppol or email), so send needs a customer with a peppol_id or an email (else 422 peppol_id_required)",
     example: 'approve',
   }),
   currency: currency().optional().meta({ description: "The invoices' currency (ISO 4217); default DKK" }),

@@ -1,6 +1,7 @@
 // The imports resource (POST /imports/saft, GET /imports, GET /imports/{id}) and the import-saft job:
 // a staged upload is stored in the database in 1 MB pieces (any server's worker reads it), the job
 // checks it against the XSD, then imports it in one transaction and records the outcome on the row.
+// A long received e-invoice is an import too (einvoice/inbound-import.ts, decision 491), of type `einvoice`.
 import { createReadStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -28,13 +29,21 @@ export const IMPORT_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as c
 export const importResource = z
   .object({
     id: z.guid(),
-    type: z.literal('saft'),
+    type: z.enum(['saft', 'einvoice']).meta({
+      description: 'saft: a SAF-T file (POST /imports/saft); einvoice: a long received e-invoice (POST /einvoices/inbound answered 202)',
+    }),
     status: z.enum(IMPORT_STATUSES).meta({ description: 'queued, running, succeeded or failed (nothing of a failed file is kept)' }),
     file_name: z.string().meta({ description: 'The Content-Disposition filename; "" when none' }),
+    einvoice_id: z
+      .guid()
+      .nullable()
+      .meta({ description: 'An einvoice import that succeeded: the e-invoice it made (GET /einvoices/{id}, with its draft expense); null otherwise' }),
     file_sha256: z.string().meta({ description: 'SHA-256 of the file: the same file imports once per company' }),
     file_size: count().meta({ description: 'Bytes' }),
     progress: z.object({
-      phase: z.enum(['', 'checking', 'importing', 'done']).meta({ description: 'checking: against the XSD; importing: into the books' }),
+      phase: z
+        .enum(['', 'checking', 'importing', 'done'])
+        .meta({ description: 'checking: against the XSD (SAF-T) or the official rules (an e-invoice); importing: into the books' }),
       bytes_read: count().meta({ description: 'Bytes of the file the phase has read' }),
       percent: z.number().meta({ description: 'bytes_read of file_size, in percent (0 to 100)' }),
     }),
@@ -56,6 +65,10 @@ export const importResource = z
         field: z.string().optional(),
         line: z.number().optional(),
         xml: problemExtensions.shape.xml,
+        failures: z
+          .array(z.object({ id: z.string(), text: z.string(), location: z.string() }))
+          .optional()
+          .meta({ description: 'einvoice_invalid: every rule of the official rules the document breaks, as POST /einvoices/inbound names them' }),
       })
       .nullable()
       .meta({
@@ -76,9 +89,10 @@ export function importView(r: ImportRow): ImportView {
   const read = Number(r.progress_bytes);
   return {
     id: r.id,
-    type: 'saft',
+    type: r.kind === 'einvoice' ? 'einvoice' : 'saft',
     status: r.status as ImportView['status'],
     file_name: r.file_name,
+    einvoice_id: r.einvoice_id,
     file_sha256: r.file_sha256,
     file_size: size,
     progress: {
@@ -167,15 +181,20 @@ export async function createSaftImport(db: Db, scope: CompanyScope, input: Creat
       requested_by_id: input.requestedBy.id,
     },
   });
-  let seq = 0;
-  for await (const piece of createReadStream(input.file.path, { highWaterMark: CHUNK_BYTES })) {
-    await db.importFileChunk.create({ data: { import_id: id, seq: seq++, data: piece as Buffer<ArrayBuffer> } });
-  }
+  await storeImportFile(db, id, input.file.path);
   return { view: importView(row), created: true };
 }
 
+/** Stores a staged file as an import's pieces, in the caller's transaction. */
+export async function storeImportFile(db: Db, importId: string, path: string): Promise<void> {
+  let seq = 0;
+  for await (const piece of createReadStream(path, { highWaterMark: CHUNK_BYTES })) {
+    await db.importFileChunk.create({ data: { import_id: importId, seq: seq++, data: piece as Buffer<ArrayBuffer> } });
+  }
+}
+
 /** The stored file copied to a temporary file, piece by piece (one piece in memory). */
-async function spool(db: Db, importId: string): Promise<{ path: string; discard: () => Promise<void> }> {
+export async function spool(db: Db, importId: string): Promise<{ path: string; discard: () => Promise<void> }> {
   const dir = await stagingDir('tlr-saft-');
   const path = join(dir, 'saft.xml');
   const file = await open(path, 'w', 0o600);
@@ -191,7 +210,8 @@ async function spool(db: Db, importId: string): Promise<{ path: string; discard:
   return { path, discard: () => rm(dir, { recursive: true, force: true }) };
 }
 
-const problemOf = (e: DomainError) => ({
+/** An import's problem: the refusal as a problem (RFC 9457) with its field, line, XML rule or the rules' failures. */
+export const problemOf = (e: DomainError) => ({
   type: `https://tlr.dk/problems/${e.code}`,
   title: e.title,
   status: e.status,
@@ -200,6 +220,7 @@ const problemOf = (e: DomainError) => ({
   ...(e.field ? { field: e.field } : {}),
   ...(typeof e.extensions.line === 'number' ? { line: e.extensions.line } : {}),
   ...(e.extensions.xml ? { xml: e.extensions.xml } : {}),
+  ...(Array.isArray(e.extensions.failures) ? { failures: e.extensions.failures } : {}),
 });
 
 /**
@@ -307,6 +328,6 @@ export async function abandonSaftImport(db: Db, importId: string, reason: string
 
 /** Imports queued or running (a worker that died mid-import): the worker sends their jobs again at start. */
 export async function openSaftImports(db: Db): Promise<string[]> {
-  const rows = await db.import.findMany({ where: { status: { in: ['queued', 'running'] } }, select: { id: true } });
+  const rows = await db.import.findMany({ where: { kind: 'saft', status: { in: ['queued', 'running'] } }, select: { id: true } });
   return rows.map((r) => r.id);
 }
