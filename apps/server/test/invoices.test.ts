@@ -90,7 +90,7 @@ describe('create and read', () => {
       notes: 'Første faktura',
     });
     expect(got.lines).toEqual([
-      // unit and discount_percent: additive fields, their defaults when not sent (C62 "one", no discount).
+      // unit, discount_percent and dimensions: additive fields, their defaults when not sent (C62 "one", no discount, none).
       {
         line_number: 1,
         product_id: null,
@@ -102,6 +102,7 @@ describe('create and read', () => {
         unit: 'C62',
         discount_percent: 0,
         amount: 59.88,
+        dimensions: {},
       },
       {
         line_number: 2,
@@ -114,6 +115,7 @@ describe('create and read', () => {
         unit: 'C62',
         discount_percent: 0,
         amount: 15.15,
+        dimensions: {},
       },
     ]);
     // The list shape carries every field of the contract's table with its type.

@@ -38,6 +38,8 @@ const LISTS = [
   '/reports/aged-receivables',
   '/reports/aged-payables',
   '/quotes',
+  '/dimensions',
+  '/budgets',
   '/assets',
   '/reports/assets',
 ];
@@ -69,6 +71,8 @@ const LIST_SORT: Record<string, string[]> = {
   '/reports/aged-receivables': ['name', 'total'],
   '/reports/aged-payables': ['name', 'total'],
   '/quotes': ['created_at', 'issue_date', 'valid_until', 'total', 'quote_number'],
+  '/dimensions': ['name', 'created_at'],
+  '/budgets': ['name', 'created_at'],
   '/assets': ['created_at', 'acquisition_date', 'cost', 'name'],
   '/reports/assets': ['name', 'acquisition_date', 'cost', 'book_value'],
 };

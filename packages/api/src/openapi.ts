@@ -185,6 +185,8 @@ function build(): OpenAPIObject {
     const success = op.responses['200'];
     success.headers = { ...commonHeaders, ...rateHeaders, ...success.headers };
     op.parameters = [...(op.parameters ?? []), requestIdRef];
+    // dimension[Projekt]=A: an object parameter written as deepObject (the REST adapter reads it so; decision 582).
+    for (const p of op.parameters as Json[]) if (p.in === 'query' && p.name === 'dimension') Object.assign(p, { style: 'deepObject', explode: true });
     const raw = route.meta.raw;
     if (raw) {
       // Streamed by the HTTP shell: the procedure's JSON output never reaches the client.

@@ -29,6 +29,7 @@ import { vatRouter } from './routers/vat.ts';
 import { euSalesRouter } from './routers/eu-sales.ts';
 import { remindersRouter } from './routers/reminders.ts';
 import { quotesRouter } from './routers/quotes.ts';
+import { budgetsRouter, dimensionsRouter } from './routers/dimensions.ts';
 import { assetsRouter } from './routers/assets.ts';
 import { createCallerFactory, router } from './trpc.ts';
 
@@ -50,6 +51,8 @@ export const appRouter = router({
   suppliers: suppliersRouter,
   accounts: accountsRouter,
   transactions: transactionsRouter,
+  dimensions: dimensionsRouter,
+  budgets: budgetsRouter,
   exchangeRates: exchangeRatesRouter,
   bankAccounts: bankAccountsRouter,
   bankLines: bankLinesRouter,

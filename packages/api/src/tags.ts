@@ -40,6 +40,11 @@ export const TAGS = {
     '(each month once, caught up after downtime); disposal with its gain or loss; the register at a date and the tax view (saldo method). ' +
     'Scopes transactions:read and transactions:write (reports:read for the register and the tax view).',
   Reports: 'Balance sheet and profit and loss statement, computed from the postings.',
+  Dimensions:
+    'Dimensions (afdelinger, projekter): named lists of values a journal line, an invoice line or an expense carries ({"Projekt": "A"}); ' +
+    'values are added and retired, never deleted; a dimension can be required on chosen accounts. The profit and loss and the trial balance ' +
+    'filter and group by them, and SAF-T carries them as Analysis.',
+  Budgets: 'Budgets per fiscal year: an amount per revenue or expense account per month, shown beside the actuals in GET /reports/profit-loss?budget={id}.',
   'Audit trail':
     'The control trail (kontrolspor, bogføringsloven): who registered what and when. Every posting, invoice and its state changes, expense, ' +
     'voucher, payment, VAT settlement, bank match and master-data change records its actor (API key, OAuth application and the owner who ' +

@@ -144,6 +144,16 @@ export const ERROR_CODES = {
   unbalanced_transaction: { status: 422, title: 'Unbalanced transaction', when: 'total debit does not equal total credit (`field: lines`)' },
   period_locked: { status: 422, title: 'Period locked', when: "a posting dated on or before the company's lock date (`field: date`)" },
   fiscal_year_not_open: { status: 422, title: 'No open fiscal year', when: 'a posting dated outside the open fiscal years (`field: date`)' },
+  dimension_required: {
+    status: 400,
+    title: 'Dimension required',
+    when: 'a journal line (posted directly or by a document) on an account on which the company requires a dimension, without a value of it (`field: lines[i].dimensions.<name>`; decision 583)',
+  },
+  dimension_value_retired: {
+    status: 400,
+    title: 'Dimension value retired',
+    when: 'a new journal line, invoice line or expense naming a retired value of a dimension (`field` names the line and the dimension; decision 581)',
+  },
   account_inactive: { status: 422, title: 'Account inactive', when: 'a posting to a deactivated account (`field: lines[i].account_id`)' },
   invoice_incomplete: {
     status: 422,

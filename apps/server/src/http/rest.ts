@@ -60,6 +60,15 @@ function queryInput(query: Request['query'], arrays: ReadonlySet<string>): Recor
   for (const [key, value] of Object.entries(query)) {
     if (!value) continue;
     const one = Array.isArray(value) && value.length === 1 ? value[0] : value;
+    // name[key]=value (dimension[Projekt]=A, decision 582) is the key of an object parameter `name`;
+    // a plain parameter of that name wins, and the schema refuses what it does not know.
+    const nested = /^([a-z_]+)\[([^\]]+)\]$/.exec(key);
+    if (nested) {
+      const [, name, inner] = nested as unknown as [string, string, string];
+      const obj = input[name] ?? (input[name] = Object.create(null) as Record<string, unknown>);
+      if (typeof obj === 'object' && obj !== null && !Array.isArray(obj)) (obj as Record<string, unknown>)[inner] = one;
+      continue;
+    }
     input[key] = arrays.has(key) && !Array.isArray(one) ? [one] : one;
   }
   return input;

@@ -17,6 +17,7 @@ import {
   TRIAL_BALANCE_LIST,
   statementDocument,
   trialBalance,
+  reportDimensionParams,
   type CsvTable,
   type StatementDocument,
 } from '@tlr/domain';
@@ -52,6 +53,11 @@ const trialBalanceRow = z
     account_number: z.string(),
     name: z.string(),
     type: z.string().meta({ description: 'asset, liability, equity, revenue or expense' }),
+    dimension_value: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: "With group_by: the value's code of this row's figures; null for the account's lines without a value" }),
     ...figures,
     prior_year: priorFigures,
   })
@@ -63,6 +69,8 @@ const trialBalanceList = z.object({
     to: dateOut(),
     prior_from: dateOut().meta({ description: 'from one year earlier (29 February: 28 February)' }),
     prior_to: dateOut(),
+    dimensions: z.record(z.string(), z.string()).optional().meta({ description: 'The dimension filter the figures are of, when one was given' }),
+    group_by: z.string().optional().meta({ description: 'The grouping, when one was given' }),
     totals: z.object({ ...figures, prior_year: priorFigures }).meta({ description: 'Sums over every account (not only the page); debit equals credit' }),
   }),
 });
@@ -74,6 +82,8 @@ const trialBalanceCsv = (out: TrialBalanceOut): CsvTable => ({
     'account_number',
     'name',
     'type',
+    // A column of its own only when the rows are grouped by a dimension.
+    ...(out.meta.group_by ? ['dimension_value'] : []),
     'opening_balance',
     'debit',
     'credit',
@@ -83,7 +93,14 @@ const trialBalanceCsv = (out: TrialBalanceOut): CsvTable => ({
     'prior_year.credit',
     'prior_year.closing_balance',
   ],
-  rows: out.data.map((r) => [r.account_number, r.name, r.type, ...figureCells(r), ...figureCells(r.prior_year)]),
+  rows: out.data.map((r) => [
+    r.account_number,
+    r.name,
+    r.type,
+    ...(out.meta.group_by ? [r.dimension_value ?? ''] : []),
+    ...figureCells(r),
+    ...figureCells(r.prior_year),
+  ]),
 });
 
 // ---- general ledger -------------------------------------------------------------------------------
@@ -273,13 +290,14 @@ export const accountantReports = {
         tags: [tag],
         summary: 'Trial balance (saldobalance)',
         description:
-          'Every account with a figure in the period or in the same period one year earlier, by account number: the balance before from, the debits and credits from..to and the balance at the end, with the same figures for the period one year earlier beside them. Balances are debit positive.' +
+          'Every account with a figure in the period or in the same period one year earlier, by account number: the balance before from, the debits and credits from..to and the balance at the end, with the same figures for the period one year earlier beside them. Balances are debit positive. ' +
+          'dimension[<name>]=<code> keeps the journal lines carrying that value (the balances too are of those lines only); group_by=dimension:<name> gives a row per account and value (dimension_value), then one for the lines without a value (null), which add up to the account.' +
           CSV_NOTE,
       },
       scopes: ['reports:read'],
       csv: trialBalanceCsv as (o: never) => CsvTable,
     })
-    .input(listQuery(TRIAL_BALANCE_LIST, 'Case-insensitive search in the account number and name').extend(periodParams))
+    .input(listQuery(TRIAL_BALANCE_LIST, 'Case-insensitive search in the account number and name').extend({ ...periodParams, ...reportDimensionParams }))
     .output(trialBalanceList)
     .query(async ({ ctx, input }) => trialBalance(ctx.tx, ctx.scope.companyId, { ...input, all: csvOnly(ctx.format) })),
   generalLedger: authedProcedure

@@ -1,7 +1,16 @@
 // /transactions: the general ledger. Posted transactions are immutable (no PUT, no DELETE); a
 // correction is POST /transactions/{id}/reverse.
 import { z } from 'zod';
-import { createTransaction, getTransaction, listTransactions, POSTING_SOURCES, reverseTransaction, TRANSACTION_LIST, registrationFields } from '@tlr/domain';
+import {
+  createTransaction,
+  lineDimensions,
+  getTransaction,
+  listTransactions,
+  POSTING_SOURCES,
+  reverseTransaction,
+  TRANSACTION_LIST,
+  registrationFields,
+} from '@tlr/domain';
 import { createEndpoint, getEndpoint, listEndpoint } from '../crud.ts';
 import { single } from '../schemas/envelopes.ts';
 import { accountNumber, amountOut, currency, date, dateOut, exchangeRate, money, text, timestamp, uuid, vatCode } from '@tlr/domain/fields';
@@ -29,6 +38,7 @@ export const lineInput = z.strictObject({
     .optional()
     .meta({ description: 'Beløb i valuta: the amount of the line in its currency, at most 2 decimals', example: 100 }),
   exchange_rate: exchangeRate().optional(),
+  dimensions: lineDimensions().optional(),
 });
 
 const transactionBody = z.strictObject({
@@ -78,6 +88,9 @@ export const transactionResource = z
         exchange_rate: amountOut()
           .nullable()
           .meta({ description: 'Valutakurs, DKK pr. enhed, that made debit or credit; null for a DKK line', example: 7.4612 }),
+        dimensions: z
+          .record(z.string(), z.string())
+          .meta({ description: 'The dimension values the line was posted with, by dimension name ({} for none)', example: { Projekt: 'A' } }),
       }),
     ),
     created_at: timestamp(),

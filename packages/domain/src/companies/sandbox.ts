@@ -54,6 +54,7 @@ export async function resetSandbox(db: Db, companyId: string, cleanup?: { store:
   await db.invoicePayment.deleteMany({ where });
   await db.invoiceLine.deleteMany({ where });
   await db.invoice.deleteMany({ where });
+  await db.journalLineDimension.deleteMany({ where });
   await db.transactionLine.deleteMany({ where });
   await db.ledgerTransaction.deleteMany({ where });
   await db.accountDailyBalance.deleteMany({ where });
@@ -66,6 +67,8 @@ export async function resetSandbox(db: Db, companyId: string, cleanup?: { store:
   await db.bankLine.deleteMany({ where });
   await db.bankStatement.deleteMany({ where });
   await db.bankAccount.deleteMany({ where });
+  await db.budget.deleteMany({ where });
+  await db.dimension.deleteMany({ where });
   await db.account.deleteMany({ where });
   await db.vatCode.deleteMany({ where });
   await db.vatPeriod.deleteMany({ where });

@@ -1,5 +1,6 @@
 // Booking an expense (draft -> booked): the posting through the posting function (the expense account and
 // input VAT against payables, in DKK at the bill's rate) with a number from the unified sequence.
+import type { LineDimensions } from '../dimensions/schema.ts';
 import type { Db } from '@tlr/db';
 import { fromDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
@@ -40,8 +41,13 @@ export async function bookExpense(db: Db, scope: CompanyScope, row: ExpenseRow):
   const made = lines.length
     ? linesBookingLines({ payableAccountId: payable.id, amount, text }, lines, await lineTreatments(db, scope, lines), deductible)
     : bookingLines({ costAccountId: row.account_id, payableAccountId: payable.id, amount, vat, text }, treatment, deductible);
+  // The expense's dimensions go with its cost lines (the cost and any VAT not deductible, on the expense's
+  // or its lines' accounts), not with VAT or payables (decision 587).
+  const dimensions = (row.dimensions as LineDimensions | null) ?? undefined;
+  const costAccounts = new Set(lines.length ? lines.map((l) => l.accountId) : [row.account_id]);
+  const tagged = dimensions ? made.map((l) => (costAccounts.has(l.accountId) ? { ...l, dimensions } : l)) : made;
   // Payables (the last line) balances the DKK posting.
-  const posting = postingInDkk(made, fx, made.length - 1);
+  const posting = postingInDkk(tagged, fx, tagged.length - 1);
   const posted = await postTransaction(db, scope, {
     date,
     description: text,

@@ -1,5 +1,6 @@
 // POST /expenses: a draft (a supplier's bill, a receipt, or a supplier's credit note when negative), its
 // voucher attached; booked at once when the body says book.
+import { checkDocumentDimensions } from '../dimensions/catalogue.ts';
 import type { Db } from '@tlr/db';
 import { toDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
@@ -36,6 +37,7 @@ export async function createExpense(
   checkDates(input.date, due);
   await checkSupplier(db, scope, input.supplier_id);
   const account = await expenseAccount(db, scope, input.account_number);
+  await checkDocumentDimensions(db, scope.companyId, [{ dimensions: input.dimensions ?? undefined, field: 'dimensions' }]);
   const id = newId();
   // Attached first: a voucher of another company (or mode) is refused before anything is created.
   if (input.voucher_id) await attachVoucherToExpense(db, scope, input.voucher_id, id);
@@ -55,6 +57,7 @@ export async function createExpense(
       currency,
       exchange_rate: rate?.toFixed(6) ?? null,
       account_id: account.id,
+      ...(input.dimensions && Object.keys(input.dimensions).length ? { dimensions: input.dimensions } : {}),
       status: 'draft',
     },
   });

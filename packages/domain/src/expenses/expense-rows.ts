@@ -31,6 +31,7 @@ export function expenseView(e: ExpenseRow, accountNumber: string, extras: Expens
     currency: e.currency,
     exchange_rate: e.exchange_rate === null ? null : exchangeRateToJson(e.exchange_rate),
     account_number: accountNumber,
+    dimensions: (e.dimensions as Record<string, string> | null) ?? {},
     lines: extras.lines,
     einvoice: extras.einvoice,
     status: e.status as ExpenseStatus,

@@ -1,5 +1,6 @@
 // An expense's fields, once: the create and update bodies and that of a status change, the resource
 // the API answers with (its OpenAPI component), and the domain's input and view types derived from them.
+import { lineDimensions } from '../dimensions/schema.ts';
 import { z } from 'zod';
 import { accountNumber, amountOut, boolean, currency, date, dateOut, exchangeRate, money, percent, text, timestamp, uuid, vatCode } from '../fields.ts';
 import { lineNumber, ordinal } from '../integers.ts';
@@ -48,6 +49,10 @@ const fields = {
       description: `The expense account debited with amount - vat_amount; default ${DEFAULT_ACCOUNTS.expense} Andre eksterne omkostninger. On a draft with lines (a received e-invoice's): every line to this account`,
       example: '2810',
     }),
+  dimensions: lineDimensions()
+    .nullable()
+    .optional()
+    .meta({ description: 'The expense\'s dimensions ({"Projekt": "A"}): booking posts them with its cost lines (account_number); null clears them' }),
 };
 
 export const expenseCreate = z.strictObject({ ...fields, book: boolean().optional().meta({ description: 'true: book at once' }) });
@@ -121,6 +126,7 @@ export const expenseResource = z
     account_number: z.string().meta({
       description: 'The expense account; with lines, the account of the largest part of them (each line is booked to its own account)',
     }),
+    dimensions: z.record(z.string(), z.string()).meta({ description: "The expense's dimensions; {} for none", example: { Projekt: 'A' } }),
     lines: z.array(expenseLineResource).meta({
       description:
         "The lines the expense is booked from (a received e-invoice's: its lines, its allowances and charges, its duties), each to its own account; amount is their net amounts plus their VAT. [] for an expense of one amount on one account (every expense made by POST /expenses)",

@@ -1,6 +1,7 @@
 // PUT /expenses/{id}: a draft's changes; a changed amount or code recomputes the VAT. A booked expense is
 // never edited (it is cancelled, which posts the reversal).
-import type { Db } from '@tlr/db';
+import { checkDocumentDimensions } from '../dimensions/catalogue.ts';
+import { Prisma, type Db } from '@tlr/db';
 import { fromDate, toDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { Decimal } from '../money.ts';
@@ -53,6 +54,7 @@ export async function updateExpense(db: Db, scope: CompanyScope, id: string, inp
   checkDates(date, due);
   if (input.supplier_id !== undefined) await checkSupplier(db, scope, input.supplier_id);
   const account = input.account_number ? await expenseAccount(db, scope, input.account_number) : null;
+  if (input.dimensions) await checkDocumentDimensions(db, scope.companyId, [{ dimensions: input.dimensions, field: 'dimensions' }]);
   // An account for the expense as a whole, with lines: every line to it, as a person chose.
   if (account && lined) await accountAllLines(db, id, account.id);
   if (input.voucher_id !== undefined && input.voucher_id !== row.voucher_id) {
@@ -74,6 +76,7 @@ export async function updateExpense(db: Db, scope: CompanyScope, id: string, inp
       currency,
       exchange_rate: rate?.toFixed(6) ?? null,
       ...(account ? { account_id: account.id } : {}),
+      ...(input.dimensions === undefined ? {} : { dimensions: input.dimensions && Object.keys(input.dimensions).length ? input.dimensions : Prisma.DbNull }),
     },
   });
   return announceExpense(db, scope, 'expense.updated', updated);

@@ -17,6 +17,7 @@ import { invoiceView, type FullInvoiceRow } from './views.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { liveCustomer, recordInvoiceEvent } from './invoice-rows.ts';
 import { accountsByNumber } from './posting-accounts.ts';
+import type { LineDimensions } from '../dimensions/schema.ts';
 
 /**
  * An EU B2B sale is VAT-free only to a buyer registered for VAT in another member state (momsloven
@@ -66,6 +67,7 @@ export async function approveInvoice(db: Db, scope: CompanyScope, row: FullInvoi
     accountId: account(revenueNumber(l.product_id), `lines[${l.line_number - 1}].product_id`).id,
     amount: decimalOf(l.amount),
     vatCode: l.vat_code,
+    dimensions: (l.dimensions as LineDimensions | null) ?? undefined,
   }));
   const totals = invoiceTotals(
     row.lines.map((l) => ({

@@ -12,6 +12,7 @@ import { givenRate } from '../currency/convert.ts';
 import type { InvoiceInput } from './schema.ts';
 import { liveCustomer } from './invoice-rows.ts';
 import { DEFAULT_LINE_UNIT } from './units.ts';
+import { checkDocumentDimensions } from '../dimensions/catalogue.ts';
 
 /** A draft's lines as stored: product defaults applied, VAT codes and rates checked, amounts computed. */
 export async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceInput['lines']) {
@@ -28,7 +29,14 @@ export async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceIn
       p,
     ]),
   );
-  const resolved = lines.map((l, i) => {
+  // Checked as the draft is saved; the journal writer checks them again when the approval posts them.
+  await checkDocumentDimensions(
+    db,
+    scope.companyId,
+    lines.map((l, i) => ({ dimensions: l.dimensions, field: `lines[${i}].dimensions` })),
+  );
+  const resolved = lines.map((l, i) => ({ ...resolveLine(l, i), dimensions: l.dimensions && Object.keys(l.dimensions).length ? l.dimensions : null }));
+  function resolveLine(l: InvoiceInput['lines'][number], i: number) {
     const product = l.product_id ? products.get(l.product_id) : undefined;
     // Another company's product is indistinguishable from one that does not exist.
     if (l.product_id && !product) throw invalidRequest(`No product ${l.product_id} in this company.`, `lines[${i}].product_id`);
@@ -62,7 +70,7 @@ export async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceIn
       unit,
       discountPercent,
     };
-  });
+  }
   const totals = invoiceTotals(resolved);
   if (totals.total.isNegative()) {
     throw invalidRequest('An invoice total cannot be negative; an approved invoice is cancelled with a credit note instead.', 'lines');
@@ -87,6 +95,7 @@ export function lineRows(scope: CompanyScope, invoiceId: string, { lines, totals
     unit: l.unit,
     discount_percent: l.discountPercent.toFixed(2),
     amount: totals.amounts[i]!.toFixed(2),
+    dimensions: l.dimensions,
   }));
 }
 

@@ -1,5 +1,6 @@
 // Invoice rules, pure: the status transitions, the arithmetic of an invoice (line amounts, VAT per rate
 // group, totals) and the ledger posting of an approval. The invoice functions and the tests rely on these.
+import type { LineDimensions } from '../dimensions/schema.ts';
 import { DomainError } from '../errors.ts';
 import { Decimal, lineNet, MAX_AMOUNT, sumAmounts } from '../money.ts';
 import type { PostingLine } from '../ledger/rules.ts';
@@ -94,6 +95,7 @@ export interface PostedLine {
   accountId: string;
   amount: Decimal;
   vatCode: string;
+  dimensions?: LineDimensions | undefined;
 }
 
 /**
@@ -110,7 +112,7 @@ export function approvalPosting(
   text: string,
 ): PostingLine[] {
   const out: PostingLine[] = [];
-  const add = (accountId: string, credit: Decimal, vatCode: string) => {
+  const add = (accountId: string, credit: Decimal, vatCode: string, dimensions?: LineDimensions) => {
     if (credit.isZero()) return;
     out.push({
       accountId,
@@ -118,17 +120,20 @@ export function approvalPosting(
       credit: credit.isNegative() ? new Decimal(0) : credit,
       description: text,
       vatCode,
+      ...(dimensions ? { dimensions } : {}),
     });
   };
   add(receivable, totals.total.negated(), '');
-  const groups = new Map<string, { accountId: string; code: string; amounts: Decimal[] }>();
+  // One revenue line per account, VAT code and dimensions (decision 584): a project's sales stay its own.
+  const groups = new Map<string, { accountId: string; code: string; dimensions?: LineDimensions; amounts: Decimal[] }>();
   for (const l of lines) {
-    const key = `${l.accountId}|${l.vatCode}`;
-    const g = groups.get(key) ?? { accountId: l.accountId, code: l.vatCode, amounts: [] };
+    const dims = l.dimensions && Object.keys(l.dimensions).length ? l.dimensions : undefined;
+    const key = `${l.accountId}|${l.vatCode}|${dims ? JSON.stringify(Object.entries(dims).sort()) : ''}`;
+    const g = groups.get(key) ?? { accountId: l.accountId, code: l.vatCode, ...(dims ? { dimensions: dims } : {}), amounts: [] };
     g.amounts.push(l.amount);
     groups.set(key, g);
   }
-  for (const g of groups.values()) add(g.accountId, sumAmounts(g.amounts), g.code);
+  for (const g of groups.values()) add(g.accountId, sumAmounts(g.amounts), g.code, g.dimensions);
   for (const g of totals.byRate) out.push(...vatLines(codes.get(g.code)!, g.vat, text).lines);
   return out;
 }

@@ -25,6 +25,7 @@ import { creditNoteEinvoice, invoiceEinvoice } from '../einvoice/schema.ts';
 import { INVOICE_STATUSES, INVOICE_VAT_RATES } from './rules.ts';
 import { DEFAULT_LINE_UNIT, LINE_UNITS } from './units.ts';
 import { registrationFields } from '../trail/actor.ts';
+import { lineDimensions } from '../dimensions/schema.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 
 /** A line of an invoice's (and a quote's) create and update bodies. */
@@ -82,11 +83,14 @@ const fields = {
       "DKK per unit of currency (valutakurs), e.g. 7.46 for EUR; default: the company's rate for the issue date (PUT /exchange-rates), fixed at approval. Not with DKK",
     example: 7.46,
   }),
-  lines: z.array(invoiceLine).min(1, 'needs at least one line').max(500, 'has more than 500 lines'),
+  lines: z
+    .array(invoiceLine.extend({ dimensions: lineDimensions().optional() }))
+    .min(1, 'needs at least one line')
+    .max(500, 'has more than 500 lines'),
 };
 
-/** The lines of a create body: what an invoice and a quote take. */
-export const invoiceLines = fields.lines;
+/** The lines of a quote's and a recurring invoice's bodies: an invoice's without dimensions. */
+export const invoiceLines = z.array(invoiceLine).min(1, 'needs at least one line').max(500, 'has more than 500 lines');
 
 export const invoiceCreate = z.strictObject({
   ...fields,
@@ -222,7 +226,13 @@ export const invoiceLineResource = z.object({
 export const fullInvoiceResource = z
   .object({
     ...invoiceFields,
-    lines: z.array(invoiceLineResource),
+    lines: z.array(
+      invoiceLineResource.extend({
+        dimensions: z
+          .record(z.string(), z.string())
+          .meta({ description: 'The dimensions of the line ({} for none); approval posts them with its revenue line', example: { Projekt: 'A' } }),
+      }),
+    ),
     payments: z.array(invoicePaymentResource),
     deliveries: z.array(emailDeliveryResource).meta({
       description:

@@ -1,6 +1,6 @@
 // PUT /invoices/{id}: a draft's changes, its lines replaced whole. An approved invoice is a legal document:
 // it is never edited, it is cancelled with a credit note.
-import type { Db } from '@tlr/db';
+import { Prisma, type Db } from '@tlr/db';
 import { fromDate, toDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { decimalOf } from '../money.ts';
@@ -26,7 +26,7 @@ export async function updateInvoice(db: Db, scope: CompanyScope, id: string, inp
   const resolved = input.lines ? await resolveLines(db, scope, input.lines) : undefined;
   if (resolved) {
     await db.invoiceLine.deleteMany({ where: { invoice_id: id } });
-    await db.invoiceLine.createMany({ data: lineRows(scope, id, resolved) });
+    await db.invoiceLine.createMany({ data: lineRows(scope, id, resolved).map((l) => ({ ...l, dimensions: l.dimensions ?? Prisma.DbNull })) });
   }
   const updated = await db.invoice.update({
     where: { id },

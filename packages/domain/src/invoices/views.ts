@@ -7,6 +7,7 @@ import { exchangeRateToJson } from '../currency/rules.ts';
 import { invoiceEinvoiceInclude, invoiceEinvoiceView } from '../einvoice/views.ts';
 import type { InvoiceStatus } from './rules.ts';
 import { registrationView } from '../trail/actor.ts';
+import type { LineDimensions } from '../dimensions/schema.ts';
 import { documentDeliveriesInclude, emailDeliveryView } from '../email/views.ts';
 import type { FullInvoiceView, InvoicePaymentView, InvoiceSummary, InvoiceView } from './schema.ts';
 
@@ -67,14 +68,16 @@ export function invoiceView(i: InvoiceRow): InvoiceView {
 export function fullInvoiceView(i: FullInvoiceRow): FullInvoiceView {
   return {
     ...invoiceView(i),
-    lines: i.lines.map(lineView),
+    lines: i.lines.map((l) => ({ ...lineView(l), dimensions: (l.dimensions as LineDimensions | null) ?? {} })),
     payments: i.payments.map(paymentView),
     deliveries: i.email_deliveries.map(emailDeliveryView),
   };
 }
 
 /** A stored line (an invoice's, or a quote's with the same columns) as the API shows it. */
-export function lineView(l: Omit<Prisma.InvoiceLineGetPayload<object>, 'id' | 'company_id' | 'invoice_id' | 'account_id'>): FullInvoiceView['lines'][number] {
+export function lineView(
+  l: Omit<Prisma.InvoiceLineGetPayload<object>, 'id' | 'company_id' | 'invoice_id' | 'account_id' | 'dimensions'>,
+): Omit<FullInvoiceView['lines'][number], 'dimensions'> {
   return {
     line_number: l.line_number,
     product_id: l.product_id,

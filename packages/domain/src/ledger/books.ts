@@ -49,16 +49,28 @@ type YearRow = Pick<FiscalYear, 'id' | 'start_date' | 'end_date' | 'closed'>;
  * The company and its fiscal year containing `date` (null when there is none yet), in one statement:
  * what a posting reads before it takes the number lock (openFiscalYearFor then decides).
  */
-export async function companyAndYear(db: Db, companyId: string, date: string): Promise<{ company: Company; year: YearRow | null }> {
-  const [row] = await db.$queryRaw<(Company & { fy_id: string | null; fy_start_date: Date | null; fy_end_date: Date | null; fy_closed: boolean | null })[]>`
-    SELECT c.*, fy.id AS fy_id, fy.start_date AS fy_start_date, fy.end_date AS fy_end_date, fy.closed AS fy_closed
+export async function companyAndYear(
+  db: Db,
+  companyId: string,
+  date: string,
+): Promise<{ company: Company; year: YearRow | null; dimensionsRequired: boolean }> {
+  const [row] = await db.$queryRaw<
+    (Company & { fy_id: string | null; fy_start_date: Date | null; fy_end_date: Date | null; fy_closed: boolean | null; dimensions_required: boolean })[]
+  >`
+    SELECT c.*, fy.id AS fy_id, fy.start_date AS fy_start_date, fy.end_date AS fy_end_date, fy.closed AS fy_closed,
+           -- Whether a posting must read the company's dimensions even when its lines name none (decision 583).
+           EXISTS (SELECT 1 FROM dimensions d WHERE d.company_id = c.id AND cardinality(d.required_account_ids) > 0) AS dimensions_required
     FROM companies c
     LEFT JOIN fiscal_years fy ON fy.company_id = c.id AND fy.start_date <= ${date}::date AND fy.end_date >= ${date}::date
     WHERE c.id = ${companyId}::uuid
     LIMIT 1`;
   if (!row) throw notFound('company', companyId);
-  const { fy_id, fy_start_date, fy_end_date, fy_closed, ...company } = row;
-  return { company, year: fy_id ? { id: fy_id, start_date: fy_start_date!, end_date: fy_end_date!, closed: fy_closed! } : null };
+  const { fy_id, fy_start_date, fy_end_date, fy_closed, dimensions_required, ...company } = row;
+  return {
+    company,
+    year: fy_id ? { id: fy_id, start_date: fy_start_date!, end_date: fy_end_date!, closed: fy_closed! } : null,
+    dimensionsRequired: dimensions_required,
+  };
 }
 
 const notOpen = (date: string, detail: string) => new DomainError('fiscal_year_not_open', `${date}: ${detail}`, 'date');

@@ -6,7 +6,7 @@ import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 import { Decimal } from '../money.ts';
 import { openJournalBatch, postTransaction, type Posting, type PostingSource } from './post.ts';
-import { reversingLines, storedPostingLine, type PostingLine } from './rules.ts';
+import { reversingLines, storedPostingLine, STORED_LINE_DIMENSIONS, type PostingLine } from './rules.ts';
 import { toDkk } from '../currency/rules.ts';
 import { documentCurrency } from '../currency/convert.ts';
 
@@ -108,6 +108,8 @@ export async function postReversalOf(
   const original = await db.transactionLine.findMany({
     where: { transaction_id: transactionId, company_id: scope.companyId },
     orderBy: { line_number: 'asc' },
+    // With their dimensions: the reversal carries them back (decision 585).
+    include: { dimensions: STORED_LINE_DIMENSIONS },
   });
   return postTransaction(db, scope, {
     date: o.date,

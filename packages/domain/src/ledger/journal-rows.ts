@@ -6,6 +6,7 @@ import type { Decimal } from '../money.ts';
 import { invalidRequest } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { assertPostable, totalsByAccount, totalsByVatBase, type PostingLine } from './rules.ts';
+import type { LineDimensionRef } from '../dimensions/catalogue.ts';
 
 /** What produced a posting; the documents' own postings are changed through their documents only. */
 export const POSTING_SOURCES = [
@@ -109,6 +110,17 @@ export class JournalRows {
     currencyAmount: [] as (string | null)[],
     exchangeRate: [] as (string | null)[],
   };
+  /** Per line and dimension: the line's value, with the line's account, date and amounts (journal_line_dimensions). */
+  readonly lineDimensions = {
+    lineId: [] as string[],
+    transactionId: [] as string[],
+    dimensionId: [] as string[],
+    valueId: [] as string[],
+    accountId: [] as string[],
+    date: [] as string[],
+    debit: [] as string[],
+    credit: [] as string[],
+  };
   /** Postings that draw a new document number. */
   draws = 0;
   /** The earliest posting date (the lock date is checked against it under the lock). */
@@ -122,8 +134,11 @@ export class JournalRows {
     return this.transactions.id.length;
   }
 
-  /** Adds a prepared posting; `accountNumber` names each line's account (the VAT-base rule reads it). */
-  add(p: PreparedPosting, accountNumber: (accountId: string) => string): void {
+  /**
+   * Adds a prepared posting; `accountNumber` names each line's account (the VAT-base rule reads it);
+   * `dimensions`, per line, the dimension values checked by lineDimensionRefs (none: no line has any).
+   */
+  add(p: PreparedPosting, accountNumber: (accountId: string) => string, dimensions?: readonly (readonly LineDimensionRef[])[]): void {
     const { posting } = p;
     const t = this.transactions;
     t.id.push(p.id);
@@ -151,6 +166,17 @@ export class JournalRows {
       l.currency.push(line.foreign?.currency ?? '');
       l.currencyAmount.push(line.foreign ? money(line.foreign.amount) : null);
       l.exchangeRate.push(line.foreign ? line.foreign.rate.toFixed() : null);
+      const ld = this.lineDimensions;
+      for (const ref of dimensions?.[i] ?? []) {
+        ld.lineId.push(p.lineIds[i]!);
+        ld.transactionId.push(p.id);
+        ld.dimensionId.push(ref.dimensionId);
+        ld.valueId.push(ref.valueId);
+        ld.accountId.push(line.accountId);
+        ld.date.push(posting.date);
+        ld.debit.push(money(line.debit));
+        ld.credit.push(money(line.credit));
+      }
     });
     for (const [accountId, sums] of totalsByAccount(posting.lines)) add(this.daily, posting.date, accountId, sums);
     for (const line of posting.lines) {

@@ -21,7 +21,8 @@ import { recordEvent, recordEvents } from '../events/outbox.ts';
 import { companyAndYear, openFiscalYearFor } from './books.ts';
 import { fromDate, toDate } from '../calendar.ts';
 import { JournalRows, preparePosting, type Posting, type PreparedPosting } from './journal-rows.ts';
-import { lineField } from './rules.ts';
+import { lineField, STORED_LINE_DIMENSIONS } from './rules.ts';
+import { lineDimensionRefs, needsCatalogue, readCatalogue, type DimensionCatalogue, type LineDimensionRef } from '../dimensions/catalogue.ts';
 import { transactionView, type TransactionView } from './views.ts';
 
 export { POSTING_SOURCES, type Posting, type PostingSource } from './journal-rows.ts';
@@ -77,6 +78,7 @@ async function writeRows(db: Db, companyId: string, rows: JournalRows): Promise<
   const l = rows.lines;
   const d = rows.dailyColumns();
   const v = rows.vatBaseColumns();
+  const ld = rows.lineDimensions;
   const [written] = await db.$queryRaw<Written[]>`
     WITH seq AS (
       UPDATE number_sequences
@@ -105,6 +107,13 @@ async function writeRows(db: Db, companyId: string, rows: JournalRows): Promise<
                       ${textArray(l.description)}::text[], ${textArray(l.vatCode)}::text[], ${textArray(l.currency)}::text[], ${plainArray(l.currencyAmount)}::numeric[], ${plainArray(l.exchangeRate)}::numeric[])
         AS l(id, transaction_id, n, account_id, debit, credit, description, vat_code, currency, currency_amount, exchange_rate)
         ON l.transaction_id = tx.id
+    ),
+    dims AS (
+      INSERT INTO journal_line_dimensions (line_id, dimension_id, value_id, company_id, transaction_id, account_id, date, debit, credit)
+      SELECT x.line_id, x.dimension_id, x.value_id, ${c}::uuid, x.transaction_id, x.account_id, x.date, x.debit, x.credit
+      FROM ok, unnest(${plainArray(ld.lineId)}::uuid[], ${plainArray(ld.dimensionId)}::uuid[], ${plainArray(ld.valueId)}::uuid[], ${plainArray(ld.transactionId)}::uuid[],
+                      ${plainArray(ld.accountId)}::uuid[], ${plainArray(ld.date)}::date[], ${plainArray(ld.debit)}::numeric[], ${plainArray(ld.credit)}::numeric[])
+        AS x(line_id, dimension_id, value_id, transaction_id, account_id, date, debit, credit)
     ),
     d AS (
       SELECT d.* FROM ok, unnest(${plainArray(d.date)}::date[], ${plainArray(d.accountId)}::uuid[], ${plainArray(d.debit)}::numeric[], ${plainArray(d.credit)}::numeric[], ${plainArray(d.lines)}::int[])
@@ -188,6 +197,7 @@ function postedView(
       date: toDate(posting.date),
       system_id: numbers.systemId,
       account: accounts.get(l.accountId) ?? { account_number: '', name: '' },
+      dimensions: Object.entries(l.dimensions ?? {}).map(([name, code]) => ({ value: { code, dimension: { name } } })),
     })),
   });
 }
@@ -205,15 +215,17 @@ const eventData = (view: TransactionView) => {
  */
 export async function postTransaction(db: Db, scope: CompanyScope, posting: Posting, opts: { beforeYears?: boolean } = {}): Promise<TransactionView> {
   const prepared = preparePosting(posting);
-  const { company, year } = await companyAndYear(db, scope.companyId, posting.date);
+  const { company, year, dimensionsRequired } = await companyAndYear(db, scope.companyId, posting.date);
   assertAfterLock(posting.date, company.lock_date);
   if (!opts.beforeYears) await openFiscalYearFor(db, company, posting.date, year);
   else if (year) throw invalidRequest(`${posting.date} lies in the fiscal year ${fromDate(year.start_date)} to ${fromDate(year.end_date)}.`, 'date');
   // The number and name the view shows: as the caller read them, or read here.
   const accounts = new Map<string, AccountName>();
   await readAccounts(db, scope.companyId, [posting], accounts);
+  const numberOf = (id: string) => accounts.get(id)!.account_number;
+  const dimensions = needsCatalogue([posting], dimensionsRequired) ? lineDimensionRefs(await readCatalogue(db, scope.companyId), posting, numberOf) : undefined;
   const rows = new JournalRows();
-  rows.add(prepared, (id) => accounts.get(id)!.account_number);
+  rows.add(prepared, numberOf, dimensions);
   const written = await writeRows(db, scope.companyId, rows);
   const view = postedView(scope.companyId, prepared, numbersOf(rows, written, 0), written, written.registered_at![0]!, accounts);
   await recordEvent(db, scope, 'transaction.created', eventData(view));
@@ -250,6 +262,10 @@ export class JournalBatch {
   private pendingLines = 0;
   private checkedDates = new Set<string>();
   private accounts = new Map<string, AccountName>();
+  /** The company's dimensions, read at the first add() (a required dimension applies to lines naming none). */
+  private catalogue: DimensionCatalogue | undefined;
+  /** Per posting held: its lines' dimension values, checked at add(). */
+  private dimensions = new Map<string, LineDimensionRef[][]>();
   /** The write send() started, not yet awaited. */
   private writing: Promise<unknown> | undefined;
 
@@ -290,6 +306,9 @@ export class JournalBatch {
       if (!year) this.years.push(open);
       this.checkedDates.add(posting.date);
     }
+    this.catalogue ??= await readCatalogue(this.db, this.scope.companyId);
+    const refs = lineDimensionRefs(this.catalogue, posting, (id) => posting.lines.find((l) => l.accountId === id)?.account?.account_number ?? id);
+    if (refs.some((r) => r.length)) this.dimensions.set(prepared.id, refs);
     this.pending.push(prepared);
     this.pendingLines += posting.lines.length;
     return { id: prepared.id, lineIds: prepared.lineIds };
@@ -336,7 +355,10 @@ export class JournalBatch {
       this.accounts,
     );
     const rows = new JournalRows();
-    for (const p of pending) rows.add(p, (id) => this.accounts.get(id)!.account_number);
+    for (const p of pending) {
+      rows.add(p, (id) => this.accounts.get(id)!.account_number, this.dimensions.get(p.id));
+      this.dimensions.delete(p.id);
+    }
     const written = await writeRows(this.db, this.scope.companyId, rows);
     const numbers = pending.map((_, i) => numbersOf(rows, written, i));
     if (this.options.events) {
@@ -374,7 +396,10 @@ export async function postBatch(db: Db, scope: CompanyScope, postings: Iterable<
 }
 
 export const transactionInclude = {
-  lines: { orderBy: { line_number: 'asc' as const }, include: { account: { select: { account_number: true, name: true } } } },
+  lines: {
+    orderBy: { line_number: 'asc' as const },
+    include: { account: { select: { account_number: true, name: true } }, dimensions: STORED_LINE_DIMENSIONS },
+  },
   reversed_by: { select: { id: true } },
 };
 

@@ -4,6 +4,7 @@ import { AMOUNT_DECIMALS, Decimal, MAX_AMOUNT } from '../money.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 import { VAT_ACCOUNT_NUMBERS } from '../vat/codes.ts';
 import { foreignMismatch, type ForeignAmount } from '../currency/rules.ts';
+import type { LineDimensions } from '../dimensions/schema.ts';
 
 /** An account's number in a company's chart: 1 to 10 digits (the standard chart's have 4). */
 export const ACCOUNT_NUMBER = /^\d{1,10}$/;
@@ -21,6 +22,8 @@ export interface PostingLine {
    * debit/credit stay the DKK amount and must be exactly toDkk(amount, rate) (assertPostable).
    */
   foreign?: ForeignAmount | undefined;
+  /** The line's dimensions, a value code per dimension name ({"Projekt": "A"}): checked and stored by the writer (dimensions/catalogue.ts). */
+  dimensions?: LineDimensions | undefined;
 }
 
 export const unbalanced = (debit: Decimal, credit: Decimal) =>
@@ -74,9 +77,12 @@ export function storedPostingLine(l: {
   currency: string;
   currency_amount: { toString(): string } | null;
   exchange_rate: { toString(): string } | null;
+  /** Its dimensions as stored (read with STORED_LINE_DIMENSIONS): a reversal carries them back. */
+  dimensions?: readonly StoredLineDimension[];
 }): PostingLine {
   const dec = (v: { toString(): string }) => new Decimal(v.toString());
   return {
+    ...(l.dimensions?.length ? { dimensions: dimensionsOf(l.dimensions) } : {}),
     accountId: l.account_id,
     debit: dec(l.debit),
     credit: dec(l.credit),
@@ -87,6 +93,16 @@ export function storedPostingLine(l: {
       : {}),
   };
 }
+
+/** A stored line's dimension as Prisma reads it with STORED_LINE_DIMENSIONS. */
+export interface StoredLineDimension {
+  value: { code: string; dimension: { name: string } };
+}
+/** The include that reads a journal line's dimensions (transaction_lines.dimensions). */
+export const STORED_LINE_DIMENSIONS = { select: { value: { select: { code: true, dimension: { select: { name: true } } } } } } as const;
+/** Stored dimensions as a line's `dimensions` object, keys in name order. */
+export const dimensionsOf = (stored: readonly StoredLineDimension[]): LineDimensions =>
+  Object.fromEntries(stored.map((d) => [d.value.dimension.name, d.value.code] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 type Totals = Map<string, { debit: Decimal; credit: Decimal }>;
 

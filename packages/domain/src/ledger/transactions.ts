@@ -8,9 +8,10 @@ import { Decimal } from '../money.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { today } from '../calendar.ts';
 import { postTransaction, transactionInclude } from './post.ts';
-import { reversingLines, storedPostingLine, type PostingLine } from './rules.ts';
+import { reversingLines, storedPostingLine, STORED_LINE_DIMENSIONS, type PostingLine } from './rules.ts';
 import { foreignOf, type ForeignInput } from '../currency/rules.ts';
 import { transactionView, type TransactionView } from './views.ts';
+import type { LineDimensions } from '../dimensions/schema.ts';
 import { lockVoucherForAttachment, markVoucherPosted } from '../vouchers/vouchers.ts';
 
 export interface TransactionLineInput extends ForeignInput {
@@ -20,6 +21,7 @@ export interface TransactionLineInput extends ForeignInput {
   credit?: Decimal | undefined;
   description?: string | undefined;
   vat_code?: string | undefined;
+  dimensions?: LineDimensions | undefined;
 }
 
 export interface TransactionInput {
@@ -62,6 +64,7 @@ export async function resolveLines(db: Db, scope: CompanyScope, lines: Transacti
       description: l.description ?? '',
       vatCode,
       foreign: foreignOf(l, `lines[${i}]`),
+      ...(l.dimensions && Object.keys(l.dimensions).length ? { dimensions: l.dimensions } : {}),
     };
   });
 }
@@ -113,7 +116,8 @@ export interface ReverseInput {
 export async function reverseTransaction(db: Db, scope: CompanyScope, id: string, input: ReverseInput): Promise<TransactionView> {
   const original = await db.ledgerTransaction.findFirst({
     where: { id, company_id: scope.companyId },
-    include: { lines: { orderBy: { line_number: 'asc' } }, reversed_by: true },
+    // The lines with their dimensions: the reversal carries them back (decision 585).
+    include: { lines: { orderBy: { line_number: 'asc' }, include: { dimensions: STORED_LINE_DIMENSIONS } }, reversed_by: true },
   });
   if (!original) throw notFound('transaction', id);
   if (original.reversed_by) {

@@ -4,10 +4,16 @@ import { amountToJson, Decimal } from '../money.ts';
 import { fromDate } from '../calendar.ts';
 import { exchangeRateToJson } from '../currency/rules.ts';
 import { registrationView } from '../trail/actor.ts';
+import { dimensionsOf } from './rules.ts';
 
 type TransactionRow = Prisma.LedgerTransactionGetPayload<{
   include: {
-    lines: { include: { account: { select: { account_number: true; name: true } } } };
+    lines: {
+      include: {
+        account: { select: { account_number: true; name: true } };
+        dimensions: { select: { value: { select: { code: true; dimension: { select: { name: true } } } } } };
+      };
+    };
     reversed_by: { select: { id: true } };
   };
 }>;
@@ -31,6 +37,7 @@ export function transactionView(t: TransactionRow) {
       currency: l.currency || null,
       currency_amount: l.currency_amount === null ? null : amountToJson(l.currency_amount),
       exchange_rate: l.exchange_rate === null ? null : exchangeRateToJson(l.exchange_rate),
+      dimensions: dimensionsOf(l.dimensions),
     };
   });
   return {

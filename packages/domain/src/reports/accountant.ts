@@ -11,6 +11,7 @@ import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { amountToJson, Decimal } from '../money.ts';
 import type { ListMeta, ListParams, ListSpec } from '../lists/list.ts';
 import { fiscalYearOf } from './reports.ts';
+import { dimensionLines, resolveReportDimensions, type DimensionQuery } from './dimension-figures.ts';
 
 /** The list parameters of a report (decision 542); `all` (the CSV form) answers every row on one page. */
 export interface ReportPage extends Omit<ListParams, 'status'> {
@@ -96,37 +97,58 @@ const figuresJson = (f: Figures) => ({
   closing_balance: money(f.closing_balance),
 });
 
+/** SQL yielding rows (account_id, date, debit, credit, grp) whose sums are the movements from `from` to `to`. */
+type Source = (from: string, to: string) => Prisma.Sql;
+/** The group of the lines without one, as a key the joins compare with = (hash joins; IS NOT DISTINCT FROM has none). */
+const NO_GROUP = '00000000-0000-0000-0000-000000000000';
+const allLines =
+  (companyId: string): Source =>
+  (from, to) =>
+    Prisma.sql`SELECT m.*, NULL::uuid AS grp FROM (${movements(companyId, from, to)}) m`;
+
 /**
- * One period's figures per account: the movements from..to, and the balance before from (a balance
- * account: everything before; a revenue or expense account: only what lies in from's fiscal year, as
- * its balance starts again each year; decision 541).
+ * One period's figures per account (and per group value grp, null without group_by): the movements
+ * from..to, and the balance before from (a balance account: everything before; a revenue or expense
+ * account: only what lies in from's fiscal year, as its balance starts again each year; decision 541).
+ * `source`: where the movements come from, every line (the balance tables) or a dimension's (decision 582).
  */
-async function periodFigures(db: Db, companyId: string, from: string, to: string): Promise<Map<string, { type: string } & Figures>> {
+async function periodFigures(
+  db: Db,
+  companyId: string,
+  from: string,
+  to: string,
+  source: Source = allLines(companyId),
+): Promise<Map<string, { type: string } & Figures>> {
   const yearStart = (await fiscalYearOf(db, companyId, from)).start;
   const before = addDays(from, -1);
-  const rows = await db.$queryRaw<{ account_id: string; type: string; od: Num; oc: Num; oyd: Num; oyc: Num; d: Num; c: Num }[]>`
+  const rows = await db.$queryRaw<{ account_id: string; grp: string | null; type: string; od: Num; oc: Num; oyd: Num; oyc: Num; d: Num; c: Num }[]>`
     WITH o AS MATERIALIZED (
-      SELECT account_id, SUM(debit) AS d, SUM(credit) AS c,
+      SELECT account_id, COALESCE(grp, ${NO_GROUP}::uuid) AS grp, SUM(debit) AS d, SUM(credit) AS c,
              COALESCE(SUM(debit) FILTER (WHERE date >= ${yearStart}::date), 0) AS yd,
              COALESCE(SUM(credit) FILTER (WHERE date >= ${yearStart}::date), 0) AS yc
-      FROM (${from > BEGINNING ? movements(companyId, BEGINNING, before) : Prisma.sql`SELECT NULL::uuid AS account_id, NULL::date AS date, 0::numeric AS debit, 0::numeric AS credit WHERE false`}) m
-      GROUP BY account_id
+      FROM (${from > BEGINNING ? source(BEGINNING, before) : Prisma.sql`SELECT NULL::uuid AS account_id, NULL::date AS date, 0::numeric AS debit, 0::numeric AS credit, NULL::uuid AS grp WHERE false`}) m
+      GROUP BY 1, 2
     ), p AS MATERIALIZED (
-      SELECT account_id, SUM(debit) AS d, SUM(credit) AS c FROM (${movements(companyId, from, to)}) m GROUP BY account_id
-    )
-    SELECT a.id AS account_id, a.type,
+      SELECT account_id, COALESCE(grp, ${NO_GROUP}::uuid) AS grp, SUM(debit) AS d, SUM(credit) AS c FROM (${source(from, to)}) m GROUP BY 1, 2
+    ), k AS (SELECT account_id, grp FROM o UNION SELECT account_id, grp FROM p)
+    SELECT a.id AS account_id, NULLIF(k.grp, ${NO_GROUP}::uuid) AS grp, a.type,
            COALESCE(o.d, 0) AS od, COALESCE(o.c, 0) AS oc, COALESCE(o.yd, 0) AS oyd, COALESCE(o.yc, 0) AS oyc,
            COALESCE(p.d, 0) AS d, COALESCE(p.c, 0) AS c
-    FROM accounts a
-    LEFT JOIN o ON o.account_id = a.id
-    LEFT JOIN p ON p.account_id = a.id
-    WHERE a.company_id = ${companyId}::uuid AND (o.account_id IS NOT NULL OR p.account_id IS NOT NULL)`;
+    FROM k JOIN accounts a ON a.id = k.account_id AND a.company_id = ${companyId}::uuid
+    LEFT JOIN o ON o.account_id = k.account_id AND o.grp = k.grp
+    LEFT JOIN p ON p.account_id = k.account_id AND p.grp = k.grp`;
   const out = new Map<string, { type: string } & Figures>();
   for (const r of rows) {
     const opening = isResultType(r.type) ? dec(r.oyd).minus(dec(r.oyc)) : dec(r.od).minus(dec(r.oc));
     const debit = dec(r.d);
     const credit = dec(r.c);
-    out.set(r.account_id, { type: r.type, opening_balance: opening, debit, credit, closing_balance: opening.plus(debit).minus(credit) });
+    out.set(r.grp ? `${r.account_id} ${r.grp}` : r.account_id, {
+      type: r.type,
+      opening_balance: opening,
+      debit,
+      credit,
+      closing_balance: opening.plus(debit).minus(credit),
+    });
   }
   return out;
 }
@@ -141,27 +163,44 @@ export const TRIAL_BALANCE_LIST = {
   dateDescription: 'posting date: since and until narrow the period from..to',
 } satisfies ListSpec;
 
-export interface TrialBalanceQuery extends ReportPage {
+export interface TrialBalanceQuery extends ReportPage, DimensionQuery {
   from?: string | undefined;
   to?: string | undefined;
 }
 
+const minus = (a: Figures, b: Figures): Figures => ({
+  opening_balance: a.opening_balance.minus(b.opening_balance),
+  debit: a.debit.minus(b.debit),
+  credit: a.credit.minus(b.credit),
+  closing_balance: a.closing_balance.minus(b.closing_balance),
+});
+
 /**
  * The trial balance: every account with a figure in the period or in the same period a year earlier,
  * by account number. Balances are signed debit-positive (a credit balance is negative; decision 540).
+ * dimension[...] keeps the lines that carry those values; group_by=dimension:X gives a row per account
+ * and value of X (dimension_value), and one for the account's lines without a value (null) (decision 582).
  */
 export async function trialBalance(db: Db, companyId: string, q: TrialBalanceQuery) {
   const { from, to } = await period(db, companyId, q);
   const prior = { from: yearEarlier(from), to: yearEarlier(to) };
-  const [current, previous, accounts] = await Promise.all([
-    periodFigures(db, companyId, from, to),
-    periodFigures(db, companyId, prior.from, prior.to),
+  const dims = await resolveReportDimensions(db, companyId, q);
+  const whole: Source | undefined = dims?.valueIds.length ? (f, t) => dimensionLines(companyId, f, t, dims.valueIds) : undefined;
+  const group = dims?.group;
+  const byGroup: Source | undefined = group ? (f, t) => dimensionLines(companyId, f, t, dims.valueIds, group.id) : undefined;
+  const [current, previous, currentGroups, previousGroups, accounts] = await Promise.all([
+    periodFigures(db, companyId, from, to, whole),
+    periodFigures(db, companyId, prior.from, prior.to, whole),
+    byGroup ? periodFigures(db, companyId, from, to, byGroup) : undefined,
+    byGroup ? periodFigures(db, companyId, prior.from, prior.to, byGroup) : undefined,
     db.account.findMany({
       where: { company_id: companyId },
       select: { id: true, account_number: true, name: true, type: true },
       orderBy: { account_number: 'asc' },
     }),
   ]);
+  // With a grouping: each value's figures by code, then the rest of the account's (its whole less the values').
+  const values = group ? [...group.values.entries()].sort(([, a], [, b]) => a.code.localeCompare(b.code, 'da')) : [];
   const rows = [];
   for (const a of accounts) {
     const c = current.get(a.id);
@@ -169,7 +208,30 @@ export async function trialBalance(db: Db, companyId: string, q: TrialBalanceQue
     if (empty(c) && empty(p)) continue;
     const cf = c ?? blank();
     const pf = p ?? blank();
-    rows.push({ account_id: a.id, account_number: a.account_number, name: a.name, type: a.type, current: cf, prior: pf });
+    if (!currentGroups || !previousGroups) {
+      rows.push({ account_id: a.id, account_number: a.account_number, name: a.name, type: a.type, current: cf, prior: pf });
+      continue;
+    }
+    const restC = { ...cf };
+    const restP = { ...pf };
+    for (const [id, v] of values) {
+      const gc = currentGroups.get(`${a.id} ${id}`);
+      const gp = previousGroups.get(`${a.id} ${id}`);
+      if (empty(gc) && empty(gp)) continue;
+      Object.assign(restC, minus(restC, gc ?? blank()));
+      Object.assign(restP, minus(restP, gp ?? blank()));
+      rows.push({
+        account_id: a.id,
+        account_number: a.account_number,
+        name: a.name,
+        type: a.type,
+        dimension_value: v.code,
+        current: gc ?? blank(),
+        prior: gp ?? blank(),
+      });
+    }
+    if (!empty(restC) || !empty(restP))
+      rows.push({ account_id: a.id, account_number: a.account_number, name: a.name, type: a.type, dimension_value: null, current: restC, prior: restP });
   }
   const page = listOf(rows, q, {
     sort: { account_number: (r) => r.account_number, name: (r) => r.name },
@@ -190,6 +252,8 @@ export async function trialBalance(db: Db, companyId: string, q: TrialBalanceQue
       to,
       prior_from: prior.from,
       prior_to: prior.to,
+      ...(dims?.valueIds.length ? { dimensions: dims.filter } : {}),
+      ...(group ? { group_by: `dimension:${group.name}` } : {}),
       totals: { ...figuresJson(totals.current), prior_year: figuresJson(totals.prior) },
     },
   };

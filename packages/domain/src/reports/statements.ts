@@ -11,6 +11,8 @@ export interface AccountTotals {
   group_code: string;
   debit: Decimal;
   credit: Decimal;
+  /** The budgeted amount, signed as the report shows the account (GET /reports/profit-loss?budget=). */
+  budget?: Decimal | undefined;
 }
 
 /** For the balance sheet: the part of debit/credit dated before the fiscal year of as_of. */
@@ -24,6 +26,8 @@ export interface ReportLine {
   account_number: string;
   name: string;
   amount: Decimal;
+  /** With a budget: the budgeted amount (0 when none). */
+  budget?: Decimal | undefined;
 }
 
 export interface ReportSection<K extends string = string> {
@@ -31,6 +35,8 @@ export interface ReportSection<K extends string = string> {
   name: string;
   accounts: ReportLine[];
   total: Decimal;
+  /** With a budget: the sum of the accounts' budgets. */
+  budget?: Decimal | undefined;
 }
 
 type Side = 'credit' | 'debit';
@@ -105,10 +111,18 @@ function place<K extends string>(
   for (const row of [...rows].sort(byNumber)) {
     const key = byGroup.get(row.group_code) ?? fallback(row);
     const amount = amountOn(sideOf.get(key)!, row.debit, row.credit);
-    if (amount.isZero()) continue;
+    // An account with a budget shows even when nothing was posted on it.
+    if (amount.isZero() && (row.budget === undefined || row.budget.isZero())) continue;
     const section = sections.get(key)!;
-    section.accounts.push({ account_id: row.account_id, account_number: row.account_number, name: row.name, amount });
+    section.accounts.push({
+      account_id: row.account_id,
+      account_number: row.account_number,
+      name: row.name,
+      amount,
+      ...(row.budget === undefined ? {} : { budget: row.budget }),
+    });
     section.total = section.total.plus(amount);
+    if (row.budget !== undefined) section.budget = (section.budget ?? new Decimal(0)).plus(row.budget);
   }
   return sections;
 }
@@ -120,7 +134,11 @@ export function buildProfitAndLoss(rows: readonly AccountTotals[]): ProfitAndLos
     rows.filter((r) => isProfitLossType(r.type)),
     (r) => (r.type === 'revenue' ? 'other_income' : 'other_expenses'),
   );
-  const t = (k: ProfitLossSectionKey) => s.get(k)!.total;
+  return { sections: [...s.values()], totals: profitLossTotals((k) => s.get(k)!.total) };
+}
+
+/** The totals of a profit and loss statement from its sections' totals (the actuals', or the budget's). */
+export function profitLossTotals(t: (k: ProfitLossSectionKey) => Decimal): ProfitAndLoss['totals'] {
   const gross_profit = t('revenue').plus(t('other_operating_income')).minus(t('cost_of_sales')).minus(t('other_external_expenses'));
   const operating_profit = gross_profit
     .minus(t('staff'))
@@ -130,7 +148,7 @@ export function buildProfitAndLoss(rows: readonly AccountTotals[]): ProfitAndLos
     .minus(t('other_expenses'));
   const profit_before_tax = operating_profit.plus(t('financial_income')).minus(t('financial_expenses'));
   const result = profit_before_tax.minus(t('tax'));
-  return { sections: [...s.values()], totals: { gross_profit, operating_profit, profit_before_tax, result } };
+  return { gross_profit, operating_profit, profit_before_tax, result };
 }
 
 // ---- balance sheet ------------------------------------------------------------------------------

@@ -7,8 +7,19 @@ import { addDays, dayAfter, today } from '../calendar.ts';
 import { fromOere, toOereFixed2 } from '../money.ts';
 import { fiscalYearContaining } from '../ledger/fiscal-years.ts';
 import { BEGINNING, movements } from '../reports/balances.ts';
-import { lineElement, lineShared, transactionStart, TRANSACTION_END, type JournalLine, type JournalTransaction, type LineShared } from './journal.ts';
 import {
+  lineElement,
+  lineShared,
+  transactionStart,
+  TRANSACTION_END,
+  type AnalysisRef,
+  type JournalLine,
+  type JournalTransaction,
+  type LineShared,
+} from './journal.ts';
+import {
+  analysisTypes,
+  analysisTypeTableXml,
   generalLedgerAccountsXml,
   headerXml,
   partiesXml,
@@ -20,7 +31,7 @@ import {
 } from './master-files.ts';
 import { writeSalesInvoices } from './source-documents.ts';
 import { saftAssets } from './assets.ts';
-import { saftFilename, saftPeriod, type SaftPeriod } from './rules.ts';
+import { escapeText, saftFilename, saftPeriod, type SaftPeriod } from './rules.ts';
 
 const SAFT_NAMESPACE = 'urn:StandardAuditFile-Taxation-Financial:DK';
 
@@ -203,6 +214,24 @@ WHERE t.company_id = $1 AND t.date BETWEEN $2::date AND $3::date
 ORDER BY t.system_id, l.line_number
 LIMIT $6`;
 
+/**
+ * JOURNAL_SQL with each line's dimension values (value ids), for a company whose lines carry any: one
+ * probe of journal_line_dimensions' primary key per line, which the companies without dimensions skip.
+ */
+export const JOURNAL_WITH_ANALYSIS_SQL = JOURNAL_SQL.replace(
+  'l.exchange_rate::text AS exchange_rate',
+  'l.exchange_rate::text AS exchange_rate, (SELECT array_agg(d.value_id ORDER BY d.dimension_id) FROM journal_line_dimensions d WHERE d.line_id = l.id) AS value_ids',
+);
+
+// The company's dimension values for AnalysisTypeTable, dimensions in creation order (their AnalysisType
+// follows it), values by code; and whether any journal line carries one.
+const ANALYSIS_SQL = `
+SELECT d.id AS dimension_id, d.name AS dimension_name, v.id AS value_id, v.code, v.name,
+       EXISTS (SELECT 1 FROM journal_line_dimensions j WHERE j.company_id = $1) AS used
+FROM dimensions d JOIN dimension_values v ON v.dimension_id = d.id
+WHERE d.company_id = $1
+ORDER BY d.created_at, d.id, v.code`;
+
 type OrNull<T> = { [K in keyof T]: T[K] | null };
 
 /** A row of JOURNAL_SQL: a line, and on line 1 its transaction's fields (null on the others). */
@@ -210,6 +239,8 @@ interface JournalRow extends JournalLine, OrNull<Omit<JournalTransaction, 'syste
   /** bigint, as text. */
   system_id: string;
   account_id: string;
+  /** JOURNAL_WITH_ANALYSIS_SQL: the line's dimension values (null: none). */
+  value_ids?: string[] | null;
 }
 
 const FIRST_UUID = '00000000-0000-0000-0000-000000000000';
@@ -267,6 +298,19 @@ async function writeSaft(client: PoolClient, params: SaftExportParams, out: XmlS
   await writeParties(client, w, 'customers', company.id, instants, options.partyBatch ?? 1000);
   await writeParties(client, w, 'suppliers', company.id, instants, options.partyBatch ?? 1000);
   await w.write(taxTableXml(vatCodes, taxEffective));
+  // Dimensions as AnalysisTypeTable, one entry per value; the lines name theirs in Analysis (decision 586).
+  const { rows: analysisRows } = await client.query<{
+    dimension_id: string;
+    dimension_name: string;
+    value_id: string;
+    code: string;
+    name: string;
+    used: boolean;
+  }>(ANALYSIS_SQL, [company.id]);
+  const types = analysisTypes([...new Map(analysisRows.map((r) => [r.dimension_id, { id: r.dimension_id, name: r.dimension_name }])).values()]);
+  const entries = analysisRows.map((r) => ({ valueId: r.value_id, type: types.get(r.dimension_id)!, typeName: r.dimension_name, id: r.code, name: r.name }));
+  await w.write(analysisTypeTableXml(entries));
+  const analysis = analysisRows[0]?.used ? new Map(entries.map((e) => [e.valueId, { type: escapeText(e.type), id: escapeText(e.id) }])) : undefined;
   // Assets come last of the master files in the schema's order.
   const assets = await saftAssets(client, company.id, period);
   await w.write(assets.masterFiles);
@@ -277,7 +321,7 @@ async function writeSaft(client: PoolClient, params: SaftExportParams, out: XmlS
       `<TotalDebit>${totals.debit}</TotalDebit><TotalCredit>${totals.credit}</TotalCredit>` +
       '<Journal><JournalID>GL</JournalID><Description>Finansposteringer (general ledger)</Description><Type>GL</Type>',
   );
-  const written = await writeJournal(client, w, company, period, new Map(accounts.map((a) => [a.id, a.account_number])), options.lineBatch ?? 5000);
+  const written = await writeJournal(client, w, company, period, new Map(accounts.map((a) => [a.id, a.account_number])), options.lineBatch ?? 5000, analysis);
   // The header was computed before the lines were read: in one snapshot they must agree.
   if (written.transactions !== totals.transactions || fromOere(written.debit) !== totals.debit || fromOere(written.credit) !== totals.credit) {
     throw new Error(
@@ -340,14 +384,16 @@ async function writeJournal(
   { from, to }: SaftPeriod,
   accountNumbers: ReadonlyMap<string, string>,
   batch: number,
+  /** The Analysis of each dimension value, when the company's lines carry any. */
+  analysis?: ReadonlyMap<string, AnalysisRef>,
 ) {
+  const sql = analysis ? JOURNAL_WITH_ANALYSIS_SQL : JOURNAL_SQL;
   let transactions = 0;
   let debit = 0n;
   let credit = 0n;
   let open = -1; // system id of the Transaction element currently open
   let shared: LineShared = { description: '', sourceDocument: '' }; // what its lines repeat (set as it opens)
-  const batchAfter = (afterSystemId: number, afterLine: number) =>
-    client.query<JournalRow>(JOURNAL_SQL, [company.id, from, to, afterSystemId, afterLine, batch]);
+  const batchAfter = (afterSystemId: number, afterLine: number) => client.query<JournalRow>(sql, [company.id, from, to, afterSystemId, afterLine, batch]);
   let next: ReturnType<typeof batchAfter> | undefined = batchAfter(-1, 0);
   while (next) {
     const { rows }: { rows: JournalRow[] } = await next;
@@ -397,7 +443,8 @@ async function writeJournal(
       const c = toOereFixed2(r.credit);
       debit += d;
       credit += c;
-      parts.push(lineElement(r, accountNumber, shared, d > 0n, company.currency));
+      const refs = r.value_ids && analysis ? r.value_ids.map((id) => analysis.get(id)!) : undefined;
+      parts.push(lineElement(r, accountNumber, shared, d > 0n, company.currency, refs));
     }
     await w.write(parts.join(''));
   }

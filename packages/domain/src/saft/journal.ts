@@ -66,16 +66,36 @@ const trimScale = (rate: string) => (rate.includes('.') ? rate.replace(/\.?0+$/,
  * in that order): the line's own currency, amount and rate when it was registered in foreign currency,
  * else the file's currency at rate 1. `shared` is lineShared of the line's transaction.
  */
-export function lineElement(l: JournalLine, accountNumber: string, shared: LineShared, isDebit: boolean, currency: string): string {
+export function lineElement(
+  l: JournalLine,
+  accountNumber: string,
+  shared: LineShared,
+  isDebit: boolean,
+  currency: string,
+  analysis: readonly AnalysisRef[] = [],
+): string {
   const side = isDebit ? 'DebitAmount' : 'CreditAmount';
   const amount = isDebit ? l.debit : l.credit;
   const foreign = l.currency !== '' && l.currency_amount !== null && l.exchange_rate !== null;
+  const amounts =
+    `<Amount>${amount}</Amount><CurrencyCode>${foreign ? l.currency : currency}</CurrencyCode>` +
+    `<CurrencyAmount>${foreign ? l.currency_amount : amount}</CurrencyAmount>` +
+    `<ExchangeRate>${foreign ? trimScale(l.exchange_rate!) : '1'}</ExchangeRate>`;
   return (
-    `<Line><RecordID>${l.line_number}</RecordID><AccountID>${escapeText(accountNumber)}</AccountID>${shared.sourceDocument}` +
+    `<Line><RecordID>${l.line_number}</RecordID><AccountID>${escapeText(accountNumber)}</AccountID>` +
+    // The line's dimensions (decision 586): each applies to the line's whole amount.
+    analysis
+      .map((a) => `<Analysis><AnalysisType>${a.type}</AnalysisType><AnalysisID>${a.id}</AnalysisID><AnalysisAmount>${amounts}</AnalysisAmount></Analysis>`)
+      .join('') +
+    shared.sourceDocument +
     // A line without text of its own is described by its transaction.
     `<Description>${l.line_description ? xmlText(l.line_description, SAFT_TEXT.long) : shared.description}</Description>` +
-    `<${side}><Amount>${amount}</Amount><CurrencyCode>${foreign ? l.currency : currency}</CurrencyCode>` +
-    `<CurrencyAmount>${foreign ? l.currency_amount : amount}</CurrencyAmount>` +
-    `<ExchangeRate>${foreign ? trimScale(l.exchange_rate!) : '1'}</ExchangeRate></${side}></Line>`
+    `<${side}>${amounts}</${side}></Line>`
   );
+}
+
+/** A dimension value as a Line's Analysis names it: AnalysisType and AnalysisID, escaped (AnalysisTypeTable). */
+export interface AnalysisRef {
+  type: string;
+  id: string;
 }

@@ -178,3 +178,45 @@ export function taxTableXml(codes: readonly SaftVatCode[], effectiveDate: string
     },
   });
 }
+
+/** A dimension value as AnalysisTypeTable lists it (decision 586). */
+export interface SaftAnalysisEntry {
+  /** AnalysisType: the dimension's code in the file (at most 9 characters). */
+  type: string;
+  /** AnalysisTypeDescription: the dimension's name. */
+  typeName: string;
+  /** AnalysisID: the value's code. */
+  id: string;
+  /** AnalysisIDDescription: the value's name. */
+  name: string;
+}
+
+/** MasterFiles/AnalysisTypeTable: one entry per dimension value (none: no element). */
+export function analysisTypeTableXml(entries: readonly SaftAnalysisEntry[]): string {
+  if (!entries.length) return '';
+  return xml({
+    AnalysisTypeTable: {
+      AnalysisTypeTableEntry: entries.map((e) => ({
+        AnalysisType: e.type,
+        AnalysisTypeDescription: fit(e.typeName, SAFT_TEXT.long),
+        AnalysisID: fit(e.id, SAFT_TEXT.middle1),
+        AnalysisIDDescription: fit(e.name, SAFT_TEXT.long),
+      })),
+    },
+  });
+}
+
+/**
+ * The AnalysisType of each dimension (by id), given in creation order: its name when it fits the
+ * schema's 9 characters and no other dimension took it, else DIM and its place (DIM3). Pure.
+ */
+export function analysisTypes(dimensions: readonly { id: string; name: string }[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const taken = new Set<string>();
+  dimensions.forEach((d, i) => {
+    const code = d.name.length <= 9 && !/^DIM\d+$/.test(d.name) && !taken.has(d.name) ? d.name : `DIM${i + 1}`;
+    taken.add(code);
+    out.set(d.id, code);
+  });
+  return out;
+}

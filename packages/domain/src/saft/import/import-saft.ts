@@ -14,7 +14,8 @@ import { JOURNAL_BATCH_LINES, openJournalBatch, type JournalBatch, type Posting 
 import { lineOfField, type PostingLine } from '../../ledger/rules.ts';
 import { groupFor, standardChart, typeForNumber, type AccountType } from '../../ledger/standard-chart.ts';
 import { fromOere, parseDecimalText, toOere } from '../../money.ts';
-import type { SaftPartyIn, SaftRecord, SaftTransactionIn } from './reader.ts';
+import type { SaftAnalysisIn, SaftPartyIn, SaftRecord, SaftTransactionIn } from './reader.ts';
+import { dimensionCode, type LineDimensions } from '../../dimensions/schema.ts';
 import { saftInvalid } from './schema-check.ts';
 
 export interface SaftImportCounts {
@@ -143,8 +144,61 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
     if (journal.lines >= JOURNAL_BATCH_LINES) await journal.send();
   };
 
+  // The file's dimensions (decision 588): each AnalysisTypeTableEntry is a value of the dimension its
+  // AnalysisTypeDescription names (else its AnalysisType), made before the first posting (the journal
+  // batch reads the company's dimensions then); a line's Analysis elements are its dimensions.
+  const analysisEntries: SaftAnalysisIn[] = [];
+  const analysisOf = new Map<string, { name: string; code: string }>(); // AnalysisType NUL AnalysisID -> dimension and code
+  let dimensionsMade = false;
+  const makeDimensions = async () => {
+    if (dimensionsMade) return;
+    dimensionsMade = true;
+    const wanted = new Map<string, Map<string, string>>(); // name -> code -> value name
+    for (const e of analysisEntries) {
+      const type = e.fields.get('AnalysisType') ?? '';
+      const name =
+        (e.fields.get('AnalysisTypeDescription') ?? '')
+          .replace(/[[\]:,=&]/g, ' ')
+          .trim()
+          .slice(0, 50) || type;
+      const code = (e.fields.get('AnalysisID') ?? '').trim();
+      if (!dimensionCode().safeParse(code).success)
+        throw saftInvalid(
+          e.line,
+          'AnalysisID',
+          `the analysis id ${JSON.stringify(code)} is not a dimension value code (letters, digits, space and . _ - /, at most 35)`,
+        );
+      analysisOf.set(`${type}\u0000${code}`, { name, code });
+      const values = wanted.get(name) ?? new Map<string, string>();
+      values.set(code, (e.fields.get('AnalysisIDDescription') || code).slice(0, 200));
+      wanted.set(name, values);
+    }
+    for (const [name, values] of wanted) {
+      const dimension =
+        (await db.dimension.findFirst({ where: { company_id: c, name }, select: { id: true } })) ??
+        (await db.dimension.create({ data: { id: newId(), company_id: c, name }, select: { id: true } }));
+      await db.dimensionValue.createMany({
+        data: [...values].map(([code, valueName]) => ({ id: newId(), company_id: c, dimension_id: dimension.id, code, name: valueName })),
+        skipDuplicates: true,
+      });
+    }
+  };
+  /** A line's Analysis as its dimensions; each must be in AnalysisTypeTable, one value per dimension. */
+  const dimensionsOf = (analysis: readonly { type: string; id: string }[], line: number): LineDimensions | undefined => {
+    if (!analysis.length) return undefined;
+    const out: LineDimensions = {};
+    for (const a of analysis) {
+      const v = analysisOf.get(`${a.type}\u0000${a.id.trim()}`);
+      if (!v) throw saftInvalid(line, 'Analysis', `the analysis ${a.type} ${a.id} is not in MasterFiles/AnalysisTypeTable`);
+      if (out[v.name] !== undefined) throw saftInvalid(line, 'Analysis', `the line carries two values of the dimension ${v.name}`);
+      out[v.name] = v.code;
+    }
+    return out;
+  };
+
   const zero = new Decimal(0);
   const addTransaction = async (t: SaftTransactionIn, fileCurrency: string) => {
+    await makeDimensions();
     const id = t.fields.get('TransactionID') ?? '';
     const date = t.fields.get('TransactionDate') ?? '';
     const bad = checkDate(date);
@@ -162,7 +216,9 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
       const code = f.get(`${side}/CurrencyCode`) ?? '';
       const foreign = code !== '' && code !== fileCurrency && f.has(`${side}/CurrencyAmount`) && f.has(`${side}/ExchangeRate`);
       const tax = f.get('TaxInformation/TaxCode') ?? '';
+      const dimensions = dimensionsOf(l.analysis, l.line);
       lines.push({
+        ...(dimensions ? { dimensions } : {}),
         accountId,
         account: names.get(accountId)!,
         debit: side === 'DebitAmount' ? amount : zero,
@@ -227,6 +283,8 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
           ? oere(f.get('OpeningDebitBalance'), r.line, 'OpeningDebitBalance')
           : -oere(f.get('OpeningCreditBalance'), r.line, 'OpeningCreditBalance');
         if (opening !== 0n) openings.set(id, opening);
+      } else if (r.kind === 'analysis') {
+        analysisEntries.push(r);
       } else if (r.kind === 'customer' || r.kind === 'supplier') {
         parties.push(r as SaftPartyIn);
         if (parties.length >= 1000) await flushParties();
@@ -234,6 +292,7 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
     }
   }
   await flushParties();
+  await makeDimensions();
 
   if (openings.size) {
     if (!periodStart) throw saftInvalid(null, 'SelectionStartDate', 'opening balances need the period the file covers (SelectionCriteria/SelectionStartDate)');

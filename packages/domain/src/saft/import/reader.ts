@@ -24,6 +24,14 @@ export interface SaftPartyIn {
 export interface SaftLineIn {
   line: number;
   fields: Map<string, string>;
+  /** The line's Analysis elements: AnalysisType and AnalysisID of each (a line may carry several). */
+  analysis: { type: string; id: string }[];
+}
+/** MasterFiles/AnalysisTypeTable/AnalysisTypeTableEntry: a dimension value. */
+export interface SaftAnalysisIn {
+  kind: 'analysis';
+  line: number;
+  fields: Map<string, string>;
 }
 export interface SaftTransactionIn {
   kind: 'transaction';
@@ -32,7 +40,7 @@ export interface SaftTransactionIn {
   fields: Map<string, string>;
   lines: SaftLineIn[];
 }
-export type SaftRecord = SaftHeaderIn | SaftAccountIn | SaftPartyIn | SaftTransactionIn;
+export type SaftRecord = SaftHeaderIn | SaftAccountIn | SaftPartyIn | SaftAnalysisIn | SaftTransactionIn;
 
 /** What a SAF-T file may weigh: 1,000,000 journal lines of our export are about 450 MB. */
 export const MAX_SAFT_FILE_BYTES = 1024 * 1024 * 1024;
@@ -66,12 +74,17 @@ export async function* readSaft(text: AsyncIterable<string>): AsyncGenerator<Saf
         path.push(name);
         const d = tag.depth;
         if (d === 2 && name === 'Header') header = { kind: 'header', currency: '', start: '', end: '' };
-        else if (d === 4 && path[1] === 'MasterFiles' && (name === 'Account' || name === 'Customer' || name === 'Supplier')) {
+        else if (
+          d === 4 &&
+          path[1] === 'MasterFiles' &&
+          (name === 'Account' || name === 'Customer' || name === 'Supplier' || name === 'AnalysisTypeTableEntry')
+        ) {
           record = { fields: new Map(), depth: d, line: tag.line };
           fieldPaths.reset();
         } else if (d === 4 && path[2] === 'Journal' && name === 'Transaction')
           txn = { kind: 'transaction', line: tag.line, journalId, fields: new Map(), lines: [] };
-        else if (d === 5 && txn && name === 'Line') line = { line: tag.line, fields: new Map() };
+        else if (d === 5 && txn && name === 'Line') line = { line: tag.line, fields: new Map(), analysis: [] };
+        else if (d === 6 && line && name === 'Analysis') line.analysis.push({ type: '', id: '' });
       },
       close: ({ name, depth: d, text }) => {
         const value = text.trim();
@@ -85,8 +98,8 @@ export async function* readSaft(text: AsyncIterable<string>): AsyncGenerator<Saf
           }
         } else if (record) {
           if (d === record.depth) {
-            out.push({ kind: name === 'Account' ? 'account' : name === 'Customer' ? 'customer' : 'supplier', line: record.line, fields: record.fields } as
-              SaftAccountIn | SaftPartyIn);
+            const kind = name === 'Account' ? 'account' : name === 'Customer' ? 'customer' : name === 'Supplier' ? 'supplier' : 'analysis';
+            out.push({ kind, line: record.line, fields: record.fields } as SaftAccountIn | SaftPartyIn | SaftAnalysisIn);
             record = undefined;
           } else {
             const field = fieldPaths.leave()!;
@@ -96,6 +109,8 @@ export async function* readSaft(text: AsyncIterable<string>): AsyncGenerator<Saf
           if (d === 5) {
             txn!.lines.push(line);
             line = undefined;
+          } else if (d === 7 && path[5] === 'Analysis' && (name === 'AnalysisType' || name === 'AnalysisID')) {
+            line.analysis.at(-1)![name === 'AnalysisType' ? 'type' : 'id'] = value;
           } else line.fields.set(d === 6 ? name : `${path[5]}/${name}`, value);
         } else if (txn) {
           if (d === 4) {
