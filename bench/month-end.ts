@@ -25,7 +25,8 @@
 //
 //   tsx bench/month-end.ts     (or: npm run bench:month-end)
 //
-// Environment (all optional): DATABASE_URL, BENCH_INVOICES (2000), BENCH_LINES (5000), BENCH_REQUESTS (20).
+// Environment (all optional): DATABASE_URL, BENCH_INVOICES (2000), BENCH_LINES (5000), BENCH_REQUESTS (20),
+// BENCH_CPU_PROF (a folder: the server's CPU profile is written there when it stops, --cpu-prof).
 import { randomUUID } from 'node:crypto';
 import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -101,7 +102,10 @@ async function main() {
     const folder = mkdtempSync(join(tmpdir(), 'tlr-bench-month-end-'));
     cleanups.push(async () => rmSync(folder, { recursive: true, force: true }));
 
-    const server = await spawnServer({ kind: 'tlr', databaseUrl, poolSize: 10, env: { EINVOICE_WARM_AT_START: 'false' } });
+    const server = await spawnServer(
+      { kind: 'tlr', databaseUrl, poolSize: 10, env: { EINVOICE_WARM_AT_START: 'false' } },
+      { cpuProfDir: process.env.BENCH_CPU_PROF || undefined },
+    );
     cleanups.push(() => server.stop());
     const api = `${server.url}/api/v1`;
     const call = async (method: string, path: string, body?: unknown, expect = [200, 201]) => {
