@@ -12,7 +12,9 @@
 //      AcctSvcrRef, a debtor or creditor, remittance text, an FI payment id on every other one) and a
 //      Danske Bank CSV of as many lines (no bank reference: every identity is a hash)
 //   d. per file: the baseline (parse only), then the import (one request, the body streamed from disk),
-//      then the same file again (every line a duplicate)
+//      then the same file again (every line a duplicate); the server's RSS sampled every 50 ms during
+//      each import (its peak there), and where the server's memory is before and after (V8's heap, the
+//      buffers outside it, the rest: code, the e-invoice rules' threads unless EINVOICE_WARM_AT_START=false)
 //
 // Environment (all optional): DATABASE_URL, BENCH_LINES (100000).
 import { randomUUID } from 'node:crypto';
@@ -84,6 +86,21 @@ async function bare(path: string, parser: (source: AsyncIterable<Uint8Array>) =>
   return { lines: n, s: seconds(started) };
 }
 
+/** The highest RSS of process `pid` while `work` runs, sampled every 50 ms. */
+async function peakDuring<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peak: number }> {
+  let peak = procStatus(pid, 'VmRSS');
+  const timer = setInterval(() => (peak = Math.max(peak, procStatus(pid, 'VmRSS'))), 50);
+  try {
+    const result = await work();
+    return { result, peak: Math.max(peak, procStatus(pid, 'VmRSS')) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+const memoryText = (m: NodeJS.MemoryUsage) =>
+  `RSS ${mib(m.rss)}: V8 heap ${mib(m.heapUsed)} used of ${mib(m.heapTotal)}, external ${mib(m.external)} (array buffers ${mib(m.arrayBuffers)}), the rest ${mib(m.rss - m.heapTotal - m.external)}`;
+
 /** One import over HTTP with the body streamed from disk; answers the statement and the seconds. */
 function upload(url: string, key: string, path: string, type: string) {
   const started = process.hrtime.bigint();
@@ -148,7 +165,9 @@ async function main() {
       req.end(JSON.stringify({ name: 'Driftskonto', iban: 'DK5000400440116243' }));
     });
     const idle = procStatus(server.pid, 'VmRSS');
-    log(`server idle RSS ${mib(idle)}`);
+    const idleMemory = await server.memory();
+    log(`server idle RSS ${mib(idle)}; ${memoryText(idleMemory)}`);
+    const memories: string[] = [`idle: ${memoryText(idleMemory)}`];
 
     const rows: string[] = [];
     const files = [
@@ -169,24 +188,27 @@ async function main() {
       const size = statSync(f.path).size;
       const base = await bare(f.path, f.parse);
       log(`${f.what}: baseline ${Math.round(base.lines / base.s)} lines/s; importing`);
-      const first = await upload(`${api}/bank-accounts/${account}/statements`, key, f.path, f.type);
+      const { result: first, peak: during } = await peakDuring(server.pid, () => upload(`${api}/bank-accounts/${account}/statements`, key, f.path, f.type));
       if (first.status !== 201) throw new Error(`${f.what} import answered ${first.status}: ${first.body.slice(0, 500)}`);
       const peakAfterFirst = procStatus(server.pid, 'VmHWM');
+      memories.push(`after the ${f.what} import: ${memoryText(await server.memory())}`);
       const again = await upload(`${api}/bank-accounts/${account}/statements`, key, f.path, f.type);
       if (again.status !== 201) throw new Error(`${f.what} re-import answered ${again.status}: ${again.body.slice(0, 500)}`);
       const a = (JSON.parse(first.body) as { data: { lines: { total: number; new: number } } }).data.lines;
       const b = (JSON.parse(again.body) as { data: { lines: { duplicates: number } } }).data.lines;
       rows.push(
-        `| ${f.what}, ${mib(size)} | ${Math.round(base.lines / base.s)} | ${Math.round(a.total / first.s)} (${first.s.toFixed(1)} s, ${a.new} new) | ${Math.round(a.total / again.s)} (${again.s.toFixed(1)} s, ${b.duplicates} duplicates) | ${mib(peakAfterFirst)} |`,
+        `| ${f.what}, ${mib(size)} | ${Math.round(base.lines / base.s)} | ${Math.round(a.total / first.s)} (${first.s.toFixed(1)} s, ${a.new} new) | ${Math.round(a.total / again.s)} (${again.s.toFixed(1)} s, ${b.duplicates} duplicates) | ${mib(during)} | ${mib(peakAfterFirst)} |`,
       );
     }
     const peak = procStatus(server.pid, 'VmHWM');
     out.push(
       `PostgreSQL ${pgVersion} (synchronous_commit=${settings.sc}, fsync=${settings.fsync}); ${LINES} lines per file; one import at a time; server idle RSS ${mib(idle)}, peak RSS over the run ${mib(peak)}`,
       '',
-      '| file | baseline: parse only, lines/s | import, lines/s | the same file again (all duplicates), lines/s | server peak RSS after the import |',
-      '|---|---|---|---|---|',
+      '| file | baseline: parse only, lines/s | import, lines/s | the same file again (all duplicates), lines/s | server peak RSS during the import (sampled) | server peak RSS so far (VmHWM) |',
+      '|---|---|---|---|---|---|',
       ...rows,
+      '',
+      ...memories.map((m) => `- ${m}`),
       '',
       ...machineLines(),
     );

@@ -14,7 +14,8 @@
 //      postings, invoice states, events and the lines' state one statement each); peak RSS of this process
 //   d. the baseline: as many other invoices paid by registerPayment, one transaction each
 //
-// Environment (all optional): DATABASE_URL, BENCH_INVOICES (100000), BENCH_LINES (5000).
+// Environment (all optional): DATABASE_URL, BENCH_INVOICES (100000), BENCH_LINES (5000), BENCH_BASELINE (as
+// many payments as lines), BENCH_CPU_PROF (a folder: the matching's CPU profile, lib.ts cpuProfiled).
 import { randomUUID } from 'node:crypto';
 import { inTransaction } from '@tlr/db';
 import {
@@ -30,10 +31,11 @@ import {
   type PostingLine,
 } from '@tlr/domain';
 import { cleanupStack } from './cleanup.ts';
-import { benchCompany, benchDatabase, machineLines, mib, procStatus, seconds, seedPostings } from './lib.ts';
+import { benchCompany, benchDatabase, cpuMeter, cpuProfiled, machineLines, mib, procStatus, seconds, seedPostings } from './lib.ts';
 
 const INVOICES = Number(process.env.BENCH_INVOICES ?? 100_000);
 const LINES = Number(process.env.BENCH_LINES ?? 5_000);
+const BASELINE = Number(process.env.BENCH_BASELINE ?? LINES);
 
 async function main() {
   const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
@@ -124,14 +126,20 @@ async function main() {
 
     log('matching');
     const rssBefore = procStatus(process.pid, 'VmRSS');
+    const cpu = cpuMeter(db.pool);
+    const node0 = process.cpuUsage();
+    const cpu0 = await cpu();
     const t0 = process.hrtime.bigint();
-    const round = await autoMatch(run, db.prisma, { bankAccountId: bank.id, limit: LINES });
+    const round = await cpuProfiled('bank-matching', () => autoMatch(run, db.prisma, { bankAccountId: bank.id, limit: LINES }));
     const matchS = seconds(t0);
+    const matchCpu = (await cpu()) - cpu0;
+    const nodeCpu = process.cpuUsage(node0);
+    const matchNodeMs = (nodeCpu.user + nodeCpu.system) / 1000;
 
     log('baseline: registerPayment');
     const others = await db.pool.query<{ id: string }>(
       `SELECT id FROM invoices WHERE company_id = $1 AND status = 'approved' ORDER BY document_number DESC LIMIT $2`,
-      [companyId, LINES],
+      [companyId, BASELINE],
     );
     const t1 = process.hrtime.bigint();
     for (const { id } of others.rows) {
@@ -147,6 +155,7 @@ async function main() {
       `| autoMatch (rules + payments + lines, set-based; 500 lines per transaction) | ${round.checked} (${round.matched} matched) | ${matchS.toFixed(1)} | ${(round.checked / matchS).toFixed(0)} |`,
       `| baseline: registerPayment alone, a transaction each | ${others.rows.length} | ${bareS.toFixed(1)} | ${(others.rows.length / bareS).toFixed(0)} |`,
       '',
+      `CPU of the matching: ${(matchCpu / 1000).toFixed(1)} s (${((matchCpu * 1000) / Math.max(1, round.checked)).toFixed(0)} µs a line), of which this process ${(matchNodeMs / 1000).toFixed(1)} s and the database's processes ${((matchCpu - matchNodeMs) / 1000).toFixed(1)} s`,
       `RSS of this process: ${mib(rssBefore)} before matching, peak ${mib(procStatus(process.pid, 'VmHWM'))}`,
       ...machineLines(),
     );

@@ -20,7 +20,8 @@
 //      its whole time); then the baseline for BENCH_SECONDS
 //
 // Environment (all optional): BENCH_SECONDS (10), BENCH_POOL_DOCUMENTS (200), EINVOICE_VALIDATION_THREADS
-// (the pool's size, as for the server; unset: one per core, at most 4).
+// (the pool's size, as for the server; unset: one per core, at most 4), BENCH_CPU_PROF (a folder: the CPU
+// profile of step c, the rules in this thread after the warm-up: lib.ts cpuProfiled).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -37,7 +38,7 @@ import {
   type InvoiceDocument,
   type UblDocument,
 } from '@tlr/domain';
-import { machineLines, ms, percentile } from './lib.ts';
+import { cpuProfiled, machineLines, ms, percentile } from './lib.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const POOL_DOCUMENTS = Number(process.env.BENCH_POOL_DOCUMENTS ?? 200);
@@ -196,7 +197,7 @@ const valid = (name: string, { fatal }: { fatal: { id: string }[] }) => {
 };
 valid("the bench's own invoice", await validateEinvoiceHere(ublXml(ubl)));
 for (const d of documents) valid(d.name, await validateEinvoiceHere(d.xml));
-const here = await measure(validateEinvoiceHere);
+const here = await cpuProfiled('einvoice-rules', () => measure(validateEinvoiceHere));
 
 const poolStart = performance.now();
 const started = await Promise.all(documents.map((d) => validateEinvoice(d.xml)));

@@ -17,6 +17,8 @@ export interface RunningServer {
   pid: number;
   /** SQL statements the server has sent so far (every pg client query, its pool's and Prisma's). */
   statements(): Promise<number>;
+  /** The server process's process.memoryUsage(): where its resident memory is (V8's heap, buffers, the rest). */
+  memory(): Promise<NodeJS.MemoryUsage>;
   stop(): Promise<void>;
 }
 
@@ -43,16 +45,8 @@ export async function spawnServer(spec: ServerSpec, opts: { cpuProfDir?: string 
   return {
     url: reply.url,
     pid: child.pid!,
-    statements: () =>
-      new Promise<number>((resolve) => {
-        const onMessage = (m: unknown) => {
-          if (!(m && typeof m === 'object' && 'statements' in m)) return;
-          child.off('message', onMessage);
-          resolve((m as { statements: number }).statements);
-        };
-        child.on('message', onMessage);
-        child.send('statements');
-      }),
+    statements: () => ask<number>(child, 'statements'),
+    memory: () => ask<NodeJS.MemoryUsage>(child, 'memory'),
     async stop() {
       if (child.exitCode !== null) return;
       child.send('stop');
@@ -61,6 +55,19 @@ export async function spawnServer(spec: ServerSpec, opts: { cpuProfDir?: string 
       clearTimeout(timer);
     },
   };
+}
+
+/** Sends `what` to the server's process and answers the value of its reply `{ [what]: value }`. */
+function ask<T>(child: ChildProcess, what: 'statements' | 'memory'): Promise<T> {
+  return new Promise<T>((resolve) => {
+    const onMessage = (m: unknown) => {
+      if (!(m && typeof m === 'object' && what in m)) return;
+      child.off('message', onMessage);
+      resolve((m as Record<string, T>)[what]!);
+    };
+    child.on('message', onMessage);
+    child.send(what);
+  });
 }
 
 const RULES_SETTINGS = ['EINVOICE_WARM_AT_START', 'EINVOICE_VALIDATION_THREADS'] as const;
@@ -121,6 +128,7 @@ if (process.argv.includes('--serve') && process.send) {
     process.on('message', (m) => {
       if (m === 'stop') void stop();
       if (m === 'statements') void statements.then((count) => process.send!({ statements: count() }));
+      if (m === 'memory') process.send!({ memory: process.memoryUsage() });
     });
     // The parent died without telling us: do not linger.
     process.once('disconnect', () => void stop());

@@ -3,7 +3,9 @@
 // (on DATABASE_URL's server or an embedded PostgreSQL) they start from, and seeding postings through
 // the journal writer.
 import { execSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import http from 'node:http';
 import os from 'node:os';
 import {
@@ -305,5 +307,28 @@ export function procTicks(pid: number, withReapedChildren = false): number | und
     return Number(f[11]) + Number(f[12]) + (withReapedChildren ? Number(f[13]) + Number(f[14]) : 0);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Runs `work`; with BENCH_CPU_PROF (a folder), under V8's sampling profiler of this process, written to
+ * <folder>/<label>.cpuprofile (open in Chrome's DevTools), so that a profile shows the step alone and not
+ * the seeding before it. The database's side is not in it: cpuMeter counts that.
+ */
+export async function cpuProfiled<T>(label: string, work: () => Promise<T>): Promise<T> {
+  const folder = process.env.BENCH_CPU_PROF;
+  if (!folder) return work();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 500 });
+  await session.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, `${label}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
   }
 }

@@ -6,7 +6,8 @@
 //
 //   tsx bench/saft-import.ts [lines]     (or: npm run bench:saft-import -- [lines])
 //
-// Environment (all optional): DATABASE_URL (else an embedded PostgreSQL under .data/bench-saft-pg).
+// Environment (all optional): DATABASE_URL (else an embedded PostgreSQL under .data/bench-saft-pg), BENCH_CPU_PROF
+// (a folder: the job's CPU profile, lib.ts cpuProfiled).
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import { checkSaftSchema, createApiKey, createSaftImport, readSaft, runSaftImport, stageUpload, utf8Text } from '@tlr/domain';
 import type { Db } from '@tlr/db';
 import { cleanupStack } from './cleanup.ts';
-import { benchCompany, benchDatabase, cpuMeter, machineLines, mib, procStatus, seconds } from './lib.ts';
+import { benchCompany, benchDatabase, cpuMeter, cpuProfiled, machineLines, mib, procStatus, seconds } from './lib.ts';
 
 const LINES = Number(process.argv[2] ?? process.env.BENCH_LINES ?? 200_000);
 const PER_TRANSACTION = 4;
@@ -143,7 +144,7 @@ async function main() {
     const cpuMs = cpuMeter(db.pool);
     const cpu0 = await cpuMs();
     t0 = process.hrtime.bigint();
-    const done = await runSaftImport(db, view.id);
+    const done = await cpuProfiled('saft-import', () => runSaftImport(db, view.id));
     const jobS = seconds(t0);
     const jobCpuS = ((await cpuMs()) - cpu0) / 1000;
     if (done?.status !== 'succeeded') throw new Error(`import ${done?.status}: ${JSON.stringify(done?.problem)}`);

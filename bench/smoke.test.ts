@@ -47,6 +47,7 @@ const TINY: Record<string, Record<string, string>> = {
   'bench/bank-matching.ts': { BENCH_INVOICES: '60', BENCH_LINES: '20' },
   'bench/bank-import.ts': { BENCH_LINES: '100' },
   'bench/bank-reconciliation.ts': { BENCH_LINES: '100', BENCH_REQUESTS: '3' },
+  'bench/month-end.ts': { BENCH_INVOICES: '10', BENCH_LINES: '30', BENCH_REQUESTS: '2' },
   'bench/backup.ts': { BENCH_LINES: '400' },
   'bench/saft-import.ts': { BENCH_LINES: '400' },
   'bench/archive.ts': { BENCH_VOUCHERS: '5', BENCH_VOUCHER_KB: '4' },
