@@ -15,14 +15,33 @@
 //      real service (a child process, as `npm start` runs it, RUN_WORKER=false) on C connections for each C
 //      of BENCH_CONNECTIONS (default "1,4"), a fresh Idempotency-Key each, API keys in rotation under the
 //      rate limit
+//   d. e-mailed: N more templates with action send to customers with an e-mail and no peppol_id, made,
+//      approved and queued for e-mail by one job run, then every queued e-mail delivered to an SMTP server
+//      in this process; next to it N POST /invoices auto_approve + POST /invoices/{id}/send
+//      {"channel":"email"} on one connection, their e-mails delivered the same way. The delivery (claim,
+//      SMTP, record: the deliver-email job's function) runs in this process for both, 4 at a time, and the
+//      receiving SMTP server too: its CPU is in both e-mail figures alike
 //   Each figure: wall time, invoices per second, and CPU per invoice of the Node process doing the work
-//   (the bench process for the job, the server for the API) and of the database server processes.
+//   (the bench process for the job and the deliveries, the server for the API) and of the database
+//   server processes.
 //
 // Environment (all optional): DATABASE_URL, BENCH_RECURRING (1000), BENCH_JOB_WORKERS ("1,2"),
 // BENCH_CONNECTIONS ("1,4"), BENCH_RECURRING_TIMEOUT (seconds for the whole run, 1200).
 import { randomUUID } from 'node:crypto';
-import { inTransaction } from '@tlr/db';
-import { addDays, asSystem, createRecurringInvoice, makeRecurringInvoices, recurringInvoiceCreate, today, type CompanyScope } from '@tlr/domain';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { inTransaction, type Database } from '@tlr/db';
+import {
+  addDays,
+  asSystem,
+  createRecurringInvoice,
+  emailsDueWithin,
+  makeRecurringInvoices,
+  recurringInvoiceCreate,
+  today,
+  type CompanyScope,
+} from '@tlr/domain';
+import { emailDeliverer, smtpTransport } from '../apps/server/src/email.ts';
 import { cleanupStack } from './cleanup.ts';
 import { spawnServer } from './http.ts';
 import { agent, benchCompany, benchDatabase, cpuMeter, Keys, machineLines, procTicks, request, seconds } from './lib.ts';
@@ -58,6 +77,42 @@ const line = (f: Figure) =>
   `${f.label.padEnd(44)} ${f.wall.toFixed(2).padStart(7)} s  ${(N / f.wall).toFixed(0).padStart(5)} invoices/s  ` +
   `CPU per invoice: Node ${(f.node / N).toFixed(2)} ms, PostgreSQL ${(f.database / N).toFixed(2)} ms`;
 
+/** An SMTP server in this process that accepts every message: the receiving end of the e-mail rounds. */
+async function startSmtp(): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
+  let received = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, _session, done) {
+      stream.resume();
+      stream.on('end', () => {
+        received += 1;
+        done();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+  return { url: `smtp://127.0.0.1:${port}`, received: () => received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** Delivers every queued e-mail due now, 4 at a time, as the deliver-email job does each; how many were sent. */
+async function deliverAll(db: Database, deliver: ReturnType<typeof emailDeliverer>): Promise<number> {
+  const due = await emailsDueWithin(db.prisma, 0);
+  let next = 0;
+  let sent = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < due.length) {
+        const done = await deliver(due[next++]!.id);
+        if (done && !done.next) sent += 1;
+      }
+    }),
+  );
+  return sent;
+}
+
 async function main() {
   const cleanups = cleanupStack(log, TIMEOUT_MS);
   const out: string[] = [];
@@ -70,7 +125,8 @@ async function main() {
       // As the worker's pool: the job's runs at once each hold one connection.
       poolSize: Math.max(4, ...WORKERS),
     });
-    const keyCount = Math.ceil((N * CONNECTIONS.length) / REQUESTS_PER_KEY) + 1;
+    // The API rounds' requests, and the e-mail round's two per invoice.
+    const keyCount = Math.ceil((N * (CONNECTIONS.length + 2)) / REQUESTS_PER_KEY) + 1;
     const { companyId, keys } = await benchCompany(db, { name: 'Abonnement Bench ApS', ownerEmail: `recurring-${process.pid}@bench.example`, keys: keyCount });
     const scope: CompanyScope = { companyId, livemode: true };
     const customers = (
@@ -86,9 +142,8 @@ async function main() {
     const cpuMs = cpuMeter(db.pool);
     const figures: Figure[] = [];
 
-    // b. the job
-    for (const workers of WORKERS) {
-      const t0 = process.hrtime.bigint();
+    /** N templates of one period each, made by the domain 8 at a time; their ids. */
+    const templates = async (action: 'approve' | 'send') => {
       const made: string[] = [];
       for (let i = 0; i < N; i += 8) {
         const batch = Array.from({ length: Math.min(8, N - i) }, (_, j) =>
@@ -103,7 +158,7 @@ async function main() {
                 interval: 'month',
                 start_date: day,
                 count: 1,
-                action: 'approve',
+                action,
                 payment_terms_days: 14,
               }),
             ),
@@ -111,6 +166,13 @@ async function main() {
         );
         made.push(...(await Promise.all(batch)).map((r) => r.id));
       }
+      return made;
+    };
+
+    // b. the job
+    for (const workers of WORKERS) {
+      const t0 = process.hrtime.bigint();
+      const made = await templates('approve');
       log(`${N} templates made in ${seconds(t0).toFixed(1)} s; the job with ${workers} run(s) at once`);
       const job = asSystem(run, 'make-recurring-invoices', 'tlr: recurring invoices');
       const node0 = process.cpuUsage();
@@ -177,10 +239,69 @@ async function main() {
       figures.push({ label: `API, ${connections} connection${connections > 1 ? 's' : ''} (POST /invoices auto_approve)`, wall, node, database });
       log(line(figures.at(-1)!));
     }
+
+    // d. e-mailed: the job's invoices with action send, and the API's invoices sent by e-mail, each delivered
+    const smtp = await startSmtp();
+    cleanups.push(() => smtp.close());
+    const settings = { transport: smtpTransport(smtp.url, 'faktura@bench.example', 10_000), retryUnitMs: 60_000, sendTimeoutMs: 10_000 };
+    const deliver = emailDeliverer(db, settings, async () => {});
+    {
+      const made = await templates('send');
+      const job = asSystem(run, 'make-recurring-invoices', 'tlr: recurring invoices');
+      const node0 = process.cpuUsage();
+      const all0 = await cpuMs();
+      const start = process.hrtime.bigint();
+      const { made: count, failed } = await makeRecurringInvoices(job, day);
+      if (failed.length || count !== N) throw new Error(`the job made ${count} of ${N}, refused ${failed.length}: ${JSON.stringify(failed[0])}`);
+      const sent = await deliverAll(db, deliver);
+      const wall = seconds(start);
+      const all = (await cpuMs()) - all0;
+      const usage = process.cpuUsage(node0);
+      const node = (usage.user + usage.system) / 1000;
+      const check = (
+        await db.pool.query<{ sent: number }>(
+          `SELECT count(*) FILTER (WHERE i.status = 'sent')::int AS sent
+           FROM recurring_invoice_periods p JOIN invoices i ON i.id = p.invoice_id WHERE p.recurring_invoice_id = ANY($1::uuid[])`,
+          [made],
+        )
+      ).rows[0]!;
+      if (sent !== N || check.sent !== N) throw new Error(`${sent} e-mails delivered and ${check.sent} invoices sent, not ${N}`);
+      figures.push({ label: 'job, 1 run (made + approved + e-mailed)', wall, node, database: all - node });
+      log(line(figures.at(-1)!));
+    }
+    {
+      const received0 = smtp.received();
+      const server0 = procTicks(svc.pid) ?? 0;
+      const all0 = await cpuMs();
+      const bench0 = process.cpuUsage();
+      const start = process.hrtime.bigint();
+      let requestsCpu = 0;
+      for (let i = 0; i < N; i++) {
+        const headers = { 'X-API-Key': rotation.next(), 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() };
+        const r = await request(`${svc.url}/api/v1/invoices`, { method: 'POST', headers, body: body.replace(customers[0]!, customers[i % customers.length]!) });
+        if (r.status !== 201) throw new Error(`POST /invoices answered ${r.status}: ${r.body.slice(0, 300)}`);
+        const id = (JSON.parse(r.body) as { data: { id: string } }).data.id;
+        const sendHeaders = { ...headers, 'X-API-Key': rotation.next(), 'Idempotency-Key': randomUUID() };
+        const e = await request(`${svc.url}/api/v1/invoices/${id}/send`, { method: 'POST', headers: sendHeaders, body: JSON.stringify({ channel: 'email' }) });
+        if (e.status !== 202) throw new Error(`POST /invoices/{id}/send answered ${e.status}: ${e.body.slice(0, 300)}`);
+      }
+      const requests = process.cpuUsage(bench0);
+      requestsCpu = (requests.user + requests.system) / 1000;
+      const sent = await deliverAll(db, deliver);
+      const wall = seconds(start);
+      const usage = process.cpuUsage(bench0);
+      const benchCpu = (usage.user + usage.system) / 1000;
+      if (sent !== N || smtp.received() - received0 !== N) throw new Error(`${sent} e-mails delivered, ${smtp.received() - received0} received, not ${N}`);
+      // The server's work, and the deliveries' in this process (not the sending of the requests).
+      const node = ((procTicks(svc.pid) ?? 0) - server0) * 10 + (benchCpu - requestsCpu);
+      const database = (await cpuMs()) - all0 - benchCpu;
+      figures.push({ label: 'API, 1 connection (POST /invoices + send by e-mail, delivered)', wall, node, database });
+      log(line(figures.at(-1)!));
+    }
     if (rotation.overused) log(`warning: ${rotation.overused} requests over the per-key budget`);
 
     out.push(
-      `PostgreSQL ${pgVersion}; ${N} invoices each way (2 lines, 25 % and 0 % VAT, total 90.00, approved: numbered and posted)`,
+      `PostgreSQL ${pgVersion}; ${N} invoices each way (2 lines, 25 % and 0 % VAT, total 90.00, approved: numbered and posted; e-mailed: the PDF delivered to an SMTP server)`,
       ...figures.map(line),
       ...machineLines(),
     );

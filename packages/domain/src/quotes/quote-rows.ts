@@ -28,9 +28,9 @@ export function assertQuoteDraft(row: QuoteRow, action: string): void {
 export const recordQuoteEvent = (db: Db, scope: CompanyScope, type: EventType & `quote.${string}`, row: QuoteRow) =>
   recordEvent(db, scope, type, quoteView(row));
 
-/** The stored rows of a quote's lines: an invoice's line rows under the quote. */
+/** The stored rows of a quote's lines: an invoice's line rows under the quote (a quote's lines take no dimensions). */
 export const quoteLineRows = (scope: CompanyScope, quoteId: string, resolved: ResolvedLines) =>
-  lineRows(scope, quoteId, resolved).map(({ invoice_id, ...l }) => ({ ...l, quote_id: invoice_id }));
+  lineRows(scope, quoteId, resolved).map(({ invoice_id, dimensions: _none, ...l }) => ({ ...l, quote_id: invoice_id }));
 
 export function checkValidity(issue: string, validUntil: string) {
   if (validUntil < issue) throw invalidRequest(`valid_until ${validUntil} is before the issue date ${issue}.`, 'valid_until');
