@@ -7,9 +7,8 @@
 import type { Database, Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError } from '../errors.ts';
-import { newId } from '../ids.ts';
 import type { StagedUpload } from '../files/staged-upload.ts';
-import { importView, problemOf, storeImportFile, type ImportView } from '../saft/import/imports.ts';
+import { importView, problemOf, queueImport, type ImportView } from '../saft/import/imports.ts';
 import { actAs } from '../trail/actor.ts';
 import type { VoucherStore } from '../vouchers/vouchers.ts';
 import { importEinvoice, prepareInbound } from './inbound.ts';
@@ -73,22 +72,7 @@ export async function createEinvoiceImport(db: Db, scope: CompanyScope, input: C
   await db.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`einvoice-import:${c}`}, 0))`;
   const same = await db.import.findFirst({ where: { company_id: c, kind: 'einvoice', file_sha256: input.file.sha256, status: { not: 'failed' } } });
   if (same) return { view: importView(same), created: false };
-  const id = newId();
-  const row = await db.import.create({
-    data: {
-      id,
-      company_id: c,
-      kind: 'einvoice',
-      status: 'queued',
-      file_name: input.fileName.slice(0, 255),
-      file_sha256: input.file.sha256,
-      file_size: BigInt(input.file.size),
-      requested_by_type: input.requestedBy.type,
-      requested_by_id: input.requestedBy.id,
-    },
-  });
-  await storeImportFile(db, id, input.file.path);
-  return { view: importView(row), created: true };
+  return queueImport(db, scope, 'einvoice', input);
 }
 
 /** What a run of the job did: the import it ran (if any), and, when others' runs still hold imports, when to look again. */

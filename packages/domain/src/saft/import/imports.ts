@@ -167,12 +167,22 @@ export async function createSaftImport(db: Db, scope: CompanyScope, input: Creat
       "The company has postings already: a SAF-T import brings a company's books into fresh books only (a new company or a reset sandbox).",
       'body',
     );
+  return queueImport(db, scope, 'saft', input);
+}
+
+/** Records a queued import of `kind` (SAF-T, a long e-invoice) and stores its staged file, in the caller's transaction. */
+export async function queueImport(
+  db: Db,
+  scope: CompanyScope,
+  kind: 'saft' | 'einvoice',
+  input: { file: StagedUpload; fileName: string; requestedBy: { type: string; id: string } },
+): Promise<{ view: ImportView; created: true }> {
   const id = newId();
   const row = await db.import.create({
     data: {
       id,
-      company_id: c,
-      kind: 'saft',
+      company_id: scope.companyId,
+      kind,
       status: 'queued',
       file_name: input.fileName.slice(0, 255),
       file_sha256: input.file.sha256,
