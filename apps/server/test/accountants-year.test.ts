@@ -360,9 +360,17 @@ describe("the accountant's year, closed", () => {
       'Projekt:A',
       'Projekt:B',
     ]);
-    // The lines carrying a project: the revenue lines of I1 (A), I2 (B), I3 (A and B), I4 (B) and the cost
-    // lines of E1 (A) and E2 (B).
-    expect(xml.match(/<Analysis>/g)).toHaveLength(7);
+    // The journal's lines carrying a project: the revenue lines of I1 (A), I2 (B), I3 (A and B), I4 (B) and the
+    // cost lines of E1 (A) and E2 (B); the invoices' own lines in SalesInvoices carry theirs too (decision 840).
+    const [journal, invoices] = xml.split('<SalesInvoices>') as [string, string];
+    const analysed = (part: string) =>
+      [...part.matchAll(/<AnalysisID>(\w)<\/AnalysisID><AnalysisAmount><Amount>([\d.]+)<\/Amount>/g)].map((m) => `${m[1]} ${m[2]}`);
+    expect(analysed(journal)).toEqual(['A 40000.00', 'B 24000.00', 'A 16000.00', 'B 8000.00', 'B 12000.00', 'A 10000.00', 'B 8000.00']);
+    expect(analysed(invoices)).toEqual(['A 40000.00', 'B 24000.00', 'A 16000.00', 'B 8000.00', 'B 12000.00']);
+    expect(invoices).toContain(
+      '<LineNumber>1</LineNumber><AccountID>1010</AccountID><Analysis><AnalysisType>Projekt</AnalysisType><AnalysisID>A</AnalysisID>' +
+        '<AnalysisAmount><Amount>40000.00</Amount><CurrencyCode>DKK</CurrencyCode><CurrencyAmount>40000.00</CurrencyAmount><ExchangeRate>1.000000</ExchangeRate></AnalysisAmount></Analysis><GoodsServicesID>',
+    );
     // The van: one Asset; its addition and ten months of depreciation.
     expect(xml.match(/<Asset>/g)).toHaveLength(1);
     expect(xml).toContain(`<NumberOfAssetTransactions>${1 + MONTHS}</NumberOfAssetTransactions>`);
