@@ -33,7 +33,8 @@ const neg = (x: number) => -x;
 //     E3  Bilhuset A/S    15 Mar  a van 120,000 + 30,000 = 150,000 paid 20 Mar; capitalised to 5580
 //   The van: (120,000 − 10,000 residual) / 60 months = 1,833.33 a month, March..December = 10 × 1,833.33.
 //   The owner paid in 200,000 of share capital on 5 January (6520).
-// The insurance accrual of the order joins here when accruals land (a cost in both REVENUE and result).
+// The yearly insurance accrual of the order joins here when accruals land: its twelve months' cost in
+// COSTS_TOTAL (and so in RESULT), its payment in BANK, its accounts in the closing entry and the trial balance.
 const REVENUE = { A: sum(40000, 16000), B: sum(24000, 8000, 12000) }; // A 56,000; B 44,000
 const COSTS = { A: 10000, B: 8000 }; // on 2810
 const MONTHS = 10;
@@ -72,26 +73,21 @@ const item = (description: string, unit_price: number, project: 'A' | 'B'): Line
 
 /** The depreciation job as it would run on `day` (what the nightly schedule calls). */
 const db = testDb();
-const depreciationJob = (day: string) => depreciateAssets((fn: (tx: Db) => Promise<unknown>) => db.prisma.$transaction((tx) => fn(tx)), day);
+const run = <T>(fn: (tx: Db) => Promise<T>) => db.prisma.$transaction((tx) => fn(tx));
+const depreciationJob = (day: string) => depreciateAssets(run, day);
 
 describe("the accountant's year", () => {
   let c: Api;
 
   it('sets up the projects, the customers and suppliers, the bank account', async () => {
     c = t.api;
-    const dim = await created(
-      c.POST('/dimensions', {
-        params: idem(),
-        body: {
-          name: 'Projekt',
-          values: [
-            { code: 'A', name: 'Projekt A' },
-            { code: 'B', name: 'Projekt B' },
-          ],
-        },
-      }),
-    );
-    expect(dim.data.values.map((v) => v.code)).toEqual(['A', 'B']);
+    // Projekt A from the start; B added when it begins (a value is added later, decision 581).
+    const dim = (await created(c.POST('/dimensions', { params: idem(), body: { name: 'Projekt', values: [{ code: 'A', name: 'Projekt A' }] } }))).data;
+    const both = await ok(c.PUT('/dimensions/{id}', { ...path(dim.id), body: { values: [{ code: 'B', name: 'Projekt B' }] } }));
+    expect(both.data.values.map((v) => [v.code, v.retired])).toEqual([
+      ['A', false],
+      ['B', false],
+    ]);
     for (const name of ['Alfa ApS', 'Beta ApS']) ids[name] = (await created(c.POST('/customers', { params: idem(), body: { name } }))).data.id;
     for (const name of ['Byggemarked A/S', 'Underleverandør ApS', 'Bilhuset A/S'])
       ids[name] = (await created(c.POST('/suppliers', { params: idem(), body: { name } }))).data.id;
@@ -183,6 +179,9 @@ describe("the accountant's year", () => {
     expect(van.schedule.filter((m) => m.posted).map((m) => m.date)).toEqual(ends.slice(2));
     // 10 × 1,833.33 = 18,333.30; book value 120,000 − 18,333.30 = 101,666.70.
     expect(van).toMatchObject({ months_depreciated: MONTHS, accumulated_depreciation: DEPRECIATION, book_value: sum(120000, neg(DEPRECIATION)) });
+    // The register at year end: what 5580 and 5610 hold (the trial balance below).
+    const register = await ok(c.GET('/reports/assets', { params: { query: { as_of: d('12-31') } } }));
+    expect(register.meta.totals).toEqual({ cost: 120000, accumulated_depreciation: DEPRECIATION, book_value: sum(120000, neg(DEPRECIATION)) });
   });
 });
 
@@ -245,6 +244,15 @@ describe("the accountant's year, closed", () => {
       ['3050', 0, DEPRECIATION],
       ['6940', 0, RESULT],
     ]);
+    const years = (await ok(c().GET('/fiscal-years'))).data;
+    expect(years.find((y) => y.start_date === YS)).toEqual({
+      start_date: YS,
+      end_date: YE,
+      state: 'closed',
+      result: RESULT,
+      closing_transaction_id: closing.id,
+      closed_at: year.closed_at,
+    });
     vi.useRealTimers();
   });
 
