@@ -111,7 +111,7 @@ describe("the accountant's year", () => {
     expect(i3.total).toBe(30000);
     await invoice('I4', 'Beta ApS', '11-02', '11-16', [item('Montage', 12000, 'B')]);
 
-    const expense = async (key: string, supplier: string, date: string, amount: number, project?: 'A' | 'B') => {
+    const expense = async (key: string, supplier: string, description: string, date: string, amount: number, project?: 'A' | 'B') => {
       const e = (
         await created(
           c.POST('/expenses', {
@@ -121,7 +121,7 @@ describe("the accountant's year", () => {
               date: d(date),
               amount,
               vat_amount: amount / 5,
-              description: key,
+              description,
               book: true,
               ...(project ? { dimensions: { Projekt: project } } : {}),
             },
@@ -130,9 +130,9 @@ describe("the accountant's year", () => {
       ).data;
       ids[key] = e.id;
     };
-    await expense('E1', 'Byggemarked A/S', '03-05', 12500, 'A');
-    await expense('E2', 'Underleverandør ApS', '06-10', 10000, 'B');
-    await expense('E3', 'Bilhuset A/S', '03-15', 150000);
+    await expense('E1', 'Byggemarked A/S', 'Materialer', '03-05', 12500, 'A');
+    await expense('E2', 'Underleverandør ApS', 'Montagehjælp', '06-10', 10000, 'B');
+    await expense('E3', 'Bilhuset A/S', 'Varebil', '03-15', 150000);
   });
 
   it('the van bought in March becomes an asset from its booked expense in one call', async () => {
@@ -297,6 +297,12 @@ describe("the accountant's year, closed", () => {
       ['prior_years_result', 0],
     ]);
     expect(bs.balanced).toBe(true);
+    // The next January's SAF-T file opens every account with the same balance (debit positive here).
+    const saft = (await c().GET('/exports/saft', { params: { query: { from: d('01-01', N), to: d('01-31', N) } }, parseAs: 'text' })).data as unknown as string;
+    const opening = [...saft.matchAll(/<Account><AccountID>(\d+)<\/AccountID>.*?<Opening(Debit|Credit)Balance>([\d.]+)</g)]
+      .filter((m) => m[3] !== '0.00')
+      .map((m) => [m[1], m[2] === 'Debit' ? Number(m[3]) : -Number(m[3])]);
+    expect(opening).toEqual(rows.filter((r) => r[1] !== 0).map((r) => [r[0], r[1]]));
   });
 
   it('the profit and loss of the closed year: whole, by project and for project A', async () => {
