@@ -30,7 +30,8 @@ const neg = (x: number) => -x;
 //   Purchases (expenses, gross incl. VAT, booked to 2810):
 //     E1  Byggemarked A/S  5 Mar  A 10,000 + 2,500 VAT  = 12,500   paid 18 Mar
 //     E2  Underleverandør  10 Jun  B  8,000 + 2,000 VAT  = 10,000   paid 20 Jun
-//     E3  Bilhuset A/S    15 Mar  a van 120,000 + 30,000 = 150,000 paid 20 Mar; capitalised to 5580
+//     E3  Bilhuset A/S    15 Mar  B a van 120,000 + 30,000 VAT = 150,000 paid 20 Mar; capitalised to 5580,
+//         which takes the 120,000 back out of project B (decision 841)
 //   The van: (120,000 − 10,000 residual) / 60 months = 1,833.33 a month, March..December = 10 × 1,833.33.
 //   The owner paid in 200,000 of share capital on 5 January (6520).
 // The yearly insurance accrual of the order joins here when accruals land: its twelve months' cost in
@@ -132,7 +133,7 @@ describe("the accountant's year", () => {
     };
     await expense('E1', 'Byggemarked A/S', 'Materialer', '03-05', 12500, 'A');
     await expense('E2', 'Underleverandør ApS', 'Montagehjælp', '06-10', 10000, 'B');
-    await expense('E3', 'Bilhuset A/S', 'Varebil', '03-15', 150000);
+    await expense('E3', 'Bilhuset A/S', 'Varebil', '03-15', 150000, 'B');
   });
 
   it('the van bought in March becomes an asset from its booked expense in one call', async () => {
@@ -143,6 +144,12 @@ describe("the accountant's year", () => {
     // 150,000 − 30,000 VAT = 120,000 on 15 March, moved from 2810 to 5580.
     expect(van).toMatchObject({ acquisition_date: d('03-15'), cost: 120000, monthly_depreciation: MONTHLY, asset_account_number: '5580' });
     expect(van.postings).toMatchObject([{ kind: 'capitalisation', date: d('03-15'), amount: 120000 }]);
+    // The expense charged project B with the van on 2810; its capitalisation takes it back out of B.
+    const capitalisation = (await ok(c.GET('/transactions/{id}', path(van.capitalisation_transaction_id!)))).data;
+    expect(capitalisation.lines.map((l) => [l.account_number, l.debit, l.credit, l.dimensions])).toEqual([
+      ['5580', 120000, 0, {}],
+      ['2810', 0, 120000, { Projekt: 'B' }],
+    ]);
   });
 
   it("the bank's statement pays the invoices and the expenses by its own matching; the capital is posted by hand", async () => {
@@ -313,8 +320,8 @@ describe("the accountant's year, closed", () => {
       DEPRECIATION,
     ]);
     expect(whole.totals.result).toBe(RESULT);
-    // A: 56,000 − 10,000 = 46,000; B: 44,000 − 8,000 = 36,000; without a project: the depreciation (the van's
-    // 120,000 on 2810 and its capitalisation cancel out).
+    // A: 56,000 − 10,000 = 46,000; B: 44,000 − 8,000 = 36,000 (the van's 120,000 on 2810 and its
+    // capitalisation cancel out in B); without a project: the depreciation.
     const grouped = await profitLoss({ group_by: 'dimension:Projekt' });
     expect(grouped.totals.result).toBe(RESULT);
     expect(grouped.groups!.map((g) => [g.value, section(g, 'revenue').total, section(g, 'other_external_expenses').total, g.totals.result])).toEqual([
@@ -374,12 +381,17 @@ describe("the accountant's year, closed", () => {
       'Projekt:A',
       'Projekt:B',
     ]);
-    // The journal's lines carrying a project: the revenue lines of I1 (A), I2 (B), I3 (A and B), I4 (B) and the
-    // cost lines of E1 (A) and E2 (B); the invoices' own lines in SalesInvoices carry theirs too (decision 840).
+    // The journal's lines carrying a project: the revenue lines of I1 (A), I2 (B), I3 (A and B), I4 (B), the
+    // cost lines of E1 (A), E2 (B) and E3 (B) and the capitalisation's; the invoices' own lines in
+    // SalesInvoices carry theirs too (decision 840).
     const [journal, invoices] = xml.split('<SalesInvoices>') as [string, string];
     const analysed = (part: string) =>
       [...part.matchAll(/<AnalysisID>(\w)<\/AnalysisID><AnalysisAmount><Amount>([\d.]+)<\/Amount>/g)].map((m) => `${m[1]} ${m[2]}`);
-    expect(analysed(journal)).toEqual(['A 40000.00', 'B 24000.00', 'A 16000.00', 'B 8000.00', 'B 12000.00', 'A 10000.00', 'B 8000.00']);
+    expect(analysed(journal)).toEqual([
+      ...['A 40000.00', 'B 24000.00', 'A 16000.00', 'B 8000.00', 'B 12000.00'], // I1..I4
+      ...['A 10000.00', 'B 8000.00', 'B 120000.00'], // E1..E3
+      'B 120000.00', // the van's capitalisation
+    ]);
     expect(analysed(invoices)).toEqual(['A 40000.00', 'B 24000.00', 'A 16000.00', 'B 8000.00', 'B 12000.00']);
     expect(invoices).toContain(
       '<LineNumber>1</LineNumber><AccountID>1010</AccountID><Analysis><AnalysisType>Projekt</AnalysisType><AnalysisID>A</AnalysisID>' +
