@@ -205,7 +205,8 @@ describe("the accountant's year, closed", () => {
     const months = (from: number, amount: number, account_number: string) =>
       Array.from({ length: 13 - from }, (_, i) => ({ account_number, month: `${Y}-${String(from + i).padStart(2, '0')}`, amount }));
     // Revenue 9,000 a month (108,000), other external expenses 1,250 a month (15,000), depreciation 2,000 a
-    // month from March (20,000): a budgeted result of 108,000 − 15,000 − 20,000 = 73,000.
+    // month from March (20,000): a budgeted result of 108,000 − 15,000 − 20,000 = 73,000. Entered with the
+    // revenue first; the bulk put then replaces every line with the whole budget.
     const budget = (
       await created(c().POST('/budgets', { params: idem(), body: { name: `Budget ${Y}`, fiscal_year: YS, lines: [...months(1, 9000, '1010')] } }))
     ).data;
