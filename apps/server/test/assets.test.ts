@@ -3,6 +3,8 @@
 // on, no waiting) to the year's end, catching up a downtime, two runs at once posting each month once, a
 // locked period posted on the first open day, disposals with a gain and with a loss, the register and the
 // tax view (saldo method), and the SAF-T file's Assets and AssetTransactions — every figure worked out by hand here.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '@tlr/db';
 import { depreciateAssets, updateAccountingSettings } from '@tlr/domain';
@@ -10,6 +12,7 @@ import { countRows, created, idem, ok, testDb, twoLinePosting, useCompany, type 
 import { validateSaft } from './saft-schema.ts';
 
 const t = useCompany({ name: 'Anlæg og Maskiner ApS' });
+const REFERENCE = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'reference');
 const path = (id: string) => ({ params: { path: { id } } });
 /** A path id with an Idempotency-Key (the disposal takes one). */
 const keyed = (id: string, key = idem()) => ({ params: { path: { id }, ...key } });
@@ -192,7 +195,7 @@ describe('depreciation', () => {
 });
 
 describe('an asset bought for a project', () => {
-  it("its capitalisation takes the cost back out of the expense's project, also once the value is retired", async () => {
+  it("its capitalisation takes the cost back out of the expense's project, also once the value is retired; the asset keeps the project", async () => {
     const other = await t.another('Projektanlæg ApS');
     const c = other.api;
     const dim = (await created(c.POST('/dimensions', { params: idem(), body: { name: 'Projekt', values: [{ code: 'X', name: 'Projekt X' }] } }))).data;
@@ -201,9 +204,11 @@ describe('an asset bought for a project', () => {
     const expense = (await created(c.POST('/expenses', { params: idem(), body }))).data.id;
     await ok(c.PUT('/dimensions/{id}', { ...path(dim.id), body: { values: [{ code: 'X', retired: true }] } }));
     const a = (await created(c.POST('/assets', { params: idem(), body: { name: 'Gravemaskine', expense_id: expense, useful_life_months: 40 } }))).data;
+    // The asset takes the expense's project, retired or not (decisions 872, 873), and its cost line carries it.
+    expect(a.dimensions).toEqual({ Projekt: 'X' });
     const tx = (await ok(c.GET('/transactions/{id}', path(a.capitalisation_transaction_id!)))).data;
     expect(tx.lines.map((l) => [l.account_number, l.debit, l.credit, l.dimensions])).toEqual([
-      ['5580', 40000, 0, {}],
+      ['5580', 40000, 0, { Projekt: 'X' }],
       ['2810', 0, 40000, { Projekt: 'X' }],
     ]);
     // Project X's April: the 40,000 charged by the expense and taken back by the capitalisation.
@@ -398,5 +403,110 @@ describe('SAF-T', () => {
         '<DepreciationMethod>Lineær</DepreciationMethod><DepreciationForPeriod>18333.30</DepreciationForPeriod><AccumulatedDepreciation>18333.30</AccumulatedDepreciation>' +
         '<BookValueEnd>101666.70</BookValueEnd>',
     );
+  });
+});
+
+describe("an asset from one line of a received e-invoice, with the project's dimensions", () => {
+  const c = () => co.api;
+  let co: Awaited<ReturnType<typeof t.another>>;
+  let dim = '';
+  let expense = '';
+  let lines: { id: string; description: string }[] = [];
+  let tavle = '';
+  let svejser = '';
+  const tx = async (id: string) =>
+    (await ok(c().GET('/transactions/{id}', path(id)))).data.lines.map((l) => [l.account_number, l.debit, l.credit, l.dimensions]);
+
+  it('costs the line at its net amount with its VAT not deductible, moves it off the line\'s account, once per line', async () => {
+    co = await t.another('Linjeanlæg ApS');
+    dim = (await created(c().POST('/dimensions', { params: idem(), body: { name: 'Projekt', values: [{ code: 'B', name: 'Projekt B' }] } }))).data.id;
+    // The OIOUBL package's invoice of 20 November: Hejsetavle 5,000.00 and 2 × Beslag 25.00 = 50.00, 25 % VAT
+    // (1,250.00 and 12.50), both proposed to 2810. Project B; half the VAT deductible.
+    const xml = readFileSync(join(REFERENCE, 'einvoice', 'oioubl', 'examples', 'OIOUBL_Invoice_v2p2.xml'), 'utf8')
+      .replace('<cbc:IssueDate>2005-11-20', '<cbc:IssueDate>2026-11-20')
+      .replace('<cbc:PaymentDueDate>2005-11-25', '<cbc:PaymentDueDate>2026-11-25');
+    const r = await co.raw.call<{ data: { expense_id: string } }>('POST', '/einvoices/inbound', {
+      raw: xml,
+      headers: { 'Content-Type': 'application/xml', ...idem().header },
+    });
+    expect(r.status, r.text.slice(0, 500)).toBe(201);
+    expense = r.body.data.expense_id;
+    await ok(c().PUT('/expenses/{id}', { ...path(expense), body: { dimensions: { Projekt: 'B' }, vat_deductible_percent: 50 } }));
+    lines = (await ok(c().PUT('/expenses/{id}/status', { ...path(expense), body: { status: 'booked' } }))).data.lines;
+    expect(lines.map((l) => l.description)).toEqual(['Hejsetavle', 'Beslag']);
+    // Booked: 2810 5,050.00 + the 631.25 of VAT not deductible (50 % of 1,262.50) = 5,681.25.
+    expect(await balance('2810', co.company.companyId)).toBe(5681.25);
+
+    const refusals: [Record<string, unknown>, number, string, string][] = [
+      [{ expense_line_id: '00000000-0000-4000-8000-000000000000' }, 400, 'invalid_request', 'expense_line_id'],
+      [{ expense_line_id: lines[0]!.id, cost: 5000 }, 400, 'invalid_request', 'cost'],
+      [{ expense_line_id: lines[0]!.id, expense_id: '00000000-0000-4000-8000-000000000000' }, 400, 'invalid_request', 'expense_line_id'],
+    ];
+    for (const [body, status, code, field] of refusals) {
+      const res = await co.raw.post('/assets', { name: 'X', useful_life_months: 12, ...body });
+      expect([res.status, res.body], JSON.stringify(body)).toMatchObject([status, { code, field }]);
+    }
+
+    const a = (await created(c().POST('/assets', { params: idem(), body: { name: 'Hejsetavle', expense_line_id: lines[0]!.id, useful_life_months: 50 } }))).data;
+    tavle = a.id;
+    // 5,000.00 + half its 1,250.00 VAT = 5,625.00 on 20 November; 5,625 / 50 = 112.50 a month; the project the expense's.
+    expect(a).toMatchObject({ cost: 5625, acquisition_date: '2026-11-20', expense_id: expense, expense_line_id: lines[0]!.id, monthly_depreciation: 112.5 });
+    expect(a.dimensions).toEqual({ Projekt: 'B' });
+    expect(await tx(a.capitalisation_transaction_id!)).toEqual([
+      ['5580', 5625, 0, { Projekt: 'B' }],
+      ['2810', 0, 5625, { Projekt: 'B' }],
+    ]);
+    // The line again, or the expense as a whole: 409. The screws, twice at once: one asset (50 + 6.25 = 56.25).
+    for (const body of [{ expense_line_id: lines[0]!.id }, { expense_id: expense }]) {
+      const res = await co.raw.post('/assets', { name: 'Igen', useful_life_months: 12, ...body });
+      expect([res.status, res.body]).toMatchObject([409, { code: 'asset_exists', field: Object.keys(body)[0] }]);
+    }
+    const both = await Promise.all(
+      [1, 2].map(() => co.raw.post('/assets', { name: 'Beslag', expense_id: expense, expense_line_id: lines[1]!.id, useful_life_months: 5 })),
+    );
+    expect(both.map((x) => x.status).sort()).toEqual([201, 409]);
+    expect(both.find((x) => x.status === 201)!.body).toMatchObject({ data: { cost: 56.25, monthly_depreciation: 11.25 } });
+    expect(await balance('2810', co.company.companyId)).toBe(0);
+    expect(await countRows(`SELECT count(*)::int AS n FROM fixed_assets WHERE expense_id = $1`, [expense])).toBe(2);
+  });
+
+  it('a dimension the company requires on the depreciation account: refused on the asset, and the job marks the asset and goes on', async () => {
+    // 1,200 / 12 = 100 a month from October, no project; then the company requires a project on 3050.
+    svejser = (
+      await created(c().POST('/assets', { params: idem(), body: { name: 'Svejser', acquisition_date: '2026-10-01', cost: 1200, useful_life_months: 12 } }))
+    ).data.id;
+    await ok(c().PUT('/dimensions/{id}', { ...path(dim), body: { required_account_numbers: ['3050'] } }));
+    const refused = await co.raw.post('/assets', { name: 'Boremaskine', acquisition_date: '2026-10-01', cost: 1200, useful_life_months: 12 });
+    expect([refused.status, refused.body]).toMatchObject([400, { code: 'dimension_required', field: 'dimensions.Projekt' }]);
+    const renamed = await co.raw.put(`/assets/${svejser}`, { name: 'Svejser 2' });
+    expect([renamed.status, renamed.body]).toMatchObject([400, { code: 'dimension_required', field: 'dimensions.Projekt' }]);
+
+    // The run of 30 November: the welder's October refused and kept on it; the board's November posted all the same.
+    const run1 = await job('2026-11-30');
+    expect(run1.failed.filter((f) => f.asset_id === svejser)).toMatchObject([{ month: '2026-10-01', code: 'dimension_required' }]);
+    expect((await get(svejser, c())).depreciation_failure).toMatchObject({ month: '2026-10-01', code: 'dimension_required' });
+    const board = await get(tavle, c());
+    expect(board.months_depreciated).toBe(1);
+    expect(await tx(board.postings.at(-1)!.transaction_id)).toEqual([
+      ['3050', 112.5, 0, { Projekt: 'B' }],
+      ['5610', 0, 112.5, { Projekt: 'B' }],
+    ]);
+
+    // The project given: the failure cleared; the next run posts October and November with it.
+    expect((await ok(c().PUT('/assets/{id}', { ...path(svejser), body: { dimensions: { Projekt: 'B' } } }))).data.depreciation_failure).toBeNull();
+    await job('2026-11-30');
+    expect(await get(svejser, c())).toMatchObject({ months_depreciated: 2, depreciation_failure: null });
+  });
+
+  it('project B retired: the assets keep it and their months post with it; a new asset is refused it', async () => {
+    await ok(c().PUT('/dimensions/{id}', { ...path(dim), body: { values: [{ code: 'B', retired: true }] } }));
+    const refused = await co.raw.post('/assets', { name: 'Ny', acquisition_date: '2026-12-01', cost: 1200, useful_life_months: 12, dimensions: { Projekt: 'B' } });
+    expect([refused.status, refused.body]).toMatchObject([400, { code: 'dimension_value_retired', field: 'dimensions.Projekt' }]);
+    expect((await ok(c().PUT('/assets/{id}', { ...path(svejser), body: { name: 'Svejser 2', dimensions: { Projekt: 'B' } } }))).data.name).toBe('Svejser 2');
+    const run = await job('2026-12-31');
+    expect(run.failed.filter((f) => [tavle, svejser].includes(f.asset_id))).toEqual([]);
+    // Project B's December: the board 112.50, the screws 11.25, the welder 100 = 223.75 of depreciation.
+    const pl = await ok(c().GET('/reports/profit-loss', { params: { query: { from: '2026-12-01', to: '2026-12-31', dimension: { Projekt: 'B' } } as never } }));
+    expect((pl as { data: { totals: { result: number } } }).data.totals.result).toBe(-223.75);
   });
 });

@@ -1,9 +1,10 @@
-// Fixed assets (anlægskartotek): create (also from a booked expense, in one call), read, update while
-// nothing is depreciated, delete while nothing is posted, dispose (the gain or loss), each scoped to the
-// caller's company; and the one function that posts an asset's next month of depreciation, which the
-// daily job (depreciate-assets.ts) and a disposal's catch-up both call. Every posting goes through the
-// journal writer. docs/assets.md; decisions 567-579.
-import { isUniqueViolation, type AssetDepreciation, type Db, type FixedAsset, type Prisma } from '@tlr/db';
+// Fixed assets (anlægskartotek): create (also from a booked expense or one of its lines, in one call),
+// read, update while nothing is depreciated, delete while nothing is posted, dispose (the gain or loss),
+// each scoped to the caller's company; and the one function that posts an asset's next month of
+// depreciation, which the daily job (depreciate-assets.ts) and a disposal's catch-up both call. Every
+// posting goes through the journal writer, carrying the asset's dimensions. docs/assets.md; decisions
+// 567-579, 841, 870-876.
+import { isUniqueViolation, Prisma, type AssetDepreciation, type Db, type FixedAsset } from '@tlr/db';
 import { dayAfter, fromDate, toDate, today } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
@@ -12,9 +13,15 @@ import { newId } from '../ids.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { amountToJson, decimalOf, Decimal } from '../money.ts';
 import { postTransaction } from '../ledger/post.ts';
+import { postReversalOf } from '../ledger/documents.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import type { PostingLine } from '../ledger/rules.ts';
 import type { LineDimensions } from '../dimensions/schema.ts';
+import { checkDocumentDimensions, missingRequired, readCatalogue } from '../dimensions/catalogue.ts';
+import { toDkk } from '../currency/rules.ts';
+import { codeFor, postableCode, vatCodesOf } from '../vat/treatments.ts';
+import { vatLines } from '../vat/codes.ts';
+import { mainAccountOf } from '../expenses/line-rules.ts';
 import {
   ASSET_GROUPS,
   ASSET_STATUSES,
@@ -41,6 +48,21 @@ export const ASSET_LIST = {
 
 type Account = { id: string; account_number: string; name: string; type: string };
 const zero = () => new Decimal(0);
+
+/** Dimensions as stored (jsonb, null for none) or given ({} for none): undefined when there are none. */
+const dimensionsOf = (d: unknown): LineDimensions | undefined => {
+  const dims = d as LineDimensions | null | undefined;
+  return dims && Object.keys(dims).length ? dims : undefined;
+};
+/** A posting line carrying `dimensions`, when there are any. */
+const tagged = (l: PostingLine, dimensions: LineDimensions | undefined): PostingLine => (dimensions ? { ...l, dimensions } : l);
+
+/** What the job could not post, kept on the asset (decision 875). */
+export interface DepreciationFailure {
+  month: string;
+  code: string;
+  detail: string;
+}
 
 export const assetSchedule = (a: Pick<FixedAsset, 'acquisition_date' | 'cost' | 'residual_value' | 'useful_life_months'>): ScheduleMonth[] =>
   depreciationSchedule({
@@ -76,6 +98,7 @@ function view(row: FixedAsset, numbers: Map<string, string>): AssetView {
     accumulated_account_number: numbers.get(row.accumulated_account_id) ?? '',
     depreciation_account_number: numbers.get(row.depreciation_account_id) ?? '',
     expense_id: row.expense_id,
+    expense_line_id: row.expense_line_id,
     transaction_id: row.transaction_id,
     capitalisation_transaction_id: row.capitalisation_transaction_id,
     status,
@@ -87,6 +110,8 @@ function view(row: FixedAsset, numbers: Map<string, string>): AssetView {
     disposed_date: row.disposed_date ? fromDate(row.disposed_date) : null,
     disposal_proceeds: row.disposal_proceeds === null ? null : amountToJson(row.disposal_proceeds),
     disposal_transaction_id: row.disposal_transaction_id,
+    dimensions: dimensionsOf(row.dimensions) ?? {},
+    depreciation_failure: (row.depreciation_failure as (DepreciationFailure & { failed_at: string }) | null) ?? null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
@@ -221,7 +246,8 @@ export async function depreciateNextMonth(
     description: text,
     source: 'depreciation',
     sourceId: row.id,
-    lines: [line(expense, 'debit', m.amount, text), line(accumulated, 'credit', m.amount, text)],
+    // Both lines carry the asset's dimensions, a value retired since included (decisions 872, 873).
+    lines: [line(expense, 'debit', m.amount, text), line(accumulated, 'credit', m.amount, text)].map((l) => tagged(l, dimensionsOf(row.dimensions))),
   });
   await db.assetDepreciation.create({
     data: {
@@ -238,7 +264,12 @@ export async function depreciateNextMonth(
   const depreciated = decimalOf(row.depreciated).plus(m.amount);
   await db.fixedAsset.update({
     where: { id: row.id },
-    data: { months_posted: months, depreciated: depreciated.toFixed(2), status: months >= row.useful_life_months ? 'fully_depreciated' : 'active' },
+    data: {
+      months_posted: months,
+      depreciated: depreciated.toFixed(2),
+      status: months >= row.useful_life_months ? 'fully_depreciated' : 'active',
+      depreciation_failure: Prisma.DbNull,
+    },
   });
   await recordEvent(db, scope, 'asset.depreciated', {
     asset_id: row.id,
@@ -282,41 +313,137 @@ function checkTerms(t: Terms) {
     throw invalidRequest(`cost − residual_value must be at least 0.01 per month of useful_life_months (${t.useful_life_months}).`, 'useful_life_months');
 }
 
-/** What the expense posted to its own account (debit − credit, DKK): the asset's cost. */
-async function expenseCost(db: Db, scope: CompanyScope, expenseId: string) {
-  // The expense's row lock, as a status change takes it: a cancellation at the same moment waits and then sees the asset (decision 579).
+/** The expense, booked or paid, under its row lock, as a status change takes it: a cancellation at the same moment waits and then sees the asset (decision 579). */
+async function lockedBookedExpense(db: Db, scope: CompanyScope, expenseId: string, field: string) {
   const [locked] = await db.$queryRaw<
     { id: string }[]
   >`SELECT id FROM expenses WHERE id = ${expenseId}::uuid AND company_id = ${scope.companyId}::uuid FOR UPDATE`;
   const expense = locked ? await db.expense.findUnique({ where: { id: expenseId } }) : null;
-  if (!expense) throw invalidRequest(`No expense ${expenseId} in this company.`, 'expense_id');
+  if (!expense) throw invalidRequest(`No expense ${expenseId} in this company.`, field);
   if ((expense.status !== 'booked' && expense.status !== 'paid') || !expense.posted_transaction_id)
-    throw invalidRequest(`The expense is ${expense.status}: only a booked or paid expense can become an asset.`, 'expense_id');
+    throw invalidRequest(`The expense is ${expense.status}: only a booked or paid expense can become an asset.`, field);
+  return expense;
+}
+
+/** Where an asset made from an expense or one of its lines came from: its date, the credits that take its cost off the expense's accounts, their dimensions. */
+interface Origin {
+  date: string;
+  credits: { accountId: string; amount: Decimal }[];
+  dimensions: LineDimensions | undefined;
+}
+
+/** What the expense posted to its own account (debit − credit, DKK): the asset's cost (decision 572). One asset per expense, none once a line of it is one. */
+async function expenseCost(db: Db, scope: CompanyScope, expenseId: string) {
+  const expense = await lockedBookedExpense(db, scope, expenseId, 'expense_id');
+  if (await db.fixedAsset.findFirst({ where: { company_id: scope.companyId, expense_id: expenseId }, select: { id: true } }))
+    throw new DomainError('asset_exists', `The expense ${expenseId}, or a line of it, is an asset already.`, 'expense_id');
   const lines = await db.transactionLine.findMany({
-    where: { company_id: scope.companyId, transaction_id: expense.posted_transaction_id, account_id: expense.account_id },
+    where: { company_id: scope.companyId, transaction_id: expense.posted_transaction_id!, account_id: expense.account_id },
   });
   const cost = lines.reduce((s, l) => s.plus(l.debit.toString()).minus(l.credit.toString()), zero());
   if (!cost.isPositive() || cost.isZero())
     throw invalidRequest('The expense posted no cost to its account (a credit note cannot become an asset).', 'expense_id');
-  return { expense, cost };
+  const origin: Origin = { date: fromDate(expense.date), credits: [{ accountId: expense.account_id, amount: cost }], dimensions: dimensionsOf(expense.dimensions) };
+  return { expense, cost, origin };
+}
+
+/**
+ * What one line of a booked expense cost (decision 870): its net amount and its share of the VAT that is
+ * not deductible, in DKK at the rate the expense was booked at; the credits take the net off the line's
+ * account and the VAT share off the account booking charged it to (the largest account of the line's VAT
+ * code, expenses/rules.ts linesBookingLines). One asset per line, none for a line of an expense that is
+ * an asset as a whole; checked under the expense's row lock, and by the unique keys.
+ */
+async function expenseLineCost(db: Db, scope: CompanyScope, lineId: string, expenseId: string | undefined) {
+  const l = await db.expenseLine.findFirst({ where: { id: lineId, company_id: scope.companyId } });
+  if (!l) throw invalidRequest(`No expense line ${lineId} in this company.`, 'expense_line_id');
+  if (expenseId && expenseId !== l.expense_id) throw invalidRequest(`The line ${lineId} is a line of the expense ${l.expense_id}, not of expense_id.`, 'expense_line_id');
+  const expense = await lockedBookedExpense(db, scope, l.expense_id, 'expense_line_id');
+  const taken = await db.fixedAsset.findFirst({
+    where: { company_id: scope.companyId, expense_id: expense.id, OR: [{ expense_line_id: null }, { expense_line_id: lineId }] },
+    select: { expense_line_id: true },
+  });
+  if (taken)
+    throw new DomainError('asset_exists', taken.expense_line_id ? `The line ${lineId} is an asset already.` : `The expense ${expense.id} is an asset as a whole already.`, 'expense_line_id');
+  // The line's own dimensions and accrual, read through to_jsonb: columns the schema may not hold (yet) read as null.
+  const [own] = await db.$queryRaw<{ dimensions: LineDimensions | null; accrued: boolean }[]>`
+    SELECT to_jsonb(l) -> 'dimensions' AS dimensions, (to_jsonb(l) ->> 'accrual_from') IS NOT NULL AS accrued FROM expense_lines l WHERE l.id = ${lineId}::uuid`;
+  if (own?.accrued) throw invalidRequest('The line is accrued over months: its cost went to prepaid expenses, not to its account.', 'expense_line_id');
+  const net = decimalOf(l.net_amount);
+  if (!net.isPositive() || net.isZero())
+    throw invalidRequest(`The line's net amount is ${net.toFixed(2)}: an allowance or a credit cannot become an asset.`, 'expense_line_id');
+  const vat = decimalOf(l.vat_amount);
+  let nonDeductible = vat;
+  if (l.vat_code && !vat.isZero()) {
+    const t = postableCode(codeFor(await vatCodesOf(db, scope, [l.vat_code]), l.vat_code, 'purchase', 'vat_code'));
+    nonDeductible = vatLines(t, vat, '', expense.vat_deductible_percent ? decimalOf(expense.vat_deductible_percent) : undefined).nonDeductible;
+  }
+  const rate = expense.exchange_rate ? decimalOf(expense.exchange_rate) : new Decimal(1);
+  const credits = [{ accountId: l.account_id, amount: toDkk(net, rate) }];
+  if (!nonDeductible.isZero()) {
+    const sameCode = await db.expenseLine.findMany({
+      where: { expense_id: expense.id, vat_code: l.vat_code },
+      select: { account_id: true, net_amount: true },
+      orderBy: { position: 'asc' },
+    });
+    const accountId = mainAccountOf(
+      sameCode.map((x) => ({ account: x.account_id, net: decimalOf(x.net_amount) })),
+      l.account_id,
+    );
+    const amount = toDkk(nonDeductible, rate);
+    if (accountId === l.account_id) credits[0]!.amount = credits[0]!.amount.plus(amount);
+    else credits.push({ accountId, amount });
+  }
+  const cost = credits.reduce((s, c) => s.plus(c.amount), zero());
+  // The line's dimensions as booking posted them: the expense's, the line's own over them (decision 855).
+  const dimensions = dimensionsOf({ ...(expense.dimensions as LineDimensions | null), ...own?.dimensions });
+  const origin: Origin = { date: fromDate(expense.date), credits, dimensions };
+  return { expense, cost, origin };
+}
+
+/**
+ * The asset's dimensions checked (decision 874): a value given is known and in use (one the asset holds
+ * already may be retired since: it keeps it), and every dimension the company requires on one of the
+ * asset's accounts has a value, else its postings would be refused (the job's every month).
+ */
+async function checkAssetDimensions(
+  db: Db,
+  scope: CompanyScope,
+  o: { dimensions: LineDimensions | undefined; given: LineDimensions | null | undefined; kept?: LineDimensions | undefined; accountIds: string[] },
+) {
+  const fresh = Object.fromEntries(Object.entries(o.given ?? {}).filter(([name, code]) => o.kept?.[name] !== code));
+  await checkDocumentDimensions(db, scope.companyId, [{ dimensions: fresh, field: 'dimensions' }]);
+  const missing = missingRequired(await readCatalogue(db, scope.companyId), o.accountIds, o.dimensions);
+  if (!missing) return;
+  const account = await db.account.findUnique({ where: { id: missing.accountId }, select: { account_number: true } });
+  throw new DomainError(
+    'dimension_required',
+    `The company requires a value of the dimension ${missing.dimension} on account ${account?.account_number}, which the asset posts to: give dimensions.${missing.dimension}.`,
+    `dimensions.${missing.dimension}`,
+  );
 }
 
 export async function createAsset(db: Db, scope: CompanyScope, input: AssetInput): Promise<FullAssetView> {
-  if (input.expense_id && input.transaction_id) throw invalidRequest('An asset comes from an expense or from a posting, not both.', 'transaction_id');
+  const fromExpense = input.expense_id ?? input.expense_line_id;
+  if (fromExpense && input.transaction_id) throw invalidRequest('An asset comes from an expense or from a posting, not both.', 'transaction_id');
   const group = input.group ?? 'operating_equipment';
   const defaults = ASSET_GROUPS[group];
   let terms: Terms;
-  let from: { accountId: string; date: string; dimensions: LineDimensions | null } | null = null;
+  let from: Origin | null = null;
+  let expenseId: string | null = null;
   let assetNumber = input.asset_account_number ?? defaults.asset;
-  if (input.expense_id) {
+  if (fromExpense) {
+    const source = input.expense_line_id ? 'expense_line_id' : 'expense_id';
     for (const f of ['cost', 'acquisition_date'] as const)
-      if (input[f] !== undefined) throw invalidRequest(`${f} is taken from the expense; leave it out with expense_id.`, f);
-    if (await db.fixedAsset.findFirst({ where: { company_id: scope.companyId, expense_id: input.expense_id }, select: { id: true } }))
-      throw new DomainError('asset_exists', `The expense ${input.expense_id} is an asset already.`, 'expense_id');
-    const { expense, cost } = await expenseCost(db, scope, input.expense_id);
-    const own = await db.account.findFirst({ where: { id: expense.account_id }, select: { account_number: true, type: true } });
-    // An expense posted to a balance-sheet account was posted as an asset already: that account is its asset account.
-    if (!input.asset_account_number && own?.type === 'asset') assetNumber = own.account_number;
+      if (input[f] !== undefined) throw invalidRequest(`${f} is taken from the expense; leave it out with ${source}.`, f);
+    const { expense, cost, origin } = input.expense_line_id
+      ? await expenseLineCost(db, scope, input.expense_line_id, input.expense_id)
+      : await expenseCost(db, scope, input.expense_id!);
+    if (!input.expense_line_id) {
+      const own = await db.account.findFirst({ where: { id: expense.account_id }, select: { account_number: true, type: true } });
+      // An expense posted to a balance-sheet account was posted as an asset already: that account is its asset account.
+      if (!input.asset_account_number && own?.type === 'asset') assetNumber = own.account_number;
+    }
     terms = {
       group,
       acquisition_date: fromDate(expense.date),
@@ -324,7 +451,8 @@ export async function createAsset(db: Db, scope: CompanyScope, input: AssetInput
       residual_value: input.residual_value ?? zero(),
       useful_life_months: input.useful_life_months,
     };
-    from = { accountId: expense.account_id, date: fromDate(expense.date), dimensions: (expense.dimensions as LineDimensions | null) ?? null };
+    from = origin;
+    expenseId = expense.id;
   } else {
     if (input.cost === undefined) throw invalidRequest('cost is required (or expense_id, to take it from a booked expense).', 'cost');
     if (input.acquisition_date === undefined)
@@ -346,12 +474,19 @@ export async function createAsset(db: Db, scope: CompanyScope, input: AssetInput
   const asset = await accountFor(db, scope, assetNumber, 'asset_account_number', 'balance');
   const accumulated = await accountFor(db, scope, input.accumulated_account_number ?? defaults.accumulated, 'accumulated_account_number', 'balance');
   const depreciation = await accountFor(db, scope, input.depreciation_account_number ?? defaults.depreciation, 'depreciation_account_number', 'expense');
+  // Its own dimensions, by default those of the expense or line it came from (decision 872).
+  const dimensions = input.dimensions !== undefined ? dimensionsOf(input.dimensions) : from?.dimensions;
+  await checkAssetDimensions(db, scope, { dimensions, given: input.dimensions, accountIds: [asset.id, accumulated.id, depreciation.id] });
   const id = newId();
   let capitalisation: string | null = null;
-  if (from && from.accountId !== asset.id) {
-    // The cost moves from the account the expense was posted to onto the asset account (decision 572), and
-    // out of the expense's dimensions with it: its credit carries what the expense's cost line carried (decision 841).
-    const expenseAccount = (await db.account.findUniqueOrThrow({ where: { id: from.accountId }, select: { id: true, account_number: true, name: true } }))!;
+  if (from && from.credits.some((c) => c.accountId !== asset.id)) {
+    // The cost moves from the accounts the expense was posted to onto the asset account (decisions 572, 870), and
+    // out of the expense's dimensions with it: the credits carry what its cost lines carried (decision 841),
+    // the debit the asset's own (decision 872).
+    const credited = await db.account.findMany({
+      where: { company_id: scope.companyId, id: { in: from.credits.map((c) => c.accountId) } },
+      select: { id: true, account_number: true, name: true },
+    });
     const text = `Aktivering: ${input.name}`.slice(0, 500);
     const posted = await postTransaction(db, scope, {
       date: await firstOpenDay(db, scope.companyId, from.date),
@@ -359,8 +494,8 @@ export async function createAsset(db: Db, scope: CompanyScope, input: AssetInput
       source: 'asset',
       sourceId: id,
       lines: [
-        line(asset, 'debit', terms.cost, text),
-        { ...line(expenseAccount, 'credit', terms.cost, text), ...(from.dimensions ? { dimensions: from.dimensions } : {}) },
+        tagged(line(asset, 'debit', terms.cost, text), dimensions),
+        ...from.credits.map((c) => tagged(line(credited.find((a) => a.id === c.accountId)!, 'credit', c.amount, text), from.dimensions)),
       ],
     });
     capitalisation = posted.id;
@@ -380,14 +515,17 @@ export async function createAsset(db: Db, scope: CompanyScope, input: AssetInput
         asset_account_id: asset.id,
         accumulated_account_id: accumulated.id,
         depreciation_account_id: depreciation.id,
-        expense_id: input.expense_id ?? null,
+        expense_id: expenseId,
+        expense_line_id: input.expense_line_id ?? null,
         transaction_id: input.transaction_id ?? null,
         capitalisation_transaction_id: capitalisation,
+        dimensions: dimensions ?? Prisma.DbNull,
       },
     });
   } catch (e) {
-    // Two creates from the same expense at once: the unique key lets one through.
-    if (isUniqueViolation(e)) throw new DomainError('asset_exists', `The expense ${input.expense_id} is an asset already.`, 'expense_id');
+    // Two creates from the same expense or line at once: the unique keys let one through.
+    if (isUniqueViolation(e))
+      throw new DomainError('asset_exists', 'The expense or line is an asset already.', input.expense_line_id ? 'expense_line_id' : 'expense_id');
     throw e;
   }
   const numbers = new Map([asset, accumulated, depreciation].map((a) => [a.id, a.account_number]));
@@ -410,11 +548,16 @@ export async function listAssets(db: Db, scope: CompanyScope, q: ListParams): Pr
 
 const disposed = (row: FixedAsset) => new DomainError('asset_disposed', `The asset was disposed of on ${fromDate(row.disposed_date!)}; it changes no more.`);
 
-/** A partial update: the name always; the figures, dates and accounts only while no month is depreciated (decision 567). */
+/**
+ * A partial update: the name and the dimensions always (decisions 567, 872); the figures, dates and
+ * accounts only while no month is depreciated. The dimensions the company requires on the asset's
+ * accounts are checked whatever changes (decision 874), and the job's last failure is cleared: the next
+ * run tries again.
+ */
 export async function updateAsset(db: Db, scope: CompanyScope, id: string, input: AssetUpdate): Promise<FullAssetView> {
   const row = await lockedAsset(db, scope, id);
   if (row.status === 'disposed') throw disposed(row);
-  const { name, ...figures } = input;
+  const { name, dimensions: givenDimensions, ...figures } = input;
   const given = Object.entries(figures)
     .filter(([, v]) => v !== undefined)
     .map(([k]) => k);
@@ -445,12 +588,24 @@ export async function updateAsset(db: Db, scope: CompanyScope, id: string, input
     residual_value: terms.residual_value.toFixed(2),
     useful_life_months: terms.useful_life_months,
   };
-  if (input.asset_account_number !== undefined)
-    data.asset_account_id = (await accountFor(db, scope, input.asset_account_number, 'asset_account_number', 'balance')).id;
-  if (input.accumulated_account_number !== undefined)
-    data.accumulated_account_id = (await accountFor(db, scope, input.accumulated_account_number, 'accumulated_account_number', 'balance')).id;
-  if (input.depreciation_account_number !== undefined)
-    data.depreciation_account_id = (await accountFor(db, scope, input.depreciation_account_number, 'depreciation_account_number', 'expense')).id;
+  const accounts = {
+    asset_account_id:
+      input.asset_account_number === undefined
+        ? row.asset_account_id
+        : (await accountFor(db, scope, input.asset_account_number, 'asset_account_number', 'balance')).id,
+    accumulated_account_id:
+      input.accumulated_account_number === undefined
+        ? row.accumulated_account_id
+        : (await accountFor(db, scope, input.accumulated_account_number, 'accumulated_account_number', 'balance')).id,
+    depreciation_account_id:
+      input.depreciation_account_number === undefined
+        ? row.depreciation_account_id
+        : (await accountFor(db, scope, input.depreciation_account_number, 'depreciation_account_number', 'expense')).id,
+  };
+  const kept = dimensionsOf(row.dimensions);
+  const dimensions = givenDimensions !== undefined ? dimensionsOf(givenDimensions) : kept;
+  await checkAssetDimensions(db, scope, { dimensions, given: givenDimensions, kept, accountIds: Object.values(accounts) });
+  Object.assign(data, accounts, { dimensions: dimensions ?? Prisma.DbNull, depreciation_failure: Prisma.DbNull });
   return fullView(db, await db.fixedAsset.update({ where: { id }, data }));
 }
 
@@ -460,21 +615,14 @@ export async function deleteAsset(db: Db, scope: CompanyScope, id: string): Prom
   if (row.status === 'disposed') throw disposed(row);
   if (row.months_posted > 0)
     throw new DomainError('asset_depreciated', `${row.months_posted} month(s) of depreciation are posted; dispose of the asset instead.`);
-  if (row.capitalisation_transaction_id) {
-    const original = await db.transactionLine.findMany({
-      where: { transaction_id: row.capitalisation_transaction_id },
-      orderBy: { line_number: 'asc' },
-      include: { account: true },
-    });
-    const text = `Tilbageførsel af aktivering: ${row.name}`.slice(0, 500);
-    await postTransaction(db, scope, {
+  // The capitalisation reversed line by line, its dimensions included (decision 585).
+  if (row.capitalisation_transaction_id)
+    await postReversalOf(db, scope, row.capitalisation_transaction_id, {
       date: await firstOpenDay(db, scope.companyId, today()),
-      description: text,
+      description: `Tilbageførsel af aktivering: ${row.name}`.slice(0, 500),
       source: 'reversal',
-      reversesId: row.capitalisation_transaction_id,
-      lines: original.map((l) => line(l.account, l.debit.isZero() ? 'debit' : 'credit', decimalOf(l.debit.isZero() ? l.credit : l.debit), text)),
+      sourceId: row.id,
     });
-  }
   await db.fixedAsset.delete({ where: { id } });
   return { id, deleted: true };
 }
@@ -518,10 +666,12 @@ export async function disposeAsset(db: Db, scope: CompanyScope, id: string, inpu
         text,
       ),
     );
-  if (!parts.accumulated.isZero()) lines.push(line(await byId(row.accumulated_account_id), 'debit', parts.accumulated, text));
-  if (!parts.loss.isZero()) lines.push(line(await accountByNumber(db, scope, group.loss), 'debit', parts.loss, text));
-  lines.push(line(await byId(row.asset_account_id), 'credit', parts.cost, text));
-  if (!parts.gain.isZero()) lines.push(line(await accountByNumber(db, scope, group.gain), 'credit', parts.gain, text));
+  // The asset's lines carry its dimensions (the gain or loss is the project's); the proceeds, money received, none (decision 872).
+  const dimensions = dimensionsOf(row.dimensions);
+  if (!parts.accumulated.isZero()) lines.push(tagged(line(await byId(row.accumulated_account_id), 'debit', parts.accumulated, text), dimensions));
+  if (!parts.loss.isZero()) lines.push(tagged(line(await accountByNumber(db, scope, group.loss), 'debit', parts.loss, text), dimensions));
+  lines.push(tagged(line(await byId(row.asset_account_id), 'credit', parts.cost, text), dimensions));
+  if (!parts.gain.isZero()) lines.push(tagged(line(await accountByNumber(db, scope, group.gain), 'credit', parts.gain, text), dimensions));
   const posted = await postTransaction(db, scope, { date: input.date, description: text, source: 'asset', sourceId: row.id, lines });
   const updated = await db.fixedAsset.update({
     where: { id },
@@ -530,6 +680,11 @@ export async function disposeAsset(db: Db, scope: CompanyScope, id: string, inpu
   const numbers = await accountNumbers(db, scope.companyId, [updated]);
   await recordEvent(db, scope, 'asset.disposed', { ...view(updated, numbers), gain: amountToJson(parts.gain), loss: amountToJson(parts.loss) });
   return fullView(db, updated, numbers);
+}
+
+/** The job's record of a month it could not post, on the asset until a month posts or the asset is changed (decision 875). */
+export async function recordDepreciationFailure(db: Db, id: string, failure: DepreciationFailure): Promise<void> {
+  await db.fixedAsset.update({ where: { id }, data: { depreciation_failure: { ...failure, failed_at: new Date().toISOString() } } });
 }
 
 async function accountByNumber(db: Db, scope: CompanyScope, number: string) {

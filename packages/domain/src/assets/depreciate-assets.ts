@@ -5,7 +5,7 @@
 import { fromDate, today } from '../calendar.ts';
 import { DomainError } from '../errors.ts';
 import { isUniqueViolation, type Db, type InTransaction } from '@tlr/db';
-import { depreciateNextMonth, assetSchedule } from './assets.ts';
+import { depreciateNextMonth, assetSchedule, recordDepreciationFailure } from './assets.ts';
 
 export interface DepreciationRun {
   posted: number;
@@ -41,9 +41,15 @@ export async function depreciateAssets(run: InTransaction, day = today(), batch 
           // The month's row exists: another run posted it between our reads. Nothing is lost.
           if (isUniqueViolation(e)) break;
           if (!(e instanceof DomainError)) throw e;
-          const row = await run((tx) => tx.fixedAsset.findUnique({ where: { id: c.id } }));
-          const m = row ? assetSchedule(row)[row.months_posted]?.month : undefined;
-          result.failed.push({ asset_id: c.id, month: m ?? fromDate(new Date()), code: e.code, detail: e.message });
+          // Kept on the asset (GET /assets/{id}: depreciation_failure), the run going on with the others;
+          // the next run tries it again (decision 875).
+          const failure = await run(async (tx) => {
+            const row = await tx.fixedAsset.findUnique({ where: { id: c.id } });
+            const f = { month: (row && assetSchedule(row)[row.months_posted]?.month) ?? fromDate(new Date()), code: e.code, detail: e.message };
+            if (row) await recordDepreciationFailure(tx, c.id, f);
+            return f;
+          });
+          result.failed.push({ asset_id: c.id, ...failure });
           break;
         }
         if (!month) break;

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { accountNumber, amountOut, date, dateOut, exact, money, requiredText, timestamp, uuid } from '../fields.ts';
 import { count } from '../integers.ts';
+import { lineDimensions } from '../dimensions/schema.ts';
 import { ASSET_GROUP_NAMES, ASSET_GROUPS, ASSET_STATUSES, MAX_LIFE_MONTHS } from './rules.ts';
 
 const groups = ASSET_GROUP_NAMES.map(
@@ -39,13 +40,25 @@ const fields = {
     .optional()
     .meta({ description: "The balance-sheet account of the accumulated depreciation; default the group's" }),
   depreciation_account_number: accountNumber().optional().meta({ description: "The expense account of the depreciation; default the group's" }),
+  dimensions: lineDimensions()
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        'The asset\'s dimensions ({"Projekt": "B"}): its monthly depreciation, its disposal and the debit of its capitalisation carry them, so the profit and loss by project shows the project\'s depreciation. Default those of the expense line or expense it is made from; {} or null for none. A value retired later stays on the asset and its postings. When the company requires a dimension on the asset, accumulated or depreciation account, the asset must carry it (400 dimension_required naming dimensions.<name>). Decisions 872-874',
+      example: { Projekt: 'B' },
+    }),
 };
 
 export const assetCreate = z.strictObject({
   ...fields,
   expense_id: uuid().optional().meta({
     description:
-      "A booked (or paid) expense of the company the asset was bought with: cost and acquisition_date are taken from it (giving them too: 400). When the expense was posted to another account than the asset account, a posting moves the cost from it to the asset account (capitalisation), its credit carrying the expense's dimensions (decision 841). One asset per expense (409 asset_exists)",
+      "A booked (or paid) expense of the company the asset was bought with: cost and acquisition_date are taken from it (giving them too: 400). When the expense was posted to another account than the asset account, a posting moves the cost from it to the asset account (capitalisation), its credit carrying the expense's dimensions (decision 841). One asset per expense (409 asset_exists, also when one of its lines is an asset); to make an asset of one line, give expense_line_id",
+  }),
+  expense_line_id: uuid().optional().meta({
+    description:
+      "A line of a booked (or paid) expense (GET /expenses/{id}: lines[].id; a received e-invoice's), when the asset is one line of several (a van among its extras): the acquisition date is the expense's, the cost the line's net amount in DKK with its share of VAT that is not deductible, and a capitalisation posting moves that cost from the line's account to the asset account. expense_id may be left out or must be the line's expense. One asset per line, and none for a line of an expense that is an asset as a whole (409 asset_exists naming expense_line_id); a line of 0 or less, or accrued, is 400. Decisions 870-871",
   }),
   transaction_id: uuid().optional().meta({ description: 'The posting the asset came from (a manual entry to the asset account); not with expense_id' }),
 });
@@ -60,6 +73,10 @@ export const assetUpdate = z.strictObject({
   asset_account_number: fields.asset_account_number,
   accumulated_account_number: fields.accumulated_account_number,
   depreciation_account_number: fields.depreciation_account_number,
+  dimensions: fields.dimensions.meta({
+    description:
+      'The asset\'s dimensions ({"Projekt": "B"}; {} or null for none): they may change until the asset is disposed of, also after months are posted; the months posted keep theirs, the next carry the new ones (decision 872)',
+  }),
 });
 
 export const assetDispose = z.strictObject({
@@ -84,6 +101,7 @@ const resourceFields = {
   accumulated_account_number: z.string(),
   depreciation_account_number: z.string(),
   expense_id: uuid().nullable(),
+  expense_line_id: uuid().nullable().meta({ description: 'The expense line it was made from (expense_id is its expense); null when made from a whole expense or none' }),
   transaction_id: uuid().nullable(),
   capitalisation_transaction_id: uuid()
     .nullable()
@@ -102,6 +120,21 @@ const resourceFields = {
   disposed_date: dateOut().nullable(),
   disposal_proceeds: amountOut('What it was sold for (DKK); null until disposed').nullable(),
   disposal_transaction_id: uuid().nullable(),
+  dimensions: z
+    .record(z.string(), z.string())
+    .meta({ description: 'The dimensions its depreciation and disposal carry; {} for none', example: { Projekt: 'B' } }),
+  depreciation_failure: z
+    .object({
+      month: dateOut().meta({ description: 'The first day of the month the run could not post' }),
+      code: z.string().meta({ description: "The refusal's problem code (dimension_required, fiscal_year_not_open, ...)" }),
+      detail: z.string(),
+      failed_at: timestamp(),
+    })
+    .nullable()
+    .meta({
+      description:
+        "Why the last depreciation run could not post the next month (a dimension the company requires since, no open fiscal year): the run goes on with the other assets and tries this one again on the next run; null once a month posts or the asset is changed (decision 875)",
+    }),
   created_at: timestamp(),
   updated_at: timestamp(),
 };

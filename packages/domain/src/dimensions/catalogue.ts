@@ -3,7 +3,8 @@
 // writer stores with the line, and the company's rules are checked (decisions 581, 583):
 //   - an unknown dimension or value: 400 invalid_request naming the line and the dimension;
 //   - a retired value on a new line: 400 dimension_value_retired (a reversal may carry it: it undoes a
-//     line that had it; so may an asset's capitalisation, which moves a cost posted with it, decision 841);
+//     line that had it; so may an asset's postings: its capitalisation moves a cost posted with it, and
+//     its depreciation and disposal carry the value the asset was given, decisions 841 and 873);
 //   - a line on an account on which a dimension is required, without it: 400 dimension_required
 //     (reversals, closing entries and SAF-T imports are exempt: they mirror what was posted before).
 import type { Db } from '@tlr/db';
@@ -83,9 +84,24 @@ export async function checkDocumentDimensions(
 const EXEMPT: ReadonlySet<PostingSource> = new Set(['year_end', 'import']);
 /**
  * Postings whose lines may carry a retired value besides reversals: an asset's (its capitalisation moves a
- * cost posted with the value off the expense account, decision 841; its other postings carry none).
+ * cost posted with the value off the expense account, decision 841) and its monthly depreciation (the
+ * asset keeps the value it was given, decision 873).
  */
-const MOVES_POSTED: ReadonlySet<PostingSource> = new Set(['asset']);
+const MOVES_POSTED: ReadonlySet<PostingSource> = new Set(['asset', 'depreciation']);
+
+/** The first dimension the company requires on one of `accountIds` that `dimensions` has no value of, with that account. */
+export function missingRequired(
+  catalogue: DimensionCatalogue,
+  accountIds: readonly string[],
+  dimensions: LineDimensions | undefined,
+): { dimension: string; accountId: string } | undefined {
+  for (const dimension of catalogue.values()) {
+    if (dimensions?.[dimension.name]) continue;
+    const accountId = accountIds.find((id) => dimension.required.has(id));
+    if (accountId) return { dimension: dimension.name, accountId };
+  }
+  return undefined;
+}
 
 interface CheckedPosting {
   source: PostingSource;
@@ -105,14 +121,13 @@ export function lineDimensionRefs(catalogue: DimensionCatalogue, posting: Checke
     const refs: LineDimensionRef[] = [];
     for (const [name, code] of Object.entries(line.dimensions ?? {}))
       refs.push(valueRef(catalogue, name, code, { where: `Line ${i + 1}`, field: `${lineField(i)}.dimensions.${name}`, retired }));
-    if (!exempt)
-      for (const dimension of catalogue.values())
-        if (dimension.required.has(line.accountId) && !line.dimensions?.[dimension.name])
-          throw new DomainError(
-            'dimension_required',
-            `Line ${i + 1} on account ${accountNumber(line.accountId)} needs a value of the dimension ${dimension.name}: the company requires it on that account.`,
-            `${lineField(i)}.dimensions.${dimension.name}`,
-          );
+    const missing = exempt ? undefined : missingRequired(catalogue, [line.accountId], line.dimensions);
+    if (missing)
+      throw new DomainError(
+        'dimension_required',
+        `Line ${i + 1} on account ${accountNumber(line.accountId)} needs a value of the dimension ${missing.dimension}: the company requires it on that account.`,
+        `${lineField(i)}.dimensions.${missing.dimension}`,
+      );
     return refs;
   });
 }
