@@ -31,8 +31,9 @@ const neg = (x: number) => -x;
 //     E1  Byggemarked A/S  5 Mar  A 10,000 + 2,500 VAT  = 12,500   paid 18 Mar
 //     E2  Underleverandør  10 Jun  B  8,000 + 2,000 VAT  = 10,000   paid 20 Jun
 //     E3  Bilhuset A/S    15 Mar  B a van 120,000 + 30,000 VAT = 150,000 paid 20 Mar; capitalised to 5580,
-//         which takes the 120,000 back out of project B (decision 841)
-//   The van: (120,000 − 10,000 residual) / 60 months = 1,833.33 a month, March..December = 10 × 1,833.33.
+//         which takes the 120,000 back out of project B (decision 841); the van is project B's (decision 872)
+//   The van: (120,000 − 10,000 residual) / 60 months = 1,833.33 a month, March..December = 10 × 1,833.33,
+//   charged to project B.
 //   The owner paid in 200,000 of share capital on 5 January (6520).
 // The yearly insurance accrual of the order joins here when accruals land: its twelve months' cost in
 // COSTS_TOTAL (and so in RESULT), its payment in BANK, its accounts in the closing entry and the trial balance.
@@ -40,7 +41,7 @@ const REVENUE = { A: sum(40000, 16000), B: sum(24000, 8000, 12000) }; // A 56,00
 const COSTS = { A: 10000, B: 8000 }; // on 2810
 const MONTHS = 10;
 const MONTHLY = 1833.33;
-const DEPRECIATION = sum(...Array<number>(MONTHS).fill(MONTHLY)); // 18,333.30, no project
+const DEPRECIATION = sum(...Array<number>(MONTHS).fill(MONTHLY)); // 18,333.30, project B's
 const REVENUE_TOTAL = sum(REVENUE.A, REVENUE.B); // 100,000
 const COSTS_TOTAL = sum(COSTS.A, COSTS.B); // 18,000
 const RESULT = sum(REVENUE_TOTAL, neg(COSTS_TOTAL), neg(DEPRECIATION)); // 63,666.70
@@ -144,10 +145,12 @@ describe("the accountant's year", () => {
     // 150,000 − 30,000 VAT = 120,000 on 15 March, moved from 2810 to 5580.
     expect(van).toMatchObject({ acquisition_date: d('03-15'), cost: 120000, monthly_depreciation: MONTHLY, asset_account_number: '5580' });
     expect(van.postings).toMatchObject([{ kind: 'capitalisation', date: d('03-15'), amount: 120000 }]);
-    // The expense charged project B with the van on 2810; its capitalisation takes it back out of B.
+    // The expense charged project B with the van on 2810; its capitalisation takes it back out of B, onto
+    // the van, which is B's as the expense was (its depreciation is B's).
+    expect(van.dimensions).toEqual({ Projekt: 'B' });
     const capitalisation = (await ok(c.GET('/transactions/{id}', path(van.capitalisation_transaction_id!)))).data;
     expect(capitalisation.lines.map((l) => [l.account_number, l.debit, l.credit, l.dimensions])).toEqual([
-      ['5580', 120000, 0, {}],
+      ['5580', 120000, 0, { Projekt: 'B' }],
       ['2810', 0, 120000, { Projekt: 'B' }],
     ]);
   });
@@ -321,14 +324,14 @@ describe("the accountant's year, closed", () => {
       DEPRECIATION,
     ]);
     expect(whole.totals.result).toBe(RESULT);
-    // A: 56,000 − 10,000 = 46,000; B: 44,000 − 8,000 = 36,000 (the van's 120,000 on 2810 and its
-    // capitalisation cancel out in B); without a project: the depreciation.
+    // A: 56,000 − 10,000 = 46,000; B: 44,000 − 8,000 − 18,333.30 of the van's depreciation = 17,666.70 (the
+    // van's 120,000 on 2810 and its capitalisation cancel out in B); nothing without a project.
     const grouped = await profitLoss({ group_by: 'dimension:Projekt' });
     expect(grouped.totals.result).toBe(RESULT);
     expect(grouped.groups!.map((g) => [g.value, section(g, 'revenue').total, section(g, 'other_external_expenses').total, g.totals.result])).toEqual([
       ['A', REVENUE.A, COSTS.A, sum(REVENUE.A, neg(COSTS.A))],
-      ['B', REVENUE.B, COSTS.B, sum(REVENUE.B, neg(COSTS.B))],
-      [null, 0, 0, neg(DEPRECIATION)],
+      ['B', REVENUE.B, COSTS.B, sum(REVENUE.B, neg(COSTS.B), neg(DEPRECIATION))],
+      [null, 0, 0, 0],
     ]);
     const a = await profitLoss({ dimension: { Projekt: 'A' } });
     expect(section(a, 'revenue').accounts).toMatchObject([{ account_number: '1010', amount: REVENUE.A }]);
@@ -383,15 +386,17 @@ describe("the accountant's year, closed", () => {
       'Projekt:B',
     ]);
     // The journal's lines carrying a project: the revenue lines of I1 (A), I2 (B), I3 (A and B), I4 (B), the
-    // cost lines of E1 (A), E2 (B) and E3 (B) and the capitalisation's; the invoices' own lines in
-    // SalesInvoices carry theirs too (decision 840).
+    // cost lines of E1 (A), E2 (B) and E3 (B), both lines of the capitalisation and of each month's
+    // depreciation of the van (B's, decision 872); the invoices' own lines in SalesInvoices carry theirs too
+    // (decision 840).
     const [journal, invoices] = xml.split('<SalesInvoices>') as [string, string];
     const analysed = (part: string) =>
       [...part.matchAll(/<AnalysisID>(\w)<\/AnalysisID><AnalysisAmount><Amount>([\d.]+)<\/Amount>/g)].map((m) => `${m[1]} ${m[2]}`);
     expect(analysed(journal)).toEqual([
       ...['A 40000.00', 'B 24000.00', 'A 16000.00', 'B 8000.00', 'B 12000.00'], // I1..I4
       ...['A 10000.00', 'B 8000.00', 'B 120000.00'], // E1..E3
-      'B 120000.00', // the van's capitalisation
+      ...['B 120000.00', 'B 120000.00'], // the van's capitalisation
+      ...Array<string>(2 * MONTHS).fill(`B ${MONTHLY.toFixed(2)}`), // its depreciation, March..December
     ]);
     expect(analysed(invoices)).toEqual(['A 40000.00', 'B 24000.00', 'A 16000.00', 'B 8000.00', 'B 12000.00']);
     expect(invoices).toContain(
