@@ -147,7 +147,7 @@ export const ERROR_CODES = {
   dimension_required: {
     status: 400,
     title: 'Dimension required',
-    when: 'a journal line (posted directly or by a document) on an account on which the company requires a dimension, without a value of it (`field: lines[i].dimensions.<name>`; decision 583)',
+    when: 'a journal line (posted directly or by a document) on an account on which the company requires a dimension, without a value of it (`field: lines[i].dimensions.<name>`; decision 583); a fixed asset created or changed without a value of a dimension the company requires on one of its accounts (`field: dimensions.<name>`; decision 874)',
   },
   dimension_value_retired: {
     status: 400,
@@ -288,7 +288,7 @@ export const ERROR_CODES = {
   asset_exists: {
     status: 409,
     title: 'Asset exists',
-    when: 'creating an asset from an expense that is an asset already (`field: expense_id`; two creates at once: one is made); cancelling an expense a fixed asset was made from (`field: status`)',
+    when: 'creating an asset from an expense that is an asset already, or a line of which is (`field: expense_id`), or from an expense line that is an asset already, or whose expense is one as a whole (`field: expense_line_id`; two creates at once: one is made); cancelling an expense a fixed asset was made from (`field: status`)',
   },
   asset_depreciated: {
     status: 409,
