@@ -417,7 +417,7 @@ describe("an asset from one line of a received e-invoice, with the project's dim
   const tx = async (id: string) =>
     (await ok(c().GET('/transactions/{id}', path(id)))).data.lines.map((l) => [l.account_number, l.debit, l.credit, l.dimensions]);
 
-  it('costs the line at its net amount with its VAT not deductible, moves it off the line\'s account, once per line', async () => {
+  it("costs the line at its net amount with its VAT not deductible, moves it off the line's account, once per line", async () => {
     co = await t.another('Linjeanlæg ApS');
     dim = (await created(c().POST('/dimensions', { params: idem(), body: { name: 'Projekt', values: [{ code: 'B', name: 'Projekt B' }] } }))).data.id;
     // The OIOUBL package's invoice of 20 November: Hejsetavle 5,000.00 and 2 × Beslag 25.00 = 50.00, 25 % VAT
@@ -447,7 +447,8 @@ describe("an asset from one line of a received e-invoice, with the project's dim
       expect([res.status, res.body], JSON.stringify(body)).toMatchObject([status, { code, field }]);
     }
 
-    const a = (await created(c().POST('/assets', { params: idem(), body: { name: 'Hejsetavle', expense_line_id: lines[0]!.id, useful_life_months: 50 } }))).data;
+    const a = (await created(c().POST('/assets', { params: idem(), body: { name: 'Hejsetavle', expense_line_id: lines[0]!.id, useful_life_months: 50 } })))
+      .data;
     tavle = a.id;
     // 5,000.00 + half its 1,250.00 VAT = 5,625.00 on 20 November; 5,625 / 50 = 112.50 a month; the project the expense's.
     expect(a).toMatchObject({ cost: 5625, acquisition_date: '2026-11-20', expense_id: expense, expense_line_id: lines[0]!.id, monthly_depreciation: 112.5 });
@@ -500,7 +501,13 @@ describe("an asset from one line of a received e-invoice, with the project's dim
 
   it('project B retired: the assets keep it and their months post with it; a new asset is refused it', async () => {
     await ok(c().PUT('/dimensions/{id}', { ...path(dim), body: { values: [{ code: 'B', retired: true }] } }));
-    const refused = await co.raw.post('/assets', { name: 'Ny', acquisition_date: '2026-12-01', cost: 1200, useful_life_months: 12, dimensions: { Projekt: 'B' } });
+    const refused = await co.raw.post('/assets', {
+      name: 'Ny',
+      acquisition_date: '2026-12-01',
+      cost: 1200,
+      useful_life_months: 12,
+      dimensions: { Projekt: 'B' },
+    });
     expect([refused.status, refused.body]).toMatchObject([400, { code: 'dimension_value_retired', field: 'dimensions.Projekt' }]);
     expect((await ok(c().PUT('/assets/{id}', { ...path(svejser), body: { name: 'Svejser 2', dimensions: { Projekt: 'B' } } }))).data.name).toBe('Svejser 2');
     const run = await job('2026-12-31');

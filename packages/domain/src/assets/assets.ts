@@ -343,7 +343,11 @@ async function expenseCost(db: Db, scope: CompanyScope, expenseId: string) {
   const cost = lines.reduce((s, l) => s.plus(l.debit.toString()).minus(l.credit.toString()), zero());
   if (!cost.isPositive() || cost.isZero())
     throw invalidRequest('The expense posted no cost to its account (a credit note cannot become an asset).', 'expense_id');
-  const origin: Origin = { date: fromDate(expense.date), credits: [{ accountId: expense.account_id, amount: cost }], dimensions: dimensionsOf(expense.dimensions) };
+  const origin: Origin = {
+    date: fromDate(expense.date),
+    credits: [{ accountId: expense.account_id, amount: cost }],
+    dimensions: dimensionsOf(expense.dimensions),
+  };
   return { expense, cost, origin };
 }
 
@@ -357,14 +361,19 @@ async function expenseCost(db: Db, scope: CompanyScope, expenseId: string) {
 async function expenseLineCost(db: Db, scope: CompanyScope, lineId: string, expenseId: string | undefined) {
   const l = await db.expenseLine.findFirst({ where: { id: lineId, company_id: scope.companyId } });
   if (!l) throw invalidRequest(`No expense line ${lineId} in this company.`, 'expense_line_id');
-  if (expenseId && expenseId !== l.expense_id) throw invalidRequest(`The line ${lineId} is a line of the expense ${l.expense_id}, not of expense_id.`, 'expense_line_id');
+  if (expenseId && expenseId !== l.expense_id)
+    throw invalidRequest(`The line ${lineId} is a line of the expense ${l.expense_id}, not of expense_id.`, 'expense_line_id');
   const expense = await lockedBookedExpense(db, scope, l.expense_id, 'expense_line_id');
   const taken = await db.fixedAsset.findFirst({
     where: { company_id: scope.companyId, expense_id: expense.id, OR: [{ expense_line_id: null }, { expense_line_id: lineId }] },
     select: { expense_line_id: true },
   });
   if (taken)
-    throw new DomainError('asset_exists', taken.expense_line_id ? `The line ${lineId} is an asset already.` : `The expense ${expense.id} is an asset as a whole already.`, 'expense_line_id');
+    throw new DomainError(
+      'asset_exists',
+      taken.expense_line_id ? `The line ${lineId} is an asset already.` : `The expense ${expense.id} is an asset as a whole already.`,
+      'expense_line_id',
+    );
   // The line's own dimensions and accrual, read through to_jsonb: columns the schema may not hold (yet) read as null.
   const [own] = await db.$queryRaw<{ dimensions: LineDimensions | null; accrued: boolean }[]>`
     SELECT to_jsonb(l) -> 'dimensions' AS dimensions, (to_jsonb(l) ->> 'accrual_from') IS NOT NULL AS accrued FROM expense_lines l WHERE l.id = ${lineId}::uuid`;
@@ -495,7 +504,17 @@ export async function createAsset(db: Db, scope: CompanyScope, input: AssetInput
       sourceId: id,
       lines: [
         tagged(line(asset, 'debit', terms.cost, text), dimensions),
-        ...from.credits.map((c) => tagged(line(credited.find((a) => a.id === c.accountId)!, 'credit', c.amount, text), from.dimensions)),
+        ...from.credits.map((c) =>
+          tagged(
+            line(
+              credited.find((a) => a.id === c.accountId)!,
+              'credit',
+              c.amount,
+              text,
+            ),
+            from.dimensions,
+          ),
+        ),
       ],
     });
     capitalisation = posted.id;

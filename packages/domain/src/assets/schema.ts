@@ -101,7 +101,9 @@ const resourceFields = {
   accumulated_account_number: z.string(),
   depreciation_account_number: z.string(),
   expense_id: uuid().nullable(),
-  expense_line_id: uuid().nullable().meta({ description: 'The expense line it was made from (expense_id is its expense); null when made from a whole expense or none' }),
+  expense_line_id: uuid()
+    .nullable()
+    .meta({ description: 'The expense line it was made from (expense_id is its expense); null when made from a whole expense or none' }),
   transaction_id: uuid().nullable(),
   capitalisation_transaction_id: uuid()
     .nullable()
@@ -133,7 +135,7 @@ const resourceFields = {
     .nullable()
     .meta({
       description:
-        "Why the last depreciation run could not post the next month (a dimension the company requires since, no open fiscal year): the run goes on with the other assets and tries this one again on the next run; null once a month posts or the asset is changed (decision 875)",
+        'Why the last depreciation run could not post the next month (a dimension the company requires since, no open fiscal year): the run goes on with the other assets and tries this one again on the next run; null once a month posts or the asset is changed (decision 875)',
     }),
   created_at: timestamp(),
   updated_at: timestamp(),
