@@ -301,7 +301,7 @@ describe('POST /opening-balances', () => {
     const good = [
       { account_number: '6470', debit: 20000 },
       { account_number: '6190', debit: 3000, customer_id: customer },
-      { account_number: '7440', credit: 2000, supplier_id: supplier },
+      { account_number: '7440', credit: 2000, supplier_id: supplier, due_date: `${Y}-01-10` },
       { account_number: '6520', credit: 21000 },
     ];
     // Refusals, each naming the line and the rule; nothing is posted. The second line balances the first.
@@ -312,6 +312,8 @@ describe('POST /opening-balances', () => {
       [{ account_number: '6190', debit: 100, customer_id: crypto.randomUUID() }, 400, 'invalid_request', 'lines[0].customer_id'],
       [{ account_number: '6470', debit: 101 }, 422, 'unbalanced_transaction', undefined],
       [{ account_number: '6470', debit: 100, vat_code: 'S25' }, 400, 'invalid_request', undefined], // no VAT codes
+      [{ account_number: '6470', debit: 100, due_date: `${Y}-02-01` }, 400, 'invalid_request', 'lines[0].due_date'], // no party
+      [{ account_number: '6190', debit: 100, customer_id: customer, due_date: `${Y - 1}-12-30` }, 400, 'invalid_request', 'lines[0].due_date'],
     ];
     for (const [line, status, code, field] of refusals) {
       const other = 'credit' in line ? { account_number: '6470', debit: 100 } : { account_number: '6520', credit: 100 };
@@ -341,6 +343,64 @@ describe('POST /opening-balances', () => {
     // Not reversed as a manual posting: corrected by an entry in the first year.
     expect((await c.POST('/transactions/{id}/reverse', { params: { path: { id: entry.id }, ...idem() }, body: {} })).error).toMatchObject({
       code: 'reversal_of_document',
+    });
+
+    // The party lines are open items where money is chased (decisions 850-852). The customer's has no due
+    // date: due on the entry's date, 31 December Y-1, so 10 days overdue on 10 January (1-30) and 41 on
+    // 10 February (31-60); the supplier's falls due 10 January: not due on the 10th, 31 days on 10 February.
+    const aged = async (path: '/reports/aged-receivables' | '/reports/aged-payables', as_of: string) =>
+      (await ok(c.GET(path, { params: { query: { as_of } } }))) as {
+        data: { name: string; total: number; documents: Record<string, unknown>[] }[];
+        meta: { totals: Record<string, number> };
+      };
+    const receivables = await aged('/reports/aged-receivables', `${Y}-01-10`);
+    expect(receivables.data).toEqual([
+      expect.objectContaining({
+        customer_id: customer,
+        name: 'Kunde A/S',
+        days_1_30: 3000,
+        total: 3000,
+        documents: [
+          {
+            invoice_id: null,
+            kind: 'opening_balance',
+            document_number: String(entry.document_number),
+            date: `${Y - 1}-12-31`,
+            due_date: `${Y - 1}-12-31`,
+            days_overdue: 10,
+            bucket: 'days_1_30',
+            open_amount: 3000,
+          },
+        ],
+      }),
+    ]);
+    expect((await aged('/reports/aged-receivables', `${Y}-02-10`)).meta.totals).toMatchObject({ days_31_60: 3000, total: 3000 });
+    expect((await aged('/reports/aged-receivables', `${Y - 1}-12-30`)).data).toEqual([]); // before the entry's date
+    const payables = await aged('/reports/aged-payables', `${Y}-01-10`);
+    expect(payables.data.map((p) => [p.name, p.total, p.documents.map((d) => [d.kind, d.expense_id, d.due_date, d.bucket, d.open_amount])])).toEqual([
+      ['Leverandør ApS', 2000, [['opening_balance', null, `${Y}-01-10`, 'not_due', 2000]]],
+    ]);
+    expect((await aged('/reports/aged-payables', `${Y}-02-10`)).meta.totals).toMatchObject({ days_31_60: 2000, total: 2000 });
+    // The statement: the first year's opens with what the customer owed; one from December Y-1 shows the entry.
+    const statement = async (from: string) =>
+      (await ok(c.GET('/customers/{id}/statement', { params: { path: { id: customer }, query: { from, to: `${Y}-01-31` } } }))).data;
+    expect(await statement(YS)).toMatchObject({ opening_balance: 3000, debit: 0, credit: 0, closing_balance: 3000, lines: [] });
+    expect(await statement(`${Y - 1}-12-01`)).toMatchObject({
+      opening_balance: 0,
+      debit: 3000,
+      closing_balance: 3000,
+      lines: [
+        {
+          date: `${Y - 1}-12-31`,
+          type: 'opening_entry',
+          document_number: String(entry.document_number),
+          invoice_id: null,
+          due_date: `${Y - 1}-12-31`,
+          debit: 3000,
+          credit: 0,
+          balance: 3000,
+        },
+      ],
     });
 
     await created(post(c, `${Y}-01-15`, 'Kunden betaler', [dr('6470', 3000), cr('6190', 3000)]));

@@ -37,6 +37,12 @@ const openingLine = lineInput.pick({ account_id: true, account_number: true, deb
   supplier_id: uuid()
     .optional()
     .meta({ description: `The supplier whose balance it is: required on a line of the payables account ${DEFAULT_ACCOUNTS.payable}, refused on others` }),
+  due_date: date()
+    .optional()
+    .meta({
+      description:
+        "A customer's or supplier's line: when the balance falls due, for the aged receivables and payables (default the entry's date, the day before the first fiscal year; not before it; refused on other lines)",
+    }),
 });
 
 const startParam = date().meta({ description: 'The first day of the fiscal year, e.g. 2026-01-01' });
@@ -66,7 +72,7 @@ export const fiscalYearProcedures = {
         path: '/opening-balances',
         tags: [tag],
         summary: 'Enter the opening balances',
-        description: `For a company that starts keeping its books here mid-life: one balanced entry (422 unbalanced_transaction otherwise) of balance-sheet accounts, dated the day before the first fiscal year (source opening_balance), which the first year's trial balance and balance sheet show as its opening balance. A line of the receivables account ${DEFAULT_ACCOUNTS.receivable} names its customer, one of the payables account ${DEFAULT_ACCOUNTS.payable} its supplier. Entered once: 409 opening_balances_exist the second time (correct them with an entry in the first year), 409 postings_before_first_year when anything else is dated before the first year.`,
+        description: `For a company that starts keeping its books here mid-life: one balanced entry (422 unbalanced_transaction otherwise) of balance-sheet accounts, dated the day before the first fiscal year (source opening_balance), which the first year's trial balance and balance sheet show as its opening balance. A line of the receivables account ${DEFAULT_ACCOUNTS.receivable} names its customer, one of the payables account ${DEFAULT_ACCOUNTS.payable} its supplier, and may carry its due_date: each is an open item of its party in GET /reports/aged-receivables or aged-payables and in the customer's statement (decisions 850-853). One line per open invoice or bill keeps each one's due date. Entered once: 409 opening_balances_exist the second time (correct them with an entry in the first year), 409 postings_before_first_year when anything else is dated before the first year.`,
       },
       scopes: ['transactions:write'],
       idempotent: { status: 201 },

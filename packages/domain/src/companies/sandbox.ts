@@ -55,6 +55,7 @@ export async function resetSandbox(db: Db, companyId: string, cleanup?: { store:
   await db.invoiceLine.deleteMany({ where });
   await db.invoice.deleteMany({ where });
   await db.journalLineDimension.deleteMany({ where });
+  await db.openingBalanceItem.deleteMany({ where });
   await db.transactionLine.deleteMany({ where });
   await db.ledgerTransaction.deleteMany({ where });
   await db.accountDailyBalance.deleteMany({ where });

@@ -76,13 +76,16 @@ export async function openEarlierFiscalYear(db: Db, scope: CompanyScope, start: 
 export interface OpeningBalanceLineInput extends TransactionLineInput {
   customer_id?: string | undefined;
   supplier_id?: string | undefined;
+  /** A customer's or supplier's line: when it falls due (default the entry's date; decision 851). */
+  due_date?: string | undefined;
 }
 
 /**
  * Posts the opening balances: one balanced entry dated the day before the first fiscal year. Refused
  * (409) when they exist already or anything else is dated before the first year. Every line is a
  * balance-sheet account; a line on the receivables account names its customer, one on the payables
- * account its supplier (the line's text names them).
+ * account its supplier (the line's text names them), and may carry its due date: each such line is kept
+ * as an open item of its party (opening_balance_items) for the aged lists and the statement (decision 850).
  */
 export async function postOpeningBalances(
   db: Db,
@@ -103,6 +106,7 @@ export async function postOpeningBalances(
     db.account.findMany({ where: { company_id: scope.companyId, id: { in: lines.map((l) => l.accountId) } }, select: { id: true, type: true } }),
   ]);
   const names = new Map([...customers, ...suppliers].map((p) => [p.id, p.name]));
+  const date = addDays(start, -1);
   const types = new Map(accounts.map((a) => [a.id, a.type]));
   input.lines.forEach((l, i) => {
     const line = lines[i]!;
@@ -123,13 +127,33 @@ export async function postOpeningBalances(
     party('customer', DEFAULT_ACCOUNTS.receivable, l.customer_id);
     party('supplier', DEFAULT_ACCOUNTS.payable, l.supplier_id);
     const named = l.customer_id ?? l.supplier_id;
+    if (l.due_date && !named) throw invalidRequest('A due date is given on a line that names its customer or supplier only.', `${field}.due_date`);
+    if (l.due_date && l.due_date < date) throw invalidRequest(`The due date ${l.due_date} is before the entry's date ${date}.`, `${field}.due_date`);
     if (named && !line.description) line.description = `Åbningssaldo ${names.get(named)}`;
   });
-  const date = addDays(start, -1);
-  return postTransaction(
+  const entry = await postTransaction(
     db,
     scope,
     { date, description: input.description ?? `Åbningsbalance pr. ${date}`, lines, source: OPENING_BALANCE_SOURCE },
     { beforeYears: true },
   );
+  // What each customer owes (debit less credit) and each supplier is owed (credit less debit).
+  const items = input.lines.flatMap((l, i) => {
+    if (!l.customer_id && !l.supplier_id) return [];
+    const { debit, credit } = lines[i]!;
+    return [
+      {
+        company_id: scope.companyId,
+        transaction_id: entry.id,
+        line_number: entry.lines[i]!.line_number,
+        customer_id: l.customer_id ?? null,
+        supplier_id: l.supplier_id ?? null,
+        amount: (l.customer_id ? debit.minus(credit) : credit.minus(debit)).toFixed(2),
+        date: toDate(date),
+        due_date: toDate(l.due_date ?? date),
+      },
+    ];
+  });
+  if (items.length) await db.openingBalanceItem.createMany({ data: items });
+  return entry;
 }
