@@ -382,8 +382,11 @@ describe('POST /opening-balances', () => {
     ]);
     expect((await aged('/reports/aged-payables', `${Y}-02-10`)).meta.totals).toMatchObject({ days_31_60: 2000, total: 2000 });
     // The statement: the first year's opens with what the customer owed; one from December Y-1 shows the entry.
-    const statement = async (from: string) =>
-      (await ok(c.GET('/customers/{id}/statement', { params: { path: { id: customer }, query: { from, to: `${Y}-01-31` } } }))).data;
+    const statement = async (from: string) => {
+      const r = await ok(c.GET('/customers/{id}/statement', { params: { path: { id: customer }, query: { from, to: `${Y}-01-31` } } }));
+      if (typeof r === 'string') throw new Error('the statement came as CSV');
+      return r.data;
+    };
     expect(await statement(YS)).toMatchObject({ opening_balance: 3000, debit: 0, credit: 0, closing_balance: 3000, lines: [] });
     expect(await statement(`${Y - 1}-12-01`)).toMatchObject({
       opening_balance: 0,

@@ -455,10 +455,10 @@ export const AGED_LIST = {
 export const AGED_RECEIVABLE_KINDS = ['invoice', 'opening_balance'] as const;
 export const AGED_PAYABLE_KINDS = ['expense', 'opening_balance'] as const;
 
-interface OpenDocument {
+interface OpenDocument<K extends string = string> {
   party_id: string | null;
   party_name: string;
-  kind: string;
+  kind: K;
   /** null for an opening balance */
   document_id: string | null;
   document_number: string;
@@ -471,8 +471,8 @@ type Buckets = Record<AgeBucket | 'total', Decimal>;
 const noBuckets = (): Buckets => ({ not_due: ZERO(), days_1_30: ZERO(), days_31_60: ZERO(), days_61_90: ZERO(), days_over_90: ZERO(), total: ZERO() });
 const bucketsJson = (b: Buckets) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, money(v)])) as Record<AgeBucket | 'total', number>;
 
-interface AgedDocumentView {
-  kind: string;
+interface AgedDocumentView<K extends string> {
+  kind: K;
   document_number: string;
   date: string;
   due_date: string;
@@ -481,9 +481,9 @@ interface AgedDocumentView {
   open_amount: number;
 }
 
-function aged<I extends string, D extends string>(docs: OpenDocument[], asOf: string, p: ReportPage, idField: I, docField: D) {
+function aged<I extends string, D extends string, K extends string>(docs: OpenDocument<K>[], asOf: string, p: ReportPage, idField: I, docField: D) {
   // The documents come by due date: each party's list keeps that order.
-  const parties = new Map<string, { id: string | null; name: string; buckets: Buckets; documents: (AgedDocumentView & Record<D, string | null>)[] }>();
+  const parties = new Map<string, { id: string | null; name: string; buckets: Buckets; documents: (AgedDocumentView<K> & Record<D, string | null>)[] }>();
   for (const d of docs) {
     const open = dec(d.open);
     if (open.isZero()) continue;
@@ -555,7 +555,7 @@ const openingItems = (companyId: string, asOf: string, party: 'customer_id' | 's
  */
 export async function agedReceivables(db: Db, companyId: string, q: AgedQuery) {
   const asOf = q.as_of ?? today();
-  const docs = await db.$queryRaw<OpenDocument[]>`
+  const docs = await db.$queryRaw<OpenDocument<(typeof AGED_RECEIVABLE_KINDS)[number]>[]>`
     SELECT * FROM (
     SELECT i.customer_id AS party_id, COALESCE(c.name, i.customer_name) AS party_name, 'invoice' AS kind, i.id AS document_id,
            i.invoice_number AS document_number, i.issue_date AS date, i.due_date,
@@ -584,7 +584,7 @@ export async function agedReceivables(db: Db, companyId: string, q: AgedQuery) {
  */
 export async function agedPayables(db: Db, companyId: string, q: AgedQuery) {
   const asOf = q.as_of ?? today();
-  const docs = await db.$queryRaw<OpenDocument[]>`
+  const docs = await db.$queryRaw<OpenDocument<(typeof AGED_PAYABLE_KINDS)[number]>[]>`
     SELECT * FROM (
     SELECT e.supplier_id AS party_id, COALESCE(s.name, '') AS party_name, 'expense' AS kind, e.id AS document_id,
            COALESCE(t.document_number::text, '') AS document_number, e.date, e.due_date, e.payable_dkk AS open, t.document_number AS seq, 0 AS ln
