@@ -80,9 +80,9 @@ export const expensesRouter = router({
         {
           path: '/expenses/{id}/lines/{line_id}',
           tag,
-          summary: "Change a draft expense line's account",
+          summary: "Change a draft expense line's account or dimensions",
           description:
-            "A line of a draft expense (lines: a received e-invoice's) to another active expense account of the chart; its account_source becomes manual, and the expense's account_number follows the largest part of its lines. Booking posts one journal line per account and VAT code, and teaches the supplier's item the account: its next document's same item is proposed there (account_source supplier_item). Answers the expense. Not a draft: 409 expense_not_draft; another expense's line: 404. Emits expense.updated.",
+            "A line of a draft expense (lines: a received e-invoice's) to another active expense account of the chart; its account_source becomes manual, and the expense's account_number follows the largest part of its lines. And/or the line's own dimensions ({\"Projekt\": \"A\"}; null or {} clears them): booking posts the line's cost with them over the expense's dimensions, dimension by dimension (the expense's are the default of every line), and the writer holds each cost line to the dimensions the company requires on its account (400 dimension_required at booking). Give account_number, dimensions or both (400 otherwise). Booking posts one journal line per account, VAT code and dimensions, and teaches the supplier's item the account: its next document's same item is proposed there (account_source supplier_item). Answers the expense. Not a draft: 409 expense_not_draft; another expense's line: 404. Emits expense.updated.",
           scope: 'expenses:write',
           problems: [404, 409],
         },

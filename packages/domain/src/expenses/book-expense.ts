@@ -1,6 +1,6 @@
 // Booking an expense (draft -> booked): the posting through the posting function (the expense account and
 // input VAT against payables, in DKK at the bill's rate) with a number from the unified sequence.
-import type { LineDimensions } from '../dimensions/schema.ts';
+import { someDimensions, type LineDimensions } from '../dimensions/schema.ts';
 import type { Db } from '@tlr/db';
 import { fromDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
@@ -37,15 +37,15 @@ export async function bookExpense(db: Db, scope: CompanyScope, row: ExpenseRow):
   const fx = await documentCurrency(db, scope, row.currency, row.exchange_rate && decimalOf(row.exchange_rate), date);
   const deductible = row.vat_deductible_percent ? decimalOf(row.vat_deductible_percent) : undefined;
   // With lines: one cost line per account and VAT code (decision 683); without: the one amount, as before lines.
-  const lines = await linesToBook(db, row.id);
-  const made = lines.length
+  // The dimensions go with the cost lines (the cost and any VAT not deductible), not with VAT or payables
+  // (decision 587): with lines, each line's own over the expense's (decision 855), grouped by them.
+  const dimensions = someDimensions(row.dimensions as LineDimensions | null);
+  const lines = await linesToBook(db, row.id, dimensions);
+  const tagged = lines.length
     ? linesBookingLines({ payableAccountId: payable.id, amount, text }, lines, await lineTreatments(db, scope, lines), deductible)
-    : bookingLines({ costAccountId: row.account_id, payableAccountId: payable.id, amount, vat, text }, treatment, deductible);
-  // The expense's dimensions go with its cost lines (the cost and any VAT not deductible, on the expense's
-  // or its lines' accounts), not with VAT or payables (decision 587).
-  const dimensions = (row.dimensions as LineDimensions | null) ?? undefined;
-  const costAccounts = new Set(lines.length ? lines.map((l) => l.accountId) : [row.account_id]);
-  const tagged = dimensions ? made.map((l) => (costAccounts.has(l.accountId) ? { ...l, dimensions } : l)) : made;
+    : bookingLines({ costAccountId: row.account_id, payableAccountId: payable.id, amount, vat, text }, treatment, deductible).map((l) =>
+        dimensions && l.accountId === row.account_id ? { ...l, dimensions } : l,
+      );
   // Payables (the last line) balances the DKK posting.
   const posting = postingInDkk(tagged, fx, tagged.length - 1);
   const posted = await postTransaction(db, scope, {

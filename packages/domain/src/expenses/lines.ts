@@ -1,9 +1,12 @@
 // An expense's lines in the database (expense_lines): made with the expense (a received e-invoice's),
 // shown with it, re-accounted on a draft (PUT /expenses/{id}/lines/{line_id}), and, when the expense is
 // booked, teaching each supplier's item its account (supplier_item_accounts). Decisions 681-686.
-import type { Db } from '@tlr/db';
+import { Prisma, type Db } from '@tlr/db';
+import { checkDocumentDimensions } from '../dimensions/catalogue.ts';
+import { someDimensions, type LineDimensions } from '../dimensions/schema.ts';
+import type { BookedLine } from './rules.ts';
 import type { CompanyScope } from '../context.ts';
-import { notFound } from '../errors.ts';
+import { invalidRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { amountToJson, Decimal, quantityToJson, rateToJson, sumAmounts } from '../money.ts';
 import type { EinvoiceMessageView } from '../einvoice/schema.ts';
@@ -74,6 +77,7 @@ interface LineRow {
   account_id: string;
   account_number: string;
   account_source: string;
+  dimensions: LineDimensions | null;
 }
 
 const lineView = (l: LineRow): ExpenseLineView => ({
@@ -93,6 +97,7 @@ const lineView = (l: LineRow): ExpenseLineView => ({
   vat_amount: amountToJson(l.vat_amount),
   account_number: l.account_number,
   account_source: l.account_source as LineAccountSource,
+  dimensions: l.dimensions ?? {},
 });
 
 /** The rows of the expenses' lines, in order, with their accounts' numbers. */
@@ -100,7 +105,7 @@ async function lineRows(db: Db, expenseIds: readonly string[]): Promise<LineRow[
   if (!expenseIds.length) return [];
   return db.$queryRaw<LineRow[]>`
     SELECT l.id, l.expense_id, l.position, l.kind, l.description, l.item_id, l.quantity, l.unit, l.unit_price, l.allowance_amount, l.charge_amount,
-           l.net_amount, l.vat_code, l.vat_rate, l.vat_amount, l.account_id, a.account_number, l.account_source
+           l.net_amount, l.vat_code, l.vat_rate, l.vat_amount, l.account_id, a.account_number, l.account_source, l.dimensions
     FROM expense_lines l JOIN accounts a ON a.id = l.account_id
     WHERE l.expense_id = ANY(${expenseIds}::uuid[])
     ORDER BY l.expense_id, l.position`;
@@ -135,14 +140,24 @@ export async function expenseExtras(db: Db, expenseIds: readonly string[]): Prom
   return extras;
 }
 
-/** An expense's lines as booking takes them: account, VAT code, net and VAT (expenses/rules.ts linesBookingLines). */
-export async function linesToBook(db: Db, expenseId: string) {
+/**
+ * An expense's lines as booking takes them: account, VAT code, net, VAT and dimensions (expenses/rules.ts
+ * linesBookingLines). A line's dimensions are the expense's with the line's own over them, dimension by
+ * dimension (decision 855).
+ */
+export async function linesToBook(db: Db, expenseId: string, expenseDimensions: LineDimensions | undefined): Promise<BookedLine[]> {
   const rows = await db.expenseLine.findMany({
     where: { expense_id: expenseId },
-    select: { account_id: true, vat_code: true, net_amount: true, vat_amount: true },
+    select: { account_id: true, vat_code: true, net_amount: true, vat_amount: true, dimensions: true },
     orderBy: { position: 'asc' },
   });
-  return rows.map((l) => ({ accountId: l.account_id, code: l.vat_code, net: new Decimal(l.net_amount.toString()), vat: new Decimal(l.vat_amount.toString()) }));
+  return rows.map((l) => ({
+    accountId: l.account_id,
+    code: l.vat_code,
+    net: new Decimal(l.net_amount.toString()),
+    vat: new Decimal(l.vat_amount.toString()),
+    dimensions: someDimensions({ ...expenseDimensions, ...(l.dimensions as LineDimensions | null) }),
+  }));
 }
 
 /** The expense's account (account_id) when it has lines: the account of their largest part. */
@@ -156,16 +171,25 @@ async function followLines(db: Db, expenseId: string, fallback: string): Promise
 
 /**
  * PUT /expenses/{id}/lines/{line_id}: a draft's line to another active expense account, chosen by a
- * person (account_source manual); the expense's own account follows its lines' largest part.
+ * person (account_source manual), the expense's own account following its lines' largest part; and/or
+ * the line's own dimensions (checked as saved, null or {} clears them; decision 855).
  */
 export async function updateExpenseLine(db: Db, scope: CompanyScope, id: string, lineId: string, input: ExpenseLineUpdate): Promise<ExpenseView> {
+  if (input.account_number === undefined && input.dimensions === undefined) throw invalidRequest('Give account_number, dimensions or both.', 'account_number');
   const row = await lockExpense(db, scope, id);
   assertDraft(row, 'changed');
   const line = await db.expenseLine.findFirst({ where: { id: lineId, expense_id: id }, select: { id: true } });
   if (!line) throw notFound('expense line', lineId);
-  const account = await expenseAccount(db, scope, input.account_number);
-  await db.expenseLine.update({ where: { id: lineId }, data: { account_id: account.id, account_source: 'manual' } });
-  const updated = await db.expense.update({ where: { id }, data: { account_id: await followLines(db, id, row.account_id) } });
+  if (input.dimensions) await checkDocumentDimensions(db, scope.companyId, [{ dimensions: input.dimensions, field: 'dimensions' }]);
+  const account = input.account_number === undefined ? undefined : await expenseAccount(db, scope, input.account_number);
+  await db.expenseLine.update({
+    where: { id: lineId },
+    data: {
+      ...(account ? { account_id: account.id, account_source: 'manual' } : {}),
+      ...(input.dimensions === undefined ? {} : { dimensions: someDimensions(input.dimensions) ?? Prisma.DbNull }),
+    },
+  });
+  const updated = account ? await db.expense.update({ where: { id }, data: { account_id: await followLines(db, id, row.account_id) } }) : row;
   return announceExpense(db, scope, 'expense.updated', updated);
 }
 

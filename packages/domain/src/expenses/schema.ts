@@ -52,7 +52,7 @@ const fields = {
   dimensions: lineDimensions()
     .nullable()
     .optional()
-    .meta({ description: 'The expense\'s dimensions ({"Projekt": "A"}): booking posts them with its cost lines (account_number); null clears them' }),
+    .meta({ description: 'The expense\'s dimensions ({"Projekt": "A"}): booking posts them with its cost lines (account_number); with lines, they are every line\'s default, a line\'s own dimensions (PUT /expenses/{id}/lines/{line_id}) going over them dimension by dimension; null clears them' }),
 };
 
 export const expenseCreate = z.strictObject({ ...fields, book: boolean().optional().meta({ description: 'true: book at once' }) });
@@ -71,12 +71,21 @@ export const expenseStatusBody = z.strictObject({
   account_number: accountNumber().optional(),
 });
 
-/** PUT /expenses/{id}/lines/{line_id}: a draft's line to another account (decision 684). */
+/** PUT /expenses/{id}/lines/{line_id}: a draft's line to another account (decision 684) and/or its dimensions (decision 855). */
 export const expenseLineUpdate = z.strictObject({
-  account_number: accountNumber().meta({
-    description: "An active expense account of the chart; the line's account_source becomes manual",
-    example: '1610',
-  }),
+    account_number: accountNumber()
+      .optional()
+      .meta({
+        description: "An active expense account of the chart; the line's account_source becomes manual",
+        example: '1610',
+      }),
+    dimensions: lineDimensions()
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          'The line\'s own dimensions ({"Projekt": "A"}): booking posts its cost with them, over the expense\'s dimension by dimension (a dimension the line does not name keeps the expense\'s value); null or {} clears them',
+      }),
 });
 
 export const expenseLineResource = z
@@ -101,6 +110,9 @@ export const expenseLineResource = z
     vat_rate: z.number().nullable().meta({ description: 'The VAT rate the document states, percent; null when none' }),
     vat_amount: amountOut("The line's share of the expense's VAT (the document's own per VAT group; under reverse charge the buyer's VAT)"),
     account_number: z.string().meta({ description: 'The expense account the line is booked to', example: '2810' }),
+    dimensions: z
+      .record(z.string(), z.string())
+      .meta({ description: "The line's own dimensions ({} for none): booking posts its cost with them over the expense's", example: { Projekt: 'A' } }),
     account_source: z.enum(LINE_ACCOUNT_SOURCES).meta({
       description:
         "Where the account comes from, the first that applies: supplier_item, the account this supplier's same item (its seller's item id, else its description) was last booked to; supplier_default, the supplier's default_account_number; vat_category, the default expense account for the line's VAT category. manual: a person chose it (PUT /expenses/{id}/lines/{line_id}, or account_number on PUT /expenses/{id})",
