@@ -275,8 +275,11 @@ const statementResource = z
           type: z.enum(STATEMENT_ENTRY_TYPES),
           document_number: z
             .string()
-            .meta({ description: "The invoice's number (the credit note's own for a credit_note, the opening entry's for an opening_entry)" }),
-          invoice_id: uuid().nullable().meta({ description: 'The invoice; null for an opening_entry' }),
+            .meta({
+              description:
+                "The invoice's number (the credit note's own for a credit_note, the posting's for an opening_entry and for a payment of the opening balances)",
+            }),
+          invoice_id: uuid().nullable().meta({ description: 'The invoice; null for an opening_entry and for a payment of the opening balances' }),
           due_date: dateOut().nullable().meta({ description: "An invoice's or opening_entry's due date; null on the other lines" }),
           debit: amount('What the line adds to the balance'),
           credit: amount('What the line takes off the balance'),

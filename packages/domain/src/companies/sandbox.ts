@@ -56,6 +56,7 @@ export async function resetSandbox(db: Db, companyId: string, cleanup?: { store:
   await db.invoice.deleteMany({ where });
   await db.journalLineDimension.deleteMany({ where });
   await db.openingBalanceItem.deleteMany({ where });
+  await db.openingBalancePayment.deleteMany({ where });
   await db.transactionLine.deleteMany({ where });
   await db.ledgerTransaction.deleteMany({ where });
   await db.accountDailyBalance.deleteMany({ where });

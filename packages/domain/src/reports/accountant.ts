@@ -6,7 +6,7 @@
 import { Prisma, type Db } from '@tlr/db';
 import { BEGINNING, movements } from './balances.ts';
 import { invalidRequest, notFound } from '../errors.ts';
-import { addDays, daysBetween, daysInMonth, fromDate, today } from '../calendar.ts';
+import { addDays, daysBetween, daysInMonth, fromDate, toDate, today } from '../calendar.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { amountToJson, Decimal } from '../money.ts';
 import type { ListMeta, ListParams, ListSpec } from '../lists/list.ts';
@@ -548,6 +548,33 @@ const openingItems = (companyId: string, asOf: string, party: 'customer_id' | 's
 };
 
 /**
+ * The opening items less the party's payments of its opening balances (decision 853): each party's
+ * payments cover its opening items in the order given (by due date), oldest first; an item they cover
+ * is open for nothing. Documents of another kind are left as they are. Pure.
+ */
+export function settleOpeningItems<T extends { party_id: string | null; kind: string; open: Num }>(docs: T[], paid: ReadonlyMap<string, Decimal>): T[] {
+  const left = new Map(paid);
+  return docs.map((d) => {
+    const rest = d.kind === 'opening_balance' && d.party_id ? left.get(d.party_id) : undefined;
+    const open = dec(d.open);
+    if (!rest || !rest.isPositive() || !open.isPositive()) return d;
+    const covered = Decimal.min(rest, open);
+    left.set(d.party_id!, rest.minus(covered));
+    return { ...d, open: open.minus(covered) };
+  });
+}
+
+/** What each customer (`party` customer_id) or supplier paid of its opening balances by as_of. */
+async function openingPayments(db: Db, companyId: string, asOf: string, party: 'customer_id' | 'supplier_id'): Promise<Map<string, Decimal>> {
+  const rows = await db.openingBalancePayment.groupBy({
+    by: [party],
+    where: { company_id: companyId, date: { lte: toDate(asOf) }, [party]: { not: null } },
+    _sum: { amount: true },
+  });
+  return new Map(rows.map((r) => [r[party]!, dec(r._sum.amount)]));
+}
+
+/**
  * Receivables by age at the end of as_of: each approved invoice issued by then, less the payments
  * registered by then (in DKK, as they cleared receivables; a payment undone by then does not count),
  * unless a credit note dated by then cancelled it (decision 546); and the customers' opening balances
@@ -574,7 +601,7 @@ export async function agedReceivables(db: Db, companyId: string, q: AgedQuery) {
     UNION ALL ${openingItems(companyId, asOf, 'customer_id')}
     ) d
     ORDER BY d.due_date, d.date, d.seq, d.ln, d.document_id`;
-  return aged(docs, asOf, q, 'customer_id', 'invoice_id');
+  return aged(settleOpeningItems(docs, await openingPayments(db, companyId, asOf, 'customer_id')), asOf, q, 'customer_id', 'invoice_id');
 }
 
 /**
@@ -597,7 +624,7 @@ export async function agedPayables(db: Db, companyId: string, q: AgedQuery) {
     UNION ALL ${openingItems(companyId, asOf, 'supplier_id')}
     ) d
     ORDER BY d.due_date, d.date, d.seq, d.ln, d.document_id`;
-  return aged(docs, asOf, q, 'supplier_id', 'expense_id');
+  return aged(settleOpeningItems(docs, await openingPayments(db, companyId, asOf, 'supplier_id')), asOf, q, 'supplier_id', 'expense_id');
 }
 
 // ---- customer statement ---------------------------------------------------------------------------
@@ -661,6 +688,10 @@ export async function customerStatement(db: Db, companyId: string, q: StatementQ
       SELECT o.date, 'opening_entry', t.document_number::text, NULL, o.due_date, o.amount, t.system_id
         FROM opening_balance_items o JOIN ledger_transactions t ON t.id = o.transaction_id
        WHERE o.company_id = ${companyId}::uuid AND o.customer_id = ${customer.id}::uuid
+      UNION ALL
+      SELECT p.date, 'payment', t.document_number::text, NULL, NULL, -p.amount, t.system_id
+        FROM opening_balance_payments p JOIN ledger_transactions t ON t.id = p.transaction_id
+       WHERE p.company_id = ${companyId}::uuid AND p.customer_id = ${customer.id}::uuid
     ) e
     WHERE e.date <= ${to}::date
     ORDER BY e.date, e.seq`;
