@@ -149,12 +149,16 @@ describe("a received document's lines are the draft expense's own", () => {
     await created(
       c.api.POST('/dimensions', {
         params: idem(),
-        body: { name: 'Projekt', values: [{ code: 'A', name: 'Projekt A' }, { code: 'B', name: 'Projekt B' }], required_account_numbers: ['2810'] },
+        body: { name: 'Projekt', values: ['A', 'B'].map((code) => ({ code, name: `Projekt ${code}` })), required_account_numbers: ['2810'] },
       }),
     );
     await created(c.api.POST('/dimensions', { params: idem(), body: { name: 'Afdeling', values: [{ code: 'Salg', name: 'Salg' }] } }));
     const dimsOf = async (id: string | null) =>
-      (await ok(c.api.GET('/transactions/{id}', { params: { path: { id: id! } } }))).data.lines.map((l) => [l.account_number, l.debit || -l.credit, l.dimensions]);
+      (await ok(c.api.GET('/transactions/{id}', { params: { path: { id: id! } } }))).data.lines.map((l) => [
+        l.account_number,
+        l.debit || -l.credit,
+        l.dimensions,
+      ]);
     const setDims = (id: string, lineId: string, dimensions: Record<string, string> | null) =>
       c.raw.call<{ data: { lines: { dimensions: Record<string, string> }[] }; code: string; field: string }>('PUT', `/expenses/${id}/lines/${lineId}`, {
         body: { dimensions },

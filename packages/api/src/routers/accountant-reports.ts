@@ -273,12 +273,10 @@ const statementResource = z
         .object({
           date: dateOut(),
           type: z.enum(STATEMENT_ENTRY_TYPES),
-          document_number: z
-            .string()
-            .meta({
-              description:
-                "The invoice's number (the credit note's own for a credit_note, the posting's for an opening_entry and for a payment of the opening balances)",
-            }),
+          document_number: z.string().meta({
+            description:
+              "The invoice's number (the credit note's own for a credit_note, the posting's for an opening_entry and for a payment of the opening balances)",
+          }),
           invoice_id: uuid().nullable().meta({ description: 'The invoice; null for an opening_entry and for a payment of the opening balances' }),
           due_date: dateOut().nullable().meta({ description: "An invoice's or opening_entry's due date; null on the other lines" }),
           debit: amount('What the line adds to the balance'),

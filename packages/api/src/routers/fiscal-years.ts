@@ -1,7 +1,15 @@
 // /fiscal-years: the company's fiscal years with their state and result, closing one (årsafslutning) and
 // reopening it (docs/reports.md#closing-the-fiscal-year). Spread into the reports router.
 import { z } from 'zod';
-import { closeFiscalYear, DEFAULT_ACCOUNTS, listFiscalYears, openEarlierFiscalYear, payOpeningBalance, postOpeningBalances, reopenFiscalYear } from '@tlr/domain';
+import {
+  closeFiscalYear,
+  DEFAULT_ACCOUNTS,
+  listFiscalYears,
+  openEarlierFiscalYear,
+  payOpeningBalance,
+  postOpeningBalances,
+  reopenFiscalYear,
+} from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
 import { accountNumber, amountOut, date, dateOut, money, requiredText, text, timestamp, uuid } from '@tlr/domain/fields';
 import { lineInput, transactionResource } from './transactions.ts';
@@ -37,12 +45,10 @@ const openingLine = lineInput.pick({ account_id: true, account_number: true, deb
   supplier_id: uuid()
     .optional()
     .meta({ description: `The supplier whose balance it is: required on a line of the payables account ${DEFAULT_ACCOUNTS.payable}, refused on others` }),
-  due_date: date()
-    .optional()
-    .meta({
-      description:
-        "A customer's or supplier's line: when the balance falls due, for the aged receivables and payables (default the entry's date, the day before the first fiscal year; not before it; refused on other lines)",
-    }),
+  due_date: date().optional().meta({
+    description:
+      "A customer's or supplier's line: when the balance falls due, for the aged receivables and payables (default the entry's date, the day before the first fiscal year; not before it; refused on other lines)",
+  }),
 });
 
 const startParam = date().meta({ description: 'The first day of the fiscal year, e.g. 2026-01-01' });
@@ -103,7 +109,7 @@ export const fiscalYearProcedures = {
       z.strictObject({
         customer_id: uuid().optional().meta({ description: 'The customer who paid (one of customer_id and supplier_id)' }),
         supplier_id: uuid().optional().meta({ description: 'The supplier paid' }),
-        amount: money().meta({ description: 'DKK, greater than 0 and at most what is open of the party\'s opening balances', example: 1000 }),
+        amount: money().meta({ description: "DKK, greater than 0 and at most what is open of the party's opening balances", example: 1000 }),
         date: date().optional().meta({ description: 'Payment date; default today (Europe/Copenhagen)' }),
         account_id: uuid().optional().meta({ description: 'The bank or cash account (an asset account) the money went through' }),
         account_number: accountNumber()

@@ -49,10 +49,10 @@ const fields = {
       description: `The expense account debited with amount - vat_amount; default ${DEFAULT_ACCOUNTS.expense} Andre eksterne omkostninger. On a draft with lines (a received e-invoice's): every line to this account`,
       example: '2810',
     }),
-  dimensions: lineDimensions()
-    .nullable()
-    .optional()
-    .meta({ description: 'The expense\'s dimensions ({"Projekt": "A"}): booking posts them with its cost lines (account_number); with lines, they are every line\'s default, a line\'s own dimensions (PUT /expenses/{id}/lines/{line_id}) going over them dimension by dimension; null clears them' }),
+  dimensions: lineDimensions().nullable().optional().meta({
+    description:
+      'The expense\'s dimensions ({"Projekt": "A"}): booking posts them with its cost lines (account_number); with lines, they are every line\'s default, a line\'s own dimensions (PUT /expenses/{id}/lines/{line_id}) going over them dimension by dimension; null clears them',
+  }),
 };
 
 export const expenseCreate = z.strictObject({ ...fields, book: boolean().optional().meta({ description: 'true: book at once' }) });
@@ -73,19 +73,14 @@ export const expenseStatusBody = z.strictObject({
 
 /** PUT /expenses/{id}/lines/{line_id}: a draft's line to another account (decision 684) and/or its dimensions (decision 855). */
 export const expenseLineUpdate = z.strictObject({
-    account_number: accountNumber()
-      .optional()
-      .meta({
-        description: "An active expense account of the chart; the line's account_source becomes manual",
-        example: '1610',
-      }),
-    dimensions: lineDimensions()
-      .nullable()
-      .optional()
-      .meta({
-        description:
-          'The line\'s own dimensions ({"Projekt": "A"}): booking posts its cost with them, over the expense\'s dimension by dimension (a dimension the line does not name keeps the expense\'s value); null or {} clears them',
-      }),
+  account_number: accountNumber().optional().meta({
+    description: "An active expense account of the chart; the line's account_source becomes manual",
+    example: '1610',
+  }),
+  dimensions: lineDimensions().nullable().optional().meta({
+    description:
+      'The line\'s own dimensions ({"Projekt": "A"}): booking posts its cost with them, over the expense\'s dimension by dimension (a dimension the line does not name keeps the expense\'s value); null or {} clears them',
+  }),
 });
 
 export const expenseLineResource = z

@@ -180,7 +180,8 @@ export interface OpeningBalancePaymentInput {
 export async function payOpeningBalance(db: Db, scope: CompanyScope, input: OpeningBalancePaymentInput) {
   const kind = input.customer_id ? 'customer' : 'supplier';
   const partyId = input.customer_id ?? input.supplier_id;
-  if (!partyId || (input.customer_id && input.supplier_id)) throw invalidRequest('Name the customer_id or the supplier_id whose opening balance is paid, one of them.', 'customer_id');
+  if (!partyId || (input.customer_id && input.supplier_id))
+    throw invalidRequest('Name the customer_id or the supplier_id whose opening balance is paid, one of them.', 'customer_id');
   const field = `${kind}_id`;
   const column = kind === 'customer' ? Prisma.sql`customer_id` : Prisma.sql`supplier_id`;
   const [items] = await db.$queryRaw<{ n: number; amount: Decimal | null }[]>`
@@ -191,9 +192,14 @@ export async function payOpeningBalance(db: Db, scope: CompanyScope, input: Open
   const open = decimalOf(items.amount ?? 0).minus(decimalOf(paid._sum.amount ?? 0));
   if (!input.amount.isPositive() || input.amount.isZero()) throw invalidRequest('A payment amount must be greater than 0.', 'amount');
   if (input.amount.greaterThan(open))
-    throw new DomainError('overpayment', `The payment ${input.amount.toFixed(2)} exceeds what is open of the ${kind}'s opening balance, ${open.toFixed(2)}.`, 'amount', {
-      balance_due: amountToJson(open),
-    });
+    throw new DomainError(
+      'overpayment',
+      `The payment ${input.amount.toFixed(2)} exceeds what is open of the ${kind}'s opening balance, ${open.toFixed(2)}.`,
+      'amount',
+      {
+        balance_due: amountToJson(open),
+      },
+    );
   const party =
     kind === 'customer'
       ? await db.customer.findFirst({ where: { id: partyId, company_id: scope.companyId }, select: { name: true } })
@@ -202,7 +208,11 @@ export async function payOpeningBalance(db: Db, scope: CompanyScope, input: Open
   const partyAccount = await db.account.findFirst({
     where: { company_id: scope.companyId, account_number: kind === 'customer' ? DEFAULT_ACCOUNTS.receivable : DEFAULT_ACCOUNTS.payable },
   });
-  if (!partyAccount) throw new DomainError('chart_incomplete', `The chart of accounts has no account ${kind === 'customer' ? DEFAULT_ACCOUNTS.receivable : DEFAULT_ACCOUNTS.payable}.`);
+  if (!partyAccount)
+    throw new DomainError(
+      'chart_incomplete',
+      `The chart of accounts has no account ${kind === 'customer' ? DEFAULT_ACCOUNTS.receivable : DEFAULT_ACCOUNTS.payable}.`,
+    );
   const id = newId();
   const date = input.date ?? today();
   const text = `Betaling af åbningssaldo: ${party?.name ?? partyId}`.slice(0, 500);

@@ -129,7 +129,11 @@ export async function importSaftAssets(
     const depreciationId = largest('debit') ?? numbered.get(ASSET_GROUPS[group].depreciation);
     const accumulatedId = largest('credit') ?? numbered.get(ASSET_GROUPS[group].accumulated);
     if (!depreciationId || !accumulatedId)
-      throw saftInvalid(r.line, 'Asset', `the chart has no account ${ASSET_GROUPS[group].depreciation} or ${ASSET_GROUPS[group].accumulated} for the asset's depreciation`);
+      throw saftInvalid(
+        r.line,
+        'Asset',
+        `the chart has no account ${ASSET_GROUPS[group].depreciation} or ${ASSET_GROUPS[group].accumulated} for the asset's depreciation`,
+      );
     const addition = own.find((t) => t.fields.get('AssetTransactionType') === 'TILGANG');
     const id = newId();
     await db.fixedAsset.create({
