@@ -2,13 +2,15 @@
 // July on prepaid expenses and moved 1,000.00 a month by the job (called with the day it runs on, no
 // waiting), catching up a downtime, two runs at once posting each month once; an invoice line of 100.00
 // deferred over three months (33.33, 33.33, 33.34) and credited after two, the credit note giving back the
-// third; and the refusals by field. Every figure worked out by hand here.
+// third; a received e-invoice's line accrued on its own; and the refusals by field. Every figure worked out by hand here.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '@tlr/db';
-import { runAccruals } from '@tlr/domain';
+import { runAccruals, updateAccountingSettings } from '@tlr/domain';
 import { countRows, created, idem, ok, testDb, useCompany } from './helpers.ts';
 
-const t = useCompany({ name: 'Periodisering ApS' });
+const t = useCompany({ name: 'Periodisering ApS', cvr: '12345674' });
 const path = (id: string) => ({ params: { path: { id } } });
 const db = testDb();
 const run = <T>(fn: (tx: Db) => Promise<T>) => db.prisma.$transaction((tx) => fn(tx));
@@ -82,13 +84,22 @@ describe('accruals', () => {
     ]);
   });
 
-  it('catches up a downtime in order, and two runs at once post each month once', async () => {
+  it('catches up a downtime in order, a settled period on its first open day, and two runs at once post each month once', async () => {
+    // The third quarter was settled and locked meanwhile (decision 824): August and September go to 1 October.
+    await updateAccountingSettings(db.prisma, t.company.companyId, { lock_date: '2026-09-30' });
     // Down from August to mid December: August to November on the next runs, December not yet; two runs at once.
     const [r1, r2] = await Promise.all([job('2026-12-15'), job('2026-12-15')]);
+    await updateAccountingSettings(db.prisma, t.company.companyId, { lock_date: null });
     expect(r1.failed.concat(r2.failed)).toEqual([]);
     expect(r1.posted + r2.posted).toBe(4);
     const s = (await ok(t.api.GET('/expenses/{id}', path(insurance)))).data.accrual!.schedule;
-    expect(s.filter((m) => m.status === 'posted').map((m) => m.date)).toEqual(['2026-07-31', '2026-08-31', '2026-09-30', '2026-10-31', '2026-11-30']);
+    expect(s.filter((m) => m.status === 'posted').map((m) => [m.month, m.date])).toEqual([
+      ['2026-07-01', '2026-07-31'],
+      ['2026-08-01', '2026-10-01'],
+      ['2026-09-01', '2026-10-01'],
+      ['2026-10-01', '2026-10-31'],
+      ['2026-11-01', '2026-11-30'],
+    ]);
     // Five months moved: 5,000.00 on 2180, 7,000.00 left on 6390.
     expect([await balance('6390'), await balance('2180')]).toEqual([7000, 5000]);
     // The rest of the year: December to June, the last in the next fiscal year.
@@ -154,5 +165,44 @@ describe('accruals', () => {
     const s = (await ok(t.api.GET('/invoices/{id}', path(inv.id)))).data.lines[0]!.accrual!.schedule;
     expect(s.map((m) => m.status)).toEqual(['posted', 'posted', 'cancelled']);
     expect(s[1]).toMatchObject({ date: '2026-09-30', transaction_id: expect.any(String) });
+  });
+
+  it("a received e-invoice's line is accrued on its own: booking debits 6390 for it under its VAT code, the rest as before", async () => {
+    const REFERENCE = ['/work/shared/reference', join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'reference')].find(existsSync)!;
+    // The OIOUBL package's invoice: Hejsetavle 5,000.00 and 2 × Beslag 25.00 (50.00), 25 % VAT (1,262.50), dated 20 November 2026.
+    const xml = readFileSync(join(REFERENCE, 'einvoice', 'oioubl', 'examples', 'OIOUBL_Invoice_v2p2.xml'), 'utf8')
+      .replace('<cbc:IssueDate>2005-11-20', '<cbc:IssueDate>2026-11-20')
+      .replace('<cbc:PaymentDueDate>2005-11-25', '<cbc:PaymentDueDate>2026-11-25');
+    const m = await t.raw.call<{ data: { expense_id: string } }>('POST', '/einvoices/inbound', { raw: xml, headers: { 'Content-Type': 'application/xml', ...idem().header } });
+    expect(m.status, m.text.slice(0, 500)).toBe(201);
+    const id = m.body.data.expense_id;
+    const draft = (await ok(t.api.GET('/expenses/{id}', path(id)))).data;
+    // An expense with lines is accrued line by line.
+    const whole = await t.raw.put(`/expenses/${id}`, { accrual: { from: '2026-11', to: '2027-01' } });
+    expect([whole.status, whole.body]).toMatchObject([409, { code: 'expense_has_lines', field: 'accrual' }]);
+    const line = draft.lines[1]!;
+    const set = (await ok(t.api.PUT('/expenses/{id}/lines/{line_id}', { params: { path: { id, line_id: line.id } }, body: { accrual: { from: '2026-11', to: '2027-01' } } })))
+      .data;
+    expect(set.lines.map((l) => [l.account_number, l.accrual])).toEqual([
+      ['2810', null],
+      ['2810', { from: '2026-11', to: '2027-01', schedule: [] }],
+    ]);
+    const booked = (await ok(t.api.PUT('/expenses/{id}/status', { ...path(id), body: { status: 'booked' } }))).data;
+    const posting = (await ok(t.api.GET('/transactions/{id}', path(booked.posted_transaction_id!)))).data;
+    expect(posting.lines.map((l) => [l.account_number, l.debit, l.credit, l.vat_code])).toEqual([
+      ['2810', 5000, 0, 'K25'],
+      ['6390', 50, 0, 'K25'],
+      ['7740', 1262.5, 0, 'K25'],
+      ['7440', 0, 6312.5, ''],
+    ]);
+    // 50.00 / 3 = 16.666… → 16.67 twice (33.34), the last 50.00 − 33.34 = 16.66.
+    expect(booked.lines[1]!.accrual!.schedule.map((m) => [m.month, m.amount])).toEqual([
+      ['2026-11-01', 16.67],
+      ['2026-12-01', 16.67],
+      ['2027-01-01', 16.66],
+    ]);
+    const before = await balance('2810');
+    await job('2027-01-31');
+    expect([await balance('6390'), (await balance('2810')) - before]).toEqual([0, 50]);
   });
 });
