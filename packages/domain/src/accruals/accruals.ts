@@ -61,7 +61,10 @@ export async function recordAccruals(
   lines: readonly AccruedLine[],
 ): Promise<void> {
   if (!lines.length) return;
-  const shares = shareOut(posted, lines.map((l) => l.weight));
+  const shares = shareOut(
+    posted,
+    lines.map((l) => l.weight),
+  );
   const rows = lines.map((l, i) => {
     const months = rangeMonths(l.range);
     const amount = shares[i]!;
@@ -142,7 +145,10 @@ export async function accrueNextMonth(db: Db, scope: CompanyScope, id: string, o
   });
   const months = row.months_posted + 1;
   const moved = decimalOf(row.moved).plus(m.amount);
-  await db.accrual.update({ where: { id: row.id }, data: { months_posted: months, moved: moved.toFixed(2), status: months >= row.months ? 'done' : 'active' } });
+  await db.accrual.update({
+    where: { id: row.id },
+    data: { months_posted: months, moved: moved.toFixed(2), status: months >= row.months ? 'done' : 'active' },
+  });
   await recordEvent(db, scope, 'accrual.posted', {
     accrual_id: row.id,
     document_type: row.document_type,

@@ -85,9 +85,10 @@ describe('the reversal of a booking with moved months', () => {
   });
 
   it('drops the holding line when everything has moved', () => {
-    const out = reversalWithMoved([line('payable', '120', '0'), line('prepaid', '0', '120')], [
-      { holdingAccountId: 'prepaid', resultAccountId: 'insurance', moved: d('120') },
-    ]);
+    const out = reversalWithMoved(
+      [line('payable', '120', '0'), line('prepaid', '0', '120')],
+      [{ holdingAccountId: 'prepaid', resultAccountId: 'insurance', moved: d('120') }],
+    );
     expect(out.map((l) => [l.accountId, l.debit.toFixed(2), l.credit.toFixed(2)])).toEqual([
       ['payable', '120.00', '0.00'],
       ['insurance', '0.00', '120.00'],

@@ -47,7 +47,8 @@ export const accrualResource = z
           month: dateOut().meta({ description: "The month's first day" }),
           amount: amountOut("The month's share in DKK (debit − credit moved to the result account's side); the last month takes the rounding"),
           status: z.enum(ACCRUAL_MONTH_STATUSES).meta({
-            description: 'posted: moved to the result account; pending: not yet (its last day has not come, or the job has not run); cancelled: the document was cancelled first, and the share was reversed with it',
+            description:
+              'posted: moved to the result account; pending: not yet (its last day has not come, or the job has not run); cancelled: the document was cancelled first, and the share was reversed with it',
           }),
           date: dateOut().nullable().meta({ description: "The posting's date: the month's last day, or the first open day after a lock or a closed year" }),
           transaction_id: z.guid().nullable(),

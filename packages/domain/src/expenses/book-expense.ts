@@ -47,7 +47,17 @@ export async function bookExpense(db: Db, scope: CompanyScope, row: ExpenseRow):
     ? [{ lineId: null, description: text, resultAccountId: row.account_id, range, weight: amount.minus(vat), dimensions, field: 'accrual' }]
     : stored.flatMap((l) =>
         l.accrual
-          ? [{ lineId: l.id, description: l.description || text, resultAccountId: l.accountId, range: l.accrual, weight: l.net, dimensions, field: `lines[${l.position - 1}].accrual` }]
+          ? [
+              {
+                lineId: l.id,
+                description: l.description || text,
+                resultAccountId: l.accountId,
+                range: l.accrual,
+                weight: l.net,
+                dimensions,
+                field: `lines[${l.position - 1}].accrual`,
+              },
+            ]
           : [],
       );
   const prepaid = accrued.length ? await holdingAccount(db, scope, 'expense', accrued[0]!.field) : null;

@@ -3,7 +3,7 @@
 // booked, teaching each supplier's item its account (supplier_item_accounts). Decisions 681-686.
 import type { Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
-import { notFound } from '../errors.ts';
+import { invalidRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { amountToJson, Decimal, quantityToJson, rateToJson, sumAmounts } from '../money.ts';
 import type { EinvoiceMessageView } from '../einvoice/schema.ts';
@@ -151,7 +151,17 @@ export async function expenseExtras(db: Db, expenseIds: readonly string[]): Prom
 export async function linesToBook(db: Db, expenseId: string) {
   const rows = await db.expenseLine.findMany({
     where: { expense_id: expenseId },
-    select: { id: true, position: true, description: true, account_id: true, vat_code: true, net_amount: true, vat_amount: true, accrual_from: true, accrual_to: true },
+    select: {
+      id: true,
+      position: true,
+      description: true,
+      account_id: true,
+      vat_code: true,
+      net_amount: true,
+      vat_amount: true,
+      accrual_from: true,
+      accrual_to: true,
+    },
     orderBy: { position: 'asc' },
   });
   return rows.map((l) => ({
@@ -185,6 +195,7 @@ export async function updateExpenseLine(db: Db, scope: CompanyScope, id: string,
   assertDraft(row, 'changed');
   const line = await db.expenseLine.findFirst({ where: { id: lineId, expense_id: id }, select: { id: true } });
   if (!line) throw notFound('expense line', lineId);
+  if (input.account_number === undefined && input.accrual === undefined) throw invalidRequest('Send account_number, accrual or both.', 'account_number');
   const account = input.account_number === undefined ? null : await expenseAccount(db, scope, input.account_number);
   await db.expenseLine.update({
     where: { id: lineId },

@@ -54,13 +54,10 @@ const fields = {
     .nullable()
     .optional()
     .meta({ description: 'The expense\'s dimensions ({"Projekt": "A"}): booking posts them with its cost lines (account_number); null clears them' }),
-  accrual: accrualInput()
-    .nullable()
-    .optional()
-    .meta({
-      description:
-        'An accrual of the expense\'s cost (amount − vat_amount, with any VAT not deductible) over months, e.g. a yearly insurance: booking debits 6390 Periodeafgrænsningsposter (forudbetalte omkostninger) instead of account_number, and each month\'s share moves to account_number on its last day. An expense with lines is accrued line by line (PUT /expenses/{id}/lines/{line_id}): 409 expense_has_lines. null: none',
-    }),
+  accrual: accrualInput().nullable().optional().meta({
+    description:
+      "An accrual of the expense's cost (amount − vat_amount, with any VAT not deductible) over months, e.g. a yearly insurance: booking debits 6390 Periodeafgrænsningsposter (forudbetalte omkostninger) instead of account_number, and each month's share moves to account_number on its last day. An expense with lines is accrued line by line (PUT /expenses/{id}/lines/{line_id}): 409 expense_has_lines. null: none",
+  }),
 };
 
 export const expenseCreate = z.strictObject({ ...fields, book: boolean().optional().meta({ description: 'true: book at once' }) });
@@ -80,21 +77,16 @@ export const expenseStatusBody = z.strictObject({
 });
 
 /** PUT /expenses/{id}/lines/{line_id}: a draft's line to another account (decision 684). */
-export const expenseLineUpdate = z
-  .strictObject({
-    account_number: accountNumber().optional().meta({
-      description: "An active expense account of the chart; the line's account_source becomes manual",
-      example: '1610',
-    }),
-    accrual: accrualInput()
-      .nullable()
-      .optional()
-      .meta({
-        description:
-          "An accrual of the line's net amount over months: booking debits 6390 (forudbetalte omkostninger) instead of the line's account, and each month's share moves to it on its last day; null: none",
-      }),
-  })
-  .refine((b) => b.account_number !== undefined || b.accrual !== undefined, { error: 'needs account_number or accrual' });
+export const expenseLineUpdate = z.strictObject({
+  account_number: accountNumber().optional().meta({
+    description: "An active expense account of the chart; the line's account_source becomes manual",
+    example: '1610',
+  }),
+  accrual: accrualInput().nullable().optional().meta({
+    description:
+      "An accrual of the line's net amount over months: booking debits 6390 (forudbetalte omkostninger) instead of the line's account, and each month's share moves to it on its last day; null: none",
+  }),
+});
 
 export const expenseLineResource = z
   .object({

@@ -88,13 +88,10 @@ const fields = {
     .array(
       invoiceLine.extend({
         dimensions: lineDimensions().optional(),
-        accrual: accrualInput()
-          .nullable()
-          .optional()
-          .meta({
-            description:
-              "An accrual of the line's amount (without VAT) over months, e.g. a year's subscription invoiced up front: approval credits 8070 Periodeafgrænsningsposter (deferred income) instead of the revenue account, the VAT as usual, and each month's share moves to the revenue account on its last day. Cancelling (the credit note) gives back what is left on 8070. null: none",
-          }),
+        accrual: accrualInput().nullable().optional().meta({
+          description:
+            "An accrual of the line's amount (without VAT) over months, e.g. a year's subscription invoiced up front: approval credits 8070 Periodeafgrænsningsposter (deferred income) instead of the revenue account, the VAT as usual, and each month's share moves to the revenue account on its last day. Cancelling (the credit note) gives back what is left on 8070. null: none",
+        }),
       }),
     )
     .min(1, 'needs at least one line')
