@@ -2,7 +2,7 @@
 // prepaid expenses or deferred income account), the one function that moves an accrual's next month to its
 // result account (the monthly job, run-accruals.ts, calls it), the cancellation that stops them and tells
 // the document's reversal what has moved, and the schedules a document shows. Every posting goes through
-// the journal writer. docs/accruals.md; decisions 820-829.
+// the journal writer. docs/accruals.md; decisions 820-827.
 import type { Db } from '@tlr/db';
 import { fromDate, toDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
@@ -12,7 +12,7 @@ import { newId } from '../ids.ts';
 import { amountToJson, decimalOf, Decimal, shareOut } from '../money.ts';
 import { postTransaction } from '../ledger/post.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
-import type { PostingLine } from '../ledger/rules.ts';
+import { signedLine } from '../ledger/documents.ts';
 import type { LineDimensions } from '../dimensions/schema.ts';
 import { firstOpenDay } from '../assets/assets.ts';
 import { monthEnd } from '../assets/rules.ts';
@@ -88,19 +88,6 @@ export async function recordAccruals(
   await db.accrual.createMany({ data: rows });
 }
 
-/** A line of `signed` DKK: a debit when positive, a credit when negative. */
-function signed(accountId: string, amount: Decimal, description: string, dimensions?: LineDimensions): PostingLine {
-  const zero = new Decimal(0);
-  return {
-    accountId,
-    debit: amount.isNegative() ? zero : amount,
-    credit: amount.isNegative() ? amount.negated() : zero,
-    description,
-    vatCode: '',
-    ...(dimensions ? { dimensions } : {}),
-  };
-}
-
 /**
  * Moves the accrual's next month to its result account when the month's last day is on or before `day`
  * (decision 823): dated that day, or the first open day after a lock or a closed year when that is still
@@ -130,7 +117,7 @@ export async function accrueNextMonth(db: Db, scope: CompanyScope, id: string, o
     source: 'accrual',
     sourceId: row.document_id,
     // What booking put on the holding account moves to the result account: the month's share off the one, onto the other.
-    lines: [signed(row.result_account_id, m.amount, text, dimensions), signed(row.holding_account_id, m.amount.negated(), text)],
+    lines: [signedLine(row.result_account_id, m.amount, text, dimensions ? { dimensions } : {}), signedLine(row.holding_account_id, m.amount.negated(), text)],
   });
   await db.accrualPosting.create({
     data: {

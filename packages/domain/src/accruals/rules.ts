@@ -1,6 +1,6 @@
 // Accruals (periodisering) without the database: the bound on a range of months, the months of a range,
 // the schedule of an accrued amount (the last month takes the rounding: the fixed assets' straight line),
-// and the reversal of a booking whose accrued amounts have partly moved on. docs/accruals.md; decisions 820-829.
+// and the reversal of a booking whose accrued amounts have partly moved on. docs/accruals.md; decisions 820-827.
 import { Decimal } from '../money.ts';
 import type { PostingLine } from '../ledger/rules.ts';
 import { depreciationSchedule, monthsBetween, monthStart, type ScheduleMonth } from '../assets/rules.ts';

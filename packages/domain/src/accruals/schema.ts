@@ -1,5 +1,5 @@
 // An accrual's fields, once: the `accrual` an expense, an expense line or an invoice line takes, and the
-// schedule a document shows for each accrued line. docs/accruals.md; decisions 820-829.
+// schedule a document shows for each accrued line. docs/accruals.md; decisions 820-827.
 import { z } from 'zod';
 import { checkDate } from '../calendar.ts';
 import { amountOut, dateOut } from '../fields.ts';

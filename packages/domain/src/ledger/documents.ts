@@ -50,7 +50,7 @@ export interface PaymentPosting {
 }
 
 /** A line of `signed` DKK on an account: a debit when positive, a credit when negative. */
-function signedLine(accountId: string, signed: Decimal, description: string, extra: Pick<PostingLine, 'foreign'> = {}): PostingLine {
+export function signedLine(accountId: string, signed: Decimal, description: string, extra: Pick<PostingLine, 'foreign' | 'dimensions'> = {}): PostingLine {
   const zero = new Decimal(0);
   return {
     accountId,
