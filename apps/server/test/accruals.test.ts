@@ -51,7 +51,7 @@ describe('accruals', () => {
     // 60 months (July 2026 to June 2031) is the bound itself: accepted.
     const ok60 = await t.raw.post<{ data: { id: string; accrual: unknown } }>('/expenses', { ...base, accrual: { from: '2026-07', to: '2031-06' } });
     expect([ok60.status, ok60.body.data.accrual]).toEqual([201, { from: '2026-07', to: '2031-06', schedule: [] }]);
-    expect((await t.raw.del(`/expenses/${ok60.body.data.id}`)).status).toBe(204);
+    expect((await t.raw.del(`/expenses/${ok60.body.data.id}`)).status).toBe(200);
   });
 
   let insurance = '';
