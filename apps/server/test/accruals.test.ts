@@ -48,6 +48,10 @@ describe('accruals', () => {
       lines: [{ ...line, accrual: { from: '2026-08', to: '2026-09' } }, line],
     });
     expect([r.status, r.body]).toMatchObject([400, { code: 'invalid_request', field: 'lines[1].accrual.to' }]);
+    // 0.10 over 12 months is less than 0.01 a month: refused at booking (decision 822), nothing created.
+    const tiny = await t.raw.post('/expenses', { ...base, amount: 0.1, book: true, accrual: { from: '2026-07', to: '2027-06' } });
+    expect([tiny.status, tiny.body]).toMatchObject([400, { code: 'invalid_request', field: 'accrual.to' }]);
+    expect((await ok(t.api.GET('/expenses'))).meta.total).toBe(0);
     // 60 months (July 2026 to June 2031) is the bound itself: accepted.
     const ok60 = await t.raw.post<{ data: { id: string; accrual: unknown } }>('/expenses', { ...base, accrual: { from: '2026-07', to: '2031-06' } });
     expect([ok60.status, ok60.body.data.accrual]).toEqual([201, { from: '2026-07', to: '2031-06', schedule: [] }]);

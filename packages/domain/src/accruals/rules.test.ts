@@ -28,12 +28,11 @@ describe('the accrual schedule', () => {
     expect(s[6]).toEqual(['2027-05-01', '142.84']);
   });
 
-  it('1,714.28 over 12 months: 142.8566… is 142.86 eleven times (1,571.46), the last 142.82, summing exactly', () => {
-    const s = accrualSchedule('2026-01-01', 12, new Decimal('1714.28'));
-    // 1714.28 / 12 = 142.8566… → 142.86; eleven of them 1571.46; last 1714.28 − 1571.46 = 142.82.
-    expect(s.slice(0, 11).every((m) => m.amount.equals('142.86'))).toBe(true);
-    expect(s[11]!.amount.toFixed(2)).toBe('142.82');
-    expect(s.reduce((t, m) => t.plus(m.amount), new Decimal(0)).toFixed(2)).toBe('1714.28');
+  it('1,000.00 over 12 months: 83.333… is 83.33 eleven times (916.63), the last 1,000.00 − 916.63 = 83.37, summing exactly', () => {
+    const s = accrualSchedule('2026-01-01', 12, new Decimal('1000'));
+    expect(s.slice(0, 11).every((m) => m.amount.equals('83.33'))).toBe(true);
+    expect(s[11]!.amount.toFixed(2)).toBe('83.37');
+    expect(s.reduce((t, m) => t.plus(m.amount), new Decimal(0)).toFixed(2)).toBe('1000.00');
   });
 
   it('one month is the whole amount', () => {
