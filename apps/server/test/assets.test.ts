@@ -191,6 +191,27 @@ describe('depreciation', () => {
   });
 });
 
+describe('an asset bought for a project', () => {
+  it("its capitalisation takes the cost back out of the expense's project, also once the value is retired", async () => {
+    const other = await t.another('Projektanlæg ApS');
+    const c = other.api;
+    const dim = (await created(c.POST('/dimensions', { params: idem(), body: { name: 'Projekt', values: [{ code: 'X', name: 'Projekt X' }] } }))).data;
+    // 50,000 incl. 10,000 VAT on 2810 in project X; the project ends before the asset is registered.
+    const body = { date: '2026-04-01', amount: 50000, vat_amount: 10000, description: 'Gravemaskine', dimensions: { Projekt: 'X' }, book: true };
+    const expense = (await created(c.POST('/expenses', { params: idem(), body }))).data.id;
+    await ok(c.PUT('/dimensions/{id}', { ...path(dim.id), body: { values: [{ code: 'X', retired: true }] } }));
+    const a = (await created(c.POST('/assets', { params: idem(), body: { name: 'Gravemaskine', expense_id: expense, useful_life_months: 40 } }))).data;
+    const tx = (await ok(c.GET('/transactions/{id}', path(a.capitalisation_transaction_id!)))).data;
+    expect(tx.lines.map((l) => [l.account_number, l.debit, l.credit, l.dimensions])).toEqual([
+      ['5580', 40000, 0, {}],
+      ['2810', 0, 40000, { Projekt: 'X' }],
+    ]);
+    // Project X's April: the 40,000 charged by the expense and taken back by the capitalisation.
+    const pl = await ok(c.GET('/reports/profit-loss', { params: { query: { from: '2026-04-01', to: '2026-04-30', dimension: { Projekt: 'X' } } as never } }));
+    expect((pl as { data: { totals: { result: number } } }).data.totals.result).toBe(0);
+  });
+});
+
 type RegisterQuery = { as_of: string; sort?: 'acquisition_date'; order?: 'asc'; per_page?: number };
 /** The register as JSON (its type also allows the CSV text). */
 async function register(query: RegisterQuery) {

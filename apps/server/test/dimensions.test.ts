@@ -329,8 +329,14 @@ describe('SAF-T', () => {
       '<AccountID>1010</AccountID><Analysis><AnalysisType>Projekt</AnalysisType><AnalysisID>A</AnalysisID><AnalysisAmount><Amount>1000.00</Amount>',
     );
     // Every line carrying a dimension in the books has its Analysis: 1010 ×3 (T1, the invoice's A and B),
-    // 2030 ×2 (T2, the required one), 2810 (the expense) and the reversal's 1010 {A}.
-    expect(xml.match(/<Analysis>/g)).toHaveLength(7);
+    // 2030 ×2 (T2, the required one), 2810 (the expense) and the reversal's 1010 {A}; and the invoice's own
+    // lines in SalesInvoices, B and A (decision 840).
+    const [journal, invoices] = xml.split('<SalesInvoices>') as [string, string];
+    expect(journal.match(/<Analysis>/g)).toHaveLength(7);
+    expect([...invoices.matchAll(/<AnalysisID>(\w)<\/AnalysisID><AnalysisAmount><Amount>([\d.]+)</g)].map((m) => `${m[1]} ${m[2]}`)).toEqual([
+      'B 2000.00',
+      'A 500.00',
+    ]);
   });
 
   it("an import of that file brings the dimensions and each line's values into fresh books", async () => {

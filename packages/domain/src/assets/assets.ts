@@ -14,6 +14,7 @@ import { amountToJson, decimalOf, Decimal } from '../money.ts';
 import { postTransaction } from '../ledger/post.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import type { PostingLine } from '../ledger/rules.ts';
+import type { LineDimensions } from '../dimensions/schema.ts';
 import {
   ASSET_GROUPS,
   ASSET_STATUSES,
@@ -305,7 +306,7 @@ export async function createAsset(db: Db, scope: CompanyScope, input: AssetInput
   const group = input.group ?? 'operating_equipment';
   const defaults = ASSET_GROUPS[group];
   let terms: Terms;
-  let from: { accountId: string; date: string } | null = null;
+  let from: { accountId: string; date: string; dimensions: LineDimensions | null } | null = null;
   let assetNumber = input.asset_account_number ?? defaults.asset;
   if (input.expense_id) {
     for (const f of ['cost', 'acquisition_date'] as const)
@@ -323,7 +324,7 @@ export async function createAsset(db: Db, scope: CompanyScope, input: AssetInput
       residual_value: input.residual_value ?? zero(),
       useful_life_months: input.useful_life_months,
     };
-    from = { accountId: expense.account_id, date: fromDate(expense.date) };
+    from = { accountId: expense.account_id, date: fromDate(expense.date), dimensions: (expense.dimensions as LineDimensions | null) ?? null };
   } else {
     if (input.cost === undefined) throw invalidRequest('cost is required (or expense_id, to take it from a booked expense).', 'cost');
     if (input.acquisition_date === undefined)
@@ -348,7 +349,8 @@ export async function createAsset(db: Db, scope: CompanyScope, input: AssetInput
   const id = newId();
   let capitalisation: string | null = null;
   if (from && from.accountId !== asset.id) {
-    // The cost moves from the account the expense was posted to onto the asset account (decision 572).
+    // The cost moves from the account the expense was posted to onto the asset account (decision 572), and
+    // out of the expense's dimensions with it: its credit carries what the expense's cost line carried (decision 841).
     const expenseAccount = (await db.account.findUniqueOrThrow({ where: { id: from.accountId }, select: { id: true, account_number: true, name: true } }))!;
     const text = `Aktivering: ${input.name}`.slice(0, 500);
     const posted = await postTransaction(db, scope, {
@@ -356,7 +358,10 @@ export async function createAsset(db: Db, scope: CompanyScope, input: AssetInput
       description: text,
       source: 'asset',
       sourceId: id,
-      lines: [line(asset, 'debit', terms.cost, text), line(expenseAccount, 'credit', terms.cost, text)],
+      lines: [
+        line(asset, 'debit', terms.cost, text),
+        { ...line(expenseAccount, 'credit', terms.cost, text), ...(from.dimensions ? { dimensions: from.dimensions } : {}) },
+      ],
     });
     capitalisation = posted.id;
   }

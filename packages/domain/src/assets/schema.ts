@@ -45,7 +45,7 @@ export const assetCreate = z.strictObject({
   ...fields,
   expense_id: uuid().optional().meta({
     description:
-      'A booked (or paid) expense of the company the asset was bought with: cost and acquisition_date are taken from it (giving them too: 400). When the expense was posted to another account than the asset account, a posting moves the cost from it to the asset account (capitalisation). One asset per expense (409 asset_exists)',
+      "A booked (or paid) expense of the company the asset was bought with: cost and acquisition_date are taken from it (giving them too: 400). When the expense was posted to another account than the asset account, a posting moves the cost from it to the asset account (capitalisation), its credit carrying the expense's dimensions (decision 841). One asset per expense (409 asset_exists)",
   }),
   transaction_id: uuid().optional().meta({ description: 'The posting the asset came from (a manual entry to the asset account); not with expense_id' }),
 });

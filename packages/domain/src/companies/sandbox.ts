@@ -41,6 +41,8 @@ export async function resetSandbox(db: Db, companyId: string, cleanup?: { store:
   await db.expense.deleteMany({ where });
   await db.supplierItemAccount.deleteMany({ where });
   await db.assetDepreciation.deleteMany({ where });
+  await db.accrualPosting.deleteMany({ where });
+  await db.accrual.deleteMany({ where });
   await db.fixedAsset.deleteMany({ where });
   await db.recurringInvoicePeriod.deleteMany({ where });
   await db.recurringInvoice.deleteMany({ where });

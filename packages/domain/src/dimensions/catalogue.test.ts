@@ -1,5 +1,5 @@
 // The journal writer's dimension rule (decisions 581, 583) as a pure function: unknown names and codes,
-// retired values (allowed on a reversal), required dimensions (not on reversals, closing entries, imports).
+// retired values (allowed on a reversal and an asset's capitalisation), required dimensions (not on reversals, closing entries, imports).
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../errors.ts';
 import { lineDimensionRefs, type DimensionCatalogue } from './catalogue.ts';
@@ -60,6 +60,8 @@ describe('lineDimensionRefs', () => {
       field: 'lines[0].dimensions.Projekt',
     });
     expect(lineDimensionRefs(catalogue, { source: 'reversal', reversesId: 't1', lines }, number)).toEqual([[{ dimensionId: 'd1', valueId: 'vB' }]]);
+    // An asset's capitalisation moves a cost posted with the value (decision 841).
+    expect(lineDimensionRefs(catalogue, { source: 'asset', lines }, number)).toEqual([[{ dimensionId: 'd1', valueId: 'vB' }]]);
   });
 
   it('refuses a line on an account that requires the dimension, except for reversals, closing entries and imports', () => {

@@ -3,7 +3,7 @@
 // writer stores with the line, and the company's rules are checked (decisions 581, 583):
 //   - an unknown dimension or value: 400 invalid_request naming the line and the dimension;
 //   - a retired value on a new line: 400 dimension_value_retired (a reversal may carry it: it undoes a
-//     line that had it);
+//     line that had it; so may an asset's capitalisation, which moves a cost posted with it, decision 841);
 //   - a line on an account on which a dimension is required, without it: 400 dimension_required
 //     (reversals, closing entries and SAF-T imports are exempt: they mirror what was posted before).
 import type { Db } from '@tlr/db';
@@ -81,6 +81,11 @@ export async function checkDocumentDimensions(
 
 /** Postings whose lines need not carry the required dimensions (they repeat or close what was posted). */
 const EXEMPT: ReadonlySet<PostingSource> = new Set(['year_end', 'import']);
+/**
+ * Postings whose lines may carry a retired value besides reversals: an asset's (its capitalisation moves a
+ * cost posted with the value off the expense account, decision 841; its other postings carry none).
+ */
+const MOVES_POSTED: ReadonlySet<PostingSource> = new Set(['asset']);
 
 interface CheckedPosting {
   source: PostingSource;
@@ -95,10 +100,11 @@ interface CheckedPosting {
 export function lineDimensionRefs(catalogue: DimensionCatalogue, posting: CheckedPosting, accountNumber: (accountId: string) => string): LineDimensionRef[][] {
   const reversal = posting.reversesId !== undefined;
   const exempt = reversal || EXEMPT.has(posting.source);
+  const retired = reversal || MOVES_POSTED.has(posting.source);
   return posting.lines.map((line, i) => {
     const refs: LineDimensionRef[] = [];
     for (const [name, code] of Object.entries(line.dimensions ?? {}))
-      refs.push(valueRef(catalogue, name, code, { where: `Line ${i + 1}`, field: `${lineField(i)}.dimensions.${name}`, retired: reversal }));
+      refs.push(valueRef(catalogue, name, code, { where: `Line ${i + 1}`, field: `${lineField(i)}.dimensions.${name}`, retired }));
     if (!exempt)
       for (const dimension of catalogue.values())
         if (dimension.required.has(line.accountId) && !line.dimensions?.[dimension.name])

@@ -344,6 +344,8 @@ async function writeSaft(client: PoolClient, params: SaftExportParams, out: XmlS
     company.fiscal_year_start_month,
     options.partyBatch ?? 1000,
     openSourceDocuments,
+    // The invoice lines name their dimensions by name (decision 840).
+    new Map(analysisRows.map((r) => [r.dimension_name, types.get(r.dimension_id)!])),
   );
   if (assets.transactions) {
     await openSourceDocuments();

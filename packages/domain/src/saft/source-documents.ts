@@ -43,7 +43,8 @@ LIMIT $5`;
 
 const LINES_SQL = `
 SELECT l.invoice_id, l.line_number, a.account_number, l.description, l.quantity::text AS quantity, l.unit_price::text AS unit_price,
-       l.vat_rate::text AS vat_rate, l.vat_code, l.discount_percent::text AS discount_percent, l.amount::text AS amount, p.product_number, p.unit
+       l.vat_rate::text AS vat_rate, l.vat_code, l.discount_percent::text AS discount_percent, l.amount::text AS amount, p.product_number, p.unit,
+       l.dimensions
 FROM invoice_lines l
 LEFT JOIN accounts a ON a.id = l.account_id
 LEFT JOIN products p ON p.id = l.product_id
@@ -86,7 +87,15 @@ interface LineRow {
   amount: string;
   product_number: string | null;
   unit: string | null;
+  /** The line's dimensions by name and value code ({"Projekt": "A"}), as the invoice line stores them. */
+  dimensions: Record<string, string> | null;
 }
+
+/**
+ * The AnalysisType of each dimension by its name (fixed once created, decision 580), in the order the
+ * AnalysisTypeTable lists the dimensions: what an invoice line's Analysis names (decision 840).
+ */
+export type InvoiceAnalysisTypes = ReadonlyMap<string, string>;
 
 const TIME_UNITS = /^(t|time|timer|h|hour|hours|dag|dage|day|days|md|mdr|måned|måneder|month|months)$/i;
 
@@ -106,7 +115,7 @@ const amount = (value: string, d: Pick<DocumentRow, 'currency' | 'rate'>): XmlOb
 const dkk = (value: string, d: Pick<DocumentRow, 'rate'>) => toDkk(new Decimal(value), new Decimal(d.rate)).toFixed(2);
 
 /** One Invoice element (a sales invoice, or a credit note crediting one). */
-function salesInvoiceXml(d: DocumentRow, lines: readonly LineRow[], fiscalYearStartMonth: number): XmlObject {
+function salesInvoiceXml(d: DocumentRow, lines: readonly LineRow[], fiscalYearStartMonth: number, analysisTypes: InvoiceAnalysisTypes): XmlObject {
   const { period, year } = accountingPeriod(d.date, fiscalYearStartMonth);
   const groups = invoiceTotals(
     lines.map((l) => ({
@@ -134,6 +143,7 @@ function salesInvoiceXml(d: DocumentRow, lines: readonly LineRow[], fiscalYearSt
     Line: lines.map((l) => ({
       LineNumber: String(l.line_number),
       AccountID: l.account_number ?? '',
+      ...lineAnalysis(l, d, analysisTypes),
       GoodsServicesID: goodsOrServices(l.unit),
       ...(l.product_number ? { ProductCode: fit(l.product_number, SAFT_TEXT.middle2) } : {}),
       Quantity: l.quantity,
@@ -161,6 +171,19 @@ function salesInvoiceXml(d: DocumentRow, lines: readonly LineRow[], fiscalYearSt
 }
 
 /**
+ * An invoice line's dimensions as Analysis (decision 840), as its revenue line in the journal carries them
+ * (decision 586): one per value, in the AnalysisTypeTable's order of the dimensions, AnalysisAmount the
+ * line's whole amount with InvoiceLineAmount's currency triplet. Nothing for a line without dimensions.
+ */
+function lineAnalysis(l: LineRow, d: DocumentRow, analysisTypes: InvoiceAnalysisTypes): XmlObject {
+  if (!l.dimensions) return {};
+  const analysis = [...analysisTypes]
+    .filter(([name]) => l.dimensions![name] !== undefined)
+    .map(([name, type]) => ({ AnalysisType: type, AnalysisID: l.dimensions![name]!, AnalysisAmount: amount(l.amount, d) }));
+  return analysis.length ? { Analysis: analysis } : {};
+}
+
+/**
  * Writes SourceDocuments/SalesInvoices when the period has invoices or credit notes (the element is
  * optional, and empty it would say nothing), `open` first (it opens SourceDocuments, which the export
  * closes after its other parts). `write` is the export's backpressured writer.
@@ -173,6 +196,7 @@ export async function writeSalesInvoices(
   fiscalYearStartMonth: number,
   batch: number,
   open: () => Promise<void>,
+  analysisTypes: InvoiceAnalysisTypes = new Map(),
 ): Promise<number> {
   const { rows } = await client.query<{ entries: number; debit: string; credit: string }>(TOTALS_SQL, [companyId, from, to]);
   const totals = rows[0]!;
@@ -189,7 +213,7 @@ export async function writeSalesInvoices(
     if (documents.length === 0) break;
     const { rows: lines } = await client.query<LineRow>(LINES_SQL, [[...new Set(documents.map((d) => d.invoice_id))]]);
     const byInvoice = Map.groupBy(lines, (l) => l.invoice_id);
-    await write(xml({ Invoice: documents.map((d) => salesInvoiceXml(d, byInvoice.get(d.invoice_id) ?? [], fiscalYearStartMonth)) }));
+    await write(xml({ Invoice: documents.map((d) => salesInvoiceXml(d, byInvoice.get(d.invoice_id) ?? [], fiscalYearStartMonth, analysisTypes)) }));
     written += documents.length;
     after = documents[documents.length - 1]!.document_number;
     if (documents.length < batch) break;
