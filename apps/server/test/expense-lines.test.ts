@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { countRows, created, idem, ok, useCompany, type Api, type client } from './helpers.ts';
+import { runAccruals } from '@tlr/domain';
+import { countRows, created, idem, ok, testDb, useCompany, type Api, type client } from './helpers.ts';
 
 const t = useCompany({ name: 'Linjer Modtager ApS', cvr: '12345674' });
 
@@ -144,7 +145,7 @@ describe("a received document's lines are the draft expense's own", () => {
     expect(['2390', '2450']).toContain(fourth.lines[1]!.account_number);
   });
 
-  it("a line's own dimensions go over the expense's at booking, one cost line per account, VAT code and dimensions; a required dimension holds each line", async () => {
+  it("a line's own dimensions go over the expense's at booking, one cost line per account, VAT code and dimensions; a required dimension holds each line; an accrued line keeps them", async () => {
     const c = await t.another('Linjedimensioner ApS');
     await created(
       c.api.POST('/dimensions', {
@@ -199,12 +200,27 @@ describe("a received document's lines are the draft expense's own", () => {
     const cleared = await setDims(second.id, second.lines[0]!.id, null);
     expect(cleared.body.data.lines.map((l) => l.dimensions)).toEqual([{}, { Projekt: 'A' }]);
     await ok(c.api.PUT('/expenses/{id}', { params: { path: { id: second.id } }, body: { dimensions: { Projekt: 'B' } } }));
+    // The screws accrued over November and December: their 50 go to 6390 with their project, then 25 a month to 2810.
+    await ok(
+      c.api.PUT('/expenses/{id}/lines/{line_id}', {
+        params: { path: { id: second.id, line_id: second.lines[1]!.id } },
+        body: { accrual: { from: '2026-11', to: '2026-12' } },
+      }),
+    );
     const again = (await book(c.api, second.id)).data;
     expect(await dimsOf(again.posted_transaction_id)).toEqual([
       ['2810', 5000, { Projekt: 'B' }],
-      ['2810', 50, { Projekt: 'A' }],
+      ['6390', 50, { Projekt: 'A' }],
       ['7740', 1262.5, {}],
       ['7440', -6312.5, {}],
+    ]);
+    await runAccruals((fn) => testDb().prisma.$transaction((tx) => fn(tx)), '2026-11-30');
+    const moved = (await ok(c.api.GET('/transactions', { params: { query: { per_page: 100 } } }))).data.filter((x) => x.source === 'accrual');
+    expect(moved.map((x) => x.lines.map((l) => [l.account_number, l.debit || -l.credit, l.dimensions]))).toEqual([
+      [
+        ['2810', 25, { Projekt: 'A' }],
+        ['6390', -25, {}],
+      ],
     ]);
   });
 
