@@ -7,6 +7,7 @@ import {
   foldKeptCounts,
   makeRecurringInvoices,
   depreciateAssets,
+  runAccruals,
   processPendingVouchers,
   purgeDispatchedEvents,
   purgeExpiredIdempotencyKeys,
@@ -76,6 +77,12 @@ export async function registerWorkers(boss: Boss, db: Database, logger: Logger, 
     if (posted) logger.info({ posted }, 'asset depreciation posted');
     // Tried again on the next run, in month order; the owner sees why in the log (no open fiscal year for the date).
     for (const f of failed) logger.warn(f, 'asset depreciation not posted');
+  });
+  await boss.work(QUEUES.runAccruals.name, async () => {
+    const { posted, failed } = await runAccruals(asSystem(run, QUEUES.runAccruals.name, 'tlr: accruals'));
+    if (posted) logger.info({ posted }, 'accrual months posted');
+    // Tried again on the next run, in month order; the owner sees why in the log (no open fiscal year for the date).
+    for (const f of failed) logger.warn(f, 'accrual month not posted');
   });
   await boss.work(QUEUES.foldKeptCounts.name, async () => {
     await foldKeptCounts(db.prisma);

@@ -1,12 +1,12 @@
 // A company's whole first year through HTTP (issue 43, "Done when"): two projects' sales and purchases paid
 // through the bank's statement, a van bought in March and depreciated monthly by the job, a budget, every VAT
-// quarter settled, the year closed, the next year opening with the closing balances, and the reports an
-// accountant works from; then the year's SAF-T file. One server, one company, the steps in order sharing
+// quarter settled, a yearly insurance accrued over its twelve months, the year closed, the next year opening
+// with the closing balances, and the reports an accountant works from; then the year's SAF-T file. One server, one company, the steps in order sharing
 // their state. Every figure is worked out by hand below (THE YEAR).
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Db } from '@tlr/db';
-import { Decimal, depreciateAssets, today as businessDay } from '@tlr/domain';
+import { Decimal, depreciateAssets, runAccruals, today as businessDay } from '@tlr/domain';
 import { created, idem, ok as okAny, testDb, useCompany, type Api, type RequestBody } from './helpers.ts';
 import { validateSaft } from './saft-schema.ts';
 
@@ -34,19 +34,22 @@ const neg = (x: number) => -x;
 //         which takes the 120,000 back out of project B (decision 841); the van is project B's (decision 872)
 //   The van: (120,000 − 10,000 residual) / 60 months = 1,833.33 a month, March..December = 10 × 1,833.33,
 //   charged to project B.
+//     E4  Tryg Forsikring  1 Jul  the business insurance for July to next June, 12,000 (no VAT), paid 3 Jul;
+//         accrued over its twelve months (issue 43 item 3): booked to 6390 (prepaid), 1,000 a month moved to
+//         2180 (Forsikringer) by the accruals job; July..December = 6,000 this year, 6,000 still prepaid
 //   The owner paid in 200,000 of share capital on 5 January (6520).
-// The yearly insurance accrual of the order joins here when accruals land: its twelve months' cost in
-// COSTS_TOTAL (and so in RESULT), its payment in BANK, its accounts in the closing entry and the trial balance.
 const REVENUE = { A: sum(40000, 16000), B: sum(24000, 8000, 12000) }; // A 56,000; B 44,000
 const COSTS = { A: 10000, B: 8000 }; // on 2810
+const INSURANCE = 12000;
+const INSURANCE_COST = sum(...Array<number>(6).fill(INSURANCE / 12)); // 6,000 on 2180, no project
 const MONTHS = 10;
 const MONTHLY = 1833.33;
 const DEPRECIATION = sum(...Array<number>(MONTHS).fill(MONTHLY)); // 18,333.30, project B's
 const REVENUE_TOTAL = sum(REVENUE.A, REVENUE.B); // 100,000
-const COSTS_TOTAL = sum(COSTS.A, COSTS.B); // 18,000
-const RESULT = sum(REVENUE_TOTAL, neg(COSTS_TOTAL), neg(DEPRECIATION)); // 63,666.70
-// The bank: 200,000 + 50,000 − 12,500 − 150,000 + 30,000 − 10,000 + 30,000 = 137,500.
-const BANK = sum(200000, 50000, -12500, -150000, 30000, -10000, 30000);
+const COSTS_TOTAL = sum(COSTS.A, COSTS.B, INSURANCE_COST); // 24,000 (other external expenses)
+const RESULT = sum(REVENUE_TOTAL, neg(COSTS_TOTAL), neg(DEPRECIATION)); // 57,666.70
+// The bank: 200,000 + 50,000 − 12,500 − 150,000 + 30,000 − 10,000 − 12,000 + 30,000 = 125,500.
+const BANK = sum(200000, 50000, -12500, -150000, 30000, -10000, -INSURANCE, 30000);
 // VAT by quarter (output 25 % of the sales, input the expenses'): Q1 10,000 − (2,500 + 30,000) = −22,500;
 // Q2 6,000 − 2,000 = 4,000; Q3 6,000; Q4 3,000. The year: 25,000 − 34,500 = −9,500, owed to the company.
 const VAT = { Q1: -22500, Q2: 4000, Q3: 6000, Q4: 3000 };
@@ -91,7 +94,7 @@ describe("the accountant's year", () => {
       ['B', false],
     ]);
     for (const name of ['Alfa ApS', 'Beta ApS']) ids[name] = (await created(c.POST('/customers', { params: idem(), body: { name } }))).data.id;
-    for (const name of ['Byggemarked A/S', 'Underleverandør ApS', 'Bilhuset A/S'])
+    for (const name of ['Byggemarked A/S', 'Underleverandør ApS', 'Bilhuset A/S', 'Tryg Forsikring A/S'])
       ids[name] = (await created(c.POST('/suppliers', { params: idem(), body: { name } }))).data.id;
     ids.bank = (await created(c.POST('/bank-accounts', { params: idem(), body: { name: 'Driftskonto' } }))).data.id;
   });
@@ -135,6 +138,25 @@ describe("the accountant's year", () => {
     await expense('E1', 'Byggemarked A/S', 'Materialer', '03-05', 12500, 'A');
     await expense('E2', 'Underleverandør ApS', 'Montagehjælp', '06-10', 10000, 'B');
     await expense('E3', 'Bilhuset A/S', 'Varebil', '03-15', 150000, 'B');
+    // The insurance: no VAT; spread over July to next June, so booking puts all of it on 6390.
+    const insurance = (
+      await created(
+        c.POST('/expenses', {
+          params: idem(),
+          body: {
+            supplier_id: ids['Tryg Forsikring A/S']!,
+            date: d('07-01'),
+            amount: INSURANCE,
+            account_number: '2180',
+            description: 'Erhvervsforsikring juli-juni',
+            accrual: { from: `${Y}-07`, to: `${N}-06` },
+            book: true,
+          },
+        }),
+      )
+    ).data;
+    ids.E4 = insurance.id;
+    expect(insurance.accrual!.schedule.map((m) => m.amount)).toEqual(Array<number>(12).fill(INSURANCE / 12));
   });
 
   it('the van bought in March becomes an asset from its booked expense in one call', async () => {
@@ -163,6 +185,7 @@ describe("the accountant's year", () => {
       { date: d('03-20'), text: 'Bilhuset A/S', amount: -150000 },
       { date: d('05-15'), text: `Beta ApS faktura ${invoiceNumbers.I2}`, amount: 30000 },
       { date: d('06-20'), text: 'Underleverandør ApS', amount: -10000 },
+      { date: d('07-03'), text: 'Tryg Forsikring A/S', amount: -INSURANCE },
       { date: d('09-14'), text: `Alfa ApS faktura ${invoiceNumbers.I3}`, amount: 30000 },
     ]);
     const res = await fetch(`${t.svc.url}/api/v1/bank-accounts/${ids.bank}/statements`, {
@@ -172,19 +195,25 @@ describe("the accountant's year", () => {
     });
     const statement = (await res.json()) as { data: { lines: unknown; balance: unknown } };
     expect(res.status).toBe(201);
-    expect(statement.data).toMatchObject({ lines: { total: 7, new: 7, duplicates: 0 }, balance: { status: 'ok', closing: BANK } });
+    expect(statement.data).toMatchObject({ lines: { total: 8, new: 8, duplicates: 0 }, balance: { status: 'ok', closing: BANK } });
     const unmatched = (await ok(c.GET('/bank-accounts/{id}/lines', { params: { path: { id: ids.bank! }, query: { status: 'unmatched' } } }))).data;
     expect(unmatched.map((l) => l.text)).toEqual(['Indskud selskabskapital']);
     await ok(c.POST('/bank-lines/{id}/post', { params: { path: { id: unmatched[0]!.id }, ...idem() }, body: { account_number: '6520' } }));
     for (const key of ['I1', 'I2', 'I3']) expect((await ok(c.GET('/invoices/{id}', path(ids[key]!)))).data.status, key).toBe('paid');
     expect((await ok(c.GET('/invoices/{id}', path(ids.I4!)))).data.status).toBe('approved');
-    for (const key of ['E1', 'E2', 'E3']) expect((await ok(c.GET('/expenses/{id}', path(ids[key]!)))).data.status, key).toBe('paid');
+    for (const key of ['E1', 'E2', 'E3', 'E4']) expect((await ok(c.GET('/expenses/{id}', path(ids[key]!)))).data.status, key).toBe('paid');
   });
 
-  it('the depreciation job posts each month of the van once, on its last day, March to December', async () => {
+  it('the nightly jobs post each month once, on its last day: the van from March, the insurance from July', async () => {
     const ends = Array.from({ length: 12 }, (_, m) => new Date(Date.UTC(Y, m + 1, 0)).toISOString().slice(0, 10));
-    for (const day of ends) await depreciationJob(day);
-    await depreciationJob(d('12-31')); // again: nothing more
+    for (const day of ends) await Promise.all([depreciationJob(day), runAccruals(run, day)]);
+    await Promise.all([depreciationJob(d('12-31')), runAccruals(run, d('12-31'))]); // again: nothing more
+    const insurance = (await ok(c.GET('/expenses/{id}', path(ids.E4!)))).data.accrual!.schedule;
+    // July..December moved to 2180, each dated its month's last day; next year's six months wait on 6390.
+    expect(insurance.map((m) => [m.status, m.date ?? null])).toEqual([
+      ...ends.slice(6).map((end) => ['posted', end]),
+      ...Array.from({ length: 6 }, () => ['pending', null]),
+    ]);
     const van = (await ok(c.GET('/assets/{id}', path(ids.van!)))).data;
     expect(van.schedule.filter((m) => m.posted).map((m) => m.date)).toEqual(ends.slice(2));
     // 10 × 1,833.33 = 18,333.30; book value 120,000 − 18,333.30 = 101,666.70.
@@ -226,7 +255,8 @@ describe("the accountant's year, closed", () => {
       const s = section(r, key) as Budgeted;
       return [s.total, s.budget, s.variance];
     };
-    // Variance = actual − budget: revenue 100,000 − 108,000; costs 18,000 − 15,000; depreciation 18,333.30 − 20,000.
+    // Variance = actual − budget: revenue 100,000 − 108,000; costs 18,000 + the insurance's 6,000 − 15,000;
+    // depreciation 18,333.30 − 20,000.
     expect(line('revenue')).toEqual([REVENUE_TOTAL, 108000, sum(REVENUE_TOTAL, -108000)]);
     expect(line('other_external_expenses')).toEqual([COSTS_TOTAL, 15000, sum(COSTS_TOTAL, -15000)]);
     expect(line('depreciation')).toEqual([DEPRECIATION, 20000, sum(DEPRECIATION, -20000)]);
@@ -247,11 +277,13 @@ describe("the accountant's year, closed", () => {
     // The bank reconciles at year end (every line matched or posted): no warning.
     expect(year).toMatchObject({ start_date: YS, end_date: YE, state: 'closed', result: RESULT, warnings: [] });
     const closing = (await ok(c().GET('/transactions/{id}', path(year.closing_transaction_id!)))).data;
-    // Each P&L account's balance moved to 6940: 1010 debited 100,000; 2810 credited 18,000; 3050 credited 18,333.30.
+    // Each P&L account's balance moved to 6940: 1010 debited 100,000; 2180 credited the insurance's 6,000; 2810
+    // credited 18,000; 3050 credited 18,333.30.
     expect(closing).toMatchObject({ date: YE, source: 'year_end' });
     expect(closing.lines.map((l) => [l.account_number, l.debit, l.credit])).toEqual([
       ['1010', REVENUE_TOTAL, 0],
-      ['2810', 0, COSTS_TOTAL],
+      ['2180', 0, INSURANCE_COST],
+      ['2810', 0, sum(COSTS.A, COSTS.B)],
       ['3050', 0, DEPRECIATION],
       ['6940', 0, RESULT],
     ]);
@@ -274,15 +306,18 @@ describe("the accountant's year, closed", () => {
     const rows = tb.data.map((a) => [a.account_number, a.opening_balance, a.prior_year.closing_balance]);
     // Nothing is posted in the next year yet: its closing is its opening.
     expect(tb.data.every((a) => a.debit === 0 && a.credit === 0 && a.closing_balance === a.opening_balance)).toBe(true);
-    // 6190: 125,000 invoiced − 110,000 paid = I4's 15,000; 7440: 172,500 booked and paid; 7680/7740 settled into
-    // 7840: 22,500 back − 4,000 − 6,000 − 3,000 = 9,500 owed to the company; 5610 the van's depreciation.
+    // 6190: 125,000 invoiced − 110,000 paid = I4's 15,000; 6390: the insurance's six months still prepaid; 7440:
+    // 184,500 booked and paid; 7680/7740 settled into 7840: 22,500 back − 4,000 − 6,000 − 3,000 = 9,500 owed to
+    // the company; 5610 the van's depreciation.
     expect(rows).toEqual([
       ['1010', 0, 0],
+      ['2180', 0, 0],
       ['2810', 0, 0],
       ['3050', 0, 0],
       ['5580', 120000, 120000],
       ['5610', neg(DEPRECIATION), neg(DEPRECIATION)],
       ['6190', 15000, 15000],
+      ['6390', sum(INSURANCE, neg(INSURANCE_COST)), sum(INSURANCE, neg(INSURANCE_COST))],
       ['6470', BANK, BANK],
       ['6520', -200000, -200000],
       ['6940', neg(RESULT), neg(RESULT)],
@@ -325,13 +360,13 @@ describe("the accountant's year, closed", () => {
     ]);
     expect(whole.totals.result).toBe(RESULT);
     // A: 56,000 − 10,000 = 46,000; B: 44,000 − 8,000 − 18,333.30 of the van's depreciation = 17,666.70 (the
-    // van's 120,000 on 2810 and its capitalisation cancel out in B); nothing without a project.
+    // van's 120,000 on 2810 and its capitalisation cancel out in B); without a project: the insurance's 6,000.
     const grouped = await profitLoss({ group_by: 'dimension:Projekt' });
     expect(grouped.totals.result).toBe(RESULT);
     expect(grouped.groups!.map((g) => [g.value, section(g, 'revenue').total, section(g, 'other_external_expenses').total, g.totals.result])).toEqual([
       ['A', REVENUE.A, COSTS.A, sum(REVENUE.A, neg(COSTS.A))],
       ['B', REVENUE.B, COSTS.B, sum(REVENUE.B, neg(COSTS.B), neg(DEPRECIATION))],
-      [null, 0, 0, 0],
+      [null, 0, INSURANCE_COST, neg(INSURANCE_COST)],
     ]);
     const a = await profitLoss({ dimension: { Projekt: 'A' } });
     expect(section(a, 'revenue').accounts).toMatchObject([{ account_number: '1010', amount: REVENUE.A }]);
@@ -347,9 +382,10 @@ describe("the accountant's year, closed", () => {
       [d('03-20'), 0, 150000, 87500, ['7440']],
       [d('05-15'), 30000, 0, 117500, ['6190']],
       [d('06-20'), 0, 10000, 107500, ['7440']],
+      [d('07-03'), 0, INSURANCE, 95500, ['7440']],
       [d('09-14'), 30000, 0, BANK, ['6190']],
     ]);
-    expect(gl.meta).toMatchObject({ opening_balance: 0, debit: 310000, credit: 172500, closing_balance: BANK });
+    expect(gl.meta).toMatchObject({ opening_balance: 0, debit: 310000, credit: 184500, closing_balance: BANK });
   });
 
   it('aged receivables at year end: the unpaid invoice 45 days overdue; the customer statement and its PDF', async () => {

@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { countRows, created, idem, ok, useCompany, type Api, type client } from './helpers.ts';
+import { runAccruals } from '@tlr/domain';
+import { countRows, created, idem, ok, testDb, useCompany, type Api, type client } from './helpers.ts';
 
 const t = useCompany({ name: 'Linjer Modtager ApS', cvr: '12345674' });
 
@@ -142,6 +143,85 @@ describe("a received document's lines are the draft expense's own", () => {
     const fourth = await expenseOf(c.api, (await importXml(c.raw, invoice('A00095681'))).expense_id);
     expect(fourth.lines[0]).toMatchObject({ account_number: '2810', account_source: 'supplier_item' });
     expect(['2390', '2450']).toContain(fourth.lines[1]!.account_number);
+  });
+
+  it("a line's own dimensions go over the expense's at booking, one cost line per account, VAT code and dimensions; a required dimension holds each line; an accrued line keeps them", async () => {
+    const c = await t.another('Linjedimensioner ApS');
+    await created(
+      c.api.POST('/dimensions', {
+        params: idem(),
+        body: { name: 'Projekt', values: ['A', 'B'].map((code) => ({ code, name: `Projekt ${code}` })), required_account_numbers: ['2810'] },
+      }),
+    );
+    await created(c.api.POST('/dimensions', { params: idem(), body: { name: 'Afdeling', values: [{ code: 'Salg', name: 'Salg' }] } }));
+    const dimsOf = async (id: string | null) =>
+      (await ok(c.api.GET('/transactions/{id}', { params: { path: { id: id! } } }))).data.lines.map((l) => [
+        l.account_number,
+        l.debit || -l.credit,
+        l.dimensions,
+      ]);
+    const setDims = (id: string, lineId: string, dimensions: Record<string, string> | null) =>
+      c.raw.call<{ data: { lines: { dimensions: Record<string, string> }[] }; code: string; field: string }>('PUT', `/expenses/${id}/lines/${lineId}`, {
+        body: { dimensions },
+      });
+
+    // Both lines on 2810 (K25): the expense's dimensions are the default, the screws' own Projekt goes over it.
+    const draft = await expenseOf(c.api, (await importXml(c.raw, invoice('D1'))).expense_id);
+    await ok(c.api.PUT('/expenses/{id}', { params: { path: { id: draft.id } }, body: { dimensions: { Projekt: 'A', Afdeling: 'Salg' } } }));
+    const [board, screws] = [draft.lines[0]!.id, draft.lines[1]!.id];
+    const set = await setDims(draft.id, screws, { Projekt: 'B' });
+    expect(set.status).toBe(200);
+    expect(set.body.data.lines.map((l) => l.dimensions)).toEqual([{}, { Projekt: 'B' }]);
+    // Refused by name: an unknown value, a body with nothing to change; the line keeps its account.
+    const unknown = await setDims(draft.id, board, { Projekt: 'Z' });
+    expect([unknown.status, unknown.body.code, unknown.body.field]).toEqual([400, 'invalid_request', 'dimensions.Projekt']);
+    const nothing = await c.raw.call<{ field: string }>('PUT', `/expenses/${draft.id}/lines/${board}`, { body: {} });
+    expect([nothing.status, nothing.body.field]).toEqual([400, 'account_number']);
+    expect((await expenseOf(c.api, draft.id)).lines.map((l) => [l.account_number, l.account_source])).toEqual([
+      ['2810', 'vat_category'],
+      ['2810', 'vat_category'],
+    ]);
+    // Booked: 5000 {A, Salg} and 50 {B, Salg} on 2810, two lines though one account and code; VAT and payables carry none.
+    const booked = (await book(c.api, draft.id)).data;
+    expect(await dimsOf(booked.posted_transaction_id)).toEqual([
+      ['2810', 5000, { Afdeling: 'Salg', Projekt: 'A' }],
+      ['2810', 50, { Afdeling: 'Salg', Projekt: 'B' }],
+      ['7740', 1262.5, {}],
+      ['7440', -6312.5, {}],
+    ]);
+
+    // No expense-level Projekt: a line without one is refused at booking (2810 requires it), named by the posting's line.
+    const second = await expenseOf(c.api, (await importXml(c.raw, invoice('D2'))).expense_id);
+    await setDims(second.id, second.lines[0]!.id, { Projekt: 'A' });
+    const refused = await c.raw.call<{ code: string; field: string }>('PUT', `/expenses/${second.id}/status`, { body: { status: 'booked' } });
+    expect([refused.status, refused.body.code, refused.body.field]).toEqual([400, 'dimension_required', 'lines[1].dimensions.Projekt']);
+    // Given its own, it books; clearing a line's dimensions (null) leaves it to the expense's.
+    await setDims(second.id, second.lines[1]!.id, { Projekt: 'A' });
+    const cleared = await setDims(second.id, second.lines[0]!.id, null);
+    expect(cleared.body.data.lines.map((l) => l.dimensions)).toEqual([{}, { Projekt: 'A' }]);
+    await ok(c.api.PUT('/expenses/{id}', { params: { path: { id: second.id } }, body: { dimensions: { Projekt: 'B' } } }));
+    // The screws accrued over November and December: their 50 go to 6390 with their project, then 25 a month to 2810.
+    await ok(
+      c.api.PUT('/expenses/{id}/lines/{line_id}', {
+        params: { path: { id: second.id, line_id: second.lines[1]!.id } },
+        body: { accrual: { from: '2026-11', to: '2026-12' } },
+      }),
+    );
+    const again = (await book(c.api, second.id)).data;
+    expect(await dimsOf(again.posted_transaction_id)).toEqual([
+      ['2810', 5000, { Projekt: 'B' }],
+      ['6390', 50, { Projekt: 'A' }],
+      ['7740', 1262.5, {}],
+      ['7440', -6312.5, {}],
+    ]);
+    await runAccruals((fn) => testDb().prisma.$transaction((tx) => fn(tx)), '2026-11-30');
+    const moved = (await ok(c.api.GET('/transactions', { params: { query: { per_page: 100 } } }))).data.filter((x) => x.source === 'accrual');
+    expect(moved.map((x) => x.lines.map((l) => [l.account_number, l.debit || -l.credit, l.dimensions]))).toEqual([
+      [
+        ['2810', 25, { Projekt: 'A' }],
+        ['6390', -25, {}],
+      ],
+    ]);
   });
 
   it("Peppol: the document's own allowance and charge are lines of their own, the VAT shared per group; a foreign supplier's VAT is cost", async () => {

@@ -301,7 +301,7 @@ describe('POST /opening-balances', () => {
     const good = [
       { account_number: '6470', debit: 20000 },
       { account_number: '6190', debit: 3000, customer_id: customer },
-      { account_number: '7440', credit: 2000, supplier_id: supplier },
+      { account_number: '7440', credit: 2000, supplier_id: supplier, due_date: `${Y}-01-10` },
       { account_number: '6520', credit: 21000 },
     ];
     // Refusals, each naming the line and the rule; nothing is posted. The second line balances the first.
@@ -312,6 +312,8 @@ describe('POST /opening-balances', () => {
       [{ account_number: '6190', debit: 100, customer_id: crypto.randomUUID() }, 400, 'invalid_request', 'lines[0].customer_id'],
       [{ account_number: '6470', debit: 101 }, 422, 'unbalanced_transaction', undefined],
       [{ account_number: '6470', debit: 100, vat_code: 'S25' }, 400, 'invalid_request', undefined], // no VAT codes
+      [{ account_number: '6470', debit: 100, due_date: `${Y}-02-01` }, 400, 'invalid_request', 'lines[0].due_date'], // no party
+      [{ account_number: '6190', debit: 100, customer_id: customer, due_date: `${Y - 1}-12-30` }, 400, 'invalid_request', 'lines[0].due_date'],
     ];
     for (const [line, status, code, field] of refusals) {
       const other = 'credit' in line ? { account_number: '6470', debit: 100 } : { account_number: '6520', credit: 100 };
@@ -343,16 +345,112 @@ describe('POST /opening-balances', () => {
       code: 'reversal_of_document',
     });
 
-    await created(post(c, `${Y}-01-15`, 'Kunden betaler', [dr('6470', 3000), cr('6190', 3000)]));
+    // The party lines are open items where money is chased (decisions 850-852). The customer's has no due
+    // date: due on the entry's date, 31 December Y-1, so 10 days overdue on 10 January (1-30) and 41 on
+    // 10 February (31-60); the supplier's falls due 10 January: not due on the 10th, 31 days on 10 February.
+    const aged = async (path: '/reports/aged-receivables' | '/reports/aged-payables', as_of: string) =>
+      (await ok(c.GET(path, { params: { query: { as_of } } }))) as {
+        data: { name: string; total: number; documents: Record<string, unknown>[] }[];
+        meta: { totals: Record<string, number> };
+      };
+    const receivables = await aged('/reports/aged-receivables', `${Y}-01-10`);
+    expect(receivables.data).toEqual([
+      expect.objectContaining({
+        customer_id: customer,
+        name: 'Kunde A/S',
+        days_1_30: 3000,
+        total: 3000,
+        documents: [
+          {
+            invoice_id: null,
+            kind: 'opening_balance',
+            document_number: String(entry.document_number),
+            date: `${Y - 1}-12-31`,
+            due_date: `${Y - 1}-12-31`,
+            days_overdue: 10,
+            bucket: 'days_1_30',
+            open_amount: 3000,
+          },
+        ],
+      }),
+    ]);
+    expect((await aged('/reports/aged-receivables', `${Y}-02-10`)).meta.totals).toMatchObject({ days_31_60: 3000, total: 3000 });
+    expect((await aged('/reports/aged-receivables', `${Y - 1}-12-30`)).data).toEqual([]); // before the entry's date
+    const payables = await aged('/reports/aged-payables', `${Y}-01-10`);
+    expect(payables.data.map((p) => [p.name, p.total, p.documents.map((d) => [d.kind, d.expense_id, d.due_date, d.bucket, d.open_amount])])).toEqual([
+      ['Leverandør ApS', 2000, [['opening_balance', null, `${Y}-01-10`, 'not_due', 2000]]],
+    ]);
+    expect((await aged('/reports/aged-payables', `${Y}-02-10`)).meta.totals).toMatchObject({ days_31_60: 2000, total: 2000 });
+    // The statement: the first year's opens with what the customer owed; one from December Y-1 shows the entry.
+    const statement = async (from: string) => {
+      const r = await ok(c.GET('/customers/{id}/statement', { params: { path: { id: customer }, query: { from, to: `${Y}-01-31` } } }));
+      if (typeof r === 'string') throw new Error('the statement came as CSV');
+      return r.data;
+    };
+    expect(await statement(YS)).toMatchObject({ opening_balance: 3000, debit: 0, credit: 0, closing_balance: 3000, lines: [] });
+    expect(await statement(`${Y - 1}-12-01`)).toMatchObject({
+      opening_balance: 0,
+      debit: 3000,
+      closing_balance: 3000,
+      lines: [
+        {
+          date: `${Y - 1}-12-31`,
+          type: 'opening_entry',
+          document_number: String(entry.document_number),
+          invoice_id: null,
+          due_date: `${Y - 1}-12-31`,
+          debit: 3000,
+          credit: 0,
+          balance: 3000,
+        },
+      ],
+    });
+
+    // Paid through POST /opening-balances/payments (decision 853): the customer pays 1,000 on 15 January and
+    // the rest on the 20th; the company pays the supplier 500 on the 20th (bank 6470 both ways).
+    const pay = (body: RequestBody<'/opening-balances/payments', 'post'>) => c.POST('/opening-balances/payments', { params: idem(), body });
+    const first = await pay({ customer_id: customer, amount: 1000, date: `${Y}-01-15` });
+    expect(first.response.status).toBe(201);
+    expect(first.data!.data).toMatchObject({ customer_id: customer, supplier_id: null, date: `${Y}-01-15`, amount: 1000, open_amount: 2000 });
+    const paidWith = (await ok(c.GET('/transactions/{id}', { params: { path: { id: first.data!.data.transaction_id } } }))).data;
+    expect(paidWith.lines.map((l) => [l.account_number, l.debit, l.credit])).toEqual([
+      ['6470', 1000, 0],
+      ['6190', 0, 1000],
+    ]);
+    // Refused by name: more than is open (2,000), no party, a customer without an opening balance.
+    const stranger = (await created(c.POST('/customers', { params: idem(), body: { name: 'Ny Kunde ApS' } }))).data.id;
+    expect((await pay({ customer_id: customer, amount: 2000.01 })).error).toMatchObject({ code: 'overpayment', status: 422, field: 'amount' });
+    expect((await pay({ amount: 10 })).error).toMatchObject({ code: 'invalid_request', field: 'customer_id' });
+    expect((await pay({ customer_id: stranger, amount: 10 })).error).toMatchObject({ code: 'invalid_request', field: 'customer_id' });
+    // 3,000 less 1,000: 2,000 open on the 16th, 16 days overdue; on the 14th, before the payment, 3,000.
+    expect((await aged('/reports/aged-receivables', `${Y}-01-16`)).meta.totals).toMatchObject({ days_1_30: 2000, total: 2000 });
+    expect((await aged('/reports/aged-receivables', `${Y}-01-14`)).meta.totals).toMatchObject({ total: 3000 });
+    expect((await pay({ customer_id: customer, amount: 2000, date: `${Y}-01-20` })).data!.data.open_amount).toBe(0);
+    expect((await aged('/reports/aged-receivables', `${Y}-01-31`)).data).toEqual([]);
+    const paidSupplier = await pay({ supplier_id: supplier, amount: 500, date: `${Y}-01-20` });
+    expect(paidSupplier.data!.data).toMatchObject({ supplier_id: supplier, open_amount: 1500 });
+    expect((await aged('/reports/aged-payables', `${Y}-02-10`)).meta.totals).toMatchObject({ days_31_60: 1500, total: 1500 });
+    // The statement: 3,000 owed at the start of the year, two payments, nothing at the end of January.
+    expect(await statement(YS)).toMatchObject({
+      opening_balance: 3000,
+      debit: 0,
+      credit: 3000,
+      closing_balance: 0,
+      lines: [
+        { date: `${Y}-01-15`, type: 'payment', invoice_id: null, credit: 1000, balance: 2000 },
+        { date: `${Y}-01-20`, type: 'payment', invoice_id: null, credit: 2000, balance: 0 },
+      ],
+    });
     const tb = (await ok(c.GET('/reports/trial-balance', { params: { query: { from: YS, to: `${Y}-01-31`, order: 'asc' } } }))) as {
       data: { account_number: string; opening_balance: number; closing_balance: number }[];
       meta: { totals: { opening_balance: number } };
     };
+    // 6470: 20,000 + 3,000 from the customer − 500 to the supplier; 7440: −2,000 + 500.
     expect(tb.data.map((a) => [a.account_number, a.opening_balance, a.closing_balance])).toEqual([
       ['6190', 3000, 0],
-      ['6470', 20000, 23000],
+      ['6470', 20000, 22500],
       ['6520', -21000, -21000],
-      ['7440', -2000, -2000],
+      ['7440', -2000, -1500],
     ]);
     expect(tb.meta.totals.opening_balance).toBe(0);
     const bs = (await ok(c.GET('/reports/balance', { params: { query: { as_of: `${Y}-01-31` } } }))).data;

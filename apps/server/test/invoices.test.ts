@@ -103,6 +103,7 @@ describe('create and read', () => {
         discount_percent: 0,
         amount: 59.88,
         dimensions: {},
+        accrual: null,
       },
       {
         line_number: 2,
@@ -116,6 +117,7 @@ describe('create and read', () => {
         discount_percent: 0,
         amount: 15.15,
         dimensions: {},
+        accrual: null,
       },
     ]);
     // The list shape carries every field of the contract's table with its type.

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runSaftImport, today as businessDay } from '@tlr/domain';
+import { depreciateAssets, runSaftImport, today as businessDay } from '@tlr/domain';
 import { startBoss } from '@tlr/jobs';
 import { registerImportWorker } from '../src/worker.ts';
 import { bodyOf, countRows, databaseUrl, idem, newCompany, newKey, ok, testDb, useCompany, waitFor, type Api, type Schemas } from './helpers.ts';
@@ -136,6 +136,81 @@ describe('round trip: export, import into a fresh company, export again', () => 
     const r = await send(await t.newKey(), source);
     expect([r.status, (r.body as unknown as { code: string }).code]).toEqual([409, 'books_not_empty']);
     expect(await countRows('SELECT count(*)::int AS n FROM imports WHERE company_id = $1', [t.company.companyId])).toBe(0);
+  });
+});
+
+describe('the asset register: MasterFiles/Assets and AssetTransactions', () => {
+  it('an asset with ten months depreciated imports with its cost, depreciation to date and accounts; the next month is posted from there', async () => {
+    const Y = today.slice(0, 4);
+    const job = (day: string) => depreciateAssets((fn) => testDb().prisma.$transaction((tx) => fn(tx)), day);
+    const src = await t.another('Anlæg Kilde ApS');
+    // Bought 10 January for 12,000 (5580 against the bank), 36 months, residual 1,200: (12,000 − 1,200) / 36 = 300 a month.
+    const bought = (
+      await ok(
+        src.api.POST('/transactions', {
+          params: idem(),
+          body: {
+            date: `${Y}-01-10`,
+            description: 'CNC-fræser',
+            lines: [
+              { account_number: '5580', debit: 12000 },
+              { account_number: '6470', credit: 12000 },
+            ],
+          },
+        }),
+      )
+    ).data;
+    const body = { name: 'CNC-fræser', acquisition_date: `${Y}-01-10`, cost: 12000, useful_life_months: 36, residual_value: 1200, transaction_id: bought.id };
+    await ok(src.api.POST('/assets', { params: idem(), body }));
+    await job(`${Y}-10-31`); // January to October: 10 months, 3,000; book value 9,000
+    const xml = await exported(src.api);
+    expect(blocks(xml, 'AssetTransaction').map((x) => value(x, 'AssetTransactionType'))).toEqual(['TILGANG', ...Array(10).fill('AFSKRIV')]);
+
+    const firm = await freshFirm('Anlæg Modtager ApS');
+    // An asset on an expense account is refused by name, and nothing is written (the import is one transaction).
+    const onExpense = xml.replace(/(<Asset><AssetID>[^<]*<\/AssetID><AccountID>)5580</, '$13050<');
+    expect(onExpense).not.toBe(xml);
+    const refused = await imported(firm, onExpense);
+    expect(refused).toMatchObject({ status: 'failed', problem: { code: 'saft_file_invalid', field: 'AccountID' } });
+    expect(refused.problem!.detail).toMatch(/the asset's account 3050 is not an asset account/);
+    expect(await countRows('SELECT count(*)::int AS n FROM ledger_transactions WHERE company_id = $1', [firm.companyId])).toBe(0);
+    const done = await imported(firm, xml);
+    expect(done).toMatchObject({ status: 'succeeded', counts: { assets: 1 } });
+    const register = async (c: Api) =>
+      (await ok(c.GET('/assets', { params: { query: {} } }))).data.map(({ id: _id, transaction_id: _t, created_at: _c, updated_at: _u, ...a }) => a);
+    const [mine] = await register(firm.api);
+    expect(mine).toEqual((await register(src.api))[0]);
+    expect(mine).toMatchObject({
+      cost: 12000,
+      residual_value: 1200,
+      useful_life_months: 36,
+      asset_account_number: '5580',
+      accumulated_account_number: '5610',
+      depreciation_account_number: '3050',
+      status: 'active',
+      months_depreciated: 10,
+      accumulated_depreciation: 3000,
+      book_value: 9000,
+      next_depreciation_month: `${Y}-11-01`,
+    });
+    const asset = (await ok(firm.api.GET('/assets', { params: { query: {} } }))).data[0]!;
+    // It came from the imported purchase; its ten months are the imported postings.
+    const purchase = (await ok(firm.api.GET('/transactions/{id}', { params: { path: { id: asset.transaction_id! } } }))).data;
+    expect([purchase.source, purchase.source_transaction_id, purchase.date]).toEqual(['import', String(bought.document_number), `${Y}-01-10`]);
+    const full = (await ok(firm.api.GET('/assets/{id}', { params: { path: { id: asset.id } } }))).data;
+    expect(full.postings.map((p) => [p.kind, p.date, p.amount])).toEqual(
+      Array.from({ length: 10 }, (_, i) => ['depreciation', expect.stringMatching(new RegExp(`^${Y}-${String(i + 1).padStart(2, '0')}-`)), 300]),
+    );
+    // The register report agrees, and November is posted once from where the file left off: 3,300 and 8,700.
+    await job(`${Y}-11-30`);
+    const after = (await ok(firm.api.GET('/assets/{id}', { params: { path: { id: asset.id } } }))).data;
+    expect([after.months_depreciated, after.accumulated_depreciation, after.book_value]).toEqual([11, 3300, 8700]);
+    const november = after.postings.at(-1)!;
+    const posting = (await ok(firm.api.GET('/transactions/{id}', { params: { path: { id: november.transaction_id } } }))).data;
+    expect(posting.lines.map((l) => [l.account_number, l.debit, l.credit])).toEqual([
+      ['3050', 300, 0],
+      ['5610', 0, 300],
+    ]);
   });
 });
 

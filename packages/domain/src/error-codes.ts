@@ -200,7 +200,7 @@ export const ERROR_CODES = {
     title: 'Reminder too early',
     when: "a reminder dated before the day after the due date, or within 10 days of the invoice's last reminder (`next_allowed_date` names the first date allowed; `field: date`)",
   },
-  overpayment: { status: 422, title: 'Overpayment', when: 'a payment larger than what is left to pay on the invoice' },
+  overpayment: { status: 422, title: 'Overpayment', when: "a payment larger than what is left to pay on the invoice, or of a party's opening balances" },
   invoice_not_approved: {
     status: 409,
     title: 'Invoice not approved',

@@ -47,6 +47,12 @@ export const QUEUES = {
    * is caught up by the next; each month once under the asset's row lock (SKIP LOCKED) and a unique key.
    */
   depreciateAssets: { name: 'depreciate-assets', cron: '20 0 * * *', tz: BUSINESS_TIME_ZONE },
+  /**
+   * Accrued expense and invoice lines move each month's share to their result account on or after the
+   * month's last day (accruals/run-accruals.ts), just after midnight in Denmark, after depreciation; a missed
+   * run is caught up by the next; each month once under the accrual's row lock (SKIP LOCKED) and a unique key.
+   */
+  runAccruals: { name: 'run-accruals', cron: '25 0 * * *', tz: BUSINESS_TIME_ZONE },
   /** Stored objects whose voucher never committed (or was deleted) are removed after a grace period. */
   sweepStoredObjects: { name: 'sweep-stored-objects', cron: '*/10 * * * *' },
   /**

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import {
   AGE_BUCKETS,
   AGED_LIST,
+  AGED_PAYABLE_KINDS,
+  AGED_RECEIVABLE_KINDS,
   agedPayables,
   agedReceivables,
   customerStatement,
@@ -168,8 +170,10 @@ const buckets = {
   days_over_90: amount('More than 90 days past due'),
   total: amount('Everything open'),
 };
+const OPENING_KIND = (what: string) =>
+  `${what}, or opening_balance: a line of the opening balances (POST /opening-balances) naming the party, numbered by the entry's voucher, dated the entry's date, due on the line's due_date (decision 851)`;
 const agedDocument = (what: string) => ({
-  document_number: z.string().meta({ description: `The ${what}'s number` }),
+  document_number: z.string().meta({ description: `The ${what}'s number (the opening entry's for an opening balance)` }),
   date: dateOut(),
   due_date: dateOut(),
   days_overdue: count().meta({ description: 'Days from the due date to as_of; 0 when not due' }),
@@ -189,7 +193,13 @@ const agedReceivablesList = z.object({
         customer_id: uuid().nullable().meta({ description: noParty }),
         name: z.string(),
         ...buckets,
-        documents: z.array(z.object({ invoice_id: uuid(), ...agedDocument('invoice') })),
+        documents: z.array(
+          z.object({
+            invoice_id: uuid().nullable().meta({ description: 'The invoice; null for an opening balance' }),
+            kind: z.enum(AGED_RECEIVABLE_KINDS).meta({ description: OPENING_KIND('invoice') }),
+            ...agedDocument('invoice'),
+          }),
+        ),
       })
       .meta({ id: 'AgedReceivablesCustomer' }),
   ),
@@ -202,7 +212,13 @@ const agedPayablesList = z.object({
         supplier_id: uuid().nullable().meta({ description: noParty }),
         name: z.string(),
         ...buckets,
-        documents: z.array(z.object({ expense_id: uuid(), ...agedDocument('expense posting') })),
+        documents: z.array(
+          z.object({
+            expense_id: uuid().nullable().meta({ description: 'The expense; null for an opening balance' }),
+            kind: z.enum(AGED_PAYABLE_KINDS).meta({ description: OPENING_KIND('expense') }),
+            ...agedDocument('expense posting'),
+          }),
+        ),
       })
       .meta({ id: 'AgedPayablesSupplier' }),
   ),
@@ -248,7 +264,7 @@ const statementResource = z
     from: dateOut(),
     to: dateOut(),
     currency: z.literal('DKK'),
-    opening_balance: amount('What the customer owed at the start of from'),
+    opening_balance: amount("What the customer owed at the start of from (the customer's opening balances included)"),
     debit: amount('Invoices, undone payments and reminder charges in the period'),
     credit: amount('Payments and credit notes in the period'),
     closing_balance: amount('What the customer owed at the end of to'),
@@ -257,9 +273,12 @@ const statementResource = z
         .object({
           date: dateOut(),
           type: z.enum(STATEMENT_ENTRY_TYPES),
-          document_number: z.string().meta({ description: "The invoice's number (the credit note's own for a credit_note)" }),
-          invoice_id: uuid(),
-          due_date: dateOut().nullable().meta({ description: "An invoice's due date; null on the other lines" }),
+          document_number: z.string().meta({
+            description:
+              "The invoice's number (the credit note's own for a credit_note, the posting's for an opening_entry and for a payment of the opening balances)",
+          }),
+          invoice_id: uuid().nullable().meta({ description: 'The invoice; null for an opening_entry and for a payment of the opening balances' }),
+          due_date: dateOut().nullable().meta({ description: "An invoice's or opening_entry's due date; null on the other lines" }),
           debit: amount('What the line adds to the balance'),
           credit: amount('What the line takes off the balance'),
           balance: amount('The balance after the line'),
@@ -330,7 +349,7 @@ export const accountantReports = {
         tags: [tag],
         summary: 'Receivables by age',
         description:
-          'Each customer with approved invoices open at the end of as_of, by name, the open amounts in buckets by days past the due date (not due, 1-30, 31-60, 61-90, over 90) and the invoices behind them. Amounts in DKK as the invoices were posted.' +
+          "Each customer with approved invoices open at the end of as_of, by name, the open amounts in buckets by days past the due date (not due, 1-30, 31-60, 61-90, over 90) and the invoices behind them. A customer's lines of the opening balances are open items of kind opening_balance, aged by their due_date (decision 851). Amounts in DKK as the invoices were posted." +
           CSV_NOTE,
       },
       scopes: ['reports:read'],
@@ -347,7 +366,7 @@ export const accountantReports = {
         tags: [tag],
         summary: 'Payables by age',
         description:
-          'Each supplier with booked expenses unpaid at the end of as_of, by name, the open amounts in buckets by days past the due date (not due, 1-30, 31-60, 61-90, over 90) and the expenses behind them. Amounts in DKK as the expenses were posted.' +
+          "Each supplier with booked expenses unpaid at the end of as_of, by name, the open amounts in buckets by days past the due date (not due, 1-30, 31-60, 61-90, over 90) and the expenses behind them. A supplier's lines of the opening balances are open items of kind opening_balance, aged by their due_date (decision 851). Amounts in DKK as the expenses were posted." +
           CSV_NOTE,
       },
       scopes: ['reports:read'],
@@ -364,7 +383,7 @@ export const accountantReports = {
         tags: [tag],
         summary: 'Customer statement (kontoudtog)',
         description:
-          "The customer's balance at the start of from, each invoice, credit note, payment, undone payment and reminder charge from..to with the balance after it, and the balance at the end of to, in DKK." +
+          "The customer's balance at the start of from, each invoice, credit note, payment, undone payment and reminder charge from..to with the balance after it, and the balance at the end of to, in DKK. The customer's lines of the opening balances (POST /opening-balances) are entries of type opening_entry on the entry's date, the day before the first fiscal year: the first year's statement has them in its opening_balance (decision 852)." +
           ' With `Accept: text/csv` the lines come as CSV.',
       },
       scopes: ['reports:read'],

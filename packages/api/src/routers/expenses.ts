@@ -45,7 +45,7 @@ export const expensesRouter = router({
     tag,
     summary: 'Create an expense',
     description:
-      'A draft, or with book: true booked at once: posted on date (debit the expense account with amount - vat_amount and 7740 Købsmoms with vat_amount, credit 7440 Leverandører with amount) with a number from the unified document sequence; its voucher then documents the posting and is kept five years after the end of the financial year. A negative amount is a credit note from the supplier (kreditnota): its VAT is negative too, and booking posts the mirror (the same lines, debit and credit swapped).',
+      'A draft, or with book: true booked at once: posted on date (debit the expense account with amount - vat_amount and 7740 Købsmoms with vat_amount, credit 7440 Leverandører with amount) with a number from the unified document sequence; its voucher then documents the posting and is kept five years after the end of the financial year. A negative amount is a credit note from the supplier (kreditnota): its VAT is negative too, and booking posts the mirror (the same lines, debit and credit swapped). With accrual ({from, to} months): booking debits 6390 Periodeafgrænsningsposter (prepaid expenses) instead of the expense account, the VAT as usual, and the daily run-accruals job moves the share of each month to the expense account on the last day of the month (decisions 820-826).',
     scope: 'expenses:write',
     problems: [422],
     body: expenseCreate,
@@ -58,7 +58,7 @@ export const expensesRouter = router({
     tag,
     summary: 'Update a draft expense',
     description:
-      "Only a draft; a booked expense is changed only by cancelling it (its posting is reversed): 409 expense_not_draft. An expense with lines (a received e-invoice's) is the sum of them: amount, vat_amount and vat_code are 409 expense_has_lines, and account_number moves every line to that account (account_source manual).",
+      "Only a draft; a booked expense is changed only by cancelling it (its posting is reversed): 409 expense_not_draft. An expense with lines (a received e-invoice's) is the sum of them: amount, vat_amount, vat_code and accrual are 409 expense_has_lines (a line is accrued with PUT /expenses/{id}/lines/{line_id}), and account_number moves every line to that account (account_source manual).",
     scope: 'expenses:write',
     problems: [409],
     body: expenseUpdate,
@@ -80,9 +80,9 @@ export const expensesRouter = router({
         {
           path: '/expenses/{id}/lines/{line_id}',
           tag,
-          summary: "Change a draft expense line's account",
+          summary: "Change a draft expense line's account, dimensions or accrual",
           description:
-            "A line of a draft expense (lines: a received e-invoice's) to another active expense account of the chart; its account_source becomes manual, and the expense's account_number follows the largest part of its lines. Booking posts one journal line per account and VAT code, and teaches the supplier's item the account: its next document's same item is proposed there (account_source supplier_item). Answers the expense. Not a draft: 409 expense_not_draft; another expense's line: 404. Emits expense.updated.",
+            "A line of a draft expense (lines: a received e-invoice's) to another active expense account of the chart; its account_source becomes manual, and the expense's account_number follows the largest part of its lines. Booking posts one journal line per account, VAT code and dimensions, and teaches the supplier's item the account: its next document's same item is proposed there (account_source supplier_item). With dimensions ({\"Projekt\": \"A\"}; null or {} clears them): booking posts the line's cost with them over the expense's dimensions, dimension by dimension (the expense's are the default of every line), and the writer holds each cost line to the dimensions the company requires on its account (400 dimension_required at booking; decisions 855-857). With accrual ({from, to} months, at most 60; null clears it): booking debits the line's net amount to 6390 prepaid expenses under its VAT code, and the run-accruals job moves each month's share to the line's account on the month's last day (the last month takes the rounding; decisions 820-826). Any of the three fields, or several (none: 400). Answers the expense. Not a draft: 409 expense_not_draft; another expense's line: 404. Emits expense.updated.",
           scope: 'expenses:write',
           problems: [404, 409],
         },
@@ -99,7 +99,7 @@ export const expensesRouter = router({
           path: '/expenses/{id}/status',
           tag,
           summary: 'Book, pay or cancel an expense',
-          description: `Transitions: ${transitions}. booked posts the expense; paid posts the settlement (debit ${DEFAULT_ACCOUNTS.payable}, credit account_number/account_id, default ${DEFAULT_ACCOUNTS.bank} Bankkonto; for a credit note the supplier's refund, debit the bank and credit ${DEFAULT_ACCOUNTS.payable}) on date (default today, Europe/Copenhagen); cancelled posts the reversal of the booking on date (409 asset_exists while a fixed asset was made from the expense: delete it first). The current status again is a no-op. A move the table forbids: 409 invalid_transition with allowed_statuses. Emits expense.updated.`,
+          description: `Transitions: ${transitions}. booked posts the expense; paid posts the settlement (debit ${DEFAULT_ACCOUNTS.payable}, credit account_number/account_id, default ${DEFAULT_ACCOUNTS.bank} Bankkonto; for a credit note the supplier's refund, debit the bank and credit ${DEFAULT_ACCOUNTS.payable}) on date (default today, Europe/Copenhagen); cancelled posts the reversal of the booking on date (409 asset_exists while a fixed asset was made from the expense: delete it first); an accrued expense's reversal credits 6390 only with what is left on it and the expense account with the months already moved, and no later month is posted (decision 825). The current status again is a no-op. A move the table forbids: 409 invalid_transition with allowed_statuses. Emits expense.updated.`,
           scope: 'expenses:write',
           problems: [409, 422],
         },

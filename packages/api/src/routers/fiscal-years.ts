@@ -1,9 +1,17 @@
 // /fiscal-years: the company's fiscal years with their state and result, closing one (årsafslutning) and
 // reopening it (docs/reports.md#closing-the-fiscal-year). Spread into the reports router.
 import { z } from 'zod';
-import { closeFiscalYear, DEFAULT_ACCOUNTS, listFiscalYears, openEarlierFiscalYear, postOpeningBalances, reopenFiscalYear } from '@tlr/domain';
+import {
+  closeFiscalYear,
+  DEFAULT_ACCOUNTS,
+  listFiscalYears,
+  openEarlierFiscalYear,
+  payOpeningBalance,
+  postOpeningBalances,
+  reopenFiscalYear,
+} from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
-import { amountOut, date, dateOut, requiredText, text, timestamp, uuid } from '@tlr/domain/fields';
+import { accountNumber, amountOut, date, dateOut, money, requiredText, text, timestamp, uuid } from '@tlr/domain/fields';
 import { lineInput, transactionResource } from './transactions.ts';
 import { authedProcedure } from '../trpc.ts';
 
@@ -37,6 +45,10 @@ const openingLine = lineInput.pick({ account_id: true, account_number: true, deb
   supplier_id: uuid()
     .optional()
     .meta({ description: `The supplier whose balance it is: required on a line of the payables account ${DEFAULT_ACCOUNTS.payable}, refused on others` }),
+  due_date: date().optional().meta({
+    description:
+      "A customer's or supplier's line: when the balance falls due, for the aged receivables and payables (default the entry's date, the day before the first fiscal year; not before it; refused on other lines)",
+  }),
 });
 
 const startParam = date().meta({ description: 'The first day of the fiscal year, e.g. 2026-01-01' });
@@ -66,7 +78,7 @@ export const fiscalYearProcedures = {
         path: '/opening-balances',
         tags: [tag],
         summary: 'Enter the opening balances',
-        description: `For a company that starts keeping its books here mid-life: one balanced entry (422 unbalanced_transaction otherwise) of balance-sheet accounts, dated the day before the first fiscal year (source opening_balance), which the first year's trial balance and balance sheet show as its opening balance. A line of the receivables account ${DEFAULT_ACCOUNTS.receivable} names its customer, one of the payables account ${DEFAULT_ACCOUNTS.payable} its supplier. Entered once: 409 opening_balances_exist the second time (correct them with an entry in the first year), 409 postings_before_first_year when anything else is dated before the first year.`,
+        description: `For a company that starts keeping its books here mid-life: one balanced entry (422 unbalanced_transaction otherwise) of balance-sheet accounts, dated the day before the first fiscal year (source opening_balance), which the first year's trial balance and balance sheet show as its opening balance. A line of the receivables account ${DEFAULT_ACCOUNTS.receivable} names its customer, one of the payables account ${DEFAULT_ACCOUNTS.payable} its supplier, and may carry its due_date: each is an open item of its party in GET /reports/aged-receivables or aged-payables and in the customer's statement (decisions 850-853). One line per open invoice or bill keeps each one's due date. Entered once: 409 opening_balances_exist the second time (correct them with an entry in the first year), 409 postings_before_first_year when anything else is dated before the first year.`,
       },
       scopes: ['transactions:write'],
       idempotent: { status: 201 },
@@ -80,6 +92,47 @@ export const fiscalYearProcedures = {
     )
     .output(single(transactionResource))
     .mutation(async ({ ctx, input }) => ({ data: await postOpeningBalances(ctx.tx, ctx.scope, input) })),
+  payOpeningBalance: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/opening-balances/payments',
+        tags: [tag],
+        summary: "Register a payment of a customer's or supplier's opening balance",
+        description: `Money received from a customer (debit the bank account, credit receivables ${DEFAULT_ACCOUNTS.receivable}) or paid to a supplier (debit payables ${DEFAULT_ACCOUNTS.payable}, credit the bank account) against what is open of its lines of the opening balances, posted at once (source payment). GET /reports/aged-receivables and aged-payables apply the party's payments to its opening items oldest due first; the customer's statement shows it as a payment. Name customer_id or supplier_id (400 otherwise, or when the party has no opening balance); more than is open: 422 overpayment with balance_due (decision 853).`,
+      },
+      scopes: ['transactions:write'],
+      idempotent: { status: 201 },
+      problems: [409, 422],
+    })
+    .input(
+      z.strictObject({
+        customer_id: uuid().optional().meta({ description: 'The customer who paid (one of customer_id and supplier_id)' }),
+        supplier_id: uuid().optional().meta({ description: 'The supplier paid' }),
+        amount: money().meta({ description: "DKK, greater than 0 and at most what is open of the party's opening balances", example: 1000 }),
+        date: date().optional().meta({ description: 'Payment date; default today (Europe/Copenhagen)' }),
+        account_id: uuid().optional().meta({ description: 'The bank or cash account (an asset account) the money went through' }),
+        account_number: accountNumber()
+          .optional()
+          .meta({ description: `As account_id, by number; default ${DEFAULT_ACCOUNTS.bank}` }),
+      }),
+    )
+    .output(
+      single(
+        z
+          .object({
+            id: uuid(),
+            customer_id: uuid().nullable(),
+            supplier_id: uuid().nullable(),
+            date: dateOut(),
+            amount: amountOut('DKK'),
+            open_amount: amountOut("What is open of the party's opening balances after it (DKK)"),
+            transaction_id: uuid().meta({ description: 'The posting' }),
+          })
+          .meta({ id: 'OpeningBalancePayment' }),
+      ),
+    )
+    .mutation(async ({ ctx, input }) => ({ data: await payOpeningBalance(ctx.tx, ctx.scope, input) })),
   fiscalYears: authedProcedure
     .meta({
       openapi: {

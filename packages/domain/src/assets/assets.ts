@@ -16,7 +16,7 @@ import { postTransaction } from '../ledger/post.ts';
 import { postReversalOf } from '../ledger/documents.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import type { PostingLine } from '../ledger/rules.ts';
-import type { LineDimensions } from '../dimensions/schema.ts';
+import { someDimensions, type LineDimensions } from '../dimensions/schema.ts';
 import { checkDocumentDimensions, missingRequired, readCatalogue } from '../dimensions/catalogue.ts';
 import { toDkk } from '../currency/rules.ts';
 import { codeFor, postableCode, vatCodesOf } from '../vat/treatments.ts';
@@ -50,10 +50,7 @@ type Account = { id: string; account_number: string; name: string; type: string 
 const zero = () => new Decimal(0);
 
 /** Dimensions as stored (jsonb, null for none) or given ({} for none): undefined when there are none. */
-const dimensionsOf = (d: unknown): LineDimensions | undefined => {
-  const dims = d as LineDimensions | null | undefined;
-  return dims && Object.keys(dims).length ? dims : undefined;
-};
+const dimensionsOf = (d: unknown): LineDimensions | undefined => someDimensions(d as LineDimensions | null | undefined);
 /** A posting line carrying `dimensions`, when there are any. */
 const tagged = (l: PostingLine, dimensions: LineDimensions | undefined): PostingLine => (dimensions ? { ...l, dimensions } : l);
 
@@ -374,10 +371,7 @@ async function expenseLineCost(db: Db, scope: CompanyScope, lineId: string, expe
       taken.expense_line_id ? `The line ${lineId} is an asset already.` : `The expense ${expense.id} is an asset as a whole already.`,
       'expense_line_id',
     );
-  // The line's own dimensions and accrual, read through to_jsonb: columns the schema may not hold (yet) read as null.
-  const [own] = await db.$queryRaw<{ dimensions: LineDimensions | null; accrued: boolean }[]>`
-    SELECT to_jsonb(l) -> 'dimensions' AS dimensions, (to_jsonb(l) ->> 'accrual_from') IS NOT NULL AS accrued FROM expense_lines l WHERE l.id = ${lineId}::uuid`;
-  if (own?.accrued) throw invalidRequest('The line is accrued over months: its cost went to prepaid expenses, not to its account.', 'expense_line_id');
+  if (l.accrual_from) throw invalidRequest('The line is accrued over months: its cost went to prepaid expenses, not to its account.', 'expense_line_id');
   const net = decimalOf(l.net_amount);
   if (!net.isPositive() || net.isZero())
     throw invalidRequest(`The line's net amount is ${net.toFixed(2)}: an allowance or a credit cannot become an asset.`, 'expense_line_id');
@@ -405,7 +399,7 @@ async function expenseLineCost(db: Db, scope: CompanyScope, lineId: string, expe
   }
   const cost = credits.reduce((s, c) => s.plus(c.amount), zero());
   // The line's dimensions as booking posted them: the expense's, the line's own over them (decision 855).
-  const dimensions = dimensionsOf({ ...(expense.dimensions as LineDimensions | null), ...own?.dimensions });
+  const dimensions = dimensionsOf({ ...(expense.dimensions as LineDimensions | null), ...(l.dimensions as LineDimensions | null) });
   const origin: Origin = { date: fromDate(expense.date), credits, dimensions };
   return { expense, cost, origin };
 }

@@ -41,6 +41,8 @@ export async function resetSandbox(db: Db, companyId: string, cleanup?: { store:
   await db.expense.deleteMany({ where });
   await db.supplierItemAccount.deleteMany({ where });
   await db.assetDepreciation.deleteMany({ where });
+  await db.accrualPosting.deleteMany({ where });
+  await db.accrual.deleteMany({ where });
   await db.fixedAsset.deleteMany({ where });
   await db.recurringInvoicePeriod.deleteMany({ where });
   await db.recurringInvoice.deleteMany({ where });
@@ -55,6 +57,8 @@ export async function resetSandbox(db: Db, companyId: string, cleanup?: { store:
   await db.invoiceLine.deleteMany({ where });
   await db.invoice.deleteMany({ where });
   await db.journalLineDimension.deleteMany({ where });
+  await db.openingBalanceItem.deleteMany({ where });
+  await db.openingBalancePayment.deleteMany({ where });
   await db.transactionLine.deleteMany({ where });
   await db.ledgerTransaction.deleteMany({ where });
   await db.accountDailyBalance.deleteMany({ where });

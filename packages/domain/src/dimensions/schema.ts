@@ -40,6 +40,12 @@ export const lineDimensions = () =>
     });
 export type LineDimensions = Record<string, string>;
 
+/** The dimensions of a line, or undefined when it has none ({} or null). Pure. */
+export const someDimensions = (d: LineDimensions | null | undefined): LineDimensions | undefined => (d && Object.keys(d).length ? d : undefined);
+
+/** A key equal for equal dimensions whatever their order ('' for none), to group posting lines by. Pure. */
+export const dimensionsKey = (d: LineDimensions | undefined): string => (d ? JSON.stringify(Object.entries(d).sort()) : '');
+
 const valueInput = z.strictObject({
   code: dimensionCode().meta({ example: 'A' }),
   name: requiredText(200).meta({ example: 'Projekt A' }),

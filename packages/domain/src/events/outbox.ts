@@ -61,6 +61,9 @@ export const EVENT_TYPES = [
   'asset.created',
   'asset.disposed',
   'asset.depreciated',
+  // Additive: accruals (docs/accruals.md): one per accrual and month moved to its result account, carrying
+  // { accrual_id, document_type, document_id, line_id, month, amount, date, transaction_id, remaining }.
+  'accrual.posted',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,6 +1,6 @@
 // Booking an expense (draft -> booked): the posting through the posting function (the expense account and
 // input VAT against payables, in DKK at the bill's rate) with a number from the unified sequence.
-import type { LineDimensions } from '../dimensions/schema.ts';
+import { someDimensions, type LineDimensions } from '../dimensions/schema.ts';
 import type { Db } from '@tlr/db';
 import { fromDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
@@ -16,6 +16,8 @@ import { markVoucherPosted } from '../vouchers/vouchers.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { announceExpense, type ExpenseRow } from './expense-rows.ts';
 import { acceptReceivedDocument } from '../einvoice/invoice-responses.ts';
+import { holdingAccount, recordAccruals, type AccruedLine } from '../accruals/accruals.ts';
+import { rangeOf } from '../accruals/rules.ts';
 
 /** The treatment of each VAT code the lines are booked under, checked as a bill's code is (a purchase code that posts). */
 async function lineTreatments(db: Db, scope: CompanyScope, lines: readonly { code: string }[]): Promise<Map<string, VatTreatment>> {
@@ -37,15 +39,37 @@ export async function bookExpense(db: Db, scope: CompanyScope, row: ExpenseRow):
   const fx = await documentCurrency(db, scope, row.currency, row.exchange_rate && decimalOf(row.exchange_rate), date);
   const deductible = row.vat_deductible_percent ? decimalOf(row.vat_deductible_percent) : undefined;
   // With lines: one cost line per account and VAT code (decision 683); without: the one amount, as before lines.
-  const lines = await linesToBook(db, row.id);
-  const made = lines.length
+  // The dimensions go with the cost lines (the cost and any VAT not deductible), not with VAT or payables
+  // (decision 587): with lines, each line's own over the expense's (decision 855), grouped by them.
+  const dimensions = someDimensions(row.dimensions as LineDimensions | null);
+  const stored = await linesToBook(db, row.id, dimensions);
+  // Accrued (decision 820): the cost goes to prepaid expenses at booking, and month by month to its own account.
+  const range = stored.length ? null : rangeOf(row.accrual_from, row.accrual_to);
+  const accrued: AccruedLine[] = range
+    ? [{ lineId: null, description: text, resultAccountId: row.account_id, range, weight: amount.minus(vat), dimensions, field: 'accrual' }]
+    : stored.flatMap((l) =>
+        l.accrual
+          ? [
+              {
+                lineId: l.id,
+                description: l.description || text,
+                resultAccountId: l.accountId,
+                range: l.accrual,
+                weight: l.net,
+                dimensions: l.dimensions,
+                field: `lines[${l.position - 1}].accrual`,
+              },
+            ]
+          : [],
+      );
+  const prepaid = accrued.length ? await holdingAccount(db, scope, 'expense', accrued[0]!.field) : null;
+  const lines = stored.map((l) => (l.accrual ? { ...l, accountId: prepaid!.id } : l));
+  const costAccount = range ? prepaid!.id : row.account_id;
+  const tagged = lines.length
     ? linesBookingLines({ payableAccountId: payable.id, amount, text }, lines, await lineTreatments(db, scope, lines), deductible)
-    : bookingLines({ costAccountId: row.account_id, payableAccountId: payable.id, amount, vat, text }, treatment, deductible);
-  // The expense's dimensions go with its cost lines (the cost and any VAT not deductible, on the expense's
-  // or its lines' accounts), not with VAT or payables (decision 587).
-  const dimensions = (row.dimensions as LineDimensions | null) ?? undefined;
-  const costAccounts = new Set(lines.length ? lines.map((l) => l.accountId) : [row.account_id]);
-  const tagged = dimensions ? made.map((l) => (costAccounts.has(l.accountId) ? { ...l, dimensions } : l)) : made;
+    : bookingLines({ costAccountId: costAccount, payableAccountId: payable.id, amount, vat, text }, treatment, deductible).map((l) =>
+        dimensions && l.accountId === costAccount ? { ...l, dimensions } : l,
+      );
   // Payables (the last line) balances the DKK posting.
   const posting = postingInDkk(tagged, fx, tagged.length - 1);
   const posted = await postTransaction(db, scope, {
@@ -56,6 +80,8 @@ export async function bookExpense(db: Db, scope: CompanyScope, row: ExpenseRow):
     voucherId: row.voucher_id ?? undefined,
     lines: posting,
   });
+  // What booking put on prepaid expenses, in DKK, is what the months move on (decision 822).
+  if (prepaid) await recordAccruals(db, scope, { type: 'expense', id: row.id }, prepaid.id, netOn(posting, prepaid.id), accrued);
   if (row.voucher_id) await markVoucherPosted(db, scope, row.voucher_id, { id: posted.id, date }, { expenseId: row.id });
   const booked = await db.expense.update({
     where: { id: row.id },

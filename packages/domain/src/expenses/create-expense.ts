@@ -1,6 +1,7 @@
 // POST /expenses: a draft (a supplier's bill, a receipt, or a supplier's credit note when negative), its
 // voucher attached; booked at once when the body says book.
 import { checkDocumentDimensions } from '../dimensions/catalogue.ts';
+import { accrualColumns } from '../accruals/rules.ts';
 import type { Db } from '@tlr/db';
 import { toDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
@@ -58,6 +59,7 @@ export async function createExpense(
       exchange_rate: rate?.toFixed(6) ?? null,
       account_id: account.id,
       ...(input.dimensions && Object.keys(input.dimensions).length ? { dimensions: input.dimensions } : {}),
+      ...accrualColumns(input.accrual),
       status: 'draft',
     },
   });

@@ -12,6 +12,14 @@ import { LEGACY_EXPENSE_CODE, type ExpenseStatus } from './rules.ts';
 import type { ExpenseView } from './schema.ts';
 import { registrationView } from '../trail/actor.ts';
 import { expenseExtras, type ExpenseExtras } from './lines.ts';
+import { rangeOf } from '../accruals/rules.ts';
+import type { AccrualView } from '../accruals/schema.ts';
+
+/** The expense's own accrual: its range and, once booked, its months. */
+function accrualOf(e: ExpenseRow, schedule: AccrualView['schedule'] = []): AccrualView | null {
+  const range = rangeOf(e.accrual_from, e.accrual_to);
+  return range ? { ...range, schedule } : null;
+}
 
 export type ExpenseRow = Prisma.ExpenseGetPayload<object>;
 
@@ -32,6 +40,7 @@ export function expenseView(e: ExpenseRow, accountNumber: string, extras: Expens
     exchange_rate: e.exchange_rate === null ? null : exchangeRateToJson(e.exchange_rate),
     account_number: accountNumber,
     dimensions: (e.dimensions as Record<string, string> | null) ?? {},
+    accrual: accrualOf(e, extras.schedule),
     lines: extras.lines,
     einvoice: extras.einvoice,
     status: e.status as ExpenseStatus,

@@ -1,9 +1,11 @@
 // An expense's lines in the database (expense_lines): made with the expense (a received e-invoice's),
 // shown with it, re-accounted on a draft (PUT /expenses/{id}/lines/{line_id}), and, when the expense is
 // booked, teaching each supplier's item its account (supplier_item_accounts). Decisions 681-686.
-import type { Db } from '@tlr/db';
+import { Prisma, type Db } from '@tlr/db';
+import { checkDocumentDimensions } from '../dimensions/catalogue.ts';
+import { someDimensions, type LineDimensions } from '../dimensions/schema.ts';
 import type { CompanyScope } from '../context.ts';
-import { notFound } from '../errors.ts';
+import { invalidRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { amountToJson, Decimal, quantityToJson, rateToJson, sumAmounts } from '../money.ts';
 import type { EinvoiceMessageView } from '../einvoice/schema.ts';
@@ -11,6 +13,9 @@ import { mainAccountOf, settleLineVat, type ExpenseLineKind, type LineAccountSou
 import type { ExpenseLineUpdate, ExpenseLineView, ExpenseView } from './schema.ts';
 import { announceExpense, assertDraft, lockExpense, REVERSE_CHARGE_CODES, type ExpenseRow } from './expense-rows.ts';
 import { expenseAccount } from './draft-checks.ts';
+import { accrualColumns, rangeOf } from '../accruals/rules.ts';
+import { accrualKey, accrualSchedules, accrualView } from '../accruals/accruals.ts';
+import type { AccrualView } from '../accruals/schema.ts';
 
 /**
  * Writes the lines of a new expense: their VAT settled to the expense's (settleLineVat), their accounts
@@ -74,9 +79,12 @@ interface LineRow {
   account_id: string;
   account_number: string;
   account_source: string;
+  dimensions: LineDimensions | null;
+  accrual_from: Date | null;
+  accrual_to: Date | null;
 }
 
-const lineView = (l: LineRow): ExpenseLineView => ({
+const lineView = (l: LineRow, schedules: ReadonlyMap<string, AccrualView['schedule']>): ExpenseLineView => ({
   id: l.id,
   position: l.position,
   kind: l.kind as ExpenseLineKind,
@@ -93,6 +101,8 @@ const lineView = (l: LineRow): ExpenseLineView => ({
   vat_amount: amountToJson(l.vat_amount),
   account_number: l.account_number,
   account_source: l.account_source as LineAccountSource,
+  dimensions: l.dimensions ?? {},
+  accrual: accrualView(rangeOf(l.accrual_from, l.accrual_to), schedules, accrualKey(l.expense_id, l.id)),
 });
 
 /** The rows of the expenses' lines, in order, with their accounts' numbers. */
@@ -100,18 +110,18 @@ async function lineRows(db: Db, expenseIds: readonly string[]): Promise<LineRow[
   if (!expenseIds.length) return [];
   return db.$queryRaw<LineRow[]>`
     SELECT l.id, l.expense_id, l.position, l.kind, l.description, l.item_id, l.quantity, l.unit, l.unit_price, l.allowance_amount, l.charge_amount,
-           l.net_amount, l.vat_code, l.vat_rate, l.vat_amount, l.account_id, a.account_number, l.account_source
+           l.net_amount, l.vat_code, l.vat_rate, l.vat_amount, l.account_id, a.account_number, l.account_source, l.dimensions, l.accrual_from, l.accrual_to
     FROM expense_lines l JOIN accounts a ON a.id = l.account_id
     WHERE l.expense_id = ANY(${expenseIds}::uuid[])
     ORDER BY l.expense_id, l.position`;
 }
 
-/** What an expense shows besides its own row: its lines and the e-invoice it was made from. */
-export type ExpenseExtras = Pick<ExpenseView, 'lines' | 'einvoice'>;
+/** What an expense shows besides its own row: its lines, the e-invoice it was made from and its own accrual's months. */
+export type ExpenseExtras = Pick<ExpenseView, 'lines' | 'einvoice'> & { schedule?: AccrualView['schedule'] };
 
-/** The lines and the e-invoice of each expense (two statements however many expenses: a list page's too). */
+/** The lines, the e-invoice and the accruals' months of each expense (three statements however many expenses: a list page's too). */
 export async function expenseExtras(db: Db, expenseIds: readonly string[]): Promise<Map<string, ExpenseExtras>> {
-  const [lines, messages] = await Promise.all([
+  const [lines, messages, schedules] = await Promise.all([
     lineRows(db, expenseIds),
     expenseIds.length
       ? db.einvoiceMessage.findMany({
@@ -119,9 +129,15 @@ export async function expenseExtras(db: Db, expenseIds: readonly string[]): Prom
           select: { id: true, expense_id: true, payment_means: true, attachment_voucher_ids: true },
         })
       : [],
+    accrualSchedules(db, expenseIds),
   ]);
-  const extras = new Map<string, ExpenseExtras>(expenseIds.map((id) => [id, { lines: [], einvoice: null }]));
-  for (const l of lines) extras.get(l.expense_id)?.lines.push(lineView(l));
+  const extras = new Map<string, ExpenseExtras>(
+    expenseIds.map((id) => {
+      const schedule = schedules.get(accrualKey(id, null));
+      return [id, { lines: [], einvoice: null, ...(schedule ? { schedule } : {}) }];
+    }),
+  );
+  for (const l of lines) extras.get(l.expense_id)?.lines.push(lineView(l, schedules));
   for (const m of messages) {
     const x = extras.get(m.expense_id!);
     if (x) {
@@ -135,14 +151,39 @@ export async function expenseExtras(db: Db, expenseIds: readonly string[]): Prom
   return extras;
 }
 
-/** An expense's lines as booking takes them: account, VAT code, net and VAT (expenses/rules.ts linesBookingLines). */
-export async function linesToBook(db: Db, expenseId: string) {
+/**
+ * An expense's lines as booking takes them: account, VAT code, net, VAT and dimensions (expenses/rules.ts
+ * linesBookingLines), and what an accrual needs. A line's dimensions are the expense's with the line's own
+ * over them, dimension by dimension (decision 855).
+ */
+export async function linesToBook(db: Db, expenseId: string, expenseDimensions: LineDimensions | undefined) {
   const rows = await db.expenseLine.findMany({
     where: { expense_id: expenseId },
-    select: { account_id: true, vat_code: true, net_amount: true, vat_amount: true },
+    select: {
+      id: true,
+      position: true,
+      description: true,
+      account_id: true,
+      vat_code: true,
+      net_amount: true,
+      vat_amount: true,
+      dimensions: true,
+      accrual_from: true,
+      accrual_to: true,
+    },
     orderBy: { position: 'asc' },
   });
-  return rows.map((l) => ({ accountId: l.account_id, code: l.vat_code, net: new Decimal(l.net_amount.toString()), vat: new Decimal(l.vat_amount.toString()) }));
+  return rows.map((l) => ({
+    id: l.id,
+    position: l.position,
+    description: l.description,
+    accountId: l.account_id,
+    code: l.vat_code,
+    net: new Decimal(l.net_amount.toString()),
+    vat: new Decimal(l.vat_amount.toString()),
+    dimensions: someDimensions({ ...expenseDimensions, ...(l.dimensions as LineDimensions | null) }),
+    accrual: rangeOf(l.accrual_from, l.accrual_to),
+  }));
 }
 
 /** The expense's account (account_id) when it has lines: the account of their largest part. */
@@ -156,16 +197,28 @@ async function followLines(db: Db, expenseId: string, fallback: string): Promise
 
 /**
  * PUT /expenses/{id}/lines/{line_id}: a draft's line to another active expense account, chosen by a
- * person (account_source manual); the expense's own account follows its lines' largest part.
+ * person (account_source manual), the expense's own account following its lines' largest part; and/or
+ * the line's own dimensions (checked as saved, null or {} clears them; decision 855); and/or the line's
+ * accrual set or cleared (null).
  */
 export async function updateExpenseLine(db: Db, scope: CompanyScope, id: string, lineId: string, input: ExpenseLineUpdate): Promise<ExpenseView> {
+  if (input.account_number === undefined && input.dimensions === undefined && input.accrual === undefined)
+    throw invalidRequest('Send account_number, dimensions, accrual or any of them together.', 'account_number');
   const row = await lockExpense(db, scope, id);
   assertDraft(row, 'changed');
   const line = await db.expenseLine.findFirst({ where: { id: lineId, expense_id: id }, select: { id: true } });
   if (!line) throw notFound('expense line', lineId);
-  const account = await expenseAccount(db, scope, input.account_number);
-  await db.expenseLine.update({ where: { id: lineId }, data: { account_id: account.id, account_source: 'manual' } });
-  const updated = await db.expense.update({ where: { id }, data: { account_id: await followLines(db, id, row.account_id) } });
+  if (input.dimensions) await checkDocumentDimensions(db, scope.companyId, [{ dimensions: input.dimensions, field: 'dimensions' }]);
+  const account = input.account_number === undefined ? null : await expenseAccount(db, scope, input.account_number);
+  await db.expenseLine.update({
+    where: { id: lineId },
+    data: {
+      ...(account ? { account_id: account.id, account_source: 'manual' } : {}),
+      ...(input.dimensions === undefined ? {} : { dimensions: someDimensions(input.dimensions) ?? Prisma.DbNull }),
+      ...(input.accrual === undefined ? {} : accrualColumns(input.accrual)),
+    },
+  });
+  const updated = account ? await db.expense.update({ where: { id }, data: { account_id: await followLines(db, id, row.account_id) } }) : row;
   return announceExpense(db, scope, 'expense.updated', updated);
 }
 

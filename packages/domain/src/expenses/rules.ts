@@ -5,6 +5,7 @@ import { Decimal } from '../money.ts';
 import { reversingLines, type PostingLine } from '../ledger/rules.ts';
 import { groupVat, vatFromGross } from '../vat/arithmetic.ts';
 import { isReverseCharge, vatLines, type VatTreatment } from '../vat/codes.ts';
+import { dimensionsKey, someDimensions, type LineDimensions } from '../dimensions/schema.ts';
 
 export const EXPENSE_STATUSES = ['draft', 'booked', 'paid', 'cancelled'] as const;
 export type ExpenseStatus = (typeof EXPENSE_STATUSES)[number];
@@ -106,11 +107,13 @@ export interface BookedLine {
   code: string;
   net: Decimal;
   vat: Decimal;
+  /** The dimensions its cost line carries (the line's over the expense's; decision 855). */
+  dimensions?: LineDimensions | undefined;
 }
 
 /**
- * The booking of an expense with lines, in its own currency (decision 683): one cost line per account and
- * VAT code, its base the lines' net amounts summed (a base in the VAT return under the code); per code the
+ * The booking of an expense with lines, in its own currency (decision 683): one cost line per account,
+ * VAT code and dimensions (decision 856), its base the lines' net amounts summed (a base in the VAT return under the code); per code the
  * VAT lines of its VAT summed (vat/codes.ts's vatLines, the same as a bill of one amount), the VAT that is
  * not deductible a cost of its own on the code's largest account (uncoded: it is no base); and payables
  * credited (last) with the amount. A group that sums negative (a credit note, an allowance, a negative
@@ -124,17 +127,18 @@ export function linesBookingLines(
   deductible?: Decimal,
 ): PostingLine[] {
   const zero = new Decimal(0);
-  const signed = (accountId: string, amount: Decimal, vatCode: string, description = e.text): PostingLine => ({
+  const signed = (accountId: string, amount: Decimal, vatCode: string, description = e.text, dimensions?: LineDimensions): PostingLine => ({
     accountId,
     debit: amount.isNegative() ? zero : amount,
     credit: amount.isNegative() ? amount.negated() : zero,
     description,
     vatCode,
+    ...(dimensions ? { dimensions } : {}),
   });
   const groups = new Map<string, BookedLine>();
   const codes = new Map<string, { vat: Decimal; largest: BookedLine }>();
   for (const l of lines) {
-    const key = `${l.accountId}\u0000${l.code}`;
+    const key = `${l.accountId}\u0000${l.code}\u0000${dimensionsKey(someDimensions(l.dimensions))}`;
     const g = groups.get(key);
     groups.set(key, g ? { ...g, net: g.net.plus(l.net), vat: g.vat.plus(l.vat) } : { ...l });
   }
@@ -143,17 +147,19 @@ export function linesBookingLines(
     codes.set(g.code, c ? { vat: c.vat.plus(g.vat), largest: g.net.abs().greaterThan(c.largest.net.abs()) ? g : c.largest } : { vat: g.vat, largest: g });
   }
   const made: PostingLine[] = [];
-  for (const g of groups.values()) if (!g.net.isZero()) made.push(signed(g.accountId, g.net, g.code));
+  const dims = (l: BookedLine) => someDimensions(l.dimensions);
+  for (const g of groups.values()) if (!g.net.isZero()) made.push(signed(g.accountId, g.net, g.code, e.text, dims(g)));
   for (const [code, c] of codes) {
     const t = treatments.get(code);
     if (!t) {
       // Without a code there is no VAT to post separately: whatever the lines carry is cost.
-      if (!c.vat.isZero()) made.push(signed(c.largest.accountId, c.vat, ''));
+      if (!c.vat.isZero()) made.push(signed(c.largest.accountId, c.vat, '', e.text, dims(c.largest)));
       continue;
     }
     const { lines: vat, nonDeductible } = vatLines(t, c.vat, e.text, deductible);
     made.push(...vat);
-    if (!nonDeductible.isZero()) made.push(signed(c.largest.accountId, nonDeductible, '', `Ikke fradragsberettiget moms: ${e.text}`.slice(0, 500)));
+    if (!nonDeductible.isZero())
+      made.push(signed(c.largest.accountId, nonDeductible, '', `Ikke fradragsberettiget moms: ${e.text}`.slice(0, 500), dims(c.largest)));
   }
   made.push(signed(e.payableAccountId, e.amount.negated(), ''));
   const off = made.reduce((sum, l) => sum.plus(l.debit).minus(l.credit), zero);

@@ -9,6 +9,7 @@ import { registrationFields } from '../trail/actor.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { paymentMeansResource } from '../einvoice/schema.ts';
 import { EXPENSE_LINE_KINDS, LINE_ACCOUNT_SOURCES } from './line-rules.ts';
+import { accrualInput, accrualResource } from '../accruals/schema.ts';
 
 const fields = {
   supplier_id: uuid().nullable().optional().meta({ description: 'A supplier of the company; optional (a till receipt has none)' }),
@@ -49,10 +50,14 @@ const fields = {
       description: `The expense account debited with amount - vat_amount; default ${DEFAULT_ACCOUNTS.expense} Andre eksterne omkostninger. On a draft with lines (a received e-invoice's): every line to this account`,
       example: '2810',
     }),
-  dimensions: lineDimensions()
-    .nullable()
-    .optional()
-    .meta({ description: 'The expense\'s dimensions ({"Projekt": "A"}): booking posts them with its cost lines (account_number); null clears them' }),
+  dimensions: lineDimensions().nullable().optional().meta({
+    description:
+      'The expense\'s dimensions ({"Projekt": "A"}): booking posts them with its cost lines (account_number); with lines, they are every line\'s default, a line\'s own dimensions (PUT /expenses/{id}/lines/{line_id}) going over them dimension by dimension; null clears them',
+  }),
+  accrual: accrualInput().nullable().optional().meta({
+    description:
+      "An accrual of the expense's cost (amount − vat_amount, with any VAT not deductible) over months, e.g. a yearly insurance: booking debits 6390 Periodeafgrænsningsposter (forudbetalte omkostninger) instead of account_number, and each month's share moves to account_number on its last day. An expense with lines is accrued line by line (PUT /expenses/{id}/lines/{line_id}): 409 expense_has_lines. null: none",
+  }),
 };
 
 export const expenseCreate = z.strictObject({ ...fields, book: boolean().optional().meta({ description: 'true: book at once' }) });
@@ -71,11 +76,19 @@ export const expenseStatusBody = z.strictObject({
   account_number: accountNumber().optional(),
 });
 
-/** PUT /expenses/{id}/lines/{line_id}: a draft's line to another account (decision 684). */
+/** PUT /expenses/{id}/lines/{line_id}: a draft's line to another account (decision 684) and/or its dimensions (decision 855). */
 export const expenseLineUpdate = z.strictObject({
-  account_number: accountNumber().meta({
+  account_number: accountNumber().optional().meta({
     description: "An active expense account of the chart; the line's account_source becomes manual",
     example: '1610',
+  }),
+  dimensions: lineDimensions().nullable().optional().meta({
+    description:
+      'The line\'s own dimensions ({"Projekt": "A"}): booking posts its cost with them, over the expense\'s dimension by dimension (a dimension the line does not name keeps the expense\'s value); null or {} clears them',
+  }),
+  accrual: accrualInput().nullable().optional().meta({
+    description:
+      "An accrual of the line's net amount over months: booking debits 6390 (forudbetalte omkostninger) instead of the line's account, and each month's share moves to it on its last day; null: none",
   }),
 });
 
@@ -101,10 +114,14 @@ export const expenseLineResource = z
     vat_rate: z.number().nullable().meta({ description: 'The VAT rate the document states, percent; null when none' }),
     vat_amount: amountOut("The line's share of the expense's VAT (the document's own per VAT group; under reverse charge the buyer's VAT)"),
     account_number: z.string().meta({ description: 'The expense account the line is booked to', example: '2810' }),
+    dimensions: z
+      .record(z.string(), z.string())
+      .meta({ description: "The line's own dimensions ({} for none): booking posts its cost with them over the expense's", example: { Projekt: 'A' } }),
     account_source: z.enum(LINE_ACCOUNT_SOURCES).meta({
       description:
         "Where the account comes from, the first that applies: supplier_item, the account this supplier's same item (its seller's item id, else its description) was last booked to; supplier_default, the supplier's default_account_number; vat_category, the default expense account for the line's VAT category. manual: a person chose it (PUT /expenses/{id}/lines/{line_id}, or account_number on PUT /expenses/{id})",
     }),
+    accrual: accrualResource.nullable().meta({ description: "The line's accrual and its months; null when it is not accrued" }),
   })
   .meta({ id: 'ExpenseLine' });
 
@@ -127,6 +144,10 @@ export const expenseResource = z
       description: 'The expense account; with lines, the account of the largest part of them (each line is booked to its own account)',
     }),
     dimensions: z.record(z.string(), z.string()).meta({ description: "The expense's dimensions; {} for none", example: { Projekt: 'A' } }),
+    accrual: accrualResource.nullable().meta({
+      description:
+        "The expense's accrual and its months: each month's share, posted (with its transaction) or pending; cancelled when the expense was cancelled first. null when it is not accrued",
+    }),
     lines: z.array(expenseLineResource).meta({
       description:
         "The lines the expense is booked from (a received e-invoice's: its lines, its allowances and charges, its duties), each to its own account; amount is their net amounts plus their VAT. [] for an expense of one amount on one account (every expense made by POST /expenses)",

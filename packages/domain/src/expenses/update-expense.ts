@@ -12,6 +12,7 @@ import { announceExpense, assertDraft, lockExpense } from './expense-rows.ts';
 import { checkDates, checkSupplier, checkVat, expenseAccount } from './draft-checks.ts';
 import { DomainError } from '../errors.ts';
 import { accountAllLines, hasLines } from './lines.ts';
+import { accrualColumns } from '../accruals/rules.ts';
 
 export async function updateExpense(db: Db, scope: CompanyScope, id: string, input: ExpenseUpdate): Promise<ExpenseView> {
   const row = await lockExpense(db, scope, id);
@@ -19,11 +20,13 @@ export async function updateExpense(db: Db, scope: CompanyScope, id: string, inp
   // With lines the amount and VAT are theirs (decision 685): they are not set on the expense as a whole.
   const lined = await hasLines(db, id);
   if (lined) {
-    const field = (['amount', 'vat_amount', 'vat_code'] as const).find((f) => input[f] !== undefined);
+    const field = (['amount', 'vat_amount', 'vat_code', 'accrual'] as const).find((f) => (f === 'accrual' ? input.accrual : input[f] !== undefined));
     if (field) {
       throw new DomainError(
         'expense_has_lines',
-        `${field}: expense ${id} is the sum of its lines; its ${field === 'vat_code' ? 'VAT codes are' : `${field} is`} theirs. Change a line's account with PUT /expenses/${id}/lines/{line_id}, or delete the draft and enter the expense again.`,
+        field === 'accrual'
+          ? `accrual: expense ${id} is the sum of its lines; each line is accrued on its own with PUT /expenses/${id}/lines/{line_id}.`
+          : `${field}: expense ${id} is the sum of its lines; its ${field === 'vat_code' ? 'VAT codes are' : `${field} is`} theirs. Change a line's account with PUT /expenses/${id}/lines/{line_id}, or delete the draft and enter the expense again.`,
         field,
       );
     }
@@ -76,6 +79,7 @@ export async function updateExpense(db: Db, scope: CompanyScope, id: string, inp
       currency,
       exchange_rate: rate?.toFixed(6) ?? null,
       ...(account ? { account_id: account.id } : {}),
+      ...(input.accrual === undefined ? {} : accrualColumns(input.accrual)),
       ...(input.dimensions === undefined ? {} : { dimensions: input.dimensions && Object.keys(input.dimensions).length ? input.dimensions : Prisma.DbNull }),
     },
   });

@@ -18,6 +18,8 @@ import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { liveCustomer, recordInvoiceEvent } from './invoice-rows.ts';
 import { accountsByNumber } from './posting-accounts.ts';
 import type { LineDimensions } from '../dimensions/schema.ts';
+import { holdingAccount, recordAccruals, type AccruedLine } from '../accruals/accruals.ts';
+import { rangeOf } from '../accruals/rules.ts';
 
 /**
  * An EU B2B sale is VAT-free only to a buyer registered for VAT in another member state (momsloven
@@ -53,6 +55,10 @@ export async function approveInvoice(db: Db, scope: CompanyScope, row: FullInvoi
   const revenueNumber = (productId: string | null) => (productId && products.get(productId)?.revenue_account) || DEFAULT_ACCOUNTS.sales;
   const numbers = [DEFAULT_ACCOUNTS.receivable, ...row.lines.map((l) => revenueNumber(l.product_id))];
   const account = await accountsByNumber(db, scope, numbers);
+  // Accrued lines (decision 820) credit deferred income at approval; their revenue moves month by month.
+  const firstAccrued = row.lines.find((l) => l.accrual_from);
+  const deferred = firstAccrued ? await holdingAccount(db, scope, 'invoice', `lines[${firstAccrued.line_number - 1}].accrual`) : null;
+  const revenue = row.lines.map((l) => account(revenueNumber(l.product_id), `lines[${l.line_number - 1}].product_id`).id);
   const codes = await vatCodesOf(
     db,
     scope,
@@ -63,8 +69,8 @@ export async function approveInvoice(db: Db, scope: CompanyScope, row: FullInvoi
     const code = postableCode(codeFor(codes, l.vat_code, 'sale', field), field);
     if (needsEuBuyer(code.kind)) assertEuBuyer(customer, code.code, code.kind !== 'eu_sale_services');
   });
-  const lines = row.lines.map((l) => ({
-    accountId: account(revenueNumber(l.product_id), `lines[${l.line_number - 1}].product_id`).id,
+  const lines = row.lines.map((l, i) => ({
+    accountId: l.accrual_from ? deferred!.id : revenue[i]!,
     amount: decimalOf(l.amount),
     vatCode: l.vat_code,
     dimensions: (l.dimensions as LineDimensions | null) ?? undefined,
@@ -85,7 +91,7 @@ export async function approveInvoice(db: Db, scope: CompanyScope, row: FullInvoi
   if (postingLines.length < 2) throw new DomainError('invoice_incomplete', 'The invoice totals 0.00: there is nothing to invoice or post.', 'lines');
   const totalDkk = netOn(postingLines, account(DEFAULT_ACCOUNTS.receivable).id);
 
-  // The accounts travel with the lines, so the posting does not read them again.
+  // The accounts travel with the lines, so the posting does not read them again (deferred income is read by the writer).
   const named = new Map([
     ...numbers.map((n) => account(n)).map((a) => [a.id, { account_number: a.account_number, name: a.name }] as const),
     ...[...codes.values()].flatMap((c) => [...c.accounts]),
@@ -97,12 +103,32 @@ export async function approveInvoice(db: Db, scope: CompanyScope, row: FullInvoi
     source: 'invoice',
     sourceId: row.id,
   });
+  if (deferred) {
+    const accrued = row.lines.flatMap((l, i): AccruedLine[] => {
+      const range = rangeOf(l.accrual_from, l.accrual_to);
+      return range
+        ? [
+            {
+              lineId: l.id,
+              description: l.description,
+              resultAccountId: revenue[i]!,
+              range,
+              weight: decimalOf(l.amount),
+              dimensions: (l.dimensions as LineDimensions | null) ?? undefined,
+              field: `lines[${l.line_number - 1}].accrual`,
+            },
+          ]
+        : [];
+    });
+    // What approval put on deferred income, in DKK (a credit: negative), is what the months move on (decision 822).
+    await recordAccruals(db, scope, { type: 'invoice', id: row.id }, deferred.id, netOn(postingLines, deferred.id), accrued);
+  }
   // The lines' revenue accounts and the invoice's approval in one statement, which also reads whether
   // the company sends e-invoices on approval and its FI creditor number.
   const [updated] = await db.$queryRaw<(Invoice & { einvoice_auto_send: boolean })[]>`
     WITH lines AS (
       UPDATE invoice_lines AS l SET account_id = v.account_id
-      FROM unnest(${row.lines.map((l) => l.id)}::uuid[], ${lines.map((l) => l.accountId)}::uuid[]) AS v(id, account_id) WHERE l.id = v.id
+      FROM unnest(${row.lines.map((l) => l.id)}::uuid[], ${revenue}::uuid[]) AS v(id, account_id) WHERE l.id = v.id
     ), company AS (SELECT fi_creditor_number FROM companies WHERE id = ${scope.companyId}::uuid)
     UPDATE invoices SET
       status = 'approved', invoice_number = ${String(posted.document_number)}, document_number = ${posted.document_number}::bigint,
@@ -122,7 +148,7 @@ export async function approveInvoice(db: Db, scope: CompanyScope, row: FullInvoi
   const { einvoice_auto_send: autoSend, ...invoice } = updated!;
   // Not read back: a draft has no credit note or payments, and its lines are the locked row's, now
   // with their revenue accounts.
-  const approved = { ...row, ...invoice, lines: row.lines.map((l, i) => ({ ...l, account_id: lines[i]!.accountId })) };
+  const approved = { ...row, ...invoice, lines: row.lines.map((l, i) => ({ ...l, account_id: revenue[i]! })) };
   await recordInvoiceEvent(db, scope, 'invoice.approved', invoiceView(approved));
   const message = autoSend ? await queueOnApproval(db, scope, approved, customer) : null;
   return message ? { ...approved, einvoice_messages: [message] } : approved;

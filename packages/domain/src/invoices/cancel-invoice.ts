@@ -9,6 +9,8 @@ import { postReversalOf } from '../ledger/documents.ts';
 import { amountToJson, decimalOf } from '../money.ts';
 import { fullInvoiceInclude, invoiceView, type FullInvoiceRow } from './views.ts';
 import { recordInvoiceEvent } from './invoice-rows.ts';
+import { cancelAccruals } from '../accruals/accruals.ts';
+import { reversalWithMoved } from '../accruals/rules.ts';
 
 /**
  * Cancels an approved, unpaid invoice with a credit note (kreditnota): a document with its own number
@@ -25,12 +27,15 @@ export async function cancelInvoice(db: Db, scope: CompanyScope, row: FullInvoic
   }
   const issued = fromDate(row.issue_date);
   if (date < issued) throw invalidRequest(`A credit note cannot be dated ${date}, before the invoice's issue date ${issued}.`, 'date');
-  const posted = await postReversalOf(db, scope, row.posted_transaction_id!, {
-    date,
-    description: `Kreditnota for faktura ${row.invoice_number}`,
-    source: 'credit_note',
-    sourceId: row.id,
-  });
+  // Accrued lines give back what is left on deferred income and take the months moved off revenue (decision 825).
+  const moved = await cancelAccruals(db, scope, row.id);
+  const posted = await postReversalOf(
+    db,
+    scope,
+    row.posted_transaction_id!,
+    { date, description: `Kreditnota for faktura ${row.invoice_number}`, source: 'credit_note', sourceId: row.id },
+    (lines) => reversalWithMoved(lines, moved),
+  );
   await db.creditNote.create({
     data: {
       id: newId(),

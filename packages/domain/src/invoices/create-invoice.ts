@@ -31,14 +31,15 @@ export async function createInvoice(db: Db, scope: CompanyScope, input: InvoiceI
               ${currency.currency}, ${currency.rate?.toFixed(6) ?? null}::numeric)
       RETURNING *
     ), invoice_lines AS (
-      INSERT INTO invoice_lines (id, company_id, invoice_id, line_number, product_id, description, quantity, unit_price, vat_rate, vat_code, unit, discount_percent, amount, dimensions)
-      SELECT l.id, invoice.company_id, invoice.id, l.line_number, l.product_id, l.description, l.quantity, l.unit_price, l.vat_rate, l.vat_code, l.unit, l.discount_percent, l.amount, l.dimensions
+      INSERT INTO invoice_lines (id, company_id, invoice_id, line_number, product_id, description, quantity, unit_price, vat_rate, vat_code, unit, discount_percent, amount, dimensions, accrual_from, accrual_to)
+      SELECT l.id, invoice.company_id, invoice.id, l.line_number, l.product_id, l.description, l.quantity, l.unit_price, l.vat_rate, l.vat_code, l.unit, l.discount_percent, l.amount, l.dimensions, l.accrual_from, l.accrual_to
       FROM invoice, unnest(${col((l) => l.id)}::uuid[], ${col((l) => l.line_number)}::int2[], ${col((l) => l.product_id)}::uuid[],
                            ${col((l) => l.description)}::text[], ${col((l) => l.quantity)}::numeric[], ${col((l) => l.unit_price)}::numeric[],
                            ${col((l) => l.vat_rate)}::numeric[], ${col((l) => l.vat_code)}::text[], ${col((l) => l.unit)}::text[],
                            ${col((l) => l.discount_percent)}::numeric[], ${col((l) => l.amount)}::numeric[],
-                           ${col((l) => (l.dimensions ? JSON.stringify(l.dimensions) : null))}::jsonb[])
-           AS l(id, line_number, product_id, description, quantity, unit_price, vat_rate, vat_code, unit, discount_percent, amount, dimensions)
+                           ${col((l) => (l.dimensions ? JSON.stringify(l.dimensions) : null))}::jsonb[],
+                           ${col((l) => l.accrual_from?.toISOString().slice(0, 10) ?? null)}::date[], ${col((l) => l.accrual_to?.toISOString().slice(0, 10) ?? null)}::date[])
+           AS l(id, line_number, product_id, description, quantity, unit_price, vat_rate, vat_code, unit, discount_percent, amount, dimensions, accrual_from, accrual_to)
     )
     SELECT * FROM invoice`;
   // Not read back (four statements): a new draft has no credit note, no payments and the lines just written.

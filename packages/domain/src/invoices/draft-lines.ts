@@ -13,6 +13,7 @@ import type { InvoiceInput } from './schema.ts';
 import { liveCustomer } from './invoice-rows.ts';
 import { DEFAULT_LINE_UNIT } from './units.ts';
 import { checkDocumentDimensions } from '../dimensions/catalogue.ts';
+import { accrualColumns } from '../accruals/rules.ts';
 
 /** A draft's lines as stored: product defaults applied, VAT codes and rates checked, amounts computed. */
 export async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceInput['lines']) {
@@ -35,7 +36,11 @@ export async function resolveLines(db: Db, scope: CompanyScope, lines: InvoiceIn
     scope.companyId,
     lines.map((l, i) => ({ dimensions: l.dimensions, field: `lines[${i}].dimensions` })),
   );
-  const resolved = lines.map((l, i) => ({ ...resolveLine(l, i), dimensions: l.dimensions && Object.keys(l.dimensions).length ? l.dimensions : null }));
+  const resolved = lines.map((l, i) => ({
+    ...resolveLine(l, i),
+    dimensions: l.dimensions && Object.keys(l.dimensions).length ? l.dimensions : null,
+    accrual: l.accrual ?? null,
+  }));
   function resolveLine(l: InvoiceInput['lines'][number], i: number) {
     const product = l.product_id ? products.get(l.product_id) : undefined;
     // Another company's product is indistinguishable from one that does not exist.
@@ -96,6 +101,7 @@ export function lineRows(scope: CompanyScope, invoiceId: string, { lines, totals
     discount_percent: l.discountPercent.toFixed(2),
     amount: totals.amounts[i]!.toFixed(2),
     dimensions: l.dimensions,
+    ...accrualColumns(l.accrual),
   }));
 }
 

@@ -94,7 +94,12 @@ export const customerParty = (customer: Customer): Party => ({
 });
 
 /** The lines of a document as the page shows them, and its VAT per code computed from them. */
-export function documentLines(lines: readonly Omit<Prisma.InvoiceLineGetPayload<object>, 'id' | 'company_id' | 'invoice_id' | 'account_id' | 'dimensions'>[]) {
+export function documentLines(
+  lines: readonly Omit<
+    Prisma.InvoiceLineGetPayload<object>,
+    'id' | 'company_id' | 'invoice_id' | 'account_id' | 'dimensions' | 'accrual_from' | 'accrual_to'
+  >[],
+) {
   const totals = invoiceTotals(
     lines.map((l) => ({ quantity: l.quantity, unitPrice: l.unit_price, vatRate: l.vat_rate, vatCode: l.vat_code, discountPercent: l.discount_percent })),
   );

@@ -1,6 +1,6 @@
 // Invoice rules, pure: the status transitions, the arithmetic of an invoice (line amounts, VAT per rate
 // group, totals) and the ledger posting of an approval. The invoice functions and the tests rely on these.
-import type { LineDimensions } from '../dimensions/schema.ts';
+import { dimensionsKey, someDimensions, type LineDimensions } from '../dimensions/schema.ts';
 import { DomainError } from '../errors.ts';
 import { Decimal, lineNet, MAX_AMOUNT, sumAmounts } from '../money.ts';
 import type { PostingLine } from '../ledger/rules.ts';
@@ -127,8 +127,8 @@ export function approvalPosting(
   // One revenue line per account, VAT code and dimensions (decision 584): a project's sales stay its own.
   const groups = new Map<string, { accountId: string; code: string; dimensions?: LineDimensions; amounts: Decimal[] }>();
   for (const l of lines) {
-    const dims = l.dimensions && Object.keys(l.dimensions).length ? l.dimensions : undefined;
-    const key = `${l.accountId}|${l.vatCode}|${dims ? JSON.stringify(Object.entries(dims).sort()) : ''}`;
+    const dims = someDimensions(l.dimensions);
+    const key = `${l.accountId}|${l.vatCode}|${dimensionsKey(dims)}`;
     const g = groups.get(key) ?? { accountId: l.accountId, code: l.vatCode, ...(dims ? { dimensions: dims } : {}), amounts: [] };
     g.amounts.push(l.amount);
     groups.set(key, g);

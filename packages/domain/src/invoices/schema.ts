@@ -26,6 +26,7 @@ import { INVOICE_STATUSES, INVOICE_VAT_RATES } from './rules.ts';
 import { DEFAULT_LINE_UNIT, LINE_UNITS } from './units.ts';
 import { registrationFields } from '../trail/actor.ts';
 import { lineDimensions } from '../dimensions/schema.ts';
+import { accrualInput, accrualResource } from '../accruals/schema.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 
 /** A line of an invoice's (and a quote's) create and update bodies. */
@@ -84,7 +85,15 @@ const fields = {
     example: 7.46,
   }),
   lines: z
-    .array(invoiceLine.extend({ dimensions: lineDimensions().optional() }))
+    .array(
+      invoiceLine.extend({
+        dimensions: lineDimensions().optional(),
+        accrual: accrualInput().nullable().optional().meta({
+          description:
+            "An accrual of the line's amount (without VAT) over months, e.g. a year's subscription invoiced up front: approval credits 8070 Periodeafgrænsningsposter (deferred income) instead of the revenue account, the VAT as usual, and each month's share moves to the revenue account on its last day. Cancelling (the credit note) gives back what is left on 8070. null: none",
+        }),
+      }),
+    )
     .min(1, 'needs at least one line')
     .max(500, 'has more than 500 lines'),
 };
@@ -231,6 +240,10 @@ export const fullInvoiceResource = z
         dimensions: z
           .record(z.string(), z.string())
           .meta({ description: 'The dimensions of the line ({} for none); approval posts them with its revenue line', example: { Projekt: 'A' } }),
+        accrual: accrualResource.nullable().meta({
+          description:
+            "The line's accrual and its months once approved: each month's share (DKK), posted (with its transaction) or pending; cancelled when the invoice was credited first. null when it is not accrued",
+        }),
       }),
     ),
     payments: z.array(invoicePaymentResource),

@@ -12,12 +12,16 @@ import { approveInvoice } from './approve-invoice.ts';
 import { payInvoice } from './register-payment.ts';
 import { cancelInvoice } from './cancel-invoice.ts';
 import { getInvoice } from './get-invoice.ts';
+import { accrualSchedules } from '../accruals/accruals.ts';
+import type { FullInvoiceRow } from './views.ts';
 
 /**
  * PUT /invoices/{id}/status. Repeating the current status changes and posts nothing (PUT semantics);
  * any other move must be in the transition table (rules.ts).
  */
 export async function setInvoiceStatus(db: Db, scope: CompanyScope, id: string, input: InvoiceStatusInput): Promise<FullInvoiceView> {
+  // With the months of its accrued lines (decision 826).
+  const fullView = async (r: FullInvoiceRow) => fullInvoiceView(r, await accrualSchedules(db, [r.id]));
   const row = await lockInvoice(db, scope, id);
   const from = row.status as InvoiceStatus;
   if (input.status !== 'paid' && (input.account_id || input.account_number || input.exchange_rate)) {
@@ -29,11 +33,11 @@ export async function setInvoiceStatus(db: Db, scope: CompanyScope, id: string, 
   if (input.date && input.status !== 'paid' && input.status !== 'cancelled') {
     throw invalidRequest('date belongs to status paid (payment date) or cancelled (credit note date).', 'date');
   }
-  if (input.status === from) return fullInvoiceView(row);
+  if (input.status === from) return fullView(row);
   assertTransition(from, input.status);
   switch (input.status) {
     case 'approved':
-      return fullInvoiceView(await approveInvoice(db, scope, row));
+      return fullView(await approveInvoice(db, scope, row));
     case 'sent':
     case 'overdue': {
       const updated = await db.invoice.update({
@@ -42,7 +46,7 @@ export async function setInvoiceStatus(db: Db, scope: CompanyScope, id: string, 
         include: fullInvoiceInclude,
       });
       await recordInvoiceEvent(db, scope, `invoice.${input.status}`, invoiceView(updated));
-      return fullInvoiceView(updated);
+      return fullView(updated);
     }
     case 'paid': {
       const remaining = decimalOf(row.total).minus(decimalOf(row.paid_amount));
@@ -56,7 +60,7 @@ export async function setInvoiceStatus(db: Db, scope: CompanyScope, id: string, 
       return getInvoice(db, scope, id);
     }
     case 'cancelled':
-      return fullInvoiceView(await cancelInvoice(db, scope, row, input.date));
+      return fullView(await cancelInvoice(db, scope, row, input.date));
     case 'draft':
       // Unreachable: no transition leads back to draft (assertTransition refused it).
       throw new Error('no transition to draft');

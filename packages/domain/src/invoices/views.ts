@@ -8,6 +8,9 @@ import { invoiceEinvoiceInclude, invoiceEinvoiceView } from '../einvoice/views.t
 import type { InvoiceStatus } from './rules.ts';
 import { registrationView } from '../trail/actor.ts';
 import type { LineDimensions } from '../dimensions/schema.ts';
+import { rangeOf } from '../accruals/rules.ts';
+import { accrualKey, accrualView } from '../accruals/accruals.ts';
+import type { AccrualView } from '../accruals/schema.ts';
 import { documentDeliveriesInclude, emailDeliveryView } from '../email/views.ts';
 import type { FullInvoiceView, InvoicePaymentView, InvoiceSummary, InvoiceView } from './schema.ts';
 
@@ -65,10 +68,15 @@ export function invoiceView(i: InvoiceRow): InvoiceView {
   };
 }
 
-export function fullInvoiceView(i: FullInvoiceRow): FullInvoiceView {
+/** The full invoice; `schedules` the months of its accrued lines (accrualSchedules), else each accrued line shows none. */
+export function fullInvoiceView(i: FullInvoiceRow, schedules: ReadonlyMap<string, AccrualView['schedule']> = new Map()): FullInvoiceView {
   return {
     ...invoiceView(i),
-    lines: i.lines.map((l) => ({ ...lineView(l), dimensions: (l.dimensions as LineDimensions | null) ?? {} })),
+    lines: i.lines.map((l) => ({
+      ...lineView(l),
+      dimensions: (l.dimensions as LineDimensions | null) ?? {},
+      accrual: accrualView(rangeOf(l.accrual_from, l.accrual_to), schedules, accrualKey(i.id, l.id)),
+    })),
     payments: i.payments.map(paymentView),
     deliveries: i.email_deliveries.map(emailDeliveryView),
   };
@@ -76,8 +84,8 @@ export function fullInvoiceView(i: FullInvoiceRow): FullInvoiceView {
 
 /** A stored line (an invoice's, or a quote's with the same columns) as the API shows it. */
 export function lineView(
-  l: Omit<Prisma.InvoiceLineGetPayload<object>, 'id' | 'company_id' | 'invoice_id' | 'account_id' | 'dimensions'>,
-): Omit<FullInvoiceView['lines'][number], 'dimensions'> {
+  l: Omit<Prisma.InvoiceLineGetPayload<object>, 'id' | 'company_id' | 'invoice_id' | 'account_id' | 'dimensions' | 'accrual_from' | 'accrual_to'>,
+): Omit<FullInvoiceView['lines'][number], 'dimensions' | 'accrual'> {
   return {
     line_number: l.line_number,
     product_id: l.product_id,

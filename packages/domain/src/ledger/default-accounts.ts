@@ -14,10 +14,20 @@ export const DEFAULT_ACCOUNTS = {
   exchangeDifference: '3610',
   /** 6190 Debitorer: what customers owe (invoices, reminders). */
   receivable: '6190',
+  /**
+   * 6390 Periodeafgrænsningsposter, der kan opretholdes skattemæssigt (prepaid expenses, forudbetalte
+   * omkostninger): an accrued expense's cost at booking, moved to its account month by month (decision 820).
+   */
+  prepaidExpenses: '6390',
   /** 6470 Bankkonto: payments, and the ledger account of a new bank account. */
   bank: '6470',
   /** 7440 Leverandører: what the company owes its suppliers (expenses). */
   payable: '7440',
+  /**
+   * 8070 Periodeafgrænsningsposter (deferred income, forudfakturerede indtægter): an accrued invoice line's
+   * revenue at approval, moved to its account month by month (decision 820).
+   */
+  deferredIncome: '8070',
   /** 7680 Salgsmoms: output VAT (and the buyer's own VAT under domestic reverse charge). */
   outputVat: '7680',
   /** 7700 Moms af varekøb i udlandet: VAT on goods bought abroad (EU and import). */

@@ -50,7 +50,7 @@ export interface PaymentPosting {
 }
 
 /** A line of `signed` DKK on an account: a debit when positive, a credit when negative. */
-function signedLine(accountId: string, signed: Decimal, description: string, extra: Pick<PostingLine, 'foreign'> = {}): PostingLine {
+export function signedLine(accountId: string, signed: Decimal, description: string, extra: Pick<PostingLine, 'foreign' | 'dimensions'> = {}): PostingLine {
   const zero = new Decimal(0);
   return {
     accountId,
@@ -98,12 +98,16 @@ export function paymentPosting(p: PaymentPosting): Posting {
   };
 }
 
-/** Posts the line-by-line reversal of a document's posting, linked to it (reverses_id: at most once). */
+/**
+ * Posts the line-by-line reversal of a document's posting, linked to it (reverses_id: at most once).
+ * `adjust`: the reversing lines changed before they are posted (an accrual's moved months, decision 825).
+ */
 export async function postReversalOf(
   db: Db,
   scope: CompanyScope,
   transactionId: string,
   o: { date: string; description: string; source: PostingSource; sourceId: string },
+  adjust: (lines: PostingLine[]) => PostingLine[] = (lines) => lines,
 ) {
   const original = await db.transactionLine.findMany({
     where: { transaction_id: transactionId, company_id: scope.companyId },
@@ -117,7 +121,7 @@ export async function postReversalOf(
     source: o.source,
     sourceId: o.sourceId,
     reversesId: transactionId,
-    lines: reversingLines(original.map((l) => ({ ...storedPostingLine(l), description: o.description }))),
+    lines: adjust(reversingLines(original.map((l) => ({ ...storedPostingLine(l), description: o.description })))),
   });
 }
 

@@ -25,6 +25,8 @@ export const POSTING_SOURCES = [
   // A fixed asset's month of depreciation; its capitalisation and disposal (assets/assets.ts).
   'depreciation',
   'asset',
+  // A month of an accrued expense or invoice line moved to its result account (accruals/accruals.ts).
+  'accrual',
 ] as const;
 export type PostingSource = (typeof POSTING_SOURCES)[number];
 

@@ -5,10 +5,13 @@
 //     the day before the first year (in none of the years: the first year's reports read it as their
 //     opening balance), posted through the one journal writer; receivables and payables per customer
 //     and supplier. docs/reports.md#where-the-books-begin; decisions 560-566.
-import type { Db } from '@tlr/db';
+import { Prisma, type Account, type Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
-import { addDays, fromDate, toDate } from '../calendar.ts';
+import { addDays, fromDate, toDate, today } from '../calendar.ts';
+import { newId } from '../ids.ts';
+import { amountToJson, Decimal, decimalOf } from '../money.ts';
+import { settlementAccount } from './documents.ts';
 import { createFiscalYear } from './books.ts';
 import { fiscalYearContaining } from './fiscal-years.ts';
 import { DEFAULT_ACCOUNTS } from './default-accounts.ts';
@@ -76,13 +79,16 @@ export async function openEarlierFiscalYear(db: Db, scope: CompanyScope, start: 
 export interface OpeningBalanceLineInput extends TransactionLineInput {
   customer_id?: string | undefined;
   supplier_id?: string | undefined;
+  /** A customer's or supplier's line: when it falls due (default the entry's date; decision 851). */
+  due_date?: string | undefined;
 }
 
 /**
  * Posts the opening balances: one balanced entry dated the day before the first fiscal year. Refused
  * (409) when they exist already or anything else is dated before the first year. Every line is a
  * balance-sheet account; a line on the receivables account names its customer, one on the payables
- * account its supplier (the line's text names them).
+ * account its supplier (the line's text names them), and may carry its due date: each such line is kept
+ * as an open item of its party (opening_balance_items) for the aged lists and the statement (decision 850).
  */
 export async function postOpeningBalances(
   db: Db,
@@ -103,6 +109,7 @@ export async function postOpeningBalances(
     db.account.findMany({ where: { company_id: scope.companyId, id: { in: lines.map((l) => l.accountId) } }, select: { id: true, type: true } }),
   ]);
   const names = new Map([...customers, ...suppliers].map((p) => [p.id, p.name]));
+  const date = addDays(start, -1);
   const types = new Map(accounts.map((a) => [a.id, a.type]));
   input.lines.forEach((l, i) => {
     const line = lines[i]!;
@@ -123,13 +130,126 @@ export async function postOpeningBalances(
     party('customer', DEFAULT_ACCOUNTS.receivable, l.customer_id);
     party('supplier', DEFAULT_ACCOUNTS.payable, l.supplier_id);
     const named = l.customer_id ?? l.supplier_id;
+    if (l.due_date && !named) throw invalidRequest('A due date is given on a line that names its customer or supplier only.', `${field}.due_date`);
+    if (l.due_date && l.due_date < date) throw invalidRequest(`The due date ${l.due_date} is before the entry's date ${date}.`, `${field}.due_date`);
     if (named && !line.description) line.description = `Åbningssaldo ${names.get(named)}`;
   });
-  const date = addDays(start, -1);
-  return postTransaction(
+  const entry = await postTransaction(
     db,
     scope,
     { date, description: input.description ?? `Åbningsbalance pr. ${date}`, lines, source: OPENING_BALANCE_SOURCE },
     { beforeYears: true },
   );
+  // What each customer owes (debit less credit) and each supplier is owed (credit less debit).
+  const items = input.lines.flatMap((l, i) => {
+    if (!l.customer_id && !l.supplier_id) return [];
+    const { debit, credit } = lines[i]!;
+    return [
+      {
+        company_id: scope.companyId,
+        transaction_id: entry.id,
+        line_number: entry.lines[i]!.line_number,
+        customer_id: l.customer_id ?? null,
+        supplier_id: l.supplier_id ?? null,
+        amount: (l.customer_id ? debit.minus(credit) : credit.minus(debit)).toFixed(2),
+        date: toDate(date),
+        due_date: toDate(l.due_date ?? date),
+      },
+    ];
+  });
+  if (items.length) await db.openingBalanceItem.createMany({ data: items });
+  return entry;
+}
+
+export interface OpeningBalancePaymentInput {
+  customer_id?: string | undefined;
+  supplier_id?: string | undefined;
+  amount: Decimal;
+  date?: string | undefined;
+  account_id?: string | undefined;
+  account_number?: string | undefined;
+}
+
+/**
+ * A payment of a customer's or supplier's opening balance (POST /opening-balances/payments; decision
+ * 853): received from the customer (debit the bank, credit receivables) or paid to the supplier (debit
+ * payables, credit the bank), at most what is open of the party's opening balances; the aged lists apply
+ * it to the party's opening items oldest due first. The party's items are locked while it is checked, so
+ * two payments at once cannot pay more than is open.
+ */
+export async function payOpeningBalance(db: Db, scope: CompanyScope, input: OpeningBalancePaymentInput) {
+  const kind = input.customer_id ? 'customer' : 'supplier';
+  const partyId = input.customer_id ?? input.supplier_id;
+  if (!partyId || (input.customer_id && input.supplier_id))
+    throw invalidRequest('Name the customer_id or the supplier_id whose opening balance is paid, one of them.', 'customer_id');
+  const field = `${kind}_id`;
+  const column = kind === 'customer' ? Prisma.sql`customer_id` : Prisma.sql`supplier_id`;
+  const [items] = await db.$queryRaw<{ n: number; amount: Decimal | null }[]>`
+    SELECT count(*)::int AS n, SUM(amount) AS amount FROM (
+      SELECT amount FROM opening_balance_items WHERE company_id = ${scope.companyId}::uuid AND ${column} = ${partyId}::uuid FOR UPDATE) i`;
+  if (!items?.n) throw invalidRequest(`The ${kind} ${partyId} has no opening balance (POST /opening-balances).`, field);
+  const paid = await db.openingBalancePayment.aggregate({ where: { company_id: scope.companyId, [field]: partyId }, _sum: { amount: true } });
+  const open = decimalOf(items.amount ?? 0).minus(decimalOf(paid._sum.amount ?? 0));
+  if (!input.amount.isPositive() || input.amount.isZero()) throw invalidRequest('A payment amount must be greater than 0.', 'amount');
+  if (input.amount.greaterThan(open))
+    throw new DomainError(
+      'overpayment',
+      `The payment ${input.amount.toFixed(2)} exceeds what is open of the ${kind}'s opening balance, ${open.toFixed(2)}.`,
+      'amount',
+      {
+        balance_due: amountToJson(open),
+      },
+    );
+  const party =
+    kind === 'customer'
+      ? await db.customer.findFirst({ where: { id: partyId, company_id: scope.companyId }, select: { name: true } })
+      : await db.supplier.findFirst({ where: { id: partyId, company_id: scope.companyId }, select: { name: true } });
+  const bank = await settlementAccount(db, scope, input, DEFAULT_ACCOUNTS.bank, [DEFAULT_ACCOUNTS.receivable, DEFAULT_ACCOUNTS.payable]);
+  const partyAccount = await db.account.findFirst({
+    where: { company_id: scope.companyId, account_number: kind === 'customer' ? DEFAULT_ACCOUNTS.receivable : DEFAULT_ACCOUNTS.payable },
+  });
+  if (!partyAccount)
+    throw new DomainError(
+      'chart_incomplete',
+      `The chart of accounts has no account ${kind === 'customer' ? DEFAULT_ACCOUNTS.receivable : DEFAULT_ACCOUNTS.payable}.`,
+    );
+  const id = newId();
+  const date = input.date ?? today();
+  const text = `Betaling af åbningssaldo: ${party?.name ?? partyId}`.slice(0, 500);
+  const zero = new Decimal(0);
+  const side = (account: Account, debit: boolean) => ({
+    accountId: account.id,
+    account: { account_number: account.account_number, name: account.name },
+    debit: debit ? input.amount : zero,
+    credit: debit ? zero : input.amount,
+    description: text,
+    vatCode: '',
+  });
+  const posted = await postTransaction(db, scope, {
+    date,
+    description: text,
+    source: 'payment',
+    sourceId: id,
+    lines: kind === 'customer' ? [side(bank, true), side(partyAccount, false)] : [side(partyAccount, true), side(bank, false)],
+  });
+  await db.openingBalancePayment.create({
+    data: {
+      id,
+      company_id: scope.companyId,
+      customer_id: input.customer_id ?? null,
+      supplier_id: input.supplier_id ?? null,
+      date: toDate(date),
+      amount: input.amount.toFixed(2),
+      transaction_id: posted.id,
+    },
+  });
+  return {
+    id,
+    customer_id: input.customer_id ?? null,
+    supplier_id: input.supplier_id ?? null,
+    date,
+    amount: amountToJson(input.amount),
+    open_amount: amountToJson(open.minus(input.amount)),
+    transaction_id: posted.id,
+  };
 }

@@ -30,7 +30,7 @@ export const recordQuoteEvent = (db: Db, scope: CompanyScope, type: EventType & 
 
 /** The stored rows of a quote's lines: an invoice's line rows under the quote (a quote's lines take no dimensions). */
 export const quoteLineRows = (scope: CompanyScope, quoteId: string, resolved: ResolvedLines) =>
-  lineRows(scope, quoteId, resolved).map(({ invoice_id, dimensions: _none, ...l }) => ({ ...l, quote_id: invoice_id }));
+  lineRows(scope, quoteId, resolved).map(({ invoice_id, dimensions: _none, accrual_from: _from, accrual_to: _to, ...l }) => ({ ...l, quote_id: invoice_id }));
 
 export function checkValidity(issue: string, validUntil: string) {
   if (validUntil < issue) throw invalidRequest(`valid_until ${validUntil} is before the issue date ${issue}.`, 'valid_until');

@@ -6,7 +6,7 @@
 import { Prisma, type Db } from '@tlr/db';
 import { BEGINNING, movements } from './balances.ts';
 import { invalidRequest, notFound } from '../errors.ts';
-import { addDays, daysBetween, daysInMonth, fromDate, today } from '../calendar.ts';
+import { addDays, daysBetween, daysInMonth, fromDate, toDate, today } from '../calendar.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { amountToJson, Decimal } from '../money.ts';
 import type { ListMeta, ListParams, ListSpec } from '../lists/list.ts';
@@ -451,10 +451,16 @@ export const AGED_LIST = {
   dateDescription: "documents' due date",
 } satisfies ListSpec;
 
-interface OpenDocument {
+/** What an open item of the aged lists is: a document, or a line of the opening balances (decision 851). */
+export const AGED_RECEIVABLE_KINDS = ['invoice', 'opening_balance'] as const;
+export const AGED_PAYABLE_KINDS = ['expense', 'opening_balance'] as const;
+
+interface OpenDocument<K extends string = string> {
   party_id: string | null;
   party_name: string;
-  document_id: string;
+  kind: K;
+  /** null for an opening balance */
+  document_id: string | null;
   document_number: string;
   date: Date;
   due_date: Date;
@@ -465,7 +471,8 @@ type Buckets = Record<AgeBucket | 'total', Decimal>;
 const noBuckets = (): Buckets => ({ not_due: ZERO(), days_1_30: ZERO(), days_31_60: ZERO(), days_61_90: ZERO(), days_over_90: ZERO(), total: ZERO() });
 const bucketsJson = (b: Buckets) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, money(v)])) as Record<AgeBucket | 'total', number>;
 
-interface AgedDocumentView {
+interface AgedDocumentView<K extends string> {
+  kind: K;
   document_number: string;
   date: string;
   due_date: string;
@@ -474,9 +481,9 @@ interface AgedDocumentView {
   open_amount: number;
 }
 
-function aged<I extends string, D extends string>(docs: OpenDocument[], asOf: string, p: ReportPage, idField: I, docField: D) {
+function aged<I extends string, D extends string, K extends string>(docs: OpenDocument<K>[], asOf: string, p: ReportPage, idField: I, docField: D) {
   // The documents come by due date: each party's list keeps that order.
-  const parties = new Map<string, { id: string | null; name: string; buckets: Buckets; documents: (AgedDocumentView & Record<D, string>)[] }>();
+  const parties = new Map<string, { id: string | null; name: string; buckets: Buckets; documents: (AgedDocumentView<K> & Record<D, string | null>)[] }>();
   for (const d of docs) {
     const open = dec(d.open);
     if (open.isZero()) continue;
@@ -490,7 +497,8 @@ function aged<I extends string, D extends string>(docs: OpenDocument[], asOf: st
     party.buckets[bucket] = party.buckets[bucket].plus(open);
     party.buckets.total = party.buckets.total.plus(open);
     party.documents.push({
-      ...({ [docField]: d.document_id } as Record<D, string>),
+      ...({ [docField]: d.document_id } as Record<D, string | null>),
+      kind: d.kind,
       document_number: d.document_number,
       date: fromDate(d.date),
       due_date: due,
@@ -525,14 +533,58 @@ export interface AgedQuery extends ReportPage {
 }
 
 /**
+ * The lines of the opening balances of a customer (`party` customer_id) or supplier (supplier_id) dated
+ * by as_of: open items of kind opening_balance, numbered by the entry's voucher (decision 851).
+ */
+const openingItems = (companyId: string, asOf: string, party: 'customer_id' | 'supplier_id') => {
+  const [column, table] = party === 'customer_id' ? [Prisma.sql`o.customer_id`, Prisma.sql`customers`] : [Prisma.sql`o.supplier_id`, Prisma.sql`suppliers`];
+  return Prisma.sql`
+    SELECT ${column} AS party_id, p.name AS party_name, 'opening_balance' AS kind, NULL::uuid AS document_id,
+           t.document_number::text AS document_number, o.date, o.due_date, o.amount AS open, t.document_number AS seq, o.line_number AS ln
+    FROM opening_balance_items o
+    JOIN ledger_transactions t ON t.id = o.transaction_id
+    JOIN ${table} p ON p.id = ${column}
+    WHERE o.company_id = ${companyId}::uuid AND ${column} IS NOT NULL AND o.date <= ${asOf}::date`;
+};
+
+/**
+ * The opening items less the party's payments of its opening balances (decision 853): each party's
+ * payments cover its opening items in the order given (by due date), oldest first; an item they cover
+ * is open for nothing. Documents of another kind are left as they are. Pure.
+ */
+export function settleOpeningItems<T extends { party_id: string | null; kind: string; open: Num }>(docs: T[], paid: ReadonlyMap<string, Decimal>): T[] {
+  const left = new Map(paid);
+  return docs.map((d) => {
+    const rest = d.kind === 'opening_balance' && d.party_id ? left.get(d.party_id) : undefined;
+    const open = dec(d.open);
+    if (!rest || !rest.isPositive() || !open.isPositive()) return d;
+    const covered = Decimal.min(rest, open);
+    left.set(d.party_id!, rest.minus(covered));
+    return { ...d, open: open.minus(covered) };
+  });
+}
+
+/** What each customer (`party` customer_id) or supplier paid of its opening balances by as_of. */
+async function openingPayments(db: Db, companyId: string, asOf: string, party: 'customer_id' | 'supplier_id'): Promise<Map<string, Decimal>> {
+  const rows = await db.openingBalancePayment.groupBy({
+    by: [party],
+    where: { company_id: companyId, date: { lte: toDate(asOf) }, [party]: { not: null } },
+    _sum: { amount: true },
+  });
+  return new Map(rows.map((r) => [r[party]!, dec(r._sum.amount)]));
+}
+
+/**
  * Receivables by age at the end of as_of: each approved invoice issued by then, less the payments
  * registered by then (in DKK, as they cleared receivables; a payment undone by then does not count),
- * unless a credit note dated by then cancelled it (decision 546).
+ * unless a credit note dated by then cancelled it (decision 546); and the customers' opening balances
+ * (decision 851).
  */
 export async function agedReceivables(db: Db, companyId: string, q: AgedQuery) {
   const asOf = q.as_of ?? today();
-  const docs = await db.$queryRaw<OpenDocument[]>`
-    SELECT i.customer_id AS party_id, COALESCE(c.name, i.customer_name) AS party_name, i.id AS document_id,
+  const docs = await db.$queryRaw<OpenDocument<(typeof AGED_RECEIVABLE_KINDS)[number]>[]>`
+    SELECT * FROM (
+    SELECT i.customer_id AS party_id, COALESCE(c.name, i.customer_name) AS party_name, 'invoice' AS kind, i.id AS document_id,
            i.invoice_number AS document_number, i.issue_date AS date, i.due_date,
            i.total_dkk - COALESCE((
              SELECT SUM(pl.credit - pl.debit)
@@ -541,43 +593,49 @@ export async function agedReceivables(db: Db, companyId: string, q: AgedQuery) {
              JOIN accounts ra ON ra.id = pl.account_id AND ra.account_number = ${DEFAULT_ACCOUNTS.receivable}
              WHERE p.invoice_id = i.id AND p.company_id = ${companyId}::uuid AND p.date <= ${asOf}::date
                AND NOT EXISTS (SELECT 1 FROM ledger_transactions r WHERE r.id = p.reversed_transaction_id AND r.date <= ${asOf}::date)
-           ), 0) AS open
+           ), 0) AS open, i.document_number AS seq, 0 AS ln
     FROM invoices i
     LEFT JOIN customers c ON c.id = i.customer_id
     WHERE i.company_id = ${companyId}::uuid AND i.document_number IS NOT NULL AND i.issue_date <= ${asOf}::date
       AND NOT EXISTS (SELECT 1 FROM credit_notes cn WHERE cn.invoice_id = i.id AND cn.date <= ${asOf}::date)
-    ORDER BY i.due_date, i.issue_date, i.document_number, i.id`;
-  return aged(docs, asOf, q, 'customer_id', 'invoice_id');
+    UNION ALL ${openingItems(companyId, asOf, 'customer_id')}
+    ) d
+    ORDER BY d.due_date, d.date, d.seq, d.ln, d.document_id`;
+  return aged(settleOpeningItems(docs, await openingPayments(db, companyId, asOf, 'customer_id')), asOf, q, 'customer_id', 'invoice_id');
 }
 
 /**
  * Payables by age at the end of as_of: each booked expense dated by then (what booking credited
- * payables with, in DKK; an expense credit note is negative), unless paid or cancelled by then.
+ * payables with, in DKK; an expense credit note is negative), unless paid or cancelled by then; and the
+ * suppliers' opening balances (decision 851).
  */
 export async function agedPayables(db: Db, companyId: string, q: AgedQuery) {
   const asOf = q.as_of ?? today();
-  const docs = await db.$queryRaw<OpenDocument[]>`
-    SELECT e.supplier_id AS party_id, COALESCE(s.name, '') AS party_name, e.id AS document_id,
-           COALESCE(t.document_number::text, '') AS document_number, e.date, e.due_date, e.payable_dkk AS open
+  const docs = await db.$queryRaw<OpenDocument<(typeof AGED_PAYABLE_KINDS)[number]>[]>`
+    SELECT * FROM (
+    SELECT e.supplier_id AS party_id, COALESCE(s.name, '') AS party_name, 'expense' AS kind, e.id AS document_id,
+           COALESCE(t.document_number::text, '') AS document_number, e.date, e.due_date, e.payable_dkk AS open, t.document_number AS seq, 0 AS ln
     FROM expenses e
     JOIN ledger_transactions t ON t.id = e.posted_transaction_id
     LEFT JOIN suppliers s ON s.id = e.supplier_id
     WHERE e.company_id = ${companyId}::uuid AND e.date <= ${asOf}::date
       AND (e.paid_date IS NULL OR e.paid_date > ${asOf}::date)
       AND NOT EXISTS (SELECT 1 FROM ledger_transactions r WHERE r.id = e.reversal_transaction_id AND r.date <= ${asOf}::date)
-    ORDER BY e.due_date, e.date, t.document_number, e.id`;
-  return aged(docs, asOf, q, 'supplier_id', 'expense_id');
+    UNION ALL ${openingItems(companyId, asOf, 'supplier_id')}
+    ) d
+    ORDER BY d.due_date, d.date, d.seq, d.ln, d.document_id`;
+  return aged(settleOpeningItems(docs, await openingPayments(db, companyId, asOf, 'supplier_id')), asOf, q, 'supplier_id', 'expense_id');
 }
 
 // ---- customer statement ---------------------------------------------------------------------------
 
-export const STATEMENT_ENTRY_TYPES = ['invoice', 'credit_note', 'payment', 'payment_reversal', 'reminder'] as const;
+export const STATEMENT_ENTRY_TYPES = ['opening_entry', 'invoice', 'credit_note', 'payment', 'payment_reversal', 'reminder'] as const;
 
 interface Entry {
   date: Date;
   type: (typeof STATEMENT_ENTRY_TYPES)[number];
   document_number: string;
-  invoice_id: string;
+  invoice_id: string | null;
   due_date: Date | null;
   amount: Num; // positive: the customer owes more
   seq: bigint;
@@ -592,7 +650,8 @@ export interface StatementQuery {
 /**
  * A customer's statement (kontoudtog) from..to: the balance owed at the start, each invoice, credit
  * note, payment, undone payment and reminder charge in the period with the balance after it, and the
- * balance at the end; in DKK as the documents moved receivables (decision 547).
+ * balance at the end; in DKK as the documents moved receivables (decision 547). The customer's lines of
+ * the opening balances are entries of their own (opening_entry) on the entry's date (decision 852).
  */
 export async function customerStatement(db: Db, companyId: string, q: StatementQuery) {
   const customer = await db.customer.findFirst({
@@ -625,6 +684,14 @@ export async function customerStatement(db: Db, companyId: string, q: StatementQ
       UNION ALL
       SELECT m.date, 'reminder', inv.invoice_number, inv.id, NULL, m.fee + m.interest, t.system_id
         FROM invoice_reminders m JOIN inv ON inv.id = m.invoice_id JOIN ledger_transactions t ON t.id = m.transaction_id
+      UNION ALL
+      SELECT o.date, 'opening_entry', t.document_number::text, NULL, o.due_date, o.amount, t.system_id
+        FROM opening_balance_items o JOIN ledger_transactions t ON t.id = o.transaction_id
+       WHERE o.company_id = ${companyId}::uuid AND o.customer_id = ${customer.id}::uuid
+      UNION ALL
+      SELECT p.date, 'payment', t.document_number::text, NULL, NULL, -p.amount, t.system_id
+        FROM opening_balance_payments p JOIN ledger_transactions t ON t.id = p.transaction_id
+       WHERE p.company_id = ${companyId}::uuid AND p.customer_id = ${customer.id}::uuid
     ) e
     WHERE e.date <= ${to}::date
     ORDER BY e.date, e.seq`;

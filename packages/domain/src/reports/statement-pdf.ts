@@ -42,6 +42,7 @@ export async function statementDocument(db: Db, companyId: string, q: StatementQ
 }
 
 const TYPE_TEXT: Record<string, string> = {
+  opening_entry: 'Åbningssaldo, bilag',
   invoice: 'Faktura',
   credit_note: 'Kreditnota',
   payment: 'Indbetaling',

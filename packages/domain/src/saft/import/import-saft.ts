@@ -1,7 +1,8 @@
 // Importing a SAF-T file's books into a company, in the caller's one transaction (everything or
 // nothing): the chart (mapped to the company's accounts by StandardAccountID, then AccountID, created
 // otherwise), customers and suppliers, the journal as imported postings keeping their JournalID and
-// TransactionID, and the opening balances as one posting the day before the file's period. The
+// TransactionID, the opening balances as one posting the day before the file's period, and the asset
+// register (saft/import/assets.ts). The
 // postings go through the journal writer's batch (ledger/post.ts), set-based, with its checks.
 import type { Db } from '@tlr/db';
 import type { CompanyScope } from '../../context.ts';
@@ -14,7 +15,8 @@ import { JOURNAL_BATCH_LINES, openJournalBatch, type JournalBatch, type Posting 
 import { lineOfField, type PostingLine } from '../../ledger/rules.ts';
 import { groupFor, standardChart, typeForNumber, type AccountType } from '../../ledger/standard-chart.ts';
 import { fromOere, parseDecimalText, toOere } from '../../money.ts';
-import type { SaftAnalysisIn, SaftPartyIn, SaftRecord, SaftTransactionIn } from './reader.ts';
+import type { SaftAnalysisIn, SaftAssetIn, SaftPartyIn, SaftRecord, SaftTransactionIn } from './reader.ts';
+import { importSaftAssets } from './assets.ts';
 import { dimensionCode, type LineDimensions } from '../../dimensions/schema.ts';
 import { saftInvalid } from './schema-check.ts';
 
@@ -25,6 +27,7 @@ export interface SaftImportCounts {
   suppliers: number;
   transactions: number;
   lines: number;
+  assets: number;
 }
 
 /** A SAF-T amount as øre; what money.ts refuses (more than 2 decimals, beyond MAX_AMOUNT) is refused by name. */
@@ -101,7 +104,10 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
   const claimed = new Set<string>();
   const accountOf = new Map<string, string>(); // AccountID of the file -> our account id
   const openings = new Map<string, bigint>(); // our account id -> signed opening (debit positive)
-  const counts: SaftImportCounts = { accounts: 0, accounts_created: 0, customers: 0, suppliers: 0, transactions: 0, lines: 0 };
+  const counts: SaftImportCounts = { accounts: 0, accounts_created: 0, customers: 0, suppliers: 0, transactions: 0, lines: 0, assets: 0 };
+  // The assets and their transactions: few, kept until the journal is written (decision 860).
+  const assetRecords: SaftAssetIn[] = [];
+  const assetTransactions: SaftAssetIn[] = [];
   let periodStart = '';
   let parties: { kind: 'customer' | 'supplier'; fields: Map<string, string> }[] = [];
 
@@ -285,6 +291,10 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
         if (opening !== 0n) openings.set(id, opening);
       } else if (r.kind === 'analysis') {
         analysisEntries.push(r);
+      } else if (r.kind === 'asset') {
+        assetRecords.push(r);
+      } else if (r.kind === 'asset_transaction') {
+        assetTransactions.push(r);
       } else if (r.kind === 'customer' || r.kind === 'supplier') {
         parties.push(r as SaftPartyIn);
         if (parties.length >= 1000) await flushParties();
@@ -326,5 +336,6 @@ export async function importSaftRecords(db: Db, scope: CompanyScope, records: As
     );
   }
   await journal.flush();
+  counts.assets = await importSaftAssets(db, scope, assetRecords, assetTransactions, accountOf);
   return counts;
 }

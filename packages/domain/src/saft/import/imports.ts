@@ -54,6 +54,9 @@ export const importResource = z
       suppliers: count(),
       transactions: count().meta({ description: 'Journal transactions imported (with the opening balances posting, when there is one)' }),
       lines: count().meta({ description: 'Journal lines imported' }),
+      assets: count().meta({
+        description: 'Fixed assets of MasterFiles/Assets held at the end of the period, entered in the asset register with their depreciation to date',
+      }),
     }),
     problem: z
       .object({
@@ -107,6 +110,7 @@ export function importView(r: ImportRow): ImportView {
       suppliers: r.suppliers,
       transactions: r.transactions,
       lines: r.lines,
+      assets: r.assets,
     },
     problem: (r.problem as ImportView['problem']) ?? null,
     requested_by: { type: r.requested_by_type, id: r.requested_by_id },

@@ -1,5 +1,6 @@
 // Reads a SAF-T Financial file as it streams, under the safe-XML policy (xml/reader.ts): the header's
-// currency and period, the chart, customers and suppliers, and each journal transaction with its lines.
+// currency and period, the chart, customers and suppliers, the analysis types, the assets and their
+// transactions, and each journal transaction with its lines.
 // Memory holds one chunk's finished records, never the file. Namespace prefixes are ignored (the
 // schema check ran first).
 import { DomainError } from '../../errors.ts';
@@ -33,6 +34,12 @@ export interface SaftAnalysisIn {
   line: number;
   fields: Map<string, string>;
 }
+/** MasterFiles/Assets/Asset, or SourceDocuments/AssetTransactions/AssetTransaction: fields by path below it. */
+export interface SaftAssetIn {
+  kind: 'asset' | 'asset_transaction';
+  line: number;
+  fields: Map<string, string>;
+}
 export interface SaftTransactionIn {
   kind: 'transaction';
   line: number;
@@ -40,7 +47,7 @@ export interface SaftTransactionIn {
   fields: Map<string, string>;
   lines: SaftLineIn[];
 }
-export type SaftRecord = SaftHeaderIn | SaftAccountIn | SaftPartyIn | SaftAnalysisIn | SaftTransactionIn;
+export type SaftRecord = SaftHeaderIn | SaftAccountIn | SaftPartyIn | SaftAnalysisIn | SaftAssetIn | SaftTransactionIn;
 
 /** What a SAF-T file may weigh: 1,000,000 journal lines of our export are about 450 MB. */
 export const MAX_SAFT_FILE_BYTES = 1024 * 1024 * 1024;
@@ -52,6 +59,16 @@ export function saftXmlRefused(e: XmlRefusal): DomainError {
   const refused = xmlRefused(e, 'saft_file_invalid', 'The file is not XML this service reads: ');
   return new DomainError(refused.code, refused.message, refused.field, { ...refused.extensions, ...(e.problem.line ? { line: e.problem.line } : {}) });
 }
+
+/** The record each element read as a whole (its fields by path) is. */
+const RECORD_KINDS: Record<string, SaftRecord['kind']> = {
+  Account: 'account',
+  Customer: 'customer',
+  Supplier: 'supplier',
+  AnalysisTypeTableEntry: 'analysis',
+  Asset: 'asset',
+  AssetTransaction: 'asset_transaction',
+};
 
 /** The file's records in document order, a chunk's worth at a time. */
 export async function* readSaft(text: AsyncIterable<string>): AsyncGenerator<SaftRecord[]> {
@@ -76,8 +93,9 @@ export async function* readSaft(text: AsyncIterable<string>): AsyncGenerator<Saf
         if (d === 2 && name === 'Header') header = { kind: 'header', currency: '', start: '', end: '' };
         else if (
           d === 4 &&
-          path[1] === 'MasterFiles' &&
-          (name === 'Account' || name === 'Customer' || name === 'Supplier' || name === 'AnalysisTypeTableEntry')
+          ((path[1] === 'MasterFiles' &&
+            (name === 'Account' || name === 'Customer' || name === 'Supplier' || name === 'AnalysisTypeTableEntry' || name === 'Asset')) ||
+            (path[1] === 'SourceDocuments' && name === 'AssetTransaction'))
         ) {
           record = { fields: new Map(), depth: d, line: tag.line };
           fieldPaths.reset();
@@ -98,8 +116,7 @@ export async function* readSaft(text: AsyncIterable<string>): AsyncGenerator<Saf
           }
         } else if (record) {
           if (d === record.depth) {
-            const kind = name === 'Account' ? 'account' : name === 'Customer' ? 'customer' : name === 'Supplier' ? 'supplier' : 'analysis';
-            out.push({ kind, line: record.line, fields: record.fields } as SaftAccountIn | SaftPartyIn | SaftAnalysisIn);
+            out.push({ kind: RECORD_KINDS[name]!, line: record.line, fields: record.fields } as SaftAccountIn | SaftPartyIn | SaftAnalysisIn | SaftAssetIn);
             record = undefined;
           } else {
             const field = fieldPaths.leave()!;
