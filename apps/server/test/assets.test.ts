@@ -2,7 +2,9 @@
 // from a booked expense bought in March and depreciated monthly by the job (called with the day it runs
 // on, no waiting) to the year's end, catching up a downtime, two runs at once posting each month once, a
 // locked period posted on the first open day, disposals with a gain and with a loss, the register and the
-// tax view (saldo method), and the SAF-T file's Assets and AssetTransactions — every figure worked out by hand here.
+// tax view (saldo method), the SAF-T file's Assets and AssetTransactions, and an asset made from one line of a
+// received e-invoice with its project, carried to its depreciation; a dimension required on the depreciation
+// account (refused on the asset, kept on it by the job) and a retired value kept — every figure worked out by hand here.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -419,9 +421,22 @@ describe("an asset from one line of a received e-invoice, with the project's dim
 
   it("costs the line at its net amount with its VAT not deductible, moves it off the line's account, once per line", async () => {
     co = await t.another('Linjeanlæg ApS');
-    dim = (await created(c().POST('/dimensions', { params: idem(), body: { name: 'Projekt', values: [{ code: 'B', name: 'Projekt B' }] } }))).data.id;
+    dim = (
+      await created(
+        c().POST('/dimensions', {
+          params: idem(),
+          body: {
+            name: 'Projekt',
+            values: [
+              { code: 'B', name: 'Projekt B' },
+              { code: 'C', name: 'Projekt C' },
+            ],
+          },
+        }),
+      )
+    ).data.id;
     // The OIOUBL package's invoice of 20 November: Hejsetavle 5,000.00 and 2 × Beslag 25.00 = 50.00, 25 % VAT
-    // (1,250.00 and 12.50), both proposed to 2810. Project B; half the VAT deductible.
+    // (1,250.00 and 12.50), both proposed to 2810. Project B, the screws' line C; half the VAT deductible.
     const xml = readFileSync(join(REFERENCE, 'einvoice', 'oioubl', 'examples', 'OIOUBL_Invoice_v2p2.xml'), 'utf8')
       .replace('<cbc:IssueDate>2005-11-20', '<cbc:IssueDate>2026-11-20')
       .replace('<cbc:PaymentDueDate>2005-11-25', '<cbc:PaymentDueDate>2026-11-25');
@@ -431,7 +446,9 @@ describe("an asset from one line of a received e-invoice, with the project's dim
     });
     expect(r.status, r.text.slice(0, 500)).toBe(201);
     expense = r.body.data.expense_id;
-    await ok(c().PUT('/expenses/{id}', { ...path(expense), body: { dimensions: { Projekt: 'B' }, vat_deductible_percent: 50 } }));
+    const draft = await ok(c().PUT('/expenses/{id}', { ...path(expense), body: { dimensions: { Projekt: 'B' }, vat_deductible_percent: 50 } }));
+    const screws = draft.data.lines[1]!.id;
+    await ok(c().PUT('/expenses/{id}/lines/{line_id}', { params: { path: { id: expense, line_id: screws } }, body: { dimensions: { Projekt: 'C' } } }));
     lines = (await ok(c().PUT('/expenses/{id}/status', { ...path(expense), body: { status: 'booked' } }))).data.lines;
     expect(lines.map((l) => l.description)).toEqual(['Hejsetavle', 'Beslag']);
     // Booked: 2810 5,050.00 + the 631.25 of VAT not deductible (50 % of 1,262.50) = 5,681.25.
@@ -457,7 +474,8 @@ describe("an asset from one line of a received e-invoice, with the project's dim
       ['5580', 5625, 0, { Projekt: 'B' }],
       ['2810', 0, 5625, { Projekt: 'B' }],
     ]);
-    // The line again, or the expense as a whole: 409. The screws, twice at once: one asset (50 + 6.25 = 56.25).
+    // The line again, or the expense as a whole: 409. The screws, twice at once: one asset (50 + 6.25 = 56.25),
+    // in the line's own project C.
     for (const body of [{ expense_line_id: lines[0]!.id }, { expense_id: expense }]) {
       const res = await co.raw.post('/assets', { name: 'Igen', useful_life_months: 12, ...body });
       expect([res.status, res.body]).toMatchObject([409, { code: 'asset_exists', field: Object.keys(body)[0] }]);
@@ -466,7 +484,12 @@ describe("an asset from one line of a received e-invoice, with the project's dim
       [1, 2].map(() => co.raw.post('/assets', { name: 'Beslag', expense_id: expense, expense_line_id: lines[1]!.id, useful_life_months: 5 })),
     );
     expect(both.map((x) => x.status).sort()).toEqual([201, 409]);
-    expect(both.find((x) => x.status === 201)!.body).toMatchObject({ data: { cost: 56.25, monthly_depreciation: 11.25 } });
+    expect(both.find((x) => x.status === 201)!.body).toMatchObject({ data: { cost: 56.25, monthly_depreciation: 11.25, dimensions: { Projekt: 'C' } } });
+    const screwsAsset = (both.find((x) => x.status === 201)!.body as { data: { capitalisation_transaction_id: string } }).data;
+    expect(await tx(screwsAsset.capitalisation_transaction_id)).toEqual([
+      ['5580', 56.25, 0, { Projekt: 'C' }],
+      ['2810', 0, 56.25, { Projekt: 'C' }],
+    ]);
     expect(await balance('2810', co.company.companyId)).toBe(0);
     expect(await countRows(`SELECT count(*)::int AS n FROM fixed_assets WHERE expense_id = $1`, [expense])).toBe(2);
   });
@@ -512,8 +535,8 @@ describe("an asset from one line of a received e-invoice, with the project's dim
     expect((await ok(c().PUT('/assets/{id}', { ...path(svejser), body: { name: 'Svejser 2', dimensions: { Projekt: 'B' } } }))).data.name).toBe('Svejser 2');
     const run = await job('2026-12-31');
     expect(run.failed.filter((f) => [tavle, svejser].includes(f.asset_id))).toEqual([]);
-    // Project B's December: the board 112.50, the screws 11.25, the welder 100 = 223.75 of depreciation.
+    // Project B's December: the board 112.50 and the welder 100 = 212.50 of depreciation (the screws' 11.25 are C's).
     const pl = await ok(c().GET('/reports/profit-loss', { params: { query: { from: '2026-12-01', to: '2026-12-31', dimension: { Projekt: 'B' } } as never } }));
-    expect((pl as { data: { totals: { result: number } } }).data.totals.result).toBe(-223.75);
+    expect((pl as { data: { totals: { result: number } } }).data.totals.result).toBe(-212.5);
   });
 });
