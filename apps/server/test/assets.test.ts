@@ -485,7 +485,7 @@ describe("an asset from one line of a received e-invoice, with the project's dim
     );
     expect(both.map((x) => x.status).sort()).toEqual([201, 409]);
     expect(both.find((x) => x.status === 201)!.body).toMatchObject({ data: { cost: 56.25, monthly_depreciation: 11.25, dimensions: { Projekt: 'C' } } });
-    const screwsAsset = (both.find((x) => x.status === 201)!.body as { data: { capitalisation_transaction_id: string } }).data;
+    const screwsAsset = (both.find((x) => x.status === 201)!.body as unknown as { data: { capitalisation_transaction_id: string } }).data;
     expect(await tx(screwsAsset.capitalisation_transaction_id)).toEqual([
       ['5580', 56.25, 0, { Projekt: 'C' }],
       ['2810', 0, 56.25, { Projekt: 'C' }],
