@@ -3,7 +3,7 @@
 // each scoped to the caller's company; and the one function that posts an asset's next month of
 // depreciation, which the daily job (depreciate-assets.ts) and a disposal's catch-up both call. Every
 // posting goes through the journal writer, carrying the asset's dimensions. docs/assets.md; decisions
-// 567-579, 841, 870-876.
+// 567-579, 841, 870-875.
 import { isUniqueViolation, Prisma, type AssetDepreciation, type Db, type FixedAsset } from '@tlr/db';
 import { dayAfter, fromDate, toDate, today } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
