@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { RUN_TS } from '../../../../test/run-ts.ts';
 import {
   einvoiceValidationPool,
+  internStrings,
   oioublFailures,
   setEinvoiceValidationThreads,
   validateEinvoice,
@@ -119,6 +120,18 @@ describe('validateEinvoice', () => {
   it('reads no DTD: a declared entity is unknown, so an external one is never fetched', async () => {
     const xxe = '<?xml version="1.0"?><!DOCTYPE Invoice [<!ENTITY x SYSTEM "file:///etc/passwd">]><Invoice>&x;</Invoice>';
     await expect(validateEinvoice(xxe)).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('unknown entity') });
+  });
+});
+
+describe('internStrings (decision 493)', () => {
+  it('leaves a parsed tree as it was: nested objects and arrays, repeated strings, numbers, null, deeper than the call stack', () => {
+    const text = JSON.stringify({ ns: 'xml=~ fn=~', a: [{ ns: 'xml=~ fn=~', n: 1 }, 'xml=~ fn=~', null, [true, 'b']], c: { ns: 'x', d: 'xml=~ fn=~' } });
+    expect(internStrings(JSON.parse(text))).toEqual(JSON.parse(text));
+    // 20,000 levels: a recursive walk would overflow the stack.
+    const deep = '{"c":'.repeat(20_000) + '"x"' + '}'.repeat(20_000);
+    let node = internStrings(JSON.parse(deep) as { c: unknown });
+    for (let i = 1; i < 20_000; i++) node = node.c as { c: unknown };
+    expect(node.c).toBe('x');
   });
 });
 
