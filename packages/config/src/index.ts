@@ -163,6 +163,20 @@ const schema = z
         }
         return n;
       }),
+    // How long a validation worker may stay idle before it stops and gives its memory back (decision 495);
+    // the worker that holds every rule set stays. Unset: 300; 0: workers never stop.
+    EINVOICE_VALIDATION_IDLE_SECONDS: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        const n = Number(v);
+        if (!/^\d+$/.test(v) || n > 86_400) {
+          ctx.addIssue({ code: 'custom', message: `must be an integer from 0 to 86400, got "${v}"` });
+          return z.NEVER;
+        }
+        return n;
+      }),
     // A received e-invoice of more lines is imported by a job and answered 202 (decision 491); unset: 500.
     EINVOICE_ASYNC_LINES: z
       .string()

@@ -18,6 +18,9 @@ const gc = runInNewContext('gc') as (options: { type: 'major'; execution: 'sync'
 setFlagsFromString('--no-expose-gc');
 const reduceMemory = () => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 
+/** The rule sets this worker has loaded: the first document of a set loads its stylesheets, and leaves the load's garbage. */
+const loaded = new Set<string>();
+
 const port = parentPort!;
 port.on('message', async (request: WorkerRequest) => {
   let reply: WorkerReply;
@@ -30,7 +33,11 @@ port.on('message', async (request: WorkerRequest) => {
     // An error does not cross the thread boundary as itself: its message, and a DomainError's code.
     reply = { error: { message: (e as Error).message, ...(e instanceof DomainError ? { code: e.code } : {}) } };
   }
-  // After the warm-up, and after a large document (its tree and report were hundreds of MiB), before the answer: the pool's next document waits for it.
-  if ('warm' in request || request.xml.length > REDUCE_MEMORY_AFTER_CHARS) reduceMemory();
+  // After the warm-up, a set's first document (its rules' load) and a large document (its tree and
+  // report were hundreds of MiB), before the answer: the pool's next document waits for it.
+  const sets = 'warm' in request ? request.sets : [request.set];
+  const loading = sets.some((set) => !loaded.has(set));
+  for (const set of sets) loaded.add(set);
+  if (loading || ('xml' in request && request.xml.length > REDUCE_MEMORY_AFTER_CHARS)) reduceMemory();
   port.postMessage(reply);
 });
