@@ -77,6 +77,37 @@ describe('POST /einvoices/inbound, a long document (decision 491)', () => {
     expect([third.status, third.body.data.id, third.body.data.status]).toEqual([202, done.id, 'succeeded']);
   });
 
+  it("the document's embedded attachments become vouchers in its order, their names, bytes and events as one by one (written in one batch: decision 497)", async () => {
+    const files = ['a.pdf', 'b.pdf', 'c.pdf'].map((name, i) => ({ name, bytes: `%PDF-1.4 bilag ${i + 1}` }));
+    const attached = files
+      .map(
+        (f, i) =>
+          `<cac:AdditionalDocumentReference><cbc:ID>bilag-${i + 1}</cbc:ID><cac:Attachment><cbc:EmbeddedDocumentBinaryObject mimeCode="application/pdf" filename="${f.name}">${Buffer.from(f.bytes).toString('base64')}</cbc:EmbeddedDocumentBinaryObject></cac:Attachment></cac:AdditionalDocumentReference>`,
+      )
+      .join('');
+    const xml = longInvoice('LANG-BILAG', 4).replace('<cac:AccountingSupplierParty>', `${attached}<cac:AccountingSupplierParty>`);
+    const r = await send(t.raw, xml);
+    expect(r.status, r.text).toBe(202);
+    const done = await finished(r.body.data.id);
+    expect(done.status).toBe('succeeded');
+    const message = (await ok(t.api.GET('/einvoices/{id}', { params: { path: { id: done.einvoice_id! } } }))).data;
+    const ids = message.links.attachments.map((link) => link.split('/').pop()!);
+    expect(ids).toHaveLength(3);
+    for (const [i, id] of ids.entries()) {
+      expect((await ok(t.api.GET('/vouchers/{id}', { params: { path: { id } } }))).data).toMatchObject({ filename: files[i]!.name, mime_type: 'application/pdf' });
+      expect((await t.raw.get(`/vouchers/${id}/content`)).text).toBe(files[i]!.bytes);
+    }
+    // One voucher.created each, the document's XML first and then the attachments in order.
+    const xmlVoucher = message.links.voucher.split('/').pop()!;
+    const { rows } = await testDb().pool.query<{ id: string }>(
+      `SELECT data->>'id' AS id FROM outbox_events WHERE type = 'voucher.created' AND data->>'id' = ANY($1) ORDER BY sequence`,
+      [[xmlVoucher, ...ids]],
+    );
+    expect(rows.map((row) => row.id)).toEqual([xmlVoucher, ...ids]);
+    // Nothing left for the sweeper: every storage intent was taken back with the rows.
+    expect(await countRows('SELECT count(*)::int AS n FROM stored_object_intents WHERE company_id = $1', [t.company.companyId])).toBe(0);
+  });
+
   it('a document the official rules refuse: the import fails naming the rule, and nothing is written', async () => {
     const before = await written(t.company.companyId);
     const broken = longInvoice('LANG-2', 4).replace(/(<cbc:LineExtensionAmount currencyID="EUR">)11200\.00</, '$111201.00<');
