@@ -94,11 +94,14 @@ describe('POST /einvoices/inbound, a long document (decision 491)', () => {
     const ids = message.links.attachments.map((link) => link.split('/').pop()!);
     expect(ids).toHaveLength(3);
     for (const [i, id] of ids.entries()) {
-      expect((await ok(t.api.GET('/vouchers/{id}', { params: { path: { id } } }))).data).toMatchObject({ filename: files[i]!.name, mime_type: 'application/pdf' });
+      expect((await ok(t.api.GET('/vouchers/{id}', { params: { path: { id } } }))).data).toMatchObject({
+        filename: files[i]!.name,
+        mime_type: 'application/pdf',
+      });
       expect((await t.raw.get(`/vouchers/${id}/content`)).text).toBe(files[i]!.bytes);
     }
     // One voucher.created each, the document's XML first and then the attachments in order.
-    const xmlVoucher = message.links.voucher.split('/').pop()!;
+    const xmlVoucher = message.links.voucher!.split('/').pop()!;
     const { rows } = await testDb().pool.query<{ id: string }>(
       `SELECT data->>'id' AS id FROM outbox_events WHERE type = 'voucher.created' AND data->>'id' = ANY($1) ORDER BY sequence`,
       [[xmlVoucher, ...ids]],

@@ -54,7 +54,9 @@ describe('configuration', () => {
     expect(loadConfig({ EINVOICE_VALIDATION_IDLE_SECONDS: '0' }).EINVOICE_VALIDATION_IDLE_SECONDS).toBe(0);
     expect(loadConfig({ EINVOICE_VALIDATION_IDLE_SECONDS: '86400' }).EINVOICE_VALIDATION_IDLE_SECONDS).toBe(86_400);
     for (const bad of ['86401', '-1', '2.5', 'x', '']) {
-      expect(() => loadConfig({ EINVOICE_VALIDATION_IDLE_SECONDS: bad })).toThrow(`EINVOICE_VALIDATION_IDLE_SECONDS: must be an integer from 0 to 86400, got "${bad}"`);
+      expect(() => loadConfig({ EINVOICE_VALIDATION_IDLE_SECONDS: bad })).toThrow(
+        `EINVOICE_VALIDATION_IDLE_SECONDS: must be an integer from 0 to 86400, got "${bad}"`,
+      );
     }
   });
 

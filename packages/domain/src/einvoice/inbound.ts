@@ -471,7 +471,9 @@ export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, s
   const [xmlVoucher, ...others] = await storeVouchers(db, outside, store, scope, [
     { bytes: Buffer.from(p.xml, 'utf8'), filename: `${base}.xml`, mimeType: 'application/xml' },
     ...(p.pdf ? [{ bytes: p.pdf, filename: `${base}.pdf`, mimeType: 'application/pdf' }] : []),
-    ...d.attachments.flatMap((a, i) => (a.content.length ? [{ bytes: a.content, filename: fileName(a.filename, `${base}-bilag-${i + 1}`), mimeType: a.mimeType }] : [])),
+    ...d.attachments.flatMap((a, i) =>
+      a.content.length ? [{ bytes: a.content, filename: fileName(a.filename, `${base}-bilag-${i + 1}`), mimeType: a.mimeType }] : [],
+    ),
   ]);
   const voucher = p.pdf ? others.shift()! : xmlVoucher!;
   const attachments = [...(p.pdf ? [xmlVoucher!.id] : []), ...others.map((v) => v.id)];

@@ -189,7 +189,14 @@ export async function uploadVouchers(db: Db, outside: Db, store: VoucherStore, s
     // Puts are atomic: what was put is taken back, and the intents of what is gone have nothing to guard
     // (an object that could not be deleted keeps its intent, for the sweeper).
     const gone = keys.filter((key) => !put.includes(key));
-    for (const key of put) if (await store.delete(key).then(() => true, () => false)) gone.push(key);
+    for (const key of put)
+      if (
+        await store.delete(key).then(
+          () => true,
+          () => false,
+        )
+      )
+        gone.push(key);
     await outside.storedObjectIntent.deleteMany({ where: { storage_key: { in: gone } } }).catch(() => {});
     throw e;
   }
@@ -207,7 +214,12 @@ export async function uploadVouchers(db: Db, outside: Db, store: VoucherStore, s
       })),
     });
     await db.storedObjectIntent.deleteMany({ where: { storage_key: { in: keys } } });
-    await recordEvents(db, scope, 'voucher.created', files.map((f) => ({ id: f.id, filename: f.filename })));
+    await recordEvents(
+      db,
+      scope,
+      'voucher.created',
+      files.map((f) => ({ id: f.id, filename: f.filename })),
+    );
     const byId = new Map(rows.map((row) => [row.id, row]));
     return files.map((f) => voucherView(byId.get(f.id)!));
   } catch (e) {
