@@ -20,7 +20,9 @@ import {
 import { archivingFromStart, backupSettings } from '@tlr/db/backup';
 import { StartupError } from '@tlr/db/server';
 import {
+  einvoiceValidationPool,
   setEinvoiceAsyncLines,
+  setEinvoiceValidationIdleSeconds,
   setEinvoiceValidationThreads,
   setPasswordHashCost,
   sweepStaged,
@@ -96,6 +98,7 @@ async function checkPort(port: number, host: string): Promise<void> {
 
 export async function startService(config: Config, logger = createLogger(config)): Promise<Service> {
   setEinvoiceValidationThreads(config.EINVOICE_VALIDATION_THREADS);
+  setEinvoiceValidationIdleSeconds(config.EINVOICE_VALIDATION_IDLE_SECONDS);
   // What the transport knows of receivers decides the format of customers on einvoice_format auto, in requests and jobs alike.
   const einvoices = einvoiceSettings(config);
   useReceiverDocuments(einvoices.transport.receivers);
@@ -214,7 +217,8 @@ export async function startService(config: Config, logger = createLogger(config)
     logger,
     requestLog,
     isReady: () => ready,
-    einvoiceRules: () => einvoiceRules,
+    // Loaded while a worker holds every rule set (decision 495): should that worker die, the next document loads its rules first.
+    einvoiceRules: () => (einvoiceRules === 'loaded' && !einvoiceValidationPool.holdsEveryRuleSet() ? 'on_first_document' : einvoiceRules),
     backups: backups.state,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { runNextEinvoiceImport } from '@tlr/domain';
+import { expenseLineBounds, runNextEinvoiceImport } from '@tlr/domain';
 import { startBoss } from '@tlr/jobs';
 import { registerEinvoiceImportWorker } from '../src/worker.ts';
 import { countRows, databaseUrl, idem, ok, testDb, useCompany, waitFor, type client, type Schemas } from './helpers.ts';
@@ -75,6 +75,45 @@ describe('POST /einvoices/inbound, a long document (decision 491)', () => {
     expect(await countRows('SELECT count(*)::int AS n FROM import_file_chunks WHERE import_id = $1', [done.id])).toBe(0);
     const third = await send(t.raw, xml);
     expect([third.status, third.body.data.id, third.body.data.status]).toEqual([202, done.id, 'succeeded']);
+  });
+
+  it("the document's embedded attachments become vouchers in its order, their names, bytes and events as one by one (written in one batch: decision 497); its lines written 3 a statement are its lines in order (decision 498)", async () => {
+    const files = ['a.pdf', 'b.pdf', 'c.pdf'].map((name, i) => ({ name, bytes: `%PDF-1.4 bilag ${i + 1}` }));
+    const attached = files
+      .map(
+        (f, i) =>
+          `<cac:AdditionalDocumentReference><cbc:ID>bilag-${i + 1}</cbc:ID><cac:Attachment><cbc:EmbeddedDocumentBinaryObject mimeCode="application/pdf" filename="${f.name}">${Buffer.from(f.bytes).toString('base64')}</cbc:EmbeddedDocumentBinaryObject></cac:Attachment></cac:AdditionalDocumentReference>`,
+      )
+      .join('');
+    const xml = longInvoice('LANG-BILAG', 4).replace('<cac:AccountingSupplierParty>', `${attached}<cac:AccountingSupplierParty>`);
+    const r = await send(t.raw, xml);
+    expect(r.status, r.text).toBe(202);
+    // 3 rows a statement (the job runs in this process).
+    expenseLineBounds.perInsert = 3;
+    const done = await finished(r.body.data.id).finally(() => (expenseLineBounds.perInsert = 1_000));
+    expect(done.status).toBe('succeeded');
+    const message = (await ok(t.api.GET('/einvoices/{id}', { params: { path: { id: done.einvoice_id! } } }))).data;
+    const expense = (await ok(t.api.GET('/expenses/{id}', { params: { path: { id: message.expense_id! } } }))).data;
+    // The four lines of 2,800 and the document's charge of 25 as a line of its own (decision 681): 5 rows, in 3 and 2.
+    expect(expense.lines.map((l) => [l.position, l.net_amount])).toEqual([...[1, 2, 3, 4].map((n) => [n, 2800]), [5, 25]]);
+    const ids = message.links.attachments.map((link) => link.split('/').pop()!);
+    expect(ids).toHaveLength(3);
+    for (const [i, id] of ids.entries()) {
+      expect((await ok(t.api.GET('/vouchers/{id}', { params: { path: { id } } }))).data).toMatchObject({
+        filename: files[i]!.name,
+        mime_type: 'application/pdf',
+      });
+      expect((await t.raw.get(`/vouchers/${id}/content`)).text).toBe(files[i]!.bytes);
+    }
+    // One voucher.created each, the document's XML first and then the attachments in order.
+    const xmlVoucher = message.links.voucher!.split('/').pop()!;
+    const { rows } = await testDb().pool.query<{ id: string }>(
+      `SELECT data->>'id' AS id FROM outbox_events WHERE type = 'voucher.created' AND data->>'id' = ANY($1) ORDER BY sequence`,
+      [[xmlVoucher, ...ids]],
+    );
+    expect(rows.map((row) => row.id)).toEqual([xmlVoucher, ...ids]);
+    // Nothing left for the sweeper: every storage intent was taken back with the rows.
+    expect(await countRows('SELECT count(*)::int AS n FROM stored_object_intents WHERE company_id = $1', [t.company.companyId])).toBe(0);
   });
 
   it('a document the official rules refuse: the import fails naming the rule, and nothing is written', async () => {

@@ -49,6 +49,17 @@ describe('configuration', () => {
     }
   });
 
+  it('EINVOICE_VALIDATION_IDLE_SECONDS: unset leaves 300 to the pool; else an integer from 0 to 86400 (decision 495)', () => {
+    expect(loadConfig({}).EINVOICE_VALIDATION_IDLE_SECONDS).toBeUndefined();
+    expect(loadConfig({ EINVOICE_VALIDATION_IDLE_SECONDS: '0' }).EINVOICE_VALIDATION_IDLE_SECONDS).toBe(0);
+    expect(loadConfig({ EINVOICE_VALIDATION_IDLE_SECONDS: '86400' }).EINVOICE_VALIDATION_IDLE_SECONDS).toBe(86_400);
+    for (const bad of ['86401', '-1', '2.5', 'x', '']) {
+      expect(() => loadConfig({ EINVOICE_VALIDATION_IDLE_SECONDS: bad })).toThrow(
+        `EINVOICE_VALIDATION_IDLE_SECONDS: must be an integer from 0 to 86400, got "${bad}"`,
+      );
+    }
+  });
+
   it('EINVOICE_ASYNC_LINES: unset leaves 500 to the domain; else an integer from 1 to 100000 (decision 491)', () => {
     expect(loadConfig({}).EINVOICE_ASYNC_LINES).toBeUndefined();
     expect(loadConfig({ EINVOICE_ASYNC_LINES: '3' }).EINVOICE_ASYNC_LINES).toBe(3);

@@ -28,6 +28,21 @@ const milliseconds = (fallback: number) =>
       return n;
     });
 
+/** An optional whole number from `min` to `max`: unset stays undefined (the default is the consumer's). */
+const optionalInteger = (min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      const n = Number(v);
+      if (!/^\d+$/.test(v) || n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `must be an integer from ${min} to ${max}, got "${v}"` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
 /** The names Express's `trust proxy` takes for address ranges (proxy-addr). */
 const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
 
@@ -151,31 +166,12 @@ const schema = z
     EINVOICE_HTTP_TOKEN: z.string().optional(),
     // The worker threads that run the official e-invoice rules (validate.ts, decision 235); unset: one
     // per core, at most 4.
-    EINVOICE_VALIDATION_THREADS: z
-      .string()
-      .optional()
-      .transform((v, ctx) => {
-        if (v === undefined) return undefined;
-        const n = Number(v);
-        if (!/^\d+$/.test(v) || n < 1 || n > 16) {
-          ctx.addIssue({ code: 'custom', message: `must be an integer from 1 to 16, got "${v}"` });
-          return z.NEVER;
-        }
-        return n;
-      }),
+    EINVOICE_VALIDATION_THREADS: optionalInteger(1, 16),
+    // How long a validation worker may stay idle before it stops and gives its memory back (decision 495);
+    // the worker that holds every rule set stays. Unset: 300; 0: workers never stop.
+    EINVOICE_VALIDATION_IDLE_SECONDS: optionalInteger(0, 86_400),
     // A received e-invoice of more lines is imported by a job and answered 202 (decision 491); unset: 500.
-    EINVOICE_ASYNC_LINES: z
-      .string()
-      .optional()
-      .transform((v, ctx) => {
-        if (v === undefined) return undefined;
-        const n = Number(v);
-        if (!/^\d+$/.test(v) || n < 1 || n > 100_000) {
-          ctx.addIssue({ code: 'custom', message: `must be an integer from 1 to 100000, got "${v}"` });
-          return z.NEVER;
-        }
-        return n;
-      }),
+    EINVOICE_ASYNC_LINES: optionalInteger(1, 100_000),
     EINVOICE_HANDOVER_TIMEOUT_MS: milliseconds(20000),
     // E-mailing documents (docs/email.md): the SMTP server (smtp:// upgrades with STARTTLS when the server
     // offers it, smtps:// is TLS from the first byte; user and password in the URL), the From address

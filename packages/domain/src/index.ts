@@ -118,7 +118,7 @@ export * from './expenses/list-expenses.ts';
 export * from './expenses/get-expense.ts';
 export * from './expenses/create-expense.ts';
 export * from './expenses/update-expense.ts';
-export { updateExpenseLine } from './expenses/lines.ts';
+export { expenseLineBounds, updateExpenseLine } from './expenses/lines.ts';
 export { EXPENSE_LINE_KINDS, LINE_ACCOUNT_SOURCES } from './expenses/line-rules.ts';
 export * from './expenses/delete-expense.ts';
 export * from './expenses/set-expense-status.ts';

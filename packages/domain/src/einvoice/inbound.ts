@@ -23,7 +23,7 @@ import { vatCodesOf } from '../vat/treatments.ts';
 import { supplierSchemas } from '../suppliers/schema.ts';
 import { suppliers } from '../suppliers/suppliers.ts';
 import { checkFilename, checkMimeType, DEFAULT_MIME_TYPE } from '../vouchers/rules.ts';
-import { stageBytes, uploadVoucher, type VoucherStore } from '../vouchers/vouchers.ts';
+import { stageBytes, uploadVouchers, type StagedContent, type VoucherStore } from '../vouchers/vouchers.ts';
 import { queueInvoiceResponse } from './invoice-responses.ts';
 import { parseEinvoice, type InboundDocument, type InboundParty } from './parse.ts';
 import type { EinvoiceDirection, EinvoiceMessageView, EinvoiceStatus } from './schema.ts';
@@ -421,12 +421,27 @@ async function reverseChargeVat(db: Db, scope: CompanyScope, lines: readonly New
 /** A file name a voucher takes: the document's own when the vouchers' rule allows it. */
 const fileName = (wanted: string, fallback: string) => (wanted && !checkFilename(wanted) ? wanted : fallback);
 
-async function storeVoucher(db: Db, outside: Db, store: VoucherStore, scope: CompanyScope, bytes: Uint8Array, filename: string, mimeType: string) {
-  const content = await stageBytes(bytes);
+/** A file of the document to keep as a voucher: its bytes, name and type. */
+interface DocumentFile {
+  bytes: Uint8Array;
+  filename: string;
+  mimeType: string;
+}
+
+/** Stores the document's files as vouchers, in order, in one batch of writes (decision 497). */
+async function storeVouchers(db: Db, outside: Db, store: VoucherStore, scope: CompanyScope, files: readonly DocumentFile[]) {
+  const staged: StagedContent[] = [];
   try {
-    return await uploadVoucher(db, outside, store, scope, { filename, mime_type: checkMimeType(mimeType) ? DEFAULT_MIME_TYPE : mimeType, content });
+    for (const f of files) staged.push(await stageBytes(f.bytes));
+    return await uploadVouchers(
+      db,
+      outside,
+      store,
+      scope,
+      files.map((f, i) => ({ filename: f.filename, mime_type: checkMimeType(f.mimeType) ? DEFAULT_MIME_TYPE : f.mimeType, content: staged[i]! })),
+    );
   } finally {
-    await content.discard();
+    for (const content of staged) await content.discard();
   }
 }
 
@@ -452,19 +467,16 @@ export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, s
     );
   }
   const base = fileName(`${d.kind === 'credit_note' ? 'kreditnota' : 'faktura'}-${d.number}`.replace(/[^\p{L}\p{N}._-]+/gu, '_').slice(0, 200), 'e-faktura');
-  const xmlVoucher = await storeVoucher(db, outside, store, scope, Buffer.from(p.xml, 'utf8'), `${base}.xml`, 'application/xml');
-  const attachments: string[] = [];
   // A Factur-X / ZUGFeRD PDF is the voucher the expense carries (what a person reads); its XML is kept beside it.
-  let voucher = xmlVoucher;
-  if (p.pdf) {
-    voucher = await storeVoucher(db, outside, store, scope, p.pdf, `${base}.pdf`, 'application/pdf');
-    attachments.push(xmlVoucher.id);
-  }
-  for (const [i, a] of d.attachments.entries()) {
-    if (!a.content.length) continue;
-    const v = await storeVoucher(db, outside, store, scope, a.content, fileName(a.filename, `${base}-bilag-${i + 1}`), a.mimeType);
-    attachments.push(v.id);
-  }
+  const [xmlVoucher, ...others] = await storeVouchers(db, outside, store, scope, [
+    { bytes: Buffer.from(p.xml, 'utf8'), filename: `${base}.xml`, mimeType: 'application/xml' },
+    ...(p.pdf ? [{ bytes: p.pdf, filename: `${base}.pdf`, mimeType: 'application/pdf' }] : []),
+    ...d.attachments.flatMap((a, i) =>
+      a.content.length ? [{ bytes: a.content, filename: fileName(a.filename, `${base}-bilag-${i + 1}`), mimeType: a.mimeType }] : [],
+    ),
+  ]);
+  const voucher = p.pdf ? others.shift()! : xmlVoucher!;
+  const attachments = [...(p.pdf ? [xmlVoucher!.id] : []), ...others.map((v) => v.id)];
   // The VAT is the document's, which its official rules accepted: tlr's own cap only warns (decision 633).
   const warnings = p.warnings.map((w) => ({ id: w.id, text: w.text }));
   // The document's lines, each with the account proposed for it, become the draft's own (decisions 681, 682).
@@ -529,7 +541,7 @@ export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, s
  * person to key in; nothing is read from it and no expense is made. Answers the voucher's id.
  */
 export async function storePdfWithoutInvoice(db: Db, outside: Db, store: VoucherStore, scope: CompanyScope, pdf: Uint8Array): Promise<string> {
-  return (await storeVoucher(db, outside, store, scope, pdf, 'e-faktura.pdf', 'application/pdf')).id;
+  return (await storeVouchers(db, outside, store, scope, [{ bytes: pdf, filename: 'e-faktura.pdf', mimeType: 'application/pdf' }]))[0]!.id;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -12,7 +12,9 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { RUN_TS } from '../../../../test/run-ts.ts';
 import {
   einvoiceValidationPool,
+  internStrings,
   oioublFailures,
+  setEinvoiceValidationIdleSeconds,
   setEinvoiceValidationThreads,
   validateEinvoice,
   validateEinvoiceHere,
@@ -122,6 +124,18 @@ describe('validateEinvoice', () => {
   });
 });
 
+describe('internStrings (decision 493)', () => {
+  it('leaves a parsed tree as it was: nested objects and arrays, repeated strings, numbers, null, deeper than the call stack', () => {
+    const text = JSON.stringify({ ns: 'xml=~ fn=~', a: [{ ns: 'xml=~ fn=~', n: 1 }, 'xml=~ fn=~', null, [true, 'b']], c: { ns: 'x', d: 'xml=~ fn=~' } });
+    expect(internStrings(JSON.parse(text))).toEqual(JSON.parse(text));
+    // 20,000 levels: a recursive walk would overflow the stack.
+    const deep = '{"c":'.repeat(20_000) + '"x"' + '}'.repeat(20_000);
+    let node = internStrings(JSON.parse(deep) as { c: unknown });
+    for (let i = 1; i < 20_000; i++) node = node.c as { c: unknown };
+    expect(node.c).toBe('x');
+  });
+});
+
 describe('the pool of validation workers', () => {
   const broken = ['<Invoice><cbc:ID>1</Invoice>', danish(), example('base-example.xml').replace(/(<cbc:PayableAmount currencyID="EUR">)[^<]*/, '$11.00')];
   const documents = [...examples.map(example), ...broken];
@@ -195,6 +209,35 @@ describe('the pool of validation workers', () => {
     expect((await validateEinvoice(example('base-example.xml'))).fatal).toEqual([]);
   }, 120_000);
 
+  it('a worker idle past its time stops, except the one with every rule set; a document that waits starts one again (decision 495)', async () => {
+    setEinvoiceValidationThreads(2);
+    try {
+      await warmEinvoiceValidation();
+      const full = einvoiceValidationPool.workers().find((w) => w.sets.includes('oioubl-invoice'))!.worker;
+      expect(einvoiceValidationPool.holdsEveryRuleSet()).toBe(true);
+      const xml = example('base-example.xml');
+      // Two at once: the second waits for a worker, and one starts for it (if the pool had only the warm one).
+      await Promise.all([validateEinvoice(xml), validateEinvoice(xml)]);
+      expect(einvoiceValidationPool.workers()).toHaveLength(2);
+      // Idle for 20 ms (0.02 s): the other worker stops, the warm one stays.
+      setEinvoiceValidationIdleSeconds(0.02);
+      await vi.waitFor(() => expect(einvoiceValidationPool.workers().map((w) => w.worker)).toEqual([full]));
+      expect(einvoiceValidationPool.holdsEveryRuleSet()).toBe(true);
+      // Kept for good: past its own idle time it is still there, and takes the next document.
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      expect(einvoiceValidationPool.workers().map((w) => w.worker)).toEqual([full]);
+      setEinvoiceValidationIdleSeconds(undefined);
+      // Two at once again: a new worker starts, and loads only the rules of the document it is given.
+      await Promise.all([validateEinvoice(xml), validateEinvoice(xml)]);
+      const workers = einvoiceValidationPool.workers();
+      expect(workers).toHaveLength(2);
+      expect(workers.find((w) => w.worker !== full)!.sets).toEqual(['peppol']);
+    } finally {
+      setEinvoiceValidationThreads(undefined);
+      setEinvoiceValidationIdleSeconds(undefined);
+    }
+  }, 300_000);
+
   it('works in a process run as `npm start` runs the server (its Node flags, TypeScript stripped by Node), which then exits by itself', async () => {
     const root = join(import.meta.dirname, '..', '..', '..', '..');
     const flags = pathToFileURL(join(root, 'scripts', 'server-flags.mjs')).href;
@@ -236,12 +279,16 @@ describe('the OIOUBL schematron 1.17.2 and the CEN CII rules, warm from the star
     const credit = read('oioubl', 'examples', 'OIOUBL_CreditNote_v2p2.xml');
     expect((await validateEinvoice(credit, 'oioubl-credit-note')).fatal).toEqual([]);
     expect((await validateEinvoice(read('cii', 'examples', 'CII_example3.xml'), 'cen-cii')).fatal).toEqual([]);
-    // One worker holds the OIOUBL rules (decision 492): OIOUBL documents all in flight at once go to it alone.
+    // One worker holds the OIOUBL rules (decision 492): OIOUBL documents all in flight at once go to it
+    // alone; a Peppol document beside them gets a second worker, started for it (decision 495).
     setEinvoiceValidationThreads(2);
     try {
       await warmEinvoiceValidation();
-      const results = await Promise.all([invoice, invoice, credit].map((doc, i) => validateEinvoice(doc, i < 2 ? 'oioubl-invoice' : 'oioubl-credit-note')));
-      expect(results.map((r) => r.fatal)).toEqual([[], [], []]);
+      const results = await Promise.all([
+        ...[invoice, invoice, credit].map((doc, i) => validateEinvoice(doc, i < 2 ? 'oioubl-invoice' : 'oioubl-credit-note')),
+        validateEinvoice(example('base-example.xml')),
+      ]);
+      expect(results.map((r) => r.fatal)).toEqual([[], [], [], []]);
       const workers = einvoiceValidationPool.workers();
       expect(workers).toHaveLength(2);
       expect(workers.filter((w) => w.sets.includes('oioubl-invoice'))).toHaveLength(1);

@@ -108,10 +108,34 @@ export async function compiledRuleNames(): Promise<string[]> {
   return Promise.all(STYLESHEET_NAMES.map(async (name) => `${name}-${await digest(await STYLESHEETS[name].inputs())}.sef.json.gz`));
 }
 
-/** A SEF's stylesheet. A file that does not parse (torn by something else) is removed: the next try compiles it anew. */
+/**
+ * Makes every equal string of a parsed JSON tree one string (decision 493). A SEF repeats a handful of
+ * strings hundreds of thousands of times (each instruction's in-scope namespaces, `ns`, and the like:
+ * the OIOUBL invoice rules' 568,000 strings are 24,000 distinct ones), and JSON.parse makes each its own
+ * copy: the OIOUBL invoice stylesheet took 46 MiB of heap parsed, 19 MiB with its strings shared.
+ * Walked with a stack, not recursion: the trees nest deeper than the call stack allows.
+ */
+export function internStrings<T extends object>(tree: T): T {
+  const seen = new Map<string, string>();
+  const stack: object[] = [tree];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    const o = node as Record<string, unknown>;
+    for (const key in o) {
+      const value = o[key];
+      if (typeof value === 'string') {
+        const first = seen.get(value);
+        if (first === undefined) seen.set(value, value);
+        else o[key] = first;
+      } else if (typeof value === 'object' && value !== null) stack.push(value);
+    }
+  }
+  return tree;
+}
+
+/** A SEF's stylesheet, its strings shared. A file that does not parse (torn by something else) is removed: the next try compiles it anew. */
 async function stylesheet(file: string): Promise<object> {
   try {
-    return JSON.parse(await readFile(file, 'utf8')) as object;
+    return internStrings(JSON.parse(await readFile(file, 'utf8')) as object);
   } catch (e) {
     await rm(file, { force: true });
     throw e;
@@ -331,12 +355,12 @@ const WRITING_RULE_SETS: readonly RuleSet[] = ['oioubl-application-response', 'o
 const RECEIVING_RULE_SETS = (Object.keys(RULE_SETS) as RuleSet[]).filter((set) => !WRITING_RULE_SETS.includes(set));
 
 /**
- * The OIOUBL rule sets are most of a worker's memory (decision 492): loaded, a worker holds about 420 MiB
- * with them and 250 MiB without (their stylesheets are 44 MB of SEF). One worker of the pool holds them
- * and checks every OIOUBL document; the others hold the EN 16931 and Peppol rules only.
+ * The OIOUBL rule sets are most of a worker's memory (decision 492): loaded, a worker holds about 160 MiB
+ * with them and 100 MiB without (their stylesheets are 44 MB of SEF; 340 and 250 MiB before decisions 493
+ * and 494). One worker of the pool holds them and checks every OIOUBL document; the others load the
+ * rules of the documents they are given.
  */
 const HEAVY_RULE_SETS: readonly RuleSet[] = ['oioubl-invoice', 'oioubl-credit-note', 'oioubl-application-response'];
-const LIGHT_RULE_SETS = RECEIVING_RULE_SETS.filter((set) => !HEAVY_RULE_SETS.includes(set));
 
 /** Loads SaxonJS and the stylesheets of these rule sets (default: every one received documents take) in this thread, and runs each once (a worker's warm-up). */
 export async function loadEinvoiceRulesHere(sets: readonly RuleSet[] = RECEIVING_RULE_SETS): Promise<void> {
@@ -346,11 +370,15 @@ export async function loadEinvoiceRulesHere(sets: readonly RuleSet[] = RECEIVING
 }
 
 // The pool. A document takes ~100 ms of CPU: in this thread it would stop the event loop meanwhile and
-// cap the process at ~10 documents/s. Each worker loads SaxonJS and the rules once (1 to 3 s, about
-// 250 MiB) and validates one document at a time; workers start as documents wait, up to the pool's size.
+// cap the process at ~10 documents/s. Each worker loads SaxonJS and the rules once (1 to 3 s, 100 to
+// 160 MiB) and validates one document at a time; workers start as documents wait, up to the pool's size,
+// and a worker idle for `idleMs` stops, except the one that holds every rule set (decision 495).
 
 /** What a worker answers for a document: its result, or the error, a DomainError's code kept (400 stays 400). */
 export type WorkerReply = { result: ValidationResult } | { error: { message: string; code?: ErrorCode } };
+
+/** A worker gives its heap's free pages back after a document longer than this (1 Mi characters, some 800 lines) and after its warm-up (decision 494). */
+export const REDUCE_MEMORY_AFTER_CHARS = 2 ** 20;
 
 /** What the pool asks a worker: validate a document under a rule set, or load every rule set now. */
 export type WorkerRequest = { xml: string; set: RuleSet } | { warm: true; sets: RuleSet[] };
@@ -370,6 +398,8 @@ interface Thread {
   loaded: Set<RuleSet>;
   job?: Job | undefined;
   timer?: NodeJS.Timeout;
+  /** Set while the worker is idle: when it fires, the worker stops unless it is the one kept (decision 495). */
+  idle?: NodeJS.Timeout | undefined;
 }
 
 const WORKER = join(import.meta.dirname, 'validate-worker.ts');
@@ -431,8 +461,27 @@ export function setEinvoiceValidationThreads(threads: number | undefined): void 
   dispatch();
 }
 
-/** For tests: the pool's workers, and the time a document may take in one. */
+/** How long an idle worker lives: EINVOICE_VALIDATION_IDLE_SECONDS (checked at start), else 5 minutes; 0 keeps every worker. */
+export function setEinvoiceValidationIdleSeconds(seconds: number | undefined): void {
+  einvoiceValidationPool.idleMs = (seconds ?? 300) * 1000;
+  for (const thread of threads) {
+    clearTimeout(thread.idle);
+    thread.idle = undefined;
+  }
+  dispatch();
+}
+
+/** The pool's workers, the time a document may take in one, and how long an idle worker lives. */
 export const einvoiceValidationPool = {
+  /**
+   * How long a worker may stay idle before it stops (EINVOICE_VALIDATION_IDLE_SECONDS, default 5
+   * minutes; 0: never), except the one kept: the worker that holds every rule set, else the last one
+   * (decision 495). A stopped worker's memory goes back to the system; the next document that waits
+   * for a worker starts one, which loads SaxonJS and that document's rules first (0.4 to 3 s).
+   */
+  idleMs: 300_000,
+  /** Whether a worker holds every rule set received documents take (the warm-up's): /readyz's `einvoice_rules` says `loaded` only then (decision 495). */
+  holdsEveryRuleSet: () => [...threads].some((t) => RECEIVING_RULE_SETS.every((set) => t.loaded.has(set))),
   timeoutMs: 30_000,
   /** A long document's bound (decision 491): 10,000 lines take a minute or two of CPU, ten times that in wall time on a loaded machine. */
   longTimeoutMs: 20 * 60_000,
@@ -477,6 +526,8 @@ function startThread(): Thread {
 }
 
 function run(thread: Thread, job: Job): void {
+  clearTimeout(thread.idle);
+  thread.idle = undefined;
   thread.job = job;
   // While it has a document the worker keeps the process alive (an awaited validation must finish); idle, it does not.
   thread.worker.ref();
@@ -543,19 +594,46 @@ const takes = (thread: Thread | undefined) => {
     !(room && thread && 'warm' in job.request && job.request.sets.every((set) => thread.loaded.has(set)));
 };
 
-/** Hands waiting documents to idle workers, starts workers up to the pool's size, and stops idle ones above it. */
+/** Stops a worker that has no document (above the pool's size, or idle too long): its memory goes back to the system. */
+function stop(thread: Thread): void {
+  clearTimeout(thread.idle);
+  threads.delete(thread);
+  if (heavyThread === thread) heavyThread = undefined;
+  void thread.worker.terminate();
+}
+
+/**
+ * The worker kept however long it idles (decision 495): the one that holds every rule set received
+ * documents take (the warm-up's, decision 633), else the one with the OIOUBL rules, else the last one.
+ */
+function kept(thread: Thread): boolean {
+  const full = [...threads].find((t) => RECEIVING_RULE_SETS.every((set) => t.loaded.has(set)));
+  return full ? full === thread : heavyThread ? heavyThread === thread : threads.size === 1;
+}
+
+/** An idle worker's timer: when it fires, the worker stops unless it is kept or has a document by then. */
+function idleTimer(thread: Thread): void {
+  if (thread.idle || !einvoiceValidationPool.idleMs) return;
+  thread.idle = setTimeout(() => {
+    thread.idle = undefined;
+    if (!thread.job && threads.has(thread) && !kept(thread)) stop(thread);
+  }, einvoiceValidationPool.idleMs);
+  thread.idle.unref();
+}
+
+/** Hands waiting documents to idle workers, starts workers up to the pool's size, stops idle ones above it, and times the rest's idleness. */
 function dispatch(): void {
   for (const thread of threads) {
     if (thread.job) continue;
     const job = queue.shift(takes(thread));
     if (job) run(thread, job);
-    else if (threads.size > poolSize) {
-      threads.delete(thread);
-      if (heavyThread === thread) heavyThread = undefined;
-      void thread.worker.terminate();
-    }
+    else if (threads.size > poolSize) stop(thread);
+    else idleTimer(thread);
   }
-  while (queue.length && threads.size < poolSize) {
+  // While a worker warms up, documents wait for it (decision 633) rather than start another worker that
+  // would load the same rules beside it (two loads at once took the server from 257 to 606 MiB).
+  const warming = [...threads].some((t) => t.job && 'warm' in t.job.request);
+  while (queue.length && threads.size < poolSize && !warming) {
     const job = queue.shift(takes(undefined));
     if (!job) break;
     run(startThread(), job);
@@ -578,17 +656,11 @@ function submit(request: WorkerRequest, long = false): Promise<ValidationResult>
 
 /**
  * Warm from the start: compiles the rules into the SEF cache (nothing to do when a build or an earlier
- * start did), then starts the pool's workers with every rule set loaded, so that the first document
- * waits no more than the hundredth. Each worker gets one warm-up job; a worker busy with it takes
- * documents after it.
+ * start did), then makes one worker hold every rule set, so that the first document of any kind waits
+ * for no load. The pool's other workers start when documents wait for one (decision 495): each loads
+ * SaxonJS and its first document's rules then, and stops after `idleMs` idle; the warm one is kept.
  */
 export async function warmEinvoiceValidation(): Promise<void> {
   await ruleFiles();
-  // One worker with every rule set, the others without the OIOUBL ones (decision 492).
-  const full = heavyThread === undefined;
-  await Promise.all(
-    Array.from({ length: Math.max(1, poolSize - threads.size) }, (_, i) =>
-      submit({ warm: true, sets: [...(i === 0 && full ? RECEIVING_RULE_SETS : LIGHT_RULE_SETS)] }),
-    ),
-  );
+  if (!einvoiceValidationPool.holdsEveryRuleSet()) await submit({ warm: true, sets: [...RECEIVING_RULE_SETS] });
 }

@@ -11,7 +11,7 @@ import type { Db, InTransaction, Prisma } from '@tlr/db';
 import { fromDate, toDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { invalidRequest, notFound } from '../errors.ts';
-import { recordEvent } from '../events/outbox.ts';
+import { recordEvent, recordEvents } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { listPage, type ListParams, type ListSpec, type Page } from '../lists/list.ts';
 import { checkFilename, checkMimeType, DEFAULT_MIME_TYPE, retentionUntil, storageKey, UploadRefusal, Base64StreamDecoder } from './rules.ts';
@@ -157,32 +157,74 @@ export interface UploadInput {
  * commits on its own (the intent that lets the sweeper find an object whose voucher never commits).
  */
 export async function uploadVoucher(db: Db, outside: Db, store: VoucherStore, scope: CompanyScope, input: UploadInput) {
-  const badName = checkFilename(input.filename);
-  if (badName) throw invalidRequest(`filename: ${badName}`, 'filename');
-  const mimeType = input.mime_type?.trim() || DEFAULT_MIME_TYPE;
-  const badType = checkMimeType(mimeType);
-  if (badType) throw invalidRequest(`mime_type: ${badType}`, 'mime_type');
-  const id = newId();
-  const key = storageKey(scope.companyId, id, input.filename);
-  const { size, sha256 } = input.content;
-  await outside.storedObjectIntent.create({ data: { storage_key: key, company_id: scope.companyId } });
+  return (await uploadVouchers(db, outside, store, scope, [input]))[0]!;
+}
+
+/**
+ * Stores staged documents and records their vouchers, in order, as uploadVoucher does one: their
+ * intents in one statement on `outside`, each object put, then the rows, the intents' removal and the
+ * events in one statement each (decision 497: a received e-invoice's 200 attachments were 800 statements,
+ * 200 of them each a transaction of its own).
+ */
+export async function uploadVouchers(db: Db, outside: Db, store: VoucherStore, scope: CompanyScope, inputs: readonly UploadInput[]) {
+  const files = inputs.map((input) => {
+    const badName = checkFilename(input.filename);
+    if (badName) throw invalidRequest(`filename: ${badName}`, 'filename');
+    const mimeType = input.mime_type?.trim() || DEFAULT_MIME_TYPE;
+    const badType = checkMimeType(mimeType);
+    if (badType) throw invalidRequest(`mime_type: ${badType}`, 'mime_type');
+    const id = newId();
+    return { id, key: storageKey(scope.companyId, id, input.filename), filename: input.filename, mimeType, content: input.content };
+  });
+  if (!files.length) return [];
+  const keys = files.map((f) => f.key);
+  await outside.storedObjectIntent.createMany({ data: keys.map((key) => ({ storage_key: key, company_id: scope.companyId })) });
+  const put: string[] = [];
   try {
-    await store.putFile(key, input.content.path, { size, contentType: mimeType, sha256 });
+    for (const f of files) {
+      await store.putFile(f.key, f.content.path, { size: f.content.size, contentType: f.mimeType, sha256: f.content.sha256 });
+      put.push(f.key);
+    }
   } catch (e) {
-    // Nothing was stored (puts are atomic): the intent has nothing to guard.
-    await outside.storedObjectIntent.deleteMany({ where: { storage_key: key } }).catch(() => {});
+    // Puts are atomic: what was put is taken back, and the intents of what is gone have nothing to guard
+    // (an object that could not be deleted keeps its intent, for the sweeper).
+    const gone = keys.filter((key) => !put.includes(key));
+    for (const key of put)
+      if (
+        await store.delete(key).then(
+          () => true,
+          () => false,
+        )
+      )
+        gone.push(key);
+    await outside.storedObjectIntent.deleteMany({ where: { storage_key: { in: gone } } }).catch(() => {});
     throw e;
   }
   try {
-    const row = await db.voucher.create({
-      data: { id, company_id: scope.companyId, filename: input.filename, mime_type: mimeType, file_size: size, sha256, storage_key: key, status: 'pending' },
+    const rows = await db.voucher.createManyAndReturn({
+      data: files.map((f) => ({
+        id: f.id,
+        company_id: scope.companyId,
+        filename: f.filename,
+        mime_type: f.mimeType,
+        file_size: f.content.size,
+        sha256: f.content.sha256,
+        storage_key: f.key,
+        status: 'pending' as const,
+      })),
     });
-    await db.storedObjectIntent.deleteMany({ where: { storage_key: key } });
-    await recordEvent(db, scope, 'voucher.created', { id, filename: row.filename });
-    return voucherView(row);
+    await db.storedObjectIntent.deleteMany({ where: { storage_key: { in: keys } } });
+    await recordEvents(
+      db,
+      scope,
+      'voucher.created',
+      files.map((f) => ({ id: f.id, filename: f.filename })),
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return files.map((f) => voucherView(byId.get(f.id)!));
   } catch (e) {
-    // The transaction will not commit: take the object back now (the sweeper would, later).
-    await store.delete(key).catch(() => {});
+    // The transaction will not commit: take the objects back now (the sweeper would, later).
+    for (const key of keys) await store.delete(key).catch(() => {});
     throw e;
   }
 }
