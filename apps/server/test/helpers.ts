@@ -24,6 +24,15 @@ export const databaseUrl = fileDatabaseUrl;
 // process follow it too.
 setPasswordHashCost(loadConfig({ PASSWORD_HASH_COST: process.env.PASSWORD_HASH_COST }).PASSWORD_HASH_COST);
 
+/**
+ * The run's password cost, for a config a test builds for startService: startService sets the cost of
+ * the whole process from its config, so a service started without it put every later hash of the worker
+ * process (each newCompany's owner, a sign-in's stand-in hash for an unknown e-mail), in this file and the
+ * files after it, back to the library's default: 7 times the CPU of argon2id's minimum (decision 742).
+ */
+export const runPasswordCost = (): Record<string, string> =>
+  process.env.PASSWORD_HASH_COST ? { PASSWORD_HASH_COST: process.env.PASSWORD_HASH_COST } : {};
+
 export async function startTestService(env: Record<string, string> = {}): Promise<Service> {
   const config = loadConfig({
     DATABASE_URL: databaseUrl(),
@@ -37,6 +46,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     EINVOICE_WARM_AT_START: 'false',
     // The test run's validation threads (vitest.config.ts: one), as the server processes the tests start get them.
     ...(process.env.EINVOICE_VALIDATION_THREADS ? { EINVOICE_VALIDATION_THREADS: process.env.EINVOICE_VALIDATION_THREADS } : {}),
+    ...runPasswordCost(),
     ...env,
   });
   return startService(config);
