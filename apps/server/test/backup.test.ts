@@ -223,7 +223,14 @@ describe('a server on DATABASE_URL without setup', () => {
   it('names the missing step: one line in its log at start, in /readyz, and from `tlr backup run`, `list` and `verify`', async () => {
     const said: { level: number; msg: string }[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void said.push(JSON.parse(line) as { level: number; msg: string }) });
-    const config = loadConfig({ ...runPasswordCost(), DATABASE_URL: databaseUrl(), DATA_DIR: join(root, 'other'), PORT: '0', HOST: '127.0.0.1', RUN_WORKER: 'false' });
+    const config = loadConfig({
+      ...runPasswordCost(),
+      DATABASE_URL: databaseUrl(),
+      DATA_DIR: join(root, 'other'),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      RUN_WORKER: 'false',
+    });
     const other = await startService(config, logger);
     const step = /^backups are not set up: with DATABASE_URL, pgBackRest runs on the database host: there, set BACKUP_PG_DATA_DIR and run `tlr backup setup`/;
     try {

@@ -30,8 +30,7 @@ setPasswordHashCost(loadConfig({ PASSWORD_HASH_COST: process.env.PASSWORD_HASH_C
  * process (each newCompany's owner, a sign-in's stand-in hash for an unknown e-mail), in this file and the
  * files after it, back to the library's default: 7 times the CPU of argon2id's minimum (decision 742).
  */
-export const runPasswordCost = (): Record<string, string> =>
-  process.env.PASSWORD_HASH_COST ? { PASSWORD_HASH_COST: process.env.PASSWORD_HASH_COST } : {};
+export const runPasswordCost = (): Record<string, string> => (process.env.PASSWORD_HASH_COST ? { PASSWORD_HASH_COST: process.env.PASSWORD_HASH_COST } : {});
 
 export async function startTestService(env: Record<string, string> = {}): Promise<Service> {
   const config = loadConfig({

@@ -136,7 +136,14 @@ describe('npm start fails fast with one line naming the cause and the setting to
     const port = await occupiedPort();
     const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
     const before = sockets();
-    const config = loadConfig({ ...runPasswordCost(), DATABASE_URL: databaseUrl(), HOST: '127.0.0.1', PORT: String(port), RUN_WORKER: 'true', LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      ...runPasswordCost(),
+      DATABASE_URL: databaseUrl(),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      RUN_WORKER: 'true',
+      LOG_LEVEL: 'silent',
+    });
     await expect(startService(config)).rejects.toThrow(`cannot listen on 127.0.0.1:${port}`);
     await new Promise((r) => setTimeout(r, 200));
     expect(sockets()).toBe(before);
