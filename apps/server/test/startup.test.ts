@@ -14,7 +14,7 @@ import { closeAfterCommand, createDatabase, freePort, resolveDatabaseServer } fr
 import { blockedAt, reachableCopy } from '@tlr/db/embedded';
 import { spawnTlr } from '../../cli/test/helpers.ts';
 import { startService } from '../src/service.ts';
-import { databaseUrl, runPasswordCost } from './helpers.ts';
+import { databaseUrl, runSettings } from './helpers.ts';
 import { RUN_TS } from '../../../test/run-ts.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -137,7 +137,7 @@ describe('npm start fails fast with one line naming the cause and the setting to
     const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
     const before = sockets();
     const config = loadConfig({
-      ...runPasswordCost(),
+      ...runSettings(),
       DATABASE_URL: databaseUrl(),
       HOST: '127.0.0.1',
       PORT: String(port),
