@@ -110,7 +110,7 @@ describe('npm start fails fast with one line naming the cause and the setting to
 
   it('servers starting at once on a fresh DATA_DIR make one webhook secrets key and all read it whole', async () => {
     const dataDir = join(await freshDir(), 'shared');
-    const code = `const { webhookSecretsKey } = await import('./apps/server/src/webhooks.ts'); process.stdout.write(webhookSecretsKey(process.argv[1]).toString('base64'));`;
+    const code = `const { webhookSecretsKey } = await import('./apps/server/src/webhook-secrets-key.ts'); process.stdout.write(webhookSecretsKey(process.argv[1]).toString('base64'));`;
     const keys = await Promise.all(
       Array.from(
         { length: 6 },
