@@ -32,6 +32,7 @@
 //   DATABASE_URL             use this PostgreSQL server (a database tlr_bench_invoices_* is created and dropped)
 //   BENCH_INVOICES           invoices bulk-loaded into the list company (1000000)
 //   BENCH_DURATION           seconds per creation measurement (10)      BENCH_WARMUP  warm-up seconds (2)
+//   BENCH_SERIAL_SECONDS     seconds of each one-connection measurement (half of BENCH_DURATION, at least 3)
 //   BENCH_CONNECTIONS        concurrent connections for the creation measurements (16)
 //   BENCH_INVOICE_KEYS       API keys of the invoicing company (200)
 //   BENCH_LIST_CALLS         sequential calls per list measurement (200)
@@ -71,6 +72,7 @@ const INVOICES = num('BENCH_INVOICES', 1_000_000);
 const CUSTOMERS = 1000;
 const DURATION = num('BENCH_DURATION', 10);
 const WARMUP = num('BENCH_WARMUP', 2);
+const SERIAL = num('BENCH_SERIAL_SECONDS', Math.max(3, Math.round(DURATION / 2)));
 const CONNECTIONS = num('BENCH_CONNECTIONS', 16);
 const KEYS = num('BENCH_INVOICE_KEYS', 200);
 const LIST_CALLS = num('BENCH_LIST_CALLS', 200);
@@ -395,7 +397,6 @@ async function main() {
     const sqlWarm = await createViaSql(db, inv, monthly, WARMUP);
     const { result: sql, cpu: sqlCpu } = await withCpu(() => createViaSql(db, inv, monthly, DURATION));
     // One connection: what one invoice costs when nothing queues for the lock or the CPU.
-    const SERIAL = Math.max(3, Math.round(DURATION / 2));
     log(`one connection: ${SERIAL} s API, ${SERIAL} s bare SQL`);
     const {
       result: { result: apiSerial, statements: apiStatements },

@@ -26,6 +26,7 @@
 //   DATABASE_URL                 use this PostgreSQL server (a database tlr_bench_ledger_* is created and dropped)
 //   BENCH_LEDGER_TRANSACTIONS    bulk-loaded transactions (250000; 4 lines each)
 //   BENCH_DURATION               seconds per posting measurement (10)      BENCH_WARMUP  warm-up seconds (2)
+//   BENCH_SERIAL_SECONDS         seconds of each one-connection measurement (half of BENCH_DURATION, at least 3)
 //   BENCH_CONNECTIONS            concurrent connections for the posting measurements (16)
 //   BENCH_LEDGER_KEYS            API keys to create (200)
 //   BENCH_REPORT_CALLS           sequential calls per report (200: the p99 of 50 calls is their maximum)
@@ -76,6 +77,7 @@ const TRANSACTIONS = num('BENCH_LEDGER_TRANSACTIONS', 250_000);
 const LINES_PER_TRANSACTION = 4;
 const DURATION = num('BENCH_DURATION', 10);
 const WARMUP = num('BENCH_WARMUP', 2);
+const SERIAL = num('BENCH_SERIAL_SECONDS', Math.max(3, Math.round(DURATION / 2)));
 const CONNECTIONS = num('BENCH_CONNECTIONS', 16);
 const KEYS = num('BENCH_LEDGER_KEYS', 200);
 const REPORT_CALLS = num('BENCH_REPORT_CALLS', 200);
@@ -356,7 +358,6 @@ async function main() {
     await postViaSql(db, companyId, ids, today, monthly, WARMUP);
     const sql = await postViaSql(db, companyId, ids, today, monthly, DURATION);
     // One connection: what a single posting costs when nothing queues for the lock or the CPU.
-    const SERIAL = Math.max(3, Math.round(DURATION / 2));
     log(`one connection: ${SERIAL} s API, ${SERIAL} s bare SQL`);
     const { result: apiSerial, statements: apiStatements } = await countingServerStatements(svc, () => postViaApi(svc, keys, today, SERIAL, 1));
     const { result: sqlSerial, statements: sqlStatements } = await countingStatements(db, () => postViaSql(db, companyId, ids, today, monthly, SERIAL, 1));

@@ -274,6 +274,10 @@ async function measure(url: string, s: Scenario, seconds: number): Promise<autoc
     url,
     connections: CONNECTIONS,
     duration: seconds,
+    // autocannon looks at its stop flag once per sample, every second by default: a smoke run's 0.3 s
+    // scenario would run for a whole second at full load (and its warm-up another). Under a second, the
+    // samples are as long as the scenario (toRow then divides the requests by the seconds measured).
+    ...(seconds < 1 ? { sampleInt: Math.max(10, Math.round(seconds * 1000)) } : {}),
     timeout: 10,
     requests: [s.request()],
   });
@@ -309,7 +313,8 @@ function toRow(s: Scenario, r: autocannon.Result): Row {
   return {
     id: s.id,
     title: s.title,
-    rps: r.requests.average,
+    // Per second: a sample is a second unless the scenario is shorter (measure).
+    rps: r.duration < 1 ? r.requests.total / Math.max(r.duration, 0.01) : r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
     total: r.requests.total,

@@ -28,6 +28,7 @@ const TINY: Record<string, Record<string, string>> = {
     BENCH_WARMUP: '0.1',
     BENCH_CONNECTIONS: '2',
     BENCH_LEDGER_KEYS: '4',
+    BENCH_SERIAL_SECONDS: '0.3',
     BENCH_REPORT_CALLS: '2',
   },
   'bench/invoices.ts': {
@@ -36,6 +37,7 @@ const TINY: Record<string, Record<string, string>> = {
     BENCH_WARMUP: '0.1',
     BENCH_CONNECTIONS: '2',
     BENCH_INVOICE_KEYS: '4',
+    BENCH_SERIAL_SECONDS: '0.3',
     BENCH_LIST_CALLS: '2',
   },
   'bench/vouchers.ts': { BENCH_SECONDS: '0.3', BENCH_CONNECTIONS: '1', BENCH_LARGE_MB: '1' },

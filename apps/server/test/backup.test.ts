@@ -26,7 +26,7 @@ import { backupVoucherStore, createObjectStore } from '@tlr/storage';
 import { startS3Server, type TestS3Server } from '@tlr/storage/testing/s3-server';
 import { spawnTlr } from '../../cli/test/helpers.ts';
 import { startService, type Service } from '../src/service.ts';
-import { api, created, databaseUrl, idem, internal, ok, newCompany, twoLinePosting, type Api } from './helpers.ts';
+import { api, created, databaseUrl, idem, internal, ok, newCompany, runSettings, twoLinePosting, type Api } from './helpers.ts';
 
 // A folder the postgres user can enter when we are root (mkdtemp's are 0700).
 const root = mkdtempSync('/tmp/tlr-backup-drill-');
@@ -83,7 +83,7 @@ beforeAll(async () => {
   settings = backupSettings(loadConfig(serviceEnv()));
   // The first start on a fresh data folder, as `npm start` (DATABASE_URL unset): nothing set up before.
   svc = await startService(
-    loadConfig({ ...serviceEnv(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', RUN_WORKER: 'false' }),
+    loadConfig({ ...serviceEnv(), ...runSettings(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', RUN_WORKER: 'false' }),
   );
   lap('first start');
   // Its PostgreSQL, joined as the CLI joins it (on the port kept in the data folder).
@@ -223,7 +223,14 @@ describe('a server on DATABASE_URL without setup', () => {
   it('names the missing step: one line in its log at start, in /readyz, and from `tlr backup run`, `list` and `verify`', async () => {
     const said: { level: number; msg: string }[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void said.push(JSON.parse(line) as { level: number; msg: string }) });
-    const config = loadConfig({ DATABASE_URL: databaseUrl(), DATA_DIR: join(root, 'other'), PORT: '0', HOST: '127.0.0.1', RUN_WORKER: 'false' });
+    const config = loadConfig({
+      ...runSettings(),
+      DATABASE_URL: databaseUrl(),
+      DATA_DIR: join(root, 'other'),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      RUN_WORKER: 'false',
+    });
     const other = await startService(config, logger);
     const step = /^backups are not set up: with DATABASE_URL, pgBackRest runs on the database host: there, set BACKUP_PG_DATA_DIR and run `tlr backup setup`/;
     try {

@@ -2,7 +2,7 @@
 // peppol_id column, an invoice ready to send, and a local stand-in for an access point's REST endpoint.
 // None of it is product code.
 import { randomUUID } from 'node:crypto';
-import { rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -65,8 +65,13 @@ export const sendInvoice = async (c: Api, id: string, key?: string, document?: '
   return r as typeof r & { data?: { data: Schemas['EinvoiceMessage'] } };
 };
 
-/** A file written whole under its final name, as an access point must write its receipts. */
+/**
+ * A file written whole under its final name, as an access point must write its receipts. Into a folder
+ * that exists, as an access point's does: the server makes its inbox at its first poll, which a fast
+ * test's first file may come before.
+ */
 export async function dropFile(folder: string, name: string, content: string): Promise<void> {
+  await mkdir(folder, { recursive: true });
   const temp = join(folder, `.${name}.tmp`);
   await writeFile(temp, content);
   await rename(temp, join(folder, name));

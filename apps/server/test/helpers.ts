@@ -24,6 +24,19 @@ export const databaseUrl = fileDatabaseUrl;
 // process follow it too.
 setPasswordHashCost(loadConfig({ PASSWORD_HASH_COST: process.env.PASSWORD_HASH_COST }).PASSWORD_HASH_COST);
 
+/**
+ * The run's settings that startService applies to the whole process, for a config a test builds: the
+ * password cost (argon2id's minimum), the e-invoice validation threads (one) and no e-invoice warm-up
+ * (vitest.config.ts). startService sets the first two for the whole worker process from its config, so a
+ * service started without them put every later hash of the process (each newCompany's owner, a sign-in's
+ * stand-in hash for an unknown e-mail), in this file and the files after it, back to the library's
+ * default, 7 times the CPU; and without the third it loaded every e-invoice rule set at start (decision 742).
+ */
+export const runSettings = (): Record<string, string> =>
+  Object.fromEntries(
+    ['PASSWORD_HASH_COST', 'EINVOICE_VALIDATION_THREADS', 'EINVOICE_WARM_AT_START'].flatMap((k) => (process.env[k] ? [[k, process.env[k]]] : [])),
+  );
+
 export async function startTestService(env: Record<string, string> = {}): Promise<Service> {
   const config = loadConfig({
     DATABASE_URL: databaseUrl(),
@@ -33,10 +46,10 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     RUN_WORKER: 'false',
     // Without a worker of its own, a sandbox reset is run by the request at once (sandbox.test.ts tests the job).
     SANDBOX_RESET_PICKUP_MS: '0',
+    // The test run's password cost and validation threads (vitest.config.ts: one), as the server processes the tests start get them.
+    ...runSettings(),
     // Most files receive no e-invoice: their servers do not load the rules (those that do say so).
     EINVOICE_WARM_AT_START: 'false',
-    // The test run's validation threads (vitest.config.ts: one), as the server processes the tests start get them.
-    ...(process.env.EINVOICE_VALIDATION_THREADS ? { EINVOICE_VALIDATION_THREADS: process.env.EINVOICE_VALIDATION_THREADS } : {}),
     ...env,
   });
   return startService(config);

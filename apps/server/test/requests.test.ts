@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@tlr/config';
 import { startService, type Service } from '../src/service.ts';
-import { api, client, databaseUrl, idem, newCompany } from './helpers.ts';
+import { api, client, databaseUrl, idem, newCompany, runSettings } from './helpers.ts';
 
 const logLines: Record<string, unknown>[] = [];
 let svc: Service;
@@ -19,7 +19,7 @@ beforeAll(async () => {
       done();
     },
   });
-  const config = loadConfig({ DATABASE_URL: databaseUrl(), PORT: '0', HOST: '127.0.0.1', RUN_WORKER: 'false', LOG_LEVEL: 'info' });
+  const config = loadConfig({ ...runSettings(), DATABASE_URL: databaseUrl(), PORT: '0', HOST: '127.0.0.1', RUN_WORKER: 'false', LOG_LEVEL: 'info' });
   svc = await startService(config, pino({ level: 'info' }, sink));
   key = (await (await newCompany()).key()).key;
 });

@@ -8,7 +8,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { signInClock, signInThrottleKeys } from '@tlr/domain';
+import { hashPassword, signInClock, signInThrottleKeys } from '@tlr/domain';
 import { freshPage, launchBrowser, type BrowserSession } from '../../../test/browser.ts';
 import { newCompany, newStaff, STAFF_PASSWORD, startServerProcess, startTestService, testDb } from './helpers.ts';
 import type { Service } from '../src/service.ts';
@@ -141,6 +141,14 @@ function visitor(baseUrl: string, opts: { from?: string; forwardedFor?: string; 
 /** Moves a throttle key's hold to its end, as the time passing would. */
 const endHold = (hash: Uint8Array) =>
   testDb().pool.query(`UPDATE sign_in_throttles SET held_until = ${clockSql} - interval '1 ms' WHERE key_hash = $1`, [hash, clockParam()]);
+
+describe('the cost of a guess in the tests', () => {
+  it("stays argon2id's minimum (the run's PASSWORD_HASH_COST) in this process after its services started", async () => {
+    // Each service sets the process's cost from its config; one without the run's setting put it back to
+    // the library's default (m=65536, t=3, p=4), 7 times the CPU per hash, for every file after it.
+    expect(await hashPassword('x')).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+  });
+});
 
 describe('the pages in Chromium', () => {
   it('let a sign-in from a second address succeed after five failures from the first', async () => {

@@ -14,7 +14,7 @@ import { closeAfterCommand, createDatabase, freePort, resolveDatabaseServer } fr
 import { blockedAt, reachableCopy } from '@tlr/db/embedded';
 import { spawnTlr } from '../../cli/test/helpers.ts';
 import { startService } from '../src/service.ts';
-import { databaseUrl } from './helpers.ts';
+import { databaseUrl, runSettings } from './helpers.ts';
 import { RUN_TS } from '../../../test/run-ts.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -110,7 +110,7 @@ describe('npm start fails fast with one line naming the cause and the setting to
 
   it('servers starting at once on a fresh DATA_DIR make one webhook secrets key and all read it whole', async () => {
     const dataDir = join(await freshDir(), 'shared');
-    const code = `const { webhookSecretsKey } = await import('./apps/server/src/webhooks.ts'); process.stdout.write(webhookSecretsKey(process.argv[1]).toString('base64'));`;
+    const code = `const { webhookSecretsKey } = await import('./apps/server/src/webhook-secrets-key.ts'); process.stdout.write(webhookSecretsKey(process.argv[1]).toString('base64'));`;
     const keys = await Promise.all(
       Array.from(
         { length: 6 },
@@ -136,7 +136,14 @@ describe('npm start fails fast with one line naming the cause and the setting to
     const port = await occupiedPort();
     const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
     const before = sockets();
-    const config = loadConfig({ DATABASE_URL: databaseUrl(), HOST: '127.0.0.1', PORT: String(port), RUN_WORKER: 'true', LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      ...runSettings(),
+      DATABASE_URL: databaseUrl(),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      RUN_WORKER: 'true',
+      LOG_LEVEL: 'silent',
+    });
     await expect(startService(config)).rejects.toThrow(`cannot listen on 127.0.0.1:${port}`);
     await new Promise((r) => setTimeout(r, 200));
     expect(sockets()).toBe(before);

@@ -6,7 +6,7 @@ import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { checkDate, dayAfter, fromDate, toDate, today } from '../calendar.ts';
 import { fiscalYearContaining, fiscalYearStarting, vatPeriods, VAT_FREQUENCIES, type DateRange, type VatFrequency } from './fiscal-years.ts';
-import { seedAccounts } from './standard-chart.ts';
+import { seedAccounts, type ChartAccount } from './standard-chart.ts';
 import { VAT_CODES } from '../vat/codes.ts';
 
 interface CompanySettings {
@@ -37,7 +37,16 @@ export async function createFiscalYear(db: Db, company: CompanySettings, year: D
 
 /** Seeds a new (or reset) company: chart of accounts, VAT codes, number sequence, current fiscal year. */
 export async function provisionBooks(db: Db, company: CompanySettings, asOf = today()): Promise<void> {
-  await db.account.createMany({ data: seedAccounts().map((a) => ({ ...a, id: newId(), company_id: company.id })) });
+  // The 305 accounts in one statement of arrays: Prisma's createMany spent about 50 ms of CPU compiling
+  // their 2,400 parameters, half of a company's creation (decision 748).
+  const accounts = seedAccounts();
+  const col = (k: keyof ChartAccount) => accounts.map((a) => a[k]);
+  await db.$executeRaw`
+    INSERT INTO accounts (id, company_id, account_number, name, type, group_code, standard_account_id, default_vat_code)
+    SELECT v.id, ${company.id}::uuid, v.account_number, v.name, v.type, v.group_code, v.standard_account_id, v.default_vat_code
+    FROM unnest(${accounts.map(() => newId())}::uuid[], ${col('account_number')}::text[], ${col('name')}::text[], ${col('type')}::text[],
+                ${col('group_code')}::text[], ${col('standard_account_id')}::text[], ${col('default_vat_code')}::text[])
+      AS v(id, account_number, name, type, group_code, standard_account_id, default_vat_code)`;
   await db.vatCode.createMany({ data: VAT_CODES.map((v) => ({ ...v, id: newId(), company_id: company.id })) });
   await db.numberSequence.create({ data: { company_id: company.id } });
   await createFiscalYear(db, company, fiscalYearContaining(asOf, company.fiscal_year_start_month));
