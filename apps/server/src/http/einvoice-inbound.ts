@@ -14,7 +14,7 @@ import {
   isPdf,
   MAX_EINVOICE_BYTES,
   MAX_LARGE_EINVOICE_BYTES,
-  parseEinvoice,
+  parseEinvoiceYielding,
   prepareInbound,
   stageUpload,
   validationOwner,
@@ -61,7 +61,7 @@ export function einvoiceInbound(): RawHandler {
       if (isLongEinvoice(xml, staged.size)) {
         // Read here (well-formed, no DOCTYPE, a root and namespace taken, its numbers numbers: a second or
         // two at 10,000 lines): a hostile or malformed file is the same 400 at once; the job runs the rules.
-        await reading(res, 'The e-invoice', async () => parseEinvoice(xml));
+        await reading(res, 'The e-invoice', () => parseEinvoiceYielding(xml));
         ctx.longInbound = { file: staged, fileName: dispositionName(req.get('Content-Disposition')) };
         return caller.einvoices.inboundLong({});
       }

@@ -25,7 +25,7 @@ import { suppliers } from '../suppliers/suppliers.ts';
 import { checkFilename, checkMimeType, DEFAULT_MIME_TYPE } from '../vouchers/rules.ts';
 import { stageBytes, uploadVouchers, type StagedContent, type VoucherStore } from '../vouchers/vouchers.ts';
 import { queueInvoiceResponse } from './invoice-responses.ts';
-import { parseEinvoice, type InboundDocument, type InboundParty } from './parse.ts';
+import { parseEinvoiceYielding, type InboundDocument, type InboundParty } from './parse.ts';
 import type { EinvoiceDirection, EinvoiceMessageView, EinvoiceStatus } from './schema.ts';
 import { validateEinvoice, type RuleFailure, type RuleSet } from './validate.ts';
 import { einvoiceMessageView, type EinvoiceMessageHead } from './views.ts';
@@ -66,7 +66,8 @@ const RULES_NAMED: Record<RuleSet, string> = {
  * einvoice_invalid listing every one.
  */
 export async function prepareInbound(xml: string, pdf?: Uint8Array, opts: { long?: boolean } = {}): Promise<PreparedInbound> {
-  const document = parseEinvoice(xml);
+  // Read a slice at a time (decision 687): a 10,000-line document held the event loop for 0.6 s (3–4.5 s under load).
+  const document = await parseEinvoiceYielding(xml);
   const set = ruleSetOf(document);
   // A long document (decision 491) is checked in the pool's lane for long documents, with its longer bound.
   const official = await validateEinvoice(xml, set, opts);

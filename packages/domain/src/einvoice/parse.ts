@@ -7,8 +7,8 @@
 import { checkDate } from '../calendar.ts';
 import { invalidRequest } from '../errors.ts';
 import { Decimal, parseDecimalText } from '../money.ts';
-import { xmlRefused } from '../xml/reader.ts';
-import { attributeOf, child, children, readXmlDocument, textOf, type XmlElement } from '../xml/tree.ts';
+import { xmlRefused, type XmlRefusal } from '../xml/reader.ts';
+import { attributeOf, child, children, readXmlDocument, readXmlDocumentYielding, textOf, type XmlElement } from '../xml/tree.ts';
 import { VAT_RATE_DECIMALS } from '../vat/arithmetic.ts';
 import type { EinvoiceFormat } from './schema.ts';
 import type { RuleFailure } from './validate.ts';
@@ -229,7 +229,22 @@ function numbersReadable(e: XmlElement, parent = ''): void {
  * and a document that is neither Peppol BIS Billing 3.0 nor OIOUBL.
  */
 export function parseEinvoice(xml: string): InboundDocument {
-  const root = readXmlDocument(xml, LIMITS, (e) => xmlRefused(e, 'invalid_request', 'Not an e-invoice this service takes: '));
+  return einvoiceOf(readXmlDocument(xml, LIMITS, refusedXml));
+}
+
+/**
+ * parseEinvoice for the main thread (the request and the import-einvoice job): the same reading and
+ * refusals, the XML read a slice at a time with the event loop's turns between (readXmlDocumentYielding,
+ * decision 687), so that a long document does not hold every other request meanwhile.
+ */
+export async function parseEinvoiceYielding(xml: string): Promise<InboundDocument> {
+  return einvoiceOf(await readXmlDocumentYielding(xml, LIMITS, refusedXml));
+}
+
+const refusedXml = (e: XmlRefusal) => xmlRefused(e, 'invalid_request', 'Not an e-invoice this service takes: ');
+
+/** The document its root element says: UBL (Peppol BIS 3, EN 16931, OIOUBL) or CII. */
+function einvoiceOf(root: XmlElement): InboundDocument {
   if (root.name === 'CrossIndustryInvoice') {
     if (root.uri !== CII_ROOT) throw refuse(`<CrossIndustryInvoice> is in the namespace "${root.uri}", not ${CII_ROOT}`);
     return parseCii(root);
