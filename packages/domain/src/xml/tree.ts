@@ -53,7 +53,7 @@ export async function readXmlDocumentYielding(
 ): Promise<XmlElement> {
   try {
     const tree = treeReader(limits);
-    for (let at = 0; at < xml.length; ) {
+    for (let at = 0; at < xml.length;) {
       let end = Math.min(xml.length, at + XML_YIELD_CHARS);
       const last = xml.charCodeAt(end - 1);
       if (end < xml.length && last >= 0xd800 && last <= 0xdbff) end++;
