@@ -89,8 +89,9 @@ describe('POST /einvoices/inbound, a long document (decision 491)', () => {
     const r = await send(t.raw, xml);
     expect(r.status, r.text).toBe(202);
     // 3 rows a statement (the job runs in this process).
+    const perInsert = expenseLineBounds.perInsert;
     expenseLineBounds.perInsert = 3;
-    const done = await finished(r.body.data.id).finally(() => (expenseLineBounds.perInsert = 1_000));
+    const done = await finished(r.body.data.id).finally(() => (expenseLineBounds.perInsert = perInsert));
     expect(done.status).toBe('succeeded');
     const message = (await ok(t.api.GET('/einvoices/{id}', { params: { path: { id: done.einvoice_id! } } }))).data;
     const expense = (await ok(t.api.GET('/expenses/{id}', { params: { path: { id: message.expense_id! } } }))).data;

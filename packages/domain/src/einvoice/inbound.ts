@@ -25,7 +25,7 @@ import { suppliers } from '../suppliers/suppliers.ts';
 import { checkFilename, checkMimeType, DEFAULT_MIME_TYPE } from '../vouchers/rules.ts';
 import { stageBytes, uploadVouchers, type StagedContent, type VoucherStore } from '../vouchers/vouchers.ts';
 import { queueInvoiceResponse } from './invoice-responses.ts';
-import { parseEinvoice, type InboundDocument, type InboundParty } from './parse.ts';
+import { parseEinvoiceYielding, type InboundDocument, type InboundParty } from './parse.ts';
 import type { EinvoiceDirection, EinvoiceMessageView, EinvoiceStatus } from './schema.ts';
 import { validateEinvoice, type RuleFailure, type RuleSet } from './validate.ts';
 import { einvoiceMessageView, type EinvoiceMessageHead } from './views.ts';
@@ -66,7 +66,8 @@ const RULES_NAMED: Record<RuleSet, string> = {
  * einvoice_invalid listing every one.
  */
 export async function prepareInbound(xml: string, pdf?: Uint8Array, opts: { long?: boolean } = {}): Promise<PreparedInbound> {
-  const document = parseEinvoice(xml);
+  // Read a slice at a time (decision 687): a 10,000-line document held the event loop for 0.6 s (3–4.5 s under load).
+  const document = await parseEinvoiceYielding(xml);
   const set = ruleSetOf(document);
   // A long document (decision 491) is checked in the pool's lane for long documents, with its longer bound.
   const official = await validateEinvoice(xml, set, opts);
@@ -491,7 +492,7 @@ export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, s
   const body = expenseBody(d, supplier.id, voucher.id, account, await reverseChargeVat(db, scope, draftLines, t.code));
   const expense = await createExpense(db, scope, body, (why) => warnings.push({ id: 'TLR-VAT-RATE', text: why }), draftLines);
   const lines = storedLines(documentRows, proposals);
-  const row = await db.einvoiceMessage.create({
+  const created = await db.einvoiceMessage.create({
     data: {
       id: newId(),
       company_id: scope.companyId,
@@ -516,7 +517,7 @@ export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, s
       payable_amount: d.payable.toFixed(2),
       status: 'received' satisfies EinvoiceStatus,
       last_response: warnings.length ? { source: 'validation', warnings } : undefined,
-      lines: lines as unknown as Prisma.InputJsonValue,
+      lines: [],
       payment_means: d.paymentMeans.map((m) => ({
         code: m.code,
         due_date: m.dueDate,
@@ -531,6 +532,10 @@ export async function importEinvoice(db: Db, outside: Db, store: VoucherStore, s
       document_xml: p.xml,
     },
   });
+  // The lines as one JSON text (decision 689): Prisma's Json mapping walked a 10,000-line document's
+  // in one stretch of the main thread (185–540 ms); JSON.stringify takes a tenth of that.
+  await db.$executeRaw`UPDATE einvoice_messages SET lines = ${JSON.stringify(lines)}::jsonb WHERE id = ${created.id}::uuid`;
+  const row = { ...created, lines: lines as unknown as Prisma.JsonValue };
   // The sender hears that the document arrived, through the transport it came by.
   await queueInvoiceResponse(db, scope, row, 'received');
   return einvoiceMessageView(row);

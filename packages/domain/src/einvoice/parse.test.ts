@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type DomainError } from '../errors.ts';
-import { MAX_LARGE_EINVOICE_BYTES, parseEinvoice } from './parse.ts';
+import { MAX_LARGE_EINVOICE_BYTES, parseEinvoice, parseEinvoiceYielding } from './parse.ts';
 
 const EXAMPLES = join(import.meta.dirname, 'examples');
 // The OIOUBL schematron package's own examples, in the shared reference set (its README).
@@ -210,5 +210,60 @@ describe('the amounts of an OIOUBL document get the checks a Peppol document get
     const three = invoice.replace('<cbc:PayableAmount currencyID="DKK">6312.50', '<cbc:PayableAmount currencyID="DKK">6312.505');
     expect(three).not.toBe(invoice);
     expect(failures(three)).toEqual(['UBL-DT-01']);
+  });
+});
+
+describe('parseEinvoiceYielding (decision 687)', () => {
+  // The base example with its first line repeated `n` times (IDs 1..n): 1,200 lines cross the turns of 500.
+  const long = (n: number) => {
+    const xml = example('base-example.xml');
+    const line = /<cac:InvoiceLine>[\s\S]*?<\/cac:InvoiceLine>/.exec(xml)![0];
+    const body = Array.from({ length: n }, (_, i) => line.replace(/<cbc:ID>\d+<\/cbc:ID>/, `<cbc:ID>${i + 1}</cbc:ID>`)).join('\n');
+    return xml.replace(/<cac:InvoiceLine>[\s\S]*<\/cac:InvoiceLine>/, body);
+  };
+  const outcome = async (read: () => unknown) => {
+    try {
+      return { read: await read() };
+    } catch (e) {
+      return { refused: (e as DomainError).message, field: (e as DomainError).field, extensions: (e as DomainError).extensions };
+    }
+  };
+
+  it('reads every example, a long document and a CII one as parseEinvoice does, giving the event loop turns', async () => {
+    const cii = join(REFERENCE, 'einvoice', 'cii', 'examples');
+    const documents = [
+      ...readdirSync(EXAMPLES).map(example),
+      oioubl('OIOUBL_Invoice_v2p2.xml'),
+      long(1_200),
+      ...(existsSync(cii)
+        ? readdirSync(cii)
+            .slice(0, 1)
+            .map((f) => readFileSync(join(cii, f), 'utf8'))
+        : []),
+    ];
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    try {
+      for (const xml of documents) expect(await parseEinvoiceYielding(xml)).toEqual(parseEinvoice(xml));
+    } finally {
+      clearInterval(timer);
+    }
+    expect(ticks).toBeGreaterThan(0);
+    expect((await parseEinvoiceYielding(long(1_200))).lines.map((l) => l.id)).toEqual(Array.from({ length: 1_200 }, (_, i) => `${i + 1}`));
+  });
+
+  it('refuses and lists failures as parseEinvoice does, past the first turns: a number that is none, an amount of three decimals', async () => {
+    const lines = long(1_200).split('<cac:InvoiceLine>');
+    // Line 1,100: its quantity no number (a refusal); line 1,150: an amount of three decimals (a rule failure listed).
+    lines[1_100] = lines[1_100]!.replace(/(<cbc:InvoicedQuantity[^>]*>)[^<]*/, '$1abc');
+    lines[1_150] = lines[1_150]!.replace(/(<cbc:LineExtensionAmount[^>]*>)[^<]*/, '$1 2800.001');
+    const refused = lines.join('<cac:InvoiceLine>');
+    const listed = lines.map((l, i) => (i === 1_100 ? long(1_200).split('<cac:InvoiceLine>')[i]! : l)).join('<cac:InvoiceLine>');
+    const sync = await outcome(() => parseEinvoice(refused));
+    expect(sync).toMatchObject({ refused: expect.stringContaining('InvoicedQuantity "abc" must be a decimal number') });
+    expect(await outcome(() => parseEinvoiceYielding(refused))).toEqual(sync);
+    const failures = parseEinvoice(listed).amountFailures;
+    expect(failures.map((f) => f.id)).toEqual(['UBL-DT-01']);
+    expect((await parseEinvoiceYielding(listed)).amountFailures).toEqual(failures);
   });
 });

@@ -56,14 +56,15 @@ export async function insertExpenseLines(
     account_id: accounts.get(l.account_number)!,
     account_source: l.account_source,
   }));
-  // 1,000 rows a statement (decision 498): Prisma's query compiler takes a call's whole arguments into its
-  // WebAssembly memory, which grows to the largest call and never shrinks.
+  // 250 rows a statement (decisions 498, 688): Prisma's query compiler takes a call's whole arguments into its
+  // WebAssembly memory, which grows to the largest call and never shrinks, and compiles them in one
+  // stretch of the main thread (1,000 rows held it 170–240 ms).
   const n = expenseLineBounds.perInsert;
   for (let from = 0; from < rows.length; from += n) await db.expenseLine.createMany({ data: rows.slice(from, from + n) });
 }
 
-/** Rows per statement of insertExpenseLines (decision 498); a test lowers it to write a short document in parts. */
-export const expenseLineBounds = { perInsert: 1_000 };
+/** Rows per statement of insertExpenseLines (decisions 498, 688); a test lowers it to write a short document in parts. */
+export const expenseLineBounds = { perInsert: 250 };
 
 interface LineRow {
   id: string;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../errors.ts';
 import { XmlPaths, XmlReader, XmlRefusal, xmlRefused, type XmlLimits, type XmlProblem } from './reader.ts';
-import { child, children, descendants, readXmlDocument, textOf } from './tree.ts';
+import { child, children, descendants, readXmlDocument, readXmlDocumentYielding, textOf, XML_YIELD_CHARS } from './tree.ts';
 
 const REPO = join(import.meta.dirname, '..', '..', '..', '..');
 /** The shared reference folder: beside the checkout (../shared), or the machine's /work/shared. */
@@ -168,6 +168,37 @@ describe('hostile documents', () => {
       'The statement is refused: line 3, column 9: elements are nested deeper than 64 levels.',
       { rule: 'depth', limit: 64, line: 3, column: 9 },
     ]);
+  });
+});
+
+describe('readXmlDocumentYielding', () => {
+  it('reads a large document as readXmlDocument does, giving the event loop a turn between slices', async () => {
+    // 3,000 elements of 200 characters each (some 630,000 characters: 4 or more slices of 131,072), with
+    // 'ø' and an emoji (a surrogate pair) so that a slice's end may fall anywhere in a character.
+    const item = (i: number) => `<Item n="${i}">${'ø😀x'.repeat(50)}</Item>`;
+    const xml = `<Root xmlns="urn:x">${Array.from({ length: 3_000 }, (_, i) => item(i)).join('')}</Root>`;
+    expect(xml.length).toBeGreaterThan(4 * XML_YIELD_CHARS);
+    const limits = { maxBytes: 4 * 1024 * 1024 };
+    // A timer due at once fires only when the reader gives the event loop a turn.
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    const read = await readXmlDocumentYielding(xml, limits).finally(() => clearInterval(timer));
+    expect(ticks).toBeGreaterThan(0);
+    expect(read).toEqual(readXmlDocument(xml, limits));
+    expect(children(read, 'Item')).toHaveLength(3_000);
+    expect(textOf(children(read, 'Item')[2_999])).toBe('ø😀x'.repeat(50));
+  });
+
+  it('refuses as readXmlDocument does, wherever the fault lies', async () => {
+    const filler = `<A>${'x'.repeat(2 * XML_YIELD_CHARS)}</A>`;
+    for (const xml of [`<!DOCTYPE r><r/>`, `<r>${filler}\u0000</r>`, `<r>${filler}<b></r>`]) {
+      const problem = refusal(xml, { maxToken: 4 * XML_YIELD_CHARS });
+      const yielding = await readXmlDocumentYielding(xml, { maxBytes: 1024 * 1024, maxToken: 4 * XML_YIELD_CHARS }).then(
+        () => undefined,
+        (e: XmlRefusal) => ({ ...e.problem, message: e.message }),
+      );
+      expect(yielding).toEqual(problem);
+    }
   });
 });
 
