@@ -8,15 +8,15 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const SLOWEST = [
   'bench/smoke.test.ts',
-  'apps/server/test/startup.test.ts',
   'apps/server/test/einvoice-inbound.test.ts',
+  'apps/server/test/startup.test.ts',
   'apps/server/test/fuzz.test.ts',
-  'apps/server/test/signin-throttle.test.ts',
-  'apps/server/test/admin.test.ts',
   'apps/server/test/faults.test.ts',
-  'packages/domain/src/einvoice/validate.test.ts',
-  'apps/server/test/invoices.test.ts',
+  'apps/server/test/backup.test.ts',
+  'apps/server/test/webhook-faults.test.ts',
   'apps/server/test/saft.test.ts',
+  'apps/server/test/admin.test.ts',
+  'apps/server/test/openapi-lint.test.ts',
 ];
 
 export default class HeavyFirst extends BaseSequencer {
