@@ -6,7 +6,7 @@
 import { Prisma, type Db } from '@tlr/db';
 import { BEGINNING, movements } from './balances.ts';
 import { invalidRequest, notFound } from '../errors.ts';
-import { addDays, daysBetween, daysInMonth, fromDate, toDate, today } from '../calendar.ts';
+import { addDays, daysBetween, daysInMonth, fromDate, today } from '../calendar.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { amountToJson, Decimal } from '../money.ts';
 import type { ListMeta, ListParams, ListSpec } from '../lists/list.ts';
