@@ -418,6 +418,27 @@ describe("an asset from one line of a received e-invoice, with the project's dim
   let svejser = '';
   const tx = async (id: string) =>
     (await ok(c().GET('/transactions/{id}', path(id)))).data.lines.map((l) => [l.account_number, l.debit, l.credit, l.dimensions]);
+  /**
+   * The OIOUBL package's invoice of 20 November, numbered `number`, imported and booked: Hejsetavle 5,000.00 and
+   * 2 × Beslag 25.00 = 50.00, 25 % VAT (1,250.00 and 12.50), both proposed to 2810. Project B, the screws' line C;
+   * half the VAT deductible.
+   */
+  async function bookedInvoice(number: string) {
+    const xml = readFileSync(join(REFERENCE, 'einvoice', 'oioubl', 'examples', 'OIOUBL_Invoice_v2p2.xml'), 'utf8')
+      .replace('<cbc:ID>A00095678<', `<cbc:ID>${number}<`)
+      .replace('<cbc:IssueDate>2005-11-20', '<cbc:IssueDate>2026-11-20')
+      .replace('<cbc:PaymentDueDate>2005-11-25', '<cbc:PaymentDueDate>2026-11-25');
+    const r = await co.raw.call<{ data: { expense_id: string } }>('POST', '/einvoices/inbound', {
+      raw: xml,
+      headers: { 'Content-Type': 'application/xml', ...idem().header },
+    });
+    expect(r.status, r.text.slice(0, 500)).toBe(201);
+    const id = r.body.data.expense_id;
+    const draft = await ok(c().PUT('/expenses/{id}', { ...path(id), body: { dimensions: { Projekt: 'B' }, vat_deductible_percent: 50 } }));
+    const screws = draft.data.lines[1]!.id;
+    await ok(c().PUT('/expenses/{id}/lines/{line_id}', { params: { path: { id, line_id: screws } }, body: { dimensions: { Projekt: 'C' } } }));
+    return { expense: id, lines: (await ok(c().PUT('/expenses/{id}/status', { ...path(id), body: { status: 'booked' } }))).data.lines };
+  }
 
   it("costs the line at its net amount with its VAT not deductible, moves it off the line's account, once per line", async () => {
     co = await t.another('Linjeanlæg ApS');
@@ -435,21 +456,7 @@ describe("an asset from one line of a received e-invoice, with the project's dim
         }),
       )
     ).data.id;
-    // The OIOUBL package's invoice of 20 November: Hejsetavle 5,000.00 and 2 × Beslag 25.00 = 50.00, 25 % VAT
-    // (1,250.00 and 12.50), both proposed to 2810. Project B, the screws' line C; half the VAT deductible.
-    const xml = readFileSync(join(REFERENCE, 'einvoice', 'oioubl', 'examples', 'OIOUBL_Invoice_v2p2.xml'), 'utf8')
-      .replace('<cbc:IssueDate>2005-11-20', '<cbc:IssueDate>2026-11-20')
-      .replace('<cbc:PaymentDueDate>2005-11-25', '<cbc:PaymentDueDate>2026-11-25');
-    const r = await co.raw.call<{ data: { expense_id: string } }>('POST', '/einvoices/inbound', {
-      raw: xml,
-      headers: { 'Content-Type': 'application/xml', ...idem().header },
-    });
-    expect(r.status, r.text.slice(0, 500)).toBe(201);
-    expense = r.body.data.expense_id;
-    const draft = await ok(c().PUT('/expenses/{id}', { ...path(expense), body: { dimensions: { Projekt: 'B' }, vat_deductible_percent: 50 } }));
-    const screws = draft.data.lines[1]!.id;
-    await ok(c().PUT('/expenses/{id}/lines/{line_id}', { params: { path: { id: expense, line_id: screws } }, body: { dimensions: { Projekt: 'C' } } }));
-    lines = (await ok(c().PUT('/expenses/{id}/status', { ...path(expense), body: { status: 'booked' } }))).data.lines;
+    ({ expense, lines } = await bookedInvoice('A00095678'));
     expect(lines.map((l) => l.description)).toEqual(['Hejsetavle', 'Beslag']);
     // Booked: 2810 5,050.00 + the 631.25 of VAT not deductible (50 % of 1,262.50) = 5,681.25.
     expect(await balance('2810', co.company.companyId)).toBe(5681.25);
@@ -492,6 +499,24 @@ describe("an asset from one line of a received e-invoice, with the project's dim
     ]);
     expect(await balance('2810', co.company.companyId)).toBe(0);
     expect(await countRows(`SELECT count(*)::int AS n FROM fixed_assets WHERE expense_id = $1`, [expense])).toBe(2);
+  });
+
+  it("the same invoice as a whole: the capitalisation credits each line's project as booking charged it (decision 876)", async () => {
+    const whole = await bookedInvoice('A00095679');
+    // Booking charged 2810 per set of dimensions (decision 856): B the board's 5,000.00 and the whole 631.25 of VAT
+    // not deductible (the code's largest line, decision 683) = 5,631.25, C the screws' 50.00. Together 5,681.25.
+    const a = (await created(c().POST('/assets', { params: idem(), body: { name: 'Tavle og beslag', expense_id: whole.expense, useful_life_months: 50 } })))
+      .data;
+    expect(a).toMatchObject({ cost: 5681.25, dimensions: { Projekt: 'B' } });
+    expect(await tx(a.capitalisation_transaction_id!)).toEqual([
+      ['5580', 5681.25, 0, { Projekt: 'B' }],
+      ['2810', 0, 5631.25, { Projekt: 'B' }],
+      ['2810', 0, 50, { Projekt: 'C' }],
+    ]);
+    expect(await balance('2810', co.company.companyId)).toBe(0);
+    // Deleted, the capitalisation is reversed line by line, projects included; the next tests see only the first two assets.
+    await ok(c().DELETE('/assets/{id}', path(a.id)));
+    expect(await balance('2810', co.company.companyId)).toBe(5681.25);
   });
 
   it('a dimension the company requires on the depreciation account: refused on the asset, and the job marks the asset and goes on', async () => {

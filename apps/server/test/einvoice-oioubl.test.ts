@@ -90,6 +90,14 @@ describe('invoices as OIOUBL 2.1', () => {
       ['export', await invoice(se, [{ description: 'Software', quantity: 1, unit_price: 5000, vat_code: 'SEXP' }])],
       ['a buyer with its own peppol_id', await invoice(registered, [{ description: 'Ydelse', quantity: 1, unit_price: 100 }])],
       ['§ 46 reverse charge', await invoice(dk, [{ description: 'Tømrerarbejde', quantity: 40, unit_price: 450, vat_code: 'SOMV' }])],
+      [
+        'accrued lines',
+        await invoice(dk, [
+          { description: 'Serviceaftale 2026/27', quantity: 1, unit_price: 12000, accrual: { from: '2026-07', to: '2027-06' } },
+          { description: 'Opstart', quantity: 1, unit_price: 500 },
+          { description: 'Support december', quantity: 1, unit_price: 300, accrual: { from: '2026-12', to: '2026-12' } },
+        ]),
+      ],
     ];
     // Approved once the company has an FI creditor number: paid by FIK (+71).
     await ok(t.api.PUT('/settings/company', { body: { fi_creditor_number: '81234567' } }));
@@ -136,6 +144,25 @@ describe('invoices as OIOUBL 2.1', () => {
     expect(doc('discounts and units')).toContain(
       '<cac:Price><cbc:PriceAmount currencyID="DKK">765.00</cbc:PriceAmount><cbc:BaseQuantity unitCode="HUR">1</cbc:BaseQuantity><cac:AllowanceCharge><cbc:ChargeIndicator>false</cbc:ChargeIndicator><cbc:AllowanceChargeReason>Rabat</cbc:AllowanceChargeReason><cbc:MultiplierFactorNumeric>0.1</cbc:MultiplierFactorNumeric><cbc:Amount currencyID="DKK">85.00</cbc:Amount><cbc:BaseAmount currencyID="DKK">850.00</cbc:BaseAmount></cac:AllowanceCharge></cac:Price>',
     );
+
+    // An accrued line's months are its InvoicePeriod (decision 879): the first day of `from` to the last of `to`,
+    // after its LineExtensionAmount; the line not accrued has none. The same in the Peppol document, valid there too.
+    const period = (start: string, end: string) =>
+      `<cac:InvoicePeriod><cbc:StartDate>${start}</cbc:StartDate><cbc:EndDate>${end}</cbc:EndDate></cac:InvoicePeriod>`;
+    const accruedId = shapes.find(([what]) => what === 'accrued lines')![1];
+    const peppol = (await t.raw.get(`/invoices/${accruedId}/ubl`)).text;
+    expect((await validateEinvoice(peppol)).fatal).toEqual([]);
+    for (const xml of [doc('accrued lines'), peppol]) {
+      expect(xml).toContain(`<cbc:LineExtensionAmount currencyID="DKK">12000.00</cbc:LineExtensionAmount>${period('2026-07-01', '2027-06-30')}`);
+      expect(xml).toContain(`<cbc:LineExtensionAmount currencyID="DKK">300.00</cbc:LineExtensionAmount>${period('2026-12-01', '2026-12-31')}`);
+      expect(xml.split('<cac:InvoicePeriod>')).toHaveLength(3);
+    }
+    // The PDF names the months under the line's text.
+    const pdf = await t.api.GET('/invoices/{id}/pdf', { params: { path: { id: accruedId } }, parseAs: 'arrayBuffer' });
+    const text = (await extractText(await getDocumentProxy(new Uint8Array(pdf.data!)), { mergePages: true })).text;
+    expect(text).toContain('Periode: juli 2026 – juni 2027');
+    expect(text).toContain('Periode: december 2026');
+    expect(text.match(/Periode:/g)).toHaveLength(2);
 
     // A deliberately wrong total: the rules catch it.
     const wrong = doc('25 %').replace('<cbc:PayableAmount currencyID="DKK">74.85<', '<cbc:PayableAmount currencyID="DKK">75.85<');

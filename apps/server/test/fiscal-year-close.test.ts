@@ -460,5 +460,53 @@ describe('POST /opening-balances', () => {
       ['result_for_the_year', 0],
       ['prior_years_result', 0],
     ]);
+
+    // From the bank statement in one step (decisions 877, 878): the supplier's remaining 1,500 leaves the bank on
+    // the 25th; the line (written as an import stores it) pays it and is matched to the payment's posting.
+    const bank = (await created(c.POST('/bank-accounts', { params: idem(), body: { name: 'Driftskonto' } }))).data.id;
+    const statementId = crypto.randomUUID();
+    const lineId = crypto.randomUUID();
+    const { pool } = testDb();
+    await pool.query(`INSERT INTO bank_statements (id, company_id, bank_account_id, format, file_sha256) VALUES ($1, $2, $3, 'csv', $4)`, [
+      statementId,
+      other.company.companyId,
+      bank,
+      crypto.randomUUID(),
+    ]);
+    await pool.query(
+      `INSERT INTO bank_lines (id, company_id, bank_account_id, statement_id, identity, booking_date, amount, currency, text)
+       VALUES ($1, $2, $3, $4, $5, $6, -1500, 'DKK', 'Leverandør ApS')`,
+      [lineId, other.company.companyId, bank, statementId, `test:${lineId}`, `${Y}-01-25`],
+    );
+    // Refused by name: a date beside the line, a line of another company, money out for a customer, an amount that is not the line's.
+    expect((await pay({ supplier_id: supplier, bank_line_id: lineId, date: `${Y}-01-25` })).error).toMatchObject({ status: 400, field: 'date' });
+    const foreign = await t.api.POST('/opening-balances/payments', { params: idem(), body: { supplier_id: supplier, bank_line_id: lineId } });
+    expect(foreign.error).toMatchObject({ status: 400, field: 'bank_line_id', detail: expect.stringContaining('No bank line') });
+    expect((await pay({ customer_id: customer, bank_line_id: lineId })).error).toMatchObject({
+      status: 400,
+      field: 'bank_line_id',
+      detail: expect.stringContaining('money in'),
+    });
+    expect((await pay({ supplier_id: supplier, bank_line_id: lineId, amount: 1000 })).error).toMatchObject({ status: 400, field: 'amount' });
+    const fromLine = await pay({ supplier_id: supplier, bank_line_id: lineId });
+    expect(fromLine.response.status).toBe(201);
+    expect(fromLine.data!.data).toMatchObject({ date: `${Y}-01-25`, amount: 1500, open_amount: 0, bank_line_id: lineId });
+    const paidFromLine = fromLine.data!.data.transaction_id;
+    const fromLineTx = (await ok(c.GET('/transactions/{id}', { params: { path: { id: paidFromLine } } }))).data;
+    expect(fromLineTx.lines.map((l) => [l.account_number, l.debit, l.credit])).toEqual([
+      ['7440', 1500, 0],
+      ['6470', 0, 1500],
+    ]);
+    const bankLine = async () => (await ok(c.GET('/bank-lines/{id}', { params: { path: { id: lineId } } }))).data;
+    expect(await bankLine()).toMatchObject({ status: 'matched', match: { type: 'posting', transaction_id: paidFromLine } });
+    expect((await pay({ supplier_id: supplier, bank_line_id: lineId })).error).toMatchObject({ status: 409, code: 'bank_line_matched' });
+    expect((await aged('/reports/aged-payables', businessDay())).data).toEqual([]);
+    // Unmatched: the payment reversed (today), the line open again, and the supplier owed 1,500 again.
+    await ok(c.POST('/bank-lines/{id}/unmatch', { params: { path: { id: lineId }, ...idem() } }));
+    expect(await bankLine()).toMatchObject({ status: 'unmatched' });
+    expect((await aged('/reports/aged-payables', businessDay())).meta.totals).toMatchObject({ total: 1500 });
+    // Before the reversal's date the payment still counts: the payables of 10 February are nil.
+    expect((await aged('/reports/aged-payables', `${Y}-02-10`)).data).toEqual([]);
+    expect((await pay({ supplier_id: supplier, amount: 1500.01 })).error).toMatchObject({ code: 'overpayment', balance_due: 1500 });
   });
 });

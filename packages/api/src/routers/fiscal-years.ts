@@ -99,7 +99,7 @@ export const fiscalYearProcedures = {
         path: '/opening-balances/payments',
         tags: [tag],
         summary: "Register a payment of a customer's or supplier's opening balance",
-        description: `Money received from a customer (debit the bank account, credit receivables ${DEFAULT_ACCOUNTS.receivable}) or paid to a supplier (debit payables ${DEFAULT_ACCOUNTS.payable}, credit the bank account) against what is open of its lines of the opening balances, posted at once (source payment). GET /reports/aged-receivables and aged-payables apply the party's payments to its opening items oldest due first; the customer's statement shows it as a payment. Name customer_id or supplier_id (400 otherwise, or when the party has no opening balance); more than is open: 422 overpayment with balance_due (decision 853).`,
+        description: `Money received from a customer (debit the bank account, credit receivables ${DEFAULT_ACCOUNTS.receivable}) or paid to a supplier (debit payables ${DEFAULT_ACCOUNTS.payable}, credit the bank account) against what is open of its lines of the opening balances, posted at once (source payment). GET /reports/aged-receivables and aged-payables apply the party's payments to its opening items oldest due first; the customer's statement shows it as a payment. Name customer_id or supplier_id (400 otherwise, or when the party has no opening balance); more than is open: 422 overpayment with balance_due (decision 853). From the bank statement in one step: bank_line_id instead of date and the account (400 naming them if given too) takes the line's booking date, bank account and amount (money in for a customer, out for a supplier, a DKK account; 400 naming bank_line_id otherwise, and an amount given too must be the line's) and matches the line to the payment's posting in the same transaction (409 bank_line_matched if it is matched already); POST /bank-lines/{id}/unmatch then reverses the payment, which stops counting against the party's opening balance (decisions 877-878).`,
       },
       scopes: ['transactions:write'],
       idempotent: { status: 201 },
@@ -109,7 +109,14 @@ export const fiscalYearProcedures = {
       z.strictObject({
         customer_id: uuid().optional().meta({ description: 'The customer who paid (one of customer_id and supplier_id)' }),
         supplier_id: uuid().optional().meta({ description: 'The supplier paid' }),
-        amount: money().meta({ description: "DKK, greater than 0 and at most what is open of the party's opening balances", example: 1000 }),
+        amount: money().optional().meta({
+          description: "DKK, greater than 0 and at most what is open of the party's opening balances. Required unless bank_line_id is given (then the line's)",
+          example: 1000,
+        }),
+        bank_line_id: uuid().optional().meta({
+          description:
+            "An unmatched line of a bank statement the money came in or went out on: the payment takes its date, bank account and amount, and the line is matched to the payment's posting (decision 877)",
+        }),
         date: date().optional().meta({ description: 'Payment date; default today (Europe/Copenhagen)' }),
         account_id: uuid().optional().meta({ description: 'The bank or cash account (an asset account) the money went through' }),
         account_number: accountNumber()
@@ -128,6 +135,7 @@ export const fiscalYearProcedures = {
             amount: amountOut('DKK'),
             open_amount: amountOut("What is open of the party's opening balances after it (DKK)"),
             transaction_id: uuid().meta({ description: 'The posting' }),
+            bank_line_id: uuid().nullable().meta({ description: 'The bank line it was made from and matched to; null when registered without one' }),
           })
           .meta({ id: 'OpeningBalancePayment' }),
       ),

@@ -15,7 +15,7 @@ import { amountToJson, decimalOf, Decimal } from '../money.ts';
 import { postTransaction } from '../ledger/post.ts';
 import { postReversalOf } from '../ledger/documents.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
-import type { PostingLine } from '../ledger/rules.ts';
+import { dimensionsOf as storedDimensions, STORED_LINE_DIMENSIONS, type PostingLine, type StoredLineDimension } from '../ledger/rules.ts';
 import { someDimensions, type LineDimensions } from '../dimensions/schema.ts';
 import { checkDocumentDimensions, missingRequired, readCatalogue } from '../dimensions/catalogue.ts';
 import { toDkk } from '../currency/rules.ts';
@@ -322,11 +322,34 @@ async function lockedBookedExpense(db: Db, scope: CompanyScope, expenseId: strin
   return expense;
 }
 
-/** Where an asset made from an expense or one of its lines came from: its date, the credits that take its cost off the expense's accounts, their dimensions. */
+/**
+ * Where an asset made from an expense or one of its lines came from: its date, the credits that take its
+ * cost off the expense's accounts (each with the dimensions the cost was posted with), and the asset's
+ * default dimensions (decision 872).
+ */
 interface Origin {
   date: string;
-  credits: { accountId: string; amount: Decimal }[];
+  credits: { accountId: string; amount: Decimal; dimensions: LineDimensions | undefined }[];
   dimensions: LineDimensions | undefined;
+}
+
+/**
+ * The expense's own account's lines in its posting, netted per set of dimensions (decision 876): the
+ * expense-level dimensions when its lines carry none, one set per line's dimensions when they do
+ * (decision 855), in the order first posted. A set that nets to nil is left out.
+ */
+function costBySet(
+  lines: readonly { debit: { toString(): string }; credit: { toString(): string }; dimensions: readonly StoredLineDimension[] }[],
+): { amount: Decimal; dimensions: LineDimensions | undefined }[] {
+  const sets = new Map<string, { amount: Decimal; dimensions: LineDimensions | undefined }>();
+  for (const l of lines) {
+    const dimensions = l.dimensions.length ? storedDimensions(l.dimensions) : undefined;
+    const key = JSON.stringify(dimensions ?? {});
+    const set = sets.get(key) ?? { amount: zero(), dimensions };
+    set.amount = set.amount.plus(l.debit.toString()).minus(l.credit.toString());
+    sets.set(key, set);
+  }
+  return [...sets.values()].filter((s) => !s.amount.isZero());
 }
 
 /** What the expense posted to its own account (debit − credit, DKK): the asset's cost (decision 572). One asset per expense, none once a line of it is one. */
@@ -336,13 +359,17 @@ async function expenseCost(db: Db, scope: CompanyScope, expenseId: string) {
     throw new DomainError('asset_exists', `The expense ${expenseId}, or a line of it, is an asset already.`, 'expense_id');
   const lines = await db.transactionLine.findMany({
     where: { company_id: scope.companyId, transaction_id: expense.posted_transaction_id!, account_id: expense.account_id },
+    orderBy: { line_number: 'asc' },
+    include: { dimensions: STORED_LINE_DIMENSIONS },
   });
-  const cost = lines.reduce((s, l) => s.plus(l.debit.toString()).minus(l.credit.toString()), zero());
+  const sets = costBySet(lines);
+  const cost = sets.reduce((s, c) => s.plus(c.amount), zero());
   if (!cost.isPositive() || cost.isZero())
     throw invalidRequest('The expense posted no cost to its account (a credit note cannot become an asset).', 'expense_id');
+  // One credit per set of dimensions booking posted the cost with, as booked (decisions 841, 876).
   const origin: Origin = {
     date: fromDate(expense.date),
-    credits: [{ accountId: expense.account_id, amount: cost }],
+    credits: sets.map((c) => ({ accountId: expense.account_id, ...c })),
     dimensions: dimensionsOf(expense.dimensions),
   };
   return { expense, cost, origin };
@@ -382,7 +409,9 @@ async function expenseLineCost(db: Db, scope: CompanyScope, lineId: string, expe
     nonDeductible = vatLines(t, vat, '', expense.vat_deductible_percent ? decimalOf(expense.vat_deductible_percent) : undefined).nonDeductible;
   }
   const rate = expense.exchange_rate ? decimalOf(expense.exchange_rate) : new Decimal(1);
-  const credits = [{ accountId: l.account_id, amount: toDkk(net, rate) }];
+  // The line's dimensions as booking posted them: the expense's, the line's own over them (decision 855).
+  const dimensions = dimensionsOf({ ...(expense.dimensions as LineDimensions | null), ...(l.dimensions as LineDimensions | null) });
+  const credits = [{ accountId: l.account_id, amount: toDkk(net, rate), dimensions }];
   if (!nonDeductible.isZero()) {
     const sameCode = await db.expenseLine.findMany({
       where: { expense_id: expense.id, vat_code: l.vat_code },
@@ -395,11 +424,9 @@ async function expenseLineCost(db: Db, scope: CompanyScope, lineId: string, expe
     );
     const amount = toDkk(nonDeductible, rate);
     if (accountId === l.account_id) credits[0]!.amount = credits[0]!.amount.plus(amount);
-    else credits.push({ accountId, amount });
+    else credits.push({ accountId, amount, dimensions });
   }
   const cost = credits.reduce((s, c) => s.plus(c.amount), zero());
-  // The line's dimensions as booking posted them: the expense's, the line's own over them (decision 855).
-  const dimensions = dimensionsOf({ ...(expense.dimensions as LineDimensions | null), ...(l.dimensions as LineDimensions | null) });
   const origin: Origin = { date: fromDate(expense.date), credits, dimensions };
   return { expense, cost, origin };
 }
@@ -498,15 +525,16 @@ export async function createAsset(db: Db, scope: CompanyScope, input: AssetInput
       sourceId: id,
       lines: [
         tagged(line(asset, 'debit', terms.cost, text), dimensions),
+        // A set that booking netted to a credit (an allowance of its own project) is turned back by a debit.
         ...from.credits.map((c) =>
           tagged(
             line(
               credited.find((a) => a.id === c.accountId)!,
-              'credit',
-              c.amount,
+              c.amount.isNegative() ? 'debit' : 'credit',
+              c.amount.abs(),
               text,
             ),
-            from.dimensions,
+            c.dimensions,
           ),
         ),
       ],

@@ -54,7 +54,7 @@ export const assetCreate = z.strictObject({
   ...fields,
   expense_id: uuid().optional().meta({
     description:
-      "A booked (or paid) expense of the company the asset was bought with: cost and acquisition_date are taken from it (giving them too: 400). When the expense was posted to another account than the asset account, a posting moves the cost from it to the asset account (capitalisation), its credit carrying the expense's dimensions (decision 841). One asset per expense (409 asset_exists, also when one of its lines is an asset); to make an asset of one line, give expense_line_id",
+      "A booked (or paid) expense of the company the asset was bought with: cost and acquisition_date are taken from it (giving them too: 400). When the expense was posted to another account than the asset account, a posting moves the cost from it to the asset account (capitalisation), its credit carrying the dimensions the cost was posted with: the expense's, or one credit per set of dimensions when its lines carry their own (decisions 841, 876). One asset per expense (409 asset_exists, also when one of its lines is an asset); to make an asset of one line, give expense_line_id",
   }),
   expense_line_id: uuid().optional().meta({
     description:

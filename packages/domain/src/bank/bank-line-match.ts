@@ -4,7 +4,7 @@ import { Prisma, type BankAccount, type BankLine, type Db } from '@tlr/db';
 import { fromDate } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, notFound } from '../errors.ts';
-import { postTransaction } from '../ledger/post.ts';
+import { postTransaction, type PostingSource } from '../ledger/post.ts';
 import type { PostingLine } from '../ledger/rules.ts';
 import { decimalOf, type Decimal } from '../money.ts';
 import type { Suggestion } from './rules.ts';
@@ -88,14 +88,15 @@ export function markMatched(
 /**
  * A bank line posted on its booking date (the journal writer) and matched to that posting's line on the
  * bank's ledger account: a manual posting from the line, or the tax account paid. `then` runs between the
- * two, in the same transaction, with the posting's id.
+ * two, in the same transaction, with the posting's id. The posting is the line's (source bank) unless it names
+ * its own source (an opening balance's payment, decision 877).
  */
 export async function postAndMatch(
   db: Db,
   scope: CompanyScope,
   line: BankLine,
   bank: Bank,
-  posting: { description: string; lines: PostingLine[] },
+  posting: { description: string; lines: PostingLine[]; source?: PostingSource; sourceId?: string },
   by: 'auto' | 'manual',
   then?: (transactionId: string) => Promise<unknown>,
 ): Promise<BankLine> {

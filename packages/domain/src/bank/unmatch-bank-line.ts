@@ -11,7 +11,8 @@ import { lockLine } from './bank-line-match.ts';
 
 /**
  * POST /bank-lines/{id}/unmatch: the line is unmatched again. What the match posted is reversed by a new
- * entry (the invoice's or expense's payment, the line's own posting); a posting that was only found is
+ * entry (the invoice's or expense's payment, the line's own posting, an opening balance's payment made from
+ * it); a posting that was only found is
  * left as it was, no longer reconciled.
  */
 export async function unmatchBankLine(db: Db, scope: CompanyScope, id: string): Promise<BankLine> {
@@ -23,11 +24,16 @@ export async function unmatchBankLine(db: Db, scope: CompanyScope, id: string): 
   if (line.match_type === 'invoice') await reversePayment(db, scope, line.transaction_id!, date);
   if (line.match_type === 'expense') await reverseExpensePayment(db, scope, line.expense_id!, date);
   if (line.match_type === 'posting') {
-    await postReversalOf(db, scope, line.transaction_id!, {
+    const reversal = await postReversalOf(db, scope, line.transaction_id!, {
       date: date < fromDate(line.booking_date) ? fromDate(line.booking_date) : date,
       description: `Tilbageført bankpostering: ${line.text}`.slice(0, 500),
       source: 'reversal',
       sourceId: line.id,
+    });
+    // An opening balance's payment made from the line no longer counts (decision 878); the row and both postings stay.
+    await db.openingBalancePayment.updateMany({
+      where: { company_id: scope.companyId, transaction_id: line.transaction_id!, reversed_transaction_id: null },
+      data: { reversed_transaction_id: reversal.id },
     });
   }
   return db.bankLine.update({

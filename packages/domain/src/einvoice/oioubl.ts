@@ -14,7 +14,7 @@ import { toDkk } from '../currency/rules.ts';
 import { VAT_CODES, type VatKind } from '../vat/codes.ts';
 import { DomainError } from '../errors.ts';
 import { checkPeppolId, parsePeppolId, peppolVatPrefix } from '../identifiers/peppol-id.ts';
-import { lineAllowance, type UblDocument, type UblLine, type UblParty } from './ubl.ts';
+import { lineAllowance, linePeriodXml, type UblDocument, type UblLine, type UblParty } from './ubl.ts';
 
 const NS = {
   Invoice: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2',
@@ -241,6 +241,7 @@ export function oioublXml(d: UblDocument): string {
       .ele(NS.cbc, credit ? 'cbc:CreditedQuantity' : 'cbc:InvoicedQuantity', { unitCode: l.unit })
       .txt((negative ? l.quantity.negated() : l.quantity).toString());
     line.ele(NS.cbc, 'cbc:LineExtensionAmount', cur).txt(money(l.amount));
+    linePeriodXml(line, l.period);
     // Each line states its own tax (OIOUBL asks for it, F-LIB404): the line's VAT as vat/arithmetic.ts
     // rounds a group's. The document's VAT is the groups' (above), as the invoice booked it.
     const lineTax = line.ele(NS.cac, 'cac:TaxTotal');

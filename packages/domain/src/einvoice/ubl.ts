@@ -12,7 +12,7 @@ import { toDkk } from '../currency/rules.ts';
 import { VAT_CODES, type VatKind } from '../vat/codes.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError } from '../errors.ts';
-import { invoiceDocument, renderInvoicePdf } from '../invoices/pdf.ts';
+import { invoiceDocument, linePeriod, renderInvoicePdf, type LinePeriod } from '../invoices/pdf.ts';
 import { fullInvoiceInclude } from '../invoices/views.ts';
 import { companyPeppolId, peppolIdOfVatNumber } from '../identifiers/peppol-id.ts';
 import { fiUblPaymentId } from '../identifiers/fi-payment.ts';
@@ -53,6 +53,16 @@ export interface UblLine {
   unit: string;
   /** The discount in percent; 0 for none. */
   discountPercent: Decimal;
+  /** An accrued line's period (BG-26, the line's InvoicePeriod; decision 879); none when not accrued. */
+  period?: LinePeriod | null | undefined;
+}
+
+/** The line's period (BG-26) after its LineExtensionAmount, as UBL 2.1 orders a line: both writers' (decision 879). */
+export function linePeriodXml(line: XMLBuilder, period: LinePeriod | null | undefined) {
+  if (!period) return;
+  const p = line.ele(NS.cac, 'cac:InvoicePeriod');
+  p.ele(NS.cbc, 'cbc:StartDate').txt(period.start);
+  p.ele(NS.cbc, 'cbc:EndDate').txt(period.end);
 }
 
 /**
@@ -267,6 +277,7 @@ export function ublXml(d: UblDocument): string {
       .ele(NS.cbc, credit ? 'cbc:CreditedQuantity' : 'cbc:InvoicedQuantity', { unitCode: l.unit })
       .txt((negative ? l.quantity.negated() : l.quantity).toString());
     line.ele(NS.cbc, 'cbc:LineExtensionAmount', cur).txt(money(l.amount));
+    linePeriodXml(line, l.period);
     // A discount is the line's allowance (BG-27): its percent of the amount before it (reason code 95, "Discount").
     const allowance = lineAllowance(l);
     if (allowance) {
@@ -385,6 +396,7 @@ export async function ublDocument(
       vatRate: dec(l.vat_rate),
       unit: l.unit,
       discountPercent: dec(l.discount_percent),
+      period: linePeriod(l),
     })),
     bank: { regNumber: company.bank_reg_number, accountNumber: company.bank_account_number, iban: company.iban },
     fi: kind === 'invoice' && row.payment_id ? { paymentId: row.payment_id, creditorNumber: row.fi_creditor_number } : null,

@@ -20,6 +20,7 @@ import { invoiceTotals } from './rules.ts';
 import { invoiceVatLabel } from '../vat/codes.ts';
 import { toDkk } from '../currency/rules.ts';
 import { fullInvoiceInclude } from './views.ts';
+import { monthEnd } from '../assets/rules.ts';
 
 /** A quote (tilbud) is laid out as an invoice is: its valid_until stands where an invoice's due date does. */
 export type InvoiceDocumentKind = 'invoice' | 'credit_note' | 'quote';
@@ -51,7 +52,17 @@ export interface InvoiceDocument {
   /** The FI payment line (+71) of an invoice with a payment id; "" otherwise, and always on a credit note. */
   fi_payment_line: string;
   buyer: Party;
-  lines: { description: string; quantity: string; unit: string; discount_percent: string; unit_price: string; vat_rate: string; amount: string }[];
+  lines: {
+    description: string;
+    quantity: string;
+    unit: string;
+    discount_percent: string;
+    unit_price: string;
+    vat_rate: string;
+    amount: string;
+    /** An accrued line's period (decision 879): the first day of its first month and the last day of its last; none when not accrued. */
+    period?: LinePeriod | null | undefined;
+  }[];
   vat: { label: string; base: string; amount: string }[];
   /** The invoice's currency (ISO 4217); amounts are in it. */
   currency: string;
@@ -93,12 +104,25 @@ export const customerParty = (customer: Customer): Party => ({
   ean: customer.ean,
 });
 
+/** The period a line's goods or services cover, in days (both included). */
+export interface LinePeriod {
+  start: string;
+  end: string;
+}
+
+/**
+ * An accrued invoice line's period, as the customer is shown it (decision 879): from the first day of the
+ * accrual's first month to the last day of its last; null for a line not accrued (and a quote's lines).
+ */
+export const linePeriod = (l: { accrual_from?: Date | null; accrual_to?: Date | null }): LinePeriod | null =>
+  l.accrual_from && l.accrual_to ? { start: fromDate(l.accrual_from), end: monthEnd(fromDate(l.accrual_to)) } : null;
+
 /** The lines of a document as the page shows them, and its VAT per code computed from them. */
 export function documentLines(
-  lines: readonly Omit<
+  lines: readonly (Omit<
     Prisma.InvoiceLineGetPayload<object>,
     'id' | 'company_id' | 'invoice_id' | 'account_id' | 'dimensions' | 'accrual_from' | 'accrual_to'
-  >[],
+  > & { accrual_from?: Date | null; accrual_to?: Date | null })[],
 ) {
   const totals = invoiceTotals(
     lines.map((l) => ({ quantity: l.quantity, unitPrice: l.unit_price, vatRate: l.vat_rate, vatCode: l.vat_code, discountPercent: l.discount_percent })),
@@ -112,6 +136,7 @@ export function documentLines(
       unit: l.unit,
       discount_percent: new Decimal(l.discount_percent.toString()).toString(),
       amount: roundOere(new Decimal(l.amount.toString())).toFixed(2),
+      period: linePeriod(l),
     })),
     vat: totals.byRate.map((g) => ({ label: invoiceVatLabel(g.code, g.rate), base: g.net.toFixed(2), amount: g.vat.toFixed(2) })),
   };
@@ -218,9 +243,19 @@ const UNIT_LABELS: Readonly<Record<string, string>> = {
   MTQ: 'm³',
 };
 const quantityText = (quantity: string, unit: string) => [decimalComma(quantity), UNIT_LABELS[unit] ?? unit].filter(Boolean).join(' ');
-/** The line's text: its description, and its discount under it. */
+const MONTHS = ['januar', 'februar', 'marts', 'april', 'maj', 'juni', 'juli', 'august', 'september', 'oktober', 'november', 'december'];
+/** "2026-07-01" -> "juli 2026". */
+const danishMonth = (iso: string) => `${MONTHS[Number(iso.slice(5, 7)) - 1]} ${iso.slice(0, 4)}`;
+/** An accrued line's months (decision 879): "Periode: juli 2026 – juni 2027", or the one month. */
+export function periodText(p: LinePeriod): string {
+  const [from, to] = [danishMonth(p.start), danishMonth(p.end)];
+  return `Periode: ${from === to ? from : `${from} – ${to}`}`;
+}
+/** The line's text: its description, its period and its discount under it. */
 const lineText = (line: InvoiceDocument['lines'][number]) =>
-  line.discount_percent !== '0' ? `${line.description}\nRabat ${decimalComma(line.discount_percent)} %` : line.description;
+  [line.description, line.period ? periodText(line.period) : '', line.discount_percent !== '0' ? `Rabat ${decimalComma(line.discount_percent)} %` : '']
+    .filter(Boolean)
+    .join('\n');
 
 // pdfkit is loaded by the first document: its fonts and Unicode tables take a quarter of a second, which
 // every process importing the domain (the CLI) would otherwise pay (decision 421).

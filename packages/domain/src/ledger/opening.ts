@@ -9,6 +9,7 @@ import { Prisma, type Account, type Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest } from '../errors.ts';
 import { addDays, fromDate, toDate, today } from '../calendar.ts';
+import { alreadyMatched, lockLine, postAndMatch } from '../bank/bank-line-match.ts';
 import { newId } from '../ids.ts';
 import { amountToJson, Decimal, decimalOf } from '../money.ts';
 import { settlementAccount } from './documents.ts';
@@ -164,10 +165,37 @@ export async function postOpeningBalances(
 export interface OpeningBalancePaymentInput {
   customer_id?: string | undefined;
   supplier_id?: string | undefined;
-  amount: Decimal;
+  amount?: Decimal | undefined;
   date?: string | undefined;
   account_id?: string | undefined;
   account_number?: string | undefined;
+  bank_line_id?: string | undefined;
+}
+
+/**
+ * The bank line an opening balance's payment is made from (decision 877), locked: an unmatched line of a
+ * DKK bank account, money in for a customer and out for a supplier; its date, account and amount are the
+ * payment's (an amount given too must be the same).
+ */
+async function paymentBankLine(db: Db, scope: CompanyScope, input: OpeningBalancePaymentInput, kind: 'customer' | 'supplier') {
+  for (const f of ['date', 'account_id', 'account_number'] as const)
+    if (input[f] !== undefined) throw invalidRequest(`${f} is the bank line's; leave it out with bank_line_id.`, f);
+  const id = input.bank_line_id!;
+  if (!(await db.bankLine.findFirst({ where: { id, company_id: scope.companyId }, select: { id: true } })))
+    throw invalidRequest(`No bank line ${id} in this company.`, 'bank_line_id');
+  const locked = (await lockLine(db, scope, id))!;
+  const { line, bank } = locked;
+  if (line.status === 'matched') throw alreadyMatched(line);
+  if (bank.account.currency !== 'DKK') throw invalidRequest(`The bank line is in ${bank.account.currency}; an opening balance is paid in DKK.`, 'bank_line_id');
+  const amount = decimalOf(line.amount);
+  if (kind === 'customer' ? !amount.isPositive() : !amount.isNegative())
+    throw invalidRequest(
+      `The bank line's amount is ${amount.toFixed(2)}: a customer's payment is money in, a payment to a supplier money out.`,
+      'bank_line_id',
+    );
+  if (input.amount !== undefined && !input.amount.equals(amount.abs()))
+    throw invalidRequest(`amount ${input.amount.toFixed(2)} is not the bank line's ${amount.abs().toFixed(2)}; leave it out with bank_line_id.`, 'amount');
+  return { ...locked, amount: amount.abs(), date: fromDate(line.booking_date) };
 }
 
 /**
@@ -183,18 +211,25 @@ export async function payOpeningBalance(db: Db, scope: CompanyScope, input: Open
   if (!partyId || (input.customer_id && input.supplier_id))
     throw invalidRequest('Name the customer_id or the supplier_id whose opening balance is paid, one of them.', 'customer_id');
   const field = `${kind}_id`;
+  // The bank line first, as a match takes it: then the party's items.
+  const fromLine = input.bank_line_id ? await paymentBankLine(db, scope, input, kind) : undefined;
+  const amount = fromLine?.amount ?? input.amount;
+  if (!amount) throw invalidRequest('amount is required (or bank_line_id, to take it from a bank line).', 'amount');
   const column = kind === 'customer' ? Prisma.sql`customer_id` : Prisma.sql`supplier_id`;
   const [items] = await db.$queryRaw<{ n: number; amount: Decimal | null }[]>`
     SELECT count(*)::int AS n, SUM(amount) AS amount FROM (
       SELECT amount FROM opening_balance_items WHERE company_id = ${scope.companyId}::uuid AND ${column} = ${partyId}::uuid FOR UPDATE) i`;
   if (!items?.n) throw invalidRequest(`The ${kind} ${partyId} has no opening balance (POST /opening-balances).`, field);
-  const paid = await db.openingBalancePayment.aggregate({ where: { company_id: scope.companyId, [field]: partyId }, _sum: { amount: true } });
+  const paid = await db.openingBalancePayment.aggregate({
+    where: { company_id: scope.companyId, [field]: partyId, reversed_transaction_id: null },
+    _sum: { amount: true },
+  });
   const open = decimalOf(items.amount ?? 0).minus(decimalOf(paid._sum.amount ?? 0));
-  if (!input.amount.isPositive() || input.amount.isZero()) throw invalidRequest('A payment amount must be greater than 0.', 'amount');
-  if (input.amount.greaterThan(open))
+  if (!amount.isPositive() || amount.isZero()) throw invalidRequest('A payment amount must be greater than 0.', 'amount');
+  if (amount.greaterThan(open))
     throw new DomainError(
       'overpayment',
-      `The payment ${input.amount.toFixed(2)} exceeds what is open of the ${kind}'s opening balance, ${open.toFixed(2)}.`,
+      `The payment ${amount.toFixed(2)} exceeds what is open of the ${kind}'s opening balance, ${open.toFixed(2)}.`,
       'amount',
       {
         balance_due: amountToJson(open),
@@ -204,7 +239,10 @@ export async function payOpeningBalance(db: Db, scope: CompanyScope, input: Open
     kind === 'customer'
       ? await db.customer.findFirst({ where: { id: partyId, company_id: scope.companyId }, select: { name: true } })
       : await db.supplier.findFirst({ where: { id: partyId, company_id: scope.companyId }, select: { name: true } });
-  const bank = await settlementAccount(db, scope, input, DEFAULT_ACCOUNTS.bank, [DEFAULT_ACCOUNTS.receivable, DEFAULT_ACCOUNTS.payable]);
+  const bank = await settlementAccount(db, scope, fromLine ? { account_id: fromLine.bank.ledgerAccountId } : input, DEFAULT_ACCOUNTS.bank, [
+    DEFAULT_ACCOUNTS.receivable,
+    DEFAULT_ACCOUNTS.payable,
+  ]);
   const partyAccount = await db.account.findFirst({
     where: { company_id: scope.companyId, account_number: kind === 'customer' ? DEFAULT_ACCOUNTS.receivable : DEFAULT_ACCOUNTS.payable },
   });
@@ -214,24 +252,28 @@ export async function payOpeningBalance(db: Db, scope: CompanyScope, input: Open
       `The chart of accounts has no account ${kind === 'customer' ? DEFAULT_ACCOUNTS.receivable : DEFAULT_ACCOUNTS.payable}.`,
     );
   const id = newId();
-  const date = input.date ?? today();
+  const date = fromLine?.date ?? input.date ?? today();
   const text = `Betaling af åbningssaldo: ${party?.name ?? partyId}`.slice(0, 500);
   const zero = new Decimal(0);
   const side = (account: Account, debit: boolean) => ({
     accountId: account.id,
     account: { account_number: account.account_number, name: account.name },
-    debit: debit ? input.amount : zero,
-    credit: debit ? zero : input.amount,
+    debit: debit ? amount : zero,
+    credit: debit ? zero : amount,
     description: text,
     vatCode: '',
   });
-  const posted = await postTransaction(db, scope, {
-    date,
+  const posting = {
     description: text,
-    source: 'payment',
+    source: 'payment' as const,
     sourceId: id,
     lines: kind === 'customer' ? [side(bank, true), side(partyAccount, false)] : [side(partyAccount, true), side(bank, false)],
-  });
+  };
+  // From a bank line: posted on its date and matched to it in the same transaction, as a posting the line made
+  // (unmatching it reverses the payment, decision 878).
+  let transactionId = '';
+  if (fromLine) await postAndMatch(db, scope, fromLine.line, fromLine.bank, posting, 'manual', async (posted) => void (transactionId = posted));
+  else transactionId = (await postTransaction(db, scope, { date, ...posting })).id;
   await db.openingBalancePayment.create({
     data: {
       id,
@@ -239,8 +281,8 @@ export async function payOpeningBalance(db: Db, scope: CompanyScope, input: Open
       customer_id: input.customer_id ?? null,
       supplier_id: input.supplier_id ?? null,
       date: toDate(date),
-      amount: input.amount.toFixed(2),
-      transaction_id: posted.id,
+      amount: amount.toFixed(2),
+      transaction_id: transactionId,
     },
   });
   return {
@@ -248,8 +290,9 @@ export async function payOpeningBalance(db: Db, scope: CompanyScope, input: Open
     customer_id: input.customer_id ?? null,
     supplier_id: input.supplier_id ?? null,
     date,
-    amount: amountToJson(input.amount),
-    open_amount: amountToJson(open.minus(input.amount)),
-    transaction_id: posted.id,
+    amount: amountToJson(amount),
+    open_amount: amountToJson(open.minus(amount)),
+    transaction_id: transactionId,
+    bank_line_id: input.bank_line_id ?? null,
   };
 }

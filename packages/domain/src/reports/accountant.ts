@@ -6,7 +6,7 @@
 import { Prisma, type Db } from '@tlr/db';
 import { BEGINNING, movements } from './balances.ts';
 import { invalidRequest, notFound } from '../errors.ts';
-import { addDays, daysBetween, daysInMonth, fromDate, toDate, today } from '../calendar.ts';
+import { addDays, daysBetween, daysInMonth, fromDate, today } from '../calendar.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { amountToJson, Decimal } from '../money.ts';
 import type { ListMeta, ListParams, ListSpec } from '../lists/list.ts';
@@ -566,12 +566,13 @@ export function settleOpeningItems<T extends { party_id: string | null; kind: st
 
 /** What each customer (`party` customer_id) or supplier paid of its opening balances by as_of. */
 async function openingPayments(db: Db, companyId: string, asOf: string, party: 'customer_id' | 'supplier_id'): Promise<Map<string, Decimal>> {
-  const rows = await db.openingBalancePayment.groupBy({
-    by: [party],
-    where: { company_id: companyId, date: { lte: toDate(asOf) }, [party]: { not: null } },
-    _sum: { amount: true },
-  });
-  return new Map(rows.map((r) => [r[party]!, dec(r._sum.amount)]));
+  // A payment undone by as_of (its bank line unmatched, decision 878) does not count.
+  const rows = await db.$queryRaw<{ party: string; amount: Prisma.Decimal }[]>`
+    SELECT p.${Prisma.raw(party)}::text AS party, SUM(p.amount) AS amount FROM opening_balance_payments p
+     WHERE p.company_id = ${companyId}::uuid AND p.date <= ${asOf}::date AND p.${Prisma.raw(party)} IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM ledger_transactions r WHERE r.id = p.reversed_transaction_id AND r.date <= ${asOf}::date)
+     GROUP BY 1`;
+  return new Map(rows.map((r) => [r.party, dec(r.amount)]));
 }
 
 /**
@@ -691,6 +692,10 @@ export async function customerStatement(db: Db, companyId: string, q: StatementQ
       UNION ALL
       SELECT p.date, 'payment', t.document_number::text, NULL, NULL, -p.amount, t.system_id
         FROM opening_balance_payments p JOIN ledger_transactions t ON t.id = p.transaction_id
+       WHERE p.company_id = ${companyId}::uuid AND p.customer_id = ${customer.id}::uuid
+      UNION ALL
+      SELECT r.date, 'payment_reversal', r.document_number::text, NULL, NULL, p.amount, r.system_id
+        FROM opening_balance_payments p JOIN ledger_transactions r ON r.id = p.reversed_transaction_id
        WHERE p.company_id = ${companyId}::uuid AND p.customer_id = ${customer.id}::uuid
     ) e
     WHERE e.date <= ${to}::date
