@@ -47,8 +47,7 @@ const messages: LeaseQueue<ClaimedMessage, HandOver> = {
  * or leased to another worker, whose lease has not run out). Two claims at once: the row lock lets one
  * through, and the other finds it leased.
  */
-export const claimEinvoice = (db: Db, id: string, handOverTimeoutMs: number): Promise<ClaimedMessage | null> =>
-  claimDue(db, messages, id, handOverTimeoutMs);
+export const claimEinvoice = (db: Db, id: string, handOverTimeoutMs: number): Promise<ClaimedMessage | null> => claimDue(db, messages, id, handOverTimeoutMs);
 
 /**
  * The access point has the document: an approved invoice becomes sent, with its invoice.sent event,

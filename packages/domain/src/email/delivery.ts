@@ -60,8 +60,7 @@ const deliveries: LeaseQueue<ClaimedEmail, SmtpOutcome> = {
   table: 'email_deliveries',
   columns: ['message_id', 'from_name', 'recipients', 'reply_to', 'subject', 'body', 'attachment_name', 'attachment', 'created_at'],
   // The SMTP server's answer, always (a thrown send's is ''), and when it was accepted.
-  recordAlso: (s, status) =>
-    Prisma.sql`last_response = ${s.response}, sent_at = CASE WHEN ${status} = 'sent' THEN now() ELSE sent_at END`,
+  recordAlso: (s, status) => Prisma.sql`last_response = ${s.response}, sent_at = CASE WHEN ${status} = 'sent' THEN now() ELSE sent_at END`,
   // Unlike an e-invoice's, only the attempt whose outcome is recorded marks the invoice sent: a delivery
   // settled meanwhile (a lease taken over) has had, or will have, its own say. Kept as it was.
   onAccepted: (tx, scope, m, recorded) => (recorded ? markAccepted(tx, scope, m) : Promise.resolve()),
