@@ -508,5 +508,34 @@ describe('POST /opening-balances', () => {
     // Before the reversal's date the payment still counts: the payables of 10 February are nil.
     expect((await aged('/reports/aged-payables', `${Y}-02-10`)).data).toEqual([]);
     expect((await pay({ supplier_id: supplier, amount: 1500.01 })).error).toMatchObject({ code: 'overpayment', balance_due: 1500 });
+
+    // Undone without a bank line (decision 890): 400 paid to the supplier on 1 February by mistake, reversed.
+    // The lock date is today, so the reversal takes the first open day, tomorrow.
+    const reverse = (id: string) => c.POST('/opening-balances/payments/{id}/reverse', { params: { path: { id }, ...idem() } });
+    const mistake = (await created(pay({ supplier_id: supplier, amount: 400, date: `${Y}-02-01` }))).data;
+    expect(mistake.open_amount).toBe(1100);
+    await testDb().prisma.company.update({ where: { id: other.company.companyId }, data: { lock_date: new Date(`${businessDay()}T00:00:00Z`) } });
+    const undone = await reverse(mistake.id);
+    expect(undone.response.status).toBe(201);
+    // 1,500 open again: 1,500 owed, the 400 no longer counts.
+    expect(undone.data!.data).toMatchObject({ id: mistake.id, amount: 400, open_amount: 1500, reversed_transaction_id: expect.any(String) });
+    const reversal = (await ok(c.GET('/transactions/{id}', { params: { path: { id: undone.data!.data.reversed_transaction_id! } } }))).data;
+    const tomorrow = new Date(Date.parse(`${businessDay()}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    expect(reversal).toMatchObject({ date: tomorrow, source: 'reversal' });
+    expect(reversal.lines.map((l) => [l.account_number, l.debit, l.credit])).toEqual([
+      ['7440', 0, 400],
+      ['6470', 400, 0],
+    ]);
+    const trail = await ok(c.GET('/audit-trail', { params: { query: { resource_id: reversal.id } } }));
+    expect(trail.data[0]).toMatchObject({ action: 'posted', registered_by: { type: 'api_key' } });
+    await testDb().prisma.company.update({ where: { id: other.company.companyId }, data: { lock_date: null } });
+    // Refused: the second time, the one already reversed by unmatching its line, one whose line is matched, another company's.
+    expect((await reverse(mistake.id)).error).toMatchObject({ status: 409, code: 'already_reversed' });
+    expect((await reverse(fromLine.data!.data.id)).error).toMatchObject({ status: 409, code: 'already_reversed' });
+    const again = (await created(pay({ supplier_id: supplier, bank_line_id: lineId }))).data;
+    expect((await reverse(again.id)).error).toMatchObject({ status: 409, code: 'bank_line_matched', detail: expect.stringContaining(lineId) });
+    expect((await t.api.POST('/opening-balances/payments/{id}/reverse', { params: { path: { id: again.id }, ...idem() } })).error).toMatchObject({
+      status: 404,
+    });
   });
 });

@@ -162,9 +162,26 @@ describe('the asset register: MasterFiles/Assets and AssetTransactions', () => {
     ).data;
     const body = { name: 'CNC-fræser', acquisition_date: `${Y}-01-10`, cost: 12000, useful_life_months: 36, residual_value: 1200, transaction_id: bought.id };
     await ok(src.api.POST('/assets', { params: idem(), body }));
+    // A van bought 1 February for 6,000 (12 months, no residual: 500 a month), sold 10 June for 3,500: the
+    // disposal posts February to May first (2,000), so the book value is 4,000 and the loss 500 (decision 891).
+    const van = (
+      await ok(
+        src.api.POST('/assets', {
+          params: idem(),
+          body: { name: 'Varebil', acquisition_date: `${Y}-02-01`, cost: 6000, useful_life_months: 12 },
+        }),
+      )
+    ).data;
+    await ok(src.api.POST('/assets/{id}/dispose', { params: { path: { id: van.id }, ...idem() }, body: { date: `${Y}-06-10`, proceeds: 3500 } }));
     await job(`${Y}-10-31`); // January to October: 10 months, 3,000; book value 9,000
     const xml = await exported(src.api);
-    expect(blocks(xml, 'AssetTransaction').map((x) => value(x, 'AssetTransactionType'))).toEqual(['TILGANG', ...Array(10).fill('AFSKRIV')]);
+    expect(blocks(xml, 'AssetTransaction').map((x) => value(x, 'AssetTransactionType'))).toEqual([
+      'TILGANG',
+      ...Array(10).fill('AFSKRIV'),
+      'TILGANG',
+      ...Array(4).fill('AFSKRIV'),
+      'AFGANG',
+    ]);
 
     const firm = await freshFirm('Anlæg Modtager ApS');
     // An asset on an expense account is refused by name, and nothing is written (the import is one transaction).
@@ -175,11 +192,21 @@ describe('the asset register: MasterFiles/Assets and AssetTransactions', () => {
     expect(refused.problem!.detail).toMatch(/the asset's account 3050 is not an asset account/);
     expect(await countRows('SELECT count(*)::int AS n FROM ledger_transactions WHERE company_id = $1', [firm.companyId])).toBe(0);
     const done = await imported(firm, xml);
-    expect(done).toMatchObject({ status: 'succeeded', counts: { assets: 1 } });
+    expect(done).toMatchObject({ status: 'succeeded', counts: { assets: 2 } });
     const register = async (c: Api) =>
-      (await ok(c.GET('/assets', { params: { query: {} } }))).data.map(({ id: _id, transaction_id: _t, created_at: _c, updated_at: _u, ...a }) => a);
-    const [mine] = await register(firm.api);
-    expect(mine).toEqual((await register(src.api))[0]);
+      (await ok(c.GET('/assets', { params: { query: { sort: 'acquisition_date', order: 'asc' } } }))).data.map(
+        ({ id: _id, transaction_id: _t, disposal_transaction_id: _d, created_at: _c, updated_at: _u, ...a }) => a,
+      );
+    const [mine, sold] = await register(firm.api);
+    expect([mine, sold]).toEqual(await register(src.api));
+    expect(sold).toMatchObject({ status: 'disposed', disposed_date: `${Y}-06-10`, disposal_proceeds: 3500, months_depreciated: 4, book_value: 0 });
+    // The register as of a date matches the source's: 31 May holds the van at 6,000 − 2,000; 10 June no longer.
+    const reportAt = async (c: Api, as_of: string) => {
+      const r = (await ok(c.GET('/reports/assets', { params: { query: { as_of } } }))) as { data: { asset_id: string }[]; meta: { totals: unknown } };
+      return [r.data.map(({ asset_id: _a, ...a }) => a), r.meta.totals];
+    };
+    for (const day of [`${Y}-05-31`, `${Y}-06-10`, `${Y}-10-31`]) expect(await reportAt(firm.api, day)).toEqual(await reportAt(src.api, day));
+    expect((await reportAt(firm.api, `${Y}-05-31`))[1]).toMatchObject({ cost: 18000, accumulated_depreciation: 3500, book_value: 14500 });
     expect(mine).toMatchObject({
       cost: 12000,
       residual_value: 1200,
@@ -193,17 +220,21 @@ describe('the asset register: MasterFiles/Assets and AssetTransactions', () => {
       book_value: 9000,
       next_depreciation_month: `${Y}-11-01`,
     });
-    const asset = (await ok(firm.api.GET('/assets', { params: { query: {} } }))).data[0]!;
+    const [asset, soldAsset] = (await ok(firm.api.GET('/assets', { params: { query: { sort: 'acquisition_date', order: 'asc' } } }))).data;
+    // The van's disposal names the imported posting of its sale.
+    const sale = (await ok(firm.api.GET('/assets/{id}', { params: { path: { id: soldAsset!.id } } }))).data.postings.at(-1)!;
+    expect(sale).toMatchObject({ kind: 'disposal', date: `${Y}-06-10` });
+    expect((await ok(firm.api.GET('/transactions/{id}', { params: { path: { id: sale.transaction_id } } }))).data.source).toBe('import');
     // It came from the imported purchase; its ten months are the imported postings.
-    const purchase = (await ok(firm.api.GET('/transactions/{id}', { params: { path: { id: asset.transaction_id! } } }))).data;
+    const purchase = (await ok(firm.api.GET('/transactions/{id}', { params: { path: { id: asset!.transaction_id! } } }))).data;
     expect([purchase.source, purchase.source_transaction_id, purchase.date]).toEqual(['import', String(bought.document_number), `${Y}-01-10`]);
-    const full = (await ok(firm.api.GET('/assets/{id}', { params: { path: { id: asset.id } } }))).data;
+    const full = (await ok(firm.api.GET('/assets/{id}', { params: { path: { id: asset!.id } } }))).data;
     expect(full.postings.map((p) => [p.kind, p.date, p.amount])).toEqual(
       Array.from({ length: 10 }, (_, i) => ['depreciation', expect.stringMatching(new RegExp(`^${Y}-${String(i + 1).padStart(2, '0')}-`)), 300]),
     );
     // The register report agrees, and November is posted once from where the file left off: 3,300 and 8,700.
     await job(`${Y}-11-30`);
-    const after = (await ok(firm.api.GET('/assets/{id}', { params: { path: { id: asset.id } } }))).data;
+    const after = (await ok(firm.api.GET('/assets/{id}', { params: { path: { id: asset!.id } } }))).data;
     expect([after.months_depreciated, after.accumulated_depreciation, after.book_value]).toEqual([11, 3300, 8700]);
     const november = after.postings.at(-1)!;
     const posting = (await ok(firm.api.GET('/transactions/{id}', { params: { path: { id: november.transaction_id } } }))).data;

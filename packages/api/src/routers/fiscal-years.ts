@@ -9,6 +9,7 @@ import {
   payOpeningBalance,
   postOpeningBalances,
   reopenFiscalYear,
+  reverseOpeningBalancePayment,
 } from '@tlr/domain';
 import { single } from '../schemas/envelopes.ts';
 import { accountNumber, amountOut, date, dateOut, money, requiredText, text, timestamp, uuid } from '@tlr/domain/fields';
@@ -50,6 +51,22 @@ const openingLine = lineInput.pick({ account_id: true, account_number: true, deb
       "A customer's or supplier's line: when the balance falls due, for the aged receivables and payables (default the entry's date, the day before the first fiscal year; not before it; refused on other lines)",
   }),
 });
+
+const openingPaymentResource = z
+  .object({
+    id: uuid(),
+    customer_id: uuid().nullable(),
+    supplier_id: uuid().nullable(),
+    date: dateOut(),
+    amount: amountOut('DKK'),
+    open_amount: amountOut("What is open of the party's opening balances after it (DKK)"),
+    transaction_id: uuid().meta({ description: 'The posting' }),
+    bank_line_id: uuid().nullable().meta({ description: 'The bank line it was made from and matched to; null when registered without one' }),
+    reversed_transaction_id: uuid()
+      .nullable()
+      .meta({ description: 'The entry that reversed it (POST /opening-balances/payments/{id}/reverse, or unmatching its bank line); null while it counts' }),
+  })
+  .meta({ id: 'OpeningBalancePayment' });
 
 const startParam = date().meta({ description: 'The first day of the fiscal year, e.g. 2026-01-01' });
 
@@ -124,23 +141,24 @@ export const fiscalYearProcedures = {
           .meta({ description: `As account_id, by number; default ${DEFAULT_ACCOUNTS.bank}` }),
       }),
     )
-    .output(
-      single(
-        z
-          .object({
-            id: uuid(),
-            customer_id: uuid().nullable(),
-            supplier_id: uuid().nullable(),
-            date: dateOut(),
-            amount: amountOut('DKK'),
-            open_amount: amountOut("What is open of the party's opening balances after it (DKK)"),
-            transaction_id: uuid().meta({ description: 'The posting' }),
-            bank_line_id: uuid().nullable().meta({ description: 'The bank line it was made from and matched to; null when registered without one' }),
-          })
-          .meta({ id: 'OpeningBalancePayment' }),
-      ),
-    )
+    .output(single(openingPaymentResource))
     .mutation(async ({ ctx, input }) => ({ data: await payOpeningBalance(ctx.tx, ctx.scope, input) })),
+  reverseOpeningBalancePayment: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/opening-balances/payments/{id}/reverse',
+        tags: [tag],
+        summary: 'Reverse a payment of an opening balance',
+        description: `Undoes a payment registered without a bank line: its posting is reversed by a new entry (source reversal, the control trail records who), dated today or the payment's date if later, or the first open day after the lock date or a closed year. The payment keeps the reversal (reversed_transaction_id) and stops counting: what is open of the party's opening balances, the aged lists from the reversal's date, and the customer's statement, which shows it as a payment_reversal (decision 890). 409 already_reversed the second time; 409 bank_line_matched while a bank line is matched to its posting: unmatch the line instead (POST /bank-lines/{id}/unmatch, decision 878). The answer's open_amount is what is open after the reversal.`,
+      },
+      scopes: ['transactions:write'],
+      idempotent: { status: 201 },
+      problems: [404, 409],
+    })
+    .input(z.strictObject({ id: uuid().meta({ description: 'The payment (id of POST /opening-balances/payments)' }) }))
+    .output(single(openingPaymentResource))
+    .mutation(async ({ ctx, input }) => ({ data: await reverseOpeningBalancePayment(ctx.tx, ctx.scope, input.id) })),
   fiscalYears: authedProcedure
     .meta({
       openapi: {

@@ -7,12 +7,13 @@
 //     and supplier. docs/reports.md#where-the-books-begin; decisions 560-566.
 import { Prisma, type Account, type Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
-import { DomainError, invalidRequest } from '../errors.ts';
+import { DomainError, invalidRequest, notFound } from '../errors.ts';
+import { firstOpenDay } from '../assets/assets.ts';
 import { addDays, fromDate, toDate, today } from '../calendar.ts';
 import { alreadyMatched, lockLine, postAndMatch } from '../bank/bank-line-match.ts';
 import { newId } from '../ids.ts';
 import { amountToJson, Decimal, decimalOf } from '../money.ts';
-import { settlementAccount } from './documents.ts';
+import { postReversalOf, settlementAccount } from './documents.ts';
 import { createFiscalYear } from './books.ts';
 import { fiscalYearContaining } from './fiscal-years.ts';
 import { DEFAULT_ACCOUNTS } from './default-accounts.ts';
@@ -199,6 +200,22 @@ async function paymentBankLine(db: Db, scope: CompanyScope, input: OpeningBalanc
 }
 
 /**
+ * What is open of a party's opening balances: its items (locked until commit, so payments and their
+ * reversals take turns) less its payments not reversed.
+ */
+async function openOfParty(db: Db, scope: CompanyScope, kind: 'customer' | 'supplier', partyId: string) {
+  const column = kind === 'customer' ? Prisma.sql`customer_id` : Prisma.sql`supplier_id`;
+  const [items] = await db.$queryRaw<{ n: number; amount: Decimal | null }[]>`
+    SELECT count(*)::int AS n, SUM(amount) AS amount FROM (
+      SELECT amount FROM opening_balance_items WHERE company_id = ${scope.companyId}::uuid AND ${column} = ${partyId}::uuid FOR UPDATE) i`;
+  const paid = await db.openingBalancePayment.aggregate({
+    where: { company_id: scope.companyId, [`${kind}_id`]: partyId, reversed_transaction_id: null },
+    _sum: { amount: true },
+  });
+  return { n: items?.n ?? 0, open: decimalOf(items?.amount ?? 0).minus(decimalOf(paid._sum.amount ?? 0)) };
+}
+
+/**
  * A payment of a customer's or supplier's opening balance (POST /opening-balances/payments; decision
  * 853): received from the customer (debit the bank, credit receivables) or paid to the supplier (debit
  * payables, credit the bank), at most what is open of the party's opening balances; the aged lists apply
@@ -215,16 +232,8 @@ export async function payOpeningBalance(db: Db, scope: CompanyScope, input: Open
   const fromLine = input.bank_line_id ? await paymentBankLine(db, scope, input, kind) : undefined;
   const amount = fromLine?.amount ?? input.amount;
   if (!amount) throw invalidRequest('amount is required (or bank_line_id, to take it from a bank line).', 'amount');
-  const column = kind === 'customer' ? Prisma.sql`customer_id` : Prisma.sql`supplier_id`;
-  const [items] = await db.$queryRaw<{ n: number; amount: Decimal | null }[]>`
-    SELECT count(*)::int AS n, SUM(amount) AS amount FROM (
-      SELECT amount FROM opening_balance_items WHERE company_id = ${scope.companyId}::uuid AND ${column} = ${partyId}::uuid FOR UPDATE) i`;
-  if (!items?.n) throw invalidRequest(`The ${kind} ${partyId} has no opening balance (POST /opening-balances).`, field);
-  const paid = await db.openingBalancePayment.aggregate({
-    where: { company_id: scope.companyId, [field]: partyId, reversed_transaction_id: null },
-    _sum: { amount: true },
-  });
-  const open = decimalOf(items.amount ?? 0).minus(decimalOf(paid._sum.amount ?? 0));
+  const { n, open } = await openOfParty(db, scope, kind, partyId);
+  if (!n) throw invalidRequest(`The ${kind} ${partyId} has no opening balance (POST /opening-balances).`, field);
   if (!amount.isPositive() || amount.isZero()) throw invalidRequest('A payment amount must be greater than 0.', 'amount');
   if (amount.greaterThan(open))
     throw new DomainError(
@@ -294,5 +303,56 @@ export async function payOpeningBalance(db: Db, scope: CompanyScope, input: Open
     open_amount: amountToJson(open.minus(amount)),
     transaction_id: transactionId,
     bank_line_id: input.bank_line_id ?? null,
+    reversed_transaction_id: null,
   };
 }
+
+/**
+ * Undoes a payment of an opening balance registered without a bank line (POST
+ * /opening-balances/payments/{id}/reverse; decision 890): its posting is reversed by a new entry through
+ * the journal writer, dated today (or the payment's date if later; the first open day after a lock or a
+ * closed year, decision 571), and the payment keeps the reversal (reversed_transaction_id), so it stops
+ * counting as an unmatched line's payment does (decision 878). 409 already_reversed the second time; 409
+ * bank_line_matched while a bank line is matched to its posting (unmatch the line instead).
+ */
+export async function reverseOpeningBalancePayment(db: Db, scope: CompanyScope, id: string) {
+  const [row] = await db.$queryRaw<{ id: string }[]>`
+    SELECT id FROM opening_balance_payments WHERE id = ${id}::uuid AND company_id = ${scope.companyId}::uuid FOR UPDATE`;
+  if (!row) throw notFound('opening balance payment', id);
+  const payment = await db.openingBalancePayment.findUniqueOrThrow({ where: { id } });
+  if (payment.reversed_transaction_id)
+    throw new DomainError('already_reversed', `The payment ${id} was already reversed by ${payment.reversed_transaction_id}.`);
+  const line = await db.bankLine.findFirst({ where: { company_id: scope.companyId, transaction_id: payment.transaction_id, status: 'matched' } });
+  if (line)
+    throw new DomainError(
+      'bank_line_matched',
+      `Bank line ${line.id} is matched to the payment's posting; unmatch the line (POST /bank-lines/{id}/unmatch) instead.`,
+      undefined,
+      { current_status: line.status },
+    );
+  const kind = payment.customer_id ? 'customer' : 'supplier';
+  const partyId = (payment.customer_id ?? payment.supplier_id)!;
+  const paidOn = fromDate(payment.date);
+  const reversal = await postReversalOf(db, scope, payment.transaction_id, {
+    date: await firstOpenDay(db, scope.companyId, today() < paidOn ? paidOn : today()),
+    description: `Tilbageført betaling af åbningssaldo (bilag ${await voucherOf(db, payment.transaction_id)})`,
+    source: 'reversal',
+    sourceId: payment.id,
+  });
+  await db.openingBalancePayment.update({ where: { id }, data: { reversed_transaction_id: reversal.id } });
+  const { open } = await openOfParty(db, scope, kind, partyId);
+  return {
+    id,
+    customer_id: payment.customer_id,
+    supplier_id: payment.supplier_id,
+    date: paidOn,
+    amount: amountToJson(decimalOf(payment.amount)),
+    open_amount: amountToJson(open),
+    transaction_id: payment.transaction_id,
+    bank_line_id: null,
+    reversed_transaction_id: reversal.id,
+  };
+}
+
+const voucherOf = async (db: Db, transactionId: string) =>
+  (await db.ledgerTransaction.findUniqueOrThrow({ where: { id: transactionId }, select: { document_number: true } })).document_number;

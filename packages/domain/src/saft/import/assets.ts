@@ -1,5 +1,6 @@
-// The asset register from a SAF-T file (decisions 860-864): each MasterFiles/Assets/Asset still held at
-// the end of the file's period becomes a fixed asset with its cost, its life and the depreciation to date,
+// The asset register from a SAF-T file (decisions 860-864, 891): each MasterFiles/Assets/Asset held at the
+// end of the file's period, or disposed of in it, becomes a fixed asset with its cost, its life and the
+// depreciation to date (and its disposal),
 // so that the depreciation job carries on with the next month; each of its AssetTransactions of type
 // AFSKRIV (a month's depreciation) is linked to the imported posting its TransactionID names, and the
 // TILGANG (the addition) names the posting the asset came from. Runs after the journal is written.
@@ -57,6 +58,33 @@ export function monthsCovered(schedule: readonly { amount: Decimal }[], accumula
   return n;
 }
 
+const TX_VALUATION = 'AssetTransactionValuations/AssetTransactionValuation/';
+
+/**
+ * A disposed asset's cost (decision 891): the cost its AFGANG takes off, else the cost at the period's
+ * start, else the period's addition (the cost at the end is nil once disposed of).
+ */
+function disposedCost(r: SaftAssetIn, disposal: SaftAssetIn): Decimal {
+  for (const [row, element] of [
+    [disposal, `${TX_VALUATION}AcquisitionAndProductionCostsOnTransaction`],
+    [r, `${VALUATION}AcquisitionAndProductionCostsBegin`],
+    [r, `${VALUATION}AssetAddition`],
+  ] as const) {
+    if (!row.fields.has(element)) continue;
+    const cost = amountOf(row, element);
+    if (cost.isPositive() && !cost.isZero()) return cost;
+  }
+  return new Decimal(0);
+}
+
+/** What was depreciated when it was disposed of: the cost less the AFGANG's book value, else less the valuation's AssetDisposal. */
+function disposedDepreciation(r: SaftAssetIn, disposal: SaftAssetIn, cost: Decimal): Decimal {
+  const book = disposal.fields.has(`${TX_VALUATION}BookValueOnTransaction`)
+    ? amountOf(disposal, `${TX_VALUATION}BookValueOnTransaction`)
+    : amountOf(r, `${VALUATION}AssetDisposal`, new Decimal(0));
+  return Decimal.max(0, cost.minus(book));
+}
+
 /** The group whose default asset account is the asset's account, else operating equipment (decision 861). */
 const groupOf = (accountNumber: string): AssetGroup => ASSET_GROUP_NAMES.find((g) => ASSET_GROUPS[g].asset === accountNumber) ?? 'operating_equipment';
 
@@ -95,9 +123,11 @@ export async function importSaftAssets(
     const f = r.fields;
     const assetId = f.get('AssetID') ?? '';
     const own = byAsset.get(assetId) ?? [];
-    const cost = amountOf(r, `${VALUATION}AcquisitionAndProductionCostsEnd`);
-    // Disposed of in the period (or before): its postings are in the journal; the register keeps what is held (decision 863).
-    if (!cost.isPositive() || own.some((t) => t.fields.get('AssetTransactionType') === 'AFGANG')) continue;
+    // Disposed of in the period (an AFGANG): entered with its disposal, its cost and book value those the disposal
+    // carries (decision 891); without one, an asset of no cost at the end is not entered (decision 863).
+    const disposal = own.find((t) => t.fields.get('AssetTransactionType') === 'AFGANG');
+    const cost = disposal ? disposedCost(r, disposal) : amountOf(r, `${VALUATION}AcquisitionAndProductionCostsEnd`);
+    if (!cost.isPositive() || cost.isZero()) continue;
     const accountId = accountOf.get(f.get('AccountID') ?? '');
     if (!accountId) throw saftInvalid(r.line, 'AccountID', `account ${JSON.stringify(f.get('AccountID'))} is not in GeneralLedgerAccounts`);
     if (accounts.get(accountId)?.type !== 'asset')
@@ -106,8 +136,14 @@ export async function importSaftAssets(
     const bad = checkDate(acquired);
     if (bad) throw saftInvalid(r.line, 'DateOfAcquisition', `the date ${bad}`);
     const life = lifeOf(r);
-    const bookEnd = amountOf(r, `${VALUATION}BookValueEnd`);
-    const accumulated = amountOf(r, `${VALUATION}AccumulatedDepreciation`, cost.minus(bookEnd));
+    const accumulated = disposal
+      ? disposedDepreciation(r, disposal, cost)
+      : amountOf(r, `${VALUATION}AccumulatedDepreciation`, cost.minus(amountOf(r, `${VALUATION}BookValueEnd`)));
+    const disposedOn = disposal?.fields.get('AssetTransactionDate') ?? '';
+    const badDisposal = disposal && checkDate(disposedOn);
+    if (badDisposal) throw saftInvalid(disposal.line, 'AssetTransactionDate', `the date ${badDisposal}`);
+    if (disposal && disposedOn < acquired)
+      throw saftInvalid(disposal.line, 'AssetTransactionDate', `the disposal ${disposedOn} is before the acquisition ${acquired}`);
     const months = own
       .filter((t) => t.fields.get('AssetTransactionType') === 'AFSKRIV')
       .sort((a, b) => (a.fields.get('AssetTransactionDate') ?? '').localeCompare(b.fields.get('AssetTransactionDate') ?? ''));
@@ -150,9 +186,15 @@ export async function importSaftAssets(
         accumulated_account_id: accumulatedId,
         depreciation_account_id: depreciationId,
         transaction_id: postings.get(addition?.fields.get('TransactionID') ?? '')?.id ?? null,
-        status: posted >= life ? 'fully_depreciated' : 'active',
+        status: disposal ? 'disposed' : posted >= life ? 'fully_depreciated' : 'active',
         months_posted: posted,
         depreciated: accumulated.toFixed(2),
+        ...(disposal && {
+          disposed_date: toDate(disposedOn),
+          // The AFGANG's amount is what it was sold for, as tlr writes it; none in the file, none here.
+          disposal_proceeds: disposal.fields.has(TX_AMOUNT) ? amountOf(disposal, TX_AMOUNT).toFixed(2) : null,
+          disposal_transaction_id: postings.get(disposal.fields.get('TransactionID') ?? '')?.id ?? null,
+        }),
       },
     });
     // The file's months are the last of those depreciated: each linked to its imported posting.
