@@ -14,7 +14,7 @@ import { postTransaction } from '../ledger/post.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { signedLine } from '../ledger/documents.ts';
 import type { LineDimensions } from '../dimensions/schema.ts';
-import { firstOpenDay } from '../assets/assets.ts';
+import { firstOpenDay } from '../ledger/books.ts';
 import { monthEnd } from '../assets/rules.ts';
 import { accrualSchedule, firstDay, rangeMonths, type AccrualRange, type MovedShare } from './rules.ts';
 import type { AccrualView } from './schema.ts';

@@ -5,7 +5,7 @@
 // posting goes through the journal writer, carrying the asset's dimensions. docs/assets.md; decisions
 // 567-579, 841, 870-875.
 import { isUniqueViolation, Prisma, type AssetDepreciation, type Db, type FixedAsset } from '@tlr/db';
-import { dayAfter, fromDate, toDate, today } from '../calendar.ts';
+import { fromDate, toDate, today } from '../calendar.ts';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
@@ -14,6 +14,7 @@ import { listPage, type ListParams, type ListSpec, type Page } from '../lists/li
 import { amountToJson, decimalOf, Decimal } from '../money.ts';
 import { postTransaction } from '../ledger/post.ts';
 import { postReversalOf } from '../ledger/documents.ts';
+import { firstOpenDay } from '../ledger/books.ts';
 import { DEFAULT_ACCOUNTS } from '../ledger/default-accounts.ts';
 import { dimensionsOf as storedDimensions, STORED_LINE_DIMENSIONS, type PostingLine, type StoredLineDimension } from '../ledger/rules.ts';
 import { someDimensions, type LineDimensions } from '../dimensions/schema.ts';
@@ -155,36 +156,6 @@ async function fullView(db: Db, row: FixedAsset, numbers?: Map<string, string>):
     postings.push({ kind: 'disposal', date: dates.get(row.disposal_transaction_id)!, amount: amountToJson(cost), transaction_id: row.disposal_transaction_id });
   postings.sort((a, b) => a.date.localeCompare(b.date));
   return { ...base, schedule, postings };
-}
-
-/**
- * The first day on or after `date` that can be posted (decision 571): after the lock date, in no closed
- * fiscal year, and not before the first fiscal year.
- */
-export async function firstOpenDay(db: Db, companyId: string, date: string): Promise<string> {
-  const [company, years] = await Promise.all([
-    db.company.findUniqueOrThrow({ where: { id: companyId }, select: { lock_date: true } }),
-    db.fiscalYear.findMany({ where: { company_id: companyId }, orderBy: { start_date: 'asc' }, select: { start_date: true, end_date: true, closed: true } }),
-  ]);
-  const lock = company.lock_date ? fromDate(company.lock_date) : null;
-  const spans = years.map((y) => ({ start: fromDate(y.start_date), end: fromDate(y.end_date), closed: y.closed }));
-  let d = date;
-  for (;;) {
-    if (lock && d <= lock) {
-      d = dayAfter(lock);
-      continue;
-    }
-    const y = spans.find((s) => s.start <= d && d <= s.end);
-    if (y?.closed) {
-      d = dayAfter(y.end);
-      continue;
-    }
-    if (!y && spans[0] && d < spans[0].start) {
-      d = spans[0].start;
-      continue;
-    }
-    return d;
-  }
 }
 
 /** The asset of the caller's company, its row locked until commit (SKIP LOCKED: null when another transaction holds it). */

@@ -191,3 +191,33 @@ export async function accountingSettings(db: Db, companyId: string) {
     })),
   };
 }
+
+/**
+ * The first day on or after `date` that can be posted (decision 571): after the lock date, in no closed
+ * fiscal year, and not before the first fiscal year.
+ */
+export async function firstOpenDay(db: Db, companyId: string, date: string): Promise<string> {
+  const [company, years] = await Promise.all([
+    db.company.findUniqueOrThrow({ where: { id: companyId }, select: { lock_date: true } }),
+    db.fiscalYear.findMany({ where: { company_id: companyId }, orderBy: { start_date: 'asc' }, select: { start_date: true, end_date: true, closed: true } }),
+  ]);
+  const lock = company.lock_date ? fromDate(company.lock_date) : null;
+  const spans = years.map((y) => ({ start: fromDate(y.start_date), end: fromDate(y.end_date), closed: y.closed }));
+  let d = date;
+  for (;;) {
+    if (lock && d <= lock) {
+      d = dayAfter(lock);
+      continue;
+    }
+    const y = spans.find((s) => s.start <= d && d <= s.end);
+    if (y?.closed) {
+      d = dayAfter(y.end);
+      continue;
+    }
+    if (!y && spans[0] && d < spans[0].start) {
+      d = spans[0].start;
+      continue;
+    }
+    return d;
+  }
+}

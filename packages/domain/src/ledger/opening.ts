@@ -8,13 +8,12 @@
 import { Prisma, type Account, type Db } from '@tlr/db';
 import type { CompanyScope } from '../context.ts';
 import { DomainError, invalidRequest, notFound } from '../errors.ts';
-import { firstOpenDay } from '../assets/assets.ts';
 import { addDays, fromDate, toDate, today } from '../calendar.ts';
 import { alreadyMatched, lockLine, postAndMatch } from '../bank/bank-line-match.ts';
 import { newId } from '../ids.ts';
 import { amountToJson, Decimal, decimalOf } from '../money.ts';
 import { postReversalOf, settlementAccount } from './documents.ts';
-import { createFiscalYear } from './books.ts';
+import { createFiscalYear, firstOpenDay } from './books.ts';
 import { fiscalYearContaining } from './fiscal-years.ts';
 import { DEFAULT_ACCOUNTS } from './default-accounts.ts';
 import { postTransaction, type PostingSource } from './post.ts';
