@@ -537,5 +537,21 @@ describe('POST /opening-balances', () => {
     expect((await t.api.POST('/opening-balances/payments/{id}/reverse', { params: { path: { id: again.id }, ...idem() } })).error).toMatchObject({
       status: 404,
     });
+
+    // At the same moment (two Idempotency-Keys each): one bank line pays one payment, and one payment is
+    // reversed once; the other request is 409 and writes nothing.
+    await ok(c.POST('/bank-lines/{id}/unmatch', { params: { path: { id: lineId }, ...idem() } }));
+    const twoPays = await Promise.all([pay({ supplier_id: supplier, bank_line_id: lineId }), pay({ supplier_id: supplier, bank_line_id: lineId })]);
+    expect(twoPays.map((r) => r.response.status).sort()).toEqual([201, 409]);
+    expect(twoPays.find((r) => r.error)!.error).toMatchObject({ code: 'bank_line_matched' });
+    const paidOnce = twoPays.find((r) => r.data)!.data!.data;
+    expect(await bankLine()).toMatchObject({ status: 'matched', match: { type: 'posting', transaction_id: paidOnce.transaction_id } });
+    await ok(c.POST('/bank-lines/{id}/unmatch', { params: { path: { id: lineId }, ...idem() } }));
+    const twice = (await created(pay({ supplier_id: supplier, amount: 300, date: `${Y}-02-02` }))).data;
+    const twoReversals = await Promise.all([reverse(twice.id), reverse(twice.id)]);
+    expect(twoReversals.map((r) => r.response.status).sort()).toEqual([201, 409]);
+    expect(twoReversals.find((r) => r.error)!.error).toMatchObject({ code: 'already_reversed' });
+    const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE reverses_id = $1`, [twice.transaction_id]);
+    expect(rows[0]!.n).toBe(1);
   });
 });
